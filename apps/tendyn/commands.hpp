@@ -1,0 +1,14 @@
+// Subcommand registration for the tendyn program. Each register_* adds one subcommand
+// (with its options and --help) to the root app; the callback runs the command and throws
+// tendyn::Error (exit 2, input) or tendyn::SimulationError (exit 3) on failure.
+#pragma once
+#include <CLI/CLI.hpp>
+
+namespace tendyn::cli {
+void register_simulate(CLI::App& app);
+void register_sweep(CLI::App& app);
+void register_validate(CLI::App& app);
+void register_export(CLI::App& app);
+void register_tension(CLI::App& app);
+void register_tree(CLI::App& app);
+}  // namespace tendyn::cli

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages tendyn needs, only those missing.
+# Usage: scripts/install-deps.sh [build|test|all]
+#   build: compiler, CMake and the C++ libraries the library and CLI link against.
+#   test : build + everything the test suite uses (Octave for lsqnonneg cross-checks, Python, Chromium, ...).
+#   all  : test + benchmark peers (MuJoCo, DART).
+set -euo pipefail
+level="${1:-build}"
+
+pkgs=(build-essential cmake ninja-build pkg-config
+      libeigen3-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev
+      libgtest-dev libgmock-dev googletest libbenchmark-dev libmujoco-dev
+      liburdfdom-dev libtinyxml2-dev
+      python3 python3-dev pybind11-dev python3-pybind11 python3-numpy)
+if [[ "$level" == test || "$level" == all ]]; then
+  pkgs+=(clang libclang-rt-14-dev octave python3-scipy python3-matplotlib python3-pytest python3-distributed)
+fi
+if [[ "$level" == all ]]; then
+  pkgs+=(libdart-dev)
+fi
+
+missing=()
+for p in "${pkgs[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+if ((${#missing[@]} == 0)); then
+  echo "install-deps: all ${#pkgs[@]} packages present"
+  exit 0
+fi
+echo "install-deps: installing ${missing[*]}"
+SUDO=""
+if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "install-deps: done"

@@ -1,0 +1,4 @@
+# Sources of the io module (paths relative to src/).
+list(APPEND TENDYN_SOURCES
+  io/atomic_file.cpp
+)

@@ -1,0 +1,3 @@
+# Sources of the tree module (paths relative to src/).
+list(APPEND TENDYN_SOURCES
+)

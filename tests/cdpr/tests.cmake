@@ -1,0 +1,3 @@
+# Test sources of the cdpr module (paths relative to tests/).
+list(APPEND TENDYN_TESTS_cdpr
+)

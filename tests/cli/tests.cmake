@@ -1,0 +1,3 @@
+# Test sources of the cli module (paths relative to tests/).
+list(APPEND TENDYN_TESTS_cli
+)

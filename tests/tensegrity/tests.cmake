@@ -1,0 +1,3 @@
+# Test sources of the tensegrity module (paths relative to tests/).
+list(APPEND TENDYN_TESTS_tensegrity
+)

@@ -1,0 +1,3 @@
+# Test sources of the tree module (paths relative to tests/).
+list(APPEND TENDYN_TESTS_tree
+)
