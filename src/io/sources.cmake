@@ -1,4 +1,5 @@
 # Sources of the io module (paths relative to src/).
 list(APPEND TENDYN_SOURCES
   io/atomic_file.cpp
+  io/yaml_util.cpp
 )

@@ -1,0 +1,74 @@
+// Validated reading of YAML model files (yaml-cpp). Every error names the file, the line and
+// column (1-based) and the field path, e.g.
+//   models/prism.yaml:12:5: cables[3].stiffness: must be > 0 (got -10)
+// Used by all model-file readers (tensegrity, CDPR, tree) so they report errors alike.
+#pragma once
+#include <yaml-cpp/yaml.h>
+
+#include <Eigen/Core>
+
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tendyn::io {
+
+/// A YAML node together with where it came from: file name and field path for messages.
+class YamlNode {
+ public:
+  YamlNode(YAML::Node node, std::string file, std::string path);
+
+  /// Loads a file; throws tendyn::Error "<file>: cannot read" or "<file>:<line>:<col>: YAML syntax error: ...".
+  static YamlNode load_file(const std::string& file);
+  /// Parses text; `name` stands for the file name in messages.
+  static YamlNode load_string(const std::string& text, const std::string& name);
+
+  [[nodiscard]] bool has(const std::string& key) const;
+  /// Child by key; throws "missing field" if absent.
+  [[nodiscard]] YamlNode at(const std::string& key) const;
+  /// Child by key, or nullopt if absent (or null).
+  [[nodiscard]] std::optional<YamlNode> get(const std::string& key) const;
+  /// Element i of a sequence.
+  [[nodiscard]] YamlNode operator[](std::size_t i) const;
+  [[nodiscard]] std::size_t size() const;
+  [[nodiscard]] bool is_map() const { return node_.IsMap(); }
+  [[nodiscard]] bool is_sequence() const { return node_.IsSequence(); }
+  [[nodiscard]] bool is_scalar() const { return node_.IsScalar(); }
+  [[nodiscard]] std::vector<std::string> keys() const;
+
+  /// Throws if this is not a map, or if it has a key not in `allowed` ("unknown field 'x'").
+  void require_keys(std::initializer_list<const char*> allowed) const;
+  void require_map() const;
+  void require_sequence() const;
+
+  /// Scalar readers. Numbers must be finite (NaN/inf rejected with the field named).
+  [[nodiscard]] double as_double() const;
+  [[nodiscard]] int as_int() const;
+  [[nodiscard]] bool as_bool() const;
+  [[nodiscard]] std::string as_string() const;
+  /// Fixed-size numeric vector, e.g. [x, y, z]; wrong length is an error.
+  [[nodiscard]] Eigen::VectorXd as_vector(int expected_size = -1) const;
+  /// Numeric matrix given as a list of equal-length rows.
+  [[nodiscard]] Eigen::MatrixXd as_matrix(int rows = -1, int cols = -1) const;
+
+  /// Convenience: optional scalar with default.
+  [[nodiscard]] double get_double(const std::string& key, double fallback) const;
+  [[nodiscard]] bool get_bool(const std::string& key, bool fallback) const;
+  [[nodiscard]] std::string get_string(const std::string& key, const std::string& fallback) const;
+
+  /// Throws tendyn::Error "<file>:<line>:<col>: <path>: <message>".
+  [[noreturn]] void fail(const std::string& message) const;
+  /// "<file>:<line>:<col>: <path>" for composing messages.
+  [[nodiscard]] std::string where() const;
+  [[nodiscard]] const std::string& path() const { return path_; }
+  [[nodiscard]] const std::string& file() const { return file_; }
+  [[nodiscard]] const YAML::Node& raw() const { return node_; }
+
+ private:
+  YAML::Node node_;
+  std::string file_;
+  std::string path_;
+};
+
+}  // namespace tendyn::io

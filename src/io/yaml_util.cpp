@@ -1,0 +1,173 @@
+#include <tendyn/core/error.hpp>
+#include <tendyn/io/yaml_util.hpp>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+namespace tendyn::io {
+
+namespace {
+std::string mark_string(const YAML::Mark& m) {
+  if (m.line < 0) return "";
+  return std::to_string(m.line + 1) + ":" + std::to_string(m.column + 1);
+}
+}  // namespace
+
+YamlNode::YamlNode(YAML::Node node, std::string file, std::string path)
+    : node_(std::move(node)), file_(std::move(file)), path_(std::move(path)) {}
+
+YamlNode YamlNode::load_string(const std::string& text, const std::string& name) {
+  try {
+    YAML::Node n = YAML::Load(text);
+    if (!n || n.IsNull()) throw Error(name + ": empty model file");
+    return YamlNode(n, name, "");
+  } catch (const YAML::Exception& e) {
+    std::string where = name;
+    const auto m = mark_string(e.mark);
+    if (!m.empty()) where += ":" + m;
+    throw Error(where + ": YAML syntax error: " + e.msg);
+  }
+}
+
+YamlNode YamlNode::load_file(const std::string& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw Error(file + ": cannot read file");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return load_string(ss.str(), file);
+}
+
+std::string YamlNode::where() const {
+  std::string w = file_;
+  const auto m = mark_string(node_.Mark());
+  if (!m.empty()) w += ":" + m;
+  if (!path_.empty()) w += ": " + path_;
+  return w;
+}
+
+void YamlNode::fail(const std::string& message) const { throw Error(where() + ": " + message); }
+
+void YamlNode::require_map() const {
+  if (!node_.IsMap()) fail("expected a mapping (key: value)");
+}
+void YamlNode::require_sequence() const {
+  if (!node_.IsSequence()) fail("expected a list");
+}
+
+bool YamlNode::has(const std::string& key) const {
+  return node_.IsMap() && node_[key] && !node_[key].IsNull();
+}
+
+YamlNode YamlNode::at(const std::string& key) const {
+  require_map();
+  const YAML::Node child = node_[key];
+  if (!child || child.IsNull()) fail("missing field '" + key + "'");
+  return YamlNode(child, file_, path_.empty() ? key : path_ + "." + key);
+}
+
+std::optional<YamlNode> YamlNode::get(const std::string& key) const {
+  if (!has(key)) return std::nullopt;
+  return at(key);
+}
+
+YamlNode YamlNode::operator[](std::size_t i) const {
+  require_sequence();
+  if (i >= node_.size()) fail("index " + std::to_string(i) + " out of range");
+  return YamlNode(node_[i], file_, path_ + "[" + std::to_string(i) + "]");
+}
+
+std::size_t YamlNode::size() const { return node_.size(); }
+
+std::vector<std::string> YamlNode::keys() const {
+  require_map();
+  std::vector<std::string> out;
+  for (const auto& kv : node_) out.push_back(kv.first.as<std::string>());
+  return out;
+}
+
+void YamlNode::require_keys(std::initializer_list<const char*> allowed) const {
+  require_map();
+  for (const auto& kv : node_) {
+    const auto key = kv.first.Scalar();
+    bool ok = false;
+    for (const char* a : allowed) ok = ok || key == a;
+    if (!ok) {
+      std::string list;
+      for (const char* a : allowed) list += std::string(list.empty() ? "" : ", ") + a;
+      YamlNode(kv.first, file_, path_.empty() ? key : path_ + "." + key)
+          .fail("unknown field '" + key + "' (allowed: " + list + ")");
+    }
+  }
+}
+
+double YamlNode::as_double() const {
+  if (!node_.IsScalar()) fail("expected a number");
+  double v = 0.0;
+  try {
+    v = node_.as<double>();
+  } catch (const YAML::Exception&) {
+    fail("expected a number, got '" + node_.Scalar() + "'");
+  }
+  if (!std::isfinite(v)) fail("must be a finite number (got '" + node_.Scalar() + "')");
+  return v;
+}
+
+int YamlNode::as_int() const {
+  if (!node_.IsScalar()) fail("expected an integer");
+  try {
+    return node_.as<int>();
+  } catch (const YAML::Exception&) {
+    fail("expected an integer, got '" + node_.Scalar() + "'");
+  }
+}
+
+bool YamlNode::as_bool() const {
+  if (!node_.IsScalar()) fail("expected true or false");
+  try {
+    return node_.as<bool>();
+  } catch (const YAML::Exception&) {
+    fail("expected true or false, got '" + node_.Scalar() + "'");
+  }
+}
+
+std::string YamlNode::as_string() const {
+  if (!node_.IsScalar()) fail("expected a string");
+  return node_.Scalar();
+}
+
+Eigen::VectorXd YamlNode::as_vector(int expected_size) const {
+  require_sequence();
+  const int n = static_cast<int>(node_.size());
+  if (expected_size >= 0 && n != expected_size)
+    fail("expected " + std::to_string(expected_size) + " numbers, got " + std::to_string(n));
+  Eigen::VectorXd v(n);
+  for (int i = 0; i < n; ++i) v[i] = (*this)[static_cast<std::size_t>(i)].as_double();
+  return v;
+}
+
+Eigen::MatrixXd YamlNode::as_matrix(int rows, int cols) const {
+  require_sequence();
+  const int r = static_cast<int>(node_.size());
+  if (rows >= 0 && r != rows) fail("expected " + std::to_string(rows) + " rows, got " + std::to_string(r));
+  if (r == 0) return Eigen::MatrixXd(0, cols < 0 ? 0 : cols);
+  const int c = cols >= 0 ? cols : static_cast<int>((*this)[0].size());
+  Eigen::MatrixXd m(r, c);
+  for (int i = 0; i < r; ++i) m.row(i) = (*this)[static_cast<std::size_t>(i)].as_vector(c).transpose();
+  return m;
+}
+
+double YamlNode::get_double(const std::string& key, double fallback) const {
+  auto c = get(key);
+  return c ? c->as_double() : fallback;
+}
+bool YamlNode::get_bool(const std::string& key, bool fallback) const {
+  auto c = get(key);
+  return c ? c->as_bool() : fallback;
+}
+std::string YamlNode::get_string(const std::string& key, const std::string& fallback) const {
+  auto c = get(key);
+  return c ? c->as_string() : fallback;
+}
+
+}  // namespace tendyn::io
