@@ -1,4 +1,46 @@
+// tendyn export MODEL.yaml --mjcf OUT.xml | --yaml OUT.yaml
+#include <tendyn/core/error.hpp>
+#include <tendyn/io/atomic_file.hpp>
+#include <tendyn/tensegrity/mjcf.hpp>
+
+#include <cstdio>
+#include <memory>
+
 #include "commands.hpp"
+#include "tensegrity_cli.hpp"
+
 namespace tendyn::cli {
-void register_export(CLI::App& /*app*/) {}
+
+namespace {
+struct ExportArgs {
+  std::string model, mjcf, yaml, integrator = "RK4";
+  double timestep = 1e-3;
+};
+}  // namespace
+
+void register_export(CLI::App& app) {
+  auto a = std::make_shared<ExportArgs>();
+  auto* cmd = app.add_subcommand("export", "Write a tensegrity model as MuJoCo MJCF or as per-element YAML");
+  cmd->add_option("model", a->model, "model file (YAML); built-in 3-prism if omitted")->check(CLI::ExistingFile);
+  cmd->add_option("--mjcf", a->mjcf, "write MuJoCo MJCF here (rods: free bodies, cables: spatial tendons)");
+  cmd->add_option("--yaml", a->yaml, "write the model in per-element YAML here");
+  cmd->add_option("--mj-timestep", a->timestep, "MJCF option timestep [s]")->check(CLI::PositiveNumber);
+  cmd->add_option("--mj-integrator", a->integrator, "MJCF integrator: RK4 or Euler");
+  cmd->callback([a] {
+    if (a->mjcf.empty() && a->yaml.empty()) throw Error("export: give --mjcf FILE and/or --yaml FILE");
+    const auto f = load_model_or_default(a->model);
+    if (!a->mjcf.empty()) {
+      tensegrity::MjcfOptions o;
+      o.timestep_s = a->timestep;
+      o.integrator = a->integrator;
+      io::write_file_atomic(a->mjcf, tensegrity::to_mjcf(f.model, o));
+      std::printf("wrote %s\n", a->mjcf.c_str());
+    }
+    if (!a->yaml.empty()) {
+      io::write_file_atomic(a->yaml, tensegrity::to_yaml(f.model, &f.simulation));
+      std::printf("wrote %s\n", a->yaml.c_str());
+    }
+  });
+}
+
 }  // namespace tendyn::cli

@@ -1,4 +1,85 @@
+// tendyn simulate [MODEL.yaml]: run a tensegrity model and write results.csv + summary.json.
+#include <tendyn/io/atomic_file.hpp>
+#include <tendyn/tensegrity/output.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+
+#include "cli_util.hpp"
 #include "commands.hpp"
+#include "tensegrity_cli.hpp"
+
 namespace tendyn::cli {
-void register_simulate(CLI::App& /*app*/) {}
+
+namespace {
+struct SimulateArgs {
+  std::string model;
+  std::string out_dir;
+  bool quiet = false;
+  bool no_csv = false;
+  bool stop_on_abnormal = false;
+  SimOverrides ov;
+};
+
+void run_simulate(const SimulateArgs& a) {
+  namespace ts = tensegrity;
+  auto file = load_model_or_default(a.model);
+  a.ov.apply(file.simulation);
+  auto& opt = file.simulation;
+  opt.stop_on_abnormal = a.stop_on_abnormal;
+  ts::validate(opt);
+  const std::filesystem::path dir = a.out_dir.empty() ? std::filesystem::path("out") / file.model.name : std::filesystem::path(a.out_dir);
+  ensure_directory(dir);
+  std::unique_ptr<ts::CsvWriter> csv;
+  if (!a.no_csv) csv = std::make_unique<ts::CsvWriter>(file.model, dir / "results.csv");
+  if (!a.quiet)
+    std::printf("tendyn simulate: model '%s' (%d rods, %d cables), %s, dt = %g s, %g s\n", file.model.name.c_str(),
+                file.model.nrod(), file.model.ncable(), ts::to_string(opt.integrator), opt.dt_s, opt.duration_s);
+  Progress progress("simulate", !a.quiet);
+  const auto sum = ts::simulate(file.model, opt, csv.get(), [&](double f) { progress.update(f); });
+  progress.finish();
+  if (csv) csv->commit();
+  io::write_file_atomic(dir / "summary.json", ts::summary_json(file.model, opt, sum));
+  if (a.quiet) return;
+  const auto& m = sum.monitor;
+  std::printf("steps: %ld (%ld rejected), wall time %.3f s, %.0f steps/s, %.1fx real time\n", sum.steps, sum.rejected_steps,
+              sum.wall_time_s, sum.steps / std::max(sum.wall_time_s, 1e-9), opt.duration_s / std::max(sum.wall_time_s, 1e-9));
+  std::printf("energy [J]   kinetic %.6g  elastic %.6g  gravitational %.6g  total %.9g (initial %.9g, max drift %.3g)\n",
+              sum.final_energy.kinetic_J, sum.final_energy.elastic_J, sum.final_energy.gravitational_J,
+              sum.final_energy.total(), sum.initial_energy.total(), sum.max_abs_energy_drift_J);
+  std::printf("centre of mass [m]  initial (%.6g, %.6g, %.6g)  final (%.6g, %.6g, %.6g)\n", sum.com_initial_m.x(),
+              sum.com_initial_m.y(), sum.com_initial_m.z(), sum.com_final_m.x(), sum.com_final_m.y(), sum.com_final_m.z());
+  std::printf("%-12s %12s %12s %12s %12s\n", "cable", "final l [m]", "strain [%]", "tension [N]", "max strain[%]");
+  for (int k = 0; k < file.model.ncable(); ++k)
+    std::printf("%-12s %12.6f %12.4f %12.6f %12.4f\n", file.model.cable_ids[static_cast<std::size_t>(k)].c_str(),
+                sum.final_length_m[k], 100 * sum.final_strain[k], sum.final_tension_N[k], 100 * m.max_strain[k]);
+  if (m.normal_mode) {
+    std::printf("normal mode: yes (no slack cable, no strain above %.0f %%)\n", 100 * opt.strain_limit);
+  } else {
+    std::printf("normal mode: NO");
+    if (m.first_slack_cable >= 0)
+      std::printf("; first slack: cable %s at t = %.4f s", file.model.cable_ids[static_cast<std::size_t>(m.first_slack_cable)].c_str(),
+                  m.first_slack_time_s);
+    if (m.first_overstrain_cable >= 0)
+      std::printf("; first over-strain (> %.0f %%): cable %s at t = %.4f s", 100 * opt.strain_limit,
+                  file.model.cable_ids[static_cast<std::size_t>(m.first_overstrain_cable)].c_str(), m.first_overstrain_time_s);
+    std::printf("\n");
+  }
+  std::printf("wrote %s%s\n", a.no_csv ? "" : ((dir / "results.csv").string() + " and ").c_str(), (dir / "summary.json").string().c_str());
+}
+}  // namespace
+
+void register_simulate(CLI::App& app) {
+  auto args = std::make_shared<SimulateArgs>();
+  auto* cmd = app.add_subcommand("simulate", "Simulate a tensegrity model (built-in 3-prism of document 000 if no file)");
+  cmd->add_option("model", args->model, "model file (YAML); see docs/MODEL_FORMAT.md")->check(CLI::ExistingFile);
+  cmd->add_option("-o,--out", args->out_dir, "output directory (default out/<model name>)");
+  cmd->add_flag("-q,--quiet", args->quiet, "no progress or summary output");
+  cmd->add_flag("--no-csv", args->no_csv, "write only summary.json");
+  cmd->add_flag("--stop-on-abnormal", args->stop_on_abnormal, "stop at the first slack or over-strain event");
+  args->ov.add_to(*cmd);
+  cmd->callback([args] { run_simulate(*args); });
+}
+
 }  // namespace tendyn::cli

@@ -18,8 +18,12 @@ int main(int argc, char** argv) {
   tendyn::cli::register_sweep(app);
   tendyn::cli::register_validate(app);
   tendyn::cli::register_export(app);
+#ifdef TENDYN_WITH_CDPR
   tendyn::cli::register_tension(app);
+#endif
+#ifdef TENDYN_WITH_TREE
   tendyn::cli::register_tree(app);
+#endif
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

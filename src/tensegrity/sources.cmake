@@ -1,3 +1,11 @@
 # Sources of the tensegrity module (paths relative to src/).
 list(APPEND TENDYN_SOURCES
+  tensegrity/model.cpp
+  tensegrity/dynamics.cpp
+  tensegrity/integrate.cpp
+  tensegrity/simulate.cpp
+  tensegrity/builders.cpp
+  tensegrity/model_io.cpp
+  tensegrity/output.cpp
+  tensegrity/mjcf.cpp
 )

@@ -1,3 +1,5 @@
 # Test sources of the tensegrity module (paths relative to tests/).
 list(APPEND TENDYN_TESTS_tensegrity
+  tensegrity/dynamics_test.cpp
+  tensegrity/integrate_test.cpp
 )

@@ -1,0 +1,95 @@
+// World-frame Newton-Euler dynamics of rods and elastic elements (document 000, eqs. 1-5).
+//
+// Pipeline (each stage reads what the previous one wrote into Data):
+//   forward_kinematics   -> node positions/velocities, rod axes
+//   compute_element_forces -> element lengths, rates, tensions, forces on nodes
+//   compute_accelerations  -> rod forces/torques and the state derivative
+// compute_derivative() runs all three. None allocates: Data is sized by make_data().
+//
+// Rotational dynamics of an axisymmetric rod with body inertia diag(I_t, I_t, I_a) in the world
+// frame (document 000 eq. 4, d/dt(I_W w) = tau):  I_W w' = tau - w x (I_W w), where
+// I_W w = I_t w + (I_a - I_t) w_a e, w_a = w . e, e the rod axis. Because I_W^-1 is
+// (I - e e^T)/I_t + e e^T / I_a in closed form, no 3x3 solve is needed, and for a thin rod
+// (I_a = 0) the axial equation is simply w_a' = 0: forces applied on the axis give no axial torque
+// and the axial spin carries no energy, so the singular inertia is never inverted.
+// Quaternion kinematics (eq. 5): q' = 1/2 [0, w] (x) q.
+#pragma once
+#include <tendyn/tensegrity/model.hpp>
+
+#include <cstdint>
+#include <vector>
+
+namespace tendyn::tensegrity {
+
+/// Mutable quantities and scratch for one model. Made once (allocates), reused every step.
+struct Data {
+  Eigen::Matrix3Xd p_W_node;   // (3 x nnode) node positions [m]
+  Eigen::Matrix3Xd v_W_node;   // (3 x nnode) node velocities [m/s]
+  Eigen::Matrix3Xd e_W_rod;    // (3 x nrod) unit rod axes (end 0 -> end 1)
+  Eigen::Matrix3Xd f_W_node;   // (3 x nnode) element + external forces on nodes [N]
+  Eigen::Matrix3Xd f_W_rod;    // (3 x nrod) total force on each rod [N], gravity included
+  Eigen::Matrix3Xd tau_W_rod;  // (3 x nrod) torque about each rod's COM [N m]
+
+  Eigen::VectorXd cable_rest_length_m;  // (ncable) current rest lengths (actuation changes these)
+  Eigen::VectorXd cable_length_m;       // (ncable)
+  Eigen::VectorXd cable_rate_mps;       // (ncable) dl/dt
+  Eigen::VectorXd cable_tension_N;      // (ncable) axial force, > 0 pulls; 0 when slack
+  std::vector<std::uint8_t> cable_slack;  // (ncable) 1 if a tension-only element is slack (l <= l0)
+
+  std::vector<Eigen::Vector3d> f_W_ext_node;  // (nnode) external forces [N], from the model
+
+  Eigen::VectorXd xdot;  // (13 nrod) state derivative of the last compute_derivative()
+
+  // Integrator scratch (sized once).
+  Eigen::VectorXd stage[7];
+  State tmp;              // stage state
+  Eigen::VectorXd x_err;  // (13 nrod) embedded error estimate
+};
+
+/// Allocates and initialises a Data for `model` (rest lengths and external forces from the model).
+Data make_data(const Model& model);
+
+/// Node positions and velocities and rod axes from the state. O(nnode).
+void forward_kinematics(const Model& model, const State& state, Data& data);
+
+/// Element lengths, rates and tensions (eqs. 2-3) and their forces on nodes, plus external node
+/// forces. Requires forward_kinematics. O(ncable + nnode).
+/// Throws SimulationError if an element has zero length (direction undefined).
+void compute_element_forces(const Model& model, const State& state, Data& data);
+
+/// Rod forces and torques (gravity included) and the state derivative into data.xdot.
+/// Requires compute_element_forces. O(nrod).
+void compute_accelerations(const Model& model, const State& state, Data& data);
+
+/// All three stages: data.xdot = f(state). O(nrod + nnode + ncable), no allocation.
+void compute_derivative(const Model& model, const State& state, Data& data);
+
+/// Energies [J]. Elastic energy counts only loaded elements (1/2 s (l - l0)^2); gravitational is
+/// -m g . p_C summed over rods; external is -f_ext . p_node (constant forces have a potential).
+struct Energy {
+  double kinetic_J = 0.0;
+  double elastic_J = 0.0;
+  double gravitational_J = 0.0;
+  double external_J = 0.0;
+  [[nodiscard]] double total() const { return kinetic_J + elastic_J + gravitational_J + external_J; }
+};
+/// Requires compute_element_forces (reads lengths). O(nrod + ncable).
+Energy compute_energy(const Model& model, const State& state, const Data& data);
+
+/// Centre of mass of all rods [m].
+Eigen::Vector3d center_of_mass(const Model& model, const State& state);
+/// Total linear momentum [kg m/s].
+Eigen::Vector3d linear_momentum(const Model& model, const State& state);
+/// Total angular momentum about the world origin [kg m^2/s].
+Eigen::Vector3d angular_momentum(const Model& model, const State& state);
+
+/// Element strain (l - l0) / l0 (dimensionless; 1.0 = 100 %). Requires compute_element_forces.
+inline double cable_strain(const Data& data, int k) {
+  const double l0 = data.cable_rest_length_m[k];
+  return l0 > 0.0 ? (data.cable_length_m[k] - l0) / l0 : 0.0;
+}
+
+/// Renormalises every rod quaternion (and keeps w >= 0 is NOT enforced: sign is continuous).
+void normalize_quaternions(const Model& model, State& state);
+
+}  // namespace tendyn::tensegrity

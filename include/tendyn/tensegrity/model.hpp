@@ -1,0 +1,134 @@
+// Tensegrity model: rigid rods with two end nodes, fixed world anchors, and elastic elements
+// (tension-only cables or compression-capable springs) between nodes.
+//
+// Source: Savin, Vorochaeva, Kurenkov 2020 (document 000/004), eqs. (1)-(5).
+// Units: SI throughout (kg, m, s, N, N/m, N s/m, rad).
+//
+// Model / Data split (as in MuJoCo mjModel/mjData): a Model is built and validated once and
+// never changed by algorithms; every mutable quantity and all scratch memory lives in a Data
+// made from the model (make_data). One Model can be simulated from many threads, each with its
+// own Data.
+#pragma once
+#include <Eigen/Core>
+#include <Eigen/Geometry>
+
+#include <string>
+#include <vector>
+
+namespace tendyn::tensegrity {
+
+/// A rigid rod. Body frame B: origin at the centre of mass C, z axis along the rod from end 0 to
+/// end 1. With centre-of-mass ratio a (document's eq. 1, r_C = a r_end0 + (1 - a) r_end1) the
+/// ends sit at p_BN0 = (0, 0, -(1 - a) L) and p_BN1 = (0, 0, a L).
+struct Rod {
+  double mass_kg = 1.0;
+  double length_m = 1.0;
+  double com_ratio = 0.5;  ///< a in [0, 1]
+  /// Principal moments about C in the body frame: diag(I_t, I_t, I_a). I_a may be 0 (thin rod):
+  /// the spin about the axis then carries no energy and is never solved for (see dynamics.hpp).
+  double inertia_transverse_kgm2 = 0.0;
+  double inertia_axial_kgm2 = 0.0;
+  int node[2] = {-1, -1};  ///< node index of end 0 and end 1
+};
+
+/// Thin uniform rod: I_t = m L^2 / 12, I_a = 0.
+Rod make_thin_rod(double mass_kg, double length_m);
+/// Hollow cylinder of outer/inner radii r1 >= r2 >= 0 (document 001, eq. 2-14):
+/// I_t = m (3 (r1^2 + r2^2) + L^2) / 12, I_a = m (r1^2 + r2^2) / 2.
+Rod make_hollow_rod(double mass_kg, double length_m, double radius_outer_m, double radius_inner_m);
+
+/// A node is either an end of a rod or a fixed point of the world (an anchor).
+struct Node {
+  int rod = -1;  ///< rod index, or -1 for a world anchor
+  int end = 0;   ///< 0 or 1 for rod ends
+  Eigen::Vector3d p_W_anchor = Eigen::Vector3d::Zero();  ///< anchor position [m] (anchors only)
+  [[nodiscard]] bool is_anchor() const { return rod < 0; }
+};
+
+/// How an element's damping force is computed.
+enum class DampingLaw {
+  /// Along the element: T = k (l - l0) + c dl/dt, and for tension-only cables T >= 0.
+  /// This is the law of NTRT and MuJoCo tendons.
+  kAxial,
+  /// Document 000 eq. (3): f_d = -gamma (v_i - v_j) on node i (the full relative velocity),
+  /// acting only while the element is loaded (taut, for a tension-only cable).
+  kRelativeVelocity,
+};
+
+/// An elastic element between two nodes (document 000 eq. 2): a cable (tension-only, default) or,
+/// with tension_only = false, a spring that also pushes (the document's "relaxation" elements).
+struct Cable {
+  int node[2] = {-1, -1};
+  double stiffness_Npm = 0.0;   ///< s >= 0
+  double damping_Nspm = 0.0;    ///< gamma >= 0
+  double rest_length_m = 0.0;   ///< rho >= 0
+  bool tension_only = true;
+};
+
+/// Generalised state: per rod 13 numbers [p_WC(3), q_WB(4: w x y z), v_WC(3), w_W(3)],
+/// angular velocity in the world frame. Flat so that integrators can treat it as one vector.
+struct State {
+  double time_s = 0.0;
+  Eigen::VectorXd x;  // (13 * nrod)
+
+  static constexpr int kStride = 13;
+  [[nodiscard]] Eigen::Map<const Eigen::Vector3d> p_WC(int rod) const { return Eigen::Map<const Eigen::Vector3d>(x.data() + kStride * rod); }
+  [[nodiscard]] Eigen::Map<Eigen::Vector3d> p_WC(int rod) { return Eigen::Map<Eigen::Vector3d>(x.data() + kStride * rod); }
+  [[nodiscard]] Eigen::Quaterniond q_WB(int rod) const {
+    const double* d = x.data() + kStride * rod + 3;
+    return Eigen::Quaterniond(d[0], d[1], d[2], d[3]);
+  }
+  void set_q_WB(int rod, const Eigen::Quaterniond& q) {
+    double* d = x.data() + kStride * rod + 3;
+    d[0] = q.w(); d[1] = q.x(); d[2] = q.y(); d[3] = q.z();
+  }
+  [[nodiscard]] Eigen::Map<const Eigen::Vector3d> v_WC(int rod) const { return Eigen::Map<const Eigen::Vector3d>(x.data() + kStride * rod + 7); }
+  [[nodiscard]] Eigen::Map<Eigen::Vector3d> v_WC(int rod) { return Eigen::Map<Eigen::Vector3d>(x.data() + kStride * rod + 7); }
+  [[nodiscard]] Eigen::Map<const Eigen::Vector3d> w_W(int rod) const { return Eigen::Map<const Eigen::Vector3d>(x.data() + kStride * rod + 10); }
+  [[nodiscard]] Eigen::Map<Eigen::Vector3d> w_W(int rod) { return Eigen::Map<Eigen::Vector3d>(x.data() + kStride * rod + 10); }
+};
+
+struct Model {
+  std::string name = "tensegrity";
+  std::vector<Rod> rods;
+  std::vector<Node> nodes;
+  std::vector<Cable> cables;
+  std::vector<std::string> rod_ids, node_ids, cable_ids;  ///< names for files and messages
+  Eigen::Vector3d gravity_W = Eigen::Vector3d::Zero();    ///< [m/s^2]
+  /// Constant external force on each node [N] (nnode entries; zero by default).
+  std::vector<Eigen::Vector3d> f_W_ext_node;
+  DampingLaw damping_law = DampingLaw::kAxial;
+  State initial_state;  ///< the state a run starts from (like MuJoCo's qpos0/qvel0)
+
+  [[nodiscard]] int nrod() const { return static_cast<int>(rods.size()); }
+  [[nodiscard]] int nnode() const { return static_cast<int>(nodes.size()); }
+  [[nodiscard]] int ncable() const { return static_cast<int>(cables.size()); }
+  [[nodiscard]] double total_mass() const;
+  /// Node offset from the rod's centre of mass in the body frame.
+  [[nodiscard]] Eigen::Vector3d p_BN(int node) const;
+};
+
+/// Checks every invariant the algorithms rely on and throws tendyn::Error naming the element
+/// (by id) and the reason: indices in range, each rod end owned by exactly one node, positive
+/// mass and length, non-negative stiffness/damping/rest length, finite numbers, unit quaternions,
+/// no cable from a node to itself or between two anchors. Cost O(nrod + nnode + ncable).
+void validate(const Model& model);
+
+/// Rod poses from the positions of their two end nodes (p_W of end 0 and end 1, rows of the
+/// nnode x 3 matrix; anchor rows are ignored): each rod's length must match |p1 - p0| within
+/// `length_tol` relative, else tendyn::Error. Orientation: the minimal rotation of z onto the
+/// rod axis. Velocities are zero.
+State state_from_node_positions(const Model& model, const Eigen::MatrixX3d& p_W_nodes, double length_tol = 1e-6);
+
+/// Builds a model from the document's matrices (000, section 2): R (nrod x 2) node indices of
+/// each rod (0-based), S stiffness, Gamma damping, P rest lengths (n x n, symmetric, zero where
+/// there is no element; the upper triangle is read). Optional E (ncable x 2) fixes the element
+/// order and must match the non-zero pattern of S. Nodes not in R are world anchors at their
+/// p_W_nodes position. Every element is tension-only unless listed in `compression_elements`
+/// (pairs of node indices: the document's "relaxation" entries added to S and P).
+Model model_from_matrices(const Eigen::MatrixX2i& R, const Eigen::MatrixXd& S, const Eigen::MatrixXd& Gamma,
+                          const Eigen::MatrixXd& P, const Eigen::MatrixX3d& p_W_nodes, const std::vector<Rod>& rods,
+                          const Eigen::MatrixX2i& E = Eigen::MatrixX2i(0, 2),
+                          const std::vector<std::pair<int, int>>& compression_elements = {});
+
+}  // namespace tendyn::tensegrity

@@ -1,0 +1,55 @@
+// Result files of a tensegrity run: a per-output-step CSV and a summary JSON.
+//
+// CSV columns (one row per output time; units in the names):
+//   t_s,
+//   per rod R:   R.x_m R.y_m R.z_m R.qw R.qx R.qy R.qz
+//   per node N:  N.x_m N.y_m N.z_m
+//   per cable C: C.length_m C.strain C.tension_N C.slack
+//   kinetic_J elastic_J gravitational_J external_J total_J com_x_m com_y_m com_z_m
+// Numbers are printed with 12 significant digits by one fixed routine, so the same run gives
+// byte-identical files.
+#pragma once
+#include <tendyn/io/atomic_file.hpp>
+#include <tendyn/tensegrity/simulate.hpp>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tendyn::tensegrity {
+
+/// Observer writing the CSV described above through an AtomicFile: the file appears only when
+/// commit() is called after a successful run.
+class CsvWriter final : public Observer {
+ public:
+  CsvWriter(const Model& model, const std::filesystem::path& path);
+  void on_output(const Model& model, const State& state, const Data& data, const Energy& energy) override;
+  void commit() { file_.commit(); }
+  [[nodiscard]] long rows() const { return rows_; }
+
+ private:
+  io::AtomicFile file_;
+  std::string line_;
+  long rows_ = 0;
+};
+
+/// Observer keeping the outputs in memory (for tests, bindings, sweeps).
+class Recorder final : public Observer {
+ public:
+  void on_output(const Model& model, const State& state, const Data& data, const Energy& energy) override;
+  std::vector<double> time_s;
+  std::vector<Eigen::VectorXd> x;          ///< state at each output
+  std::vector<Eigen::VectorXd> strain;     ///< (ncable) at each output
+  std::vector<Eigen::VectorXd> tension_N;  ///< (ncable) at each output
+  std::vector<Energy> energy;
+  std::vector<Eigen::Vector3d> com_m;
+};
+
+/// Summary JSON text: model name and sizes, options, steps, wall time, energies (initial, final,
+/// max drift), COM and momenta, normal-mode report with cable ids, final lengths/strains/tensions.
+std::string summary_json(const Model& model, const SimulationOptions& options, const SimulationSummary& summary);
+
+/// Appends `v` with 12 significant digits ("%.12g"), the single formatting routine of all outputs.
+void append_number(std::string& out, double v);
+
+}  // namespace tendyn::tensegrity

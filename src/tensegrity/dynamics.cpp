@@ -1,0 +1,218 @@
+#include <tendyn/core/error.hpp>
+#include <tendyn/tensegrity/dynamics.hpp>
+
+#include <cmath>
+#include <string>
+
+namespace tendyn::tensegrity {
+
+namespace {
+// Rod axis e = R(q) z, written out: third column of the rotation matrix.
+inline Eigen::Vector3d axis_of(const double* q) {
+  const double w = q[0], x = q[1], y = q[2], z = q[3];
+  return {2.0 * (x * z + w * y), 2.0 * (y * z - w * x), 1.0 - 2.0 * (x * x + y * y)};
+}
+}  // namespace
+
+Data make_data(const Model& model) {
+  const int nn = model.nnode(), nr = model.nrod(), nc = model.ncable();
+  Data d;
+  d.p_W_node.setZero(3, nn);
+  d.v_W_node.setZero(3, nn);
+  d.e_W_rod.setZero(3, nr);
+  d.f_W_node.setZero(3, nn);
+  d.f_W_rod.setZero(3, nr);
+  d.tau_W_rod.setZero(3, nr);
+  d.cable_rest_length_m.resize(nc);
+  for (int k = 0; k < nc; ++k) d.cable_rest_length_m[k] = model.cables[static_cast<std::size_t>(k)].rest_length_m;
+  d.cable_length_m.setZero(nc);
+  d.cable_rate_mps.setZero(nc);
+  d.cable_tension_N.setZero(nc);
+  d.cable_slack.assign(static_cast<std::size_t>(nc), 0);
+  d.f_W_ext_node = model.f_W_ext_node;
+  d.f_W_ext_node.resize(static_cast<std::size_t>(nn), Eigen::Vector3d::Zero());
+  const int nx = State::kStride * nr;
+  d.xdot.setZero(nx);
+  for (auto& s : d.stage) s.setZero(nx);
+  d.tmp.x.setZero(nx);
+  d.x_err.setZero(nx);
+  return d;
+}
+
+void forward_kinematics(const Model& model, const State& state, Data& data) {
+  const int nr = model.nrod();
+  const double* x = state.x.data();
+  for (int j = 0; j < nr; ++j) {
+    const double* xr = x + State::kStride * j;
+    data.e_W_rod.col(j) = axis_of(xr + 3);
+  }
+  for (int i = 0; i < model.nnode(); ++i) {
+    const Node& n = model.nodes[static_cast<std::size_t>(i)];
+    if (n.is_anchor()) {
+      data.p_W_node.col(i) = n.p_W_anchor;
+      data.v_W_node.col(i).setZero();
+      continue;
+    }
+    const Rod& r = model.rods[static_cast<std::size_t>(n.rod)];
+    const double* xr = x + State::kStride * n.rod;
+    const double s = n.end == 0 ? -(1.0 - r.com_ratio) * r.length_m : r.com_ratio * r.length_m;
+    const Eigen::Vector3d d_W = s * data.e_W_rod.col(n.rod);  // p_CN in world frame
+    const Eigen::Map<const Eigen::Vector3d> p(xr), v(xr + 7), w(xr + 10);
+    data.p_W_node.col(i) = p + d_W;
+    data.v_W_node.col(i) = v + w.cross(d_W);
+  }
+}
+
+void compute_element_forces(const Model& model, const State& state, Data& data) {
+  const int nc = model.ncable();
+  for (int i = 0; i < model.nnode(); ++i) data.f_W_node.col(i) = data.f_W_ext_node[static_cast<std::size_t>(i)];
+  const bool relative = model.damping_law == DampingLaw::kRelativeVelocity;
+  for (int k = 0; k < nc; ++k) {
+    const Cable& c = model.cables[static_cast<std::size_t>(k)];
+    const int a = c.node[0], b = c.node[1];
+    const Eigen::Vector3d d = data.p_W_node.col(b) - data.p_W_node.col(a);
+    const double l = d.norm();
+    if (!(l > 0.0)) {
+      throw SimulationError("cable '" + (k < static_cast<int>(model.cable_ids.size()) ? model.cable_ids[static_cast<std::size_t>(k)] : std::to_string(k)) +
+                                "' has zero or non-finite length (its two nodes coincide)",
+                            state.time_s);
+    }
+    const Eigen::Vector3d u = d / l;  // from a to b
+    const Eigen::Vector3d dv = data.v_W_node.col(b) - data.v_W_node.col(a);
+    const double rate = u.dot(dv);
+    const double l0 = data.cable_rest_length_m[k];
+    const double stretch = l - l0;
+    data.cable_length_m[k] = l;
+    data.cable_rate_mps[k] = rate;
+    const bool slack = c.tension_only && stretch <= 0.0;
+    data.cable_slack[static_cast<std::size_t>(k)] = slack ? 1 : 0;
+    if (slack) {
+      data.cable_tension_N[k] = 0.0;
+      continue;
+    }
+    double tension = c.stiffness_Npm * stretch;
+    Eigen::Vector3d f_a;  // force on node a
+    if (relative) {
+      // eq. (3): f_d on a = -gamma (v_a - v_b) = gamma dv
+      f_a = tension * u + c.damping_Nspm * dv;
+      data.cable_tension_N[k] = f_a.dot(u);
+    } else {
+      tension += c.damping_Nspm * rate;
+      if (c.tension_only && tension < 0.0) tension = 0.0;  // a cable cannot push, even while damping
+      f_a = tension * u;
+      data.cable_tension_N[k] = tension;
+    }
+    data.f_W_node.col(a) += f_a;
+    data.f_W_node.col(b) -= f_a;
+  }
+}
+
+void compute_accelerations(const Model& model, const State& state, Data& data) {
+  const int nr = model.nrod();
+  for (int j = 0; j < nr; ++j) {
+    const Rod& r = model.rods[static_cast<std::size_t>(j)];
+    data.f_W_rod.col(j) = r.mass_kg * model.gravity_W;
+    data.tau_W_rod.col(j).setZero();
+    for (int e = 0; e < 2; ++e) {
+      const int nd = r.node[e];
+      const double s = e == 0 ? -(1.0 - r.com_ratio) * r.length_m : r.com_ratio * r.length_m;
+      const Eigen::Vector3d f = data.f_W_node.col(nd);
+      data.f_W_rod.col(j) += f;
+      data.tau_W_rod.col(j) += s * data.e_W_rod.col(j).cross(f);
+    }
+    const double* xr = state.x.data() + State::kStride * j;
+    double* dx = data.xdot.data() + State::kStride * j;
+    const Eigen::Map<const Eigen::Vector3d> v(xr + 7), w(xr + 10);
+    // position
+    dx[0] = v.x();
+    dx[1] = v.y();
+    dx[2] = v.z();
+    // q' = 1/2 [0, w] (x) q   (world-frame angular velocity multiplies from the left)
+    const double qw = xr[3], qx = xr[4], qy = xr[5], qz = xr[6];
+    dx[3] = 0.5 * (-w.x() * qx - w.y() * qy - w.z() * qz);
+    dx[4] = 0.5 * (w.x() * qw + w.y() * qz - w.z() * qy);
+    dx[5] = 0.5 * (w.y() * qw + w.z() * qx - w.x() * qz);
+    dx[6] = 0.5 * (w.z() * qw + w.x() * qy - w.y() * qx);
+    // linear acceleration
+    const Eigen::Vector3d a = data.f_W_rod.col(j) / r.mass_kg;
+    dx[7] = a.x();
+    dx[8] = a.y();
+    dx[9] = a.z();
+    // angular acceleration (see header): w' = (tau_perp - (Ia - It) w_a (w x e)) / It + e tau_a / Ia
+    const Eigen::Vector3d e = data.e_W_rod.col(j);
+    const Eigen::Vector3d tau = data.tau_W_rod.col(j);
+    const double It = r.inertia_transverse_kgm2, Ia = r.inertia_axial_kgm2;
+    const double tau_a = tau.dot(e), w_a = w.dot(e);
+    Eigen::Vector3d wdot = (tau - tau_a * e - (Ia - It) * w_a * w.cross(e)) / It;
+    if (Ia > 0.0) wdot += (tau_a / Ia) * e;
+    dx[10] = wdot.x();
+    dx[11] = wdot.y();
+    dx[12] = wdot.z();
+  }
+}
+
+void compute_derivative(const Model& model, const State& state, Data& data) {
+  forward_kinematics(model, state, data);
+  compute_element_forces(model, state, data);
+  compute_accelerations(model, state, data);
+}
+
+Energy compute_energy(const Model& model, const State& state, const Data& data) {
+  Energy en;
+  for (int j = 0; j < model.nrod(); ++j) {
+    const Rod& r = model.rods[static_cast<std::size_t>(j)];
+    const Eigen::Vector3d v = state.v_WC(j), w = state.w_W(j), p = state.p_WC(j);
+    const Eigen::Vector3d e = data.e_W_rod.col(j);
+    const double w_a = w.dot(e);
+    const double w_perp2 = w.squaredNorm() - w_a * w_a;
+    en.kinetic_J += 0.5 * r.mass_kg * v.squaredNorm() + 0.5 * (r.inertia_transverse_kgm2 * w_perp2 + r.inertia_axial_kgm2 * w_a * w_a);
+    en.gravitational_J -= r.mass_kg * model.gravity_W.dot(p);
+  }
+  for (int k = 0; k < model.ncable(); ++k) {
+    if (data.cable_slack[static_cast<std::size_t>(k)]) continue;
+    const double s = data.cable_length_m[k] - data.cable_rest_length_m[k];
+    en.elastic_J += 0.5 * model.cables[static_cast<std::size_t>(k)].stiffness_Npm * s * s;
+  }
+  for (int i = 0; i < model.nnode(); ++i) en.external_J -= data.f_W_ext_node[static_cast<std::size_t>(i)].dot(data.p_W_node.col(i));
+  return en;
+}
+
+Eigen::Vector3d center_of_mass(const Model& model, const State& state) {
+  Eigen::Vector3d c = Eigen::Vector3d::Zero();
+  double m = 0.0;
+  for (int j = 0; j < model.nrod(); ++j) {
+    const double mj = model.rods[static_cast<std::size_t>(j)].mass_kg;
+    c += mj * state.p_WC(j);
+    m += mj;
+  }
+  return c / m;
+}
+
+Eigen::Vector3d linear_momentum(const Model& model, const State& state) {
+  Eigen::Vector3d p = Eigen::Vector3d::Zero();
+  for (int j = 0; j < model.nrod(); ++j) p += model.rods[static_cast<std::size_t>(j)].mass_kg * state.v_WC(j);
+  return p;
+}
+
+Eigen::Vector3d angular_momentum(const Model& model, const State& state) {
+  Eigen::Vector3d h = Eigen::Vector3d::Zero();
+  for (int j = 0; j < model.nrod(); ++j) {
+    const Rod& r = model.rods[static_cast<std::size_t>(j)];
+    const Eigen::Vector3d w = state.w_W(j);
+    const Eigen::Vector3d e = state.q_WB(j) * Eigen::Vector3d::UnitZ();
+    const double w_a = w.dot(e);
+    const Eigen::Vector3d Iw = r.inertia_transverse_kgm2 * (w - w_a * e) + r.inertia_axial_kgm2 * w_a * e;
+    h += state.p_WC(j).cross(r.mass_kg * state.v_WC(j)) + Iw;
+  }
+  return h;
+}
+
+void normalize_quaternions(const Model& model, State& state) {
+  for (int j = 0; j < model.nrod(); ++j) {
+    double* q = state.x.data() + State::kStride * j + 3;
+    const double n = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+    for (int i = 0; i < 4; ++i) q[i] /= n;
+  }
+}
+
+}  // namespace tendyn::tensegrity

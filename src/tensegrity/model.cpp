@@ -1,0 +1,212 @@
+#include <tendyn/core/error.hpp>
+#include <tendyn/core/rotation.hpp>
+#include <tendyn/tensegrity/model.hpp>
+
+#include <cmath>
+#include <set>
+#include <string>
+
+namespace tendyn::tensegrity {
+
+namespace {
+std::string name_of(const std::vector<std::string>& ids, int i, const char* kind) {
+  if (i >= 0 && i < static_cast<int>(ids.size()) && !ids[static_cast<std::size_t>(i)].empty())
+    return std::string(kind) + " '" + ids[static_cast<std::size_t>(i)] + "'";
+  return std::string(kind) + " #" + std::to_string(i);
+}
+bool finite(double v) { return std::isfinite(v); }
+}  // namespace
+
+Rod make_thin_rod(double mass_kg, double length_m) {
+  Rod r;
+  r.mass_kg = mass_kg;
+  r.length_m = length_m;
+  r.inertia_transverse_kgm2 = mass_kg * length_m * length_m / 12.0;
+  r.inertia_axial_kgm2 = 0.0;
+  return r;
+}
+
+Rod make_hollow_rod(double mass_kg, double length_m, double radius_outer_m, double radius_inner_m) {
+  if (!(radius_outer_m >= radius_inner_m && radius_inner_m >= 0.0))
+    throw Error("hollow rod: need outer radius >= inner radius >= 0 (got " + std::to_string(radius_outer_m) + ", " +
+                std::to_string(radius_inner_m) + ")");
+  Rod r;
+  r.mass_kg = mass_kg;
+  r.length_m = length_m;
+  const double rr = radius_outer_m * radius_outer_m + radius_inner_m * radius_inner_m;
+  r.inertia_transverse_kgm2 = mass_kg * (3.0 * rr + length_m * length_m) / 12.0;
+  r.inertia_axial_kgm2 = mass_kg * rr / 2.0;
+  return r;
+}
+
+double Model::total_mass() const {
+  double m = 0.0;
+  for (const auto& r : rods) m += r.mass_kg;
+  return m;
+}
+
+Eigen::Vector3d Model::p_BN(int node) const {
+  const Node& n = nodes[static_cast<std::size_t>(node)];
+  const Rod& r = rods[static_cast<std::size_t>(n.rod)];
+  return n.end == 0 ? Eigen::Vector3d(0, 0, -(1.0 - r.com_ratio) * r.length_m)
+                    : Eigen::Vector3d(0, 0, r.com_ratio * r.length_m);
+}
+
+void validate(const Model& m) {
+  const int nr = m.nrod(), nn = m.nnode(), nc = m.ncable();
+  if (nr == 0) throw Error("model '" + m.name + "': no rods");
+  if (!m.gravity_W.allFinite()) throw Error("model '" + m.name + "': gravity is not finite");
+  std::vector<int> owner(static_cast<std::size_t>(2 * nr), -1);
+  for (int i = 0; i < nn; ++i) {
+    const Node& n = m.nodes[static_cast<std::size_t>(i)];
+    const auto nm = name_of(m.node_ids, i, "node");
+    if (n.is_anchor()) {
+      if (!n.p_W_anchor.allFinite()) throw Error(nm + ": anchor position is not finite");
+      continue;
+    }
+    if (n.rod >= nr) throw Error(nm + ": refers to rod #" + std::to_string(n.rod) + " of " + std::to_string(nr));
+    if (n.end != 0 && n.end != 1) throw Error(nm + ": rod end must be 0 or 1");
+    auto& o = owner[static_cast<std::size_t>(2 * n.rod + n.end)];
+    if (o >= 0)
+      throw Error(nm + ": end " + std::to_string(n.end) + " of " + name_of(m.rod_ids, n.rod, "rod") +
+                  " is already " + name_of(m.node_ids, o, "node"));
+    o = i;
+  }
+  for (int j = 0; j < nr; ++j) {
+    const Rod& r = m.rods[static_cast<std::size_t>(j)];
+    const auto nm = name_of(m.rod_ids, j, "rod");
+    if (!finite(r.mass_kg) || r.mass_kg <= 0.0) throw Error(nm + ": mass must be > 0 (got " + std::to_string(r.mass_kg) + " kg)");
+    if (!finite(r.length_m) || r.length_m <= 0.0) throw Error(nm + ": length must be > 0 (got " + std::to_string(r.length_m) + " m)");
+    if (!finite(r.com_ratio) || r.com_ratio < 0.0 || r.com_ratio > 1.0) throw Error(nm + ": com_ratio must be in [0, 1]");
+    if (!finite(r.inertia_transverse_kgm2) || r.inertia_transverse_kgm2 <= 0.0)
+      throw Error(nm + ": transverse inertia must be > 0");
+    if (!finite(r.inertia_axial_kgm2) || r.inertia_axial_kgm2 < 0.0) throw Error(nm + ": axial inertia must be >= 0");
+    for (int e = 0; e < 2; ++e) {
+      const int nd = r.node[e];
+      if (nd < 0 || nd >= nn) throw Error(nm + ": end " + std::to_string(e) + " has no node");
+      const Node& n = m.nodes[static_cast<std::size_t>(nd)];
+      if (n.rod != j || n.end != e)
+        throw Error(nm + ": end " + std::to_string(e) + " and " + name_of(m.node_ids, nd, "node") + " disagree");
+    }
+  }
+  for (int k = 0; k < nc; ++k) {
+    const Cable& c = m.cables[static_cast<std::size_t>(k)];
+    const auto nm = name_of(m.cable_ids, k, "cable");
+    for (int e = 0; e < 2; ++e)
+      if (c.node[e] < 0 || c.node[e] >= nn) throw Error(nm + ": node index " + std::to_string(c.node[e]) + " out of range");
+    if (c.node[0] == c.node[1]) throw Error(nm + ": both ends on the same node");
+    if (m.nodes[static_cast<std::size_t>(c.node[0])].is_anchor() && m.nodes[static_cast<std::size_t>(c.node[1])].is_anchor())
+      throw Error(nm + ": connects two fixed anchors (it can never move)");
+    if (!finite(c.stiffness_Npm) || c.stiffness_Npm < 0.0) throw Error(nm + ": stiffness must be >= 0");
+    if (!finite(c.damping_Nspm) || c.damping_Nspm < 0.0) throw Error(nm + ": damping must be >= 0");
+    if (!finite(c.rest_length_m) || c.rest_length_m < 0.0) throw Error(nm + ": rest length must be >= 0");
+  }
+  if (!m.f_W_ext_node.empty() && static_cast<int>(m.f_W_ext_node.size()) != nn)
+    throw Error("model '" + m.name + "': external force list must have one entry per node");
+  for (int i = 0; i < static_cast<int>(m.f_W_ext_node.size()); ++i)
+    if (!m.f_W_ext_node[static_cast<std::size_t>(i)].allFinite())
+      throw Error(name_of(m.node_ids, i, "node") + ": external force is not finite");
+  const auto& s = m.initial_state;
+  if (s.x.size() != State::kStride * nr)
+    throw Error("model '" + m.name + "': initial state has " + std::to_string(s.x.size()) + " numbers, expected " +
+                std::to_string(State::kStride * nr));
+  if (!s.x.allFinite()) throw Error("model '" + m.name + "': initial state is not finite");
+  for (int j = 0; j < nr; ++j)
+    if (std::abs(s.q_WB(j).norm() - 1.0) > 1e-9)
+      throw Error(name_of(m.rod_ids, j, "rod") + ": initial quaternion is not unit length");
+}
+
+State state_from_node_positions(const Model& model, const Eigen::MatrixX3d& p_W_nodes, double length_tol) {
+  if (p_W_nodes.rows() != model.nnode()) throw Error("node position matrix must have one row per node");
+  if (!p_W_nodes.allFinite()) throw Error("node positions are not finite");
+  State s;
+  s.x = Eigen::VectorXd::Zero(State::kStride * model.nrod());
+  for (int j = 0; j < model.nrod(); ++j) {
+    const Rod& r = model.rods[static_cast<std::size_t>(j)];
+    const Eigen::Vector3d p0 = p_W_nodes.row(r.node[0]).transpose();
+    const Eigen::Vector3d p1 = p_W_nodes.row(r.node[1]).transpose();
+    const double len = (p1 - p0).norm();
+    const std::string nm = name_of(model.rod_ids, j, "rod");
+    if (std::abs(len - r.length_m) > length_tol * r.length_m)
+      throw Error(nm + ": its end nodes are " + std::to_string(len) + " m apart but its length is " +
+                  std::to_string(r.length_m) + " m");
+    if (len <= 0.0) throw Error(nm + ": both ends at the same point");
+    const Eigen::Vector3d e = (p1 - p0) / len;
+    s.p_WC(j) = p0 + (1.0 - r.com_ratio) * len * e;
+    s.set_q_WB(j, quat_from_two_vectors(Eigen::Vector3d::UnitZ(), e));
+  }
+  return s;
+}
+
+Model model_from_matrices(const Eigen::MatrixX2i& R, const Eigen::MatrixXd& S, const Eigen::MatrixXd& Gamma,
+                          const Eigen::MatrixXd& P, const Eigen::MatrixX3d& p_W_nodes, const std::vector<Rod>& rods,
+                          const Eigen::MatrixX2i& E, const std::vector<std::pair<int, int>>& compression_elements) {
+  const int n = static_cast<int>(p_W_nodes.rows());
+  const int nr = static_cast<int>(R.rows());
+  if (static_cast<int>(rods.size()) != nr) throw Error("model_from_matrices: need one Rod per row of R");
+  for (const auto* M : {&S, &Gamma, &P})
+    if (M->rows() != n || M->cols() != n)
+      throw Error("model_from_matrices: S, Gamma and P must be " + std::to_string(n) + " x " + std::to_string(n));
+  for (const auto* M : {&S, &Gamma, &P})
+    if (!M->isApprox(M->transpose(), 1e-12) && (*M - M->transpose()).cwiseAbs().maxCoeff() > 0.0)
+      throw Error("model_from_matrices: S, Gamma and P must be symmetric");
+  Model m;
+  m.name = "from_matrices";
+  m.nodes.assign(static_cast<std::size_t>(n), Node{});
+  for (int i = 0; i < n; ++i) {
+    m.nodes[static_cast<std::size_t>(i)].p_W_anchor = p_W_nodes.row(i).transpose();
+    m.node_ids.push_back("n" + std::to_string(i + 1));
+  }
+  for (int j = 0; j < nr; ++j) {
+    Rod r = rods[static_cast<std::size_t>(j)];
+    for (int e = 0; e < 2; ++e) {
+      const int nd = R(j, e);
+      if (nd < 0 || nd >= n) throw Error("model_from_matrices: R row " + std::to_string(j) + " names node " + std::to_string(nd) + " of " + std::to_string(n));
+      auto& node = m.nodes[static_cast<std::size_t>(nd)];
+      if (node.rod >= 0) throw Error("model_from_matrices: node " + std::to_string(nd) + " belongs to two rods");
+      node.rod = j;
+      node.end = e;
+      r.node[e] = nd;
+    }
+    m.rods.push_back(r);
+    m.rod_ids.push_back("r" + std::to_string(j + 1));
+  }
+  auto is_compression = [&](int a, int b) {
+    for (const auto& [x, y] : compression_elements)
+      if ((x == a && y == b) || (x == b && y == a)) return true;
+    return false;
+  };
+  std::vector<std::pair<int, int>> pairs;
+  if (E.rows() > 0) {
+    for (int k = 0; k < E.rows(); ++k) pairs.emplace_back(E(k, 0), E(k, 1));
+    int nnz = 0;
+    for (int i = 0; i < n; ++i)
+      for (int j = i + 1; j < n; ++j) nnz += S(i, j) != 0.0 ? 1 : 0;
+    for (const auto& [a, b] : pairs) {
+      if (a < 0 || b < 0 || a >= n || b >= n) throw Error("model_from_matrices: E names a node out of range");
+      if (S(a, b) == 0.0) throw Error("model_from_matrices: E lists " + std::to_string(a) + "-" + std::to_string(b) + " but S is zero there");
+    }
+    if (nnz != static_cast<int>(pairs.size())) throw Error("model_from_matrices: S has elements that E does not list");
+  } else {
+    for (int i = 0; i < n; ++i)
+      for (int j = i + 1; j < n; ++j)
+        if (S(i, j) != 0.0) pairs.emplace_back(i, j);
+  }
+  for (const auto& [a, b] : pairs) {
+    Cable c;
+    c.node[0] = a;
+    c.node[1] = b;
+    c.stiffness_Npm = S(a, b);
+    c.damping_Nspm = Gamma(a, b);
+    c.rest_length_m = P(a, b);
+    c.tension_only = !is_compression(a, b);
+    m.cables.push_back(c);
+    m.cable_ids.push_back("c" + std::to_string(m.cables.size() - 1));
+  }
+  m.f_W_ext_node.assign(static_cast<std::size_t>(n), Eigen::Vector3d::Zero());
+  m.initial_state = state_from_node_positions(m, p_W_nodes);
+  validate(m);
+  return m;
+}
+
+}  // namespace tendyn::tensegrity

@@ -1,0 +1,411 @@
+#include <tendyn/core/error.hpp>
+#include <tendyn/io/yaml_util.hpp>
+#include <tendyn/tensegrity/builders.hpp>
+#include <tendyn/tensegrity/model_io.hpp>
+
+#include <yaml-cpp/yaml.h>
+
+#include <cmath>
+#include <map>
+#include <numbers>
+#include <set>
+
+namespace tendyn::tensegrity {
+
+using io::YamlNode;
+
+namespace {
+
+constexpr double kDeg = std::numbers::pi / 180.0;
+
+double positive(const YamlNode& n) {
+  const double v = n.as_double();
+  if (!(v > 0.0)) n.fail("must be > 0 (got " + n.as_string() + ")");
+  return v;
+}
+double non_negative(const YamlNode& n) {
+  const double v = n.as_double();
+  if (v < 0.0) n.fail("must be >= 0 (got " + n.as_string() + ")");
+  return v;
+}
+std::string read_id(const YamlNode& n, std::set<std::string>& seen, const char* kind) {
+  const auto idn = n.at("id");
+  const std::string id = idn.as_string();
+  if (id.empty()) idn.fail(std::string(kind) + " id must not be empty");
+  if (!seen.insert(id).second) idn.fail("duplicate " + std::string(kind) + " id '" + id + "'");
+  return id;
+}
+
+DampingLaw read_damping_law(const YamlNode& n) {
+  const auto s = n.as_string();
+  if (s == "axial") return DampingLaw::kAxial;
+  if (s == "relative_velocity") return DampingLaw::kRelativeVelocity;
+  n.fail("unknown damping law '" + s + "' (valid: axial, relative_velocity)");
+}
+
+void read_simulation(const YamlNode& s, SimulationOptions& o) {
+  s.require_keys({"duration", "dt", "integrator", "output_interval", "strain_limit", "slack_tolerance", "rtol", "atol",
+                  "energy_growth_limit"});
+  if (auto v = s.get("duration")) o.duration_s = non_negative(*v);
+  if (auto v = s.get("dt")) o.dt_s = positive(*v);
+  if (auto v = s.get("integrator")) {
+    try {
+      o.integrator = integrator_from_string(v->as_string());
+    } catch (const Error& e) {
+      v->fail(e.what());
+    }
+  }
+  if (auto v = s.get("output_interval")) o.output_interval_s = non_negative(*v);
+  if (auto v = s.get("strain_limit")) o.strain_limit = positive(*v);
+  if (auto v = s.get("slack_tolerance")) o.slack_tolerance = non_negative(*v);
+  if (auto v = s.get("rtol")) o.tolerance.rtol = positive(*v);
+  if (auto v = s.get("atol")) o.tolerance.atol = positive(*v);
+  if (auto v = s.get("energy_growth_limit")) o.energy_growth_limit = positive(*v);
+}
+
+Model read_elements(const YamlNode& root) {
+  Model m;
+  m.name = root.get_string("name", "tensegrity");
+  if (auto g = root.get("gravity")) m.gravity_W = g->as_vector(3);
+  if (auto d = root.get("damping_law")) m.damping_law = read_damping_law(*d);
+
+  // nodes
+  const auto nodes = root.at("nodes");
+  nodes.require_sequence();
+  std::set<std::string> seen;
+  std::map<std::string, int> node_index;
+  std::vector<Eigen::Vector3d> pos;
+  std::vector<bool> fixed;
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    const auto n = nodes[i];
+    n.require_keys({"id", "position", "fixed", "force"});
+    const auto id = read_id(n, seen, "node");
+    node_index[id] = static_cast<int>(i);
+    m.node_ids.push_back(id);
+    pos.emplace_back(n.at("position").as_vector(3));
+    fixed.push_back(n.get_bool("fixed", false));
+    m.f_W_ext_node.emplace_back(n.has("force") ? Eigen::Vector3d(n.at("force").as_vector(3)) : Eigen::Vector3d::Zero());
+    Node node;
+    node.p_W_anchor = pos.back();
+    m.nodes.push_back(node);
+  }
+  auto lookup = [&](const YamlNode& ref) {
+    const auto id = ref.as_string();
+    auto it = node_index.find(id);
+    if (it == node_index.end()) ref.fail("names node '" + id + "', which is not defined in 'nodes'");
+    return it->second;
+  };
+
+  // rods
+  const auto rods = root.at("rods");
+  rods.require_sequence();
+  if (rods.size() == 0) rods.fail("at least one rod is needed");
+  seen.clear();
+  std::vector<std::pair<Eigen::Vector3d, Eigen::Vector3d>> rod_vel;
+  for (std::size_t j = 0; j < rods.size(); ++j) {
+    const auto r = rods[j];
+    r.require_keys({"id", "mass", "length", "com_ratio", "radius_outer", "radius_inner", "inertia_transverse",
+                    "inertia_axial", "nodes", "velocity", "angular_velocity"});
+    m.rod_ids.push_back(read_id(r, seen, "rod"));
+    const double mass = positive(r.at("mass"));
+    const double len = positive(r.at("length"));
+    Rod rod;
+    if (auto ro = r.get("radius_outer")) {
+      const double r1 = positive(*ro);
+      const double r2 = r.has("radius_inner") ? non_negative(r.at("radius_inner")) : 0.0;
+      if (r2 > r1) r.at("radius_inner").fail("must not exceed radius_outer");
+      rod = make_hollow_rod(mass, len, r1, r2);
+    } else {
+      if (r.has("radius_inner")) r.at("radius_inner").fail("given without radius_outer");
+      rod = make_thin_rod(mass, len);
+    }
+    if (auto v = r.get("inertia_transverse")) rod.inertia_transverse_kgm2 = positive(*v);
+    if (auto v = r.get("inertia_axial")) rod.inertia_axial_kgm2 = non_negative(*v);
+    if (auto v = r.get("com_ratio")) {
+      rod.com_ratio = v->as_double();
+      if (rod.com_ratio < 0.0 || rod.com_ratio > 1.0) v->fail("must be in [0, 1]");
+    }
+    const auto nn = r.at("nodes");
+    nn.require_sequence();
+    if (nn.size() != 2) nn.fail("a rod has exactly two nodes (end 0, end 1)");
+    for (int e = 0; e < 2; ++e) {
+      const auto ref = nn[static_cast<std::size_t>(e)];
+      const int idx = lookup(ref);
+      if (fixed[static_cast<std::size_t>(idx)]) ref.fail("node '" + ref.as_string() + "' is fixed and cannot be a rod end");
+      Node& node = m.nodes[static_cast<std::size_t>(idx)];
+      if (node.rod >= 0)
+        ref.fail("node '" + ref.as_string() + "' is already an end of rod '" + m.rod_ids[static_cast<std::size_t>(node.rod)] + "'");
+      node.rod = static_cast<int>(j);
+      node.end = e;
+      rod.node[e] = idx;
+    }
+    const double dist = (pos[static_cast<std::size_t>(rod.node[1])] - pos[static_cast<std::size_t>(rod.node[0])]).norm();
+    if (std::abs(dist - len) > 1e-6 * len)
+      r.at("length").fail("is " + r.at("length").as_string() + " m but its nodes are " + std::to_string(dist) +
+                          " m apart (move the nodes or fix the length)");
+    rod_vel.emplace_back(r.has("velocity") ? Eigen::Vector3d(r.at("velocity").as_vector(3)) : Eigen::Vector3d::Zero(),
+                         r.has("angular_velocity") ? Eigen::Vector3d(r.at("angular_velocity").as_vector(3))
+                                                   : Eigen::Vector3d::Zero());
+    m.rods.push_back(rod);
+  }
+  for (std::size_t i = 0; i < m.nodes.size(); ++i) {
+    if (m.nodes[i].rod < 0 && !fixed[i])
+      nodes[i].fail("node '" + m.node_ids[i] + "' is neither a rod end nor fixed (set fixed: true for a world anchor)");
+  }
+
+  // cables
+  seen.clear();
+  if (auto cables = root.get("cables")) {
+    cables->require_sequence();
+    for (std::size_t k = 0; k < cables->size(); ++k) {
+      const auto c = (*cables)[k];
+      c.require_keys({"id", "nodes", "stiffness", "damping", "rest_length", "tension_only"});
+      m.cable_ids.push_back(read_id(c, seen, "cable"));
+      Cable cab;
+      const auto nn = c.at("nodes");
+      nn.require_sequence();
+      if (nn.size() != 2) nn.fail("a cable joins exactly two nodes");
+      cab.node[0] = lookup(nn[0]);
+      cab.node[1] = lookup(nn[1]);
+      if (cab.node[0] == cab.node[1]) nn.fail("both ends on the same node");
+      if (m.nodes[static_cast<std::size_t>(cab.node[0])].is_anchor() && m.nodes[static_cast<std::size_t>(cab.node[1])].is_anchor())
+        nn.fail("joins two fixed nodes");
+      cab.stiffness_Npm = non_negative(c.at("stiffness"));
+      cab.damping_Nspm = c.has("damping") ? non_negative(c.at("damping")) : 0.0;
+      cab.rest_length_m = non_negative(c.at("rest_length"));
+      cab.tension_only = c.get_bool("tension_only", true);
+      m.cables.push_back(cab);
+    }
+  }
+  Eigen::MatrixX3d P(static_cast<Eigen::Index>(pos.size()), 3);
+  for (std::size_t i = 0; i < pos.size(); ++i) P.row(static_cast<Eigen::Index>(i)) = pos[i].transpose();
+  m.initial_state = state_from_node_positions(m, P);
+  for (int j = 0; j < m.nrod(); ++j) {
+    m.initial_state.v_WC(j) = rod_vel[static_cast<std::size_t>(j)].first;
+    m.initial_state.w_W(j) = rod_vel[static_cast<std::size_t>(j)].second;
+  }
+  return m;
+}
+
+Model read_builder(const YamlNode& b) {
+  b.require_map();
+  const auto type = b.at("type");
+  const auto t = type.as_string();
+  if (t == "prism") {
+    b.require_keys({"type", "n", "rod_mass", "rod_length", "rod_radius_outer", "rod_radius_inner", "stiffness",
+                    "stiffness_top", "stiffness_bottom", "stiffness_side", "damping", "rest_length", "rest_top",
+                    "rest_bottom", "rest_side", "psi_deg", "radius", "pivot", "height", "damping_law"});
+    PrismParams p;
+    if (auto v = b.get("n")) {
+      p.n = v->as_int();
+      if (p.n < 3) v->fail("must be >= 3");
+    }
+    if (auto v = b.get("rod_mass")) p.rod_mass_kg = positive(*v);
+    if (auto v = b.get("rod_length")) p.rod_length_m = positive(*v);
+    if (auto v = b.get("rod_radius_outer")) p.rod_radius_outer_m = non_negative(*v);
+    if (auto v = b.get("rod_radius_inner")) p.rod_radius_inner_m = non_negative(*v);
+    if (auto v = b.get("stiffness")) p.stiffness_Npm = non_negative(*v);
+    if (auto v = b.get("stiffness_top")) p.stiffness_top_Npm = positive(*v);
+    if (auto v = b.get("stiffness_bottom")) p.stiffness_bottom_Npm = positive(*v);
+    if (auto v = b.get("stiffness_side")) p.stiffness_side_Npm = positive(*v);
+    if (auto v = b.get("damping")) p.damping_Nspm = non_negative(*v);
+    if (auto v = b.get("rest_length")) p.rest_length_m = non_negative(*v);
+    if (auto v = b.get("rest_top")) p.rest_top_m = positive(*v);
+    if (auto v = b.get("rest_bottom")) p.rest_bottom_m = positive(*v);
+    if (auto v = b.get("rest_side")) p.rest_side_m = positive(*v);
+    if (auto v = b.get("psi_deg")) p.psi_rad = v->as_double() * kDeg;
+    if (auto v = b.get("radius")) p.radius_m = positive(*v);
+    if (auto v = b.get("pivot")) {
+      p.pivot = v->as_double();
+      if (p.pivot < 0.0 || p.pivot > 1.0) v->fail("must be in [0, 1]");
+    }
+    if (auto v = b.get("height")) p.height_m = v->as_double();
+    if (auto v = b.get("damping_law")) p.damping_law = read_damping_law(*v);
+    try {
+      return make_prism(p);
+    } catch (const Error& e) {
+      b.fail(e.what());
+    }
+  }
+  if (t == "expanded-octahedron") {
+    b.require_keys({"type", "rod_mass", "rod_length", "rod_radius_outer", "rod_radius_inner", "stiffness", "damping",
+                    "rest_length", "spacing_scale", "perturbation", "damping_law"});
+    OctahedronParams p;
+    if (auto v = b.get("rod_mass")) p.rod_mass_kg = positive(*v);
+    if (auto v = b.get("rod_length")) p.rod_length_m = positive(*v);
+    if (auto v = b.get("rod_radius_outer")) p.rod_radius_outer_m = non_negative(*v);
+    if (auto v = b.get("rod_radius_inner")) p.rod_radius_inner_m = non_negative(*v);
+    if (auto v = b.get("stiffness")) p.stiffness_Npm = non_negative(*v);
+    if (auto v = b.get("damping")) p.damping_Nspm = non_negative(*v);
+    if (auto v = b.get("rest_length")) p.rest_length_m = non_negative(*v);
+    if (auto v = b.get("spacing_scale")) p.spacing_scale = positive(*v);
+    if (auto v = b.get("perturbation")) p.perturbation_m = non_negative(*v);
+    if (auto v = b.get("damping_law")) p.damping_law = read_damping_law(*v);
+    try {
+      return make_expanded_octahedron(p);
+    } catch (const Error& e) {
+      b.fail(e.what());
+    }
+  }
+  type.fail("unknown builder '" + t + "' (valid: prism, expanded-octahedron)");
+}
+
+Model read_matrices(const YamlNode& mx) {
+  mx.require_keys({"R", "E", "S", "Gamma", "P", "positions", "rod", "compression", "index_base"});
+  const int base = mx.has("index_base") ? mx.at("index_base").as_int() : 1;
+  if (base != 0 && base != 1) mx.at("index_base").fail("must be 0 or 1");
+  const Eigen::MatrixXd Pn = mx.at("positions").as_matrix(-1, 3);
+  const int n = static_cast<int>(Pn.rows());
+  auto read_idx = [&](const YamlNode& node) {
+    const Eigen::MatrixXd d = node.as_matrix(-1, 2);
+    Eigen::MatrixX2i out(d.rows(), 2);
+    for (int i = 0; i < d.rows(); ++i)
+      for (int c = 0; c < 2; ++c) {
+        const double v = d(i, c);
+        if (v != std::floor(v) || v - base < 0 || v - base >= n)
+          node[static_cast<std::size_t>(i)].fail("node index " + std::to_string(v) + " out of range (" + std::to_string(n) + " nodes, base " + std::to_string(base) + ")");
+        out(i, c) = static_cast<int>(v) - base;
+      }
+    return out;
+  };
+  const Eigen::MatrixX2i R = read_idx(mx.at("R"));
+  const Eigen::MatrixX2i E = mx.has("E") ? read_idx(mx.at("E")) : Eigen::MatrixX2i(0, 2);
+  const Eigen::MatrixXd S = mx.at("S").as_matrix(n, n);
+  const Eigen::MatrixXd G = mx.has("Gamma") ? mx.at("Gamma").as_matrix(n, n) : Eigen::MatrixXd::Zero(n, n);
+  const Eigen::MatrixXd P = mx.at("P").as_matrix(n, n);
+  const auto rod = mx.at("rod");
+  rod.require_keys({"mass", "radius_outer", "radius_inner"});
+  std::vector<Rod> rods;
+  for (int j = 0; j < R.rows(); ++j) {
+    const double L = (Pn.row(R(j, 1)) - Pn.row(R(j, 0))).norm();
+    const double mass = positive(rod.at("mass"));
+    rods.push_back(rod.has("radius_outer") ? make_hollow_rod(mass, L, positive(rod.at("radius_outer")),
+                                                             rod.has("radius_inner") ? non_negative(rod.at("radius_inner")) : 0.0)
+                                           : make_thin_rod(mass, L));
+  }
+  std::vector<std::pair<int, int>> comp;
+  if (mx.has("compression")) {
+    const auto c = read_idx(mx.at("compression"));
+    for (int i = 0; i < c.rows(); ++i) comp.emplace_back(c(i, 0), c(i, 1));
+  }
+  try {
+    return model_from_matrices(R, S, G, P, Pn, rods, E, comp);
+  } catch (const Error& e) {
+    mx.fail(e.what());
+  }
+}
+
+ModelFile read_root(const YamlNode& root) {
+  root.require_map();
+  root.require_keys({"tendyn", "name", "gravity", "damping_law", "rods", "nodes", "cables", "builder", "matrices",
+                     "simulation", "description"});
+  if (auto k = root.get("tendyn"))
+    if (k->as_string() != "tensegrity") k->fail("this reader takes 'tensegrity' models, not '" + k->as_string() + "'");
+  ModelFile f;
+  const int forms = (root.has("rods") || root.has("nodes") ? 1 : 0) + (root.has("builder") ? 1 : 0) + (root.has("matrices") ? 1 : 0);
+  if (forms != 1) root.fail("give exactly one of: rods/nodes/cables lists, 'builder', or 'matrices'");
+  if (root.has("builder")) {
+    f.model = read_builder(root.at("builder"));
+    if (auto g = root.get("gravity")) f.model.gravity_W = g->as_vector(3);
+    if (auto n = root.get("name")) f.model.name = n->as_string();
+  } else if (root.has("matrices")) {
+    f.model = read_matrices(root.at("matrices"));
+    if (auto g = root.get("gravity")) f.model.gravity_W = g->as_vector(3);
+    if (auto d = root.get("damping_law")) f.model.damping_law = read_damping_law(*d);
+    if (auto n = root.get("name")) f.model.name = n->as_string();
+  } else {
+    f.model = read_elements(root);
+  }
+  if (auto s = root.get("simulation")) read_simulation(*s, f.simulation);
+  try {
+    validate(f.model);
+  } catch (const Error& e) {
+    throw Error(root.file() + ": " + e.what());
+  }
+  return f;
+}
+
+}  // namespace
+
+ModelFile load_model_file(const std::string& path) { return read_root(YamlNode::load_file(path)); }
+
+ModelFile load_model_string(const std::string& text, const std::string& name) {
+  return read_root(YamlNode::load_string(text, name));
+}
+
+std::string to_yaml(const Model& m, const SimulationOptions* sim) {
+  YAML::Emitter out;
+  out.SetDoublePrecision(17);
+  out << YAML::BeginMap;
+  out << YAML::Key << "tendyn" << YAML::Value << "tensegrity";
+  out << YAML::Key << "name" << YAML::Value << m.name;
+  out << YAML::Key << "gravity" << YAML::Value << YAML::Flow << std::vector<double>{m.gravity_W.x(), m.gravity_W.y(), m.gravity_W.z()};
+  out << YAML::Key << "damping_law" << YAML::Value << (m.damping_law == DampingLaw::kAxial ? "axial" : "relative_velocity");
+  Data d = make_data(m);
+  forward_kinematics(m, m.initial_state, d);
+  out << YAML::Key << "nodes" << YAML::Value << YAML::BeginSeq;
+  for (int i = 0; i < m.nnode(); ++i) {
+    out << YAML::BeginMap << YAML::Key << "id" << YAML::Value << m.node_ids[static_cast<std::size_t>(i)];
+    const Eigen::Vector3d p = d.p_W_node.col(i);
+    out << YAML::Key << "position" << YAML::Value << YAML::Flow << std::vector<double>{p.x(), p.y(), p.z()};
+    if (m.nodes[static_cast<std::size_t>(i)].is_anchor()) out << YAML::Key << "fixed" << YAML::Value << true;
+    if (!m.f_W_ext_node.empty() && !m.f_W_ext_node[static_cast<std::size_t>(i)].isZero()) {
+      const auto& f = m.f_W_ext_node[static_cast<std::size_t>(i)];
+      out << YAML::Key << "force" << YAML::Value << YAML::Flow << std::vector<double>{f.x(), f.y(), f.z()};
+    }
+    out << YAML::EndMap;
+  }
+  out << YAML::EndSeq;
+  out << YAML::Key << "rods" << YAML::Value << YAML::BeginSeq;
+  for (int j = 0; j < m.nrod(); ++j) {
+    const Rod& r = m.rods[static_cast<std::size_t>(j)];
+    out << YAML::BeginMap << YAML::Key << "id" << YAML::Value << m.rod_ids[static_cast<std::size_t>(j)];
+    out << YAML::Key << "mass" << YAML::Value << r.mass_kg << YAML::Key << "length" << YAML::Value << r.length_m;
+    out << YAML::Key << "com_ratio" << YAML::Value << r.com_ratio;
+    out << YAML::Key << "inertia_transverse" << YAML::Value << r.inertia_transverse_kgm2;
+    out << YAML::Key << "inertia_axial" << YAML::Value << r.inertia_axial_kgm2;
+    out << YAML::Key << "nodes" << YAML::Value << YAML::Flow
+        << std::vector<std::string>{m.node_ids[static_cast<std::size_t>(r.node[0])], m.node_ids[static_cast<std::size_t>(r.node[1])]};
+    const Eigen::Vector3d v = m.initial_state.v_WC(j), w = m.initial_state.w_W(j);
+    if (!v.isZero()) out << YAML::Key << "velocity" << YAML::Value << YAML::Flow << std::vector<double>{v.x(), v.y(), v.z()};
+    if (!w.isZero()) out << YAML::Key << "angular_velocity" << YAML::Value << YAML::Flow << std::vector<double>{w.x(), w.y(), w.z()};
+    out << YAML::EndMap;
+  }
+  out << YAML::EndSeq;
+  out << YAML::Key << "cables" << YAML::Value << YAML::BeginSeq;
+  for (int k = 0; k < m.ncable(); ++k) {
+    const Cable& c = m.cables[static_cast<std::size_t>(k)];
+    out << YAML::BeginMap << YAML::Key << "id" << YAML::Value << m.cable_ids[static_cast<std::size_t>(k)];
+    out << YAML::Key << "nodes" << YAML::Value << YAML::Flow
+        << std::vector<std::string>{m.node_ids[static_cast<std::size_t>(c.node[0])], m.node_ids[static_cast<std::size_t>(c.node[1])]};
+    out << YAML::Key << "stiffness" << YAML::Value << c.stiffness_Npm << YAML::Key << "damping" << YAML::Value << c.damping_Nspm;
+    out << YAML::Key << "rest_length" << YAML::Value << c.rest_length_m;
+    if (!c.tension_only) out << YAML::Key << "tension_only" << YAML::Value << false;
+    out << YAML::EndMap;
+  }
+  out << YAML::EndSeq;
+  if (sim) {
+    out << YAML::Key << "simulation" << YAML::Value << YAML::BeginMap;
+    out << YAML::Key << "duration" << YAML::Value << sim->duration_s << YAML::Key << "dt" << YAML::Value << sim->dt_s;
+    out << YAML::Key << "integrator" << YAML::Value << to_string(sim->integrator);
+    out << YAML::Key << "output_interval" << YAML::Value << sim->output_interval_s;
+    out << YAML::Key << "strain_limit" << YAML::Value << sim->strain_limit;
+    out << YAML::EndMap;
+  }
+  out << YAML::EndMap;
+  return std::string(out.c_str()) + "\n";
+}
+
+ModelFile default_model() {
+  PrismParams p;  // document 000's parameters
+  p.damping_Nspm = 0.5;
+  ModelFile f;
+  f.model = make_prism(p);
+  f.model.name = "prism3-doc000";
+  f.simulation.duration_s = 10.0;
+  f.simulation.dt_s = 1e-3;
+  f.simulation.output_interval_s = 0.01;
+  return f;
+}
+
+}  // namespace tendyn::tensegrity

@@ -1,0 +1,130 @@
+#include <tendyn/tensegrity/output.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+
+namespace tendyn::tensegrity {
+
+void append_number(std::string& out, double v) {
+  char buf[32];
+  const int n = std::snprintf(buf, sizeof buf, "%.12g", v);
+  out.append(buf, static_cast<std::size_t>(n));
+}
+
+CsvWriter::CsvWriter(const Model& m, const std::filesystem::path& path) : file_(path) {
+  std::string h = "t_s";
+  for (const auto& id : m.rod_ids)
+    for (const char* c : {".x_m", ".y_m", ".z_m", ".qw", ".qx", ".qy", ".qz"}) h += "," + id + c;
+  for (const auto& id : m.node_ids)
+    for (const char* c : {".x_m", ".y_m", ".z_m"}) h += "," + id + c;
+  for (const auto& id : m.cable_ids)
+    for (const char* c : {".length_m", ".strain", ".tension_N", ".slack"}) h += "," + id + c;
+  h += ",kinetic_J,elastic_J,gravitational_J,external_J,total_J,com_x_m,com_y_m,com_z_m\n";
+  file_.stream() << h;
+  line_.reserve(h.size() * 2);
+}
+
+void CsvWriter::on_output(const Model& m, const State& s, const Data& d, const Energy& e) {
+  line_.clear();
+  append_number(line_, s.time_s);
+  auto num = [&](double v) {
+    line_ += ',';
+    append_number(line_, v);
+  };
+  for (int j = 0; j < m.nrod(); ++j) {
+    const double* x = s.x.data() + State::kStride * j;
+    for (int i = 0; i < 7; ++i) num(x[i]);
+  }
+  for (int i = 0; i < m.nnode(); ++i)
+    for (int c = 0; c < 3; ++c) num(d.p_W_node(c, i));
+  for (int k = 0; k < m.ncable(); ++k) {
+    num(d.cable_length_m[k]);
+    num(cable_strain(d, k));
+    num(d.cable_tension_N[k]);
+    line_ += d.cable_slack[static_cast<std::size_t>(k)] ? ",1" : ",0";
+  }
+  num(e.kinetic_J);
+  num(e.elastic_J);
+  num(e.gravitational_J);
+  num(e.external_J);
+  num(e.total());
+  const Eigen::Vector3d c = center_of_mass(m, s);
+  num(c.x());
+  num(c.y());
+  num(c.z());
+  line_ += '\n';
+  file_.stream() << line_;
+  ++rows_;
+}
+
+void Recorder::on_output(const Model& m, const State& s, const Data& d, const Energy& e) {
+  time_s.push_back(s.time_s);
+  x.push_back(s.x);
+  Eigen::VectorXd st(m.ncable());
+  for (int k = 0; k < m.ncable(); ++k) st[k] = cable_strain(d, k);
+  strain.push_back(st);
+  tension_N.push_back(d.cable_tension_N);
+  energy.push_back(e);
+  com_m.push_back(center_of_mass(m, s));
+}
+
+namespace {
+nlohmann::json vec(const Eigen::Vector3d& v) { return nlohmann::json::array({v.x(), v.y(), v.z()}); }
+nlohmann::json energy_json(const Energy& e) {
+  return {{"kinetic_J", e.kinetic_J}, {"elastic_J", e.elastic_J}, {"gravitational_J", e.gravitational_J},
+          {"external_J", e.external_J}, {"total_J", e.total()}};
+}
+}  // namespace
+
+std::string summary_json(const Model& m, const SimulationOptions& o, const SimulationSummary& s) {
+  using nlohmann::json;
+  auto cable_id = [&](int k) -> json { return k < 0 ? json(nullptr) : json(m.cable_ids[static_cast<std::size_t>(k)]); };
+  json cables = json::array();
+  for (int k = 0; k < m.ncable(); ++k) {
+    const double ts = s.monitor.slack_first_time_s[static_cast<std::size_t>(k)];
+    cables.push_back({{"id", m.cable_ids[static_cast<std::size_t>(k)]},
+                      {"final_length_m", s.final_length_m[k]},
+                      {"final_strain", s.final_strain[k]},
+                      {"final_tension_N", s.final_tension_N[k]},
+                      {"max_strain", s.monitor.max_strain[k]},
+                      {"min_strain", s.monitor.min_strain[k]},
+                      {"first_slack_time_s", ts < 0 ? json(nullptr) : json(ts)}});
+  }
+  json j = {
+      {"model", {{"name", m.name}, {"rods", m.nrod()}, {"nodes", m.nnode()}, {"cables", m.ncable()}, {"mass_kg", m.total_mass()}}},
+      {"options",
+       {{"integrator", to_string(o.integrator)},
+        {"dt_s", o.dt_s},
+        {"duration_s", o.duration_s},
+        {"output_interval_s", o.output_interval_s},
+        {"strain_limit", o.strain_limit},
+        {"rtol", o.tolerance.rtol},
+        {"atol", o.tolerance.atol}}},
+      {"steps", s.steps},
+      {"rejected_steps", s.rejected_steps},
+      {"final_time_s", s.final_state.time_s},
+      {"stopped_early", s.stopped_early},
+      {"energy",
+       {{"initial", energy_json(s.initial_energy)},
+        {"final", energy_json(s.final_energy)},
+        {"max_abs_drift_J", s.max_abs_energy_drift_J}}},
+      {"center_of_mass", {{"initial_m", vec(s.com_initial_m)}, {"final_m", vec(s.com_final_m)}, {"max_displacement_m", s.max_com_displacement_m}}},
+      {"momentum",
+       {{"linear_initial", vec(s.linear_momentum_initial)},
+        {"linear_final", vec(s.linear_momentum_final)},
+        {"angular_initial", vec(s.angular_momentum_initial)},
+        {"angular_final", vec(s.angular_momentum_final)}}},
+      {"normal_mode",
+       {{"normal", s.monitor.normal_mode},
+        {"strain_limit", o.strain_limit},
+        {"first_slack_time_s", s.monitor.first_slack_time_s < 0 ? json(nullptr) : json(s.monitor.first_slack_time_s)},
+        {"first_slack_cable", cable_id(s.monitor.first_slack_cable)},
+        {"first_overstrain_time_s", s.monitor.first_overstrain_time_s < 0 ? json(nullptr) : json(s.monitor.first_overstrain_time_s)},
+        {"first_overstrain_cable", cable_id(s.monitor.first_overstrain_cable)}}},
+      {"cables", cables},
+  };
+  return j.dump(2) + "\n";
+}
+
+}  // namespace tendyn::tensegrity

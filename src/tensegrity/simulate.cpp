@@ -1,0 +1,178 @@
+#include <tendyn/core/error.hpp>
+#include <tendyn/tensegrity/simulate.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <sstream>
+
+namespace tendyn::tensegrity {
+
+void validate(const SimulationOptions& o) {
+  auto bad = [](const std::string& what) { throw Error("simulation option " + what); };
+  if (!(o.duration_s >= 0.0) || !std::isfinite(o.duration_s)) bad("duration must be >= 0 s");
+  if (!(o.dt_s > 0.0) || !std::isfinite(o.dt_s)) bad("dt must be > 0 s");
+  if (!std::isfinite(o.output_interval_s)) bad("output interval must be finite");
+  if (!(o.strain_limit > 0.0)) bad("strain limit must be > 0");
+  if (!(o.slack_tolerance >= 0.0)) bad("slack tolerance must be >= 0");
+  if (!(o.energy_growth_limit > 0.0)) bad("energy growth limit must be > 0");
+  if (!(o.tolerance.rtol > 0.0) || !(o.tolerance.atol > 0.0)) bad("rtol and atol must be > 0");
+}
+
+namespace {
+
+class Monitor {
+ public:
+  Monitor(const Model& m, const SimulationOptions& o) : model_(m), opt_(o) {
+    const int nc = m.ncable();
+    rep_.max_strain = Eigen::VectorXd::Constant(nc, -HUGE_VAL);
+    rep_.min_strain = Eigen::VectorXd::Constant(nc, HUGE_VAL);
+    rep_.slack_first_time_s.assign(static_cast<std::size_t>(nc), -1.0);
+  }
+  // Returns true when an abnormal event happened at this step.
+  bool check(double t, const Data& d) {
+    bool event = false;
+    for (int k = 0; k < model_.ncable(); ++k) {
+      const double eps = cable_strain(d, k);
+      rep_.max_strain[k] = std::max(rep_.max_strain[k], eps);
+      rep_.min_strain[k] = std::min(rep_.min_strain[k], eps);
+      if (model_.cables[static_cast<std::size_t>(k)].tension_only && eps < -opt_.slack_tolerance) {
+        auto& ft = rep_.slack_first_time_s[static_cast<std::size_t>(k)];
+        if (ft < 0.0) ft = t;
+        if (rep_.first_slack_cable < 0) {
+          rep_.first_slack_cable = k;
+          rep_.first_slack_time_s = t;
+        }
+        event = true;
+      }
+      if (eps > opt_.strain_limit && rep_.first_overstrain_cable < 0) {
+        rep_.first_overstrain_cable = k;
+        rep_.first_overstrain_time_s = t;
+        event = true;
+      }
+    }
+    rep_.normal_mode = rep_.first_slack_cable < 0 && rep_.first_overstrain_cable < 0;
+    return event;
+  }
+  MonitorReport& report() { return rep_; }
+
+ private:
+  const Model& model_;
+  const SimulationOptions& opt_;
+  MonitorReport rep_;
+};
+
+}  // namespace
+
+SimulationSummary simulate(const Model& model, const SimulationOptions& opt, Observer* observer,
+                           const std::function<void(double)>& progress, const State* initial) {
+  validate(opt);
+  const auto wall0 = std::chrono::steady_clock::now();
+  Data data = make_data(model);
+  State state = initial ? *initial : model.initial_state;
+  if (state.x.size() != State::kStride * model.nrod()) throw Error("initial state has the wrong size for the model");
+  normalize_quaternions(model, state);
+  const double t_end = state.time_s + opt.duration_s;
+
+  SimulationSummary sum;
+  Monitor monitor(model, opt);
+  compute_derivative(model, state, data);
+  sum.initial_energy = compute_energy(model, state, data);
+  const double E0 = sum.initial_energy.total();
+  const double E_scale =
+      std::max({std::abs(E0), sum.initial_energy.kinetic_J + sum.initial_energy.elastic_J, 1e-9});
+  sum.com_initial_m = center_of_mass(model, state);
+  sum.linear_momentum_initial = linear_momentum(model, state);
+  sum.angular_momentum_initial = angular_momentum(model, state);
+
+  const bool fixed = opt.integrator != Integrator::kDormandPrince45;
+  const long every = opt.output_interval_s <= 0.0
+                         ? 1
+                         : std::max(1L, std::lround(opt.output_interval_s / opt.dt_s));
+  const double out_dt = opt.output_interval_s > 0.0 ? opt.output_interval_s : opt.dt_s;
+  long n_fixed = fixed ? std::lround(opt.duration_s / opt.dt_s) : 0;
+  const double h_fixed = fixed && n_fixed > 0 ? opt.duration_s / static_cast<double>(n_fixed) : opt.dt_s;
+  const bool every_step = opt.output_interval_s <= 0.0;
+  double next_out = every_step ? HUGE_VAL : state.time_s + out_dt;
+  double h = opt.dt_s;
+
+  auto observe_current = [&](const Energy& en) {
+    if (observer) observer->on_output(model, state, data, en);
+  };
+
+  long step = 0;
+  for (;;) {
+    // data holds f(state): monitor, energy check, output.
+    const Energy en = compute_energy(model, state, data);
+    if (!state.x.allFinite() || !std::isfinite(en.total())) {
+      throw SimulationError("state became non-finite at t = " + std::to_string(state.time_s) +
+                                " s (blow-up: reduce the time step or check stiffness/damping)",
+                            state.time_s);
+    }
+    const double drift = std::abs(en.total() - E0);
+    sum.max_abs_energy_drift_J = std::max(sum.max_abs_energy_drift_J, drift);
+    if (en.total() - E0 > opt.energy_growth_limit * E_scale) {
+      std::ostringstream os;
+      os << "energy blow-up at t = " << state.time_s << " s: total energy " << en.total() << " J from " << E0
+         << " J (limit " << opt.energy_growth_limit << " x " << E_scale << " J); reduce the time step";
+      throw SimulationError(os.str(), state.time_s);
+    }
+    sum.max_com_displacement_m = std::max(sum.max_com_displacement_m, (center_of_mass(model, state) - sum.com_initial_m).norm());
+    const bool event = monitor.check(state.time_s, data);
+    const bool done = fixed ? step >= n_fixed : state.time_s >= t_end - 1e-12 * std::max(1.0, std::abs(t_end));
+    if (fixed) {
+      if (step % every == 0 || done) observe_current(en);
+    } else if (step == 0 || done) {
+      observe_current(en);
+    }
+    if (done || (event && opt.stop_on_abnormal)) {
+      sum.stopped_early = !done;
+      sum.final_energy = en;
+      break;
+    }
+    if (progress) progress((state.time_s - (t_end - opt.duration_s)) / std::max(opt.duration_s, 1e-300));
+
+    switch (opt.integrator) {
+      case Integrator::kRK4: step_rk4(model, data, state, h_fixed); break;
+      case Integrator::kLieVerlet: step_lie_verlet(model, data, state, h_fixed); break;
+      case Integrator::kDormandPrince45: {
+        for (;;) {
+          // land exactly on output times and on the end time
+          const double h_try = std::min({h, next_out - state.time_s, t_end - state.time_s});
+          const AdaptiveStep r = step_dopri5(model, data, state, h_try, opt.tolerance);
+          if (r.accepted) {
+            // a step shortened only to land on an output time says nothing new about h
+            if (!(h_try < h)) h = r.h_next;
+            break;
+          }
+          ++sum.rejected_steps;
+          h = r.h_next;
+        }
+        break;
+      }
+    }
+    ++step;
+    compute_derivative(model, state, data);
+    if (!fixed && (every_step || state.time_s >= next_out - 1e-12 * std::max(1.0, std::abs(next_out))) &&
+        state.time_s < t_end - 1e-12) {
+      const Energy e2 = compute_energy(model, state, data);
+      observe_current(e2);
+      next_out += out_dt;
+    }
+  }
+  sum.steps = step;
+  sum.monitor = monitor.report();
+  sum.com_final_m = center_of_mass(model, state);
+  sum.linear_momentum_final = linear_momentum(model, state);
+  sum.angular_momentum_final = angular_momentum(model, state);
+  sum.final_length_m = data.cable_length_m;
+  sum.final_tension_N = data.cable_tension_N;
+  sum.final_strain.resize(model.ncable());
+  for (int k = 0; k < model.ncable(); ++k) sum.final_strain[k] = cable_strain(data, k);
+  sum.final_state = state;
+  sum.wall_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  if (progress) progress(1.0);
+  return sum;
+}
+
+}  // namespace tendyn::tensegrity

@@ -1,0 +1,42 @@
+// Shared fixtures and tolerance helpers for the tensegrity tests.
+#pragma once
+#include <tendyn/tensegrity/builders.hpp>
+#include <tendyn/tensegrity/output.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numbers>
+
+namespace tendyn::test {
+
+inline constexpr double kDeg = std::numbers::pi / 180.0;
+
+/// Document 000's 3-prism (m = 1 kg, L = 0.3 m, c = 10 N/m, l0 = 0.2 m) at tilt psi.
+inline tensegrity::Model doc000_prism(double psi_deg = 50.0, double damping = 0.0) {
+  tensegrity::PrismParams p;
+  p.psi_rad = psi_deg * kDeg;
+  p.damping_Nspm = damping;
+  return tensegrity::make_prism(p);
+}
+
+/// Runs `model` and returns the final state; the recorder (if any) gets the outputs.
+inline tensegrity::SimulationSummary run(const tensegrity::Model& model, double duration, double dt,
+                                         tensegrity::Integrator integ = tensegrity::Integrator::kRK4,
+                                         tensegrity::Observer* obs = nullptr) {
+  tensegrity::SimulationOptions o;
+  o.duration_s = duration;
+  o.dt_s = dt;
+  o.integrator = integ;
+  o.output_interval_s = 0.0;
+  return tensegrity::simulate(model, o, obs);
+}
+
+/// Node positions (nnode x 3) of a state.
+inline Eigen::MatrixX3d node_positions(const tensegrity::Model& m, const tensegrity::State& s) {
+  auto d = tensegrity::make_data(m);
+  tensegrity::forward_kinematics(m, s, d);
+  return d.p_W_node.transpose();
+}
+
+}  // namespace tendyn::test
