@@ -2,4 +2,6 @@
 list(APPEND TENDYN_TESTS_tensegrity
   tensegrity/dynamics_test.cpp
   tensegrity/integrate_test.cpp
+  tensegrity/builders_test.cpp
+  tensegrity/model_io_test.cpp
 )
