@@ -63,7 +63,8 @@ Model make_prism(const PrismParams& p) {
   for (int k = 0; k < n; ++k) {
     const double th = std::numbers::pi / 2 + 2.0 * std::numbers::pi * k / n;
     const Eigen::Vector3d radial(std::cos(th), std::sin(th), 0.0), tangent(-std::sin(th), std::cos(th), 0.0);
-    const Eigen::Vector3d d = std::cos(p.psi_rad) * Eigen::Vector3d::UnitZ() + std::sin(p.psi_rad) * tangent;
+    // turn by psi about the rod's radial axis: for rod 1 (on +Y) a right-handed turn about Y
+    const Eigen::Vector3d d = std::cos(p.psi_rad) * Eigen::Vector3d::UnitZ() - std::sin(p.psi_rad) * tangent;
     const Eigen::Vector3d pivot = p.radius_m * radial + Eigen::Vector3d(0, 0, p.height_m);
     P.row(n + k) = (pivot - p.pivot * L * d).transpose();
     P.row(k) = (pivot + (1.0 - p.pivot) * L * d).transpose();

@@ -35,6 +35,8 @@ Data make_data(const Model& model) {
   d.xdot.setZero(nx);
   for (auto& s : d.stage) s.setZero(nx);
   d.tmp.x.setZero(nx);
+  d.saved.x.setZero(nx);
+  d.stretch_start_m.setZero(nc);
   d.x_err.setZero(nx);
   return d;
 }

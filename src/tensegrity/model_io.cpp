@@ -397,8 +397,9 @@ std::string to_yaml(const Model& m, const SimulationOptions* sim) {
 }
 
 ModelFile default_model() {
-  PrismParams p;  // document 000's parameters
-  p.damping_Nspm = 0.5;
+  PrismParams p;  // document 000's parameters; radius and pivot: see docs/VALIDATION.md
+  p.damping_Nspm = 5.0;
+  p.damping_law = DampingLaw::kRelativeVelocity;
   ModelFile f;
   f.model = make_prism(p);
   f.model.name = "prism3-doc000";

@@ -103,6 +103,7 @@ std::string summary_json(const Model& m, const SimulationOptions& o, const Simul
         {"atol", o.tolerance.atol}}},
       {"steps", s.steps},
       {"rejected_steps", s.rejected_steps},
+      {"split_steps", s.split_steps},
       {"final_time_s", s.final_state.time_s},
       {"stopped_early", s.stopped_early},
       {"energy",

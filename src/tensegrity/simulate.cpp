@@ -21,6 +21,54 @@ void validate(const SimulationOptions& o) {
 
 namespace {
 
+void fixed_step(const Model& m, Data& d, State& s, double h, Integrator integ) {
+  if (integ == Integrator::kRK4) step_rk4(m, d, s, h);
+  else step_lie_verlet(m, d, s, h);
+}
+
+// Smallest fraction of the step at which a tension-only cable changes between slack and taut,
+// from the stretches at the start (d.stretch_start_m) and at the end (d, after compute_derivative).
+double first_crossing(const Model& m, const Data& d) {
+  double theta = 1.0;
+  for (int k = 0; k < m.ncable(); ++k) {
+    if (!m.cables[static_cast<std::size_t>(k)].tension_only) continue;
+    const double s0 = d.stretch_start_m[k], s1 = d.cable_length_m[k] - d.cable_rest_length_m[k];
+    if ((s0 > 0.0) != (s1 > 0.0)) theta = std::min(theta, s0 / (s0 - s1));
+  }
+  return theta;
+}
+
+// Advances a fixed step of size h; on entry d holds f(s); on exit d holds f(s) of the new state.
+// Returns the number of splits made at slack events.
+int advance_fixed(const Model& m, Data& d, State& s, double h, Integrator integ, bool locate) {
+  if (!locate) {
+    fixed_step(m, d, s, h, integ);
+    compute_derivative(m, s, d);
+    return 0;
+  }
+  int splits = 0;
+  double remaining = h;
+  while (remaining > 0.0) {
+    d.saved.x = s.x;
+    d.saved.time_s = s.time_s;
+    for (int k = 0; k < m.ncable(); ++k) d.stretch_start_m[k] = d.cable_length_m[k] - d.cable_rest_length_m[k];
+    fixed_step(m, d, s, remaining, integ);
+    compute_derivative(m, s, d);
+    const double theta = first_crossing(m, d);
+    if (splits >= 3 || theta >= 1.0 || theta * remaining < 1e-6 * h || (1.0 - theta) * remaining < 1e-6 * h) break;
+    // redo: first up to the crossing, then the rest
+    s.x = d.saved.x;
+    s.time_s = d.saved.time_s;
+    compute_derivative(m, s, d);
+    const double h1 = theta * remaining;
+    fixed_step(m, d, s, h1, integ);
+    compute_derivative(m, s, d);
+    remaining -= h1;
+    ++splits;
+  }
+  return splits;
+}
+
 class Monitor {
  public:
   Monitor(const Model& m, const SimulationOptions& o) : model_(m), opt_(o) {
@@ -133,8 +181,12 @@ SimulationSummary simulate(const Model& model, const SimulationOptions& opt, Obs
     if (progress) progress((state.time_s - (t_end - opt.duration_s)) / std::max(opt.duration_s, 1e-300));
 
     switch (opt.integrator) {
-      case Integrator::kRK4: step_rk4(model, data, state, h_fixed); break;
-      case Integrator::kLieVerlet: step_lie_verlet(model, data, state, h_fixed); break;
+      case Integrator::kRK4:
+      case Integrator::kLieVerlet:
+        sum.split_steps += advance_fixed(model, data, state, h_fixed, opt.integrator, opt.locate_slack_events) > 0 ? 1 : 0;
+        // keep the step grid exact (splits add up to h_fixed up to rounding)
+        state.time_s = (t_end - opt.duration_s) + static_cast<double>(step + 1) * h_fixed;
+        break;
       case Integrator::kDormandPrince45: {
         for (;;) {
           // land exactly on output times and on the end time
@@ -152,7 +204,7 @@ SimulationSummary simulate(const Model& model, const SimulationOptions& opt, Obs
       }
     }
     ++step;
-    compute_derivative(model, state, data);
+    if (!fixed) compute_derivative(model, state, data);
     if (!fixed && (every_step || state.time_s >= next_out - 1e-12 * std::max(1.0, std::abs(next_out))) &&
         state.time_s < t_end - 1e-12) {
       const Energy e2 = compute_energy(model, state, data);

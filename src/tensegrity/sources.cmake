@@ -8,4 +8,5 @@ list(APPEND TENDYN_SOURCES
   tensegrity/model_io.cpp
   tensegrity/output.cpp
   tensegrity/mjcf.cpp
+  tensegrity/psi_study.cpp
 )

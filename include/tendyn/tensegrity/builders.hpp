@@ -14,10 +14,11 @@ namespace tendyn::tensegrity {
 /// Initial geometry (the document gives only the tilt angle psi; the rest is ours, documented in
 /// docs/VALIDATION.md): rod k stands at azimuth theta_k = 90 deg + k 360/n deg; the point of the
 /// rod at fraction `pivot` from its bottom end lies on the horizontal circle of radius `radius_m`
-/// at height `height_m`. Each rod is tilted by psi from the vertical about its radial axis so that
-/// its top end advances towards the next rod (counter-clockwise seen from above, the sense in
-/// which the side cables pull it). For rod 1 (theta = 90 deg) this is a turn by psi about Y.
-/// Top and bottom planes are parallel. Velocities are zero.
+/// at height `height_m`. Each rod is turned by psi from the vertical about its own radial axis,
+/// right-handed: for rod 1 (on the +Y axis, theta = 90 deg) this is the document's turn by psi
+/// about Y, and its top end moves clockwise seen from above, away from the rod its side cable
+/// pulls it towards (the stable equilibrium is twisted the other way: +150 deg). Negative psi
+/// tilts the other way. Top and bottom planes are parallel. Velocities are zero.
 struct PrismParams {
   int n = 3;
   double rod_mass_kg = 1.0;
@@ -30,8 +31,9 @@ struct PrismParams {
   double rest_length_m = 0.2;       ///< all cables unless the per-class values below are > 0
   double rest_top_m = -1.0, rest_bottom_m = -1.0, rest_side_m = -1.0;
   double psi_rad = 0.87266462599716477;  ///< tilt, default 50 deg
-  double radius_m = 0.1;
-  double pivot = 0.5;               ///< 0 = bottom end on the circle, 1 = top end
+  /// Defaults of radius and pivot reproduce document 000's normal-mode range (docs/VALIDATION.md).
+  double radius_m = 0.12;
+  double pivot = 0.7;               ///< 0 = bottom end on the circle, 1 = top end
   double height_m = 0.0;
   DampingLaw damping_law = DampingLaw::kAxial;
 };

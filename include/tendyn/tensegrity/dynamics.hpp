@@ -44,6 +44,8 @@ struct Data {
   Eigen::VectorXd stage[7];
   State tmp;              // stage state
   Eigen::VectorXd x_err;  // (13 nrod) embedded error estimate
+  State saved;            // step start, for redoing a step split at a slack event
+  Eigen::VectorXd stretch_start_m;  // (ncable) l - l0 at the step start
 };
 
 /// Allocates and initialises a Data for `model` (rest lengths and external forces from the model).

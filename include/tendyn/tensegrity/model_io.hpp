@@ -26,7 +26,7 @@ ModelFile load_model_string(const std::string& text, const std::string& name = "
 std::string to_yaml(const Model& model, const SimulationOptions* simulation = nullptr);
 
 /// The built-in default model of `tendyn simulate`: document 000's 3-prism (m = 1 kg, L = 0.3 m,
-/// c = 10 N/m, l0 = 0.2 m, zero gravity) at psi = 50 deg, with light damping.
+/// c = 10 N/m, l0 = 0.2 m, zero gravity) at psi = 50 deg, damping gamma = 5 N s/m by eq. (3).
 ModelFile default_model();
 
 }  // namespace tendyn::tensegrity

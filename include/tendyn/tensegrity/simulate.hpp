@@ -22,6 +22,10 @@ struct SimulationOptions {
   /// value by more than energy_growth_limit * max(|E0|, kinetic0 + elastic0, 1e-9 J).
   double energy_growth_limit = 1e3;
   bool stop_on_abnormal = false;     ///< stop at the first slack or over-strain event
+  /// Fixed-step integrators: when a tension-only cable goes slack or taut inside a step, redo the
+  /// step split at the (linearly interpolated) crossing time, so the kink of the force law falls on
+  /// a step boundary and RK4 keeps its order (up to 3 splits per step).
+  bool locate_slack_events = true;
 };
 
 /// Normal-mode monitor, evaluated at every integration step.
@@ -46,6 +50,7 @@ struct SimulationSummary {
   Eigen::Vector3d angular_momentum_initial, angular_momentum_final;
   long steps = 0;
   long rejected_steps = 0;
+  long split_steps = 0;  ///< fixed steps split at slack events
   double wall_time_s = 0.0;
   bool stopped_early = false;  ///< stop_on_abnormal triggered
   State final_state;

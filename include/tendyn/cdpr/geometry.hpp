@@ -1,0 +1,103 @@
+// Geometry of a cable-driven parallel robot (CDPR): frame anchors, platform attachment points,
+// platform pose, cable vectors, lengths, unit vectors and the structure matrix J.
+//
+// Source: document 002 (Marchuk, Mikhailov, Kalinin, Maloletov, 2023), eqs. (1)-(3):
+//   J f = w,   J = [ u_1 ... u_n ; (R_WP p_PB_1) x u_1 ... (R_WP p_PB_n) x u_n ],
+// f >= 0 the cable tensions [N], w = [F; M] the wrench [N; N m] the cables must exert on the
+// platform, expressed in the world frame W, moments about the platform reference point P.
+// u_i is the unit vector from the platform attachment point B_i towards the frame anchor A_i
+// (a cable can only pull the platform towards its anchor).
+//
+// Notation (frame-explicit, as in docs/CDPR.md): p_WA anchor A in world W [m]; p_PB attachment
+// point B in platform frame P [m]; p_WP, R_WP platform pose; p_WB = p_WP + R_WP p_PB.
+#pragma once
+#include <Eigen/Core>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tendyn::cdpr {
+
+/// Spatial robots have a 6-row structure matrix (Fx, Fy, Fz, Mx, My, Mz); planar robots move in
+/// the world x-y plane and have 3 rows (Fx, Fy, Mz).
+enum class Motion { spatial, planar };
+
+/// Rows of a spatial wrench, used to pick a row subset of J (e.g. the document's (Fx, Fy, Mz)
+/// system (4) for the lower cables).
+enum class WrenchRow : int { fx = 0, fy = 1, fz = 2, mx = 3, my = 4, mz = 5 };
+
+/// Parses "fx", "fy", "fz", "mx", "my", "mz" (case-insensitive). Throws tendyn::Error otherwise.
+WrenchRow parse_wrench_row(const std::string& name);
+const char* wrench_row_name(WrenchRow row);
+
+/// Immutable robot description. Built and validated by make_model() or load_model().
+struct Model {
+  std::string name;
+  Motion motion = Motion::spatial;
+  Eigen::Matrix3Xd p_WA;                  ///< (3 x n) frame anchors in world [m]; planar: z = 0
+  Eigen::Matrix3Xd p_PB;                  ///< (3 x n) attachment points in platform frame [m]
+  std::vector<std::string> cable_names;   ///< n names (default "c1".."cn")
+  std::vector<std::string> cable_groups;  ///< n group labels (e.g. "upper", "lower"; default "")
+  double f_min_N = 0.0;                   ///< lower tension bound [N] (>= 0)
+  double f_max_N = 1e300;                 ///< upper tension bound [N] (> f_min_N); "none" = 1e300
+  double platform_mass_kg = 0.0;          ///< used only to build a gravity wrench (may be 0)
+  Eigen::Vector3d p_PC = Eigen::Vector3d::Zero();  ///< platform centre of mass in P [m]
+  Eigen::Vector3d gravity_W{0.0, 0.0, -9.81};  ///< [m/s^2]
+  [[nodiscard]] int num_cables() const { return static_cast<int>(p_WA.cols()); }
+  /// 6 for spatial, 3 for planar.
+  [[nodiscard]] int wrench_dim() const { return motion == Motion::spatial ? 6 : 3; }
+};
+
+/// Validates and returns a model. Throws tendyn::Error naming the cable and reason for: n < 1,
+/// n > 64, sizes that differ, non-finite coordinates, planar models with z != 0, two frame anchors
+/// closer than 1e-9 m ("coincident anchors"), bad bounds (f_min < 0, f_max <= f_min, NaN), names
+/// or groups of the wrong count.
+Model make_model(std::string name, Motion motion, Eigen::Matrix3Xd p_WA, Eigen::Matrix3Xd p_PB,
+                 std::vector<std::string> cable_names = {},
+                 std::vector<std::string> cable_groups = {});
+/// Re-runs every check of make_model on an already filled model (used by the YAML loader).
+void validate_model(const Model& model);
+
+/// Platform pose: position of the platform reference point P in W [m] and rotation R_WP.
+struct Pose {
+  Eigen::Vector3d p_WP = Eigen::Vector3d::Zero();
+  Eigen::Matrix3d R_WP = Eigen::Matrix3d::Identity();
+};
+
+/// Pose from position [m] and roll-pitch-yaw [rad]: R_WP = Rz(yaw) Ry(pitch) Rx(roll).
+/// Throws tendyn::Error on non-finite input.
+Pose pose_from_xyz_rpy(const Eigen::Vector3d& p_WP_m, const Eigen::Vector3d& rpy_rad);
+/// Planar pose (x [m], y [m], phi [rad] about world z).
+Pose pose_planar(double x_m, double y_m, double phi_rad);
+/// Pose from a vector: planar models take (x, y, phi), spatial (x, y, z, roll, pitch, yaw).
+/// Throws tendyn::Error on a wrong length or non-finite entries.
+Pose pose_from_vector(const Model& model, const Eigen::VectorXd& q);
+
+/// Mutable geometry of one pose; allocate once with make_data(), refill with update_geometry().
+struct Data {
+  Eigen::Matrix3Xd p_WB;      ///< (3 x n) attachment points in world [m]
+  Eigen::Matrix3Xd l_W;       ///< (3 x n) cable vectors p_WA - p_WB [m]
+  Eigen::VectorXd length_m;   ///< (n) cable lengths |l_W| [m]
+  Eigen::Matrix3Xd u_W;       ///< (3 x n) unit vectors l_W / length (towards the anchor)
+  Eigen::MatrixXd J;          ///< (6 x n) spatial or (3 x n) planar structure matrix
+};
+Data make_data(const Model& model);
+
+/// Fills data for `pose`: cable vectors, lengths, unit vectors, J (eq. (3)). Cost O(n), no
+/// allocation. Throws tendyn::Error "cable <name>: zero length at pose ..." when a cable is
+/// shorter than 1e-9 m (its direction is undefined) or the pose is not finite.
+void update_geometry(const Model& model, const Pose& pose, Data& data);
+
+/// Rows of a spatial structure matrix (6 x n): out = J.rows(rows). Throws on a planar J (3 rows)
+/// unless all rows are in (fx, fy, mz), which are mapped to rows 0, 1, 2.
+Eigen::MatrixXd select_rows(const Eigen::MatrixXd& J, const std::vector<WrenchRow>& rows);
+
+/// Column indices of the cables whose group label equals `group`. Throws if none.
+std::vector<int> cables_in_group(const Model& model, const std::string& group);
+
+/// The gravity wrench the cables must balance at `pose`: w = -[m g; (R_WP p_PC) x m g] (spatial)
+/// or -[m g_x; m g_y; ((R_WP p_PC) x m g)_z] (planar), [N; N m], moments about P.
+Eigen::VectorXd gravity_compensation_wrench(const Model& model, const Pose& pose);
+
+}  // namespace tendyn::cdpr

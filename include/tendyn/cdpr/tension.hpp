@@ -1,0 +1,136 @@
+// Cable tension distribution: given the structure matrix J (m x n, m <= 6 wrench rows, n cables)
+// and a wrench w (m), find tensions f (n) [N] with f >= 0 (or f_min <= f <= f_max).
+//
+// Goal of document 002 (Marchuk et al. 2023, eqs. (1)-(3) and the six-step method):
+// minimise the residual |J f - w|, then the norm |f|, subject to f >= 0.
+//
+// Methods (all behind solve_tensions()):
+//  * exhaustive      the document's method: all 2^n - 1 loaded subsets, min-norm least squares per
+//                    subset (rank-revealing QR), negatives zeroed, IQR outlier rejection of the
+//                    solution norms, residual rounded, min residual -> min norm -> most cables.
+//                    Cost O(2^n m^2 n). Supports n <= 24.
+//  * lawson_hanson   NNLS (Lawson & Hanson 1974, ch. 23; the algorithm of MATLAB/Octave lsqnonneg)
+//                    with a QR factorisation of the passive columns updated by Givens rotations
+//                    (no normal equations). Minimises |J f - w| over f >= 0 only (no norm stage).
+//  * exact           the lexicographic optimum: min |J f - w| over f_min <= f <= f_max, then min |f|
+//                    among those minimisers (a unique point). Stage 1 bounded least squares (the
+//                    Lawson-Hanson active set generalised to two bounds, Stark & Parker 1995), stage
+//                    2 a primal active-set QP (Nocedal & Wright 2006, alg. 16.3) started from the
+//                    stage-1 point. See docs/CDPR.md for the termination argument.
+//  * closed_form     Pott, Bruckmann, Mikelsons 2009 ("Closed-form force distribution for parallel
+//                    wire robots"): f = f_m + J^+ (w - J f_m), f_m = (f_min + f_max)/2. Exact wrench,
+//                    feasible only if f_min <= f <= f_max (else status infeasible).
+//  * improved_closed_form  Pott 2014 ("An improved force distribution algorithm for
+//                    over-constrained cable-driven parallel robots"): repeat the closed form; while a
+//                    tension violates its bounds, fix the worst one at the violated bound, move its
+//                    contribution to the right-hand side and drop the cable; infeasible when fewer
+//                    cables than rank(J) remain. Mikelsons et al. 2008 (ICRA, barycentre method)
+//                    is cited as the origin of the f_m-centred formulation.
+#pragma once
+#include <Eigen/Core>
+
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <string>
+
+namespace tendyn::cdpr {
+
+enum class Method { exhaustive, lawson_hanson, exact, closed_form, improved_closed_form };
+/// "exhaustive", "lawson-hanson" (also "nnls", "lsqnonneg"), "exact", "closed-form",
+/// "improved-closed-form". Throws tendyn::Error for other names.
+Method parse_method(const std::string& name);
+const char* method_name(Method method);
+
+enum class Status {
+  ok,              ///< solution found
+  near_singular,   ///< J (or the chosen loaded subset) is (near) rank deficient; f is returned
+                   ///< but equilibrium may not hold (see residual_norm)
+  infeasible,      ///< no f within the bounds meets the method's target (closed forms), or the
+                   ///< minimal residual is not zero (other methods: f is still the best one)
+  iteration_limit  ///< the iteration cap was reached; f is the last iterate
+};
+const char* status_name(Status status);
+
+struct SolverOptions {
+  double f_min_N = 0.0;    ///< lower tension bound (exact, closed forms) [N]
+  double f_max_N = std::numeric_limits<double>::infinity();  ///< upper bound [N]
+  /// Rank tolerance of the rank-revealing QR: pivots below rank_rtol * (largest pivot) are zero.
+  double rank_rtol = 1e-10;
+  /// J is flagged near_singular when sigma_min(J)/sigma_max(J) < singular_rtol (only when J has
+  /// at least as many columns as rows).
+  double singular_rtol = 1e-8;
+  /// A result is flagged near_singular when |f| sigma_max(J) / |w| exceeds this amplification.
+  double amplification_limit = 1e6;
+  /// Relative residual |J f - w| / |w| above which a result is reported infeasible.
+  double infeasible_rtol = 1e-6;
+  /// Exhaustive: interquartile-range coefficient k; norms > Q3 + k (Q3 - Q1) are outliers
+  /// (document step 4 "a large coefficient").
+  double iqr_coefficient = 10.0;
+  /// Exhaustive: residuals are rounded to this precision relative to |w| (document step 5):
+  /// key = round(|J f - w| / (precision |w|)).
+  double residual_precision = 1e-6;
+  /// Exhaustive: two norms are tied (step 6) when they differ by less than this relative amount.
+  double norm_tie_rtol = 1e-12;
+  /// Lawson-Hanson / exact: optimality tolerance on the dual vector; <= 0 selects lsqnonneg's
+  /// 10 eps |J|_1 max(m, n).
+  double dual_tol = -1.0;
+  /// Lawson-Hanson / exact: cap on active-set iterations; <= 0 selects 3 n + 30.
+  int max_iterations = -1;
+};
+
+struct TensionResult {
+  Eigen::VectorXd f_N;          ///< (n) tensions [N]
+  std::uint64_t loaded_mask = 0;  ///< bit i set when f_i > 0 (n <= 64)
+  int loaded_count = 0;
+  double residual_norm = 0.0;   ///< |J f - w| [N, N m mixed, as given]
+  double tension_norm = 0.0;    ///< |f| [N]
+  Status status = Status::ok;
+  int iterations = 0;           ///< active-set iterations, or subsets tried (exhaustive)
+  int outliers = 0;             ///< exhaustive: subsets rejected by the IQR rule
+};
+
+/// Preallocated scratch for every method, sized for at most `max_rows` x `max_cols` problems
+/// (exhaustive additionally 2^max_cols norms when max_cols <= 24). All solve calls on problems
+/// within those sizes do not allocate. Not thread safe: one workspace per thread.
+class Workspace {
+ public:
+  Workspace(int max_rows, int max_cols);
+  ~Workspace();
+  Workspace(Workspace&&) noexcept;
+  Workspace& operator=(Workspace&&) noexcept;
+  [[nodiscard]] int max_rows() const;
+  [[nodiscard]] int max_cols() const;
+  struct Impl;
+  Impl& impl() { return *impl_; }
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+/// Solves the tension distribution with `method`. `result.f_N` is resized once if needed.
+/// Throws tendyn::Error on sizes beyond the workspace, m > 6... (any m <= max_rows works),
+/// non-finite J or w, f_min < 0, f_max <= f_min, n > 24 for exhaustive, or missing finite bounds
+/// for the closed forms. Cost: see the list above; lawson_hanson and exact are O(k m n) per
+/// iteration with k iterations (typically <= n).
+void solve_tensions(Method method, const Eigen::Ref<const Eigen::MatrixXd>& J,
+                    const Eigen::Ref<const Eigen::VectorXd>& w, const SolverOptions& options,
+                    Workspace& workspace, TensionResult& result);
+
+/// Convenience: allocates a workspace per call.
+TensionResult solve_tensions(Method method, const Eigen::MatrixXd& J, const Eigen::VectorXd& w,
+                             const SolverOptions& options = {});
+
+/// Violation of the optimality (KKT) conditions of the exact problem at f, scaled to be
+/// dimensionless:
+///  stage 1: g = J^T (J f - w); at a free f_i |g_i|, at f_i = f_min g_i >= 0, at f_max g_i <= 0;
+///  stage 2: with v = J f, exists lambda: f_i - (J^T lambda)_i = 0 free, >= 0 at f_min, <= 0 at f_max
+///           (lambda by least squares on the free entries);
+///  bounds: f_min <= f <= f_max.
+/// Returns the max violation divided by (|J| |J f - w| + |f| + |w| + tiny) as documented in
+/// docs/CDPR.md. Used by tests (target <= 1e-9).
+double kkt_violation(const Eigen::MatrixXd& J, const Eigen::VectorXd& w, const Eigen::VectorXd& f,
+                     double f_min_N = 0.0,
+                     double f_max_N = std::numeric_limits<double>::infinity());
+
+}  // namespace tendyn::cdpr

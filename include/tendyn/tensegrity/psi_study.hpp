@@ -1,0 +1,56 @@
+// Document 000's study of the 3-prism's initial tilt angle psi: for each psi, simulate the
+// zero-gravity transient from rest and report whether the robot stays in its "normal mode"
+// (no cable slack, no strain above the limit), the strains of the three cable triples (top,
+// bottom, side) and the character of their transients. The normal-mode range is the longest
+// run of consecutive normal psi values.
+#pragma once
+#include <tendyn/tensegrity/builders.hpp>
+#include <tendyn/tensegrity/simulate.hpp>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace tendyn::tensegrity {
+
+struct PsiStudyOptions {
+  PrismParams prism;                ///< everything but psi (n must be 3)
+  std::vector<double> psi_deg;      ///< the tilt angles to run
+  SimulationOptions simulation;     ///< duration, step, strain limit, ...
+  int threads = 0;                  ///< 0 = all hardware threads; results do not depend on it
+};
+
+/// Triple index: 0 top, 1 bottom, 2 side (cable k belongs to triple k % 3).
+inline constexpr const char* kTripleName[3] = {"top", "bottom", "side"};
+
+struct PsiStudyRow {
+  double psi_deg = 0.0;
+  bool normal = true;
+  double first_slack_time_s = -1.0;
+  std::string first_slack_cable;
+  double first_overstrain_time_s = -1.0;
+  std::string first_overstrain_cable;
+  double max_strain[3] = {0, 0, 0};    ///< per triple, over the run
+  double min_strain[3] = {0, 0, 0};
+  double final_strain[3] = {0, 0, 0};
+  double triple_spread = 0.0;          ///< max over time and triples of (max - min strain within a triple)
+  /// Transient shape per triple: "rises", "falls", "rises-then-falls", "falls-then-rises".
+  std::string shape[3];
+  double kinetic_final_J = 0.0;
+};
+
+struct PsiStudyResult {
+  std::vector<PsiStudyRow> rows;
+  bool has_range = false;
+  double range_min_deg = 0.0, range_max_deg = 0.0;  ///< longest run of normal psi values
+};
+
+/// Runs the study (in parallel; identical results for any thread count). `progress(done, total)`
+/// is called from worker threads under a lock. Throws tendyn::Error for bad options.
+PsiStudyResult run_psi_study(const PsiStudyOptions& options,
+                             const std::function<void(int, int)>& progress = {});
+
+/// Classifies a sampled transient: where its extreme lies relative to start and end.
+std::string transient_shape(const std::vector<double>& samples);
+
+}  // namespace tendyn::tensegrity

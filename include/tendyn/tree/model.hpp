@@ -1,0 +1,128 @@
+// Tree-structured multibody model (document 003, Kovalchuk, Kulakov, Semenov 2008).
+//
+// A mechanism is a directed tree: links are vertices, joints are edges, the root is the world
+// (inertial frame W). Link i is attached to its parent link parent[i] (or to the world, -1) by
+// joint i. Links are numbered so that parent[i] < i (depth-first pre-order), which makes the
+// reachability matrix D lower triangular (document 003, D: d_ij = 1 iff link i is reachable from
+// link j, i.e. j is i or an ancestor of i).
+//
+// Frames (URDF convention): joint i has a fixed placement X_PJ in its parent frame P (rotation
+// R_PJ, translation p_PJ [m]); the link frame L_i is the joint frame moved by the joint
+// coordinate: rotation by q about the unit axis (revolute), translation by q along it
+// (prismatic), nothing (fixed), or an arbitrary pose (free: q = (p_PL [m], unit quaternion
+// w,x,y,z), velocity (w_L [rad/s], v_L [m/s]) = body-frame angular velocity and velocity of the
+// link origin, both in L). Mass properties are given in the link frame: mass [kg], centre of
+// mass p_LC [m], rotational inertia about the COM I_C [kg m^2]. SI units throughout.
+//
+// The Model is immutable once built (ModelBuilder::build); all scratch lives in tree::Data.
+#pragma once
+#include <Eigen/Core>
+#include <Eigen/Geometry>
+
+#include <string>
+#include <vector>
+
+namespace tendyn::tree {
+
+/// Kind of joint between a link and its parent. `Floating6` only exists in the builder: it is
+/// expanded into the document's fictitious 6-joint chain (prismatic x, y, z then revolute
+/// z, y, x about the parent's axes; five massless links + the body).
+enum class JointType { Fixed, Revolute, Prismatic, Free };
+
+[[nodiscard]] const char* joint_type_name(JointType t);
+
+struct Joint {
+  std::string name;
+  JointType type = JointType::Fixed;
+  Eigen::Vector3d axis = Eigen::Vector3d::UnitZ();        ///< unit axis in the joint frame
+  Eigen::Matrix3d R_PJ = Eigen::Matrix3d::Identity();     ///< joint frame in parent frame
+  Eigen::Vector3d p_PJ = Eigen::Vector3d::Zero();         ///< [m]
+  int nq = 0, nv = 0;   ///< 0 fixed, 1 revolute/prismatic, 7/6 free
+  int idx_q = 0, idx_v = 0;  ///< first coordinate in q and in v
+  bool fictitious = false;   ///< part of a fictitious floating-base chain (document 003)
+};
+
+struct Link {
+  std::string name;
+  double mass = 0.0;                                    ///< [kg]
+  Eigen::Vector3d com = Eigen::Vector3d::Zero();        ///< p_LC [m], link frame
+  Eigen::Matrix3d inertia = Eigen::Matrix3d::Zero();    ///< about COM, link axes [kg m^2]
+};
+
+class Model {
+ public:
+  std::string name;
+  std::vector<Link> links;     ///< (nlinks)
+  std::vector<Joint> joints;   ///< (nlinks) joint i attaches link i to parent[i]
+  std::vector<int> parent;     ///< (nlinks) parent link index or -1 for the world
+  std::vector<std::vector<int>> children;  ///< (nlinks)
+  Eigen::MatrixXi reachability;            ///< D (nlinks x nlinks), d_ij = 1 iff j is i or an ancestor of i
+  std::vector<int> v_to_link;              ///< (nv) link owning each velocity coordinate
+  Eigen::Vector3d gravity{0.0, 0.0, -9.81};  ///< g_W [m/s^2]
+  int nq = 0, nv = 0;
+
+  [[nodiscard]] int nlinks() const { return static_cast<int>(links.size()); }
+  /// Total mass [kg].
+  [[nodiscard]] double total_mass() const;
+  /// Index of the link called `name`; throws tendyn::Error if absent.
+  [[nodiscard]] int link_index(const std::string& name) const;
+  /// True if every joint is fixed, revolute or prismatic (needed by the block-matrix form).
+  [[nodiscard]] bool one_dof_joints_only() const;
+  /// Neutral configuration: zeros, identity quaternions for free joints.
+  [[nodiscard]] Eigen::VectorXd neutral() const;
+  /// Random configuration (joint angles uniform in [-pi, pi], prismatic in [-0.5, 0.5] m, free:
+  /// position in [-1,1]^3 and a uniformly random unit quaternion) from a seeded generator.
+  [[nodiscard]] Eigen::VectorXd random_configuration(unsigned seed) const;
+  /// Checks the sizes of q (nq) / v (nv); throws tendyn::Error naming `what`.
+  void check_q(const Eigen::VectorXd& q, const char* what = "q") const;
+  void check_v(const Eigen::VectorXd& v, const char* what = "v") const;
+};
+
+/// Builds a model from links given in any order (parents by name). Checks: unique names, parents
+/// exist, no cycles, finite and physical mass properties (mass >= 0, inertia symmetric positive
+/// semidefinite, triangle inequality), unit axes, and that every movable subtree has mass.
+class ModelBuilder {
+ public:
+  explicit ModelBuilder(std::string name = "tree") : name_(std::move(name)) {}
+  /// Adds link `link` attached to `parent` ("" or "world" = the world) by `joint` (idx fields are
+  /// filled by build()). `type` Floating6 is requested with add_floating6.
+  void add_link(const Link& link, const std::string& parent, const Joint& joint);
+  /// Adds a floating body as the document's fictitious chain: links <name>_fict_{px,py,pz,rz,ry}
+  /// (massless) and the body itself on the last revolute joint (about x).
+  void add_floating6(const Link& link, const std::string& parent, const Eigen::Matrix3d& R_PJ,
+                     const Eigen::Vector3d& p_PJ);
+  void set_gravity(const Eigen::Vector3d& g) { gravity_ = g; }
+  /// Numbers links depth-first (pre-order, children in insertion order) and validates.
+  [[nodiscard]] Model build() const;
+
+ private:
+  struct Entry {
+    Link link;
+    std::string parent;
+    Joint joint;
+  };
+  std::string name_;
+  std::vector<Entry> entries_;
+  Eigen::Vector3d gravity_{0.0, 0.0, -9.81};
+};
+
+/// How to model a floating base when loading: as written in the file, as the document's
+/// fictitious 6-joint chain, or as a free joint with a unit quaternion.
+enum class BaseMode { AsWritten, Fictitious, Free };
+
+/// Returns a copy of `m` in which every free joint is replaced by the fictitious 6-joint chain
+/// (Fictitious) or every fictitious chain by a free joint (Free).
+[[nodiscard]] Model convert_base(const Model& m, BaseMode mode);
+
+/// Reachability matrix from a parent array (parent[i] < i or -1). Cost O(n^2).
+[[nodiscard]] Eigen::MatrixXi reachability_from_parents(const std::vector<int>& parent);
+/// Parent array from a reachability matrix. Throws tendyn::Error if D is not the reachability
+/// matrix of a tree numbered parent-before-child: not square, an entry not 0/1, a diagonal entry
+/// not 1, an entry above the diagonal, or a row whose ancestors do not form a chain
+/// (row i must equal e_i + row parent(i), parent(i) = the largest j < i with d_ij = 1).
+[[nodiscard]] std::vector<int> parents_from_reachability(const Eigen::MatrixXi& D);
+
+/// Rotation from roll-pitch-yaw (URDF: R = Rz(yaw) Ry(pitch) Rx(roll)).
+[[nodiscard]] Eigen::Matrix3d rpy_to_matrix(const Eigen::Vector3d& rpy);
+
+}  // namespace tendyn::tree
