@@ -1,5 +1,6 @@
 // Shared fixtures and tolerance helpers for the tensegrity tests.
 #pragma once
+#include <tendyn/core/error.hpp>
 #include <tendyn/tensegrity/builders.hpp>
 #include <tendyn/tensegrity/output.hpp>
 
