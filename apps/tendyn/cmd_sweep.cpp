@@ -1,4 +1,149 @@
+// tendyn sweep: document 000's tilt-angle (psi) study of the 3-prism.
+#include <tendyn/core/error.hpp>
+#include <tendyn/io/atomic_file.hpp>
+#include <tendyn/tensegrity/output.hpp>
+#include <tendyn/tensegrity/psi_study.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <numbers>
+
+#include "cli_util.hpp"
 #include "commands.hpp"
+
 namespace tendyn::cli {
-void register_sweep(CLI::App& /*app*/) {}
+
+namespace {
+struct SweepArgs {
+  double psi_min = 20, psi_max = 80, psi_step = 1;
+  double radius = -1, pivot = -1, damping = 5.0, stiffness = 10.0, rest_length = 0.2, mass = 1.0, length = 0.3;
+  std::string damping_law = "relative_velocity";
+  double duration = 15.0, dt = 1e-3, strain_limit = 1.0;
+  int threads = 0;
+  std::string out_dir = "out/sweep";
+  bool quiet = false;
+};
+
+void run_sweep(const SweepArgs& a) {
+  namespace ts = tensegrity;
+  if (!(a.psi_step > 0)) throw Error("sweep: --psi-step must be > 0");
+  if (a.psi_max < a.psi_min) throw Error("sweep: --psi-max must be >= --psi-min");
+  ts::PsiStudyOptions o;
+  o.prism.rod_mass_kg = a.mass;
+  o.prism.rod_length_m = a.length;
+  o.prism.stiffness_Npm = a.stiffness;
+  o.prism.rest_length_m = a.rest_length;
+  o.prism.damping_Nspm = a.damping;
+  if (a.damping_law == "axial") o.prism.damping_law = ts::DampingLaw::kAxial;
+  else if (a.damping_law == "relative_velocity") o.prism.damping_law = ts::DampingLaw::kRelativeVelocity;
+  else throw Error("sweep: --damping-law must be axial or relative_velocity");
+  if (a.radius > 0) o.prism.radius_m = a.radius;
+  if (a.pivot >= 0) o.prism.pivot = a.pivot;
+  const int n = static_cast<int>(std::floor((a.psi_max - a.psi_min) / a.psi_step + 1e-9)) + 1;
+  for (int i = 0; i < n; ++i) o.psi_deg.push_back(a.psi_min + i * a.psi_step);
+  o.simulation.duration_s = a.duration;
+  o.simulation.dt_s = a.dt;
+  o.simulation.strain_limit = a.strain_limit;
+  o.simulation.output_interval_s = 0.01;
+  o.threads = a.threads;
+  ensure_directory(a.out_dir);
+  Progress progress("sweep", !a.quiet);
+  const auto res = ts::run_psi_study(o, [&](int done, int total) { progress.update(static_cast<double>(done) / total); });
+  progress.finish();
+
+  std::string csv = "psi_deg,normal,first_slack_cable,first_slack_time_s,first_overstrain_cable,first_overstrain_time_s";
+  for (const char* t : ts::kTripleName)
+    for (const char* q : {"max_strain", "min_strain", "final_strain", "shape"}) csv += std::string(",") + t + "_" + q;
+  csv += ",triple_spread\n";
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& r : res.rows) {
+    std::string line;
+    ts::append_number(line, r.psi_deg);
+    line += r.normal ? ",1," : ",0,";
+    line += r.first_slack_cable + ",";
+    ts::append_number(line, r.first_slack_time_s);
+    line += "," + r.first_overstrain_cable + ",";
+    ts::append_number(line, r.first_overstrain_time_s);
+    for (int t = 0; t < 3; ++t) {
+      for (double v : {r.max_strain[t], r.min_strain[t], r.final_strain[t]}) {
+        line += ",";
+        ts::append_number(line, v);
+      }
+      line += "," + r.shape[t];
+    }
+    line += ",";
+    ts::append_number(line, r.triple_spread);
+    csv += line + "\n";
+    nlohmann::json j = {{"psi_deg", r.psi_deg}, {"normal", r.normal}, {"triple_spread", r.triple_spread}};
+    j["first_slack"] = r.first_slack_cable.empty() ? nlohmann::json(nullptr)
+                                                   : nlohmann::json({{"cable", r.first_slack_cable}, {"time_s", r.first_slack_time_s}});
+    j["first_overstrain"] = r.first_overstrain_cable.empty()
+                                ? nlohmann::json(nullptr)
+                                : nlohmann::json({{"cable", r.first_overstrain_cable}, {"time_s", r.first_overstrain_time_s}});
+    for (int t = 0; t < 3; ++t)
+      j[ts::kTripleName[t]] = {{"max_strain", r.max_strain[t]}, {"min_strain", r.min_strain[t]},
+                               {"final_strain", r.final_strain[t]}, {"shape", r.shape[t]}};
+    rows.push_back(j);
+  }
+  nlohmann::json summary = {
+      {"study", "document 000 psi study (3-prism, zero gravity)"},
+      {"prism",
+       {{"rod_mass_kg", a.mass}, {"rod_length_m", a.length}, {"stiffness_Npm", a.stiffness}, {"rest_length_m", a.rest_length},
+        {"damping_Nspm", a.damping}, {"damping_law", a.damping_law}, {"radius_m", o.prism.radius_m}, {"pivot", o.prism.pivot}}},
+      {"simulation", {{"duration_s", a.duration}, {"dt_s", a.dt}, {"integrator", "rk4"}, {"strain_limit", a.strain_limit}}},
+      {"normal_range_deg", res.has_range ? nlohmann::json::array({res.range_min_deg, res.range_max_deg}) : nlohmann::json(nullptr)},
+      {"paper_normal_range_deg", nlohmann::json::array({36, 68})},
+      {"rows", rows}};
+  io::write_file_atomic(std::filesystem::path(a.out_dir) / "sweep.csv", csv);
+  io::write_file_atomic(std::filesystem::path(a.out_dir) / "sweep.json", summary.dump(2) + "\n");
+
+  if (a.quiet) return;
+  std::printf("psi study: radius %.4g m, pivot %.3g, damping %.3g N s/m (%s), %d angles, %.3g s each\n", o.prism.radius_m,
+              o.prism.pivot, a.damping, a.damping_law.c_str(), n, a.duration);
+  std::printf("%6s %-7s %-22s %-22s %23s %23s %23s  %s\n", "psi", "normal", "first slack", "first over-strain",
+              "top max/min/final [%]", "bottom max/min/final", "side max/min/final", "shapes (top, bottom, side)");
+  for (const auto& r : res.rows) {
+    char slack[64] = "-", over[64] = "-";
+    if (!r.first_slack_cable.empty()) std::snprintf(slack, sizeof slack, "%s @ %.3f s", r.first_slack_cable.c_str(), r.first_slack_time_s);
+    if (!r.first_overstrain_cable.empty())
+      std::snprintf(over, sizeof over, "%s @ %.3f s", r.first_overstrain_cable.c_str(), r.first_overstrain_time_s);
+    std::printf("%6.1f %-7s %-22s %-22s", r.psi_deg, r.normal ? "yes" : "no", slack, over);
+    for (int t = 0; t < 3; ++t)
+      std::printf(" %7.1f/%6.1f/%6.1f ", 100 * r.max_strain[t], 100 * r.min_strain[t], 100 * r.final_strain[t]);
+    std::printf(" %s, %s, %s\n", r.shape[0].c_str(), r.shape[1].c_str(), r.shape[2].c_str());
+  }
+  if (res.has_range)
+    std::printf("normal-mode range: psi in [%g deg, %g deg] (document 000: [36 deg, 68 deg])\n", res.range_min_deg, res.range_max_deg);
+  else
+    std::printf("normal-mode range: none of the angles run is normal\n");
+  std::printf("wrote %s/sweep.csv and %s/sweep.json\n", a.out_dir.c_str(), a.out_dir.c_str());
+}
+}  // namespace
+
+void register_sweep(CLI::App& app) {
+  auto a = std::make_shared<SweepArgs>();
+  auto* cmd = app.add_subcommand("sweep", "Document 000's psi study: normal-mode range of the 3-prism's initial tilt");
+  cmd->add_option("--psi-min", a->psi_min, "first tilt angle [deg]");
+  cmd->add_option("--psi-max", a->psi_max, "last tilt angle [deg]");
+  cmd->add_option("--psi-step", a->psi_step, "tilt step [deg]");
+  cmd->add_option("--radius", a->radius, "radius of the circle the rods stand on [m] (default 0.12)");
+  cmd->add_option("--pivot", a->pivot, "fraction of the rod, from its bottom end, on that circle (default 0.7)");
+  cmd->add_option("--damping", a->damping, "cable damping gamma [N s/m]");
+  cmd->add_option("--damping-law", a->damping_law, "relative_velocity (document eq. 3) or axial");
+  cmd->add_option("--stiffness", a->stiffness, "cable stiffness [N/m]");
+  cmd->add_option("--rest-length", a->rest_length, "cable rest length [m]");
+  cmd->add_option("--rod-mass", a->mass, "rod mass [kg]");
+  cmd->add_option("--rod-length", a->length, "rod length [m]");
+  cmd->add_option("--duration", a->duration, "simulated time per angle [s]");
+  cmd->add_option("--dt", a->dt, "RK4 step [s]");
+  cmd->add_option("--strain-limit", a->strain_limit, "over-strain threshold (1.0 = 100 %)");
+  cmd->add_option("-j,--threads", a->threads, "worker threads (0 = all cores); results do not depend on it");
+  cmd->add_option("-o,--out", a->out_dir, "output directory");
+  cmd->add_flag("-q,--quiet", a->quiet, "no table or progress");
+  cmd->callback([a] { run_sweep(*a); });
+}
+
 }  // namespace tendyn::cli

@@ -1,3 +1,4 @@
-# Test sources of the cli module (paths relative to tests/).
+# End-to-end tests of the tendyn program (paths relative to tests/).
 list(APPEND TENDYN_TESTS_cli
+  cli/cli_test.cpp
 )

@@ -4,4 +4,5 @@ list(APPEND TENDYN_TESTS_tensegrity
   tensegrity/integrate_test.cpp
   tensegrity/builders_test.cpp
   tensegrity/model_io_test.cpp
+  tensegrity/psi_study_test.cpp
 )

@@ -1,0 +1,76 @@
+// Document 000's psi study: the study's qualitative shape and determinism across thread counts.
+#include <tendyn/core/error.hpp>
+#include <tendyn/tensegrity/psi_study.hpp>
+
+#include <gtest/gtest.h>
+
+namespace ts = tendyn::tensegrity;
+
+namespace {
+ts::PsiStudyOptions study(std::vector<double> psi, int threads) {
+  ts::PsiStudyOptions o;
+  o.prism.damping_Nspm = 5.0;
+  o.prism.damping_law = ts::DampingLaw::kRelativeVelocity;
+  o.psi_deg = std::move(psi);
+  o.simulation.duration_s = 15.0;
+  o.simulation.dt_s = 1e-3;
+  o.simulation.output_interval_s = 0.01;
+  o.threads = threads;
+  return o;
+}
+}  // namespace
+
+TEST(PsiStudy, ReproducesTheDocumentsStudyShape) {
+  std::vector<double> psi;
+  for (double p = 20; p <= 80; p += 2) psi.push_back(p);
+  const auto res = ts::run_psi_study(study(psi, 0));
+  for (const auto& r : res.rows) {
+    SCOPED_TRACE("psi " + std::to_string(r.psi_deg));
+    // equal strains within each triple (symmetry), at every output time
+    EXPECT_LT(r.triple_spread, 1e-9);
+    // top and bottom strains equal at the final equilibrium
+    EXPECT_NEAR(r.final_strain[0], r.final_strain[1], 1e-6);
+    EXPECT_LT(r.kinetic_final_J, 1e-6);  // settled (slow creep of the prism's infinitesimal mechanism remains)
+  }
+  // small psi: the top triple goes slack; large psi: the bottom triple exceeds 100 %
+  EXPECT_EQ(res.rows.front().first_slack_cable.substr(0, 3), "top");
+  EXPECT_TRUE(res.rows.front().first_overstrain_cable.empty());
+  EXPECT_EQ(res.rows.back().first_overstrain_cable.substr(0, 6), "bottom");
+  EXPECT_TRUE(res.rows.back().first_slack_cable.empty());
+  // the normal-mode range with our radius (0.12 m) and pivot (0.7): [40, 68] on this 2-degree grid
+  // (document 000: [36, 68]; 1-degree grid: [39, 69], docs/VALIDATION.md)
+  ASSERT_TRUE(res.has_range);
+  EXPECT_NEAR(res.range_min_deg, 40.0, 2.0);
+  EXPECT_NEAR(res.range_max_deg, 68.0, 2.0);
+}
+
+TEST(PsiStudy, SameResultsForAnyThreadCount) {
+  const std::vector<double> psi = {30, 37, 45, 52, 60, 66, 71, 77};
+  const auto a = ts::run_psi_study(study(psi, 1));
+  const auto b = ts::run_psi_study(study(psi, 2));
+  const auto c = ts::run_psi_study(study(psi, 5));
+  for (std::size_t i = 0; i < psi.size(); ++i)
+    for (const auto* other : {&b, &c}) {
+      EXPECT_EQ(a.rows[i].normal, other->rows[i].normal);
+      for (int t = 0; t < 3; ++t) {
+        EXPECT_EQ(a.rows[i].max_strain[t], other->rows[i].max_strain[t]);  // bit for bit
+        EXPECT_EQ(a.rows[i].final_strain[t], other->rows[i].final_strain[t]);
+      }
+      EXPECT_EQ(a.rows[i].first_slack_time_s, other->rows[i].first_slack_time_s);
+    }
+}
+
+TEST(PsiStudy, TransientShapes) {
+  EXPECT_EQ(ts::transient_shape({0, 1, 2, 3}), "rises");
+  EXPECT_EQ(ts::transient_shape({3, 2, 1, 0}), "falls");
+  EXPECT_EQ(ts::transient_shape({0, 5, 2, 1}), "rises-then-falls");
+  EXPECT_EQ(ts::transient_shape({3, -1, 0, 2}), "falls-then-rises");
+}
+
+TEST(PsiStudy, BadOptions) {
+  EXPECT_THROW(ts::run_psi_study(study({}, 1)), tendyn::Error);
+  EXPECT_THROW(ts::run_psi_study(study({95}, 1)), tendyn::Error);
+  auto o = study({40}, 1);
+  o.prism.n = 4;
+  EXPECT_THROW(ts::run_psi_study(o), tendyn::Error);
+}
