@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Builds tendyn and runs every test: the GoogleTest suites (ctest), the Python tests, a short
+# fuzz run of the model parser, and the core tests again under AddressSanitizer + UBSan.
+# Installs missing Debian packages first. Set TENDYN_SKIP_SANITIZE=1 to skip the sanitizer pass.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+start=$(date +%s)
+scripts/install-deps.sh test
+scripts/build.sh build -DTENDYN_WERROR=ON
+(cd build && ctest --output-on-failure -j"$(nproc)")
+
+if [[ -d python/tests ]] && ls python/tests/test_*.py >/dev/null 2>&1; then
+  echo "== Python tests"
+  PYTHONPATH="$PWD/build/python" python3 -m pytest -q python/tests
+fi
+
+if [[ "${TENDYN_SKIP_SANITIZE:-0}" != 1 ]]; then
+  echo "== AddressSanitizer + UndefinedBehaviorSanitizer build (core, io, tensegrity, CLI tests)"
+  scripts/build.sh build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTENDYN_SANITIZE=address,undefined \
+    -DTENDYN_BUILD_BENCH=OFF -DTENDYN_WERROR=ON
+  (cd build-asan && UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 \
+     ctest --output-on-failure -j"$(nproc)" -R 'Dynamics|Integrate|Builders|ModelIo|PsiStudy|Cli|PrismEquilibrium|Fuzz')
+fi
+echo "== all tests passed in $(( $(date +%s) - start )) s"
