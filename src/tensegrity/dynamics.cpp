@@ -65,8 +65,27 @@ void forward_kinematics(const Model& model, const State& state, Data& data) {
   }
 }
 
+void update_rest_lengths(const Model& model, const State& state, Data& data) {
+  for (const auto& d : model.drives)
+    data.cable_rest_length_m[d.cable] = model.cables[static_cast<std::size_t>(d.cable)].rest_length_m + drive_offset(d, state.time_s);
+  if (!data.controller) return;
+  data.controller(state.time_s, state, data);
+  for (int k = 0; k < model.ncable(); ++k) {
+    const Cable& c = model.cables[static_cast<std::size_t>(k)];
+    const double l0 = data.cable_rest_length_m[k];
+    if (!(l0 >= c.rest_length_min_m && l0 <= c.rest_length_max_m)) {
+      throw SimulationError("controller set the rest length of cable '" +
+                                (k < static_cast<int>(model.cable_ids.size()) ? model.cable_ids[static_cast<std::size_t>(k)] : std::to_string(k)) +
+                                "' to " + std::to_string(l0) + " m, outside its limits [" + std::to_string(c.rest_length_min_m) + ", " +
+                                std::to_string(c.rest_length_max_m) + "] m",
+                            state.time_s);
+    }
+  }
+}
+
 void compute_element_forces(const Model& model, const State& state, Data& data) {
   const int nc = model.ncable();
+  if (!model.drives.empty() || data.controller) update_rest_lengths(model, state, data);
   for (int i = 0; i < model.nnode(); ++i) data.f_W_node.col(i) = data.f_W_ext_node[static_cast<std::size_t>(i)];
   const bool relative = model.damping_law == DampingLaw::kRelativeVelocity;
   for (int k = 0; k < nc; ++k) {

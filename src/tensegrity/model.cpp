@@ -2,6 +2,7 @@
 #include <tendyn/core/rotation.hpp>
 #include <tendyn/tensegrity/model.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 #include <string>
@@ -37,6 +38,39 @@ Rod make_hollow_rod(double mass_kg, double length_m, double radius_outer_m, doub
   r.inertia_transverse_kgm2 = mass_kg * (3.0 * rr + length_m * length_m) / 12.0;
   r.inertia_axial_kgm2 = mass_kg * rr / 2.0;
   return r;
+}
+
+double drive_offset(const CableDrive& drive, double t) {
+  if (const auto* s = std::get_if<SinusoidDrive>(&drive.u)) return s->a_m * std::sin(s->b_radps * t + s->c_rad) + s->d_m;
+  const auto& tab = std::get<TableDrive>(drive.u);
+  if (t <= tab.t_s.front()) return tab.u_m.front();
+  if (t >= tab.t_s.back()) return tab.u_m.back();
+  const auto it = std::upper_bound(tab.t_s.begin(), tab.t_s.end(), t);
+  const auto i = static_cast<std::size_t>(it - tab.t_s.begin()) - 1;
+  const double w = (t - tab.t_s[i]) / (tab.t_s[i + 1] - tab.t_s[i]);
+  return tab.u_m[i] + w * (tab.u_m[i + 1] - tab.u_m[i]);
+}
+
+double drive_max_rate(const CableDrive& drive) {
+  if (const auto* s = std::get_if<SinusoidDrive>(&drive.u)) return std::abs(s->a_m * s->b_radps);
+  const auto& tab = std::get<TableDrive>(drive.u);
+  double r = 0.0;
+  for (std::size_t i = 0; i + 1 < tab.t_s.size(); ++i)
+    r = std::max(r, std::abs(tab.u_m[i + 1] - tab.u_m[i]) / (tab.t_s[i + 1] - tab.t_s[i]));
+  return r;
+}
+
+std::pair<double, double> drive_range(const CableDrive& drive) {
+  if (const auto* s = std::get_if<SinusoidDrive>(&drive.u)) {
+    if (s->b_radps == 0.0) {
+      const double v = s->a_m * std::sin(s->c_rad) + s->d_m;
+      return {v, v};
+    }
+    return {s->d_m - std::abs(s->a_m), s->d_m + std::abs(s->a_m)};
+  }
+  const auto& tab = std::get<TableDrive>(drive.u);
+  const auto [lo, hi] = std::minmax_element(tab.u_m.begin(), tab.u_m.end());
+  return {*lo, *hi};
 }
 
 double Model::total_mass() const {
@@ -100,6 +134,37 @@ void validate(const Model& m) {
     if (!finite(c.stiffness_Npm) || c.stiffness_Npm < 0.0) throw Error(nm + ": stiffness must be >= 0");
     if (!finite(c.damping_Nspm) || c.damping_Nspm < 0.0) throw Error(nm + ": damping must be >= 0");
     if (!finite(c.rest_length_m) || c.rest_length_m < 0.0) throw Error(nm + ": rest length must be >= 0");
+  }
+  std::vector<int> driven(static_cast<std::size_t>(nc), 0);
+  for (const auto& d : m.drives) {
+    if (d.cable < 0 || d.cable >= nc) throw Error("drive names cable #" + std::to_string(d.cable) + " of " + std::to_string(nc));
+    const auto nm = name_of(m.cable_ids, d.cable, "cable");
+    if (driven[static_cast<std::size_t>(d.cable)]++) throw Error(nm + ": has two drives");
+    if (const auto* t = std::get_if<TableDrive>(&d.u)) {
+      if (t->t_s.size() < 2 || t->t_s.size() != t->u_m.size()) throw Error(nm + ": drive table needs >= 2 rows of (t, u)");
+      for (std::size_t i = 0; i < t->t_s.size(); ++i) {
+        if (!finite(t->t_s[i]) || !finite(t->u_m[i])) throw Error(nm + ": drive table has a non-finite entry (row " + std::to_string(i + 1) + ")");
+        if (i > 0 && !(t->t_s[i] > t->t_s[i - 1])) throw Error(nm + ": drive table times must increase strictly (row " + std::to_string(i + 1) + ")");
+      }
+    } else {
+      const auto& s = std::get<SinusoidDrive>(d.u);
+      if (!finite(s.a_m) || !finite(s.b_radps) || !finite(s.c_rad) || !finite(s.d_m)) throw Error(nm + ": sinusoid drive has a non-finite parameter");
+    }
+    const Cable& c = m.cables[static_cast<std::size_t>(d.cable)];
+    const auto [lo, hi] = drive_range(d);
+    if (c.rest_length_m + lo < c.rest_length_min_m - 1e-15 || c.rest_length_m + hi > c.rest_length_max_m + 1e-15)
+      throw Error(nm + ": drive takes the rest length to [" + std::to_string(c.rest_length_m + lo) + ", " +
+                  std::to_string(c.rest_length_m + hi) + "] m, outside its limits [" + std::to_string(c.rest_length_min_m) +
+                  ", " + std::to_string(c.rest_length_max_m) + "] m");
+    const double rate = drive_max_rate(d);
+    if (rate > c.rest_rate_max_mps * (1.0 + 1e-12))
+      throw Error(nm + ": drive changes the rest length at up to " + std::to_string(rate) + " m/s, above the limit " +
+                  std::to_string(c.rest_rate_max_mps) + " m/s");
+  }
+  for (int k = 0; k < nc; ++k) {
+    const Cable& c = m.cables[static_cast<std::size_t>(k)];
+    if (!(c.rest_length_min_m >= 0.0) || !(c.rest_length_max_m >= c.rest_length_min_m) || !(c.rest_rate_max_mps > 0.0))
+      throw Error(name_of(m.cable_ids, k, "cable") + ": rest-length limits must satisfy 0 <= min <= max and rate > 0");
   }
   if (!m.f_W_ext_node.empty() && static_cast<int>(m.f_W_ext_node.size()) != nn)
     throw Error("model '" + m.name + "': external force list must have one entry per node");

@@ -5,8 +5,11 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <map>
+#include <sstream>
 #include <numbers>
 #include <set>
 
@@ -159,7 +162,8 @@ Model read_elements(const YamlNode& root) {
     cables->require_sequence();
     for (std::size_t k = 0; k < cables->size(); ++k) {
       const auto c = (*cables)[k];
-      c.require_keys({"id", "nodes", "stiffness", "damping", "rest_length", "tension_only"});
+      c.require_keys({"id", "nodes", "stiffness", "damping", "rest_length", "tension_only", "rest_length_min",
+                      "rest_length_max", "rest_rate_max"});
       m.cable_ids.push_back(read_id(c, seen, "cable"));
       Cable cab;
       const auto nn = c.at("nodes");
@@ -174,6 +178,10 @@ Model read_elements(const YamlNode& root) {
       cab.damping_Nspm = c.has("damping") ? non_negative(c.at("damping")) : 0.0;
       cab.rest_length_m = non_negative(c.at("rest_length"));
       cab.tension_only = c.get_bool("tension_only", true);
+      if (auto v = c.get("rest_length_min")) cab.rest_length_min_m = non_negative(*v);
+      if (auto v = c.get("rest_length_max")) cab.rest_length_max_m = positive(*v);
+      if (auto v = c.get("rest_rate_max")) cab.rest_rate_max_mps = positive(*v);
+      if (cab.rest_length_max_m < cab.rest_length_min_m) c.at("rest_length_max").fail("must be >= rest_length_min");
       m.cables.push_back(cab);
     }
   }
@@ -295,10 +303,77 @@ Model read_matrices(const YamlNode& mx) {
   }
 }
 
+TableDrive read_table_csv(const YamlNode& where, const std::string& path) {
+  std::ifstream in(path);
+  if (!in) where.fail("cannot read drive table '" + path + "'");
+  TableDrive t;
+  std::string line;
+  int lineno = 0;
+  while (std::getline(in, line)) {
+    ++lineno;
+    if (line.empty() || line[0] == '#') continue;
+    double a = 0.0, b = 0.0;
+    char comma = 0;
+    std::istringstream ls(line);
+    if (!(ls >> a >> comma >> b) || comma != ',') {
+      if (t.t_s.empty() && lineno == 1) continue;  // header
+      throw Error(path + ":" + std::to_string(lineno) + ": expected 't_s,u_m' numbers, got '" + line + "'");
+    }
+    if (!std::isfinite(a) || !std::isfinite(b)) throw Error(path + ":" + std::to_string(lineno) + ": non-finite number");
+    if (!t.t_s.empty() && !(a > t.t_s.back())) throw Error(path + ":" + std::to_string(lineno) + ": times must increase strictly");
+    t.t_s.push_back(a);
+    t.u_m.push_back(b);
+  }
+  if (t.t_s.size() < 2) throw Error(path + ": a drive table needs at least 2 rows");
+  return t;
+}
+
+void read_drives(const YamlNode& list, Model& m, const std::string& base_dir) {
+  list.require_sequence();
+  std::set<int> seen;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const auto d = list[i];
+    d.require_keys({"cable", "sinusoid", "table"});
+    const auto cn = d.at("cable");
+    const auto id = cn.as_string();
+    const auto it = std::find(m.cable_ids.begin(), m.cable_ids.end(), id);
+    if (it == m.cable_ids.end()) cn.fail("names cable '" + id + "', which the model does not have");
+    CableDrive drive;
+    drive.cable = static_cast<int>(it - m.cable_ids.begin());
+    if (!seen.insert(drive.cable).second) cn.fail("cable '" + id + "' has two drives");
+    if (d.has("sinusoid") == d.has("table")) d.fail("give exactly one of 'sinusoid' or 'table'");
+    if (auto sn = d.get("sinusoid")) {
+      sn->require_keys({"a", "b", "c", "d"});
+      SinusoidDrive s;
+      s.a_m = sn->get_double("a", 0.0);
+      s.b_radps = sn->get_double("b", 0.0);
+      s.c_rad = sn->get_double("c", 0.0);
+      s.d_m = sn->get_double("d", 0.0);
+      drive.u = s;
+    } else {
+      const auto tn = d.at("table");
+      if (tn.is_scalar()) {
+        std::string path = tn.as_string();
+        if (!path.empty() && path[0] != '/' && !base_dir.empty()) path = base_dir + "/" + path;
+        drive.u = read_table_csv(tn, path);
+      } else {
+        const Eigen::MatrixXd rows = tn.as_matrix(-1, 2);
+        TableDrive t;
+        for (int r = 0; r < rows.rows(); ++r) {
+          t.t_s.push_back(rows(r, 0));
+          t.u_m.push_back(rows(r, 1));
+        }
+        drive.u = t;
+      }
+    }
+    m.drives.push_back(drive);
+  }
+}
+
 ModelFile read_root(const YamlNode& root) {
   root.require_map();
   root.require_keys({"tendyn", "name", "gravity", "damping_law", "rods", "nodes", "cables", "builder", "matrices",
-                     "simulation", "description"});
+                     "simulation", "description", "drives"});
   if (auto k = root.get("tendyn"))
     if (k->as_string() != "tensegrity") k->fail("this reader takes 'tensegrity' models, not '" + k->as_string() + "'");
   ModelFile f;
@@ -317,6 +392,10 @@ ModelFile read_root(const YamlNode& root) {
     f.model = read_elements(root);
   }
   if (auto s = root.get("simulation")) read_simulation(*s, f.simulation);
+  if (auto d = root.get("drives")) {
+    const auto slash = root.file().find_last_of('/');
+    read_drives(*d, f.model, slash == std::string::npos ? std::string() : root.file().substr(0, slash));
+  }
   try {
     validate(f.model);
   } catch (const Error& e) {
@@ -381,9 +460,30 @@ std::string to_yaml(const Model& m, const SimulationOptions* sim) {
     out << YAML::Key << "stiffness" << YAML::Value << c.stiffness_Npm << YAML::Key << "damping" << YAML::Value << c.damping_Nspm;
     out << YAML::Key << "rest_length" << YAML::Value << c.rest_length_m;
     if (!c.tension_only) out << YAML::Key << "tension_only" << YAML::Value << false;
+    if (c.rest_length_min_m > 0.0) out << YAML::Key << "rest_length_min" << YAML::Value << c.rest_length_min_m;
+    if (std::isfinite(c.rest_length_max_m)) out << YAML::Key << "rest_length_max" << YAML::Value << c.rest_length_max_m;
+    if (std::isfinite(c.rest_rate_max_mps)) out << YAML::Key << "rest_rate_max" << YAML::Value << c.rest_rate_max_mps;
     out << YAML::EndMap;
   }
   out << YAML::EndSeq;
+  if (!m.drives.empty()) {
+    out << YAML::Key << "drives" << YAML::Value << YAML::BeginSeq;
+    for (const auto& d : m.drives) {
+      out << YAML::BeginMap << YAML::Key << "cable" << YAML::Value << m.cable_ids[static_cast<std::size_t>(d.cable)];
+      if (const auto* sd = std::get_if<SinusoidDrive>(&d.u)) {
+        out << YAML::Key << "sinusoid" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "a" << YAML::Value << sd->a_m
+            << YAML::Key << "b" << YAML::Value << sd->b_radps << YAML::Key << "c" << YAML::Value << sd->c_rad << YAML::Key << "d"
+            << YAML::Value << sd->d_m << YAML::EndMap;
+      } else {
+        const auto& t = std::get<TableDrive>(d.u);
+        out << YAML::Key << "table" << YAML::Value << YAML::BeginSeq;
+        for (std::size_t i = 0; i < t.t_s.size(); ++i) out << YAML::Flow << std::vector<double>{t.t_s[i], t.u_m[i]};
+        out << YAML::EndSeq;
+      }
+      out << YAML::EndMap;
+    }
+    out << YAML::EndSeq;
+  }
   if (sim) {
     out << YAML::Key << "simulation" << YAML::Value << YAML::BeginMap;
     out << YAML::Key << "duration" << YAML::Value << sim->duration_s << YAML::Key << "dt" << YAML::Value << sim->dt_s;

@@ -113,10 +113,12 @@ class Monitor {
 }  // namespace
 
 SimulationSummary simulate(const Model& model, const SimulationOptions& opt, Observer* observer,
-                           const std::function<void(double)>& progress, const State* initial) {
+                           const std::function<void(double)>& progress, const State* initial,
+                           const std::function<void(double, const State&, Data&)>& controller) {
   validate(opt);
   const auto wall0 = std::chrono::steady_clock::now();
   Data data = make_data(model);
+  data.controller = controller;
   State state = initial ? *initial : model.initial_state;
   if (state.x.size() != State::kStride * model.nrod()) throw Error("initial state has the wrong size for the model");
   normalize_quaternions(model, state);
@@ -149,8 +151,23 @@ SimulationSummary simulate(const Model& model, const SimulationOptions& opt, Obs
   };
 
   long step = 0;
+  Eigen::VectorXd prev_rest = data.cable_rest_length_m;  // controller rate-limit check
+  double prev_t = state.time_s;
   for (;;) {
     // data holds f(state): monitor, energy check, output.
+    if (data.controller && state.time_s > prev_t) {
+      const double h = state.time_s - prev_t;
+      for (int k = 0; k < model.ncable(); ++k) {
+        const double rate = std::abs(data.cable_rest_length_m[k] - prev_rest[k]) / h;
+        if (rate > model.cables[static_cast<std::size_t>(k)].rest_rate_max_mps * (1.0 + 1e-9))
+          throw SimulationError("controller changes the rest length of cable '" + model.cable_ids[static_cast<std::size_t>(k)] +
+                                    "' at " + std::to_string(rate) + " m/s, above its limit " +
+                                    std::to_string(model.cables[static_cast<std::size_t>(k)].rest_rate_max_mps) + " m/s",
+                                state.time_s);
+      }
+      prev_rest = data.cable_rest_length_m;
+      prev_t = state.time_s;
+    }
     const Energy en = compute_energy(model, state, data);
     if (!state.x.allFinite() || !std::isfinite(en.total())) {
       throw SimulationError("state became non-finite at t = " + std::to_string(state.time_s) +

@@ -44,6 +44,7 @@ struct StudySummary {
   double mean_norm_reduction = 0.0;     ///< mean of 1 - |f_A|/|f_B| over a_smaller_norm rows
   double median_norm_reduction = 0.0;  ///< median of the same
   double min_norm_reduction = 0.0, max_norm_reduction = 0.0;
+  double p25_norm_reduction = 0.0, p75_norm_reduction = 0.0;  ///< quartiles (nearest rank)
   double mean_loaded_a = 0.0, mean_loaded_b = 0.0;
   double max_rel_residual_a = 0.0, max_rel_residual_b = 0.0;
   int near_singular_a = 0, near_singular_b = 0;

@@ -17,6 +17,7 @@
 #include <tendyn/tensegrity/model.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace tendyn::tensegrity {
@@ -38,6 +39,13 @@ struct Data {
 
   std::vector<Eigen::Vector3d> f_W_ext_node;  // (nnode) external forces [N], from the model
 
+  /// Optional actuation callback through the API, called at every evaluation (every integrator
+  /// stage) after the model's drives have set cable_rest_length_m for time t_s. It may change
+  /// cable_rest_length_m and f_W_ext_node. It must be a function of (t_s, state) only, or the
+  /// integrators lose their order. Rest lengths are then checked against each cable's limits
+  /// (SimulationError naming the cable).
+  std::function<void(double t_s, const State& state, Data& data)> controller;
+
   Eigen::VectorXd xdot;  // (13 nrod) state derivative of the last compute_derivative()
 
   // Integrator scratch (sized once).
@@ -53,6 +61,10 @@ Data make_data(const Model& model);
 
 /// Node positions and velocities and rod axes from the state. O(nnode).
 void forward_kinematics(const Model& model, const State& state, Data& data);
+
+/// Current rest lengths: model rest length + drive offset u_k(t) (document 001 eq. 3-1), then the
+/// controller callback if set. Called by compute_element_forces. O(ndrive) (+ callback).
+void update_rest_lengths(const Model& model, const State& state, Data& data);
 
 /// Element lengths, rates and tensions (eqs. 2-3) and their forces on nodes, plus external node
 /// forces. Requires forward_kinematics. O(ncable + nnode).

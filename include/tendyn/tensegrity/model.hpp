@@ -12,7 +12,9 @@
 #include <Eigen/Core>
 #include <Eigen/Geometry>
 
+#include <limits>
 #include <string>
+#include <variant>
 #include <vector>
 
 namespace tendyn::tensegrity {
@@ -63,7 +65,34 @@ struct Cable {
   double damping_Nspm = 0.0;    ///< gamma >= 0
   double rest_length_m = 0.0;   ///< rho >= 0
   bool tension_only = true;
+  /// Actuation limits on the current rest length and its rate (document 001 chapter 3: a winch
+  /// cannot pay out or reel in without bound). Checked for drives at model validation and for
+  /// API callbacks at every step (SimulationError naming the cable).
+  double rest_length_min_m = 0.0;
+  double rest_length_max_m = std::numeric_limits<double>::infinity();
+  double rest_rate_max_mps = std::numeric_limits<double>::infinity();
 };
+
+/// u(t) = a sin(b t + c) + d (document 001, eq. 2-66 and the forward mode of section 3.4).
+struct SinusoidDrive {
+  double a_m = 0.0, b_radps = 0.0, c_rad = 0.0, d_m = 0.0;
+};
+/// Piecewise-linear u(t) through (t_s[i], u_m[i]), t_s strictly increasing; held at the first /
+/// last value outside the table.
+struct TableDrive {
+  std::vector<double> t_s, u_m;
+};
+/// Actuation of one cable: its rest length is rest_length_m + u(t) (document 001, eq. 3-1).
+struct CableDrive {
+  int cable = -1;
+  std::variant<SinusoidDrive, TableDrive> u;
+};
+/// u(t) [m] of a drive. O(1) for sinusoids, O(log n) for tables.
+double drive_offset(const CableDrive& drive, double t_s);
+/// Largest |du/dt| [m/s] of a drive over all time.
+double drive_max_rate(const CableDrive& drive);
+/// Smallest and largest u [m] of a drive over all time.
+std::pair<double, double> drive_range(const CableDrive& drive);
 
 /// Generalised state: per rod 13 numbers [p_WC(3), q_WB(4: w x y z), v_WC(3), w_W(3)],
 /// angular velocity in the world frame. Flat so that integrators can treat it as one vector.
@@ -98,6 +127,7 @@ struct Model {
   /// Constant external force on each node [N] (nnode entries; zero by default).
   std::vector<Eigen::Vector3d> f_W_ext_node;
   DampingLaw damping_law = DampingLaw::kAxial;
+  std::vector<CableDrive> drives;  ///< actuated cables (at most one drive per cable)
   State initial_state;  ///< the state a run starts from (like MuJoCo's qpos0/qvel0)
 
   [[nodiscard]] int nrod() const { return static_cast<int>(rods.size()); }
@@ -111,7 +141,8 @@ struct Model {
 /// Checks every invariant the algorithms rely on and throws tendyn::Error naming the element
 /// (by id) and the reason: indices in range, each rod end owned by exactly one node, positive
 /// mass and length, non-negative stiffness/damping/rest length, finite numbers, unit quaternions,
-/// no cable from a node to itself or between two anchors. Cost O(nrod + nnode + ncable).
+/// no cable from a node to itself or between two anchors, drives naming existing cables (once
+/// each) whose rest length stays within the cable's limits and rate. Cost O(nrod + nnode + ncable).
 void validate(const Model& model);
 
 /// Rod poses from the positions of their two end nodes (p_W of end 0 and end 1, rows of the

@@ -65,11 +65,13 @@ class Observer {
 };
 
 /// Runs the model from `initial` (model.initial_state if null) for options.duration_s.
+/// `controller` (optional) is installed as Data::controller: actuation through the API.
 /// `progress(fraction)` is called every step if set. Throws SimulationError on a non-finite state,
 /// an energy blow-up or a collapsing element (with the time and the reason), tendyn::Error on bad
 /// options. Cost: steps * evaluations per step * O(nrod + ncable); no allocation inside the loop.
 SimulationSummary simulate(const Model& model, const SimulationOptions& options, Observer* observer = nullptr,
-                           const std::function<void(double)>& progress = {}, const State* initial = nullptr);
+                           const std::function<void(double)>& progress = {}, const State* initial = nullptr,
+                           const std::function<void(double, const State&, Data&)>& controller = {});
 
 /// Validates options (positive step, duration, etc.); throws tendyn::Error naming the option.
 void validate(const SimulationOptions& options);
