@@ -9,4 +9,5 @@ list(APPEND TENDYN_SOURCES
   tensegrity/output.cpp
   tensegrity/mjcf.cpp
   tensegrity/psi_study.cpp
+  tensegrity/lagrange.cpp
 )

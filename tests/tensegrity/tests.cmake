@@ -5,4 +5,5 @@ list(APPEND TENDYN_TESTS_tensegrity
   tensegrity/builders_test.cpp
   tensegrity/model_io_test.cpp
   tensegrity/psi_study_test.cpp
+  tensegrity/lagrange_test.cpp
 )
