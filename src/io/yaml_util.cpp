@@ -1,6 +1,7 @@
 #include <tendyn/core/error.hpp>
 #include <tendyn/io/yaml_util.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -88,8 +89,12 @@ std::vector<std::string> YamlNode::keys() const {
 
 void YamlNode::require_keys(std::initializer_list<const char*> allowed) const {
   require_map();
+  std::vector<std::string> seen;
   for (const auto& kv : node_) {
     const auto key = kv.first.Scalar();
+    if (std::find(seen.begin(), seen.end(), key) != seen.end())
+      YamlNode(kv.first, file_, path_.empty() ? key : path_ + "." + key).fail("duplicate field '" + key + "'");
+    seen.push_back(key);
     bool ok = false;
     for (const char* a : allowed) ok = ok || key == a;
     if (!ok) {

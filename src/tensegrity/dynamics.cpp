@@ -1,4 +1,5 @@
 #include <tendyn/core/error.hpp>
+#include <tendyn/tensegrity/contact.hpp>
 #include <tendyn/tensegrity/dynamics.hpp>
 
 #include <cmath>
@@ -126,6 +127,7 @@ void compute_element_forces(const Model& model, const State& state, Data& data) 
     data.f_W_node.col(a) += f_a;
     data.f_W_node.col(b) -= f_a;
   }
+  if (model.ground.type == Ground::Type::kCompliant) add_compliant_ground_forces(model, data);
 }
 
 void compute_accelerations(const Model& model, const State& state, Data& data) {
@@ -195,6 +197,7 @@ Energy compute_energy(const Model& model, const State& state, const Data& data) 
     en.elastic_J += 0.5 * model.cables[static_cast<std::size_t>(k)].stiffness_Npm * s * s;
   }
   for (int i = 0; i < model.nnode(); ++i) en.external_J -= data.f_W_ext_node[static_cast<std::size_t>(i)].dot(data.p_W_node.col(i));
+  en.elastic_J += ground_energy(model, data);
   return en;
 }
 

@@ -166,6 +166,13 @@ void validate(const Model& m) {
     if (!(c.rest_length_min_m >= 0.0) || !(c.rest_length_max_m >= c.rest_length_min_m) || !(c.rest_rate_max_mps > 0.0))
       throw Error(name_of(m.cable_ids, k, "cable") + ": rest-length limits must satisfy 0 <= min <= max and rate > 0");
   }
+  const Ground& g = m.ground;
+  if (!finite(g.height_m) || !(g.friction >= 0.0) || !finite(g.friction)) throw Error("ground: height must be finite and friction >= 0");
+  if (!(g.restitution >= 0.0 && g.restitution <= 1.0)) throw Error("ground: restitution must be in [0, 1]");
+  if (!(g.max_penetration_m > 0.0) || !(g.baumgarte > 0.0 && g.baumgarte <= 1.0))
+    throw Error("ground: max_penetration must be > 0 and baumgarte in (0, 1]");
+  if (!(g.stiffness_Npm > 0.0) || !(g.damping_Nspm >= 0.0) || !(g.slip_velocity_mps > 0.0))
+    throw Error("ground: stiffness and slip velocity must be > 0, damping >= 0");
   if (!m.f_W_ext_node.empty() && static_cast<int>(m.f_W_ext_node.size()) != nn)
     throw Error("model '" + m.name + "': external force list must have one entry per node");
   for (int i = 0; i < static_cast<int>(m.f_W_ext_node.size()); ++i)

@@ -370,10 +370,37 @@ void read_drives(const YamlNode& list, Model& m, const std::string& base_dir) {
   }
 }
 
+Ground read_ground(const YamlNode& g) {
+  g.require_keys({"type", "height", "friction", "restitution", "max_penetration", "baumgarte", "stiffness", "damping",
+                  "slip_velocity"});
+  Ground out;
+  const auto t = g.at("type");
+  const auto type = t.as_string();
+  if (type == "none") out.type = Ground::Type::kNone;
+  else if (type == "impulse") out.type = Ground::Type::kImpulse;
+  else if (type == "compliant") out.type = Ground::Type::kCompliant;
+  else t.fail("unknown ground type '" + type + "' (valid: none, impulse, compliant)");
+  if (auto v = g.get("height")) out.height_m = v->as_double();
+  if (auto v = g.get("friction")) out.friction = non_negative(*v);
+  if (auto v = g.get("restitution")) {
+    out.restitution = v->as_double();
+    if (out.restitution < 0.0 || out.restitution > 1.0) v->fail("must be in [0, 1]");
+  }
+  if (auto v = g.get("max_penetration")) out.max_penetration_m = positive(*v);
+  if (auto v = g.get("baumgarte")) {
+    out.baumgarte = positive(*v);
+    if (out.baumgarte > 1.0) v->fail("must be in (0, 1]");
+  }
+  if (auto v = g.get("stiffness")) out.stiffness_Npm = positive(*v);
+  if (auto v = g.get("damping")) out.damping_Nspm = non_negative(*v);
+  if (auto v = g.get("slip_velocity")) out.slip_velocity_mps = positive(*v);
+  return out;
+}
+
 ModelFile read_root(const YamlNode& root) {
   root.require_map();
   root.require_keys({"tendyn", "name", "gravity", "damping_law", "rods", "nodes", "cables", "builder", "matrices",
-                     "simulation", "description", "drives"});
+                     "simulation", "description", "drives", "ground"});
   if (auto k = root.get("tendyn"))
     if (k->as_string() != "tensegrity") k->fail("this reader takes 'tensegrity' models, not '" + k->as_string() + "'");
   ModelFile f;
@@ -392,6 +419,7 @@ ModelFile read_root(const YamlNode& root) {
     f.model = read_elements(root);
   }
   if (auto s = root.get("simulation")) read_simulation(*s, f.simulation);
+  if (auto g = root.get("ground")) f.model.ground = read_ground(*g);
   if (auto d = root.get("drives")) {
     const auto slash = root.file().find_last_of('/');
     read_drives(*d, f.model, slash == std::string::npos ? std::string() : root.file().substr(0, slash));
@@ -483,6 +511,17 @@ std::string to_yaml(const Model& m, const SimulationOptions* sim) {
       out << YAML::EndMap;
     }
     out << YAML::EndSeq;
+  }
+  if (m.ground.type != Ground::Type::kNone) {
+    const Ground& g = m.ground;
+    out << YAML::Key << "ground" << YAML::Value << YAML::BeginMap;
+    out << YAML::Key << "type" << YAML::Value << (g.type == Ground::Type::kImpulse ? "impulse" : "compliant");
+    out << YAML::Key << "height" << YAML::Value << g.height_m << YAML::Key << "friction" << YAML::Value << g.friction;
+    out << YAML::Key << "restitution" << YAML::Value << g.restitution << YAML::Key << "max_penetration" << YAML::Value
+        << g.max_penetration_m << YAML::Key << "baumgarte" << YAML::Value << g.baumgarte;
+    out << YAML::Key << "stiffness" << YAML::Value << g.stiffness_Npm << YAML::Key << "damping" << YAML::Value << g.damping_Nspm
+        << YAML::Key << "slip_velocity" << YAML::Value << g.slip_velocity_mps;
+    out << YAML::EndMap;
   }
   if (sim) {
     out << YAML::Key << "simulation" << YAML::Value << YAML::BeginMap;

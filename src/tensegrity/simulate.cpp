@@ -1,4 +1,5 @@
 #include <tendyn/core/error.hpp>
+#include <tendyn/tensegrity/contact.hpp>
 #include <tendyn/tensegrity/simulate.hpp>
 
 #include <algorithm>
@@ -38,34 +39,72 @@ double first_crossing(const Model& m, const Data& d) {
   return theta;
 }
 
-// Advances a fixed step of size h; on entry d holds f(s); on exit d holds f(s) of the new state.
-// Returns the number of splits made at slack events.
-int advance_fixed(const Model& m, Data& d, State& s, double h, Integrator integ, bool locate) {
-  if (!locate) {
-    fixed_step(m, d, s, h, integ);
-    compute_derivative(m, s, d);
-    return 0;
+// Redoes the step from the saved state with size f * h (f in (0, 1]) and evaluates at the end.
+void redo(const Model& m, Data& d, State& s, double h, Integrator integ) {
+  s.x = d.saved.x;
+  s.time_s = d.saved.time_s;
+  compute_derivative(m, s, d);
+  fixed_step(m, d, s, h, integ);
+  compute_derivative(m, s, d);
+}
+
+// Shortens the step (size h from the saved state) to the impact of the first rod end with the
+// ground, so that the deepest end lies in [-tol, 0]. Bisection on the step fraction, <= 40 redos.
+// On return s is at the located time, d evaluated there; returns the step actually taken.
+double locate_impact(const Model& m, Data& d, State& s, double h, Integrator integ) {
+  const double tol = m.ground.max_penetration_m;
+  double lo = 0.0, hi = 1.0, f = 1.0;
+  for (int it = 0; it < 40; ++it) {
+    f = 0.5 * (lo + hi);
+    redo(m, d, s, f * h, integ);
+    const double z = lowest_end_height(m, d);
+    if (z < -tol) hi = f;
+    else if (z > 0.0) lo = f;
+    else return f * h;
   }
+  // Not bracketed closer than 2^-40 h: take the last point above -tol.
+  redo(m, d, s, lo * h, integ);
+  return lo * h;
+}
+
+// Advances a fixed step of size h; on entry d holds f(s); on exit d holds f(s) of the new state.
+// Splits the step at slack events (locate_slack) and at ground impacts (impulse ground), applying
+// the impulses at the impact. Returns the number of splits.
+int advance_fixed(const Model& m, Data& d, State& s, double h, Integrator integ, bool locate_slack) {
+  const bool impulse = m.ground.type == Ground::Type::kImpulse;
+  const double t_end = s.time_s + h;
   int splits = 0;
   double remaining = h;
-  while (remaining > 0.0) {
+  while (remaining > 1e-12 * h) {
+    if (impulse && apply_ground_pre_impulses(m, d, s, remaining) > 0) compute_derivative(m, s, d);
     d.saved.x = s.x;
     d.saved.time_s = s.time_s;
     for (int k = 0; k < m.ncable(); ++k) d.stretch_start_m[k] = d.cable_length_m[k] - d.cable_rest_length_m[k];
+    const double z0 = impulse ? lowest_end_height(m, d) : 0.0;
     fixed_step(m, d, s, remaining, integ);
     compute_derivative(m, s, d);
-    const double theta = first_crossing(m, d);
-    if (splits >= 3 || theta >= 1.0 || theta * remaining < 1e-6 * h || (1.0 - theta) * remaining < 1e-6 * h) break;
-    // redo: first up to the crossing, then the rest
-    s.x = d.saved.x;
-    s.time_s = d.saved.time_s;
-    compute_derivative(m, s, d);
-    const double h1 = theta * remaining;
-    fixed_step(m, d, s, h1, integ);
-    compute_derivative(m, s, d);
-    remaining -= h1;
-    ++splits;
+    double taken = remaining;
+    if (impulse && splits < 8 && z0 >= -m.ground.max_penetration_m && lowest_end_height(m, d) < -m.ground.max_penetration_m) {
+      taken = locate_impact(m, d, s, remaining, integ);
+      ++splits;
+    } else if (locate_slack && splits < 3) {
+      const double theta = first_crossing(m, d);
+      if (theta < 1.0 && theta * remaining > 1e-6 * h && (1.0 - theta) * remaining > 1e-6 * h) {
+        taken = theta * remaining;
+        redo(m, d, s, taken, integ);
+        ++splits;
+      }
+    }
+    if (impulse && apply_ground_impulses(m, d, s, taken) > 0) compute_derivative(m, s, d);
+    remaining -= taken;
+    if (splits >= 12) break;
   }
+  if (remaining > 1e-12 * h) {  // give up splitting: finish the step plainly
+    fixed_step(m, d, s, remaining, integ);
+    compute_derivative(m, s, d);
+    if (impulse && apply_ground_impulses(m, d, s, remaining) > 0) compute_derivative(m, s, d);
+  }
+  s.time_s = t_end;
   return splits;
 }
 
@@ -116,6 +155,8 @@ SimulationSummary simulate(const Model& model, const SimulationOptions& opt, Obs
                            const std::function<void(double)>& progress, const State* initial,
                            const std::function<void(double, const State&, Data&)>& controller) {
   validate(opt);
+  if (model.ground.type == Ground::Type::kImpulse && opt.integrator == Integrator::kDormandPrince45)
+    throw Error("the impulse ground model needs a fixed-step integrator (rk4 or lie-verlet); use the compliant ground with dopri5");
   const auto wall0 = std::chrono::steady_clock::now();
   Data data = make_data(model);
   data.controller = controller;

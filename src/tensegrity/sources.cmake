@@ -10,4 +10,5 @@ list(APPEND TENDYN_SOURCES
   tensegrity/mjcf.cpp
   tensegrity/psi_study.cpp
   tensegrity/lagrange.cpp
+  tensegrity/contact.cpp
 )

@@ -106,9 +106,8 @@ TEST(Builders, DocumentPrismTopology) {
   }
   for (int k = 0; k < 9; ++k) {
     const std::string a = m.node_ids[m.cables[k].node[0]], b = m.node_ids[m.cables[k].node[1]];
-    if (k % 3 == 0) EXPECT_TRUE(a[0] == 't' && b[0] == 't');
-    if (k % 3 == 1) EXPECT_TRUE(a[0] == 'b' && b[0] == 'b');
-    if (k % 3 == 2) EXPECT_TRUE(a[0] == 't' && b[0] == 'b');
+    const std::string expected = k % 3 == 0 ? "tt" : k % 3 == 1 ? "bb" : "tb";
+    EXPECT_EQ(std::string() + a[0] + b[0], expected) << m.cable_ids[k];
   }
   // each rod holds two cables of each triple
   for (int j = 0; j < 3; ++j)

@@ -6,4 +6,5 @@ list(APPEND TENDYN_TESTS_tensegrity
   tensegrity/model_io_test.cpp
   tensegrity/psi_study_test.cpp
   tensegrity/lagrange_test.cpp
+  tensegrity/contact_test.cpp
 )

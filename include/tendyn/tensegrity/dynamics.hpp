@@ -78,7 +78,8 @@ void compute_accelerations(const Model& model, const State& state, Data& data);
 /// All three stages: data.xdot = f(state). O(nrod + nnode + ncable), no allocation.
 void compute_derivative(const Model& model, const State& state, Data& data);
 
-/// Energies [J]. Elastic energy counts only loaded elements (1/2 s (l - l0)^2); gravitational is
+/// Energies [J]. Elastic energy counts only loaded elements (1/2 s (l - l0)^2) plus a compliant
+/// ground's 1/2 k d^2; gravitational is
 /// -m g . p_C summed over rods; external is -f_ext . p_node (constant forces have a potential).
 struct Energy {
   double kinetic_J = 0.0;

@@ -117,6 +117,22 @@ struct State {
   [[nodiscard]] Eigen::Map<Eigen::Vector3d> w_W(int rod) { return Eigen::Map<Eigen::Vector3d>(x.data() + kStride * rod + 10); }
 };
 
+/// The ground plane z = height_m under the robot (see contact.hpp). Rod ends touch it.
+struct Ground {
+  enum class Type { kNone, kImpulse, kCompliant };
+  Type type = Type::kNone;
+  double height_m = 0.0;
+  double friction = 0.5;            ///< Coulomb coefficient mu >= 0
+  // impulse model
+  double restitution = 0.0;         ///< e in [0, 1]
+  double max_penetration_m = 1e-4;  ///< impacts are located so that no end sinks deeper
+  double baumgarte = 0.2;           ///< resting-contact depth correction per step, in (0, 1]
+  // compliant model
+  double stiffness_Npm = 1e5;       ///< per rod end
+  double damping_Nspm = 300.0;      ///< per rod end
+  double slip_velocity_mps = 1e-3;  ///< friction regularisation
+};
+
 struct Model {
   std::string name = "tensegrity";
   std::vector<Rod> rods;
@@ -128,6 +144,7 @@ struct Model {
   std::vector<Eigen::Vector3d> f_W_ext_node;
   DampingLaw damping_law = DampingLaw::kAxial;
   std::vector<CableDrive> drives;  ///< actuated cables (at most one drive per cable)
+  Ground ground;
   State initial_state;  ///< the state a run starts from (like MuJoCo's qpos0/qvel0)
 
   [[nodiscard]] int nrod() const { return static_cast<int>(rods.size()); }

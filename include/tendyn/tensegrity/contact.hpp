@@ -1,0 +1,44 @@
+// Ground contact of rod ends with the plane z = height (normal n = +z), two models:
+//
+// * Impulse (document 001, section 2.3, eqs. 2-55..2-64): rigid ground, Newton restitution
+//   u_n+ = -e u_n- and Coulomb friction in the impulse (sticking when the sticking impulse lies in
+//   the friction cone |P_t| <= mu P_n, sliding on the cone otherwise). Applied at step boundaries;
+//   the simulation driver locates the impact time inside a step (the step is redone up to the
+//   impact) so that no end sinks deeper than `max_penetration_m`. When both ends of a rod touch at
+//   once, their two impulses are solved together (projected Gauss-Seidel on the 2-point impulse
+//   problem, iterated to convergence); with one contact this is exactly the document's law.
+//   Resting contact: an end at or below the ground that is not approaching but penetrates is pushed
+//   out at the rate baumgarte * depth / h (no energy is added at a located impact, where depth ~ 0).
+// * Compliant (as in MuJoCo / NTRT users expect): per end a normal force
+//   F_n = max(0, k d - c u_n) for depth d > 0, and regularised Coulomb friction
+//   F_t = -mu F_n u_t / sqrt(|u_t|^2 + v_slip^2). A smooth force: works with every integrator.
+#pragma once
+#include <tendyn/tensegrity/dynamics.hpp>
+
+namespace tendyn::tensegrity {
+
+/// Applies the impulse model at the current state for a step of size h [s] (h sets the
+/// resting-contact correction rate). Changes rod velocities only. Returns the number of rod ends
+/// that received an impulse. Requires forward_kinematics on `state` (node positions/velocities
+/// in data). O(nrod).
+int apply_ground_impulses(const Model& model, Data& data, State& state, double h);
+
+/// Resting contact, before a step of size h [s]: for ends touching the ground that the forces
+/// would press into it during the step, half of the impulse that keeps them on the ground (no
+/// normal approach, Coulomb friction) is applied now and the other half follows at the step end
+/// (apply_ground_impulses), like the two kicks of a Verlet step. This removes the O(h) creep of a
+/// post-step-only impulse scheme (a block under a pull below mu N then does not move). Requires
+/// compute_derivative on `state`. Returns the number of ends that received an impulse.
+int apply_ground_pre_impulses(const Model& model, Data& data, State& state, double h);
+
+/// Adds compliant ground forces to data.f_W_node (called by compute_element_forces when the
+/// model's ground is compliant). Returns the ground's elastic energy 1/2 k d^2 summed [J].
+double add_compliant_ground_forces(const Model& model, Data& data);
+
+/// Elastic energy stored in the compliant ground at the state in data [J] (0 for other grounds).
+double ground_energy(const Model& model, const Data& data);
+
+/// Lowest rod-end height above the ground [m] (negative: penetration), from data.p_W_node.
+double lowest_end_height(const Model& model, const Data& data);
+
+}  // namespace tendyn::tensegrity
