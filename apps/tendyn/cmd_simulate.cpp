@@ -45,11 +45,14 @@ void run_simulate(const SimulateArgs& a) {
   const auto& m = sum.monitor;
   std::printf("steps: %ld (%ld rejected), wall time %.3f s, %.0f steps/s, %.1fx real time\n", sum.steps, sum.rejected_steps,
               sum.wall_time_s, sum.steps / std::max(sum.wall_time_s, 1e-9), opt.duration_s / std::max(sum.wall_time_s, 1e-9));
-  std::printf("energy [J]   kinetic %.6g  elastic %.6g  gravitational %.6g  total %.9g (initial %.9g, max drift %.3g)\n",
+  std::printf("energy [J] at the end: kinetic %.6g  elastic %.6g  gravitational %.6g  total %.9g (initial %.9g, max |change| %.3g)\n",
               sum.final_energy.kinetic_J, sum.final_energy.elastic_J, sum.final_energy.gravitational_J,
               sum.final_energy.total(), sum.initial_energy.total(), sum.max_abs_energy_drift_J);
   std::printf("centre of mass [m]  initial (%.6g, %.6g, %.6g)  final (%.6g, %.6g, %.6g)\n", sum.com_initial_m.x(),
               sum.com_initial_m.y(), sum.com_initial_m.z(), sum.com_final_m.x(), sum.com_final_m.y(), sum.com_final_m.z());
+  const Eigen::Vector3d d_com = sum.com_final_m - sum.com_initial_m;
+  std::printf("COM on the floor: moved (%+.4f, %+.4f) m, distance %.4f m, track length %.4f m (track: com_x_m, com_y_m in results.csv)\n",
+              d_com.x(), d_com.y(), d_com.head<2>().norm(), sum.com_floor_path_m);
   std::printf("%-12s %12s %12s %12s %12s\n", "cable", "final l [m]", "strain [%]", "tension [N]", "max strain[%]");
   for (int k = 0; k < file.model.ncable(); ++k)
     std::printf("%-12s %12.6f %12.4f %12.6f %12.4f\n", file.model.cable_ids[static_cast<std::size_t>(k)].c_str(),

@@ -193,6 +193,7 @@ SimulationSummary simulate(const Model& model, const SimulationOptions& opt, Obs
 
   long step = 0;
   Eigen::VectorXd prev_rest = data.cable_rest_length_m;  // controller rate-limit check
+  Eigen::Vector3d prev_com = sum.com_initial_m;
   double prev_t = state.time_s;
   for (;;) {
     // data holds f(state): monitor, energy check, output.
@@ -223,7 +224,10 @@ SimulationSummary simulate(const Model& model, const SimulationOptions& opt, Obs
          << " J (limit " << opt.energy_growth_limit << " x " << E_scale << " J); reduce the time step";
       throw SimulationError(os.str(), state.time_s);
     }
-    sum.max_com_displacement_m = std::max(sum.max_com_displacement_m, (center_of_mass(model, state) - sum.com_initial_m).norm());
+    const Eigen::Vector3d com = center_of_mass(model, state);
+    sum.max_com_displacement_m = std::max(sum.max_com_displacement_m, (com - sum.com_initial_m).norm());
+    sum.com_floor_path_m += (com - prev_com).head<2>().norm();
+    prev_com = com;
     const bool event = monitor.check(state.time_s, data);
     const bool done = fixed ? step >= n_fixed : state.time_s >= t_end - 1e-12 * std::max(1.0, std::abs(t_end));
     if (fixed) {

@@ -46,6 +46,7 @@ struct SimulationSummary {
   double max_abs_energy_drift_J = 0.0;  ///< max |E(t) - E(0)| over output samples and steps
   Eigen::Vector3d com_initial_m, com_final_m;
   double max_com_displacement_m = 0.0;
+  double com_floor_path_m = 0.0;  ///< length of the COM's track projected on the floor (x, y)
   Eigen::Vector3d linear_momentum_initial, linear_momentum_final;
   Eigen::Vector3d angular_momentum_initial, angular_momentum_final;
   long steps = 0;
