@@ -52,6 +52,8 @@ def write(path, name, state, title, drive):
                   "  - {cable: c2, sinusoid: {a: 0.02, b: 3.14, c: 0, d: 0}}",
                   "  - {cable: c3, sinusoid: {a: -0.01, b: 3.14, c: 0, d: 0}}",
                   "  - {cable: c4, sinusoid: {a: -0.01, b: 3.14, c: 0, d: 0}}"]
+    lines += ["ground:  # the document gives neither e nor mu: see docs/VALIDATION.md for the choice and a sensitivity table",
+              "  type: impulse", "  restitution: 0.0", "  friction: 0.8"]
     lines += ["simulation:", "  duration: 10.0", "  dt: 0.0005", "  integrator: rk4", "  output_interval: 0.01"]
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")

@@ -7,4 +7,5 @@ list(APPEND TENDYN_TESTS_tensegrity
   tensegrity/psi_study_test.cpp
   tensegrity/lagrange_test.cpp
   tensegrity/contact_test.cpp
+  tensegrity/model_test.cpp
 )
