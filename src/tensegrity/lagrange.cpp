@@ -1,5 +1,5 @@
 // Lagrange formulation in quaternion coordinates (document 001, chapter 2). See lagrange.hpp and
-// docs/parts/lagrange.md. The evaluation is one template on the scalar type: double for the
+// docs/LAGRANGE.md. The evaluation is one template on the scalar type: double for the
 // simulation (no allocation), Eigen::AutoDiffScalar for the exact linearisation.
 #include <tendyn/core/error.hpp>
 #include <tendyn/tensegrity/lagrange.hpp>

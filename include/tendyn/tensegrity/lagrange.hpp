@@ -4,7 +4,7 @@
 // rods, same cable law including tension-only slack and the model's damping law, same drives and
 // controller, same external node forces, gravity and compliant ground) and agree to integration
 // accuracy (tests/tensegrity/lagrange_test.cpp). Theory, choices and measurements:
-// docs/parts/lagrange.md. The impulse ground is not part of this formulation (see lagrange_simulate).
+// docs/LAGRANGE.md. The impulse ground is not part of this formulation (see lagrange_simulate).
 //
 // Coordinates (eq. 2-52). Per rod i, q_i = (p_i, s_i): p_i the centre of mass in W [m] and
 // s_i = (e0, e1, e2, e3) a unit quaternion IN THE DOCUMENT'S CONVENTION. The document's rod axis
