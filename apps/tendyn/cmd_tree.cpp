@@ -1,6 +1,357 @@
-// Placeholder: the tree subcommand is not implemented yet.
+// `tendyn tree`: tree-structured robots (document 003). Subcommands:
+//   info      model summary and the reachability matrix D
+//   inverse   joint forces for given q, q', q'' (RNEA or the block-matrix d'Alembert form)
+//   forward   joint accelerations for given q, q', tau (ABA or the block-matrix EoM)
+//   simulate  RK4 run with a joint-torque schedule (CSV), results as CSV or JSON
+//   urdf      write the model as URDF
+#include <tendyn/core/error.hpp>
+#include <tendyn/io/atomic_file.hpp>
+#include <tendyn/tree/algorithms.hpp>
+#include <tendyn/tree/block.hpp>
+#include <tendyn/tree/model_io.hpp>
+#include <tendyn/tree/simulate.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli_util.hpp"
 #include "commands.hpp"
 
 namespace tendyn::cli {
-void register_tree(CLI::App& /*app*/) {}
+
+namespace {
+
+using tree::BaseMode;
+using tree::Model;
+
+struct TreeOptions {
+  std::string model;
+  std::string base = "as-written";
+  std::string q, v, a, tau;
+  std::string method;
+  std::string format = "text";
+  std::string out;
+  std::string torque;
+  double duration = 1.0;
+  double dt = 1e-3;
+  int every = 1;
+  bool zero_gravity = false;
+};
+
+BaseMode parse_base(const std::string& s) {
+  if (s == "as-written") return BaseMode::AsWritten;
+  if (s == "fictitious") return BaseMode::Fictitious;
+  if (s == "free") return BaseMode::Free;
+  throw Error("--base: expected as-written, fictitious or free (got '" + s + "')");
+}
+
+Model load(const TreeOptions& o) {
+  Model m = tree::load_model(o.model, parse_base(o.base));
+  if (o.zero_gravity) m.gravity.setZero();
+  return m;
+}
+
+// "0.1,0.2,..." -> vector of size n; empty -> fallback.
+Eigen::VectorXd parse_vec(const std::string& text, const char* opt, int n, const Eigen::VectorXd& fallback) {
+  if (text.empty()) return fallback;
+  std::vector<double> vals;
+  std::stringstream ss(text);
+  std::string tok;
+  while (std::getline(ss, tok, ',')) {
+    char* end = nullptr;
+    const double x = std::strtod(tok.c_str(), &end);
+    if (tok.empty() || end == tok.c_str() || *end != '\0' || !std::isfinite(x))
+      throw Error(std::string(opt) + ": not a finite number: '" + tok + "'");
+    vals.push_back(x);
+  }
+  if (static_cast<int>(vals.size()) != n)
+    throw Error(std::string(opt) + ": expected " + std::to_string(n) + " comma-separated values, got " +
+                std::to_string(vals.size()));
+  return Eigen::Map<Eigen::VectorXd>(vals.data(), n);
+}
+
+nlohmann::json to_json(const Eigen::VectorXd& x) { return std::vector<double>(x.data(), x.data() + x.size()); }
+nlohmann::json to_json(const Eigen::MatrixXd& M) {
+  nlohmann::json j = nlohmann::json::array();
+  for (int r = 0; r < M.rows(); ++r) j.push_back(to_json(Eigen::VectorXd(M.row(r).transpose())));
+  return j;
+}
+
+std::string fmtv(const Eigen::VectorXd& x) {
+  std::ostringstream os;
+  os.precision(12);
+  for (int k = 0; k < x.size(); ++k) os << (k ? "," : "") << x[k];
+  return os.str();
+}
+
+std::vector<std::string> v_names(const Model& m) {
+  std::vector<std::string> n;
+  for (const auto& j : m.joints) {
+    if (j.type == tree::JointType::Free) {
+      for (const char* s : {"wx", "wy", "wz", "vx", "vy", "vz"}) n.push_back(j.name + "." + s);
+    } else if (j.nv == 1) {
+      n.push_back(j.name);
+    }
+  }
+  return n;
+}
+std::vector<std::string> q_names(const Model& m) {
+  std::vector<std::string> n;
+  for (const auto& j : m.joints) {
+    if (j.type == tree::JointType::Free) {
+      for (const char* s : {"x", "y", "z", "qw", "qx", "qy", "qz"}) n.push_back(j.name + "." + s);
+    } else if (j.nq == 1) {
+      n.push_back(j.name);
+    }
+  }
+  return n;
+}
+
+// Writes to --out (atomically) or stdout.
+void emit(const TreeOptions& o, const std::string& text) {
+  if (o.out.empty()) {
+    std::cout << text;
+    std::cout.flush();
+  } else {
+    io::write_file_atomic(o.out, text);
+  }
+}
+
+std::string format_of(const TreeOptions& o) {
+  if (!o.out.empty()) {
+    auto ends = [&](const char* e) {
+      const std::string s(e);
+      return o.out.size() >= s.size() && o.out.compare(o.out.size() - s.size(), s.size(), s) == 0;
+    };
+    if (ends(".json")) return "json";
+    if (ends(".csv")) return "csv";
+  }
+  if (o.format != "text" && o.format != "json" && o.format != "csv")
+    throw Error("--format: expected text, json or csv (got '" + o.format + "')");
+  return o.format;
+}
+
+void run_info(const TreeOptions& o) {
+  const Model m = load(o);
+  const std::string fmt = format_of(o);
+  if (fmt == "json") {
+    nlohmann::json j;
+    j["name"] = m.name;
+    j["nlinks"] = m.nlinks();
+    j["nq"] = m.nq;
+    j["nv"] = m.nv;
+    j["total_mass"] = m.total_mass();
+    j["gravity"] = to_json(Eigen::VectorXd(m.gravity));
+    nlohmann::json links = nlohmann::json::array();
+    for (int i = 0; i < m.nlinks(); ++i)
+      links.push_back({{"index", i + 1},
+                       {"name", m.links[i].name},
+                       {"parent", m.parent[i] >= 0 ? m.links[m.parent[i]].name : "world"},
+                       {"joint", m.joints[i].name},
+                       {"type", tree::joint_type_name(m.joints[i].type)},
+                       {"fictitious", m.joints[i].fictitious},
+                       {"mass", m.links[i].mass}});
+    j["links"] = links;
+    j["reachability"] = to_json(Eigen::MatrixXd(m.reachability.cast<double>()));
+    emit(o, j.dump(2) + "\n");
+    return;
+  }
+  std::ostringstream os;
+  os << "model " << m.name << ": " << m.nlinks() << " links, nq = " << m.nq << ", nv = " << m.nv
+     << ", mass = " << m.total_mass() << " kg, gravity = (" << m.gravity.transpose() << ") m/s^2\n";
+  os << " #  link                     parent                   joint type" << "\n";
+  for (int i = 0; i < m.nlinks(); ++i) {
+    char buf[256];
+    std::snprintf(buf, sizeof buf, "%2d  %-24s %-24s %s%s  m=%g\n", i + 1, m.links[i].name.c_str(),
+                  m.parent[i] >= 0 ? m.links[m.parent[i]].name.c_str() : "world",
+                  tree::joint_type_name(m.joints[i].type), m.joints[i].fictitious ? " (fictitious)" : "",
+                  m.links[i].mass);
+    os << buf;
+  }
+  os << "reachability matrix D (d_ij = 1: link i reachable from link j):\n";
+  for (int i = 0; i < m.nlinks(); ++i) {
+    for (int k = 0; k < m.nlinks(); ++k) os << (k ? " " : "") << m.reachability(i, k);
+    os << "\n";
+  }
+  emit(o, os.str());
+}
+
+void run_dynamics(const TreeOptions& o, bool inverse) {
+  const Model m = load(o);
+  const Eigen::VectorXd q = parse_vec(o.q, "--q", m.nq, m.neutral());
+  const Eigen::VectorXd v = parse_vec(o.v, "--v", m.nv, Eigen::VectorXd::Zero(m.nv));
+  const std::string method = o.method.empty() ? "recursive" : o.method;
+  if (method != "recursive" && method != "block")
+    throw Error("--method: expected recursive or block (got '" + method + "')");
+  Eigen::VectorXd result, b;
+  Eigen::MatrixXd M;
+  Eigen::VectorXd input;
+  if (method == "block") {
+    tree::BlockData bd(m);
+    tree::block_eom(m, bd, q, v);
+    M = bd.A;
+    b = bd.b;
+    if (inverse) {
+      input = parse_vec(o.a, "--a", m.nv, Eigen::VectorXd::Zero(m.nv));
+      result = tree::block_inverse_dynamics(m, bd, q, v, input);
+    } else {
+      input = parse_vec(o.tau, "--tau", m.nv, Eigen::VectorXd::Zero(m.nv));
+      result = tree::block_forward_dynamics(m, bd, q, v, input);
+    }
+  } else {
+    tree::Data d(m);
+    M = tree::crba(m, d, q);
+    b = tree::nonlinear_effects(m, d, q, v);
+    if (inverse) {
+      input = parse_vec(o.a, "--a", m.nv, Eigen::VectorXd::Zero(m.nv));
+      result = tree::rnea(m, d, q, v, input);
+    } else {
+      input = parse_vec(o.tau, "--tau", m.nv, Eigen::VectorXd::Zero(m.nv));
+      result = tree::aba(m, d, q, v, input);
+    }
+  }
+  const char* key = inverse ? "tau" : "ddq";
+  const std::string fmt = format_of(o);
+  if (fmt == "json") {
+    nlohmann::json j;
+    j["model"] = m.name;
+    j["method"] = method;
+    j["q"] = to_json(q);
+    j["v"] = to_json(v);
+    j[inverse ? "a" : "tau"] = to_json(input);
+    j[key] = to_json(result);
+    j["M"] = to_json(M);
+    j["b"] = to_json(b);
+    emit(o, j.dump(2) + "\n");
+  } else if (fmt == "csv") {
+    std::ostringstream os;
+    os << "joint," << key << ",b\n";
+    const auto names = v_names(m);
+    os.precision(15);
+    for (int k = 0; k < m.nv; ++k) os << names[k] << "," << result[k] << "," << b[k] << "\n";
+    emit(o, os.str());
+  } else {
+    std::ostringstream os;
+    os.precision(10);
+    os << key << " = " << fmtv(result) << "\nb = " << fmtv(b) << "\nM =\n" << M << "\n";
+    emit(o, os.str());
+  }
+}
+
+void run_simulate(const TreeOptions& o) {
+  const Model m = load(o);
+  if (!(o.dt > 0.0) || !(o.duration >= 0.0) || o.every < 1)
+    throw Error("tree simulate: need --dt > 0, --duration >= 0, --every >= 1");
+  Eigen::VectorXd q = parse_vec(o.q, "--q", m.nq, m.neutral());
+  Eigen::VectorXd v = parse_vec(o.v, "--v", m.nv, Eigen::VectorXd::Zero(m.nv));
+  tree::normalize_configuration(m, q);
+  tree::TorqueSchedule sched;
+  if (!o.torque.empty()) sched = tree::TorqueSchedule::load_csv(o.torque, m.nv);
+  tree::TorqueFn torque = [&sched](double t, const Eigen::VectorXd&, const Eigen::VectorXd&, Eigen::VectorXd& tau) {
+    sched.eval(t, tau);
+  };
+  tree::Rk4 rk(m);
+  tree::Data d(m);
+  const long steps = std::lround(o.duration / o.dt);
+  const std::string fmt = format_of(o) == "json" ? "json" : "csv";
+  std::ostringstream csv;
+  csv.precision(15);
+  nlohmann::json js;
+  js["model"] = m.name;
+  js["dt"] = o.dt;
+  js["q_names"] = q_names(m);
+  js["v_names"] = v_names(m);
+  for (const char* k : {"t", "q", "v", "tau", "energy"}) js[k] = nlohmann::json::array();
+  if (fmt == "csv") {
+    csv << "t";
+    for (const auto& n : q_names(m)) csv << ",q:" << n;
+    for (const auto& n : v_names(m)) csv << ",v:" << n;
+    for (const auto& n : v_names(m)) csv << ",tau:" << n;
+    csv << ",energy\n";
+  }
+  Eigen::VectorXd tau(m.nv);
+  auto record = [&](double t) {
+    sched.eval(t, tau);
+    const double E = tree::kinetic_energy(m, d, q, v) + tree::potential_energy(m, d, q);
+    if (fmt == "csv") {
+      csv << t << "," << fmtv(q) << (m.nv ? "," : "") << fmtv(v) << (m.nv ? "," : "") << fmtv(tau) << "," << E << "\n";
+    } else {
+      js["t"].push_back(t);
+      js["q"].push_back(to_json(q));
+      js["v"].push_back(to_json(v));
+      js["tau"].push_back(to_json(tau));
+      js["energy"].push_back(E);
+    }
+  };
+  Progress progress("tree simulate", !o.out.empty());
+  record(0.0);
+  for (long k = 0; k < steps; ++k) {
+    rk.step(k * o.dt, o.dt, q, v, torque);
+    if ((k + 1) % o.every == 0 || k + 1 == steps) record((k + 1) * o.dt);
+    progress.update(static_cast<double>(k + 1) / static_cast<double>(steps));
+  }
+  progress.finish();
+  emit(o, fmt == "csv" ? csv.str() : js.dump() + "\n");
+}
+
+void add_common(CLI::App* sub, TreeOptions& o) {
+  sub->add_option("model", o.model, "Model file (.yaml tendyn tree format, or .urdf)")->required();
+  sub->add_option("--base", o.base, "Floating base as: as-written, fictitious (document 003's 6-joint chain), free (quaternion)");
+  sub->add_flag("--zero-gravity", o.zero_gravity, "Set gravity to zero");
+  sub->add_option("--format", o.format, "Output format on stdout: text, json, csv");
+  sub->add_option("--out", o.out, "Write the result to this file (.json or .csv selects the format)");
+}
+
+}  // namespace
+
+void register_tree(CLI::App& app) {
+  auto opts = std::make_shared<TreeOptions>();
+  CLI::App* tree = app.add_subcommand("tree", "Tree-structured robots: model info, inverse/forward dynamics, simulation (document 003)");
+  tree->require_subcommand(1);
+
+  CLI::App* info = tree->add_subcommand("info", "Print links, joints and the reachability matrix D");
+  add_common(info, *opts);
+  info->callback([opts] { run_info(*opts); });
+
+  CLI::App* inv = tree->add_subcommand("inverse", "Joint forces tau for q, q', q'' (also prints M and b)");
+  add_common(inv, *opts);
+  inv->add_option("--q", opts->q, "Joint positions, comma-separated (nq values; default neutral)");
+  inv->add_option("--v", opts->v, "Joint velocities (nv values; default 0)");
+  inv->add_option("--a", opts->a, "Joint accelerations (nv values; default 0)");
+  inv->add_option("--method", opts->method, "recursive (RNEA, CRBA) or block (document 003 block-matrix form)");
+  inv->callback([opts] { run_dynamics(*opts, true); });
+
+  CLI::App* fwd = tree->add_subcommand("forward", "Joint accelerations q'' for q, q', tau (also prints M and b)");
+  add_common(fwd, *opts);
+  fwd->add_option("--q", opts->q, "Joint positions, comma-separated (nq values; default neutral)");
+  fwd->add_option("--v", opts->v, "Joint velocities (nv values; default 0)");
+  fwd->add_option("--tau", opts->tau, "Joint forces/torques (nv values; default 0)");
+  fwd->add_option("--method", opts->method, "recursive (ABA) or block (solve A q'' = tau - b)");
+  fwd->callback([opts] { run_dynamics(*opts, false); });
+
+  CLI::App* sim = tree->add_subcommand("simulate", "RK4 simulation with a joint-torque schedule; CSV or JSON output");
+  add_common(sim, *opts);
+  sim->add_option("--q", opts->q, "Initial joint positions (default neutral)");
+  sim->add_option("--v", opts->v, "Initial joint velocities (default 0)");
+  sim->add_option("--torque", opts->torque, "CSV torque schedule: rows t,tau_1..tau_nv, linear interpolation (default zero torque)");
+  sim->add_option("--duration", opts->duration, "Simulated time [s]")->default_val(1.0);
+  sim->add_option("--dt", opts->dt, "Step [s]")->default_val(1e-3);
+  sim->add_option("--every", opts->every, "Record every k-th step")->default_val(1);
+  sim->callback([opts] {
+    if (opts->format == "text") opts->format = "csv";
+    run_simulate(*opts);
+  });
+
+  CLI::App* urdf = tree->add_subcommand("urdf", "Write the model as URDF");
+  add_common(urdf, *opts);
+  urdf->callback([opts] { emit(*opts, tree::to_urdf(load(*opts))); });
+}
+
 }  // namespace tendyn::cli

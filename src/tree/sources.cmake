@@ -1,3 +1,9 @@
 # Sources of the tree module (paths relative to src/).
 list(APPEND TENDYN_SOURCES
+  tree/model.cpp
+  tree/algorithms.cpp
+  tree/block.cpp
+  tree/xml_lite.cpp
+  tree/model_io.cpp
+  tree/simulate.cpp
 )

@@ -1,3 +1,22 @@
 # Test sources of the tree module (paths relative to tests/).
 list(APPEND TENDYN_TESTS_tree
+  tree/model_test.cpp
+  tree/dynamics_test.cpp
+  tree/cli_test.cpp
+  tree/alloc_test.cpp
 )
+
+# Cross-check against DART (optional, heavy to compile): its own binary, skipped when DART is missing.
+find_package(DART 6 QUIET CONFIG COMPONENTS dart)
+add_executable(tendyn_tree_dart_tests tree/dart_crosscheck_test.cpp)
+target_link_libraries(tendyn_tree_dart_tests PRIVATE tendyn::tendyn GTest::gtest_main tendyn_warnings yaml-cpp)
+target_include_directories(tendyn_tree_dart_tests PRIVATE ${CMAKE_CURRENT_SOURCE_DIR} ${PROJECT_SOURCE_DIR}/src)
+target_compile_definitions(tendyn_tree_dart_tests PRIVATE TENDYN_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+if(DART_FOUND)
+  target_link_libraries(tendyn_tree_dart_tests PRIVATE ${DART_LIBRARIES})
+  target_include_directories(tendyn_tree_dart_tests SYSTEM PRIVATE ${DART_INCLUDE_DIRS})
+  target_compile_definitions(tendyn_tree_dart_tests PRIVATE TENDYN_HAVE_DART=1)
+else()
+  message(STATUS "tendyn: DART not found, tree cross-check test will be skipped")
+endif()
+gtest_discover_tests(tendyn_tree_dart_tests DISCOVERY_TIMEOUT 60)

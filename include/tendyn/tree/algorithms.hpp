@@ -26,13 +26,14 @@ const Eigen::VectorXd& rnea(const Model& model, Data& data, const Eigen::VectorX
                             const std::vector<LinkWrench>& fext = {});
 
 /// Bias forces b(q, v) = C(q, v) v + g(q) - J^T fext = rnea(q, v, 0). Returns data.tau.
+/// Uses data.ddq as its zero acceleration (sets it to zero).
 const Eigen::VectorXd& nonlinear_effects(const Model& model, Data& data, const Eigen::VectorXd& q,
                                          const Eigen::VectorXd& v,
                                          const std::vector<LinkWrench>& fext = {});
 
 /// Joint-space mass matrix M(q) (nv x nv, symmetric positive definite for a model whose every
 /// movable subtree has mass) by the composite-rigid-body algorithm. Returns data.M. Cost
-/// O(n d), d = depth.
+/// O(n d), d = depth. Uses data.tau as scratch.
 const Eigen::MatrixXd& crba(const Model& model, Data& data, const Eigen::VectorXd& q);
 
 /// Forward dynamics: solves M(q) ddq = tau - b(q, v) with the articulated-body algorithm.

@@ -8,6 +8,7 @@
 //   v_o = B_v q'         velocities of link origins    B_v = -L(l_D) Z sigma + D3 Z (E-sigma) (12)-(13)
 //   v_c = B_c q'         COM velocities                B_c = -L(c_D) Z sigma + D3 Z (E-sigma)
 //   w' = B_w q'' + D3 Z' sigma q'                                                       (16)
+//   a_o = B_v q'' - L(l'_D) Z sigma q' - L(l_D) Z' sigma q' + D3 Z' (E-sigma) q'        (17)
 //   a_c = B_c q'' - L(c'_D) Z sigma q' - L(c_D) Z' sigma q' + D3 Z' (E-sigma) q'        (18)
 //   f = D^T (m a_c - m g - f_ext)                                                       (19)
 //   n = -L(c_D)^T (m a_c - m g - f_ext) + D^T (J w' + w x J w - n_ext)                  (22)
@@ -46,13 +47,15 @@ struct BlockData {
   Eigen::MatrixXd Lc;      ///< (3N x 3N) blocks d_ik Lambda(c_i - o_k)
   Eigen::MatrixXd Ll;      ///< (3N x 3N) blocks d_ik Lambda(o_i - o_k)
   Eigen::MatrixXd Lcdot;   ///< (3N x 3N) blocks d_ik Lambda(v_c,i - v_o,k)
+  Eigen::MatrixXd Lldot;   ///< (3N x 3N) blocks d_ik Lambda(v_o,i - v_o,k) (block_accelerations)
   Eigen::MatrixXd Bw, Bv, Bc;  ///< (3N x nv)
   Eigen::MatrixXd Jw;      ///< (3N x 3N) block diagonal inertia about the COMs in W
   Eigen::VectorXd m3;      ///< (3N) link masses repeated
   Eigen::VectorXd o, c;    ///< (3N) link origins, COMs in W [m]
   Eigen::VectorXd w, vo, vc, wf;  ///< (3N) velocities [rad/s, m/s]
   Eigen::VectorXd wdot_bias, ac_bias;  ///< (3N) accelerations at q'' = 0
-  Eigen::VectorXd wdot, ac;  ///< (3N) accelerations for the last inverse dynamics
+  Eigen::VectorXd wdot, ac;  ///< (3N) accelerations for the last inverse dynamics / block_accelerations
+  Eigen::VectorXd ao;        ///< (3N) accelerations of the link origins (block_accelerations) [m/s^2]
   Eigen::VectorXd F, N;      ///< (3N) d'Alembert forces/moments per link (m a - m g - f_ext, ...)
   Eigen::VectorXd f, n;      ///< (3N) force/moment on each link from its parent, (19)/(22)
   Eigen::MatrixXd K, Kw, Nm, Fm;  ///< (3N x nv) scratch for A
@@ -66,6 +69,12 @@ struct BlockData {
 /// accelerations. q (nq), qd (nv).
 void block_kinematics(const Model& model, BlockData& bd, const Eigen::VectorXd& q,
                       const Eigen::VectorXd& qd);
+
+/// Block accelerations of all links for q'' (nv): angular w' (16), link origins a_o (17)
+///   a_o = B_v q'' - L(l'_D) Z sigma q' - L(l_D) Z' sigma q' + D3 Z' (E - sigma) q',
+/// l'_D blocks v_o,i - v_o,k, and COMs a_c (18). Fills bd.wdot, bd.ao, bd.ac (W, absolute).
+void block_accelerations(const Model& model, BlockData& bd, const Eigen::VectorXd& q,
+                         const Eigen::VectorXd& qd, const Eigen::VectorXd& qdd);
 
 /// Inverse dynamics by d'Alembert through D, (19), (22), (24). Returns bd.tau; bd.f and bd.n hold
 /// the force and moment (about the parent-joint origin o_i) exerted on each link by its parent.

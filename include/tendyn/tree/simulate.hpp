@@ -33,7 +33,8 @@ class TorqueSchedule {
   std::vector<Eigen::VectorXd> tau_;
 };
 
-/// RK4 integrator with all stage storage allocated at construction.
+/// RK4 integrator with all stage storage allocated at construction. Keeps a reference to
+/// `model`, which must outlive it.
 class Rk4 {
  public:
   explicit Rk4(const Model& model);

@@ -1,0 +1,11 @@
+# Tree-module benchmarks (tendyn tree). DART 6 equivalents are compiled in when DART is found.
+tendyn_add_bench(tendyn_tree_bench tree_bench.cpp)
+target_include_directories(tendyn_tree_bench PRIVATE ${PROJECT_SOURCE_DIR}/tests)
+find_package(DART 6 QUIET CONFIG COMPONENTS dart)
+if(DART_FOUND)
+  target_link_libraries(tendyn_tree_bench PRIVATE ${DART_LIBRARIES})
+  target_include_directories(tendyn_tree_bench SYSTEM PRIVATE ${DART_INCLUDE_DIRS})
+  target_compile_definitions(tendyn_tree_bench PRIVATE TENDYN_HAVE_DART=1)
+else()
+  message(STATUS "tendyn: DART not found, tree benchmarks run without DART equivalents")
+endif()

@@ -1,0 +1,432 @@
+// Recursive algorithms (Featherstone 2008: RNEA Table 5.1, CRBA Table 6.2, ABA Table 7.1).
+#include <tendyn/core/error.hpp>
+#include <tendyn/tree/algorithms.hpp>
+
+#include <Eigen/Cholesky>
+#include <Eigen/Geometry>
+
+#include <string>
+
+#include "spatial.hpp"
+
+namespace tendyn::tree {
+
+using detail::cross_force;
+using detail::cross_motion;
+using detail::force_to_child;
+using detail::force_to_parent;
+using detail::inertia_times;
+using detail::motion_to_child;
+using detail::motion_to_parent;
+
+Data::Data(const Model& model) {
+  const auto n = static_cast<std::size_t>(model.nlinks());
+  X_PL.resize(n);
+  X_WL.resize(n);
+  V.assign(n, Vector6d::Zero());
+  A.assign(n, Vector6d::Zero());
+  F.assign(n, Vector6d::Zero());
+  Fext.assign(n, Vector6d::Zero());
+  I_L.resize(n);
+  Ic.resize(n);
+  IA.assign(n, Matrix6d::Zero());
+  pA.assign(n, Vector6d::Zero());
+  c.assign(n, Vector6d::Zero());
+  U.assign(n, Matrix6d::Zero());
+  Dinv.assign(n, Matrix6d::Zero());
+  u.assign(n, Vector6d::Zero());
+  msub.assign(n, 0.0);
+  hsub.assign(n, Eigen::Vector3d::Zero());
+  for (std::size_t i = 0; i < n; ++i) {
+    const Link& l = model.links[i];
+    Inertia& I = I_L[i];
+    I.m = l.mass;
+    I.h = l.mass * l.com;
+    I.I = l.inertia - l.mass * detail::skew(l.com) * detail::skew(l.com);
+  }
+  tau = Eigen::VectorXd::Zero(model.nv);
+  M = Eigen::MatrixXd::Zero(model.nv, model.nv);
+  ddq = Eigen::VectorXd::Zero(model.nv);
+  J_com = Eigen::MatrixXd::Zero(3, model.nv);
+}
+
+namespace {
+
+// Joint placement X_PL(q) of link i.
+inline void joint_transform(const Joint& j, const Eigen::VectorXd& q, SE3& X) {
+  switch (j.type) {
+    case JointType::Fixed:
+      X.R = j.R_PJ;
+      X.p = j.p_PJ;
+      break;
+    case JointType::Revolute:
+      X.R.noalias() = j.R_PJ * detail::axis_rotation(j.axis, q[j.idx_q]);
+      X.p = j.p_PJ;
+      break;
+    case JointType::Prismatic:
+      X.R = j.R_PJ;
+      X.p = j.p_PJ + j.R_PJ * (j.axis * q[j.idx_q]);
+      break;
+    case JointType::Free: {
+      const Eigen::Quaterniond quat(q[j.idx_q + 3], q[j.idx_q + 4], q[j.idx_q + 5], q[j.idx_q + 6]);
+      X.R.noalias() = j.R_PJ * quat.normalized().toRotationMatrix();
+      X.p = j.p_PJ + j.R_PJ * q.segment<3>(j.idx_q);
+      break;
+    }
+  }
+}
+
+// S * x for the joint's motion subspace (x has nv entries starting at xs).
+inline Vector6d S_times(const Joint& j, const double* xs) {
+  Vector6d r = Vector6d::Zero();
+  switch (j.type) {
+    case JointType::Fixed: break;
+    case JointType::Revolute: r.head<3>() = j.axis * xs[0]; break;
+    case JointType::Prismatic: r.tail<3>() = j.axis * xs[0]; break;
+    case JointType::Free: r = Eigen::Map<const Vector6d>(xs); break;
+  }
+  return r;
+}
+
+// out = S^T f (nv entries).
+inline void St_times(const Joint& j, const Vector6d& f, double* out) {
+  switch (j.type) {
+    case JointType::Fixed: break;
+    case JointType::Revolute: out[0] = j.axis.dot(f.head<3>()); break;
+    case JointType::Prismatic: out[0] = j.axis.dot(f.tail<3>()); break;
+    case JointType::Free: {
+      Eigen::Map<Vector6d> o(out);
+      o = f;
+      break;
+    }
+  }
+}
+
+// Column k of S.
+inline Vector6d S_col(const Joint& j, int k) {
+  Vector6d r = Vector6d::Zero();
+  switch (j.type) {
+    case JointType::Fixed: break;
+    case JointType::Revolute: r.head<3>() = j.axis; break;
+    case JointType::Prismatic: r.tail<3>() = j.axis; break;
+    case JointType::Free: r[k] = 1.0; break;
+  }
+  return r;
+}
+
+inline void compose(const SE3& a, const SE3& b, SE3& out) {
+  out.p = a.p + a.R * b.p;
+  out.R.noalias() = a.R * b.R;
+}
+
+void fk(const Model& model, Data& d, const Eigen::VectorXd& q) {
+  for (int i = 0; i < model.nlinks(); ++i) {
+    joint_transform(model.joints[i], q, d.X_PL[i]);
+    const int p = model.parent[i];
+    if (p >= 0)
+      compose(d.X_WL[p], d.X_PL[i], d.X_WL[i]);
+    else
+      d.X_WL[i] = d.X_PL[i];
+  }
+}
+
+// External wrenches to link coordinates (moment about the link origin).
+void set_fext(const Model& model, Data& d, const std::vector<LinkWrench>& fext) {
+  if (fext.empty()) return;
+  if (static_cast<int>(fext.size()) != model.nlinks())
+    throw Error("tree: fext has " + std::to_string(fext.size()) + " entries, model '" + model.name +
+                "' has " + std::to_string(model.nlinks()) + " links");
+  for (int i = 0; i < model.nlinks(); ++i) {
+    const Eigen::Matrix3d& R = d.X_WL[i].R;
+    const Eigen::Vector3d f = R.transpose() * fext[i].f_W;
+    d.Fext[i].tail<3>() = f;
+    d.Fext[i].head<3>() = R.transpose() * fext[i].n_W + model.links[i].com.cross(f);
+  }
+}
+
+}  // namespace
+
+void forward_kinematics(const Model& model, Data& data, const Eigen::VectorXd& q) {
+  model.check_q(q);
+  fk(model, data, q);
+}
+
+const Eigen::VectorXd& rnea(const Model& model, Data& d, const Eigen::VectorXd& q,
+                            const Eigen::VectorXd& v, const Eigen::VectorXd& a,
+                            const std::vector<LinkWrench>& fext) {
+  model.check_q(q);
+  model.check_v(v);
+  model.check_v(a, "a");
+  fk(model, d, q);
+  const bool has_ext = !fext.empty();
+  set_fext(model, d, fext);
+  Vector6d a0 = Vector6d::Zero();
+  a0.tail<3>() = -model.gravity;
+  const int n = model.nlinks();
+  for (int i = 0; i < n; ++i) {
+    const Joint& j = model.joints[i];
+    const int p = model.parent[i];
+    const Vector6d vJ = S_times(j, v.data() + j.idx_v);
+    if (p >= 0) {
+      d.V[i] = motion_to_child(d.X_PL[i], d.V[p]) + vJ;
+      d.A[i] = motion_to_child(d.X_PL[i], d.A[p]);
+    } else {
+      d.V[i] = vJ;
+      d.A[i] = motion_to_child(d.X_PL[i], a0);
+    }
+    d.A[i] += S_times(j, a.data() + j.idx_v) + cross_motion(d.V[i], vJ);
+    d.F[i] = inertia_times(d.I_L[i], d.A[i]) + cross_force(d.V[i], inertia_times(d.I_L[i], d.V[i]));
+    if (has_ext) d.F[i] -= d.Fext[i];
+  }
+  for (int i = n - 1; i >= 0; --i) {
+    const Joint& j = model.joints[i];
+    St_times(j, d.F[i], d.tau.data() + j.idx_v);
+    const int p = model.parent[i];
+    if (p >= 0) d.F[p] += force_to_parent(d.X_PL[i], d.F[i]);
+  }
+  return d.tau;
+}
+
+const Eigen::VectorXd& nonlinear_effects(const Model& model, Data& data, const Eigen::VectorXd& q,
+                                         const Eigen::VectorXd& v,
+                                         const std::vector<LinkWrench>& fext) {
+  // ddq = 0 without allocating: reuse data.ddq as the zero vector.
+  data.ddq.setZero();
+  return rnea(model, data, q, v, data.ddq, fext);
+}
+
+const Eigen::MatrixXd& crba(const Model& model, Data& d, const Eigen::VectorXd& q) {
+  model.check_q(q);
+  fk(model, d, q);
+  const int n = model.nlinks();
+  for (int i = 0; i < n; ++i) d.Ic[i] = d.I_L[i];
+  for (int i = n - 1; i >= 0; --i) {
+    const Joint& ji = model.joints[i];
+    for (int k = 0; k < ji.nv; ++k) {
+      const int col = ji.idx_v + k;
+      Vector6d F = inertia_times(d.Ic[i], S_col(ji, k));
+      St_times(ji, F, d.tau.data() + ji.idx_v);  // scratch
+      for (int r = 0; r < ji.nv; ++r) d.M(ji.idx_v + r, col) = d.tau[ji.idx_v + r];
+      int jn = i;
+      while (model.parent[jn] >= 0) {
+        F = force_to_parent(d.X_PL[jn], F);
+        jn = model.parent[jn];
+        const Joint& jj = model.joints[jn];
+        if (jj.nv == 0) continue;
+        St_times(jj, F, d.tau.data() + jj.idx_v);
+        for (int r = 0; r < jj.nv; ++r) {
+          const double val = d.tau[jj.idx_v + r];
+          d.M(jj.idx_v + r, col) = val;
+          d.M(col, jj.idx_v + r) = val;
+        }
+      }
+    }
+    const int p = model.parent[i];
+    if (p >= 0) detail::add_to(d.Ic[p], detail::inertia_to_parent(d.X_PL[i], d.Ic[i]));
+  }
+  return d.M;
+}
+
+const Eigen::VectorXd& aba(const Model& model, Data& d, const Eigen::VectorXd& q,
+                           const Eigen::VectorXd& v, const Eigen::VectorXd& tau,
+                           const std::vector<LinkWrench>& fext) {
+  model.check_q(q);
+  model.check_v(v);
+  model.check_v(tau, "tau");
+  fk(model, d, q);
+  const bool has_ext = !fext.empty();
+  set_fext(model, d, fext);
+  const int n = model.nlinks();
+  for (int i = 0; i < n; ++i) {
+    const Joint& j = model.joints[i];
+    const int p = model.parent[i];
+    const Vector6d vJ = S_times(j, v.data() + j.idx_v);
+    d.V[i] = p >= 0 ? Vector6d(motion_to_child(d.X_PL[i], d.V[p]) + vJ) : vJ;
+    d.c[i] = cross_motion(d.V[i], vJ);
+    d.IA[i] = detail::inertia_matrix(d.I_L[i]);
+    d.pA[i] = cross_force(d.V[i], inertia_times(d.I_L[i], d.V[i]));
+    if (has_ext) d.pA[i] -= d.Fext[i];
+  }
+  for (int i = n - 1; i >= 0; --i) {
+    const Joint& j = model.joints[i];
+    const int p = model.parent[i];
+    Matrix6d& IA = d.IA[i];
+    if (j.type == JointType::Revolute || j.type == JointType::Prismatic) {
+      const Vector6d s = S_col(j, 0);
+      d.U[i].col(0).noalias() = IA * s;
+      const double D = s.dot(d.U[i].col(0));
+      if (!(D > 1e-14 * (1.0 + IA.norm())))
+        throw Error("tree: aba: singular articulated inertia at joint '" + j.name + "'");
+      d.Dinv[i](0, 0) = 1.0 / D;
+      d.u[i][0] = tau[j.idx_v] - s.dot(d.pA[i]);
+      if (p >= 0) {
+        Matrix6d Ia = IA;
+        Ia.noalias() -= d.U[i].col(0) * (d.Dinv[i](0, 0) * d.U[i].col(0).transpose());
+        Vector6d pa = d.pA[i];
+        pa.noalias() += Ia * d.c[i];
+        pa += d.U[i].col(0) * (d.Dinv[i](0, 0) * d.u[i][0]);
+        d.IA[p] += detail::matrix_to_parent(d.X_PL[i], Ia);
+        d.pA[p] += force_to_parent(d.X_PL[i], pa);
+      }
+    } else if (j.type == JointType::Free) {
+      d.U[i] = IA;
+      Eigen::LLT<Matrix6d> llt(IA);
+      if (llt.info() != Eigen::Success)
+        throw Error("tree: aba: singular articulated inertia at free joint '" + j.name + "'");
+      d.Dinv[i] = llt.solve(Matrix6d::Identity());
+      d.u[i] = tau.segment<6>(j.idx_v) - d.pA[i];
+      // The articulated inertia passed to the parent is zero for a free joint; only pA remains.
+      if (p >= 0) d.pA[p] += force_to_parent(d.X_PL[i], d.pA[i] + d.u[i]);
+    } else if (p >= 0) {
+      Vector6d pa = d.pA[i];
+      pa.noalias() += IA * d.c[i];
+      d.IA[p] += detail::matrix_to_parent(d.X_PL[i], IA);
+      d.pA[p] += force_to_parent(d.X_PL[i], pa);
+    }
+  }
+  Vector6d a0 = Vector6d::Zero();
+  a0.tail<3>() = -model.gravity;
+  for (int i = 0; i < n; ++i) {
+    const Joint& j = model.joints[i];
+    const int p = model.parent[i];
+    Vector6d ap = motion_to_child(d.X_PL[i], p >= 0 ? d.A[p] : a0) + d.c[i];
+    switch (j.type) {
+      case JointType::Fixed: break;
+      case JointType::Revolute:
+      case JointType::Prismatic: {
+        const double dd = d.Dinv[i](0, 0) * (d.u[i][0] - d.U[i].col(0).dot(ap));
+        d.ddq[j.idx_v] = dd;
+        ap += S_col(j, 0) * dd;
+        break;
+      }
+      case JointType::Free: {
+        // U = IA: ddq = IA^-1 (u - IA ap) = IA^-1 u - ap.
+        Vector6d dd;
+        dd.noalias() = d.Dinv[i] * d.u[i];
+        dd -= ap;
+        d.ddq.segment<6>(j.idx_v) = dd;
+        ap += dd;
+        break;
+      }
+    }
+    d.A[i] = ap;
+  }
+  return d.ddq;
+}
+
+double kinetic_energy(const Model& model, Data& d, const Eigen::VectorXd& q,
+                      const Eigen::VectorXd& v) {
+  model.check_q(q);
+  model.check_v(v);
+  fk(model, d, q);
+  double T = 0.0;
+  for (int i = 0; i < model.nlinks(); ++i) {
+    const Joint& j = model.joints[i];
+    const int p = model.parent[i];
+    const Vector6d vJ = S_times(j, v.data() + j.idx_v);
+    d.V[i] = p >= 0 ? Vector6d(motion_to_child(d.X_PL[i], d.V[p]) + vJ) : vJ;
+    T += 0.5 * d.V[i].dot(inertia_times(d.I_L[i], d.V[i]));
+  }
+  return T;
+}
+
+double potential_energy(const Model& model, Data& d, const Eigen::VectorXd& q) {
+  model.check_q(q);
+  fk(model, d, q);
+  double U = 0.0;
+  for (int i = 0; i < model.nlinks(); ++i) {
+    const Eigen::Vector3d c = d.X_WL[i].R * model.links[i].com + d.X_WL[i].p;
+    U -= model.links[i].mass * model.gravity.dot(c);
+  }
+  return U;
+}
+
+Eigen::Vector3d center_of_mass(const Model& model, Data& d, const Eigen::VectorXd& q) {
+  model.check_q(q);
+  fk(model, d, q);
+  Eigen::Vector3d h = Eigen::Vector3d::Zero();
+  double m = 0.0;
+  for (int i = 0; i < model.nlinks(); ++i) {
+    h += model.links[i].mass * (d.X_WL[i].R * model.links[i].com + d.X_WL[i].p);
+    m += model.links[i].mass;
+  }
+  if (!(m > 0.0)) throw Error("tree: center_of_mass: model '" + model.name + "' has no mass");
+  d.p_com = h / m;
+  return d.p_com;
+}
+
+const Eigen::MatrixXd& jacobian_center_of_mass(const Model& model, Data& d,
+                                               const Eigen::VectorXd& q) {
+  model.check_q(q);
+  fk(model, d, q);
+  const int n = model.nlinks();
+  for (int i = 0; i < n; ++i) {
+    d.msub[i] = model.links[i].mass;
+    d.hsub[i] = model.links[i].mass * (d.X_WL[i].R * model.links[i].com + d.X_WL[i].p);
+  }
+  for (int i = n - 1; i >= 0; --i)
+    if (model.parent[i] >= 0) {
+      d.msub[model.parent[i]] += d.msub[i];
+      d.hsub[model.parent[i]] += d.hsub[i];
+    }
+  double mtot = 0.0;
+  Eigen::Vector3d htot = Eigen::Vector3d::Zero();
+  for (int i = 0; i < n; ++i)
+    if (model.parent[i] < 0) {
+      mtot += d.msub[i];
+      htot += d.hsub[i];
+    }
+  if (!(mtot > 0.0)) throw Error("tree: jacobian_center_of_mass: model has no mass");
+  d.p_com = htot / mtot;
+  for (int i = 0; i < n; ++i) {
+    const Joint& j = model.joints[i];
+    for (int k = 0; k < j.nv; ++k) {
+      const Vector6d Sw = motion_to_parent(d.X_WL[i], S_col(j, k));  // world coords, at origin
+      d.J_com.col(j.idx_v + k) =
+          (d.msub[i] * Sw.tail<3>() + Sw.head<3>().cross(d.hsub[i])) / mtot;
+    }
+  }
+  return d.J_com;
+}
+
+Vector6d momentum_world(const Model& model, Data& d, const Eigen::VectorXd& q,
+                        const Eigen::VectorXd& v) {
+  kinetic_energy(model, d, q, v);  // fills V and X_WL
+  Vector6d h = Vector6d::Zero();
+  for (int i = 0; i < model.nlinks(); ++i)
+    h += force_to_parent(d.X_WL[i], inertia_times(d.I_L[i], d.V[i]));
+  return h;
+}
+
+void velocity_to_qdot(const Model& model, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
+                      Eigen::VectorXd& qdot) {
+  model.check_q(q);
+  model.check_v(v);
+  qdot.resize(model.nq);
+  for (const Joint& j : model.joints) {
+    switch (j.type) {
+      case JointType::Fixed: break;
+      case JointType::Revolute:
+      case JointType::Prismatic: qdot[j.idx_q] = v[j.idx_v]; break;
+      case JointType::Free: {
+        const Eigen::Quaterniond quat(q[j.idx_q + 3], q[j.idx_q + 4], q[j.idx_q + 5],
+                                      q[j.idx_q + 6]);
+        const Eigen::Vector3d w = v.segment<3>(j.idx_v);
+        qdot.segment<3>(j.idx_q) = quat.normalized().toRotationMatrix() * v.segment<3>(j.idx_v + 3);
+        const Eigen::Quaterniond dq = quat * Eigen::Quaterniond(0.0, w.x(), w.y(), w.z());
+        qdot[j.idx_q + 3] = 0.5 * dq.w();
+        qdot[j.idx_q + 4] = 0.5 * dq.x();
+        qdot[j.idx_q + 5] = 0.5 * dq.y();
+        qdot[j.idx_q + 6] = 0.5 * dq.z();
+        break;
+      }
+    }
+  }
+}
+
+void normalize_configuration(const Model& model, Eigen::VectorXd& q) {
+  for (const Joint& j : model.joints)
+    if (j.type == JointType::Free) q.segment<4>(j.idx_q + 3).normalize();
+}
+
+}  // namespace tendyn::tree

@@ -1,0 +1,338 @@
+#include <tendyn/core/error.hpp>
+#include <tendyn/tree/model.hpp>
+
+#include <Eigen/Eigenvalues>
+
+#include <cmath>
+#include <functional>
+#include <map>
+#include <numbers>
+#include <random>
+#include <set>
+
+namespace tendyn::tree {
+
+const char* joint_type_name(JointType t) {
+  switch (t) {
+    case JointType::Fixed: return "fixed";
+    case JointType::Revolute: return "revolute";
+    case JointType::Prismatic: return "prismatic";
+    case JointType::Free: return "free";
+  }
+  return "?";
+}
+
+double Model::total_mass() const {
+  double m = 0.0;
+  for (const auto& l : links) m += l.mass;
+  return m;
+}
+
+int Model::link_index(const std::string& n) const {
+  for (int i = 0; i < nlinks(); ++i)
+    if (links[i].name == n) return i;
+  throw Error("tree model '" + name + "': no link named '" + n + "'");
+}
+
+bool Model::one_dof_joints_only() const {
+  for (const auto& j : joints)
+    if (j.type == JointType::Free) return false;
+  return true;
+}
+
+Eigen::VectorXd Model::neutral() const {
+  Eigen::VectorXd q = Eigen::VectorXd::Zero(nq);
+  for (const auto& j : joints)
+    if (j.type == JointType::Free) q[j.idx_q + 3] = 1.0;
+  return q;
+}
+
+Eigen::VectorXd Model::random_configuration(unsigned seed) const {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> ang(-std::numbers::pi, std::numbers::pi);
+  std::uniform_real_distribution<double> lin(-0.5, 0.5);
+  std::normal_distribution<double> gauss(0.0, 1.0);
+  Eigen::VectorXd q(nq);
+  for (const auto& j : joints) {
+    switch (j.type) {
+      case JointType::Fixed: break;
+      case JointType::Revolute: q[j.idx_q] = ang(rng); break;
+      case JointType::Prismatic: q[j.idx_q] = lin(rng); break;
+      case JointType::Free: {
+        for (int k = 0; k < 3; ++k) q[j.idx_q + k] = 2.0 * lin(rng);
+        Eigen::Vector4d w(gauss(rng), gauss(rng), gauss(rng), gauss(rng));
+        w.normalize();
+        q.segment<4>(j.idx_q + 3) = w;
+        break;
+      }
+    }
+  }
+  return q;
+}
+
+void Model::check_q(const Eigen::VectorXd& q, const char* what) const {
+  if (q.size() != nq)
+    throw Error(std::string("tree: ") + what + " has size " + std::to_string(q.size()) +
+                ", model '" + name + "' needs nq = " + std::to_string(nq));
+}
+void Model::check_v(const Eigen::VectorXd& v, const char* what) const {
+  if (v.size() != nv)
+    throw Error(std::string("tree: ") + what + " has size " + std::to_string(v.size()) +
+                ", model '" + name + "' needs nv = " + std::to_string(nv));
+}
+
+Eigen::Matrix3d rpy_to_matrix(const Eigen::Vector3d& rpy) {
+  return (Eigen::AngleAxisd(rpy.z(), Eigen::Vector3d::UnitZ()) *
+          Eigen::AngleAxisd(rpy.y(), Eigen::Vector3d::UnitY()) *
+          Eigen::AngleAxisd(rpy.x(), Eigen::Vector3d::UnitX()))
+      .toRotationMatrix();
+}
+
+void ModelBuilder::add_link(const Link& link, const std::string& parent, const Joint& joint) {
+  entries_.push_back({link, parent == "world" ? std::string() : parent, joint});
+}
+
+void ModelBuilder::add_floating6(const Link& link, const std::string& parent,
+                                 const Eigen::Matrix3d& R_PJ, const Eigen::Vector3d& p_PJ) {
+  static const char* suffix[5] = {"px", "py", "pz", "rz", "ry"};
+  const Eigen::Vector3d axes[6] = {Eigen::Vector3d::UnitX(), Eigen::Vector3d::UnitY(),
+                                   Eigen::Vector3d::UnitZ(), Eigen::Vector3d::UnitZ(),
+                                   Eigen::Vector3d::UnitY(), Eigen::Vector3d::UnitX()};
+  std::string prev = parent;
+  for (int k = 0; k < 6; ++k) {
+    Joint j;
+    j.type = k < 3 ? JointType::Prismatic : JointType::Revolute;
+    j.axis = axes[k];
+    j.fictitious = true;
+    if (k == 0) {
+      j.R_PJ = R_PJ;
+      j.p_PJ = p_PJ;
+    }
+    Link l;
+    if (k < 5) {
+      l.name = link.name + "_fict_" + suffix[k];
+      j.name = l.name;
+    } else {
+      l = link;
+      j.name = link.name + "_fict_rx";
+    }
+    add_link(l, prev, j);
+    prev = l.name;
+  }
+}
+
+namespace {
+
+void validate_link(const Model& m, int i) {
+  const Link& l = m.links[i];
+  const std::string where = "tree model '" + m.name + "': link '" + l.name + "': ";
+  if (!std::isfinite(l.mass) || l.mass < 0.0) throw Error(where + "mass must be finite and >= 0");
+  if (!l.com.allFinite()) throw Error(where + "centre of mass must be finite");
+  if (!l.inertia.allFinite()) throw Error(where + "inertia must be finite");
+  if ((l.inertia - l.inertia.transpose()).cwiseAbs().maxCoeff() > 1e-12 * (1.0 + l.inertia.norm()))
+    throw Error(where + "inertia must be symmetric");
+  Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> es(l.inertia);
+  const Eigen::Vector3d ev = es.eigenvalues();
+  const double tol = 1e-12 * (1.0 + ev.cwiseAbs().maxCoeff());
+  if (ev.minCoeff() < -tol) throw Error(where + "inertia must be positive semidefinite");
+  if (ev[0] + ev[1] < ev[2] - tol)
+    throw Error(where + "principal moments violate the triangle inequality (Ia + Ib >= Ic)");
+  const Joint& j = m.joints[i];
+  const std::string jw = "tree model '" + m.name + "': joint '" + j.name + "': ";
+  if (!j.R_PJ.allFinite() || !j.p_PJ.allFinite() || !j.axis.allFinite())
+    throw Error(jw + "origin and axis must be finite");
+  if ((j.R_PJ.transpose() * j.R_PJ - Eigen::Matrix3d::Identity()).norm() > 1e-9)
+    throw Error(jw + "origin rotation is not orthonormal");
+  if ((j.type == JointType::Revolute || j.type == JointType::Prismatic) &&
+      std::abs(j.axis.norm() - 1.0) > 1e-9)
+    throw Error(jw + "axis must be a unit vector (got norm " + std::to_string(j.axis.norm()) + ")");
+}
+
+}  // namespace
+
+Model ModelBuilder::build() const {
+  if (entries_.empty()) throw Error("tree model '" + name_ + "': no links");
+  std::map<std::string, int> by_name;
+  for (int k = 0; k < static_cast<int>(entries_.size()); ++k) {
+    const auto& e = entries_[k];
+    if (e.link.name.empty()) throw Error("tree model '" + name_ + "': a link has no name");
+    if (e.link.name == "world")
+      throw Error("tree model '" + name_ + "': 'world' is reserved for the root");
+    if (!by_name.emplace(e.link.name, k).second)
+      throw Error("tree model '" + name_ + "': duplicate link name '" + e.link.name + "'");
+  }
+  std::set<std::string> joint_names;
+  for (const auto& e : entries_)
+    if (!e.joint.name.empty() && !joint_names.insert(e.joint.name).second)
+      throw Error("tree model '" + name_ + "': duplicate joint name '" + e.joint.name + "'");
+  std::vector<std::vector<int>> kids(entries_.size());
+  std::vector<int> roots;
+  for (int k = 0; k < static_cast<int>(entries_.size()); ++k) {
+    const auto& e = entries_[k];
+    if (e.parent.empty()) {
+      roots.push_back(k);
+      continue;
+    }
+    auto it = by_name.find(e.parent);
+    if (it == by_name.end())
+      throw Error("tree model '" + name_ + "': link '" + e.link.name + "': parent '" + e.parent +
+                  "' does not exist");
+    kids[it->second].push_back(k);
+  }
+  // Depth-first pre-order numbering: parent before child, subtrees contiguous.
+  std::vector<int> order;
+  std::vector<int> new_parent;
+  std::function<void(int, int)> visit = [&](int k, int p) {
+    const int id = static_cast<int>(order.size());
+    order.push_back(k);
+    new_parent.push_back(p);
+    for (int c : kids[k]) visit(c, id);
+  };
+  for (int r : roots) visit(r, -1);
+  if (order.size() != entries_.size()) {
+    std::vector<bool> seen(entries_.size(), false);
+    for (int k : order) seen[k] = true;
+    for (std::size_t k = 0; k < entries_.size(); ++k)
+      if (!seen[k])
+        throw Error("tree model '" + name_ + "': link '" + entries_[k].link.name +
+                    "' is on a closed loop (not reachable from the world): not a tree");
+  }
+  Model m;
+  m.name = name_;
+  m.gravity = gravity_;
+  if (!gravity_.allFinite()) throw Error("tree model '" + name_ + "': gravity must be finite");
+  const int n = static_cast<int>(order.size());
+  m.links.resize(n);
+  m.joints.resize(n);
+  m.parent = new_parent;
+  m.children.assign(n, {});
+  int iq = 0, iv = 0;
+  for (int i = 0; i < n; ++i) {
+    const auto& e = entries_[order[i]];
+    m.links[i] = e.link;
+    Joint j = e.joint;
+    if (j.name.empty()) j.name = e.link.name + "_joint";
+    switch (j.type) {
+      case JointType::Fixed: j.nq = j.nv = 0; break;
+      case JointType::Revolute:
+      case JointType::Prismatic: j.nq = j.nv = 1; break;
+      case JointType::Free: j.nq = 7; j.nv = 6; break;
+    }
+    j.idx_q = iq;
+    j.idx_v = iv;
+    iq += j.nq;
+    iv += j.nv;
+    for (int k = 0; k < j.nv; ++k) m.v_to_link.push_back(i);
+    m.joints[i] = j;
+    if (m.parent[i] >= 0) m.children[m.parent[i]].push_back(i);
+  }
+  m.nq = iq;
+  m.nv = iv;
+  for (int i = 0; i < n; ++i) validate_link(m, i);
+  // Every movable joint must carry a subtree with mass, or M is singular.
+  std::vector<double> msub(n, 0.0);
+  std::vector<double> isub(n, 0.0);
+  for (int i = n - 1; i >= 0; --i) {
+    msub[i] += m.links[i].mass;
+    isub[i] += m.links[i].inertia.trace() + m.links[i].mass;
+    if (m.parent[i] >= 0) {
+      msub[m.parent[i]] += msub[i];
+      isub[m.parent[i]] += isub[i];
+    }
+  }
+  for (int i = 0; i < n; ++i)
+    if (m.joints[i].nv > 0 && !(isub[i] > 0.0))
+      throw Error("tree model '" + name_ + "': joint '" + m.joints[i].name +
+                  "' moves a massless subtree (singular mass matrix)");
+  m.reachability = reachability_from_parents(m.parent);
+  return m;
+}
+
+Eigen::MatrixXi reachability_from_parents(const std::vector<int>& parent) {
+  const int n = static_cast<int>(parent.size());
+  Eigen::MatrixXi D = Eigen::MatrixXi::Zero(n, n);
+  for (int i = 0; i < n; ++i) {
+    if (parent[i] >= i || parent[i] < -1)
+      throw Error("tree: parent[" + std::to_string(i) + "] = " + std::to_string(parent[i]) +
+                  " must be -1 or < " + std::to_string(i));
+    if (parent[i] >= 0) D.row(i) = D.row(parent[i]);
+    D(i, i) = 1;
+  }
+  return D;
+}
+
+std::vector<int> parents_from_reachability(const Eigen::MatrixXi& D) {
+  if (D.rows() != D.cols())
+    throw Error("tree: reachability matrix must be square (got " + std::to_string(D.rows()) + "x" +
+                std::to_string(D.cols()) + ")");
+  const int n = static_cast<int>(D.rows());
+  std::vector<int> parent(n, -1);
+  for (int i = 0; i < n; ++i) {
+    for (int j = 0; j < n; ++j) {
+      const int d = D(i, j);
+      const std::string at = "tree: reachability matrix D(" + std::to_string(i + 1) + "," +
+                             std::to_string(j + 1) + ") = " + std::to_string(d) + ": ";
+      if (d != 0 && d != 1) throw Error(at + "entries must be 0 or 1");
+      if (i == j && d != 1) throw Error(at + "diagonal entries must be 1 (a link reaches itself)");
+      if (j > i && d != 0)
+        throw Error(at + "must be lower triangular (number every parent before its children)");
+    }
+    int p = -1;
+    for (int j = i - 1; j >= 0; --j)
+      if (D(i, j) == 1) {
+        p = j;
+        break;
+      }
+    parent[i] = p;
+    for (int j = 0; j < i; ++j) {
+      const int expect = p >= 0 ? D(p, j) : 0;
+      if (D(i, j) != expect)
+        throw Error("tree: reachability matrix row " + std::to_string(i + 1) +
+                    " is not a tree's: link " + std::to_string(i + 1) +
+                    (expect ? " must" : " must not") + " be reachable from link " +
+                    std::to_string(j + 1) + " (its parent would be link " +
+                    (p >= 0 ? std::to_string(p + 1) : std::string("world")) +
+                    ", whose ancestors are not a chain)");
+    }
+  }
+  return parent;
+}
+
+Model convert_base(const Model& m, BaseMode mode) {
+  if (mode == BaseMode::AsWritten) return m;
+  ModelBuilder b(m.name);
+  b.set_gravity(m.gravity);
+  const int n = m.nlinks();
+  auto parent_name = [&](int i) { return m.parent[i] >= 0 ? m.links[m.parent[i]].name : std::string(); };
+  for (int i = 0; i < n; ++i) {
+    const Joint& j = m.joints[i];
+    if (mode == BaseMode::Fictitious && j.type == JointType::Free) {
+      b.add_floating6(m.links[i], parent_name(i), j.R_PJ, j.p_PJ);
+    } else if (mode == BaseMode::Free && j.fictitious) {
+      // Keep only the body (the 6th link of the chain); its placement is the chain root's.
+      bool last = true;
+      for (int c : m.children[i])
+        if (m.joints[c].fictitious) last = false;
+      if (!last) continue;
+      int root = i;
+      for (int k = 0; k < 5; ++k) {
+        root = m.parent[root];
+        if (root < 0 || !m.joints[root].fictitious)
+          throw Error("tree: convert_base: fictitious chain of link '" + m.links[i].name +
+                      "' is not 6 joints long");
+      }
+      Joint f;
+      f.name = m.links[i].name + "_free";
+      f.type = JointType::Free;
+      f.R_PJ = m.joints[root].R_PJ;
+      f.p_PJ = m.joints[root].p_PJ;
+      b.add_link(m.links[i], parent_name(root), f);
+    } else {
+      std::string pn = parent_name(i);
+      b.add_link(m.links[i], pn, j);
+    }
+  }
+  return b.build();
+}
+
+}  // namespace tendyn::tree

@@ -1,0 +1,132 @@
+// Spatial-algebra kernels for the tree algorithms (Featherstone 2008, ch. 2), written on
+// (R, p) pairs and compact inertias so that no 6x6 product is formed where 3x3 work suffices.
+// Motion vectors: (angular; linear). Force vectors: (moment; force).
+#pragma once
+#include <tendyn/tree/data.hpp>
+
+#include <Eigen/Core>
+
+#include <cmath>
+
+namespace tendyn::tree::detail {
+
+inline Eigen::Matrix3d skew(const Eigen::Vector3d& a) {
+  Eigen::Matrix3d S;
+  S << 0.0, -a.z(), a.y(), a.z(), 0.0, -a.x(), -a.y(), a.x(), 0.0;
+  return S;
+}
+
+/// Motion vector in parent coordinates -> child (link) coordinates; X = (R_PL, p_PL).
+inline Vector6d motion_to_child(const SE3& X, const Vector6d& m) {
+  Vector6d r;
+  r.head<3>().noalias() = X.R.transpose() * m.head<3>();
+  r.tail<3>().noalias() = X.R.transpose() * (m.tail<3>() - X.p.cross(m.head<3>()));
+  return r;
+}
+/// Motion vector in child coordinates -> parent coordinates.
+inline Vector6d motion_to_parent(const SE3& X, const Vector6d& m) {
+  Vector6d r;
+  r.head<3>().noalias() = X.R * m.head<3>();
+  r.tail<3>().noalias() = X.R * m.tail<3>();
+  r.tail<3>() += X.p.cross(r.head<3>());
+  return r;
+}
+/// Force vector in child coordinates -> parent coordinates.
+inline Vector6d force_to_parent(const SE3& X, const Vector6d& f) {
+  Vector6d r;
+  r.tail<3>().noalias() = X.R * f.tail<3>();
+  r.head<3>().noalias() = X.R * f.head<3>();
+  r.head<3>() += X.p.cross(r.tail<3>());
+  return r;
+}
+/// Force vector in parent coordinates -> child coordinates.
+inline Vector6d force_to_child(const SE3& X, const Vector6d& f) {
+  Vector6d r;
+  r.tail<3>().noalias() = X.R.transpose() * f.tail<3>();
+  r.head<3>().noalias() = X.R.transpose() * (f.head<3>() - X.p.cross(f.tail<3>()));
+  return r;
+}
+/// Spatial cross product for motions: v x m.
+inline Vector6d cross_motion(const Vector6d& v, const Vector6d& m) {
+  Vector6d r;
+  r.head<3>() = v.head<3>().cross(m.head<3>());
+  r.tail<3>() = v.head<3>().cross(m.tail<3>()) + v.tail<3>().cross(m.head<3>());
+  return r;
+}
+/// Spatial cross product for forces: v x* f.
+inline Vector6d cross_force(const Vector6d& v, const Vector6d& f) {
+  Vector6d r;
+  r.head<3>() = v.head<3>().cross(f.head<3>()) + v.tail<3>().cross(f.tail<3>());
+  r.tail<3>() = v.head<3>().cross(f.tail<3>());
+  return r;
+}
+/// Inertia times motion: (I w + h x v; m v - h x w).
+inline Vector6d inertia_times(const Inertia& I, const Vector6d& m) {
+  Vector6d r;
+  r.head<3>().noalias() = I.I * m.head<3>();
+  r.head<3>() += I.h.cross(m.tail<3>());
+  r.tail<3>() = I.m * m.tail<3>() - I.h.cross(m.head<3>());
+  return r;
+}
+/// Inertia in child coordinates -> parent coordinates (about the parent origin).
+inline Inertia inertia_to_parent(const SE3& X, const Inertia& I) {
+  Inertia r;
+  r.m = I.m;
+  const Eigen::Vector3d hr = X.R * I.h;
+  r.h = hr + I.m * X.p;
+  const Eigen::Matrix3d Sp = skew(X.p), Sh = skew(hr);
+  r.I.noalias() = X.R * I.I * X.R.transpose();
+  r.I -= Sh * Sp + Sp * Sh + I.m * Sp * Sp;
+  return r;
+}
+inline void add_to(Inertia& a, const Inertia& b) {
+  a.m += b.m;
+  a.h += b.h;
+  a.I += b.I;
+}
+/// 6x6 matrix of an inertia.
+inline Matrix6d inertia_matrix(const Inertia& I) {
+  Matrix6d M;
+  const Eigen::Matrix3d Sh = skew(I.h);
+  M.topLeftCorner<3, 3>() = I.I;
+  M.topRightCorner<3, 3>() = Sh;
+  M.bottomLeftCorner<3, 3>() = -Sh;
+  M.bottomRightCorner<3, 3>() = I.m * Eigen::Matrix3d::Identity();
+  return M;
+}
+/// Articulated inertia (symmetric 6x6 mapping motion -> force) from child to parent
+/// coordinates: X^T IA X, X the parent->child motion transform. With IA = [A B; B^T C] rotated
+/// into parent axes and S = skew(p): [A - B S + S B^T - S C S, B + S C; (B + S C)^T, C].
+inline Matrix6d matrix_to_parent(const SE3& X, const Matrix6d& IA) {
+  const Eigen::Matrix3d& R = X.R;
+  Eigen::Matrix3d A, B, C, T;
+  T.noalias() = IA.topLeftCorner<3, 3>() * R.transpose();
+  A.noalias() = R * T;
+  T.noalias() = IA.topRightCorner<3, 3>() * R.transpose();
+  B.noalias() = R * T;
+  T.noalias() = IA.bottomRightCorner<3, 3>() * R.transpose();
+  C.noalias() = R * T;
+  const Eigen::Matrix3d S = skew(X.p);
+  Eigen::Matrix3d SC, BS;
+  SC.noalias() = S * C;
+  BS.noalias() = B * S;
+  Matrix6d r;
+  r.topLeftCorner<3, 3>() = A - BS - BS.transpose();
+  r.topLeftCorner<3, 3>().noalias() -= SC * S;
+  r.topRightCorner<3, 3>() = B + SC;
+  r.bottomLeftCorner<3, 3>() = r.topRightCorner<3, 3>().transpose();
+  r.bottomRightCorner<3, 3>() = C;
+  return r;
+}
+
+/// Rotation by angle q about unit axis a (Rodrigues).
+inline Eigen::Matrix3d axis_rotation(const Eigen::Vector3d& a, double q) {
+  const double c = std::cos(q), s = std::sin(q), t = 1.0 - c;
+  Eigen::Matrix3d R;
+  R << t * a.x() * a.x() + c, t * a.x() * a.y() - s * a.z(), t * a.x() * a.z() + s * a.y(),
+      t * a.x() * a.y() + s * a.z(), t * a.y() * a.y() + c, t * a.y() * a.z() - s * a.x(),
+      t * a.x() * a.z() - s * a.y(), t * a.y() * a.z() + s * a.x(), t * a.z() * a.z() + c;
+  return R;
+}
+
+}  // namespace tendyn::tree::detail

@@ -1,0 +1,145 @@
+#include "xml_lite.hpp"
+
+#include <tendyn/core/error.hpp>
+
+#include <cctype>
+
+namespace tendyn::tree::xml {
+
+namespace {
+
+class Parser {
+ public:
+  Parser(const std::string& t, const std::string& f) : s_(t), file_(f) {}
+
+  Element document() {
+    skip_misc();
+    if (pos_ >= s_.size() || s_[pos_] != '<') fail("expected a root element");
+    Element root = element();
+    skip_misc();
+    if (pos_ < s_.size()) fail("content after the root element");
+    return root;
+  }
+
+ private:
+  const std::string& s_;
+  const std::string& file_;
+  std::size_t pos_ = 0;
+  int line_ = 1;
+
+  [[noreturn]] void fail(const std::string& msg) const {
+    throw Error(file_ + ":" + std::to_string(line_) + ": XML error: " + msg);
+  }
+  void advance(std::size_t n = 1) {
+    for (std::size_t k = 0; k < n && pos_ < s_.size(); ++k, ++pos_)
+      if (s_[pos_] == '\n') ++line_;
+  }
+  bool starts(const char* p) const { return s_.compare(pos_, std::char_traits<char>::length(p), p) == 0; }
+  void skip_ws() {
+    while (pos_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[pos_]))) advance();
+  }
+  void skip_until(const char* end) {
+    const std::size_t e = s_.find(end, pos_);
+    if (e == std::string::npos) fail(std::string("unterminated construct, missing '") + end + "'");
+    advance(e - pos_ + std::char_traits<char>::length(end));
+  }
+  // Whitespace, comments, declarations, processing instructions.
+  void skip_misc() {
+    for (;;) {
+      skip_ws();
+      if (starts("<!--")) skip_until("-->");
+      else if (starts("<?")) skip_until("?>");
+      else if (starts("<!DOCTYPE")) skip_until(">");
+      else return;
+    }
+  }
+  std::string name() {
+    const std::size_t b = pos_;
+    while (pos_ < s_.size()) {
+      const char ch = s_[pos_];
+      if (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '-' || ch == ':' || ch == '.')
+        advance();
+      else
+        break;
+    }
+    if (pos_ == b) fail("expected a name");
+    return s_.substr(b, pos_ - b);
+  }
+  std::string decode(const std::string& v) {
+    std::string r;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      if (v[i] != '&') {
+        r += v[i];
+        continue;
+      }
+      const std::size_t e = v.find(';', i);
+      if (e == std::string::npos) fail("bad entity in attribute value");
+      const std::string ent = v.substr(i + 1, e - i - 1);
+      if (ent == "lt") r += '<';
+      else if (ent == "gt") r += '>';
+      else if (ent == "amp") r += '&';
+      else if (ent == "quot") r += '"';
+      else if (ent == "apos") r += '\'';
+      else fail("unknown entity '&" + ent + ";'");
+      i = e;
+    }
+    return r;
+  }
+  Element element() {
+    Element el;
+    el.line = line_;
+    advance();  // '<'
+    el.name = name();
+    for (;;) {
+      skip_ws();
+      if (pos_ >= s_.size()) fail("unterminated element <" + el.name + ">");
+      if (starts("/>")) {
+        advance(2);
+        return el;
+      }
+      if (s_[pos_] == '>') {
+        advance();
+        break;
+      }
+      std::string key = name();
+      skip_ws();
+      if (pos_ >= s_.size() || s_[pos_] != '=') fail("expected '=' after attribute '" + key + "'");
+      advance();
+      skip_ws();
+      if (pos_ >= s_.size() || (s_[pos_] != '"' && s_[pos_] != '\'')) fail("attribute value must be quoted");
+      const char quote = s_[pos_];
+      advance();
+      const std::size_t e = s_.find(quote, pos_);
+      if (e == std::string::npos) fail("unterminated attribute value");
+      std::string val = decode(s_.substr(pos_, e - pos_));
+      advance(e - pos_ + 1);
+      if (el.attr(key)) fail("duplicate attribute '" + key + "' in <" + el.name + ">");
+      el.attrs.emplace_back(std::move(key), std::move(val));
+    }
+    for (;;) {
+      // Text content is ignored.
+      while (pos_ < s_.size() && s_[pos_] != '<') advance();
+      if (pos_ >= s_.size()) fail("missing </" + el.name + ">");
+      if (starts("<!--")) skip_until("-->");
+      else if (starts("<![CDATA[")) skip_until("]]>");
+      else if (starts("<?")) skip_until("?>");
+      else if (starts("</")) {
+        advance(2);
+        const std::string n = name();
+        if (n != el.name) fail("</" + n + "> closes <" + el.name + ">");
+        skip_ws();
+        if (pos_ >= s_.size() || s_[pos_] != '>') fail("expected '>'");
+        advance();
+        return el;
+      } else {
+        el.children.push_back(element());
+      }
+    }
+  }
+};
+
+}  // namespace
+
+Element parse(const std::string& text, const std::string& file) { return Parser(text, file).document(); }
+
+}  // namespace tendyn::tree::xml

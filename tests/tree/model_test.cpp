@@ -1,0 +1,223 @@
+#include <tendyn/core/error.hpp>
+#include <tendyn/tree/model.hpp>
+#include <tendyn/tree/model_io.hpp>
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "tree/tree_fixtures.hpp"
+
+namespace tendyn::tree {
+namespace {
+
+using testing::model_path;
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(TreeReachability, ChainIsLowerTriangularOnes) {
+  const Eigen::MatrixXi D = reachability_from_parents({-1, 0, 1, 2});
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 4; ++j) EXPECT_EQ(D(i, j), j <= i ? 1 : 0);
+}
+
+TEST(TreeReachability, BipedMatchesDocument003) {
+  const Model m = load_model_yaml(model_path("biped.yaml"));
+  ASSERT_EQ(m.nlinks(), 18);
+  ASSERT_EQ(m.nv, 18);
+  // D = [[U6, 0, 0], [1, U6, 0], [1, 0, U6]] with U lower triangular ones (incl. diagonal).
+  for (int i = 0; i < 18; ++i)
+    for (int j = 0; j < 18; ++j) {
+      const int bi = i / 6, bj = j / 6;
+      int expect = 0;
+      if (bi == bj) expect = (j <= i);
+      else if (bj == 0) expect = 1;
+      EXPECT_EQ(m.reachability(i, j), expect) << i << "," << j;
+    }
+  EXPECT_EQ(parents_from_reachability(m.reachability), m.parent);
+}
+
+TEST(TreeReachability, RoundTripRandomTree) {
+  const Model m = testing::random_tree(30, 7);
+  EXPECT_EQ(parents_from_reachability(m.reachability), m.parent);
+}
+
+TEST(TreeReachability, RejectsNonTreeMatrices) {
+  Eigen::MatrixXi D(3, 3);
+  D << 1, 0, 0, 1, 1, 0, 0, 1, 1;  // link 3 reaches from 2 but not from 2's parent 1
+  EXPECT_NE(error_of([&] { (void)parents_from_reachability(D); }).find("not a tree"), std::string::npos);
+  D << 1, 1, 0, 0, 1, 0, 0, 0, 1;
+  EXPECT_NE(error_of([&] { (void)parents_from_reachability(D); }).find("lower triangular"), std::string::npos);
+  D << 1, 0, 0, 0, 0, 0, 0, 0, 1;
+  EXPECT_NE(error_of([&] { (void)parents_from_reachability(D); }).find("diagonal"), std::string::npos);
+  D << 1, 0, 0, 2, 1, 0, 0, 0, 1;
+  EXPECT_NE(error_of([&] { (void)parents_from_reachability(D); }).find("0 or 1"), std::string::npos);
+  EXPECT_THROW((void)parents_from_reachability(Eigen::MatrixXi::Ones(2, 3)), Error);
+}
+
+TEST(TreeModel, DepthFirstNumberingAndSizes) {
+  ModelBuilder b("t");
+  Link l;
+  l.mass = 1.0;
+  l.inertia = Eigen::Matrix3d::Identity() * 0.1;
+  Joint rev;
+  rev.type = JointType::Revolute;
+  l.name = "a";
+  b.add_link(l, "", rev);
+  l.name = "c";
+  b.add_link(l, "b", rev);  // child before its parent in the input
+  l.name = "b";
+  b.add_link(l, "a", rev);
+  l.name = "d";
+  b.add_link(l, "a", rev);
+  const Model m = b.build();
+  EXPECT_EQ(m.links[0].name, "a");
+  EXPECT_EQ(m.links[1].name, "b");
+  EXPECT_EQ(m.links[2].name, "c");
+  EXPECT_EQ(m.links[3].name, "d");
+  EXPECT_EQ(m.parent, (std::vector<int>{-1, 0, 1, 0}));
+}
+
+TEST(TreeModel, BuilderErrors) {
+  Link l;
+  l.mass = 1.0;
+  l.inertia = Eigen::Matrix3d::Identity();
+  Joint rev;
+  rev.type = JointType::Revolute;
+  {
+    ModelBuilder b;
+    l.name = "a";
+    b.add_link(l, "b", rev);
+    l.name = "b";
+    b.add_link(l, "a", rev);
+    EXPECT_NE(error_of([&] { (void)b.build(); }).find("closed loop"), std::string::npos);
+  }
+  {
+    ModelBuilder b;
+    l.name = "a";
+    b.add_link(l, "nope", rev);
+    EXPECT_NE(error_of([&] { (void)b.build(); }).find("does not exist"), std::string::npos);
+  }
+  {
+    ModelBuilder b;
+    Link bad = l;
+    bad.name = "a";
+    bad.inertia = Eigen::Vector3d(1.0, 1.0, 5.0).asDiagonal();
+    b.add_link(bad, "", rev);
+    EXPECT_NE(error_of([&] { (void)b.build(); }).find("triangle"), std::string::npos);
+  }
+  {
+    ModelBuilder b;
+    Link massless;
+    massless.name = "a";
+    b.add_link(massless, "", rev);
+    EXPECT_NE(error_of([&] { (void)b.build(); }).find("massless"), std::string::npos);
+  }
+  {
+    ModelBuilder b;
+    Joint j = rev;
+    j.axis = Eigen::Vector3d(1.0, 1.0, 0.0);
+    l.name = "a";
+    b.add_link(l, "", j);
+    EXPECT_NE(error_of([&] { (void)b.build(); }).find("unit"), std::string::npos);
+  }
+}
+
+TEST(TreeModel, YamlAndUrdfBipedAgree) {
+  const Model y = load_model(model_path("biped.yaml"), BaseMode::Fictitious);
+  const Model u = load_model(model_path("biped.urdf"), BaseMode::Fictitious);
+  ASSERT_EQ(y.nlinks(), u.nlinks());
+  EXPECT_EQ(y.reachability, u.reachability);
+  for (int i = 0; i < y.nlinks(); ++i) {
+    EXPECT_EQ(y.links[i].name, u.links[i].name);
+    EXPECT_DOUBLE_EQ(y.links[i].mass, u.links[i].mass);
+    EXPECT_TRUE(y.links[i].inertia.isApprox(u.links[i].inertia));
+    EXPECT_TRUE(y.joints[i].axis.isApprox(u.joints[i].axis));
+    EXPECT_TRUE(y.joints[i].p_PJ.isApprox(u.joints[i].p_PJ) || y.joints[i].p_PJ.isZero());
+  }
+  const Model f = load_model(model_path("biped.urdf"), BaseMode::Free);
+  EXPECT_EQ(f.nlinks(), 13);
+  EXPECT_EQ(f.nq, 19);
+  EXPECT_EQ(f.nv, 18);
+}
+
+TEST(TreeModel, UrdfRoundTrip) {
+  const Model a = load_model(model_path("arm6.yaml"));
+  const Model b = urdf_from_string(to_urdf(a), "roundtrip.urdf");
+  ASSERT_EQ(a.nlinks(), b.nlinks());
+  for (int i = 0; i < a.nlinks(); ++i) {
+    EXPECT_TRUE(a.joints[i].R_PJ.isApprox(b.joints[i].R_PJ, 1e-12)) << i;
+    EXPECT_TRUE(a.joints[i].p_PJ.isApprox(b.joints[i].p_PJ, 1e-12) || a.joints[i].p_PJ.isZero()) << i;
+    EXPECT_EQ(a.joints[i].type, b.joints[i].type);
+  }
+}
+
+const char* kUrdfHead = "<?xml version=\"1.0\"?>\n<robot name=\"r\">\n";
+const char* kLinks =
+    "  <link name=\"a\"><inertial><mass value=\"1\"/><inertia ixx=\"1\" iyy=\"1\" izz=\"1\" ixy=\"0\" ixz=\"0\" iyz=\"0\"/></inertial></link>\n"
+    "  <link name=\"b\"><inertial><mass value=\"1\"/><inertia ixx=\"1\" iyy=\"1\" izz=\"1\" ixy=\"0\" ixz=\"0\" iyz=\"0\"/></inertial></link>\n"
+    "  <link name=\"c\"><inertial><mass value=\"1\"/><inertia ixx=\"1\" iyy=\"1\" izz=\"1\" ixy=\"0\" ixz=\"0\" iyz=\"0\"/></inertial></link>\n";
+
+std::string urdf_error(const std::string& joints) {
+  return error_of([&] { (void)urdf_from_string(std::string(kUrdfHead) + kLinks + joints + "</robot>\n", "bad.urdf"); });
+}
+
+TEST(TreeUrdf, Errors) {
+  const std::string j_ab = "  <joint name=\"j1\" type=\"revolute\"><parent link=\"a\"/><child link=\"b\"/><axis xyz=\"0 0 1\"/></joint>\n";
+  // Closed loop: c is the child of two joints.
+  const std::string loop = j_ab +
+      "  <joint name=\"j2\" type=\"revolute\"><parent link=\"a\"/><child link=\"c\"/></joint>\n"
+      "  <joint name=\"j3\" type=\"revolute\"><parent link=\"b\"/><child link=\"c\"/></joint>\n";
+  std::string e = urdf_error(loop);
+  EXPECT_NE(e.find("closed kinematic loop"), std::string::npos) << e;
+  EXPECT_NE(e.find("bad.urdf:"), std::string::npos) << e;
+  e = urdf_error(j_ab + "  <joint name=\"j2\" type=\"planar\"><parent link=\"b\"/><child link=\"c\"/></joint>\n");
+  EXPECT_NE(e.find("planar"), std::string::npos) << e;
+  e = urdf_error(j_ab + "  <joint name=\"j2\" type=\"screw\"><parent link=\"b\"/><child link=\"c\"/></joint>\n");
+  EXPECT_NE(e.find("unknown joint type 'screw'"), std::string::npos) << e;
+  e = urdf_error(j_ab + "  <joint name=\"j2\" type=\"revolute\"><parent link=\"b\"/><child link=\"zz\"/></joint>\n");
+  EXPECT_NE(e.find("unknown link 'zz'"), std::string::npos) << e;
+  e = urdf_error(j_ab + "  <joint name=\"j2\" type=\"revolute\"><parent link=\"b\"/><child link=\"c\"/><mimic joint=\"j1\"/></joint>\n");
+  EXPECT_NE(e.find("mimic"), std::string::npos) << e;
+  e = urdf_error(j_ab + "  <joint name=\"j2\" type=\"revolute\"><parent link=\"b\"/><child link=\"c\"/><origin xyz=\"0 nan 0\"/></joint>\n");
+  EXPECT_NE(e.find("finite"), std::string::npos) << e;
+  e = urdf_error(j_ab);  // c is disconnected
+  EXPECT_NE(e.find("not connected"), std::string::npos) << e;
+  e = error_of([] { (void)urdf_from_string("<robot name=\"x\"><link name=\"a\"></robot>", "t.urdf"); });
+  EXPECT_NE(e.find("t.urdf:1: XML error"), std::string::npos) << e;
+  EXPECT_THROW((void)load_urdf("/nonexistent/x.urdf"), Error);
+}
+
+TEST(TreeYaml, Errors) {
+  auto yerr = [](const std::string& text) {
+    return error_of([&] { (void)model_from_yaml_string(text, "m.yaml"); });
+  };
+  const std::string ok_link = "  - {name: a, joint: {type: revolute, axis: [0, 0, 1]}, mass: 1.0, inertia: {ixx: 1, iyy: 1, izz: 1}}\n";
+  EXPECT_NO_THROW((void)model_from_yaml_string("links:\n" + ok_link, "m.yaml"));
+  std::string e = yerr("links:\n  - {name: a, joint: {type: hinge}, mass: 1.0}\n");
+  EXPECT_NE(e.find("unknown joint type 'hinge'"), std::string::npos) << e;
+  EXPECT_NE(e.find("m.yaml:2:"), std::string::npos) << e;
+  e = yerr("links:\n  - {name: a, joint: {type: revolute}, mass: -1.0}\n");
+  EXPECT_NE(e.find("mass"), std::string::npos) << e;
+  e = yerr("links:\n" + ok_link + "  - {name: b, parent: zz, joint: {type: revolute}, mass: 1, inertia: {ixx: 1, iyy: 1, izz: 1}}\n");
+  EXPECT_NE(e.find("parent 'zz' does not exist"), std::string::npos) << e;
+  e = yerr("links:\n  - {name: a, mass: 1.0, colour: red}\n");
+  EXPECT_NE(e.find("unknown field"), std::string::npos) << e;
+  e = yerr("reachability: [[1, 0], [0, 1]]\nlinks:\n" + ok_link +
+           "  - {name: b, parent: a, joint: {type: revolute}, mass: 1, inertia: {ixx: 1, iyy: 1, izz: 1}}\n");
+  EXPECT_NE(e.find("does not match"), std::string::npos) << e;
+  e = yerr("reachability: [[1, 1], [0, 1]]\nlinks:\n" + ok_link);
+  EXPECT_NE(e.find("lower triangular"), std::string::npos) << e;
+  e = yerr("links:\n  - {name: a, joint: {type: revolute, axis: [0, 0, .nan]}, mass: 1.0}\n");
+  EXPECT_FALSE(e.empty());
+}
+
+}  // namespace
+}  // namespace tendyn::tree
