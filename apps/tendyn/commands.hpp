@@ -11,4 +11,5 @@ void register_validate(CLI::App& app);
 void register_export(CLI::App& app);
 void register_tension(CLI::App& app);
 void register_tree(CLI::App& app);
+void register_plan(CLI::App& app);
 }  // namespace tendyn::cli

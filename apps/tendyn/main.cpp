@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   tendyn::cli::register_sweep(app);
   tendyn::cli::register_validate(app);
   tendyn::cli::register_export(app);
+  tendyn::cli::register_plan(app);
 #ifdef TENDYN_WITH_CDPR
   tendyn::cli::register_tension(app);
 #endif

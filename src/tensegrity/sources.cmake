@@ -11,4 +11,5 @@ list(APPEND TENDYN_SOURCES
   tensegrity/psi_study.cpp
   tensegrity/lagrange.cpp
   tensegrity/contact.cpp
+  tensegrity/planner.cpp
 )

@@ -8,4 +8,5 @@ list(APPEND TENDYN_TESTS_tensegrity
   tensegrity/lagrange_test.cpp
   tensegrity/contact_test.cpp
   tensegrity/model_test.cpp
+  tensegrity/planner_test.cpp
 )

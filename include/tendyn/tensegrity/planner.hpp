@@ -1,0 +1,93 @@
+// Trajectory planning by choosing cable-length increments (document 001, chapter 3).
+//
+// Every control period dt each drive cable's rest-length offset changes by one of {-u0, 0, +u0}
+// (3-2), as a linear ramp over the period (so the executed schedule is a piecewise-linear table,
+// directly reusable as TableDrive / `drives: table:` in `tendyn simulate`). A candidate is
+// simulated over dt from the current state (a "rollout"); its cost is the path constraint on the
+// projection (Cx, Cy) of the centroid of the rod centres. Candidates with a slack cable or a rest
+// length outside the cable's limits during the rollout are rejected.
+//
+// Path cost (document's (3-3)..(3-5), generalised to polylines P0..Pn): on the current segment
+// with unit direction t from P_s, progress tau = (C - P_s) . t and lateral offset
+// d = |(C - P_s) x t|, c = 5 d - tau; the next segment starts when tau reaches the segment length.
+// Straight line along +x: P = {(0,0), (far,0)} gives c = 5|Cy| - Cx (3-3); the right-angle turn
+// P = {(0,0), (0.01,0), (0.01,far)} gives (3-4) then (3-5).
+//
+// Planners:
+// * kExhaustive, the document's combination selection: all 3^m candidates each period. Our reading
+//   of Fig. 3.2: a candidate is admissible when c < n; the admissible one with the smallest c is
+//   executed and the threshold is tightened to its cost (n <- c), so every period must improve on
+//   the last; n starts at 1e-10. When no candidate is admissible the smallest c is executed anyway
+//   and n is reset to it (counted as a threshold miss).
+// * kCoordinateSearch (ours): start from the previous period's increments, try changing one cable
+//   at a time (2m rollouts per round), keep the best improvement, repeat until no improvement or
+//   `max_rounds`; same admissibility and rejection rules. O(m) rollouts per period instead of 3^m.
+// Rollouts run on `threads` threads; candidates are indexed and reduced by index, so the executed
+// schedule is bit-identical for any thread count.
+#pragma once
+#include <tendyn/tensegrity/simulate.hpp>
+
+#include <string>
+#include <vector>
+
+namespace tendyn::tensegrity {
+
+struct PlanPath {
+  std::vector<Eigen::Vector2d> points;  ///< polyline on the floor [m], >= 2 points
+  static PlanPath straight_x();          ///< (3-3)
+  static PlanPath right_angle(double x_turn_m = 0.01);  ///< (3-4)/(3-5)
+};
+
+enum class Planner { kExhaustive, kCoordinateSearch };
+
+struct PlannerOptions {
+  std::vector<int> drive_cables;   ///< cable indices (m of them)
+  double u0_m = 0.005;             ///< increment per period
+  double period_s = 0.1;           ///< control period dt
+  double duration_s = 3.0;         ///< planned time
+  PlanPath path = PlanPath::straight_x();
+  Planner planner = Planner::kExhaustive;
+  int max_rounds = 3;              ///< coordinate search rounds per period
+  double threshold_start = 1e-10;  ///< n_0
+  SimulationOptions rollout;       ///< integrator and step of every rollout (duration is set per period)
+  int threads = 0;                 ///< 0 = all cores
+};
+
+struct PlanResult {
+  std::vector<double> period_start_s;          ///< (nperiod + 1) knot times
+  std::vector<Eigen::VectorXd> offset_m;       ///< (nperiod + 1) drive offsets u at the knots
+  std::vector<Eigen::Vector2d> centroid_m;     ///< (nperiod + 1) (Cx, Cy) at the knots
+  std::vector<double> cost;                    ///< (nperiod) cost of the executed candidate
+  int threshold_misses = 0;
+  long rollouts = 0;
+  long rejected = 0;
+  double wall_time_s = 0.0;
+  double max_path_error_m = 0.0;  ///< max lateral distance of the knots from the path
+  double progress_m = 0.0;        ///< arc length along the path at the end
+  double speed_mps = 0.0;         ///< progress / duration
+  State final_state;
+  /// The executed schedule as drives (one TableDrive per drive cable) for Model::drives.
+  std::vector<CableDrive> as_drives(const std::vector<int>& drive_cables) const;
+};
+
+/// Plans from model.initial_state. The model's own drives must not act on the drive cables
+/// (Error). Throws tendyn::Error on bad options (no drive cables, bad indices, non-positive u0 /
+/// period / duration), SimulationError if a rollout blows up. `progress(done_periods, total)` is
+/// called after each period. Cost: nperiod x (3^m or ~2m x rounds) rollouts of period/dt steps.
+PlanResult plan(const Model& model, const PlannerOptions& options, const std::function<void(int, int)>& progress = {});
+
+/// Path cost and helpers (exposed for tests and studies).
+struct PathTracker {
+  explicit PathTracker(const PlanPath& path);
+  /// Cost c of a centroid position given the current segment (does not advance).
+  [[nodiscard]] double cost(const Eigen::Vector2d& C) const;
+  /// Advances the segment index past segments whose end C has reached.
+  void advance(const Eigen::Vector2d& C);
+  /// Distance of C from the polyline [m] and arc length of its projection.
+  [[nodiscard]] double distance(const Eigen::Vector2d& C) const;
+  [[nodiscard]] double arc_length(const Eigen::Vector2d& C) const;
+  PlanPath path;
+  int segment = 0;
+};
+
+}  // namespace tendyn::tensegrity

@@ -1,0 +1,273 @@
+#include <tendyn/core/error.hpp>
+#include <tendyn/tensegrity/planner.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <mutex>
+#include <thread>
+
+namespace tendyn::tensegrity {
+
+PlanPath PlanPath::straight_x() { return PlanPath{{Eigen::Vector2d(0, 0), Eigen::Vector2d(1e3, 0)}}; }
+PlanPath PlanPath::right_angle(double x_turn) {
+  return PlanPath{{Eigen::Vector2d(0, 0), Eigen::Vector2d(x_turn, 0), Eigen::Vector2d(x_turn, 1e3)}};
+}
+
+PathTracker::PathTracker(const PlanPath& p) : path(p) {
+  if (path.points.size() < 2) throw Error("plan: a path needs at least 2 points");
+  for (std::size_t i = 0; i + 1 < path.points.size(); ++i)
+    if (!((path.points[i + 1] - path.points[i]).norm() > 0.0)) throw Error("plan: path points " + std::to_string(i) + " and " + std::to_string(i + 1) + " coincide");
+}
+
+namespace {
+double cross2(const Eigen::Vector2d& a, const Eigen::Vector2d& b) { return a.x() * b.y() - a.y() * b.x(); }
+}  // namespace
+
+double PathTracker::cost(const Eigen::Vector2d& C) const {
+  const Eigen::Vector2d P = path.points[static_cast<std::size_t>(segment)];
+  const Eigen::Vector2d t = (path.points[static_cast<std::size_t>(segment) + 1] - P).normalized();
+  const Eigen::Vector2d r = C - P;
+  return 5.0 * std::abs(cross2(t, r)) - r.dot(t);
+}
+
+void PathTracker::advance(const Eigen::Vector2d& C) {
+  while (segment + 2 < static_cast<int>(path.points.size())) {
+    const Eigen::Vector2d P = path.points[static_cast<std::size_t>(segment)];
+    const Eigen::Vector2d seg = path.points[static_cast<std::size_t>(segment) + 1] - P;
+    if ((C - P).dot(seg.normalized()) >= seg.norm()) ++segment;
+    else break;
+  }
+}
+
+double PathTracker::distance(const Eigen::Vector2d& C) const {
+  double best = HUGE_VAL;
+  for (std::size_t i = 0; i + 1 < path.points.size(); ++i) {
+    const Eigen::Vector2d P = path.points[i], seg = path.points[i + 1] - P;
+    const double tau = std::clamp((C - P).dot(seg) / seg.squaredNorm(), 0.0, 1.0);
+    best = std::min(best, (C - (P + tau * seg)).norm());
+  }
+  return best;
+}
+
+double PathTracker::arc_length(const Eigen::Vector2d& C) const {
+  double best = HUGE_VAL, at = 0.0, acc = 0.0;
+  for (std::size_t i = 0; i + 1 < path.points.size(); ++i) {
+    const Eigen::Vector2d P = path.points[i], seg = path.points[i + 1] - P;
+    const double tau = std::clamp((C - P).dot(seg) / seg.squaredNorm(), 0.0, 1.0);
+    const double d = (C - (P + tau * seg)).norm();
+    if (d < best - 1e-15) {
+      best = d;
+      at = acc + tau * seg.norm();
+    }
+    acc += seg.norm();
+  }
+  return at;
+}
+
+std::vector<CableDrive> PlanResult::as_drives(const std::vector<int>& cables) const {
+  std::vector<CableDrive> out;
+  for (std::size_t c = 0; c < cables.size(); ++c) {
+    TableDrive t;
+    for (std::size_t k = 0; k < period_start_s.size(); ++k) {
+      t.t_s.push_back(period_start_s[k]);
+      t.u_m.push_back(offset_m[k][static_cast<Eigen::Index>(c)]);
+    }
+    out.push_back(CableDrive{cables[c], t});
+  }
+  return out;
+}
+
+namespace {
+
+Eigen::Vector2d centroid(const Model& m, const State& s) {
+  Eigen::Vector2d c = Eigen::Vector2d::Zero();
+  for (int j = 0; j < m.nrod(); ++j) c += s.p_WC(j).head<2>();
+  return c / m.nrod();
+}
+
+struct Rollout {
+  bool ok = false;
+  double cost = HUGE_VAL;
+  Eigen::Vector2d C = Eigen::Vector2d::Zero();
+  State end;
+};
+
+// Simulates one period with the drive offsets ramping linearly from u_start to u_start + delta.
+Rollout rollout(const Model& m, const PlannerOptions& o, const State& start, const Eigen::VectorXd& u_start,
+                const Eigen::VectorXi& delta, const PathTracker& tracker) {
+  Rollout r;
+  const int nd = static_cast<int>(o.drive_cables.size());
+  for (int c = 0; c < nd; ++c) {
+    const Cable& cab = m.cables[static_cast<std::size_t>(o.drive_cables[static_cast<std::size_t>(c)])];
+    const double end = cab.rest_length_m + u_start[c] + o.u0_m * delta[c];
+    if (end < cab.rest_length_min_m || end > cab.rest_length_max_m || end <= 0.0) return r;  // rejected
+  }
+  const double t0 = start.time_s, period = o.period_s;
+  auto controller = [&](double t, const State&, Data& d) {
+    const double f = std::clamp((t - t0) / period, 0.0, 1.0);
+    for (int c = 0; c < nd; ++c) {
+      const int k = o.drive_cables[static_cast<std::size_t>(c)];
+      d.cable_rest_length_m[k] = m.cables[static_cast<std::size_t>(k)].rest_length_m + u_start[c] + f * o.u0_m * delta[c];
+    }
+  };
+  SimulationOptions so = o.rollout;
+  so.duration_s = period;
+  so.output_interval_s = period;
+  const auto s = simulate(m, so, nullptr, {}, &start, controller);
+  if (s.monitor.first_slack_cable >= 0) return r;  // slack: rejected (document: no slack, no collapse)
+  r.ok = true;
+  r.end = s.final_state;
+  r.C = centroid(m, r.end);
+  r.cost = tracker.cost(r.C);
+  return r;
+}
+
+// Evaluates candidates [0, n) in parallel, each by index: results are identical for any thread count.
+template <class F>
+void parallel_for(int n, int threads, F&& f) {
+  const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int nt = std::clamp(threads > 0 ? threads : hw, 1, std::max(1, n));
+  std::atomic<int> next{0};
+  std::exception_ptr err;
+  std::mutex mu;
+  auto work = [&] {
+    for (;;) {
+      const int i = next.fetch_add(1);
+      if (i >= n) return;
+      try {
+        f(i);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(mu);
+        if (!err) err = std::current_exception();
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int t = 1; t < nt; ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  if (err) std::rethrow_exception(err);
+}
+
+Eigen::VectorXi candidate(int index, int m) {  // base-3 digits -> {-1, 0, +1}
+  Eigen::VectorXi d(m);
+  for (int c = 0; c < m; ++c) {
+    d[c] = index % 3 - 1;
+    index /= 3;
+  }
+  return d;
+}
+
+}  // namespace
+
+PlanResult plan(const Model& model, const PlannerOptions& o, const std::function<void(int, int)>& progress) {
+  const int m = static_cast<int>(o.drive_cables.size());
+  if (m == 0) throw Error("plan: no drive cables");
+  if (m > 12) throw Error("plan: at most 12 drive cables (3^m candidates)");
+  for (int k : o.drive_cables) {
+    if (k < 0 || k >= model.ncable()) throw Error("plan: drive cable index " + std::to_string(k) + " out of range");
+    for (const auto& d : model.drives)
+      if (d.cable == k) throw Error("plan: cable '" + model.cable_ids[static_cast<std::size_t>(k)] + "' already has a drive in the model");
+  }
+  if (!(o.u0_m > 0.0) || !(o.period_s > 0.0) || !(o.duration_s > 0.0)) throw Error("plan: u0, period and duration must be > 0");
+  validate(o.rollout);
+  const auto wall0 = std::chrono::steady_clock::now();
+  const int nperiod = std::max(1, static_cast<int>(std::lround(o.duration_s / o.period_s)));
+  PathTracker tracker(o.path);
+  PlanResult res;
+  State state = model.initial_state;
+  Eigen::VectorXd u = Eigen::VectorXd::Zero(m);
+  Eigen::VectorXi last = Eigen::VectorXi::Zero(m);
+  double threshold = o.threshold_start;
+  res.period_start_s.push_back(state.time_s);
+  res.offset_m.push_back(u);
+  res.centroid_m.push_back(centroid(model, state));
+  for (int p = 0; p < nperiod; ++p) {
+    Rollout chosen;
+    Eigen::VectorXi chosen_delta = Eigen::VectorXi::Zero(m);
+    auto consider = [&](const std::vector<Rollout>& rs) {
+      // admissible (c < n) with the smallest cost; ties -> lowest index
+      int best = -1, best_any = -1;
+      for (int i = 0; i < static_cast<int>(rs.size()); ++i) {
+        const auto& r = rs[static_cast<std::size_t>(i)];
+        if (!r.ok) continue;
+        if (best_any < 0 || r.cost < rs[static_cast<std::size_t>(best_any)].cost) best_any = i;
+        if (r.cost < threshold && (best < 0 || r.cost < rs[static_cast<std::size_t>(best)].cost)) best = i;
+      }
+      return std::make_pair(best, best_any);
+    };
+    if (o.planner == Planner::kExhaustive) {
+      int n = 1;
+      for (int c = 0; c < m; ++c) n *= 3;
+      std::vector<Rollout> rs(static_cast<std::size_t>(n));
+      std::vector<Eigen::VectorXi> deltas(static_cast<std::size_t>(n));
+      for (int i = 0; i < n; ++i) deltas[static_cast<std::size_t>(i)] = candidate(i, m);
+      parallel_for(n, o.threads, [&](int i) {
+        rs[static_cast<std::size_t>(i)] = rollout(model, o, state, u, deltas[static_cast<std::size_t>(i)], tracker);
+      });
+      res.rollouts += n;
+      for (const auto& r : rs) res.rejected += r.ok ? 0 : 1;
+      const auto [best, best_any] = consider(rs);
+      const int pick = best >= 0 ? best : best_any;
+      if (pick < 0) throw SimulationError("plan: every candidate was rejected (slack or rest-length limit) in period " + std::to_string(p), state.time_s);
+      if (best < 0) ++res.threshold_misses;
+      chosen = rs[static_cast<std::size_t>(pick)];
+      chosen_delta = deltas[static_cast<std::size_t>(pick)];
+    } else {
+      // coordinate search from the previous period's increments
+      Eigen::VectorXi current = last;
+      Rollout cur = rollout(model, o, state, u, current, tracker);
+      ++res.rollouts;
+      res.rejected += cur.ok ? 0 : 1;
+      for (int round = 0; round < o.max_rounds; ++round) {
+        std::vector<Eigen::VectorXi> deltas;
+        for (int c = 0; c < m; ++c)
+          for (int v = -1; v <= 1; ++v)
+            if (v != current[c]) {
+              Eigen::VectorXi d = current;
+              d[c] = v;
+              deltas.push_back(d);
+            }
+        std::vector<Rollout> rs(deltas.size());
+        parallel_for(static_cast<int>(deltas.size()), o.threads, [&](int i) {
+          rs[static_cast<std::size_t>(i)] = rollout(model, o, state, u, deltas[static_cast<std::size_t>(i)], tracker);
+        });
+        res.rollouts += static_cast<long>(deltas.size());
+        for (const auto& r : rs) res.rejected += r.ok ? 0 : 1;
+        int best = -1;
+        for (int i = 0; i < static_cast<int>(rs.size()); ++i)
+          if (rs[static_cast<std::size_t>(i)].ok && (best < 0 || rs[static_cast<std::size_t>(i)].cost < rs[static_cast<std::size_t>(best)].cost)) best = i;
+        if (best >= 0 && (!cur.ok || rs[static_cast<std::size_t>(best)].cost < cur.cost)) {
+          cur = rs[static_cast<std::size_t>(best)];
+          current = deltas[static_cast<std::size_t>(best)];
+        } else {
+          break;
+        }
+      }
+      if (!cur.ok) throw SimulationError("plan: no admissible candidate found in period " + std::to_string(p), state.time_s);
+      if (!(cur.cost < threshold)) ++res.threshold_misses;
+      chosen = cur;
+      chosen_delta = current;
+    }
+    threshold = chosen.cost;
+    state = chosen.end;
+    u += o.u0_m * chosen_delta.cast<double>();
+    last = chosen_delta;
+    tracker.advance(chosen.C);
+    res.cost.push_back(chosen.cost);
+    res.period_start_s.push_back(state.time_s);
+    res.offset_m.push_back(u);
+    res.centroid_m.push_back(chosen.C);
+    res.max_path_error_m = std::max(res.max_path_error_m, tracker.distance(chosen.C));
+    if (progress) progress(p + 1, nperiod);
+  }
+  res.final_state = state;
+  res.progress_m = tracker.arc_length(res.centroid_m.back()) - tracker.arc_length(res.centroid_m.front());
+  res.speed_mps = res.progress_m / (res.period_start_s.back() - res.period_start_s.front());
+  res.wall_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  return res;
+}
+
+}  // namespace tendyn::tensegrity
