@@ -129,12 +129,14 @@ void run_plan(const PlanArgs& a) {
                             {"rollouts", r.rollouts},
                             {"rejected_rollouts", r.rejected},
                             {"threshold_misses", r.threshold_misses},
+                            {"forced_periods", r.forced_periods},
                             {"final_centroid_m", {r.centroid_m.back().x(), r.centroid_m.back().y()}}};
   io::write_file_atomic(std::filesystem::path(a.out_dir) / "plan.json", j.dump(2) + "\n");
   if (a.quiet) return;
   std::printf("planned %zu periods of %g s with %s (%zu drive cables, u0 = %g m)\n", r.cost.size(), a.period, a.planner.c_str(),
               o.drive_cables.size(), a.u0);
   std::printf("progress along the path %.4f m, speed %.4f m/s, max path error %.4f m\n", r.progress_m, r.speed_mps, r.max_path_error_m);
+  std::printf("forced periods (every candidate let a taut cable go slack): %d\n", r.forced_periods);
   std::printf("rollouts %ld (%ld rejected), threshold misses %d, wall time %.2f s (%.0f rollouts/s, %.2fx real time)\n", r.rollouts,
               r.rejected, r.threshold_misses, r.wall_time_s, r.rollouts / std::max(r.wall_time_s, 1e-9),
               a.duration / std::max(r.wall_time_s, 1e-9));

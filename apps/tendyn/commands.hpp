@@ -12,4 +12,5 @@ void register_export(CLI::App& app);
 void register_tension(CLI::App& app);
 void register_tree(CLI::App& app);
 void register_plan(CLI::App& app);
+void register_formfind(CLI::App& app);
 }  // namespace tendyn::cli

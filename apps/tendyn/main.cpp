@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   tendyn::cli::register_validate(app);
   tendyn::cli::register_export(app);
   tendyn::cli::register_plan(app);
+  tendyn::cli::register_formfind(app);
 #ifdef TENDYN_WITH_CDPR
   tendyn::cli::register_tension(app);
 #endif

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <chrono>
 #include <cmath>
 #include <mutex>
@@ -88,7 +89,8 @@ Eigen::Vector2d centroid(const Model& m, const State& s) {
 }
 
 struct Rollout {
-  bool ok = false;
+  bool ok = false;          ///< simulated and within the rest-length limits
+  int new_slack = 0;        ///< cables taut at the period start that went slack
   double cost = HUGE_VAL;
   Eigen::Vector2d C = Eigen::Vector2d::Zero();
   State end;
@@ -96,7 +98,7 @@ struct Rollout {
 
 // Simulates one period with the drive offsets ramping linearly from u_start to u_start + delta.
 Rollout rollout(const Model& m, const PlannerOptions& o, const State& start, const Eigen::VectorXd& u_start,
-                const Eigen::VectorXi& delta, const PathTracker& tracker) {
+                const Eigen::VectorXi& delta, const PathTracker& tracker, const std::vector<std::uint8_t>& slack_at_start) {
   Rollout r;
   const int nd = static_cast<int>(o.drive_cables.size());
   for (int c = 0; c < nd; ++c) {
@@ -116,7 +118,10 @@ Rollout rollout(const Model& m, const PlannerOptions& o, const State& start, con
   so.duration_s = period;
   so.output_interval_s = period;
   const auto s = simulate(m, so, nullptr, {}, &start, controller);
-  if (s.monitor.first_slack_cable >= 0) return r;  // slack: rejected (document: no slack, no collapse)
+  // rejected when a cable that was taut at the period start goes slack (document: "no slack, no
+  // collapse"); cables already slack at the start (e.g. a tower sagging under gravity) do not count
+  for (int k = 0; k < m.ncable(); ++k)
+    if (!slack_at_start[static_cast<std::size_t>(k)] && s.monitor.slack_first_time_s[static_cast<std::size_t>(k)] >= 0.0) ++r.new_slack;
   r.ok = true;
   r.end = s.final_state;
   r.C = centroid(m, r.end);
@@ -149,6 +154,12 @@ void parallel_for(int n, int threads, F&& f) {
   work();
   for (auto& t : pool) t.join();
   if (err) std::rethrow_exception(err);
+}
+
+// Order of candidates when none is admissible: fewest cables newly slack, then lowest cost.
+bool better(const Rollout& a, const Rollout& b) {
+  if (a.new_slack != b.new_slack) return a.new_slack < b.new_slack;
+  return a.cost < b.cost;
 }
 
 Eigen::VectorXi candidate(int index, int m) {  // base-3 digits -> {-1, 0, +1}
@@ -184,7 +195,17 @@ PlanResult plan(const Model& model, const PlannerOptions& o, const std::function
   res.period_start_s.push_back(state.time_s);
   res.offset_m.push_back(u);
   res.centroid_m.push_back(centroid(model, state));
+  Data data0 = make_data(model);
+  std::vector<std::uint8_t> slack0;
   for (int p = 0; p < nperiod; ++p) {
+    {  // slack cables at the period start, with the executed rest lengths
+      for (int c = 0; c < m; ++c)
+        data0.cable_rest_length_m[o.drive_cables[static_cast<std::size_t>(c)]] =
+            model.cables[static_cast<std::size_t>(o.drive_cables[static_cast<std::size_t>(c)])].rest_length_m + u[c];
+      forward_kinematics(model, state, data0);
+      compute_element_forces(model, state, data0);
+      slack0 = data0.cable_slack;
+    }
     Rollout chosen;
     Eigen::VectorXi chosen_delta = Eigen::VectorXi::Zero(m);
     auto consider = [&](const std::vector<Rollout>& rs) {
@@ -193,8 +214,8 @@ PlanResult plan(const Model& model, const PlannerOptions& o, const std::function
       for (int i = 0; i < static_cast<int>(rs.size()); ++i) {
         const auto& r = rs[static_cast<std::size_t>(i)];
         if (!r.ok) continue;
-        if (best_any < 0 || r.cost < rs[static_cast<std::size_t>(best_any)].cost) best_any = i;
-        if (r.cost < threshold && (best < 0 || r.cost < rs[static_cast<std::size_t>(best)].cost)) best = i;
+        if (best_any < 0 || better(r, rs[static_cast<std::size_t>(best_any)])) best_any = i;
+        if (r.new_slack == 0 && r.cost < threshold && (best < 0 || r.cost < rs[static_cast<std::size_t>(best)].cost)) best = i;
       }
       return std::make_pair(best, best_any);
     };
@@ -205,22 +226,23 @@ PlanResult plan(const Model& model, const PlannerOptions& o, const std::function
       std::vector<Eigen::VectorXi> deltas(static_cast<std::size_t>(n));
       for (int i = 0; i < n; ++i) deltas[static_cast<std::size_t>(i)] = candidate(i, m);
       parallel_for(n, o.threads, [&](int i) {
-        rs[static_cast<std::size_t>(i)] = rollout(model, o, state, u, deltas[static_cast<std::size_t>(i)], tracker);
+        rs[static_cast<std::size_t>(i)] = rollout(model, o, state, u, deltas[static_cast<std::size_t>(i)], tracker, slack0);
       });
       res.rollouts += n;
-      for (const auto& r : rs) res.rejected += r.ok ? 0 : 1;
+      for (const auto& r : rs) res.rejected += (r.ok && r.new_slack == 0) ? 0 : 1;
       const auto [best, best_any] = consider(rs);
       const int pick = best >= 0 ? best : best_any;
-      if (pick < 0) throw SimulationError("plan: every candidate was rejected (slack or rest-length limit) in period " + std::to_string(p), state.time_s);
+      if (pick < 0) throw SimulationError("plan: every candidate leaves a cable's rest-length limits in period " + std::to_string(p), state.time_s);
       if (best < 0) ++res.threshold_misses;
+      if (rs[static_cast<std::size_t>(pick)].new_slack > 0) ++res.forced_periods;
       chosen = rs[static_cast<std::size_t>(pick)];
       chosen_delta = deltas[static_cast<std::size_t>(pick)];
     } else {
       // coordinate search from the previous period's increments
       Eigen::VectorXi current = last;
-      Rollout cur = rollout(model, o, state, u, current, tracker);
+      Rollout cur = rollout(model, o, state, u, current, tracker, slack0);
       ++res.rollouts;
-      res.rejected += cur.ok ? 0 : 1;
+      res.rejected += (cur.ok && cur.new_slack == 0) ? 0 : 1;
       for (int round = 0; round < o.max_rounds; ++round) {
         std::vector<Eigen::VectorXi> deltas;
         for (int c = 0; c < m; ++c)
@@ -232,22 +254,23 @@ PlanResult plan(const Model& model, const PlannerOptions& o, const std::function
             }
         std::vector<Rollout> rs(deltas.size());
         parallel_for(static_cast<int>(deltas.size()), o.threads, [&](int i) {
-          rs[static_cast<std::size_t>(i)] = rollout(model, o, state, u, deltas[static_cast<std::size_t>(i)], tracker);
+          rs[static_cast<std::size_t>(i)] = rollout(model, o, state, u, deltas[static_cast<std::size_t>(i)], tracker, slack0);
         });
         res.rollouts += static_cast<long>(deltas.size());
-        for (const auto& r : rs) res.rejected += r.ok ? 0 : 1;
+        for (const auto& r : rs) res.rejected += (r.ok && r.new_slack == 0) ? 0 : 1;
         int best = -1;
         for (int i = 0; i < static_cast<int>(rs.size()); ++i)
-          if (rs[static_cast<std::size_t>(i)].ok && (best < 0 || rs[static_cast<std::size_t>(i)].cost < rs[static_cast<std::size_t>(best)].cost)) best = i;
-        if (best >= 0 && (!cur.ok || rs[static_cast<std::size_t>(best)].cost < cur.cost)) {
+          if (rs[static_cast<std::size_t>(i)].ok && (best < 0 || better(rs[static_cast<std::size_t>(i)], rs[static_cast<std::size_t>(best)]))) best = i;
+        if (best >= 0 && (!cur.ok || better(rs[static_cast<std::size_t>(best)], cur))) {
           cur = rs[static_cast<std::size_t>(best)];
           current = deltas[static_cast<std::size_t>(best)];
         } else {
           break;
         }
       }
-      if (!cur.ok) throw SimulationError("plan: no admissible candidate found in period " + std::to_string(p), state.time_s);
+      if (!cur.ok) throw SimulationError("plan: every candidate tried leaves a cable's rest-length limits in period " + std::to_string(p), state.time_s);
       if (!(cur.cost < threshold)) ++res.threshold_misses;
+      if (cur.new_slack > 0) ++res.forced_periods;
       chosen = cur;
       chosen_delta = current;
     }

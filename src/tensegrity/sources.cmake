@@ -12,4 +12,5 @@ list(APPEND TENDYN_SOURCES
   tensegrity/lagrange.cpp
   tensegrity/contact.cpp
   tensegrity/planner.cpp
+  tensegrity/form_finding.cpp
 )

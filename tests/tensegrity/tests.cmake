@@ -9,4 +9,5 @@ list(APPEND TENDYN_TESTS_tensegrity
   tensegrity/contact_test.cpp
   tensegrity/model_test.cpp
   tensegrity/planner_test.cpp
+  tensegrity/form_finding_test.cpp
 )

@@ -4,8 +4,10 @@
 // (3-2), as a linear ramp over the period (so the executed schedule is a piecewise-linear table,
 // directly reusable as TableDrive / `drives: table:` in `tendyn simulate`). A candidate is
 // simulated over dt from the current state (a "rollout"); its cost is the path constraint on the
-// projection (Cx, Cy) of the centroid of the rod centres. Candidates with a slack cable or a rest
-// length outside the cable's limits during the rollout are rejected.
+// projection (Cx, Cy) of the centroid of the rod centres. Candidates in which a rest length
+// leaves the cable's limits are rejected; candidates in which a cable that was taut at the period
+// start goes slack are inadmissible (when every candidate is, the one with the fewest such cables,
+// then the lowest cost, is executed and the period is counted as forced).
 //
 // Path cost (document's (3-3)..(3-5), generalised to polylines P0..Pn): on the current segment
 // with unit direction t from P_s, progress tau = (C - P_s) . t and lateral offset
@@ -59,6 +61,7 @@ struct PlanResult {
   std::vector<Eigen::Vector2d> centroid_m;     ///< (nperiod + 1) (Cx, Cy) at the knots
   std::vector<double> cost;                    ///< (nperiod) cost of the executed candidate
   int threshold_misses = 0;
+  int forced_periods = 0;  ///< periods in which every candidate let a taut cable go slack (fewest chosen)
   long rollouts = 0;
   long rejected = 0;
   double wall_time_s = 0.0;
