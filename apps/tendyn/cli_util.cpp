@@ -2,6 +2,9 @@
 
 #include <tendyn/core/error.hpp>
 
+#include <cstdlib>
+#include <string>
+
 #include <unistd.h>
 
 namespace tendyn::cli {
@@ -32,6 +35,13 @@ void ensure_directory(const std::filesystem::path& dir) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw Error("cannot create output directory '" + dir.string() + "': " + ec.message());
+}
+
+bool render_plot(const std::string& kind, const std::filesystem::path& csv, const std::filesystem::path& out) {
+  const std::string python = std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+  const std::string cmd = python + " '" + std::string(TENDYN_SOURCE_DIR) + "/scripts/plot.py' " + kind + " '" + csv.string() + "' '" +
+                          out.string() + "' 2>/dev/null";
+  return std::system(cmd.c_str()) == 0;
 }
 
 }  // namespace tendyn::cli

@@ -25,4 +25,8 @@ class Progress {
 /// Creates `dir` (and parents); throws tendyn::Error naming the directory on failure.
 void ensure_directory(const std::filesystem::path& dir);
 
+/// Renders a static plot with scripts/plot.py (matplotlib; Debian's /usr/bin/python3 preferred):
+/// kind is study | plan | sweep. Returns false (and prints nothing) when it cannot.
+bool render_plot(const std::string& kind, const std::filesystem::path& csv, const std::filesystem::path& out);
+
 }  // namespace tendyn::cli

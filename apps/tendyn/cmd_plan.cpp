@@ -132,7 +132,9 @@ void run_plan(const PlanArgs& a) {
                             {"forced_periods", r.forced_periods},
                             {"final_centroid_m", {r.centroid_m.back().x(), r.centroid_m.back().y()}}};
   io::write_file_atomic(std::filesystem::path(a.out_dir) / "plan.json", j.dump(2) + "\n");
+  const bool plotted = render_plot("plan", std::filesystem::path(a.out_dir) / "schedule.csv", std::filesystem::path(a.out_dir) / "plan.png");
   if (a.quiet) return;
+  if (plotted) std::printf("wrote %s/plan.png (track against the path, cable length changes)\n", a.out_dir.c_str());
   std::printf("planned %zu periods of %g s with %s (%zu drive cables, u0 = %g m)\n", r.cost.size(), a.period, a.planner.c_str(),
               o.drive_cables.size(), a.u0);
   std::printf("progress along the path %.4f m, speed %.4f m/s, max path error %.4f m\n", r.progress_m, r.speed_mps, r.max_path_error_m);

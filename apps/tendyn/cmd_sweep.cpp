@@ -99,6 +99,7 @@ void run_sweep(const SweepArgs& a) {
       {"rows", rows}};
   io::write_file_atomic(std::filesystem::path(a.out_dir) / "sweep.csv", csv);
   io::write_file_atomic(std::filesystem::path(a.out_dir) / "sweep.json", summary.dump(2) + "\n");
+  const bool plotted = render_plot("sweep", std::filesystem::path(a.out_dir) / "sweep.csv", std::filesystem::path(a.out_dir) / "sweep.png");
 
   if (a.quiet) return;
   std::printf("psi study: radius %.4g m, pivot %.3g, damping %.3g N s/m (%s), %d angles, %.3g s each\n", o.prism.radius_m,
@@ -119,7 +120,7 @@ void run_sweep(const SweepArgs& a) {
     std::printf("normal-mode range: psi in [%g deg, %g deg] (document 000: [36 deg, 68 deg])\n", res.range_min_deg, res.range_max_deg);
   else
     std::printf("normal-mode range: none of the angles run is normal\n");
-  std::printf("wrote %s/sweep.csv and %s/sweep.json\n", a.out_dir.c_str(), a.out_dir.c_str());
+  std::printf("wrote %s/sweep.csv and %s/sweep.json%s\n", a.out_dir.c_str(), a.out_dir.c_str(), plotted ? " and sweep.png" : "");
 }
 }  // namespace
 

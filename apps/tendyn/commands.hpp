@@ -13,4 +13,5 @@ void register_tension(CLI::App& app);
 void register_tree(CLI::App& app);
 void register_plan(CLI::App& app);
 void register_formfind(CLI::App& app);
+void register_study(CLI::App& app);
 }  // namespace tendyn::cli

@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   tendyn::cli::register_export(app);
   tendyn::cli::register_plan(app);
   tendyn::cli::register_formfind(app);
+  tendyn::cli::register_study(app);
 #ifdef TENDYN_WITH_CDPR
   tendyn::cli::register_tension(app);
 #endif
