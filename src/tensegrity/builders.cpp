@@ -24,7 +24,7 @@ void add_cable(Model& m, const std::string& id, int a, int b, double k, double c
 }  // namespace
 
 Model make_prism(const PrismParams& p) {
-  if (p.n < 3) throw Error("prism: n must be >= 3 (got " + std::to_string(p.n) + ")");
+  if (p.n < 3 || p.n > 10000) throw Error("prism: n must be in [3, 10000] (got " + std::to_string(p.n) + ")");
   if (!(p.radius_m > 0.0)) throw Error("prism: radius must be > 0");
   if (!(p.pivot >= 0.0 && p.pivot <= 1.0)) throw Error("prism: pivot must be in [0, 1]");
   const int n = p.n;

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -206,7 +207,7 @@ Model read_builder(const YamlNode& b) {
     PrismParams p;
     if (auto v = b.get("n")) {
       p.n = v->as_int();
-      if (p.n < 3) v->fail("must be >= 3");
+      if (p.n < 3 || p.n > 10000) v->fail("must be in [3, 10000]");
     }
     if (auto v = b.get("rod_mass")) p.rod_mass_kg = positive(*v);
     if (auto v = b.get("rod_length")) p.rod_length_m = positive(*v);
@@ -304,6 +305,10 @@ Model read_matrices(const YamlNode& mx) {
 }
 
 TableDrive read_table_csv(const YamlNode& where, const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) where.fail("drive table '" + path + "' is not a readable file");
+  constexpr std::uintmax_t kMaxBytes = 256u << 20;
+  if (std::filesystem::file_size(path, ec) > kMaxBytes) where.fail("drive table '" + path + "' is larger than 256 MiB");
   std::ifstream in(path);
   if (!in) where.fail("cannot read drive table '" + path + "'");
   TableDrive t;

@@ -1,0 +1,13 @@
+# Tensegrity benchmarks (included by bench/CMakeLists.txt).
+#   tensegrity_step       Google Benchmark per-step costs (tendyn, and MuJoCo when found)
+#   tensegrity_vs_mujoco  matched-accuracy comparison with MuJoCo 2.2.2 (Debian libmujoco-dev);
+#                         built only when MuJoCo is found
+tendyn_add_bench(tensegrity_step tensegrity_step.cpp)
+if(TARGET mujoco::mujoco)
+  tendyn_add_bench(tensegrity_vs_mujoco tensegrity_vs_mujoco.cpp)
+  target_link_libraries(tensegrity_vs_mujoco PRIVATE mujoco::mujoco)
+  target_link_libraries(tensegrity_step PRIVATE mujoco::mujoco)
+  target_compile_definitions(tensegrity_step PRIVATE TENDYN_HAVE_MUJOCO=1)
+else()
+  message(STATUS "tendyn: MuJoCo not found, bench/tensegrity_vs_mujoco skipped")
+endif()

@@ -1,0 +1,10 @@
+# tests/peers: cross-checks against peer programs (MuJoCo). TENDYN_TESTS_peers stays empty (no
+# tendyn_peers_tests binary) because the MuJoCo cross-check needs its own link line.
+if(TARGET mujoco::mujoco)
+  add_executable(tendyn_mujoco_crosscheck_tests peers/mujoco_crosscheck_test.cpp)
+  target_link_libraries(tendyn_mujoco_crosscheck_tests PRIVATE tendyn::tendyn GTest::gtest_main mujoco::mujoco
+                        tendyn_warnings)
+  gtest_discover_tests(tendyn_mujoco_crosscheck_tests DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 600)
+else()
+  message(STATUS "tendyn: MuJoCo not found, tests/peers/mujoco_crosscheck_test skipped")
+endif()
