@@ -1,6 +1,472 @@
-// Placeholder: the tension subcommand is not implemented yet.
+// tendyn tension: cable tension distribution for cable-driven parallel robots (document 002).
+//   tendyn tension solve MODEL.yaml [--pose ...] [--wrench ...] [--group G] [--rows fx,fy,mz]
+//   tendyn tension trajectory MODEL.yaml --in poses.csv --out tensions.csv [--method exact]
+//   tendyn tension study [--count N] [--seed S] [--size 6x12]    (also: tendyn tension --random-study)
+#include <tendyn/cdpr/geometry.hpp>
+#include <tendyn/cdpr/model_io.hpp>
+#include <tendyn/cdpr/study.hpp>
+#include <tendyn/cdpr/tension.hpp>
+#include <tendyn/core/error.hpp>
+#include <tendyn/io/atomic_file.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iomanip>
+#include <limits>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
 #include "commands.hpp"
 
 namespace tendyn::cli {
-void register_tension(CLI::App& /*app*/) {}
+namespace {
+
+using cdpr::Method;
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::string cur;
+  std::istringstream in(s);
+  while (std::getline(in, cur, sep)) {
+    const auto a = cur.find_first_not_of(" \t\r");
+    const auto b = cur.find_last_not_of(" \t\r");
+    out.push_back(a == std::string::npos ? "" : cur.substr(a, b - a + 1));
+  }
+  return out;
+}
+
+double parse_number(const std::string& s, const std::string& where) {
+  try {
+    std::size_t pos = 0;
+    const double v = std::stod(s, &pos);
+    if (pos != s.size() || !std::isfinite(v)) throw std::invalid_argument(s);
+    return v;
+  } catch (const std::exception&) {
+    throw Error(where + ": '" + s + "' is not a finite number");
+  }
+}
+
+Eigen::VectorXd parse_list(const std::string& s, const std::string& what) {
+  const auto parts = split(s, ',');
+  Eigen::VectorXd v(static_cast<Eigen::Index>(parts.size()));
+  for (std::size_t i = 0; i < parts.size(); ++i)
+    v[static_cast<Eigen::Index>(i)] = parse_number(parts[i], what);
+  return v;
+}
+
+std::vector<Method> parse_methods(const std::string& s) {
+  std::vector<Method> m;
+  if (s == "all")
+    return {Method::exhaustive, Method::lawson_hanson, Method::exact, Method::closed_form,
+            Method::improved_closed_form};
+  for (const auto& p : split(s, ',')) m.push_back(cdpr::parse_method(p));
+  if (m.empty()) throw Error("--method: empty list");
+  return m;
+}
+
+/// The problem a model + options define: column subset (group), row subset, bounds.
+struct Setup {
+  cdpr::ModelFile mf;
+  std::vector<int> cols;                 // cable indices used
+  std::vector<cdpr::WrenchRow> rows;     // empty = all rows
+  cdpr::SolverOptions opt;
+  cdpr::Data data;
+};
+
+struct CommonArgs {
+  std::string model, group, rows, method = "all";
+  double fmin = std::numeric_limits<double>::quiet_NaN();
+  double fmax = std::numeric_limits<double>::quiet_NaN();
+  double iqr = 10.0, precision = 1e-6;
+  bool json = false;
+};
+
+Setup make_setup(const CommonArgs& a) {
+  Setup s;
+  s.mf = cdpr::load_model(a.model);
+  const auto& m = s.mf.model;
+  if (a.group.empty()) {
+    for (int i = 0; i < m.num_cables(); ++i) s.cols.push_back(i);
+  } else {
+    s.cols = cdpr::cables_in_group(m, a.group);
+  }
+  if (!a.rows.empty())
+    for (const auto& r : split(a.rows, ',')) s.rows.push_back(cdpr::parse_wrench_row(r));
+  s.opt.f_min_N = std::isnan(a.fmin) ? m.f_min_N : a.fmin;
+  s.opt.f_max_N = std::isnan(a.fmax) ? (m.f_max_N >= 1e300 ? std::numeric_limits<double>::infinity()
+                                                            : m.f_max_N)
+                                     : a.fmax;
+  s.opt.iqr_coefficient = a.iqr;
+  s.opt.residual_precision = a.precision;
+  s.data = cdpr::make_data(m);
+  return s;
+}
+
+/// J (rows x cols subset) and the wrench (rows subset) at a pose.
+void problem_at(Setup& s, const cdpr::Pose& pose, Eigen::MatrixXd& J, Eigen::VectorXd& w_full) {
+  cdpr::update_geometry(s.mf.model, pose, s.data);
+  Eigen::MatrixXd Jc(s.data.J.rows(), static_cast<Eigen::Index>(s.cols.size()));
+  for (std::size_t k = 0; k < s.cols.size(); ++k) Jc.col(static_cast<Eigen::Index>(k)) = s.data.J.col(s.cols[k]);
+  J = s.rows.empty() ? Jc : cdpr::select_rows(Jc, s.rows);
+  w_full = cdpr::gravity_compensation_wrench(s.mf.model, pose);
+}
+
+Eigen::VectorXd rows_of(const Setup& s, const Eigen::VectorXd& w_full) {
+  if (s.rows.empty()) return w_full;
+  Eigen::MatrixXd W = w_full.transpose();
+  return cdpr::select_rows(W.transpose(), s.rows).col(0);
+}
+
+bool method_applicable(Method m, const cdpr::SolverOptions& o, int n) {
+  if ((m == Method::closed_form || m == Method::improved_closed_form) && !std::isfinite(o.f_max_N))
+    return false;
+  if (m == Method::exhaustive && n > 24) return false;
+  return true;
+}
+
+// ------------------------------------------------------------------------------------ solve
+struct SolveArgs : CommonArgs {
+  std::string pose, wrench;
+};
+
+void run_solve(const SolveArgs& a) {
+  Setup s = make_setup(a);
+  const auto& model = s.mf.model;
+  Eigen::VectorXd q = a.pose.empty() ? s.mf.default_pose : parse_list(a.pose, "--pose");
+  if (q.size() == 0) throw Error("--pose: model has no default pose; give --pose");
+  const cdpr::Pose pose = cdpr::pose_from_vector(model, q);
+  Eigen::MatrixXd J;
+  Eigen::VectorXd wfull;
+  problem_at(s, pose, J, wfull);
+  Eigen::VectorXd w = a.wrench.empty() ? rows_of(s, wfull) : parse_list(a.wrench, "--wrench");
+  if (w.size() != J.rows())
+    throw Error("--wrench: needs " + std::to_string(J.rows()) + " values (rows of J), got " +
+                std::to_string(w.size()));
+  const auto methods = parse_methods(a.method);
+  cdpr::Workspace ws(static_cast<int>(J.rows()), static_cast<int>(J.cols()));
+  nlohmann::json out;
+  out["model"] = model.name;
+  out["pose"] = std::vector<double>(q.data(), q.data() + q.size());
+  out["wrench"] = std::vector<double>(w.data(), w.data() + w.size());
+  out["rows"] = J.rows();
+  out["f_min"] = s.opt.f_min_N;
+  out["f_max"] = std::isfinite(s.opt.f_max_N) ? nlohmann::json(s.opt.f_max_N) : nlohmann::json(nullptr);
+  std::vector<std::string> names;
+  for (int c : s.cols) names.push_back(model.cable_names[c]);
+  out["cables"] = names;
+  std::vector<std::pair<Method, cdpr::TensionResult>> results;
+  std::vector<double> times;
+  for (Method m : methods) {
+    if (!method_applicable(m, s.opt, static_cast<int>(J.cols()))) {
+      std::fprintf(stderr, "tendyn tension: skipping %s (%s)\n", cdpr::method_name(m),
+                   m == Method::exhaustive ? "more than 24 cables" : "needs a finite f_max");
+      continue;
+    }
+    cdpr::TensionResult r;
+    const auto t0 = std::chrono::steady_clock::now();
+    cdpr::solve_tensions(m, J, w, s.opt, ws, r);
+    times.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+    results.emplace_back(m, r);
+  }
+  const double wn = w.norm();
+  if (a.json) {
+    nlohmann::json arr = nlohmann::json::array();
+    for (std::size_t k = 0; k < results.size(); ++k) {
+      const auto& [m, r] = results[k];
+      arr.push_back({{"method", cdpr::method_name(m)},
+                     {"status", cdpr::status_name(r.status)},
+                     {"tensions_N", std::vector<double>(r.f_N.data(), r.f_N.data() + r.f_N.size())},
+                     {"loaded", r.loaded_count},
+                     {"tension_norm_N", r.tension_norm},
+                     {"residual_norm", r.residual_norm},
+                     {"relative_residual", wn > 0 ? r.residual_norm / wn : r.residual_norm},
+                     {"iterations", r.iterations},
+                     {"time_us", times[k]}});
+    }
+    out["results"] = arr;
+    std::printf("%s\n", out.dump(2).c_str());
+    return;
+  }
+  std::printf("model %s (%s, %zu of %d cables), J %ld x %ld, tensions in [%g, %g] N (exact and "
+              "closed forms; exhaustive and lawson-hanson use f >= 0)\n",
+              model.name.c_str(), model.motion == cdpr::Motion::spatial ? "spatial" : "planar",
+              s.cols.size(), model.num_cables(), static_cast<long>(J.rows()), static_cast<long>(J.cols()),
+              s.opt.f_min_N, s.opt.f_max_N);
+  std::printf("wrench w =");
+  for (Eigen::Index i = 0; i < w.size(); ++i) std::printf(" %.6g", w[i]);
+  std::printf("\n\n%-22s %-14s %7s %12s %12s %10s %6s %9s\n", "method", "status", "loaded", "|f| [N]",
+              "|Jf-w|", "rel.res", "iters", "time[us]");
+  for (std::size_t k = 0; k < results.size(); ++k) {
+    const auto& [m, r] = results[k];
+    std::printf("%-22s %-14s %4d/%-2ld %12.6g %12.4g %10.3g %6d %9.1f\n", cdpr::method_name(m),
+                cdpr::status_name(r.status), r.loaded_count, static_cast<long>(J.cols()), r.tension_norm,
+                r.residual_norm, wn > 0 ? r.residual_norm / wn : r.residual_norm, r.iterations, times[k]);
+  }
+  std::printf("\n%-8s", "cable");
+  for (const auto& mr : results) std::printf(" %14.14s", cdpr::method_name(mr.first));
+  std::printf("\n");
+  for (std::size_t c = 0; c < s.cols.size(); ++c) {
+    std::printf("%-8s", names[c].c_str());
+    for (const auto& mr : results) std::printf(" %14.6g", mr.second.f_N[static_cast<Eigen::Index>(c)]);
+    std::printf("\n");
+  }
+}
+
+// ------------------------------------------------------------------------------- trajectory
+struct TrajArgs : CommonArgs {
+  std::string in, out;
+};
+
+void run_trajectory(TrajArgs a) {
+  if (a.method == "all") a.method = "exact";
+  const auto methods = parse_methods(a.method);
+  if (methods.size() != 1) throw Error("trajectory: give exactly one --method");
+  const Method meth = methods[0];
+  Setup s = make_setup(a);
+  const auto& model = s.mf.model;
+  if (!method_applicable(meth, s.opt, static_cast<int>(s.cols.size())))
+    throw Error(std::string("trajectory: method ") + cdpr::method_name(meth) + " is not applicable here");
+  std::ifstream in(a.in);
+  if (!in) throw Error(a.in + ": cannot read file");
+  std::string line;
+  if (!std::getline(in, line)) throw Error(a.in + ":1: empty file (expected a header line)");
+  const auto header = split(line, ',');
+  auto col = [&](const std::string& name) -> int {
+    for (std::size_t i = 0; i < header.size(); ++i)
+      if (header[i] == name) return static_cast<int>(i);
+    return -1;
+  };
+  const std::vector<std::string> pose_cols =
+      model.motion == cdpr::Motion::planar ? std::vector<std::string>{"x", "y", "phi"}
+                                           : std::vector<std::string>{"x", "y", "z", "roll", "pitch", "yaw"};
+  std::vector<int> pidx;
+  for (const auto& c : pose_cols) {
+    const int k = col(c);
+    if (k < 0) throw Error(a.in + ":1: missing column '" + c + "'");
+    pidx.push_back(k);
+  }
+  const int tcol = col("t");
+  static const char* wnames[] = {"fx", "fy", "fz", "mx", "my", "mz"};
+  std::vector<int> widx;  // columns of wrench entries (all-or-nothing)
+  for (const char* wn : wnames)
+    if (col(wn) >= 0) widx.push_back(col(wn));
+  io::AtomicFile outf(a.out);
+  auto& os = outf.stream();
+  os << std::setprecision(10);
+  if (tcol >= 0) os << "t,";
+  for (const auto& c : pose_cols) os << c << ",";
+  os << "status,loaded,residual_norm,tension_norm";
+  for (int c : s.cols) os << ",f_" << model.cable_names[c];
+  os << "\n";
+  cdpr::Workspace ws(6, static_cast<int>(s.cols.size()));
+  cdpr::TensionResult r;
+  Eigen::MatrixXd J;
+  Eigen::VectorXd wfull;
+  int lineno = 1, rows = 0, bad = 0;
+  while (std::getline(in, line)) {
+    ++lineno;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    const auto f = split(line, ',');
+    if (f.size() != header.size())
+      throw Error(a.in + ":" + std::to_string(lineno) + ": " + std::to_string(f.size()) +
+                  " fields, header has " + std::to_string(header.size()));
+    const std::string where = a.in + ":" + std::to_string(lineno);
+    Eigen::VectorXd q(static_cast<Eigen::Index>(pidx.size()));
+    for (std::size_t k = 0; k < pidx.size(); ++k)
+      q[static_cast<Eigen::Index>(k)] = parse_number(f[static_cast<std::size_t>(pidx[k])], where + ": " + pose_cols[k]);
+    try {
+      problem_at(s, cdpr::pose_from_vector(model, q), J, wfull);
+    } catch (const Error& e) {
+      throw Error(where + ": " + e.what());
+    }
+    Eigen::VectorXd w;
+    if (!widx.empty()) {
+      w.resize(static_cast<Eigen::Index>(widx.size()));
+      for (std::size_t k = 0; k < widx.size(); ++k)
+        w[static_cast<Eigen::Index>(k)] = parse_number(f[static_cast<std::size_t>(widx[k])], where + ": wrench");
+      if (w.size() != J.rows())
+        throw Error(where + ": " + std::to_string(w.size()) + " wrench columns but J has " +
+                    std::to_string(J.rows()) + " rows");
+    } else {
+      w = rows_of(s, wfull);
+    }
+    cdpr::solve_tensions(meth, J, w, s.opt, ws, r);
+    if (r.status != cdpr::Status::ok) ++bad;
+    if (tcol >= 0) os << f[static_cast<std::size_t>(tcol)] << ",";
+    for (Eigen::Index k = 0; k < q.size(); ++k) os << q[k] << ",";
+    os << cdpr::status_name(r.status) << "," << r.loaded_count << "," << r.residual_norm << ","
+       << r.tension_norm;
+    for (Eigen::Index k = 0; k < r.f_N.size(); ++k) os << "," << r.f_N[k];
+    os << "\n";
+    ++rows;
+  }
+  outf.commit();
+  std::printf("wrote %s: %d poses, method %s, %d not ok\n", a.out.c_str(), rows, cdpr::method_name(meth), bad);
+}
+
+// ------------------------------------------------------------------------------------ study
+struct StudyArgs {
+  int count = 1000, examples = 4;
+  std::uint64_t seed = 1;
+  std::string size = "6x12", mode = "feasible";
+  double iqr = 10.0, precision = 1e-6;
+  bool json = false;
+  bool random_flag = false;
+};
+
+void run_study(const StudyArgs& a) {
+  const auto dims = split(a.size, 'x');
+  if (dims.size() != 2) throw Error("--size: expected MxN, e.g. 6x12 (got '" + a.size + "')");
+  const int m = static_cast<int>(parse_number(dims[0], "--size"));
+  const int n = static_cast<int>(parse_number(dims[1], "--size"));
+  if (m < 1 || m > 6 || n < 1 || n > 20) throw Error("--size: need 1 <= M <= 6 and 1 <= N <= 20");
+  if (a.count < 1) throw Error("--count: must be >= 1");
+  cdpr::WrenchMode mode;
+  if (a.mode == "feasible") mode = cdpr::WrenchMode::feasible;
+  else if (a.mode == "uniform") mode = cdpr::WrenchMode::uniform;
+  else throw Error("--mode: expected feasible or uniform (got '" + a.mode + "')");
+  cdpr::SolverOptions o;
+  o.iqr_coefficient = a.iqr;
+  o.residual_precision = a.precision;
+  const std::vector<Method> methods{Method::exhaustive, Method::lawson_hanson, Method::exact};
+  const auto rows = cdpr::run_random_study(m, n, a.count, a.seed, methods, o, mode);
+  const auto sum = cdpr::summarize_study(rows, 0, 1);
+  const auto sum_exact = cdpr::summarize_study(rows, 2, 1);
+  if (a.json) {
+    nlohmann::json j;
+    j["size"] = a.size;
+    j["count"] = a.count;
+    j["seed"] = a.seed;
+    j["mode"] = a.mode;
+    auto summ = [](const cdpr::StudySummary& s) {
+      return nlohmann::json{{"problems", s.problems},
+                            {"more_loaded", s.a_more_loaded},
+                            {"equal_loaded", s.a_equal_loaded},
+                            {"fewer_loaded", s.a_fewer_loaded},
+                            {"smaller_norm", s.a_smaller_norm},
+                            {"equal_norm", s.a_equal_norm},
+                            {"median_norm_reduction", s.median_norm_reduction},
+                            {"mean_norm_reduction", s.mean_norm_reduction},
+                            {"min_norm_reduction", s.min_norm_reduction},
+                            {"max_norm_reduction", s.max_norm_reduction},
+                            {"p25_norm_reduction", s.p25_norm_reduction},
+                            {"p75_norm_reduction", s.p75_norm_reduction},
+                            {"mean_loaded", s.mean_loaded_a},
+                            {"mean_loaded_lsqnonneg", s.mean_loaded_b},
+                            {"max_relative_residual", s.max_rel_residual_a},
+                            {"max_relative_residual_lsqnonneg", s.max_rel_residual_b},
+                            {"near_singular", s.near_singular_a}};
+    };
+    j["exhaustive_vs_lawson_hanson"] = summ(sum);
+    j["exact_vs_lawson_hanson"] = summ(sum_exact);
+    std::printf("%s\n", j.dump(2).c_str());
+    return;
+  }
+  std::printf("random %s study: %d problems, seeds %llu..%llu, J ~ U[-1,1], w %s; exhaustive "
+              "(IQR k = %g, residual precision %g) vs Lawson-Hanson (lsqnonneg) vs exact\n\n",
+              a.size.c_str(), a.count, static_cast<unsigned long long>(a.seed),
+              static_cast<unsigned long long>(a.seed + a.count - 1), mode == cdpr::WrenchMode::feasible ? "= J f0, f0 ~ U[0,1]" : "~ U[-1,1]",
+              a.iqr, a.precision);
+  const int ex = std::min(a.examples, a.count);
+  std::printf("%-28s", "example (seed)");
+  for (int k = 0; k < ex; ++k) std::printf(" | %-8llu %-8s %-8s", static_cast<unsigned long long>(rows[k].seed), "", "");
+  std::printf("\n%-28s", "method");
+  for (int k = 0; k < ex; ++k) std::printf(" | %-8s %-8s %-8s", "exhaust.", "lsqnonn.", "exact");
+  auto line = [&](const char* label, auto getter) {
+    std::printf("\n%-28s", label);
+    for (int k = 0; k < ex; ++k) {
+      std::printf(" |");
+      for (std::size_t mm = 0; mm < 3; ++mm) std::printf(" %-8s", getter(rows[k], mm).c_str());
+    }
+  };
+  auto fmt = [](double v, const char* f) {
+    char b[32];
+    std::snprintf(b, sizeof b, f, v);
+    return std::string(b);
+  };
+  line("loaded cables", [&](const cdpr::StudyRow& r, std::size_t mm) { return std::to_string(r.results[mm].loaded_count); });
+  line("norm |f|", [&](const cdpr::StudyRow& r, std::size_t mm) { return fmt(r.results[mm].tension_norm, "%.3f"); });
+  line("relative residual", [&](const cdpr::StudyRow& r, std::size_t mm) { return fmt(r.relative_residual[mm], "%.1e"); });
+  line("status", [&](const cdpr::StudyRow& r, std::size_t mm) { return std::string(cdpr::status_name(r.results[mm].status)).substr(0, 8); });
+  auto pct = [&](int k) { return 100.0 * k / sum.problems; };
+  std::printf("\n\nsummary over %d problems (exhaustive vs lsqnonneg):\n", sum.problems);
+  std::printf("  loads more cables      %6.1f%%   (equal %.1f%%, fewer %.1f%%); mean loaded %.2f vs %.2f\n",
+              pct(sum.a_more_loaded), pct(sum.a_equal_loaded), pct(sum.a_fewer_loaded), sum.mean_loaded_a,
+              sum.mean_loaded_b);
+  std::printf("  smaller norm           %6.1f%%   (equal %.1f%%); reduction where smaller: median %.1f%%, "
+              "mean %.1f%%, quartiles %.1f..%.1f%%, range %.1f..%.1f%% (document: 15-40%%)\n",
+              pct(sum.a_smaller_norm), pct(sum.a_equal_norm), 100 * sum.median_norm_reduction,
+              100 * sum.mean_norm_reduction, 100 * sum.p25_norm_reduction, 100 * sum.p75_norm_reduction,
+              100 * sum.min_norm_reduction, 100 * sum.max_norm_reduction);
+  std::printf("  max relative residual  %.2g (exhaustive), %.2g (lsqnonneg), %.2g (exact)\n",
+              sum.max_rel_residual_a, sum.max_rel_residual_b, sum_exact.max_rel_residual_a);
+  std::printf("  near-singular flags    %d (exhaustive), %d (lsqnonneg)\n", sum.near_singular_a,
+              sum.near_singular_b);
+  std::printf("  exact vs lsqnonneg: smaller norm %.1f%%, median reduction %.1f%%\n",
+              100.0 * sum_exact.a_smaller_norm / sum.problems, 100 * sum_exact.median_norm_reduction);
+}
+
+void add_common(CLI::App* cmd, CommonArgs& a) {
+  cmd->add_option("model", a.model, "CDPR model file (YAML, docs/CDPR.md)")->required();
+  cmd->add_option("--group", a.group, "use only the cables of this group (e.g. lower)");
+  cmd->add_option("--rows", a.rows, "wrench rows to keep, e.g. fx,fy,mz (default: all)");
+  cmd->add_option("--fmin", a.fmin, "lower tension bound [N] (default: model's tension.min)");
+  cmd->add_option("--fmax", a.fmax, "upper tension bound [N] (default: model's tension.max)");
+  cmd->add_option("--iqr", a.iqr, "exhaustive: interquartile-range coefficient")->capture_default_str();
+  cmd->add_option("--precision", a.precision, "exhaustive: residual rounding, relative to |w|")->capture_default_str();
+}
+
+}  // namespace
+
+void register_tension(CLI::App& app) {
+  auto* cmd = app.add_subcommand("tension", "cable tension distribution for cable-driven parallel robots (document 002)");
+  auto study = std::make_shared<StudyArgs>();
+  cmd->add_flag("--random-study", study->random_flag,
+                "run the random 6x12 study (same as 'tension study' with defaults)");
+  cmd->require_subcommand(0, 1);
+
+  auto solve = std::make_shared<SolveArgs>();
+  auto* s = cmd->add_subcommand("solve", "tensions for one pose and wrench, every method side by side");
+  add_common(s, *solve);
+  s->add_option("--pose", solve->pose, "x,y,phi (planar) or x,y,z,roll,pitch,yaw [m, rad]; default: model's pose");
+  s->add_option("--wrench", solve->wrench, "wrench the cables must exert, one value per row of J [N, N m]; default: gravity compensation");
+  s->add_option("--method", solve->method, "all, or a list of exhaustive,lawson-hanson,exact,closed-form,improved-closed-form")->capture_default_str();
+  s->add_flag("--json", solve->json, "print JSON instead of a table");
+  s->callback([solve] { run_solve(*solve); });
+
+  auto traj = std::make_shared<TrajArgs>();
+  auto* t = cmd->add_subcommand("trajectory", "tensions along a trajectory: CSV of poses in, CSV of tensions out");
+  add_common(t, *traj);
+  t->add_option("--in", traj->in, "CSV with header: [t,] x,y,z,roll,pitch,yaw (planar: x,y,phi) [, fx..mz]")->required();
+  t->add_option("--out", traj->out, "output CSV (written atomically)")->required();
+  t->add_option("--method", traj->method, "one method (default exact)");
+  t->callback([traj] { run_trajectory(*traj); });
+
+  auto* st = cmd->add_subcommand("study", "the document's random study: exhaustive vs lsqnonneg vs exact");
+  st->add_option("--count", study->count, "number of random problems")->capture_default_str();
+  st->add_option("--seed", study->seed, "first seed")->capture_default_str();
+  st->add_option("--size", study->size, "MxN, rows x cables")->capture_default_str();
+  st->add_option("--examples", study->examples, "problems printed in the table")->capture_default_str();
+  st->add_option("--mode", study->mode, "feasible (w = J f0, f0 ~ U[0,1]) or uniform (w ~ U[-1,1])")->capture_default_str();
+  st->add_option("--iqr", study->iqr, "interquartile-range coefficient")->capture_default_str();
+  st->add_option("--precision", study->precision, "residual rounding, relative to |w|")->capture_default_str();
+  st->add_flag("--json", study->json, "print JSON");
+  st->callback([study] { run_study(*study); });
+
+  cmd->callback([cmd, study] {
+    if (study->random_flag) {
+      if (!cmd->get_subcommands().empty()) throw Error("--random-study: do not combine with a subcommand");
+      run_study(*study);
+    } else if (cmd->get_subcommands().empty()) {
+      throw CLI::CallForHelp();
+    }
+  });
+}
+
 }  // namespace tendyn::cli

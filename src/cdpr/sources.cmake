@@ -1,3 +1,12 @@
 # Sources of the cdpr module (paths relative to src/).
 list(APPEND TENDYN_SOURCES
+  cdpr/geometry.cpp
+  cdpr/model_io.cpp
+  cdpr/dense_kernels.cpp
+  cdpr/tension.cpp
+  cdpr/exhaustive.cpp
+  cdpr/nnls.cpp
+  cdpr/exact.cpp
+  cdpr/closed_form.cpp
+  cdpr/study.cpp
 )

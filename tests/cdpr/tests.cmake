@@ -1,3 +1,12 @@
 # Test sources of the cdpr module (paths relative to tests/).
 list(APPEND TENDYN_TESTS_cdpr
+  cdpr/dense_kernels_test.cpp
+  cdpr/nnls_test.cpp
+  cdpr/exact_test.cpp
+  cdpr/exhaustive_test.cpp
+  cdpr/closed_form_test.cpp
+  cdpr/geometry_test.cpp
+  cdpr/model_io_test.cpp
+  cdpr/cli_test.cpp
+  cdpr/no_alloc_test.cpp
 )

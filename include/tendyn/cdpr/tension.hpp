@@ -108,11 +108,14 @@ class Workspace {
   std::unique_ptr<Impl> impl_;
 };
 
-/// Solves the tension distribution with `method`. `result.f_N` is resized once if needed.
-/// Throws tendyn::Error on sizes beyond the workspace, m > 6... (any m <= max_rows works),
-/// non-finite J or w, f_min < 0, f_max <= f_min, n > 24 for exhaustive, or missing finite bounds
-/// for the closed forms. Cost: see the list above; lawson_hanson and exact are O(k m n) per
-/// iteration with k iterations (typically <= n).
+/// Solves the tension distribution with `method` for J (m x n) and w (m) [N, N m].
+/// `result.f_N` [N] is resized once if needed. Bounds f_min/f_max are used by exact and the closed
+/// forms; exhaustive and lawson_hanson solve f >= 0 (as in the document).
+/// Throws tendyn::Error (message names the method) on: J or w empty, non-finite, or of sizes that
+/// do not match each other or exceed the workspace; n > 64; f_min < 0 or f_max <= f_min; n > 24
+/// for exhaustive; an infinite f_max for the closed forms.
+/// Cost: exhaustive O(2^n m^2 n); lawson_hanson O(m n + m^2) per active-set step (typically <= n
+/// steps); exact two such active-set solves plus an O(n m^2) QR; closed forms O(n m^2) per pass.
 void solve_tensions(Method method, const Eigen::Ref<const Eigen::MatrixXd>& J,
                     const Eigen::Ref<const Eigen::VectorXd>& w, const SolverOptions& options,
                     Workspace& workspace, TensionResult& result);

@@ -1,0 +1,58 @@
+// Tension-distribution solvers on seeded random problems (tendyn::cdpr::random_problem,
+// feasible mode: J ~ U[-1,1], w = J f0, f0 ~ U[0,1]). Each benchmark cycles through 64 problems
+// of its size so the time is an average over problems, not one lucky instance.
+// Peers (Octave lsqnonneg, scipy.optimize.nnls) on the same problems: bench/cdpr_compare.py.
+#include <benchmark/benchmark.h>
+
+#include <tendyn/cdpr/study.hpp>
+#include <tendyn/cdpr/tension.hpp>
+
+#include <vector>
+
+namespace {
+
+using tendyn::cdpr::Method;
+
+std::vector<tendyn::cdpr::RandomProblem> problems(int m, int n, int count) {
+  std::vector<tendyn::cdpr::RandomProblem> v;
+  for (int k = 0; k < count; ++k) v.push_back(tendyn::cdpr::random_problem(m, n, 1000 + k));
+  return v;
+}
+
+void run(benchmark::State& state, Method method) {
+  const int m = static_cast<int>(state.range(0));
+  const int n = static_cast<int>(state.range(1));
+  const int count = n >= 16 ? 4 : 64;
+  const auto ps = problems(m, n, count);
+  tendyn::cdpr::Workspace ws(m, n);
+  tendyn::cdpr::TensionResult r;
+  tendyn::cdpr::SolverOptions o;
+  if (method == Method::closed_form || method == Method::improved_closed_form) o.f_max_N = 3.0;
+  // Warm up: sizes the exhaustive norm buffers once.
+  tendyn::cdpr::solve_tensions(method, ps[0].J, ps[0].w, o, ws, r);
+  std::size_t k = 0;
+  for (auto _ : state) {
+    const auto& p = ps[k++ % ps.size()];
+    tendyn::cdpr::solve_tensions(method, p.J, p.w, o, ws, r);
+    benchmark::DoNotOptimize(r.f_N.data());
+  }
+  state.SetLabel(std::to_string(m) + "x" + std::to_string(n));
+}
+
+void BM_Exhaustive(benchmark::State& s) { run(s, Method::exhaustive); }
+void BM_LawsonHanson(benchmark::State& s) { run(s, Method::lawson_hanson); }
+void BM_Exact(benchmark::State& s) { run(s, Method::exact); }
+void BM_ClosedForm(benchmark::State& s) { run(s, Method::closed_form); }
+void BM_ImprovedClosedForm(benchmark::State& s) { run(s, Method::improved_closed_form); }
+
+BENCHMARK(BM_Exhaustive)->Args({3, 4})->Args({6, 8})->Args({6, 12})->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Exhaustive)->Args({6, 16})->Unit(benchmark::kMillisecond)->Iterations(20);
+BENCHMARK(BM_Exhaustive)->Args({6, 20})->Unit(benchmark::kMillisecond)->Iterations(3);
+BENCHMARK(BM_LawsonHanson)->Args({3, 4})->Args({6, 8})->Args({6, 12})->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Exact)->Args({3, 4})->Args({6, 8})->Args({6, 12})->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_ClosedForm)->Args({6, 8})->Args({6, 12})->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_ImprovedClosedForm)->Args({6, 8})->Args({6, 12})->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();

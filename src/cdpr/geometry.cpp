@@ -1,0 +1,209 @@
+// CDPR geometry and structure matrix (document 002, eqs. (1)-(3)).
+#include <tendyn/cdpr/geometry.hpp>
+#include <tendyn/core/error.hpp>
+
+#include <Eigen/Geometry>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <sstream>
+
+namespace tendyn::cdpr {
+
+namespace {
+std::string vec_str(const Eigen::Vector3d& v) {
+  std::ostringstream s;
+  s << "(" << v.x() << ", " << v.y() << ", " << v.z() << ")";
+  return s.str();
+}
+constexpr double kMinLength = 1e-9;  // [m]
+}  // namespace
+
+WrenchRow parse_wrench_row(const std::string& name) {
+  std::string s;
+  for (char c : name) s += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  static const char* names[] = {"fx", "fy", "fz", "mx", "my", "mz"};
+  for (int i = 0; i < 6; ++i)
+    if (s == names[i]) return static_cast<WrenchRow>(i);
+  throw Error("wrench row '" + name + "': unknown (expected fx, fy, fz, mx, my, mz)");
+}
+
+const char* wrench_row_name(WrenchRow row) {
+  static const char* names[] = {"fx", "fy", "fz", "mx", "my", "mz"};
+  return names[static_cast<int>(row)];
+}
+
+void validate_model(const Model& model) {
+  const std::string where = "cdpr model '" + model.name + "': ";
+  const int n = model.num_cables();
+  if (n < 1) throw Error(where + "needs at least one cable");
+  if (n > 64) throw Error(where + "at most 64 cables are supported (got " + std::to_string(n) + ")");
+  if (model.p_PB.cols() != n)
+    throw Error(where + std::to_string(n) + " anchors but " + std::to_string(model.p_PB.cols()) +
+                " attachment points");
+  if (!model.cable_names.empty() && static_cast<int>(model.cable_names.size()) != n)
+    throw Error(where + "cable_names has " + std::to_string(model.cable_names.size()) +
+                " entries, expected " + std::to_string(n));
+  if (!model.cable_groups.empty() && static_cast<int>(model.cable_groups.size()) != n)
+    throw Error(where + "cable_groups has " + std::to_string(model.cable_groups.size()) +
+                " entries, expected " + std::to_string(n));
+  auto cname = [&](int i) {
+    return model.cable_names.empty() ? "c" + std::to_string(i + 1) : model.cable_names[i];
+  };
+  for (int i = 0; i < n; ++i) {
+    if (!model.p_WA.col(i).allFinite())
+      throw Error(where + "cable " + cname(i) + ": anchor is not finite");
+    if (!model.p_PB.col(i).allFinite())
+      throw Error(where + "cable " + cname(i) + ": attachment point is not finite");
+    if (model.motion == Motion::planar && (model.p_WA(2, i) != 0.0 || model.p_PB(2, i) != 0.0))
+      throw Error(where + "cable " + cname(i) + ": planar model needs z = 0");
+  }
+  for (int i = 0; i < n; ++i)
+    for (int j = i + 1; j < n; ++j)
+      if ((model.p_WA.col(i) - model.p_WA.col(j)).norm() < kMinLength)
+        throw Error(where + "cables " + cname(i) + " and " + cname(j) +
+                    ": coincident frame anchors at " + vec_str(model.p_WA.col(i)));
+  if (!(model.f_min_N >= 0.0) || !std::isfinite(model.f_min_N))
+    throw Error(where + "tension min must be finite and >= 0");
+  if (!(model.f_max_N > model.f_min_N))
+    throw Error(where + "tension max must be > min");
+  if (!(model.platform_mass_kg >= 0.0) || !std::isfinite(model.platform_mass_kg))
+    throw Error(where + "platform mass must be finite and >= 0");
+  if (!model.gravity_W.allFinite()) throw Error(where + "gravity is not finite");
+  if (!model.p_PC.allFinite()) throw Error(where + "platform centre of mass is not finite");
+}
+
+Model make_model(std::string name, Motion motion, Eigen::Matrix3Xd p_WA, Eigen::Matrix3Xd p_PB,
+                 std::vector<std::string> cable_names, std::vector<std::string> cable_groups) {
+  Model m;
+  m.name = std::move(name);
+  m.motion = motion;
+  m.p_WA = std::move(p_WA);
+  m.p_PB = std::move(p_PB);
+  m.cable_names = std::move(cable_names);
+  m.cable_groups = std::move(cable_groups);
+  if (m.cable_names.empty())
+    for (int i = 0; i < m.num_cables(); ++i) m.cable_names.push_back("c" + std::to_string(i + 1));
+  if (m.cable_groups.empty()) m.cable_groups.assign(static_cast<std::size_t>(m.num_cables()), "");
+  if (motion == Motion::planar) m.gravity_W = Eigen::Vector3d(0.0, -9.81, 0.0);
+  validate_model(m);
+  return m;
+}
+
+Pose pose_from_xyz_rpy(const Eigen::Vector3d& p_WP_m, const Eigen::Vector3d& rpy_rad) {
+  if (!p_WP_m.allFinite() || !rpy_rad.allFinite()) throw Error("pose: non-finite entry");
+  Pose p;
+  p.p_WP = p_WP_m;
+  p.R_WP = (Eigen::AngleAxisd(rpy_rad.z(), Eigen::Vector3d::UnitZ()) *
+            Eigen::AngleAxisd(rpy_rad.y(), Eigen::Vector3d::UnitY()) *
+            Eigen::AngleAxisd(rpy_rad.x(), Eigen::Vector3d::UnitX()))
+               .toRotationMatrix();
+  return p;
+}
+
+Pose pose_planar(double x_m, double y_m, double phi_rad) {
+  return pose_from_xyz_rpy(Eigen::Vector3d(x_m, y_m, 0.0), Eigen::Vector3d(0.0, 0.0, phi_rad));
+}
+
+Pose pose_from_vector(const Model& model, const Eigen::VectorXd& q) {
+  if (model.motion == Motion::planar) {
+    if (q.size() != 3)
+      throw Error("pose: planar model '" + model.name + "' needs 3 values (x, y, phi), got " +
+                  std::to_string(q.size()));
+    return pose_planar(q[0], q[1], q[2]);
+  }
+  if (q.size() != 6)
+    throw Error("pose: spatial model '" + model.name +
+                "' needs 6 values (x, y, z, roll, pitch, yaw), got " + std::to_string(q.size()));
+  return pose_from_xyz_rpy(q.head<3>(), q.tail<3>());
+}
+
+Data make_data(const Model& model) {
+  const int n = model.num_cables();
+  Data d;
+  d.p_WB.resize(3, n);
+  d.l_W.resize(3, n);
+  d.length_m.resize(n);
+  d.u_W.resize(3, n);
+  d.J.resize(model.wrench_dim(), n);
+  return d;
+}
+
+void update_geometry(const Model& model, const Pose& pose, Data& d) {
+  const int n = model.num_cables();
+  if (d.J.cols() != n || d.J.rows() != model.wrench_dim())
+    throw Error("update_geometry: data was made for another model");
+  if (!pose.p_WP.allFinite() || !pose.R_WP.allFinite())
+    throw Error("update_geometry: non-finite pose");
+  for (int i = 0; i < n; ++i) {
+    const Eigen::Vector3d r_W = pose.R_WP * model.p_PB.col(i);  // P -> B in world axes
+    d.p_WB.col(i) = pose.p_WP + r_W;
+    d.l_W.col(i) = model.p_WA.col(i) - d.p_WB.col(i);
+    const double len = d.l_W.col(i).norm();
+    if (!(len >= kMinLength))
+      throw Error("cdpr model '" + model.name + "': cable " +
+                  (static_cast<int>(model.cable_names.size()) > i ? model.cable_names[i]
+                                                                  : "c" + std::to_string(i + 1)) +
+                  ": zero length at pose p_WP = " + vec_str(pose.p_WP) +
+                  " (attachment point on its anchor; direction undefined)");
+    d.length_m[i] = len;
+    const Eigen::Vector3d u = d.l_W.col(i) / len;
+    d.u_W.col(i) = u;
+    const Eigen::Vector3d m = r_W.cross(u);
+    if (model.motion == Motion::spatial) {
+      d.J.col(i).head<3>() = u;
+      d.J.col(i).tail<3>() = m;
+    } else {
+      d.J(0, i) = u.x();
+      d.J(1, i) = u.y();
+      d.J(2, i) = m.z();
+    }
+  }
+}
+
+Eigen::MatrixXd select_rows(const Eigen::MatrixXd& J, const std::vector<WrenchRow>& rows) {
+  if (rows.empty()) throw Error("select_rows: no rows selected");
+  Eigen::MatrixXd out(static_cast<Eigen::Index>(rows.size()), J.cols());
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    int r = static_cast<int>(rows[k]);
+    if (J.rows() == 3) {
+      if (rows[k] == WrenchRow::fx) r = 0;
+      else if (rows[k] == WrenchRow::fy) r = 1;
+      else if (rows[k] == WrenchRow::mz) r = 2;
+      else
+        throw Error(std::string("select_rows: planar structure matrix has no row '") +
+                    wrench_row_name(rows[k]) + "' (rows are fx, fy, mz)");
+    } else if (J.rows() != 6) {
+      throw Error("select_rows: J must have 3 or 6 rows");
+    }
+    out.row(static_cast<Eigen::Index>(k)) = J.row(r);
+  }
+  return out;
+}
+
+std::vector<int> cables_in_group(const Model& model, const std::string& group) {
+  std::vector<int> idx;
+  for (int i = 0; i < model.num_cables(); ++i)
+    if (model.cable_groups[i] == group) idx.push_back(i);
+  if (idx.empty())
+    throw Error("cdpr model '" + model.name + "': no cable in group '" + group + "'");
+  return idx;
+}
+
+Eigen::VectorXd gravity_compensation_wrench(const Model& model, const Pose& pose) {
+  Eigen::VectorXd w = Eigen::VectorXd::Zero(model.wrench_dim());
+  const Eigen::Vector3d F = -model.platform_mass_kg * model.gravity_W;
+  const Eigen::Vector3d M = (pose.R_WP * model.p_PC).cross(F);
+  if (model.motion == Motion::spatial) {
+    w.head<3>() = F;
+    w.tail<3>() = M;
+  } else {
+    w[0] = F.x();
+    w[1] = F.y();
+    w[2] = M.z();
+  }
+  return w;
+}
+
+}  // namespace tendyn::cdpr

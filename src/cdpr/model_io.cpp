@@ -1,0 +1,97 @@
+// CDPR model files (format: include/tendyn/cdpr/model_io.hpp and docs/CDPR.md).
+#include <tendyn/cdpr/model_io.hpp>
+#include <tendyn/core/error.hpp>
+#include <tendyn/io/yaml_util.hpp>
+
+#include <cmath>
+#include <limits>
+
+namespace tendyn::cdpr {
+
+namespace {
+
+ModelFile parse_node(const io::YamlNode& root) {
+  root.require_map();
+  root.require_keys({"kind", "name", "motion", "description", "source", "tension", "platform",
+                     "gravity", "pose", "cables"});
+  const std::string kind = root.at("kind").as_string();
+  if (kind != "cdpr") root.at("kind").fail("expected 'cdpr' (got '" + kind + "')");
+  ModelFile mf;
+  Model& m = mf.model;
+  m.name = root.get_string("name", "cdpr");
+  const std::string motion = root.get_string("motion", "spatial");
+  if (motion == "spatial") {
+    m.motion = Motion::spatial;
+  } else if (motion == "planar") {
+    m.motion = Motion::planar;
+    m.gravity_W = Eigen::Vector3d(0.0, -9.81, 0.0);
+  } else {
+    root.at("motion").fail("expected 'spatial' or 'planar' (got '" + motion + "')");
+  }
+  const int dim = m.motion == Motion::spatial ? 3 : 2;
+  mf.source = root.get_string("source", "");
+  if (auto t = root.get("tension")) {
+    t->require_keys({"min", "max"});
+    m.f_min_N = t->get_double("min", 0.0);
+    if (m.f_min_N < 0.0) t->at("min").fail("must be >= 0 (got " + std::to_string(m.f_min_N) + ")");
+    if (t->has("max")) {
+      m.f_max_N = t->at("max").as_double();
+      if (!(m.f_max_N > m.f_min_N))
+        t->at("max").fail("must be > min (got " + std::to_string(m.f_max_N) + ")");
+    }
+  }
+  if (auto p = root.get("platform")) {
+    p->require_keys({"mass", "com"});
+    m.platform_mass_kg = p->get_double("mass", 0.0);
+    if (auto c = p->get("com")) m.p_PC.head(dim) = c->as_vector(dim);
+    if (m.platform_mass_kg < 0.0) p->at("mass").fail("must be >= 0");
+  }
+  if (auto g = root.get("gravity")) {
+    const Eigen::VectorXd gv = g->as_vector(dim);
+    m.gravity_W.setZero();
+    m.gravity_W.head(dim) = gv;
+  }
+  const io::YamlNode cables = root.at("cables");
+  cables.require_sequence();
+  const int n = static_cast<int>(cables.size());
+  if (n < 1) cables.fail("needs at least one cable");
+  if (n > 64) cables.fail("at most 64 cables are supported");
+  m.p_WA.setZero(3, n);
+  m.p_PB.setZero(3, n);
+  for (int i = 0; i < n; ++i) {
+    const io::YamlNode c = cables[static_cast<std::size_t>(i)];
+    c.require_keys({"name", "group", "anchor", "attachment"});
+    m.cable_names.push_back(c.get_string("name", "c" + std::to_string(i + 1)));
+    m.cable_groups.push_back(c.get_string("group", ""));
+    m.p_WA.col(i).head(dim) = c.at("anchor").as_vector(dim);
+    m.p_PB.col(i).head(dim) = c.at("attachment").as_vector(dim);
+  }
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < i; ++j) {
+      if (m.cable_names[i] == m.cable_names[j])
+        cables[static_cast<std::size_t>(i)].at("name").fail("duplicate cable name '" +
+                                                             m.cable_names[i] + "'");
+      if ((m.p_WA.col(i) - m.p_WA.col(j)).norm() < 1e-9)
+        cables[static_cast<std::size_t>(i)].at("anchor").fail(
+            "coincides with the anchor of cable '" + m.cable_names[j] + "'");
+    }
+  if (auto p = root.get("pose")) {
+    mf.default_pose = p->as_vector(m.motion == Motion::spatial ? 6 : 3);
+  }
+  try {
+    validate_model(m);
+  } catch (const Error& e) {
+    root.fail(e.what());
+  }
+  return mf;
+}
+
+}  // namespace
+
+ModelFile load_model(const std::string& file) { return parse_node(io::YamlNode::load_file(file)); }
+
+ModelFile parse_model(const std::string& text, const std::string& name) {
+  return parse_node(io::YamlNode::load_string(text, name));
+}
+
+}  // namespace tendyn::cdpr
