@@ -8,12 +8,20 @@ namespace tendyn::tensegrity {
 
 namespace {
 
-void apply_impulse(const Rod& rod, const Eigen::Vector3d& e, State& s, int j, const Eigen::Vector3d& r, const Eigen::Vector3d& P) {
-  s.v_WC(j) += P / rod.mass_kg;
+// Velocity change of a rod from an impulse P at point r (from the COM): (dv, dw).
+void impulse_response(const Rod& rod, const Eigen::Vector3d& e, const Eigen::Vector3d& r, const Eigen::Vector3d& P,
+                      Eigen::Vector3d& dv, Eigen::Vector3d& dw) {
+  dv = P / rod.mass_kg;
   const Eigen::Vector3d L = r.cross(P);
   const double La = L.dot(e);
-  Eigen::Vector3d dw = (L - La * e) / rod.inertia_transverse_kgm2;
+  dw = (L - La * e) / rod.inertia_transverse_kgm2;
   if (rod.inertia_axial_kgm2 > 0.0) dw += (La / rod.inertia_axial_kgm2) * e;
+}
+
+void apply_impulse(const Rod& rod, const Eigen::Vector3d& e, State& s, int j, const Eigen::Vector3d& r, const Eigen::Vector3d& P) {
+  Eigen::Vector3d dv, dw;
+  impulse_response(rod, e, r, P, dv, dw);
+  s.v_WC(j) += dv;
   s.w_W(j) += dw;
 }
 
@@ -126,11 +134,10 @@ int apply_ground_impulses(const Model& model, Data& data, State& state, double h
       solve_impulses(rod, e, Eigen::Vector3d::Zero(), Eigen::Vector3d::Zero(), np, r, target, 0.0, false, P);
       Eigen::Vector3d dv = Eigen::Vector3d::Zero(), dw = Eigen::Vector3d::Zero();
       for (int a = 0; a < np; ++a) {
-        dv += P[a] / rod.mass_kg;
-        const Eigen::Vector3d L = r[a].cross(P[a]);
-        const double La = L.dot(e);
-        dw += (L - La * e) / rod.inertia_transverse_kgm2;
-        if (rod.inertia_axial_kgm2 > 0.0) dw += (La / rod.inertia_axial_kgm2) * e;
+        Eigen::Vector3d dva, dwa;
+        impulse_response(rod, e, r[a], P[a], dva, dwa);
+        dv += dva;
+        dw += dwa;
       }
       state.p_WC(j) += h * dv;
       state.set_q_WB(j, (quat_exp(h * dw) * state.q_WB(j)).normalized());

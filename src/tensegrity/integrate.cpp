@@ -2,6 +2,8 @@
 #include <tendyn/core/rotation.hpp>
 #include <tendyn/tensegrity/integrate.hpp>
 
+#include "core/dopri5.hpp"
+
 #include <algorithm>
 #include <cmath>
 
@@ -106,20 +108,6 @@ void step_lie_verlet(const Model& model, Data& data, State& state, double h) {
   kick(model, data, state, 0.5 * h);
 }
 
-namespace {
-// Dormand & Prince (1980) coefficients.
-constexpr double c2 = 1.0 / 5, c3 = 3.0 / 10, c4 = 4.0 / 5, c5 = 8.0 / 9;
-constexpr double a21 = 1.0 / 5;
-constexpr double a31 = 3.0 / 40, a32 = 9.0 / 40;
-constexpr double a41 = 44.0 / 45, a42 = -56.0 / 15, a43 = 32.0 / 9;
-constexpr double a51 = 19372.0 / 6561, a52 = -25360.0 / 2187, a53 = 64448.0 / 6561, a54 = -212.0 / 729;
-constexpr double a61 = 9017.0 / 3168, a62 = -355.0 / 33, a63 = 46732.0 / 5247, a64 = 49.0 / 176, a65 = -5103.0 / 18656;
-constexpr double b1 = 35.0 / 384, b3 = 500.0 / 1113, b4 = 125.0 / 192, b5 = -2187.0 / 6784, b6 = 11.0 / 84;
-// e = b(5th) - b*(4th)
-constexpr double e1 = 71.0 / 57600, e3 = -71.0 / 16695, e4 = 71.0 / 1920, e5 = -17253.0 / 339200, e6 = 22.0 / 525,
-                 e7 = -1.0 / 40;
-}  // namespace
-
 AdaptiveStep step_dopri5(const Model& model, Data& data, State& state, double h, const Tolerance& tol) {
   if (h < tol.h_min_s)
     throw SimulationError("Dormand-Prince step size fell below " + std::to_string(tol.h_min_s) +
@@ -129,32 +117,11 @@ AdaptiveStep step_dopri5(const Model& model, Data& data, State& state, double h,
   auto& tmp = data.tmp;
   const double t0 = state.time_s;
   k[0] = data.xdot;
-  auto eval = [&](double c, int out) {
+  const double err = detail::dopri5_trial(state.x, h, k, tmp.x, data.x_err, tol.rtol, tol.atol, [&](double c, Eigen::VectorXd& out) {
     tmp.time_s = t0 + c * h;
     compute_derivative(model, tmp, data);
-    k[out] = data.xdot;
-  };
-  tmp.x = state.x + h * a21 * k[0];
-  eval(c2, 1);
-  tmp.x = state.x + h * (a31 * k[0] + a32 * k[1]);
-  eval(c3, 2);
-  tmp.x = state.x + h * (a41 * k[0] + a42 * k[1] + a43 * k[2]);
-  eval(c4, 3);
-  tmp.x = state.x + h * (a51 * k[0] + a52 * k[1] + a53 * k[2] + a54 * k[3]);
-  eval(c5, 4);
-  tmp.x = state.x + h * (a61 * k[0] + a62 * k[1] + a63 * k[2] + a64 * k[3] + a65 * k[4]);
-  eval(1.0, 5);
-  tmp.x = state.x + h * (b1 * k[0] + b3 * k[2] + b4 * k[3] + b5 * k[4] + b6 * k[5]);
-  eval(1.0, 6);
-  data.x_err = h * (e1 * k[0] + e3 * k[2] + e4 * k[3] + e5 * k[4] + e6 * k[5] + e7 * k[6]);
-  double sum = 0.0;
-  const auto n = state.x.size();
-  for (Eigen::Index i = 0; i < n; ++i) {
-    const double sc = tol.atol + tol.rtol * std::max(std::abs(state.x[i]), std::abs(tmp.x[i]));
-    const double r = data.x_err[i] / sc;
-    sum += r * r;
-  }
-  const double err = std::sqrt(sum / static_cast<double>(n));
+    out = data.xdot;
+  });
   AdaptiveStep out;
   out.h_used = h;
   out.error = err;
@@ -164,7 +131,7 @@ AdaptiveStep step_dopri5(const Model& model, Data& data, State& state, double h,
     data.xdot = k[0];
     return out;
   }
-  const double factor = err == 0.0 ? 5.0 : std::clamp(0.9 * std::pow(err, -0.2), 0.2, 5.0);
+  const double factor = detail::dopri5_factor(err);
   out.h_next = std::min(h * factor, tol.h_max_s);
   if (err <= 1.0) {
     out.accepted = true;

@@ -4,6 +4,8 @@
 #include <tendyn/core/error.hpp>
 #include <tendyn/tensegrity/lagrange.hpp>
 
+#include "core/dopri5.hpp"
+
 #include <unsupported/Eigen/AutoDiff>
 
 #include <algorithm>
@@ -550,19 +552,6 @@ void lagrange_step_rk4(const Model& model, LagrangeData& data, LagrangeState& st
   if (data.options.stabilisation == QuaternionStabilisation::kProjection) project(model, state);
 }
 
-namespace {
-// Dormand & Prince (1980), the same tableau as integrate.cpp.
-constexpr double c2 = 1.0 / 5, c3 = 3.0 / 10, c4 = 4.0 / 5, c5 = 8.0 / 9;
-constexpr double a21 = 1.0 / 5;
-constexpr double a31 = 3.0 / 40, a32 = 9.0 / 40;
-constexpr double a41 = 44.0 / 45, a42 = -56.0 / 15, a43 = 32.0 / 9;
-constexpr double a51 = 19372.0 / 6561, a52 = -25360.0 / 2187, a53 = 64448.0 / 6561, a54 = -212.0 / 729;
-constexpr double a61 = 9017.0 / 3168, a62 = -355.0 / 33, a63 = 46732.0 / 5247, a64 = 49.0 / 176, a65 = -5103.0 / 18656;
-constexpr double b1 = 35.0 / 384, b3 = 500.0 / 1113, b4 = 125.0 / 192, b5 = -2187.0 / 6784, b6 = 11.0 / 84;
-constexpr double e1 = 71.0 / 57600, e3 = -71.0 / 16695, e4 = 71.0 / 1920, e5 = -17253.0 / 339200, e6 = 22.0 / 525,
-                 e7 = -1.0 / 40;
-}  // namespace
-
 AdaptiveStep lagrange_step_dopri5(const Model& model, LagrangeData& data, LagrangeState& state, double h, const Tolerance& tol) {
   if (h < tol.h_min_s)
     throw SimulationError("Dormand-Prince step size fell below " + std::to_string(tol.h_min_s) + " s (stiff or singular dynamics)",
@@ -572,32 +561,11 @@ AdaptiveStep lagrange_step_dopri5(const Model& model, LagrangeData& data, Lagran
   const double t0 = state.time_s;
   lagrange_derivative(model, state, data);
   k[0] = data.ydot;
-  auto eval = [&](double c, int out) {
+  const double err = detail::dopri5_trial(state.y, h, k, tmp.y, data.y_err, tol.rtol, tol.atol, [&](double c, Eigen::VectorXd& out) {
     tmp.time_s = t0 + c * h;
     lagrange_derivative(model, tmp, data);
-    k[out] = data.ydot;
-  };
-  tmp.y = state.y + h * a21 * k[0];
-  eval(c2, 1);
-  tmp.y = state.y + h * (a31 * k[0] + a32 * k[1]);
-  eval(c3, 2);
-  tmp.y = state.y + h * (a41 * k[0] + a42 * k[1] + a43 * k[2]);
-  eval(c4, 3);
-  tmp.y = state.y + h * (a51 * k[0] + a52 * k[1] + a53 * k[2] + a54 * k[3]);
-  eval(c5, 4);
-  tmp.y = state.y + h * (a61 * k[0] + a62 * k[1] + a63 * k[2] + a64 * k[3] + a65 * k[4]);
-  eval(1.0, 5);
-  tmp.y = state.y + h * (b1 * k[0] + b3 * k[2] + b4 * k[3] + b5 * k[4] + b6 * k[5]);
-  eval(1.0, 6);
-  data.y_err = h * (e1 * k[0] + e3 * k[2] + e4 * k[3] + e5 * k[4] + e6 * k[5] + e7 * k[6]);
-  double sum = 0.0;
-  const auto n = state.y.size();
-  for (Eigen::Index i = 0; i < n; ++i) {
-    const double sc = tol.atol + tol.rtol * std::max(std::abs(state.y[i]), std::abs(tmp.y[i]));
-    const double r = data.y_err[i] / sc;
-    sum += r * r;
-  }
-  const double err = std::sqrt(sum / static_cast<double>(n));
+    out = data.ydot;
+  });
   AdaptiveStep out;
   out.h_used = h;
   out.error = err;
@@ -605,7 +573,7 @@ AdaptiveStep lagrange_step_dopri5(const Model& model, LagrangeData& data, Lagran
     out.h_next = 0.2 * h;
     return out;
   }
-  const double factor = err == 0.0 ? 5.0 : std::clamp(0.9 * std::pow(err, -0.2), 0.2, 5.0);
+  const double factor = detail::dopri5_factor(err);
   out.h_next = std::min(h * factor, tol.h_max_s);
   if (err <= 1.0) {
     out.accepted = true;
