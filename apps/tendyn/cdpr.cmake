@@ -1,2 +1,3 @@
 # CDPR subcommands (tendyn tension ...).
 list(APPEND TENDYN_CLI_SOURCES cmd_tension.cpp)
+list(APPEND TENDYN_CLI_SOURCES cmd_cdpr_experiment.cpp)

@@ -14,4 +14,5 @@ void register_tree(CLI::App& app);
 void register_plan(CLI::App& app);
 void register_formfind(CLI::App& app);
 void register_study(CLI::App& app);
+void register_cdpr_experiment(CLI::App& app);
 }  // namespace tendyn::cli

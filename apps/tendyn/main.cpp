@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   tendyn::cli::register_study(app);
 #ifdef TENDYN_WITH_CDPR
   tendyn::cli::register_tension(app);
+  tendyn::cli::register_cdpr_experiment(app);
 #endif
 #ifdef TENDYN_WITH_TREE
   tendyn::cli::register_tree(app);

@@ -10,3 +10,5 @@ list(APPEND TENDYN_SOURCES
   cdpr/closed_form.cpp
   cdpr/study.cpp
 )
+list(APPEND TENDYN_SOURCES cdpr/dynamics.cpp)
+list(APPEND TENDYN_SOURCES cdpr/control.cpp cdpr/experiment.cpp)

@@ -10,3 +10,6 @@ list(APPEND TENDYN_TESTS_cdpr
   cdpr/cli_test.cpp
   cdpr/no_alloc_test.cpp
 )
+list(APPEND TENDYN_TESTS_cdpr cdpr/dynamics_test.cpp)
+list(APPEND TENDYN_TESTS_cdpr cdpr/control_test.cpp)
+list(APPEND TENDYN_TESTS_cdpr cdpr/experiment_test.cpp)

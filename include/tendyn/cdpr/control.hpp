@@ -1,0 +1,124 @@
+// CDPR control and sensors (document 002's printer controller).
+//
+// Controller (one cycle, called at the control rate):
+//  1. pose regulators: desired wrench on the platform (world axes, moments about P)
+//       w_d = [ m (a_ref - g) + Kp e_p + Kd e_v ;  (r_C x m(a_ref - g)) + Kr e_R + Kw e_w ],
+//     e_p = p_ref - p, e_R = log(q_ref q^-1) (world rotation vector), e_w = -omega (world);
+//  2. optimal distribution f* = argmin |J f - w_d| then |f|, f_min <= f <= f_max (any solver of
+//     tension.hpp; default exact) at the measured pose: the optimal tension profile;
+//  3. upper cables (position / orientation regulators): upper tensions f_u from J_u f_u = w_d -
+//     J_l f_l, f_l the lower cables' measured forces (same solver, upper columns only);
+//  4. lower cables: with tension control (null-space regulator) their target is f*_l; without it
+//     their winches follow the reference pose's cable lengths (kinematic, open loop), keeping the
+//     rest-length offset they had at start;
+//  5. each tension target f_d becomes a winch rate through the cable elasticity:
+//       l0_d = EA l / (EA + f_d),  u = EA/(EA + f_d) dl/dt + (l0_d - l0) / tau_winch
+//     (l0 from the winch encoder, l and dl/dt = -J^T [v; omega] from the measured pose and
+//     twist; stage-1 lower cables: the reference pose's length and rate), clamped by the
+//     model's rate limit in the dynamics.
+// Sensors: lower-cable force (tension), lower-cable inclination (angle of the cable above the
+// horizontal at the platform), IMU (specific force and angular rate in the platform frame), pose
+// tracker; each with optional seeded Gaussian noise (sigma = 0 means exact).
+#pragma once
+#include <tendyn/cdpr/dynamics.hpp>
+#include <tendyn/cdpr/tension.hpp>
+
+#include <Eigen/Core>
+#include <Eigen/Geometry>
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+namespace tendyn::cdpr {
+
+struct ControllerConfig {
+  double kp_pos_N_m = 5.5e4;     ///< position stiffness [N/m]
+  double kd_pos_Ns_m = 8.8e3;    ///< position damping [N s/m]
+  double kp_rot_Nm = 8.0e3;      ///< orientation stiffness [N m/rad]
+  double kd_rot_Nms = 1.3e3;     ///< orientation damping [N m s/rad]
+  double tau_winch_s = 0.01;     ///< rest-length tracking time constant [s]
+  double f_min_N = 200.0;     ///< printer8 tension.min
+  double f_max_N = 30000.0;
+  Method method = Method::exact;
+  bool tension_control = true;   ///< lower-cable (null-space) tension regulator on/off
+  std::string upper_group = "upper";
+  std::string lower_group = "lower";
+};
+
+struct Reference {
+  Eigen::Vector3d p_W = Eigen::Vector3d::Zero();
+  Eigen::Vector3d v_W = Eigen::Vector3d::Zero();
+  Eigen::Vector3d a_W = Eigen::Vector3d::Zero();
+  Eigen::Quaterniond q_WP = Eigen::Quaterniond::Identity();
+};
+
+struct Measurement {
+  Pose pose;                                         ///< pose tracker
+  Eigen::Vector3d v_W = Eigen::Vector3d::Zero();     ///< tracker velocity [m/s]
+  Eigen::Vector3d gyro_P = Eigen::Vector3d::Zero();  ///< IMU angular rate [rad/s]
+  Eigen::Vector3d accel_P = Eigen::Vector3d::Zero(); ///< IMU specific force [m/s^2]
+  Eigen::VectorXd lower_force_N;                     ///< lower-cable force sensors
+  Eigen::VectorXd lower_inclination_rad;             ///< lower-cable inclination sensors
+  Eigen::VectorXd rest_length_m;                     ///< winch encoders (all cables)
+};
+
+struct SensorConfig {
+  double force_sigma_N = 0.0;
+  double inclination_sigma_rad = 0.0;
+  double accel_sigma = 0.0;       ///< [m/s^2]
+  double gyro_sigma = 0.0;        ///< [rad/s]
+  double position_sigma_m = 0.0;
+  double velocity_sigma_m_s = 0.0;
+  std::uint64_t seed = 1;
+};
+
+/// Sensor models. measure() needs `data` filled by compute_derivative() at `x` (tensions, a_P).
+class Sensors {
+ public:
+  Sensors(const DynamicModel& model, const SensorConfig& config, const std::string& lower_group = "lower");
+  void measure(const DynamicModel& model, const StateVector& x, const DynamicData& data,
+               Measurement& out);
+  [[nodiscard]] const std::vector<int>& lower() const { return lower_; }
+
+ private:
+  double noise(double sigma);
+  SensorConfig cfg_;
+  std::vector<int> lower_;
+  std::mt19937_64 rng_;
+  std::normal_distribution<double> normal_{0.0, 1.0};
+};
+Measurement make_measurement(const DynamicModel& model, const std::string& lower_group = "lower");
+
+/// Keeps a pointer to `model`: the model must outlive the controller.
+class Controller {
+ public:
+  Controller(const DynamicModel& model, const ControllerConfig& config);
+  /// Kinematic reference rest lengths of stage 1: l0_ref = l(ref pose) - offset, the offset
+  /// taken from the first call (or reset()).
+  void reset();
+  /// One control cycle; writes in.winch_rate_m_s. No allocation.
+  void update(const Reference& ref, const Measurement& meas, Inputs& in);
+  [[nodiscard]] const Eigen::VectorXd& optimal_tensions() const { return f_opt_; }
+  [[nodiscard]] const Eigen::VectorXd& target_tensions() const { return f_des_; }
+  [[nodiscard]] const Eigen::Matrix<double, 6, 1>& desired_wrench() const { return w_d_; }
+  [[nodiscard]] const std::vector<int>& upper() const { return upper_; }
+  [[nodiscard]] const std::vector<int>& lower() const { return lower_; }
+  [[nodiscard]] const TensionResult& last_solution() const { return res_full_; }
+
+ private:
+  const DynamicModel* model_;
+  ControllerConfig cfg_;
+  SolverOptions opt_;
+  std::vector<int> upper_, lower_;
+  Model geo_;             // geometry with the controller's mass properties
+  Data data_, ref_data_;
+  Workspace ws_, ws_up_;  // one per problem size (no resizing in the loop)
+  TensionResult res_full_, res_up_;
+  Eigen::MatrixXd Ju_;
+  Eigen::VectorXd wu_, f_opt_, f_des_, offset_;
+  Eigen::Matrix<double, 6, 1> w_d_, twist_;
+  bool have_offset_ = false;
+};
+
+}  // namespace tendyn::cdpr

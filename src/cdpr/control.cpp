@@ -1,0 +1,145 @@
+// CDPR pose and tension control, sensor models. Design in include/tendyn/cdpr/control.hpp.
+#include <tendyn/cdpr/control.hpp>
+#include <tendyn/core/error.hpp>
+#include <tendyn/core/rotation.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+namespace tendyn::cdpr {
+
+Measurement make_measurement(const DynamicModel& model, const std::string& lower_group) {
+  Measurement m;
+  const auto lower = cables_in_group(model.geometry, lower_group);
+  m.lower_force_N = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(lower.size()));
+  m.lower_inclination_rad = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(lower.size()));
+  m.rest_length_m = Eigen::VectorXd::Zero(model.num_cables());
+  return m;
+}
+
+Sensors::Sensors(const DynamicModel& model, const SensorConfig& config, const std::string& lower_group)
+    : cfg_(config), lower_(cables_in_group(model.geometry, lower_group)), rng_(config.seed) {
+  for (double s : {cfg_.force_sigma_N, cfg_.inclination_sigma_rad, cfg_.accel_sigma, cfg_.gyro_sigma,
+                   cfg_.position_sigma_m, cfg_.velocity_sigma_m_s})
+    if (!(s >= 0.0) || !std::isfinite(s)) throw Error("cdpr sensors: noise sigmas must be finite and >= 0");
+}
+
+double Sensors::noise(double sigma) { return sigma > 0.0 ? sigma * normal_(rng_) : 0.0; }
+
+void Sensors::measure(const DynamicModel& model, const StateVector& x, const DynamicData& data,
+                      Measurement& out) {
+  const Pose pose = state_pose(x);
+  out.pose = pose;
+  for (int k = 0; k < 3; ++k) out.pose.p_WP[k] += noise(cfg_.position_sigma_m);
+  out.v_W = x.segment<3>(7);
+  for (int k = 0; k < 3; ++k) out.v_W[k] += noise(cfg_.velocity_sigma_m_s);
+  out.gyro_P = x.segment<3>(10);
+  const Eigen::Vector3d sf = pose.R_WP.transpose() * (data.a_P_W - model.geometry.gravity_W);
+  for (int k = 0; k < 3; ++k) {
+    out.gyro_P[k] += noise(cfg_.gyro_sigma);
+    out.accel_P[k] = sf[k] + noise(cfg_.accel_sigma);
+  }
+  for (std::size_t j = 0; j < lower_.size(); ++j) {
+    const int i = lower_[j];
+    const auto jj = static_cast<Eigen::Index>(j);
+    out.lower_force_N[jj] = data.tension_N[i] + noise(cfg_.force_sigma_N);
+    const Eigen::Vector3d u = data.geo.u_W.col(i);
+    out.lower_inclination_rad[jj] = std::atan2(u.z(), u.head<2>().norm()) + noise(cfg_.inclination_sigma_rad);
+  }
+  out.rest_length_m = x.tail(model.num_cables());
+}
+
+Controller::Controller(const DynamicModel& model, const ControllerConfig& config)
+    : model_(&model),
+      cfg_(config),
+      upper_(cables_in_group(model.geometry, config.upper_group)),
+      lower_(cables_in_group(model.geometry, config.lower_group)),
+      geo_(model.geometry),
+      ws_(6, model.num_cables()),
+      ws_up_(6, std::max(1, static_cast<int>(upper_.size()))) {
+  if (!(cfg_.tau_winch_s > 0.0)) throw Error("cdpr controller: tau_winch must be > 0");
+  if (!(cfg_.f_min_N >= 0.0) || !(cfg_.f_max_N > cfg_.f_min_N))
+    throw Error("cdpr controller: need 0 <= f_min < f_max");
+  geo_.platform_mass_kg = model.mass_kg;
+  geo_.p_PC = model.com_P;
+  data_ = make_data(geo_);
+  ref_data_ = make_data(geo_);
+  opt_.f_min_N = cfg_.f_min_N;
+  opt_.f_max_N = cfg_.f_max_N;
+  const int n = model.num_cables();
+  res_full_.f_N = Eigen::VectorXd::Zero(n);
+  res_up_.f_N = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(upper_.size()));
+  Ju_ = Eigen::MatrixXd::Zero(6, static_cast<Eigen::Index>(upper_.size()));
+  wu_ = Eigen::VectorXd::Zero(6);
+  f_opt_ = Eigen::VectorXd::Zero(n);
+  f_des_ = Eigen::VectorXd::Zero(n);
+  offset_ = Eigen::VectorXd::Zero(n);
+  w_d_.setZero();
+  twist_.setZero();
+}
+
+void Controller::reset() { have_offset_ = false; }
+
+void Controller::update(const Reference& ref, const Measurement& meas, Inputs& in) {
+  const DynamicModel& m = *model_;
+  const int n = m.num_cables();
+  for (int i = 0; i < n; ++i)
+    geo_.p_WA(2, i) = m.geometry.p_WA(2, i) + (m.on_carriage[i] != 0 ? in.carriage_z_m[i] : 0.0);
+  update_geometry(geo_, meas.pose, data_);
+  // 1. pose regulators -> desired wrench
+  const Eigen::Vector3d r = meas.pose.R_WP * m.com_P;
+  const Eigen::Vector3d F = m.mass_kg * (ref.a_W - m.geometry.gravity_W) - in.force_ext_W +
+                            cfg_.kp_pos_N_m * (ref.p_W - meas.pose.p_WP) + cfg_.kd_pos_Ns_m * (ref.v_W - meas.v_W);
+  const Eigen::Quaterniond q(meas.pose.R_WP);
+  const Eigen::Vector3d e_R = quat_log(ref.q_WP * q.conjugate());
+  const Eigen::Vector3d w_W = meas.pose.R_WP * meas.gyro_P;
+  w_d_.head<3>() = F;
+  w_d_.tail<3>() = r.cross(m.mass_kg * (ref.a_W - m.geometry.gravity_W)) - in.moment_ext_W +
+                   cfg_.kp_rot_Nm * e_R - cfg_.kd_rot_Nms * w_W;
+  // 2. optimal distribution at the measured pose
+  solve_tensions(cfg_.method, data_.J, w_d_, opt_, ws_, res_full_);
+  f_opt_ = res_full_.f_N;
+  // 3. upper cables carry what the measured lower forces leave
+  wu_ = w_d_;
+  for (std::size_t j = 0; j < lower_.size(); ++j)
+    wu_ -= data_.J.col(lower_[j]) * meas.lower_force_N[static_cast<Eigen::Index>(j)];
+  for (std::size_t j = 0; j < upper_.size(); ++j) Ju_.col(static_cast<Eigen::Index>(j)) = data_.J.col(upper_[j]);
+  solve_tensions(cfg_.method, Ju_, wu_, opt_, ws_up_, res_up_);
+  for (std::size_t j = 0; j < upper_.size(); ++j) f_des_[upper_[j]] = res_up_.f_N[static_cast<Eigen::Index>(j)];
+  // 4./5. winch rates
+  // measured cable length rates dl/dt = -J^T [v; omega] (feed-forward of the winch rates)
+  twist_.head<3>() = meas.v_W;
+  twist_.tail<3>() = w_W;
+  auto winch = [&](int i) {
+    const double ea = m.EA_N[i] / (m.EA_N[i] + f_des_[i]);
+    const double l0_d = ea * data_.length_m[i];
+    const double ldot = -data_.J.col(i).dot(twist_);
+    in.winch_rate_m_s[i] = ea * ldot + (l0_d - meas.rest_length_m[i]) / cfg_.tau_winch_s;
+  };
+  for (int i : upper_) winch(i);
+  if (cfg_.tension_control) {
+    for (int i : lower_) {
+      f_des_[i] = f_opt_[i];
+      winch(i);
+    }
+  } else {
+    Pose rp;
+    rp.p_WP = ref.p_W;
+    rp.R_WP = ref.q_WP.toRotationMatrix();
+    update_geometry(geo_, rp, ref_data_);
+    if (!have_offset_) {
+      for (int i : lower_) offset_[i] = ref_data_.length_m[i] - meas.rest_length_m[i];
+      have_offset_ = true;
+    }
+    twist_.head<3>() = ref.v_W;
+    twist_.tail<3>().setZero();
+    for (int i : lower_) {
+      f_des_[i] = f_opt_[i];  // reported only
+      const double l0_d = ref_data_.length_m[i] - offset_[i];
+      const double ldot = -ref_data_.J.col(i).dot(twist_);
+      in.winch_rate_m_s[i] = ldot + (l0_d - meas.rest_length_m[i]) / cfg_.tau_winch_s;
+    }
+  }
+}
+
+}  // namespace tendyn::cdpr

@@ -1,0 +1,251 @@
+// Document 002's two-stage printer experiment. See include/tendyn/cdpr/experiment.hpp.
+#include <tendyn/cdpr/experiment.hpp>
+#include <tendyn/core/error.hpp>
+#include <tendyn/core/rotation.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+namespace tendyn::cdpr {
+
+std::vector<Eigen::Vector2d> default_layer_path() {
+  std::vector<Eigen::Vector2d> p;
+  // Outline of a 2.4 x 4.8 m wall, a zigzag infill (90 and 180 degree turns) and a diagonal,
+  // inside printer8's wrench-feasible workspace at z = 3 m (|x| <~ 1.5 m, |y| <~ 3 m).
+  const double X = 1.2, Y = 2.4;
+  for (const auto& q : {Eigen::Vector2d(-X, -Y), Eigen::Vector2d(X, -Y), Eigen::Vector2d(X, Y),
+                        Eigen::Vector2d(-X, Y), Eigen::Vector2d(-X, -Y / 2), Eigen::Vector2d(X, -Y / 2),
+                        Eigen::Vector2d(X, 0.0), Eigen::Vector2d(-X, 0.0), Eigen::Vector2d(-X, Y / 2),
+                        Eigen::Vector2d(X, Y / 2), Eigen::Vector2d(0.0, -Y)})
+    p.push_back(q);
+  return p;
+}
+
+namespace {
+
+const std::vector<Eigen::Vector2d>& path_of(const ExperimentConfig& cfg, std::vector<Eigen::Vector2d>& tmp) {
+  if (!cfg.path.empty()) return cfg.path;
+  tmp = default_layer_path();
+  return tmp;
+}
+
+// Trapezoidal (or triangular) profile over length L: duration and s, ds, dds at time t.
+double segment_time(double L, double v, double a) {
+  if (L <= v * v / a) return 2.0 * std::sqrt(L / a);
+  return L / v + v / a;
+}
+void segment_eval(double L, double v, double a, double t, double& s, double& ds, double& dds) {
+  double vp = v, ta = v / a;
+  if (L <= v * v / a) {
+    ta = std::sqrt(L / a);
+    vp = a * ta;
+  }
+  const double T = segment_time(L, v, a);
+  t = std::clamp(t, 0.0, T);
+  if (t < ta) {
+    s = 0.5 * a * t * t;
+    ds = a * t;
+    dds = a;
+  } else if (t > T - ta) {
+    const double r = T - t;
+    s = L - 0.5 * a * r * r;
+    ds = a * r;
+    dds = -a;
+  } else {
+    s = 0.5 * a * ta * ta + vp * (t - ta);
+    ds = vp;
+    dds = 0.0;
+  }
+}
+
+void check_config(const ExperimentConfig& c) {
+  if (!(c.speed_m_s > 0.0) || !(c.accel_m_s2 > 0.0) || !(c.dt_s > 0.0) || !(c.control_dt_s >= c.dt_s) ||
+      !(c.sample_dt_s > 0.0) || !(c.settle_s >= 0.0) || !std::isfinite(c.layer_z_m))
+    throw Error("cdpr-experiment: speed, accel, dt, sample period must be > 0 and control period >= dt");
+  if (!c.path.empty() && c.path.size() < 2) throw Error("cdpr-experiment: the path needs at least 2 points");
+}
+
+}  // namespace
+
+double layer_duration(const ExperimentConfig& cfg) {
+  std::vector<Eigen::Vector2d> tmp;
+  const auto& P = path_of(cfg, tmp);
+  double T = cfg.settle_s;
+  for (std::size_t k = 1; k < P.size(); ++k)
+    T += segment_time((P[k] - P[k - 1]).norm(), cfg.speed_m_s, cfg.accel_m_s2);
+  return T + 1.0;  // one second of hold at the end
+}
+
+Reference layer_reference(const ExperimentConfig& cfg, double t_s) {
+  std::vector<Eigen::Vector2d> tmp;
+  const auto& P = path_of(cfg, tmp);
+  Reference r;
+  r.p_W = Eigen::Vector3d(P[0].x(), P[0].y(), cfg.layer_z_m);
+  double t = t_s - cfg.settle_s;
+  if (t <= 0.0) return r;
+  for (std::size_t k = 1; k < P.size(); ++k) {
+    const Eigen::Vector2d d = P[k] - P[k - 1];
+    const double L = d.norm();
+    if (L <= 0.0) continue;
+    const double T = segment_time(L, cfg.speed_m_s, cfg.accel_m_s2);
+    if (t <= T || k + 1 == P.size()) {
+      double s, ds, dds;
+      segment_eval(L, cfg.speed_m_s, cfg.accel_m_s2, t, s, ds, dds);
+      const Eigen::Vector2d e = d / L;
+      r.p_W.head<2>() = P[k - 1] + s * e;
+      r.v_W.head<2>() = ds * e;
+      r.a_W.head<2>() = dds * e;
+      return r;
+    }
+    t -= T;
+  }
+  return r;
+}
+
+StageResult run_stage(const DynamicModel& model, const ExperimentConfig& cfg, bool tension_control) {
+  check_config(cfg);
+  const auto t0 = std::chrono::steady_clock::now();
+  ControllerConfig cc = cfg.controller;
+  cc.tension_control = tension_control;
+  Controller ctrl(model, cc);
+  Sensors sensors(model, cfg.sensors, cc.lower_group);
+  Measurement meas = make_measurement(model, cc.lower_group);
+  Inputs in = make_inputs(model);
+  for (int i = 0; i < model.num_cables(); ++i)
+    if (model.on_carriage[i] != 0) in.carriage_z_m[i] = cfg.carriage_offset_m;
+  in.force_ext_W = cfg.wind_N;
+  DynamicData data = make_dynamic_data(model);
+
+  // Start at rest at the first reference point with the optimal tensions.
+  const Reference r0 = layer_reference(cfg, 0.0);
+  Pose pose0;
+  pose0.p_WP = r0.p_W;
+  StateVector x = make_state(model, pose0, Eigen::VectorXd::Ones(model.num_cables()));
+  compute_derivative(model, in, x, data);  // geometry only (rest lengths are dummies)
+  sensors.measure(model, x, data, meas);
+  meas.pose = pose0;
+  ctrl.update(r0, meas, in);
+  x.tail(model.num_cables()) = rest_lengths_for_tensions(model, in, pose0, ctrl.optimal_tensions());
+  in.winch_rate_m_s.setZero();
+  ctrl.reset();  // stage 1's kinematic offsets are taken at the first real cycle
+
+  StageResult res;
+  res.tension_control = tension_control;
+  const double T = layer_duration(cfg);
+  const auto steps = static_cast<long>(std::ceil(T / cfg.dt_s));
+  const auto ctrl_every = std::max(1L, std::lround(cfg.control_dt_s / cfg.dt_s));
+  const auto sample_every = std::max(1L, std::lround(cfg.sample_dt_s / cfg.dt_s));
+  const auto& lower = ctrl.lower();
+  double sum_p2 = 0.0, sum_r2 = 0.0, sum_d2 = 0.0;
+  long count = 0;
+  for (long k = 0; k <= steps; ++k) {
+    const double t = static_cast<double>(k) * cfg.dt_s;
+    const Reference ref = layer_reference(cfg, t);
+    if (k % ctrl_every == 0 || k % sample_every == 0) compute_derivative(model, in, x, data);
+    if (k % ctrl_every == 0) {
+      sensors.measure(model, x, data, meas);
+      ctrl.update(ref, meas, in);
+    }
+    if (k % sample_every == 0) {
+      Sample s;
+      s.t_s = t;
+      s.p_ref = ref.p_W;
+      s.p = x.segment<3>(0);
+      s.pos_err_m = (ref.p_W - s.p).norm();
+      s.rot_err_rad = rotation_angle_between(ref.q_WP, Eigen::Quaterniond(x[3], x[4], x[5], x[6]));
+      s.f_N = data.tension_N;
+      s.f_opt_N = ctrl.optimal_tensions();
+      double a = 0.0, b = 0.0, dev = 0.0;
+      for (int i : lower) {
+        dev += (s.f_N[i] - s.f_opt_N[i]) * (s.f_N[i] - s.f_opt_N[i]);
+        a += s.f_N[i] * s.f_N[i];
+        b += s.f_opt_N[i] * s.f_opt_N[i];
+        res.peak_lower_tension_N = std::max(res.peak_lower_tension_N, s.f_N[i]);
+        res.peak_opt_lower_tension_N = std::max(res.peak_opt_lower_tension_N, s.f_opt_N[i]);
+      }
+      s.lower_norm_N = std::sqrt(a);
+      s.opt_lower_norm_N = std::sqrt(b);
+      res.worst_lower_norm_N = std::max(res.worst_lower_norm_N, s.lower_norm_N);
+      res.max_dev_opt_N = std::max(res.max_dev_opt_N, std::sqrt(dev));
+      sum_d2 += dev;
+      res.mean_lower_norm_N += s.lower_norm_N;
+      res.mean_opt_lower_norm_N += s.opt_lower_norm_N;
+      res.worst_opt_lower_norm_N = std::max(res.worst_opt_lower_norm_N, s.opt_lower_norm_N);
+      res.max_pos_err_m = std::max(res.max_pos_err_m, s.pos_err_m);
+      res.max_rot_err_rad = std::max(res.max_rot_err_rad, s.rot_err_rad);
+      sum_p2 += s.pos_err_m * s.pos_err_m;
+      sum_r2 += s.rot_err_rad * s.rot_err_rad;
+      ++count;
+      res.samples.push_back(std::move(s));
+    }
+    if (k == steps) break;
+    try {
+      step_rk4(model, in, x, cfg.dt_s, data);
+    } catch (const SimulationError& e) {
+      throw SimulationError(std::string(e.what()), t);
+    }
+  }
+  res.rms_pos_err_m = std::sqrt(sum_p2 / static_cast<double>(std::max(1L, count)));
+  res.rms_rot_err_rad = std::sqrt(sum_r2 / static_cast<double>(std::max(1L, count)));
+  res.rms_dev_opt_N = std::sqrt(sum_d2 / static_cast<double>(std::max(1L, count)));
+  res.mean_lower_norm_N /= static_cast<double>(std::max(1L, count));
+  res.mean_opt_lower_norm_N /= static_cast<double>(std::max(1L, count));
+  res.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return res;
+}
+
+std::string stage_csv(const DynamicModel& model, const StageResult& stage) {
+  std::ostringstream o;
+  o.precision(10);
+  o << "t,p_ref_x,p_ref_y,p_ref_z,p_x,p_y,p_z,pos_err,rot_err";
+  for (const auto& n : model.geometry.cable_names) o << ",f_" << n;
+  for (const auto& n : model.geometry.cable_names) o << ",fopt_" << n;
+  o << ",lower_norm,opt_lower_norm\n";
+  for (const auto& s : stage.samples) {
+    o << s.t_s;
+    for (int k = 0; k < 3; ++k) o << ',' << s.p_ref[k];
+    for (int k = 0; k < 3; ++k) o << ',' << s.p[k];
+    o << ',' << s.pos_err_m << ',' << s.rot_err_rad;
+    for (Eigen::Index i = 0; i < s.f_N.size(); ++i) o << ',' << s.f_N[i];
+    for (Eigen::Index i = 0; i < s.f_opt_N.size(); ++i) o << ',' << s.f_opt_N[i];
+    o << ',' << s.lower_norm_N << ',' << s.opt_lower_norm_N << '\n';
+  }
+  return o.str();
+}
+
+std::string experiment_summary(const StageResult& a, const StageResult& b) {
+  char buf[2048];
+  std::snprintf(buf, sizeof buf,
+                "quantity                          without      with   ratio(with/without)\n"
+                "worst |f_lower| [N]            %10.1f %10.1f   %.3f\n"
+                "worst |f*_lower| optimal [N]   %10.1f %10.1f\n"
+                "mean |f_lower| [N]             %10.1f %10.1f   %.3f\n"
+                "mean |f*_lower| optimal [N]    %10.1f %10.1f\n"
+                "peak lower tension [N]         %10.1f %10.1f   %.3f\n"
+                "peak optimal lower tension [N] %10.1f %10.1f\n"
+                "max |f_lower - f*_lower| [N]   %10.1f %10.1f   %.3f\n"
+                "rms |f_lower - f*_lower| [N]   %10.1f %10.1f   %.3f\n"
+                "max position error [mm]        %10.3f %10.3f   %.3f\n"
+                "rms position error [mm]        %10.3f %10.3f   %.3f\n"
+                "max orientation error [mrad]   %10.3f %10.3f   %.3f\n"
+                "rms orientation error [mrad]   %10.3f %10.3f   %.3f\n"
+                "wall time [s]                  %10.2f %10.2f\n",
+                a.worst_lower_norm_N, b.worst_lower_norm_N, b.worst_lower_norm_N / a.worst_lower_norm_N,
+                a.worst_opt_lower_norm_N, b.worst_opt_lower_norm_N, a.mean_lower_norm_N, b.mean_lower_norm_N,
+                b.mean_lower_norm_N / a.mean_lower_norm_N, a.mean_opt_lower_norm_N, b.mean_opt_lower_norm_N,
+                a.peak_lower_tension_N,
+                b.peak_lower_tension_N, b.peak_lower_tension_N / a.peak_lower_tension_N,
+                a.peak_opt_lower_tension_N, b.peak_opt_lower_tension_N, a.max_dev_opt_N, b.max_dev_opt_N,
+                b.max_dev_opt_N / a.max_dev_opt_N, a.rms_dev_opt_N, b.rms_dev_opt_N, b.rms_dev_opt_N / a.rms_dev_opt_N,
+                1e3 * a.max_pos_err_m,
+                1e3 * b.max_pos_err_m, b.max_pos_err_m / a.max_pos_err_m, 1e3 * a.rms_pos_err_m,
+                1e3 * b.rms_pos_err_m, b.rms_pos_err_m / a.rms_pos_err_m, 1e3 * a.max_rot_err_rad,
+                1e3 * b.max_rot_err_rad, b.max_rot_err_rad / a.max_rot_err_rad, 1e3 * a.rms_rot_err_rad,
+                1e3 * b.rms_rot_err_rad, b.rms_rot_err_rad / a.rms_rot_err_rad, a.wall_s, b.wall_s);
+  return buf;
+}
+
+}  // namespace tendyn::cdpr

@@ -1,0 +1,136 @@
+// CDPR control (issue 6): sensors against the true state, seeded noise, pose regulation and the
+// lower-cable tension regulator in closed loop with the dynamics.
+#include <gtest/gtest.h>
+
+#include <tendyn/cdpr/control.hpp>
+#include <tendyn/cdpr/model_io.hpp>
+#include <tendyn/core/error.hpp>
+#include <tendyn/core/rotation.hpp>
+
+#include <cmath>
+
+#include "cdpr/test_util.hpp"
+
+namespace tendyn::cdpr {
+namespace {
+
+DynamicModel printer() {
+  return make_printer_dynamics(load_model(test::model_path("printer8.yaml")).model, 50.0);
+}
+
+struct Loop {
+  DynamicModel model = printer();
+  Inputs in = make_inputs(model);
+  DynamicData data = make_dynamic_data(model);
+  StateVector x;
+  Measurement meas = make_measurement(model);
+
+  // Starts at `pose` with the rest lengths of the tensions `f`.
+  void start(const Pose& pose, const Eigen::VectorXd& f) {
+    x = make_state(model, pose, rest_lengths_for_tensions(model, in, pose, f));
+  }
+  void run(Controller& c, Sensors& s, const Reference& ref, double T) {
+    const double h = 1e-3;
+    for (int k = 0; k < static_cast<int>(std::lround(T / h)); ++k) {
+      if (k % 2 == 0) {
+        compute_derivative(model, in, x, data);
+        s.measure(model, x, data, meas);
+        c.update(ref, meas, in);
+      }
+      step_rk4(model, in, x, h, data);
+    }
+    compute_derivative(model, in, x, data);
+  }
+};
+
+TEST(CdprSensors, NoiseFreeReadingsMatchTheState) {
+  Loop L;
+  const Pose pose = pose_from_xyz_rpy(Eigen::Vector3d(1, 2, 3), Eigen::Vector3d(0, 0, 0.3));
+  L.start(pose, Eigen::VectorXd::Constant(8, 2000.0));
+  compute_derivative(L.model, L.in, L.x, L.data);
+  Sensors s(L.model, SensorConfig{});
+  s.measure(L.model, L.x, L.data, L.meas);
+  ASSERT_EQ(L.meas.lower_force_N.size(), 4);
+  for (int j = 0; j < 4; ++j) {
+    const int i = s.lower()[static_cast<std::size_t>(j)];
+    EXPECT_DOUBLE_EQ(L.meas.lower_force_N[j], L.data.tension_N[i]);
+    const Eigen::Vector3d u = L.data.geo.u_W.col(i);
+    EXPECT_NEAR(std::sin(L.meas.lower_inclination_rad[j]), u.z(), 1e-12);
+  }
+  // IMU specific force = R^T (a - g)
+  EXPECT_LT((L.meas.accel_P - pose.R_WP.transpose() * (L.data.a_P_W - Eigen::Vector3d(0, 0, -9.81))).norm(), 1e-12);
+  EXPECT_LT((L.meas.pose.p_WP - pose.p_WP).norm(), 1e-15);
+}
+
+TEST(CdprSensors, SeededNoiseIsReproducibleAndHasTheGivenSpread) {
+  Loop L;
+  const Pose pose = pose_from_xyz_rpy(Eigen::Vector3d(0, 0, 3), Eigen::Vector3d::Zero());
+  L.start(pose, Eigen::VectorXd::Constant(8, 2000.0));
+  compute_derivative(L.model, L.in, L.x, L.data);
+  SensorConfig cfg;
+  cfg.force_sigma_N = 10.0;
+  cfg.seed = 42;
+  Sensors a(L.model, cfg), b(L.model, cfg);
+  Measurement ma = make_measurement(L.model), mb = make_measurement(L.model);
+  double sum2 = 0.0;
+  const int N = 4000;
+  for (int k = 0; k < N; ++k) {
+    a.measure(L.model, L.x, L.data, ma);
+    b.measure(L.model, L.x, L.data, mb);
+    ASSERT_EQ(ma.lower_force_N, mb.lower_force_N);
+    const double e = ma.lower_force_N[0] - L.data.tension_N[4];
+    sum2 += e * e;
+  }
+  EXPECT_NEAR(std::sqrt(sum2 / N), 10.0, 0.5);
+  cfg.gyro_sigma = -1.0;
+  EXPECT_THROW(Sensors(L.model, cfg), Error);
+}
+
+TEST(CdprControl, RegulatesPositionAndDrivesLowerTensionsToTheOptimum) {
+  Loop L;
+  const Pose pose = pose_from_xyz_rpy(Eigen::Vector3d(0.5, -1.0, 3.0), Eigen::Vector3d::Zero());
+  L.start(pose, Eigen::VectorXd::Constant(8, 3000.0));  // far from the optimum
+  ControllerConfig cc;
+  Controller c(L.model, cc);
+  Sensors s(L.model, SensorConfig{});
+  Reference ref;
+  ref.p_W = pose.p_WP + Eigen::Vector3d(0.05, -0.03, 0.02);  // 6 cm step
+  L.run(c, s, ref, 4.0);
+  EXPECT_LT((L.x.segment<3>(0) - ref.p_W).norm(), 1e-3);
+  EXPECT_LT(quat_log(Eigen::Quaterniond(L.x[3], L.x[4], L.x[5], L.x[6])).norm(), 5e-3);
+  for (int i : c.lower()) EXPECT_NEAR(L.data.tension_N[i], c.optimal_tensions()[i], 0.05 * c.optimal_tensions()[i] + 20.0);
+  EXPECT_GE(L.data.tension_N.minCoeff(), 0.8 * cc.f_min_N);
+}
+
+TEST(CdprControl, WithoutTensionControlLowerWinchesFollowTheReferenceLengths) {
+  Loop L;
+  const Pose pose = pose_from_xyz_rpy(Eigen::Vector3d(0.0, 0.0, 3.0), Eigen::Vector3d::Zero());
+  L.start(pose, Eigen::VectorXd::Constant(8, 3000.0));
+  ControllerConfig cc;
+  cc.tension_control = false;
+  Controller c(L.model, cc);
+  Sensors s(L.model, SensorConfig{});
+  Reference ref;
+  ref.p_W = pose.p_WP;
+  const Eigen::VectorXd l0_start = L.x.tail(8);
+  L.run(c, s, ref, 1.0);
+  // the reference did not move: lower rest lengths unchanged, their tensions stay where they were
+  for (int i : c.lower()) EXPECT_NEAR(L.x[13 + i], l0_start[i], 1e-9);
+  EXPECT_LT((L.x.segment<3>(0) - ref.p_W).norm(), 2e-3);
+}
+
+TEST(CdprControl, BadConfigIsRejected) {
+  const DynamicModel m = printer();
+  ControllerConfig cc;
+  cc.tau_winch_s = 0.0;
+  EXPECT_THROW(Controller(m, cc), Error);
+  cc = ControllerConfig{};
+  cc.f_max_N = cc.f_min_N;
+  EXPECT_THROW(Controller(m, cc), Error);
+  cc = ControllerConfig{};
+  cc.lower_group = "nope";
+  EXPECT_THROW(Controller(m, cc), Error);
+}
+
+}  // namespace
+}  // namespace tendyn::cdpr

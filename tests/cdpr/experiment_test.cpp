@@ -1,0 +1,81 @@
+// CDPR two-stage experiment (issue 6): reference path, a short two-stage run, CSV and summary.
+#include <gtest/gtest.h>
+
+#include <tendyn/cdpr/experiment.hpp>
+#include <tendyn/cdpr/model_io.hpp>
+#include <tendyn/core/error.hpp>
+
+#include <cmath>
+#include <sstream>
+
+#include "cdpr/test_util.hpp"
+
+namespace tendyn::cdpr {
+namespace {
+
+DynamicModel printer() {
+  return make_printer_dynamics(load_model(test::model_path("printer8.yaml")).model, 50.0);
+}
+
+ExperimentConfig short_path() {
+  ExperimentConfig c;
+  c.path = {Eigen::Vector2d(0.0, -0.5), Eigen::Vector2d(0.6, -0.5), Eigen::Vector2d(0.6, 0.3)};
+  c.settle_s = 0.5;
+  return c;
+}
+
+TEST(CdprExperiment, ReferenceCruisesAtTheSpeedAndStopsAtCorners) {
+  ExperimentConfig c;
+  const auto P = default_layer_path();
+  ASSERT_GE(P.size(), 5u);
+  EXPECT_EQ((layer_reference(c, 0.0).p_W.head<2>() - P[0]).norm(), 0.0);
+  // first segment: 2.4 m at 0.15 m/s with 0.5 m/s^2 ramps -> 16 s + 0.3 s
+  const double T1 = 2.4 / 0.15 + 0.15 / 0.5;
+  EXPECT_NEAR(layer_reference(c, c.settle_s + 0.5 * T1).v_W.norm(), 0.15, 1e-12);
+  EXPECT_NEAR(layer_reference(c, c.settle_s + T1).v_W.norm(), 0.0, 1e-12);
+  EXPECT_LT((layer_reference(c, c.settle_s + T1).p_W.head<2>() - P[1]).norm(), 1e-12);
+  EXPECT_NEAR(layer_reference(c, 0.0).p_W.z(), c.layer_z_m, 0.0);
+  // continuity of position across a corner
+  EXPECT_LT((layer_reference(c, c.settle_s + T1 + 1e-6).p_W - layer_reference(c, c.settle_s + T1 - 1e-6).p_W).norm(), 1e-9);
+  // the end holds the last point
+  EXPECT_LT((layer_reference(c, layer_duration(c) + 5.0).p_W.head<2>() - P.back()).norm(), 1e-12);
+}
+
+TEST(CdprExperiment, TwoStagesTrackAndTensionControlFollowsTheOptimum) {
+  const DynamicModel m = printer();
+  const ExperimentConfig c = short_path();
+  const StageResult a = run_stage(m, c, false);
+  const StageResult b = run_stage(m, c, true);
+  ASSERT_FALSE(a.samples.empty());
+  ASSERT_EQ(a.samples.size(), b.samples.size());
+  EXPECT_LT(a.max_pos_err_m, 0.02);
+  EXPECT_LT(b.max_pos_err_m, 0.02);
+  EXPECT_LE(b.rms_pos_err_m, 1.05 * a.rms_pos_err_m);  // tracking not worse with control
+  EXPECT_LE(b.rms_rot_err_rad, 1.05 * a.rms_rot_err_rad);
+  // with control the lower tensions follow the optimal profile
+  const Sample& end = b.samples.back();
+  EXPECT_NEAR(end.lower_norm_N, end.opt_lower_norm_N, 0.05 * end.opt_lower_norm_N);
+  const std::string csv = stage_csv(m, b);
+  std::istringstream in(csv);
+  std::string header;
+  std::getline(in, header);
+  EXPECT_EQ(header.rfind("t,p_ref_x", 0), 0u);
+  EXPECT_NE(header.find("fopt_l4,lower_norm,opt_lower_norm"), std::string::npos);
+  EXPECT_NE(experiment_summary(a, b).find("worst |f_lower|"), std::string::npos);
+}
+
+TEST(CdprExperiment, BadConfigIsRejected) {
+  const DynamicModel m = printer();
+  ExperimentConfig c = short_path();
+  c.speed_m_s = 0.0;
+  EXPECT_THROW(run_stage(m, c, true), Error);
+  c = short_path();
+  c.control_dt_s = 0.5 * c.dt_s;
+  EXPECT_THROW(run_stage(m, c, true), Error);
+  c = short_path();
+  c.path.resize(1);
+  EXPECT_THROW(run_stage(m, c, true), Error);
+}
+
+}  // namespace
+}  // namespace tendyn::cdpr
