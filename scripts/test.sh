@@ -11,7 +11,9 @@ scripts/build.sh build -DTENDYN_WERROR=ON
 
 if [[ -d python/tests ]] && ls python/tests/test_*.py >/dev/null 2>&1; then
   echo "== Python tests"
-  PYTHONPATH="$PWD/build/python" python3 -m pytest -q python/tests
+  PYTHONPATH="$PWD/build/python" /usr/bin/python3 -m pytest -q python/tests
+  echo "== Python example (short)"
+  PYTHONPATH="$PWD/build/python" /usr/bin/python3 examples/python/psi_stiffness_sweep.py --points 20 --duration 0.5 --out "$(mktemp -d)/sweep.jsonl"
 fi
 
 if [[ "${TENDYN_SKIP_SANITIZE:-0}" != 1 ]]; then

@@ -1,0 +1,75 @@
+// tendyn._tendyn: the extension module. One binding file per library module (tensegrity.cpp,
+// cdpr.cpp, tree.cpp); this file creates the submodules and translates the C++ errors.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+#include <string>
+
+#include <tendyn/core/error.hpp>
+#include <tendyn/version.hpp>
+
+namespace py = pybind11;
+
+namespace {
+// The Python exception classes; created once in the module init and kept for the process lifetime.
+py::handle g_error, g_sim_error;
+}  // namespace
+
+void bind_tensegrity(py::module_& m);
+#ifdef TENDYN_WITH_CDPR
+void bind_cdpr(py::module_& m);
+#endif
+#ifdef TENDYN_WITH_TREE
+void bind_tree(py::module_& m);
+#endif
+
+PYBIND11_MODULE(_tendyn, m) {
+  m.doc() = "tendyn: rod-and-cable robots (tensegrity, cable-driven parallel, tree-structured). "
+            "Thin bindings of the C++ library; names as in C++ (namespace tendyn::X -> tendyn.X).";
+
+  // tendyn::Error (bad input) -> tendyn.Error (a ValueError); tendyn::SimulationError ->
+  // tendyn.SimulationError (a tendyn.Error and a RuntimeError) with the attribute `time`.
+  // The class objects live as long as the module (intentionally never released).
+  py::handle error = PyErr_NewExceptionWithDoc(
+      "tendyn.Error", "Bad input (tendyn::Error): the message names the file:line:col and field, or the element.",
+      PyExc_ValueError, nullptr);
+  py::tuple sim_bases = py::make_tuple(error, py::handle(PyExc_RuntimeError));
+  py::handle sim_error = PyErr_NewExceptionWithDoc(
+      "tendyn.SimulationError",
+      "A run failed (tendyn::SimulationError): blow-up or limit violation; `time` is the simulated time [s].",
+      sim_bases.ptr(), nullptr);
+  g_error = error;
+  g_sim_error = sim_error;
+  m.attr("Error") = error;
+  m.attr("SimulationError") = sim_error;
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const tendyn::SimulationError& e) {
+      py::object exc = py::reinterpret_borrow<py::object>(g_sim_error)(e.what());
+      exc.attr("time") = e.time();
+      PyErr_SetObject(g_sim_error.ptr(), exc.ptr());
+    } catch (const tendyn::Error& e) {
+      PyErr_SetString(g_error.ptr(), e.what());
+    }
+  });
+
+  m.attr("__version__") = std::string(tendyn::kVersion);
+
+  // Initialise pybind11's NumPy API table now, under the import lock. Done lazily at the first
+  // array conversion it is a function-local static whose initialiser imports NumPy (releasing the
+  // GIL): two threads converting their first results at once then deadlock.
+  py::module_::import("numpy");
+  (void)py::array_t<double>(0);
+
+  py::module_ tensegrity = m.def_submodule("tensegrity", "Tensegrity robots: rods + cables (tendyn::tensegrity).");
+  bind_tensegrity(tensegrity);
+#ifdef TENDYN_WITH_CDPR
+  py::module_ cdpr = m.def_submodule("cdpr", "Cable-driven parallel robots: geometry and tension solvers (tendyn::cdpr).");
+  bind_cdpr(cdpr);
+#endif
+#ifdef TENDYN_WITH_TREE
+  py::module_ tree = m.def_submodule("tree", "Tree-structured robots: RNEA / CRBA / ABA and block-matrix EoM (tendyn::tree).");
+  bind_tree(tree);
+#endif
+}

@@ -1,0 +1,261 @@
+"""tendyn: rod-and-cable robots in Python.
+
+Thin bindings of the C++ library with the C++ names: ``tendyn.tensegrity``, ``tendyn.cdpr`` and
+``tendyn.tree`` mirror the namespaces ``tendyn::tensegrity``, ``tendyn::cdpr`` and ``tendyn::tree``.
+Errors: ``tendyn.Error`` (bad input, a ValueError) and ``tendyn.SimulationError`` (a failed run, also a
+RuntimeError, with ``.time``), both carrying the C++ message.
+
+Pure-Python helpers: :func:`sweep` (parallel, deterministic, resumable parameter sweeps, locally in
+threads or on a Dask cluster), :func:`grid_points` and :func:`run_spec`.
+"""
+from __future__ import annotations
+
+import concurrent.futures
+import functools
+import itertools
+import json
+import os
+import sys
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+from . import _tendyn
+from ._tendyn import Error, SimulationError, __version__, tensegrity
+
+# `import tendyn.tensegrity` (and cdpr, tree) work like real submodules.
+sys.modules[__name__ + ".tensegrity"] = tensegrity
+__all__ = ["Error", "SimulationError", "__version__", "tensegrity", "sweep", "grid_points", "run_spec", "load_results"]
+if hasattr(_tendyn, "cdpr"):
+    cdpr = _tendyn.cdpr
+    sys.modules[__name__ + ".cdpr"] = cdpr
+    __all__.append("cdpr")
+if hasattr(_tendyn, "tree"):
+    tree = _tendyn.tree
+    sys.modules[__name__ + ".tree"] = tree
+    __all__.append("tree")
+
+
+# ---------------------------------------------------------------------------------------------
+# Parameter sweeps
+
+def grid_points(grid: Mapping[str, Iterable[Any]] | Sequence[Mapping[str, Any]]) -> list[dict]:
+    """The points of a grid, in a fixed order.
+
+    ``grid`` is either a mapping name -> values (the Cartesian product, first name varying slowest,
+    like nested loops in the mapping's order) or a sequence of point dicts (used as given).
+    """
+    if isinstance(grid, Mapping):
+        names = list(grid.keys())
+        values = [list(grid[n]) for n in names]
+        return [dict(zip(names, combo)) for combo in itertools.product(*values)]
+    return [dict(p) for p in grid]
+
+
+def _jsonable(value: Any) -> Any:
+    """NumPy scalars and arrays -> Python numbers and lists (for json.dumps)."""
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    raise TypeError(f"sweep: result value of type {type(value).__name__} is not JSON-serialisable")
+
+
+def _normalise(result: Any) -> Any:
+    # A JSON round trip, so that a result computed now and one read back from the results file are
+    # the same Python object (floats round-trip exactly through repr).
+    return json.loads(json.dumps(result, default=_jsonable, allow_nan=True))
+
+
+def load_results(path: str | os.PathLike) -> dict[int, dict]:
+    """Records of a sweep results file (JSON lines), by point index. A last line cut short by a
+    crash is ignored."""
+    records: dict[int, dict] = {}
+    try:
+        with open(path, "r", encoding="utf-8") as fh:
+            for line in fh:
+                if not line.endswith("\n"):
+                    break  # cut short: the point is run again
+                line = line.strip()
+                if line:
+                    rec = json.loads(line)
+                    records[int(rec["index"])] = rec
+    except FileNotFoundError:
+        pass
+    return records
+
+
+def _drop_partial_line(path: str | os.PathLike) -> None:
+    """Truncate a results file to its last complete line (a crash may leave a partial one)."""
+    try:
+        with open(path, "rb+") as fh:
+            data = fh.read()
+            if data and not data.endswith(b"\n"):
+                fh.truncate(data.rfind(b"\n") + 1)
+    except FileNotFoundError:
+        pass
+
+
+def _prism_params(base: Mapping[str, Any], point: Mapping[str, Any]):
+    p = tensegrity.PrismParams()
+    merged = {**base, **point}
+    for key, value in merged.items():
+        if key == "psi_deg":
+            p.psi_rad = float(value) * 3.141592653589793 / 180.0
+        elif key == "damping_law":
+            p.damping_law = (tensegrity.DampingLaw.kAxial if value == "axial"
+                             else tensegrity.DampingLaw.kRelativeVelocity)
+        elif hasattr(p, key):
+            setattr(p, key, value)
+    return p
+
+
+def _simulation_options(base: tensegrity.SimulationOptions, overrides: Mapping[str, Any]):
+    o = base
+    for key, value in overrides.items():
+        if key == "integrator":
+            o.integrator = tensegrity.integrator_from_string(value)
+        elif hasattr(o, key):
+            setattr(o, key, value)
+    return o
+
+
+def run_spec(spec: Mapping[str, Any], point: Mapping[str, Any]) -> dict:
+    """Run one point of a declarative sweep spec and return its metrics (a JSON-ready dict).
+
+    Spec keys: ``model``: ``"prism"`` (built by make_prism from ``spec["prism"]`` updated by the
+    point's PrismParams names; ``psi_deg`` sets psi_rad; ``damping_law``: "axial" or
+    "relative_velocity") or a YAML model file path; ``simulation``: SimulationOptions fields
+    (``integrator`` by name). Point keys that are SimulationOptions fields override those too.
+    Metrics: normal_mode, first slack/over-strain (time, cable), max/min strain per cable, final
+    energies, max energy drift, final COM, steps. Runs in C++ with the GIL released.
+    """
+    model_spec = spec.get("model", "prism")
+    if model_spec == "prism":
+        model = tensegrity.make_prism(_prism_params(spec.get("prism", {}), point))
+        options = tensegrity.SimulationOptions()
+    else:
+        mf = tensegrity.load_model_file(model_spec)
+        model, options = mf.model, mf.simulation
+    options = _simulation_options(options, {**spec.get("simulation", {}), **point})
+    run = tensegrity.simulate(model, options, record=False)
+    s = run["summary"]
+    mon = s.monitor
+    return {
+        "normal_mode": bool(mon.normal_mode),
+        "first_slack_time_s": mon.first_slack_time_s,
+        "first_slack_cable": model.cable_ids[mon.first_slack_cable] if mon.first_slack_cable >= 0 else None,
+        "first_overstrain_time_s": mon.first_overstrain_time_s,
+        "first_overstrain_cable": (model.cable_ids[mon.first_overstrain_cable]
+                                   if mon.first_overstrain_cable >= 0 else None),
+        "max_strain": mon.max_strain.tolist(),
+        "min_strain": mon.min_strain.tolist(),
+        "kinetic_final_J": s.final_energy.kinetic_J,
+        "elastic_final_J": s.final_energy.elastic_J,
+        "energy_final_J": s.final_energy.total(),
+        "max_abs_energy_drift_J": s.max_abs_energy_drift_J,
+        "com_final_m": s.com_final_m.tolist(),
+        "steps": s.steps,
+    }
+
+
+def sweep(fn_or_spec: Callable[[dict], Any] | Mapping[str, Any],
+          grid: Mapping[str, Iterable[Any]] | Sequence[Mapping[str, Any]],
+          workers: int = 1,
+          out: str | os.PathLike | None = None,
+          client: Any = None,
+          seed: int | None = None,
+          progress: Callable[[int, int], None] | None = None) -> list:
+    """Run ``fn(point)`` for every point of ``grid`` and return the results in grid order.
+
+    - ``fn_or_spec``: a callable taking a point dict and returning a JSON-serialisable result, or a
+      spec mapping for :func:`run_spec`. Heavy work should be in tendyn calls, which release the GIL,
+      so threads run in parallel.
+    - ``grid``: see :func:`grid_points`. With ``seed``, point i also gets ``"seed": seed + i``, so
+      a seeded computation is the same for any worker count and order.
+    - ``workers``: threads on this machine (ignored when ``client`` is given).
+    - ``out``: a JSON-lines file; one line ``{"index", "point", "result"}`` is appended (and
+      flushed to disk) per finished point. If it already holds points, they are not run again
+      (resume after an interruption); a point that differs from the grid's raises tendyn.Error.
+    - ``client``: a ``dask.distributed.Client``; the points are submitted to its cluster. Results
+      equal the local run bit for bit (the same C++ code on the same inputs).
+    - ``progress(done, total)`` is called after each point.
+
+    Results are normalised through JSON (so fresh and resumed results compare equal). If a point
+    raises, the finished points are kept in ``out`` and the exception is re-raised.
+    """
+    fn = fn_or_spec if callable(fn_or_spec) else functools.partial(run_spec, dict(fn_or_spec))
+    points = grid_points(grid)
+    if seed is not None:
+        for i, p in enumerate(points):
+            p["seed"] = seed + i
+    total = len(points)
+    results: list = [None] * total
+    done: set[int] = set()
+    fh = None
+    if out is not None:
+        _drop_partial_line(out)
+        for idx, rec in load_results(out).items():
+            if idx >= total or _normalise(points[idx]) != rec.get("point"):
+                raise Error(f"sweep: {os.fspath(out)}: point {idx} does not belong to this grid "
+                            f"(stored {rec.get('point')!r}); use another results file")
+            results[idx] = rec["result"]
+            done.add(idx)
+        fh = open(out, "a", encoding="utf-8")
+    pending = [i for i in range(total) if i not in done]
+
+    def record(i: int, value: Any) -> None:
+        results[i] = _normalise(value)
+        if fh is not None:
+            fh.write(json.dumps({"index": i, "point": points[i], "result": results[i]},
+                                default=_jsonable, allow_nan=True) + "\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+        done.add(i)
+        if progress is not None:
+            progress(len(done), total)
+
+    def drain(futures: dict, completed: Iterable, is_error: Callable[[Any], bool], cancel_all) -> None:
+        # Record every point that finishes; after the first failure cancel the rest, keep the
+        # points already finished, then re-raise that failure.
+        first_exc = None
+        for fut in completed:
+            if fut.cancelled():
+                continue
+            if is_error(fut):
+                if first_exc is None:
+                    first_exc = fut.exception()
+                    cancel_all()
+                continue
+            record(futures[fut], fut.result())
+        if first_exc is not None:
+            raise first_exc
+
+    try:
+        if client is not None:
+            from distributed import as_completed
+            futures = {client.submit(fn, points[i], pure=False): i for i in pending}
+
+            def cancel_dask() -> None:
+                for f in futures:
+                    if not f.done():
+                        f.cancel()
+            try:
+                drain(futures, as_completed(list(futures)), lambda f: f.status == "error", cancel_dask)
+            finally:
+                cancel_dask()
+        elif workers <= 1:
+            for i in pending:
+                record(i, fn(points[i]))
+        else:
+            pool = concurrent.futures.ThreadPoolExecutor(max_workers=workers)
+            try:
+                futures = {pool.submit(fn, points[i]): i for i in pending}
+
+                def cancel_local() -> None:
+                    for f in futures:
+                        f.cancel()
+                drain(futures, concurrent.futures.as_completed(futures),
+                      lambda f: f.exception() is not None, cancel_local)
+            finally:
+                pool.shutdown(wait=True, cancel_futures=True)
+    finally:
+        if fh is not None:
+            fh.close()
+    return results

@@ -1,0 +1,89 @@
+"""tendyn.sweep: order, determinism across worker counts, resume after an interruption, Dask."""
+import json
+
+import pytest
+
+import tendyn
+
+SPEC = {"model": "prism", "prism": {"damping_Nspm": 5.0, "damping_law": "relative_velocity"},
+        "simulation": {"duration_s": 0.3, "dt_s": 1e-3}}
+GRID = {"psi_deg": [35.0, 50.0, 65.0], "stiffness_Npm": [8.0, 12.0]}
+
+
+def test_grid_order():
+    pts = tendyn.grid_points({"a": [1, 2], "b": ["x", "y", "z"]})
+    assert pts[:4] == [{"a": 1, "b": "x"}, {"a": 1, "b": "y"}, {"a": 1, "b": "z"}, {"a": 2, "b": "x"}]
+    assert len(pts) == 6
+
+
+def test_spec_matches_direct_simulation():
+    r = tendyn.sweep(SPEC, [{"psi_deg": 50.0, "stiffness_Npm": 12.0}])[0]
+    p = tendyn.tensegrity.PrismParams()
+    p.psi_rad = 50.0 * 3.141592653589793 / 180.0
+    p.stiffness_Npm, p.damping_Nspm = 12.0, 5.0
+    p.damping_law = tendyn.tensegrity.DampingLaw.kRelativeVelocity
+    o = tendyn.tensegrity.SimulationOptions()
+    o.duration_s, o.dt_s = 0.3, 1e-3
+    s = tendyn.tensegrity.simulate(tendyn.tensegrity.make_prism(p), o, record=False)["summary"]
+    assert r["energy_final_J"] == s.final_energy.total()
+    assert r["max_strain"] == s.monitor.max_strain.tolist()
+
+
+def test_identical_for_any_worker_count(tmp_path):
+    one = tendyn.sweep(SPEC, GRID, workers=1)
+    three = tendyn.sweep(SPEC, GRID, workers=3, out=tmp_path / "r.jsonl")
+    assert one == three
+    lines = [json.loads(x) for x in (tmp_path / "r.jsonl").read_text().splitlines()]
+    assert sorted(x["index"] for x in lines) == list(range(6))
+    assert {x["index"]: x["result"] for x in lines} == dict(enumerate(one))
+
+
+def test_resume_runs_only_the_rest(tmp_path):
+    out = tmp_path / "r.jsonl"
+    calls = []
+
+    def fn(point):
+        calls.append(point["i"])
+        if len(calls) > 4 and fail[0]:
+            raise KeyboardInterrupt  # an interruption after 4 points
+        return {"square": point["i"] ** 2, "seed": point["seed"]}
+
+    grid = [{"i": i} for i in range(10)]
+    fail = [True]
+    with pytest.raises(KeyboardInterrupt):
+        tendyn.sweep(fn, grid, out=out, seed=100)
+    assert len(tendyn.load_results(out)) == 4
+    with open(out, "a") as fh:
+        fh.write('{"index": 4, "poi')  # a line cut short by a kill: ignored and run again
+    calls.clear()
+    fail[0] = False
+    res = tendyn.sweep(fn, grid, out=out, seed=100)
+    assert calls == [4, 5, 6, 7, 8, 9]
+    assert res == [{"square": i * i, "seed": 100 + i} for i in range(10)]
+    calls.clear()
+    assert tendyn.sweep(fn, grid, out=out, seed=100) == res and calls == []
+    with pytest.raises(tendyn.Error):
+        tendyn.sweep(fn, [{"i": 1}], out=out)  # another grid in the same file
+
+
+def test_failure_keeps_finished_points(tmp_path):
+    def fn(point):
+        if point["i"] == 3:
+            raise ValueError("bad point")
+        return point["i"]
+
+    with pytest.raises(ValueError, match="bad point"):
+        tendyn.sweep(fn, [{"i": i} for i in range(6)], workers=2, out=tmp_path / "r.jsonl")
+    assert 3 not in tendyn.load_results(tmp_path / "r.jsonl")
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # tornado inside distributed
+@pytest.mark.parametrize("processes", [False, True])
+def test_dask_equals_local_bit_for_bit(tmp_path, processes):
+    distributed = pytest.importorskip("distributed")
+    local = tendyn.sweep(SPEC, GRID, workers=2)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=processes,
+                                  dashboard_address=None) as cluster, distributed.Client(cluster) as client:
+        remote = tendyn.sweep(SPEC, GRID, client=client, out=tmp_path / "d.jsonl")
+    assert remote == local
+    assert json.dumps(remote) == json.dumps(local)

@@ -1,0 +1,197 @@
+"""tendyn.tensegrity: model loading, simulate() against the CLI, energies, Lagrange terms, psi study, planner."""
+import json
+import math
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import tendyn
+from tendyn import tensegrity as ts
+
+REPO = Path(__file__).resolve().parents[2]
+# The CLI of the same build tree as the module: <build>/python/tendyn/__init__.py -> <build>/tendyn
+CLI = Path(tendyn.__file__).resolve().parents[2] / "tendyn"
+
+
+def cli(*args, cwd=None):
+    if not CLI.exists():
+        pytest.skip(f"CLI not built at {CLI}")
+    subprocess.run([str(CLI), *map(str, args)], check=True, cwd=cwd or REPO, stdout=subprocess.DEVNULL)
+
+
+def test_load_model_and_read_access():
+    mf = ts.load_model_file(str(REPO / "models/prism3.yaml"))
+    m = mf.model
+    assert (m.nrod, m.ncable) == (3, 9)
+    assert len(m.cable_ids) == 9 and m.cable_ids[0] == "top1"
+    assert m.initial_state.x.shape == (39,)
+    assert m.total_mass() == pytest.approx(sum(r.mass_kg for r in m.rods))
+    text = ts.to_yaml(m, mf.simulation)
+    m2 = ts.load_model_string(text).model
+    assert m2.ncable == m.ncable and m2.cable_ids == m.cable_ids
+    np.testing.assert_allclose(m2.initial_state.x, m.initial_state.x, rtol=0, atol=1e-11)  # %.12g in files
+    assert ts.default_model().model.nrod == 3
+
+
+def test_builders():
+    p = ts.PrismParams()
+    p.n = 4
+    p.psi_rad = math.radians(45)
+    prism = ts.make_prism(p)
+    assert (prism.nrod, prism.ncable) == (4, 12)
+    octa = ts.make_expanded_octahedron(ts.OctahedronParams())
+    assert (octa.nrod, octa.ncable) == (6, 24)
+
+
+def test_errors_carry_the_cpp_message():
+    with pytest.raises(tendyn.Error) as e:
+        ts.load_model_string("rods: [1, 2\n", "bad.yaml")
+    assert "bad.yaml" in str(e.value)
+    assert issubclass(tendyn.Error, ValueError)
+    assert issubclass(tendyn.SimulationError, tendyn.Error) and issubclass(tendyn.SimulationError, RuntimeError)
+    with pytest.raises(tendyn.Error):
+        ts.load_model_file("/nonexistent/model.yaml")
+
+
+def test_simulation_error_has_time():
+    mf = ts.default_model()
+    o = mf.simulation
+    o.duration_s = 1.0
+    o.dt_s = 0.5  # far too large: the energy guard stops the run
+    o.energy_growth_limit = 1.0
+    with pytest.raises(tendyn.SimulationError) as e:
+        ts.simulate(mf.model, o)
+    assert e.value.time >= 0.0 and str(e.value)
+
+
+def test_simulate_matches_cli_summary(tmp_path):
+    model_file = REPO / "models/prism3.yaml"
+    cli("simulate", model_file, "--duration", 1, "-q", "--no-csv", "-o", tmp_path)
+    expected = json.loads((tmp_path / "summary.json").read_text())
+    mf = ts.load_model_file(str(model_file))
+    o = mf.simulation
+    o.duration_s = 1.0
+    run = ts.simulate(mf.model, o)
+    got = json.loads(run["summary_json"])
+    assert got == expected  # same engine, same numbers, bit for bit
+    final = np.array([c["final_tension_N"] for c in expected["cables"]])
+    np.testing.assert_array_equal(run["summary"].final_tension_N, final)
+    np.testing.assert_array_equal(run["tensions"][-1], final)
+    n = len(run["time"])
+    assert run["states"].shape == (n, 39) and run["strains"].shape == (n, 9)
+    assert run["energies"].shape == (n, 5) and run["com"].shape == (n, 3)
+    assert run["time"][-1] == pytest.approx(1.0)
+
+
+def test_energy_conservation_without_damping():
+    p = ts.PrismParams()
+    p.damping_Nspm = 0.0
+    model = ts.make_prism(p)
+    o = ts.SimulationOptions()
+    o.duration_s = 2.0
+    o.dt_s = 1e-3
+    run = ts.simulate(model, o)
+    total = run["energies"][:, 4]
+    np.testing.assert_allclose(run["energies"][:, :4].sum(axis=1), total, rtol=0, atol=1e-12)
+    assert np.max(np.abs(total - total[0])) < 1e-6 * max(1.0, abs(total[0]))
+    assert run["summary"].max_abs_energy_drift_J < 1e-6
+
+
+def test_compute_derivative_and_energies():
+    model = ts.default_model().model
+    s = model.initial_state
+    d = ts.make_data(model)
+    xdot = ts.compute_derivative(model, s, d)
+    assert xdot.shape == (39,)
+    np.testing.assert_array_equal(xdot, d.xdot)
+    e = ts.compute_energy(model, s, d)
+    e2 = ts.energies(model, s.x)
+    assert e.total() == e2.total() and e.elastic_J > 0
+    # the first derivative block of each rod is the COM velocity
+    for r in range(3):
+        np.testing.assert_array_equal(xdot[13 * r:13 * r + 3], s.x[13 * r + 7:13 * r + 10])
+
+
+def test_lagrange_mass_matrix_and_linearize():
+    model = ts.default_model().model
+    # a moving state: half a second of motion from the initial state
+    o = ts.SimulationOptions()
+    o.duration_s = 0.5
+    state = ts.simulate(model, o, record=False)["summary"].final_state
+    ls = ts.to_lagrange_state(model, state)
+    q, qd = ls.q, ls.qdot
+    M = ts.mass_matrix(model, q)
+    assert M.shape == (21, 21)
+    np.testing.assert_allclose(M, M.T, rtol=0, atol=1e-14)
+    ke = ts.kinetic_energy(model, ls)
+    assert ke == pytest.approx(0.5 * qd @ M @ qd, rel=1e-12)
+    d = ts.make_data(model)
+    ts.compute_derivative(model, state, d)
+    assert ke == pytest.approx(ts.compute_energy(model, state, d).kinetic_J, rel=1e-9)
+    assert ts.velocity_term(model, ls).shape == (21,)
+    A, B = ts.linearize(model, ls, cables=[0, 1])
+    assert A.shape == (42, 42) and B.shape == (42, 2)
+    # A against a finite difference of the DAE right-hand side
+    y0 = ls.y.copy()
+    f0 = ts.lagrange_derivative(model, ls)
+    h = 1e-6
+    k = 10  # a velocity coordinate
+    ls.y = y0 + h * np.eye(42)[k]
+    fd = (ts.lagrange_derivative(model, ls) - f0) / h
+    np.testing.assert_allclose(A[:, k], fd, atol=1e-4 * max(1.0, np.abs(A[:, k]).max()))
+
+
+def test_psi_study_range_equals_cli(tmp_path):
+    args = dict(psi_min=30, psi_max=75, psi_step=5, duration=3)
+    cli("sweep", "--psi-min", args["psi_min"], "--psi-max", args["psi_max"], "--psi-step", args["psi_step"],
+        "--duration", args["duration"], "-q", "-o", tmp_path)
+    expected = json.loads((tmp_path / "sweep.json").read_text())
+    o = ts.PsiStudyOptions()
+    # the CLI's defaults (apps/tendyn/cmd_sweep.cpp)
+    o.prism.rod_mass_kg, o.prism.rod_length_m = 1.0, 0.3
+    o.prism.stiffness_Npm, o.prism.rest_length_m, o.prism.damping_Nspm = 10.0, 0.2, 5.0
+    o.prism.damping_law = ts.DampingLaw.kRelativeVelocity
+    o.psi_deg = [float(p) for p in range(args["psi_min"], args["psi_max"] + 1, args["psi_step"])]
+    o.simulation.duration_s = float(args["duration"])
+    o.simulation.dt_s = 1e-3
+    o.simulation.strain_limit = 1.0
+    o.simulation.output_interval_s = 0.01
+    res = ts.run_psi_study(o)
+    assert res.has_range
+    assert [res.range_min_deg, res.range_max_deg] == expected["normal_range_deg"]
+    assert [r.normal for r in res.rows] == [r["normal"] for r in expected["rows"]]
+    assert [r.triple_spread for r in res.rows] == [r["triple_spread"] for r in expected["rows"]]
+
+
+def test_plan_matches_cli(tmp_path):
+    cli("plan", "--drive", "c1,c2", "--duration", 0.3, "-q", "-o", tmp_path)
+    expected = json.loads((tmp_path / "plan.json").read_text())
+    mf = ts.load_model_file(str(REPO / "models/three_bar.yaml"))
+    model = mf.model
+    o = ts.PlannerOptions()
+    o.drive_cables = [model.cable_ids.index("c1"), model.cable_ids.index("c2")]
+    # the planner owns its drive cables (as the CLI does)
+    model.drives = [d for d in model.drives if d.cable not in o.drive_cables]
+    o.duration_s = 0.3
+    o.rollout = mf.simulation
+    o.threads = 2
+    r = ts.plan(model, o)
+    assert len(r.cost) == 3 and r.rollouts == expected["rollouts"]
+    assert list(r.centroid_m[-1]) == expected["final_centroid_m"]
+    assert r.progress_m == expected["progress_m"]
+    o.threads = 1
+    np.testing.assert_array_equal(np.array(ts.plan(model, o).centroid_m), np.array(r.centroid_m))
+
+
+def test_threads_convert_first_results_concurrently():
+    # regression: a lazily initialised NumPy API table deadlocked two threads returning their
+    # first arrays at once; run in a fresh interpreter so that no array was converted before.
+    import sys
+    code = ("import threading, tendyn\n"
+            "ts = tendyn.tensegrity\n"
+            "m = ts.make_prism(ts.PrismParams()); o = ts.SimulationOptions(); o.duration_s = 0.2\n"
+            "t = [threading.Thread(target=ts.simulate, args=(m, o)) for _ in range(4)]\n"
+            "[x.start() for x in t]; [x.join() for x in t]\n")
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
