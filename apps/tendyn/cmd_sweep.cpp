@@ -13,6 +13,7 @@
 
 #include "cli_util.hpp"
 #include "commands.hpp"
+#include "sweep_spec.hpp"
 
 namespace tendyn::cli {
 
@@ -24,6 +25,7 @@ struct SweepArgs {
   double duration = 15.0, dt = 1e-3, strain_limit = 1.0;
   int threads = 0;
   std::string out_dir = "out/sweep";
+  std::string spec;
   bool quiet = false;
 };
 
@@ -143,8 +145,14 @@ void register_sweep(CLI::App& app) {
   cmd->add_option("--strain-limit", a->strain_limit, "over-strain threshold (1.0 = 100 %)");
   cmd->add_option("-j,--threads", a->threads, "worker threads (0 = all cores); results do not depend on it");
   cmd->add_option("-o,--out", a->out_dir, "output directory");
+  cmd->add_option("--spec", a->spec,
+                  "run a parameter grid from a sweep spec (YAML/JSON, same keys as tendyn.sweep in Python) instead of the psi study")
+      ->check(CLI::ExistingFile);
   cmd->add_flag("-q,--quiet", a->quiet, "no table or progress");
-  cmd->callback([a] { run_sweep(*a); });
+  cmd->callback([a] {
+    if (!a->spec.empty()) run_sweep_spec(a->spec, a->threads, a->quiet);
+    else run_sweep(*a);
+  });
 }
 
 }  // namespace tendyn::cli

@@ -136,3 +136,24 @@ TEST(Cli, SweepWritesTableAndRange) {
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 12);
   EXPECT_EQ(tendyn("sweep --psi-step 0 -o " + d.string()).code, 2);
 }
+
+TEST(Cli, SweepSpecRunsAndResumes) {
+  const auto d = fresh_dir("spec");
+  const auto out = d / "results.jsonl";
+  write(d / "spec.yaml", "model: prism\nprism: {damping_Nspm: 5.0}\nsimulation: {duration_s: 0.5}\ngrid:\n  psi_deg: [30, 50, 70]\n"
+                         "  stiffness_Npm: [8, 12]\nout: " + out.string() + "\n");
+  ASSERT_EQ(tendyn("sweep --spec " + (d / "spec.yaml").string() + " -q").code, 0);
+  const auto full = slurp(out);
+  EXPECT_EQ(std::count(full.begin(), full.end(), '\n'), 6);
+  // cut the file in the middle of its last record: the rerun redoes only that point
+  std::ofstream(out, std::ios::trunc) << full.substr(0, full.size() - 40);
+  const auto r = tendyn("sweep --spec " + (d / "spec.yaml").string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("6 points (5 already in"), std::string::npos) << r.out;
+  const auto again = slurp(out);
+  EXPECT_EQ(std::count(again.begin(), again.end(), '\n'), 6);
+  write(d / "bad.yaml", "model: prism\ngrid:\n  psi_degrees: [30]\nout: " + (d / "b.jsonl").string() + "\n");
+  const auto b = tendyn("sweep --spec " + (d / "bad.yaml").string());
+  EXPECT_EQ(b.code, 2);
+  EXPECT_NE(b.out.find("psi_degrees"), std::string::npos) << b.out;
+}

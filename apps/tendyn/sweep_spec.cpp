@@ -1,0 +1,225 @@
+// `tendyn sweep --spec FILE`: a declarative parameter grid over tensegrity simulations, the CLI
+// twin of tendyn.sweep(spec, grid) in Python (same spec keys, same JSON-lines records, resumable).
+#include "sweep_spec.hpp"
+
+#include <tendyn/core/error.hpp>
+#include <tendyn/io/yaml_util.hpp>
+#include <tendyn/tensegrity/builders.hpp>
+#include <tendyn/tensegrity/model_io.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <atomic>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <numbers>
+#include <thread>
+
+#include "cli_util.hpp"
+
+namespace tendyn::cli {
+
+namespace {
+
+namespace ts = tensegrity;
+using nlohmann::json;
+
+// Sets a PrismParams or SimulationOptions field by its C++ name; false if the name is neither.
+bool set_prism(ts::PrismParams& p, const std::string& key, const json& v) {
+  static const std::map<std::string, double ts::PrismParams::*> doubles = {
+      {"rod_mass_kg", &ts::PrismParams::rod_mass_kg},       {"rod_length_m", &ts::PrismParams::rod_length_m},
+      {"rod_radius_outer_m", &ts::PrismParams::rod_radius_outer_m}, {"rod_radius_inner_m", &ts::PrismParams::rod_radius_inner_m},
+      {"stiffness_Npm", &ts::PrismParams::stiffness_Npm},   {"stiffness_top_Npm", &ts::PrismParams::stiffness_top_Npm},
+      {"stiffness_bottom_Npm", &ts::PrismParams::stiffness_bottom_Npm}, {"stiffness_side_Npm", &ts::PrismParams::stiffness_side_Npm},
+      {"damping_Nspm", &ts::PrismParams::damping_Nspm},     {"rest_length_m", &ts::PrismParams::rest_length_m},
+      {"rest_top_m", &ts::PrismParams::rest_top_m},         {"rest_bottom_m", &ts::PrismParams::rest_bottom_m},
+      {"rest_side_m", &ts::PrismParams::rest_side_m},       {"psi_rad", &ts::PrismParams::psi_rad},
+      {"radius_m", &ts::PrismParams::radius_m},             {"pivot", &ts::PrismParams::pivot},
+      {"height_m", &ts::PrismParams::height_m}};
+  if (key == "psi_deg") {
+    p.psi_rad = v.get<double>() * std::numbers::pi / 180.0;
+  } else if (key == "damping_law") {
+    p.damping_law = v.get<std::string>() == "axial" ? ts::DampingLaw::kAxial : ts::DampingLaw::kRelativeVelocity;
+  } else if (key == "n") {
+    p.n = v.get<int>();
+  } else if (auto it = doubles.find(key); it != doubles.end()) {
+    p.*(it->second) = v.get<double>();
+  } else {
+    return false;
+  }
+  return true;
+}
+
+bool set_simulation(ts::SimulationOptions& o, const std::string& key, const json& v) {
+  if (key == "duration_s") o.duration_s = v.get<double>();
+  else if (key == "dt_s") o.dt_s = v.get<double>();
+  else if (key == "output_interval_s") o.output_interval_s = v.get<double>();
+  else if (key == "strain_limit") o.strain_limit = v.get<double>();
+  else if (key == "slack_tolerance") o.slack_tolerance = v.get<double>();
+  else if (key == "integrator") o.integrator = ts::integrator_from_string(v.get<std::string>());
+  else return false;
+  return true;
+}
+
+json yaml_to_json(const YAML::Node& n) {
+  if (n.IsMap()) {
+    json j = json::object();
+    for (const auto& kv : n) j[kv.first.as<std::string>()] = yaml_to_json(kv.second);
+    return j;
+  }
+  if (n.IsSequence()) {
+    json j = json::array();
+    for (const auto& e : n) j.push_back(yaml_to_json(e));
+    return j;
+  }
+  const std::string s = n.Scalar();
+  try {
+    std::size_t used = 0;
+    const double d = std::stod(s, &used);
+    if (used == s.size()) {
+      if (s.find_first_of(".eE") == std::string::npos) return json(static_cast<long long>(d));
+      return json(d);
+    }
+  } catch (const std::exception&) {
+  }
+  return json(s);
+}
+
+json run_point(const json& spec, const json& point) {
+  const std::string model_spec = spec.value("model", std::string("prism"));
+  ts::Model model;
+  ts::SimulationOptions options;
+  if (model_spec == "prism") {
+    ts::PrismParams p;
+    for (const auto* src : {&spec["prism"], &point})
+      if (src->is_object())
+        for (auto it = src->begin(); it != src->end(); ++it)
+          if (!set_prism(p, it.key(), it.value()) && src == &spec["prism"]) throw Error("sweep spec: prism has no field '" + it.key() + "'");
+    model = ts::make_prism(p);
+  } else {
+    auto f = ts::load_model_file(model_spec);
+    model = f.model;
+    options = f.simulation;
+  }
+  for (const auto* src : {&spec["simulation"], &point})
+    if (src->is_object())
+      for (auto it = src->begin(); it != src->end(); ++it)
+        if (!set_simulation(options, it.key(), it.value()) && src == &spec["simulation"])
+          throw Error("sweep spec: simulation has no field '" + it.key() + "'");
+  for (auto it = point.begin(); it != point.end(); ++it) {
+    ts::PrismParams probe;
+    ts::SimulationOptions probe_o;
+    if (!set_prism(probe, it.key(), it.value()) && !set_simulation(probe_o, it.key(), it.value()))
+      throw Error("sweep spec: grid name '" + it.key() + "' is neither a prism nor a simulation field");
+  }
+  const auto s = ts::simulate(model, options);
+  const auto& m = s.monitor;
+  auto vec = [](const Eigen::VectorXd& v) { return std::vector<double>(v.data(), v.data() + v.size()); };
+  return {{"normal_mode", m.normal_mode},
+          {"first_slack_time_s", m.first_slack_time_s},
+          {"first_slack_cable", m.first_slack_cable >= 0 ? json(model.cable_ids[static_cast<std::size_t>(m.first_slack_cable)]) : json(nullptr)},
+          {"first_overstrain_time_s", m.first_overstrain_time_s},
+          {"first_overstrain_cable",
+           m.first_overstrain_cable >= 0 ? json(model.cable_ids[static_cast<std::size_t>(m.first_overstrain_cable)]) : json(nullptr)},
+          {"max_strain", vec(m.max_strain)},
+          {"min_strain", vec(m.min_strain)},
+          {"kinetic_final_J", s.final_energy.kinetic_J},
+          {"elastic_final_J", s.final_energy.elastic_J},
+          {"energy_final_J", s.final_energy.total()},
+          {"max_abs_energy_drift_J", s.max_abs_energy_drift_J},
+          {"com_final_m", {s.com_final_m.x(), s.com_final_m.y(), s.com_final_m.z()}},
+          {"steps", s.steps}};
+}
+
+}  // namespace
+
+void run_sweep_spec(const std::string& path, int threads, bool quiet) {
+  const auto root = io::YamlNode::load_file(path);
+  root.require_keys({"model", "prism", "simulation", "grid", "out", "threads"});
+  const json spec = yaml_to_json(root.raw());
+  if (!spec.contains("grid") || !spec["grid"].is_object() || spec["grid"].empty()) root.fail("needs a 'grid' mapping name -> list of values");
+  // grid points: Cartesian product, first name slowest (as tendyn.grid_points in Python)
+  std::vector<std::string> names;  // in the file's order (a JSON object would sort them)
+  std::vector<json> values;
+  for (const auto& kv : root.at("grid").raw()) {
+    names.push_back(kv.first.as<std::string>());
+    values.push_back(spec["grid"][names.back()]);
+    if (!values.back().is_array() || values.back().empty()) root.at("grid").at(names.back()).fail("must be a non-empty list");
+  }
+  std::vector<json> points(1, json::object());
+  for (std::size_t d = 0; d < names.size(); ++d) {
+    std::vector<json> next;
+    for (const auto& p : points)
+      for (const auto& v : values[d]) {
+        json q = p;
+        q[names[d]] = v;
+        next.push_back(q);
+      }
+    points.swap(next);
+  }
+  const std::string out = spec.value("out", std::string("out/sweep/results.jsonl"));
+  if (threads <= 0) threads = spec.value("threads", 0);
+  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const std::filesystem::path out_path(out);
+  if (out_path.has_parent_path()) ensure_directory(out_path.parent_path());
+  // resume: keep the complete lines, skip their points
+  std::map<long, json> done;
+  {
+    std::ifstream in(out_path, std::ios::binary);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const auto last_nl = text.rfind('\n');
+    const std::string complete = last_nl == std::string::npos ? std::string() : text.substr(0, last_nl + 1);
+    if (complete.size() != text.size()) {  // a crash left a partial line: drop it
+      std::ofstream(out_path, std::ios::binary | std::ios::trunc) << complete;
+    }
+    std::size_t start = 0;
+    for (std::size_t nl = complete.find('\n'); nl != std::string::npos; start = nl + 1, nl = complete.find('\n', start)) {
+      const std::string line = complete.substr(start, nl - start);
+      if (line.empty()) continue;
+      const json rec = json::parse(line);
+      const long idx = rec.at("index").get<long>();
+      if (idx < 0 || idx >= static_cast<long>(points.size()) || rec.at("point") != points[static_cast<std::size_t>(idx)])
+        throw Error(out + ": holds point " + std::to_string(idx) + " of a different grid (use another 'out' file)");
+      done[idx] = rec;
+    }
+  }
+  std::vector<long> todo;
+  for (long i = 0; i < static_cast<long>(points.size()); ++i)
+    if (!done.count(i)) todo.push_back(i);
+  if (!quiet)
+    std::printf("sweep %s: %zu points (%zu already in %s), %d threads\n", path.c_str(), points.size(), done.size(), out.c_str(), threads);
+  std::ofstream file(out_path, std::ios::binary | std::ios::app);
+  if (!file) throw Error("cannot open '" + out + "' for appending");
+  std::mutex mu;
+  std::atomic<std::size_t> next{0};
+  std::exception_ptr err;
+  Progress progress("sweep", !quiet);
+  std::size_t finished = 0;
+  auto work = [&] {
+    for (std::size_t k = next++; k < todo.size(); k = next++) {
+      const long i = todo[k];
+      try {
+        const json rec = {{"index", i}, {"point", points[static_cast<std::size_t>(i)]}, {"result", run_point(spec, points[static_cast<std::size_t>(i)])}};
+        std::lock_guard<std::mutex> lock(mu);
+        file << rec.dump() << '\n';
+        file.flush();
+        progress.update(static_cast<double>(++finished) / static_cast<double>(todo.size()));
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(mu);
+        if (!err) err = std::current_exception();
+        return;
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  progress.finish();
+  if (err) std::rethrow_exception(err);
+  if (!quiet) std::printf("ran %zu points; results in %s (one JSON line per point, resumable)\n", todo.size(), out.c_str());
+}
+
+}  // namespace tendyn::cli

@@ -1,0 +1,12 @@
+// `tendyn sweep --spec FILE`: runs the parameter grid of a sweep spec (YAML or JSON) on threads and
+// appends one JSON line {"index", "point", "result"} per point to the spec's `out` file; points
+// already there are skipped (resume). Spec keys as in tendyn.sweep (Python): model ("prism" or a
+// model file), prism (PrismParams field names, psi_deg, damping_law), simulation
+// (SimulationOptions field names), grid (name -> list; Cartesian product, first name slowest),
+// out, threads. Throws tendyn::Error naming the file and field on a bad spec.
+#pragma once
+#include <string>
+
+namespace tendyn::cli {
+void run_sweep_spec(const std::string& path, int threads, bool quiet);
+}
