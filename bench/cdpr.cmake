@@ -1,2 +1,2 @@
-# Benchmarks of the cdpr module (tension distribution). Results: docs/parts/benchmarks-cdpr.md.
+# Benchmarks of the cdpr module (tension distribution). Results: docs/BENCHMARKS.md.
 tendyn_add_bench(tendyn_bench_cdpr cdpr_tension_bench.cpp)

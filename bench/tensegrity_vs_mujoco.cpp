@@ -9,7 +9,7 @@
 //      t = 1 s against that engine's reference is <= the target (Dormand-Prince: the loosest
 //      tolerance), then the time of the 1 s run at that step: thread CPU time, best of several
 //      repetitions (robust on a shared machine).
-// Prints markdown tables. One command reproduces docs/parts/benchmarks-tensegrity.md:
+// Prints markdown tables. One command reproduces docs/BENCHMARKS.md (tensegrity section):
 //   build-bench/bench/tensegrity_vs_mujoco [--targets 1e-4,1e-6,1e-8] [--min-time 0.3]
 #include <tendyn/core/error.hpp>
 #include <tendyn/tensegrity/builders.hpp>

@@ -239,7 +239,7 @@ TEST(TreeSimulate, FreeFloatingBipedConservesMomentum) {
     tau.setZero();
     for (int k = 6; k < tau.size(); ++k) tau[k] = 0.05 * std::sin(3.0 * t + k) - 0.02 * vv[k];
   };
-  // RK4 drift scales as dt^4 (docs/parts/validation-tree.md). Torques are internal (action and
+  // RK4 drift scales as dt^4 (docs/VALIDATION.md). Torques are internal (action and
   // reaction on adjacent links), sized so that joint rates stay a few rad/s.
   const double dt = 1e-3;
   double worst = 0.0;

@@ -20,7 +20,7 @@
 //
 // Restriction: only fixed, revolute and prismatic joints (a floating base as the document's
 // fictitious 6-joint chain: see convert_base). Cost: O(N^2 nv) dense block products (the point
-// of the formulation is its universality, not its speed; see docs/parts/benchmarks-tree.md).
+// of the formulation is its universality, not its speed; see docs/BENCHMARKS.md).
 // Allocation: all matrices are sized at BlockData creation.
 #pragma once
 #include <tendyn/tree/algorithms.hpp>
