@@ -87,26 +87,34 @@ json yaml_to_json(const YAML::Node& n) {
   return json(s);
 }
 
+// spec[key], or an empty object when absent (const operator[] must not be used on a missing key)
+const json& section(const json& spec, const char* key) {
+  static const json empty = json::object();
+  return spec.contains(key) ? spec.at(key) : empty;
+}
+
 json run_point(const json& spec, const json& point) {
   const std::string model_spec = spec.value("model", std::string("prism"));
+  const json& prism_spec = section(spec, "prism");
+  const json& simulation_spec = section(spec, "simulation");
   ts::Model model;
   ts::SimulationOptions options;
   if (model_spec == "prism") {
     ts::PrismParams p;
-    for (const auto* src : {&spec["prism"], &point})
+    for (const auto* src : {&prism_spec, &point})
       if (src->is_object())
         for (auto it = src->begin(); it != src->end(); ++it)
-          if (!set_prism(p, it.key(), it.value()) && src == &spec["prism"]) throw Error("sweep spec: prism has no field '" + it.key() + "'");
+          if (!set_prism(p, it.key(), it.value()) && src == &prism_spec) throw Error("sweep spec: prism has no field '" + it.key() + "'");
     model = ts::make_prism(p);
   } else {
     auto f = ts::load_model_file(model_spec);
     model = f.model;
     options = f.simulation;
   }
-  for (const auto* src : {&spec["simulation"], &point})
+  for (const auto* src : {&simulation_spec, &point})
     if (src->is_object())
       for (auto it = src->begin(); it != src->end(); ++it)
-        if (!set_simulation(options, it.key(), it.value()) && src == &spec["simulation"])
+        if (!set_simulation(options, it.key(), it.value()) && src == &simulation_spec)
           throw Error("sweep spec: simulation has no field '" + it.key() + "'");
   for (auto it = point.begin(); it != point.end(); ++it) {
     ts::PrismParams probe;
@@ -143,10 +151,12 @@ void run_sweep_spec(const std::string& path, int threads, bool quiet) {
   // grid points: Cartesian product, first name slowest (as tendyn.grid_points in Python)
   std::vector<std::string> names;  // in the file's order (a JSON object would sort them)
   std::vector<json> values;
-  for (const auto& kv : root.at("grid").raw()) {
+  const auto grid = root.at("grid");  // keep the node alive while iterating over it
+  grid.require_map();
+  for (const auto& kv : grid.raw()) {
     names.push_back(kv.first.as<std::string>());
-    values.push_back(spec["grid"][names.back()]);
-    if (!values.back().is_array() || values.back().empty()) root.at("grid").at(names.back()).fail("must be a non-empty list");
+    values.push_back(spec.at("grid").at(names.back()));
+    if (!values.back().is_array() || values.back().empty()) grid.at(names.back()).fail("must be a non-empty list");
   }
   std::vector<json> points(1, json::object());
   for (std::size_t d = 0; d < names.size(); ++d) {
