@@ -9,6 +9,8 @@
 
 #include <benchmark/benchmark.h>
 
+#include "support/peer_models.hpp"
+
 #ifdef TENDYN_HAVE_MUJOCO
 #include <mujoco/mujoco.h>
 
@@ -25,29 +27,7 @@ constexpr double kStep = 1e-3;
 constexpr int kResetEvery = 1000;
 
 tt::Model model_for(int which, bool damped) {
-  if (which == 0) {
-    tt::PrismParams p;
-    p.n = 3;
-    p.rod_mass_kg = 1.0;
-    p.rod_length_m = 0.3;
-    p.psi_rad = 50.0 * 3.14159265358979323846 / 180.0;
-    p.radius_m = 0.035;
-    p.pivot = 0.5;
-    p.height_m = 0.0;
-    p.stiffness_Npm = 50.0;
-    p.rest_top_m = 0.165;
-    p.rest_bottom_m = 0.165;
-    p.rest_side_m = 0.132;
-    p.damping_Nspm = damped ? 1.0 : 0.0;
-    return tt::make_prism(p);
-  }
-  tt::OctahedronParams o;
-  o.stiffness_Npm = 100.0;
-  o.rest_length_m = 0.5;
-  o.spacing_scale = 1.1;
-  o.perturbation_m = 0.02;
-  o.damping_Nspm = damped ? 5.0 : 0.0;
-  return tt::make_expanded_octahedron(o);
+  return which == 0 ? tendyn::test::taut_prism(damped ? 1.0 : 0.0) : tendyn::test::taut_six_bar(damped ? 5.0 : 0.0);
 }
 
 void label(benchmark::State& st) {

@@ -33,6 +33,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "support/peer_models.hpp"
+
 namespace tt = tendyn::tensegrity;
 
 namespace {
@@ -276,42 +278,9 @@ struct Case {
 
 std::vector<Case> make_cases() {
   std::vector<Case> cases;
-  for (bool damped : {false, true}) {
-    // 3-prism of document 000's rods (m = 1 kg, L = 0.3 m), tilt psi = 50 deg about a small
-    // pivot circle (r = 35 mm, pivot at mid-rod); cables of 50 N/m with rest lengths near those of
-    // the twisted equilibrium (ring 0.165 m, side 0.132 m) and well below the cable lengths, so
-    // that the prism untwists through a large motion while no cable slackens during the 1 s.
-    // Every parameter is set explicitly (builder defaults may change).
-    tt::PrismParams p;
-    p.n = 3;
-    p.rod_mass_kg = 1.0;
-    p.rod_length_m = 0.3;
-    p.psi_rad = 50.0 * 3.14159265358979323846 / 180.0;
-    p.radius_m = 0.035;
-    p.pivot = 0.5;
-    p.height_m = 0.0;
-    p.stiffness_Npm = 50.0;
-    p.rest_top_m = 0.165;
-    p.rest_bottom_m = 0.165;
-    p.rest_side_m = 0.132;
-    p.damping_Nspm = damped ? 1.0 : 0.0;
-    p.damping_law = tt::DampingLaw::kAxial;
-    cases.push_back({"3-prism", damped, tt::make_prism(p)});
-  }
-  for (bool damped : {false, true}) {
-    // SUPERball-like 6-bar (m = 1 kg, L = 1 m, 24 cables of 100 N/m, rest 0.5 m against a
-    // symmetric cable length of 0.612 m), pairs spaced 10 % wider than equilibrium and perturbed.
-    tt::OctahedronParams o;
-    o.rod_mass_kg = 1.0;
-    o.rod_length_m = 1.0;
-    o.stiffness_Npm = 100.0;
-    o.rest_length_m = 0.5;
-    o.spacing_scale = 1.1;
-    o.perturbation_m = 0.02;
-    o.damping_Nspm = damped ? 5.0 : 0.0;
-    o.damping_law = tt::DampingLaw::kAxial;
-    cases.push_back({"6-bar", damped, tt::make_expanded_octahedron(o)});
-  }
+  // the two taut-cable models of tests/support/peer_models.hpp, without and with axial damping
+  for (bool damped : {false, true}) cases.push_back({"3-prism", damped, tendyn::test::taut_prism(damped ? 1.0 : 0.0)});
+  for (bool damped : {false, true}) cases.push_back({"6-bar", damped, tendyn::test::taut_six_bar(damped ? 5.0 : 0.0)});
   return cases;
 }
 

@@ -52,4 +52,16 @@ double dopri5_trial(const Eigen::VectorXd& x0, double h, Eigen::VectorXd (&k)[7]
 /// Step-size factor for the next step: 0.9 err^(-1/5), clamped to [0.2, 5].
 inline double dopri5_factor(double err) { return err == 0.0 ? 5.0 : std::clamp(0.9 * std::pow(err, -0.2), 0.2, 5.0); }
 
+/// Step control after a trial of size h with scaled error `err`: whether to accept, and the next
+/// step (a non-finite error: 0.2 h; a rejection never suggests a larger step; never above h_max).
+struct Dopri5Decision {
+  bool accept;
+  double h_next;
+};
+inline Dopri5Decision dopri5_decide(double err, double h, double h_max) {
+  if (!std::isfinite(err)) return {false, 0.2 * h};
+  const double h_next = std::min(h * dopri5_factor(err), h_max);
+  return err <= 1.0 ? Dopri5Decision{true, h_next} : Dopri5Decision{false, std::min(h_next, h)};
+}
+
 }  // namespace tendyn::detail

@@ -122,24 +122,17 @@ AdaptiveStep step_dopri5(const Model& model, Data& data, State& state, double h,
     compute_derivative(model, tmp, data);
     out = data.xdot;
   });
+  const auto decision = detail::dopri5_decide(err, h, tol.h_max_s);
   AdaptiveStep out;
   out.h_used = h;
   out.error = err;
-  if (!std::isfinite(err)) {
-    out.accepted = false;
-    out.h_next = 0.2 * h;
-    data.xdot = k[0];
-    return out;
-  }
-  const double factor = detail::dopri5_factor(err);
-  out.h_next = std::min(h * factor, tol.h_max_s);
-  if (err <= 1.0) {
-    out.accepted = true;
+  out.accepted = decision.accept;
+  out.h_next = decision.h_next;
+  if (decision.accept) {
     state.x = tmp.x;
     state.time_s = t0 + h;
     normalize_quaternions(model, state);
   } else {
-    out.h_next = std::min(out.h_next, h);
     data.xdot = k[0];  // keep the precondition for the retry
   }
   return out;

@@ -566,22 +566,16 @@ AdaptiveStep lagrange_step_dopri5(const Model& model, LagrangeData& data, Lagran
     lagrange_derivative(model, tmp, data);
     out = data.ydot;
   });
+  const auto decision = detail::dopri5_decide(err, h, tol.h_max_s);
   AdaptiveStep out;
   out.h_used = h;
   out.error = err;
-  if (!std::isfinite(err)) {
-    out.h_next = 0.2 * h;
-    return out;
-  }
-  const double factor = detail::dopri5_factor(err);
-  out.h_next = std::min(h * factor, tol.h_max_s);
-  if (err <= 1.0) {
-    out.accepted = true;
+  out.accepted = decision.accept;
+  out.h_next = decision.h_next;
+  if (decision.accept) {
     state.y = tmp.y;
     state.time_s = t0 + h;
     if (data.options.stabilisation == QuaternionStabilisation::kProjection) project(model, state);
-  } else {
-    out.h_next = std::min(out.h_next, h);
   }
   return out;
 }

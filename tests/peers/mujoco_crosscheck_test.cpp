@@ -19,44 +19,17 @@
 
 #include <unistd.h>
 
+#include "support/peer_models.hpp"
+
 namespace tt = tendyn::tensegrity;
 
 namespace {
 
 constexpr long kSteps = 10000;  // h = 1e-4 s over 1 s
 
-tt::Model prism(double damping, double rest_side_m) {
-  tt::PrismParams p;
-  p.n = 3;
-  p.rod_mass_kg = 1.0;
-  p.rod_length_m = 0.3;
-  p.psi_rad = 50.0 * std::numbers::pi / 180.0;
-  p.radius_m = 0.035;
-  p.pivot = 0.5;
-  p.height_m = 0.0;
-  p.stiffness_Npm = 50.0;
-  p.rest_top_m = 0.165;
-  p.rest_bottom_m = 0.165;
-  p.rest_side_m = rest_side_m;
-  p.damping_Nspm = damping;
-  p.damping_law = tt::DampingLaw::kAxial;
-  return tt::make_prism(p);
-}
+tt::Model prism(double damping, double rest_side_m) { return tendyn::test::taut_prism(damping, rest_side_m); }
+tt::Model six_bar(double damping) { return tendyn::test::taut_six_bar(damping); }
 
-tt::Model six_bar(double damping) {
-  tt::OctahedronParams o;
-  o.rod_mass_kg = 1.0;
-  o.rod_length_m = 1.0;
-  o.stiffness_Npm = 100.0;
-  o.rest_length_m = 0.5;
-  o.spacing_scale = 1.1;
-  o.perturbation_m = 0.02;
-  o.damping_Nspm = damping;
-  o.damping_law = tt::DampingLaw::kAxial;
-  return tt::make_expanded_octahedron(o);
-}
-
-// tendyn: RK4, node positions at t = 1 s; also the smallest strain seen.
 Eigen::Matrix3Xd run_tendyn(const tt::Model& m, double* min_strain) {
   tt::SimulationOptions o;
   o.duration_s = 1.0;

@@ -4,6 +4,7 @@ if(TARGET mujoco::mujoco)
   add_executable(tendyn_mujoco_crosscheck_tests peers/mujoco_crosscheck_test.cpp)
   target_link_libraries(tendyn_mujoco_crosscheck_tests PRIVATE tendyn::tendyn GTest::gtest_main mujoco::mujoco
                         tendyn_warnings)
+  target_include_directories(tendyn_mujoco_crosscheck_tests PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
   gtest_discover_tests(tendyn_mujoco_crosscheck_tests DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 600)
 else()
   message(STATUS "tendyn: MuJoCo not found, tests/peers/mujoco_crosscheck_test skipped")
