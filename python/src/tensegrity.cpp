@@ -439,7 +439,8 @@ void bind_tensegrity(py::module_& m) {
       .def_static("right_angle", &PlanPath::right_angle, py::arg("x_turn_m") = 0.01, "Document 001 (3-4)/(3-5).");
   py::enum_<Planner>(m, "Planner", "Planner algorithm.")
       .value("kExhaustive", Planner::kExhaustive)
-      .value("kCoordinateSearch", Planner::kCoordinateSearch);
+      .value("kCoordinateSearch", Planner::kCoordinateSearch)
+      .value("kLookahead", Planner::kLookahead);
   py::class_<PlannerOptions>(m, "PlannerOptions", "Options of plan(): drive cables, increment u0, period, duration, path.")
       .def(py::init<>())
       .def_readwrite("drive_cables", &PlannerOptions::drive_cables)
@@ -449,6 +450,10 @@ void bind_tensegrity(py::module_& m) {
       .def_readwrite("path", &PlannerOptions::path)
       .def_readwrite("planner", &PlannerOptions::planner)
       .def_readwrite("max_rounds", &PlannerOptions::max_rounds)
+      .def_readwrite("beam_width", &PlannerOptions::beam_width)
+      .def_readwrite("lateral_weight", &PlannerOptions::lateral_weight)
+      .def_readwrite("lateral_tolerance_m", &PlannerOptions::lateral_tolerance_m)
+      .def_readwrite("ramp_fraction", &PlannerOptions::ramp_fraction)
       .def_readwrite("threshold_start", &PlannerOptions::threshold_start)
       .def_readwrite("rollout", &PlannerOptions::rollout)
       .def_readwrite("threads", &PlannerOptions::threads);
@@ -457,6 +462,7 @@ void bind_tensegrity(py::module_& m) {
       .def_readonly("offset_m", &PlanResult::offset_m)
       .def_readonly("centroid_m", &PlanResult::centroid_m)
       .def_readonly("cost", &PlanResult::cost)
+      .def_readonly("tension_N", &PlanResult::tension_N)
       .def_readonly("threshold_misses", &PlanResult::threshold_misses)
       .def_readonly("forced_periods", &PlanResult::forced_periods)
       .def_readonly("rollouts", &PlanResult::rollouts)

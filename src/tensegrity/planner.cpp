@@ -72,6 +72,11 @@ std::vector<CableDrive> PlanResult::as_drives(const std::vector<int>& cables) co
   for (std::size_t c = 0; c < cables.size(); ++c) {
     TableDrive t;
     for (std::size_t k = 0; k < period_start_s.size(); ++k) {
+      // ramp over the first ramp_fraction of each period, then hold: one extra knot per period
+      if (k > 0 && ramp_fraction < 1.0) {
+        t.t_s.push_back(period_start_s[k - 1] + ramp_fraction * (period_start_s[k] - period_start_s[k - 1]));
+        t.u_m.push_back(offset_m[k][static_cast<Eigen::Index>(c)]);
+      }
       t.t_s.push_back(period_start_s[k]);
       t.u_m.push_back(offset_m[k][static_cast<Eigen::Index>(c)]);
     }
@@ -106,9 +111,9 @@ Rollout rollout(const Model& m, const PlannerOptions& o, const State& start, con
     const double end = cab.rest_length_m + u_start[c] + o.u0_m * delta[c];
     if (end < cab.rest_length_min_m || end > cab.rest_length_max_m || end <= 0.0) return r;  // rejected
   }
-  const double t0 = start.time_s, period = o.period_s;
+  const double t0 = start.time_s, period = o.period_s, ramp = o.ramp_fraction * o.period_s;
   auto controller = [&](double t, const State&, Data& d) {
-    const double f = std::clamp((t - t0) / period, 0.0, 1.0);
+    const double f = std::clamp((t - t0) / ramp, 0.0, 1.0);
     for (int c = 0; c < nd; ++c) {
       const int k = o.drive_cables[static_cast<std::size_t>(c)];
       d.cable_rest_length_m[k] = m.cables[static_cast<std::size_t>(k)].rest_length_m + u_start[c] + f * o.u0_m * delta[c];
@@ -183,6 +188,9 @@ PlanResult plan(const Model& model, const PlannerOptions& o, const std::function
       if (d.cable == k) throw Error("plan: cable '" + model.cable_ids[static_cast<std::size_t>(k)] + "' already has a drive in the model");
   }
   if (!(o.u0_m > 0.0) || !(o.period_s > 0.0) || !(o.duration_s > 0.0)) throw Error("plan: u0, period and duration must be > 0");
+  if (!(o.ramp_fraction > 0.0 && o.ramp_fraction <= 1.0)) throw Error("plan: ramp_fraction must be in (0, 1]");
+  if (o.beam_width < 1) throw Error("plan: beam_width must be >= 1");
+  if (!(o.lateral_weight >= 0.0)) throw Error("plan: lateral_weight must be >= 0");
   validate(o.rollout);
   const auto wall0 = std::chrono::steady_clock::now();
   const int nperiod = std::max(1, static_cast<int>(std::lround(o.duration_s / o.period_s)));
@@ -196,16 +204,35 @@ PlanResult plan(const Model& model, const PlannerOptions& o, const std::function
   res.offset_m.push_back(u);
   res.centroid_m.push_back(centroid(model, state));
   Data data0 = make_data(model);
+  // slack cables of a state under drive offsets uu
+  auto slack_at = [&](const State& s, const Eigen::VectorXd& uu) {
+    for (int c = 0; c < m; ++c)
+      data0.cable_rest_length_m[o.drive_cables[static_cast<std::size_t>(c)]] =
+          model.cables[static_cast<std::size_t>(o.drive_cables[static_cast<std::size_t>(c)])].rest_length_m + uu[c];
+    forward_kinematics(model, s, data0);
+    compute_element_forces(model, s, data0);
+    return data0.cable_slack;
+  };
+  // lookahead planner: path metric w d - s (d distance from the path, s arc length; whole polyline)
+  // plus a steep penalty (100 w) on the part of d beyond lateral_tolerance_m
+  auto penalised = [&](double d, double s) { return o.lateral_weight * (d + 100.0 * std::max(0.0, d - o.lateral_tolerance_m)) - s; };
+  auto metric = [&](const Eigen::Vector2d& C) { return penalised(tracker.distance(C), tracker.arc_length(C)); };
+  std::vector<Eigen::VectorXi> all;
+  if (o.planner == Planner::kLookahead) {
+    int n = 1;
+    for (int c = 0; c < m; ++c) n *= 3;
+    for (int i = 0; i < n; ++i) all.push_back(candidate(i, m));
+  }
+  auto record_tension = [&] {  // drive-cable tensions of the knot just evaluated into data0
+    Eigen::VectorXd f(m);
+    for (int c = 0; c < m; ++c) f[c] = data0.cable_tension_N[o.drive_cables[static_cast<std::size_t>(c)]];
+    res.tension_N.push_back(f);
+  };
+  std::vector<Rollout> cached;  // lookahead: the executed candidate's children = next period's candidates
   std::vector<std::uint8_t> slack0;
   for (int p = 0; p < nperiod; ++p) {
-    {  // slack cables at the period start, with the executed rest lengths
-      for (int c = 0; c < m; ++c)
-        data0.cable_rest_length_m[o.drive_cables[static_cast<std::size_t>(c)]] =
-            model.cables[static_cast<std::size_t>(o.drive_cables[static_cast<std::size_t>(c)])].rest_length_m + u[c];
-      forward_kinematics(model, state, data0);
-      compute_element_forces(model, state, data0);
-      slack0 = data0.cable_slack;
-    }
+    slack0 = slack_at(state, u);  // slack cables at the period start, with the executed rest lengths
+    record_tension();
     Rollout chosen;
     Eigen::VectorXi chosen_delta = Eigen::VectorXi::Zero(m);
     auto consider = [&](const std::vector<Rollout>& rs) {
@@ -219,7 +246,77 @@ PlanResult plan(const Model& model, const PlannerOptions& o, const std::function
       }
       return std::make_pair(best, best_any);
     };
-    if (o.planner == Planner::kExhaustive) {
+    if (o.planner == Planner::kLookahead) {
+      const int n = static_cast<int>(all.size());
+      if (cached.empty()) {  // first period, or the last period was forced: evaluate from scratch
+        cached.resize(static_cast<std::size_t>(n));
+        parallel_for(n, o.threads, [&](int i) {
+          cached[static_cast<std::size_t>(i)] = rollout(model, o, state, u, all[static_cast<std::size_t>(i)], tracker, slack0);
+        });
+        res.rollouts += n;
+        for (const auto& r : cached) res.rejected += (r.ok && r.new_slack == 0) ? 0 : 1;
+      }
+      const std::vector<Rollout>& first = cached;
+      // beams: the K admissible candidates with the lowest one-period path metric (ties -> index)
+      std::vector<int> order;
+      for (int i = 0; i < n; ++i)
+        if (first[static_cast<std::size_t>(i)].ok && first[static_cast<std::size_t>(i)].new_slack == 0) order.push_back(i);
+      std::vector<double> j1(static_cast<std::size_t>(n), HUGE_VAL);
+      for (int i : order) j1[static_cast<std::size_t>(i)] = metric(first[static_cast<std::size_t>(i)].C);
+      std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return j1[static_cast<std::size_t>(a)] < j1[static_cast<std::size_t>(b)]; });
+      if (static_cast<int>(order.size()) > o.beam_width) order.resize(static_cast<std::size_t>(o.beam_width));
+      if (order.empty()) {  // every candidate inadmissible: execute the least bad one, no lookahead
+        int pick = -1;
+        for (int i = 0; i < n; ++i)
+          if (first[static_cast<std::size_t>(i)].ok && (pick < 0 || better(first[static_cast<std::size_t>(i)], first[static_cast<std::size_t>(pick)]))) pick = i;
+        if (pick < 0) throw SimulationError("plan: every candidate leaves a cable's rest-length limits in period " + std::to_string(p), state.time_s);
+        chosen = first[static_cast<std::size_t>(pick)];
+        chosen_delta = all[static_cast<std::size_t>(pick)];
+        cached.clear();
+      } else {
+        // second period from every beam, all 3^m children (one indexed parallel loop)
+        const int nb = static_cast<int>(order.size());
+        std::vector<PathTracker> trackers(static_cast<std::size_t>(nb), tracker);
+        std::vector<std::vector<std::uint8_t>> slacks(static_cast<std::size_t>(nb));
+        std::vector<Eigen::VectorXd> ub(static_cast<std::size_t>(nb));
+        for (int b = 0; b < nb; ++b) {
+          const Rollout& r = first[static_cast<std::size_t>(order[static_cast<std::size_t>(b)])];
+          trackers[static_cast<std::size_t>(b)].advance(r.C);
+          ub[static_cast<std::size_t>(b)] = u + o.u0_m * all[static_cast<std::size_t>(order[static_cast<std::size_t>(b)])].cast<double>();
+          slacks[static_cast<std::size_t>(b)] = slack_at(r.end, ub[static_cast<std::size_t>(b)]);
+        }
+        std::vector<Rollout> children(static_cast<std::size_t>(nb * n));
+        parallel_for(nb * n, o.threads, [&](int i) {
+          const auto b = static_cast<std::size_t>(i / n);
+          children[static_cast<std::size_t>(i)] = rollout(model, o, first[static_cast<std::size_t>(order[b])].end, ub[b],
+                                                          all[static_cast<std::size_t>(i % n)], trackers[b], slacks[b]);
+        });
+        res.rollouts += nb * n;
+        for (const auto& r : children) res.rejected += (r.ok && r.new_slack == 0) ? 0 : 1;
+        // score of a beam: best two-period outcome, lateral term on the worse of the two knots
+        int best_b = 0;
+        double best_score = HUGE_VAL;
+        for (int b = 0; b < nb; ++b) {
+          const double d1 = tracker.distance(first[static_cast<std::size_t>(order[static_cast<std::size_t>(b)])].C);
+          double score = HUGE_VAL;
+          for (int j = 0; j < n; ++j) {
+            const Rollout& c = children[static_cast<std::size_t>(b * n + j)];
+            if (!c.ok || c.new_slack > 0) continue;
+            score = std::min(score, penalised(std::max(d1, tracker.distance(c.C)), tracker.arc_length(c.C)));
+          }
+          if (score < best_score) {
+            best_score = score;
+            best_b = b;
+          }
+        }
+        const int pick = order[static_cast<std::size_t>(best_b)];
+        chosen = first[static_cast<std::size_t>(pick)];
+        chosen_delta = all[static_cast<std::size_t>(pick)];
+        cached.assign(children.begin() + static_cast<std::ptrdiff_t>(best_b) * n, children.begin() + static_cast<std::ptrdiff_t>(best_b + 1) * n);
+      }
+      if (!(chosen.cost < threshold)) ++res.threshold_misses;
+      if (chosen.new_slack > 0) ++res.forced_periods;
+    } else if (o.planner == Planner::kExhaustive) {
       int n = 1;
       for (int c = 0; c < m; ++c) n *= 3;
       std::vector<Rollout> rs(static_cast<std::size_t>(n));
@@ -287,6 +384,9 @@ PlanResult plan(const Model& model, const PlannerOptions& o, const std::function
     if (progress) progress(p + 1, nperiod);
   }
   res.final_state = state;
+  slack_at(state, u);
+  record_tension();
+  res.ramp_fraction = o.ramp_fraction;
   res.progress_m = tracker.arc_length(res.centroid_m.back()) - tracker.arc_length(res.centroid_m.front());
   res.speed_mps = res.progress_m / (res.period_start_s.back() - res.period_start_s.front());
   res.wall_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();

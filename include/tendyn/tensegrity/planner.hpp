@@ -24,6 +24,18 @@
 // * kCoordinateSearch (ours): start from the previous period's increments, try changing one cable
 //   at a time (2m rollouts per round), keep the best improvement, repeat until no improvement or
 //   `max_rounds`; same admissibility and rejection rules. O(m) rollouts per period instead of 3^m.
+// * kLookahead (ours): two-period lookahead with beam pruning. All 3^m candidates of the period
+//   are ranked by the path metric J = w (d + 100 max(0, d - d_tol)) - s (d distance from the
+//   path, s arc length of the projection, over the whole polyline; w = lateral_weight, d_tol =
+//   lateral_tolerance_m); the `beam_width` best admissible ones are each continued by all 3^m
+//   candidates of the next period, and the beam whose best two-period continuation has the lowest
+//   J (d = the larger of the two knots' distances) is executed. The executed beam's children are the
+//   next period's candidates (same start state, offsets and slack set), so after the first period
+//   a period costs beam_width x 3^m rollouts. On the document's two tasks it tracks more tightly and
+//   gets further than kExhaustive (docs/BENCHMARKS.md).
+// Increment timing: the document says only that u changes by one of {-u0, 0, u0} per period; by
+// default it ramps linearly over the whole period, `ramp_fraction` < 1 applies it over the first
+// part of the period and holds it (-> a step as ramp_fraction -> 0).
 // Rollouts run on `threads` threads; candidates are indexed and reduced by index, so the executed
 // schedule is bit-identical for any thread count.
 #pragma once
@@ -40,7 +52,7 @@ struct PlanPath {
   static PlanPath right_angle(double x_turn_m = 0.01);  ///< (3-4)/(3-5)
 };
 
-enum class Planner { kExhaustive, kCoordinateSearch };
+enum class Planner { kExhaustive, kCoordinateSearch, kLookahead };
 
 struct PlannerOptions {
   std::vector<int> drive_cables;   ///< cable indices (m of them)
@@ -50,6 +62,10 @@ struct PlannerOptions {
   PlanPath path = PlanPath::straight_x();
   Planner planner = Planner::kExhaustive;
   int max_rounds = 3;              ///< coordinate search rounds per period
+  int beam_width = 3;              ///< lookahead: candidates expanded into a second period
+  double lateral_weight = 5.0;     ///< lookahead: w in the path metric w d - s (5 as in (3-3))
+  double lateral_tolerance_m = 0.002;  ///< lookahead: d beyond this is penalised 100 w
+  double ramp_fraction = 1.0;      ///< the increment ramps over this fraction of the period, then holds
   double threshold_start = 1e-10;  ///< n_0
   SimulationOptions rollout;       ///< integrator and step of every rollout (duration is set per period)
   int threads = 0;                 ///< 0 = all cores
@@ -59,6 +75,7 @@ struct PlanResult {
   std::vector<double> period_start_s;          ///< (nperiod + 1) knot times
   std::vector<Eigen::VectorXd> offset_m;       ///< (nperiod + 1) drive offsets u at the knots
   std::vector<Eigen::Vector2d> centroid_m;     ///< (nperiod + 1) (Cx, Cy) at the knots
+  std::vector<Eigen::VectorXd> tension_N;      ///< (nperiod + 1) drive-cable tensions at the knots [N]
   std::vector<double> cost;                    ///< (nperiod) cost of the executed candidate
   int threshold_misses = 0;
   int forced_periods = 0;  ///< periods in which every candidate let a taut cable go slack (fewest chosen)
@@ -68,6 +85,7 @@ struct PlanResult {
   double max_path_error_m = 0.0;  ///< max lateral distance of the knots from the path
   double progress_m = 0.0;        ///< arc length along the path at the end
   double speed_mps = 0.0;         ///< progress / duration
+  double ramp_fraction = 1.0;     ///< copied from the options (as_drives adds the end-of-ramp knots)
   State final_state;
   /// The executed schedule as drives (one TableDrive per drive cable) for Model::drives.
   std::vector<CableDrive> as_drives(const std::vector<int>& drive_cables) const;
