@@ -2,8 +2,11 @@
 """Static plots of tendyn results (matplotlib, PNG or SVG by the output's extension).
 
   plot.py study  STUDY.csv  OUT.png     bar charts of speed and max lateral error per variant
-  plot.py plan   SCHEDULE.csv OUT.png   centroid track against the target path + cable length changes
+  plot.py plan   SCHEDULE.csv OUT.png   centroid track against the target path (plan.json beside the CSV),
+                                        cable length changes and tensions
   plot.py sweep  SWEEP.csv  OUT.png     document 000's psi study: max / final strain per triple
+  plot.py cdpr   DIR        OUT.png     document 002's printer experiment (tendyn cdpr-experiment --out DIR):
+                                        lower tensions vs optimal profile per stage, lower-group norm, errors
 """
 import csv
 import sys
@@ -36,11 +39,37 @@ def study(src, out):
 
 
 def plan(src, out):
+    """Centroid track against the target path (from plan.json beside the CSV; else the x axis),
+    drive-cable rest-length changes and, when the CSV has them, drive-cable tensions."""
+    import json
+    import os
+
     r = rows(src)
     t = [float(x["t_s"]) for x in r]
-    fig, ax = plt.subplots(1, 2, figsize=(12, 4.5))
-    ax[0].plot([1000 * float(x["cx_m"]) for x in r], [1000 * float(x["cy_m"]) for x in r], "o-", ms=3, label="centroid")
-    ax[0].axhline(0, color="k", lw=0.8, label="target (x axis)")
+    tension_keys = [k for k in r[0] if k.endswith(".tension_N")]
+    fig, ax = plt.subplots(1, 3 if tension_keys else 2, figsize=(17 if tension_keys else 12, 4.5))
+    meta = os.path.join(os.path.dirname(os.path.abspath(src)), "plan.json")
+    pts = None
+    if os.path.exists(meta):
+        with open(meta) as f:
+            pts = json.load(f).get("path_points_m")
+    cx = [1000 * float(x["cx_m"]) for x in r]
+    cy = [1000 * float(x["cy_m"]) for x in r]
+    ax[0].plot(cx, cy, "o-", ms=3, label="centroid (knots)")
+    if pts:
+        # clip the far end of the path to the track's extent
+        span = max(max(cx) - min(cx), max(cy) - min(cy), 10.0)
+        px, py = [1000 * p[0] for p in pts], [1000 * p[1] for p in pts]
+        for i in range(1, len(px)):
+            dx, dy = px[i] - px[i - 1], py[i] - py[i - 1]
+            n = (dx * dx + dy * dy) ** 0.5
+            if n > 2 * span:
+                px[i], py[i] = px[i - 1] + dx / n * 1.5 * span, py[i - 1] + dy / n * 1.5 * span
+                px, py = px[: i + 1], py[: i + 1]
+                break
+        ax[0].plot(px, py, "k--", lw=1, label="target path")
+    else:
+        ax[0].axhline(0, color="k", lw=0.8, label="target (x axis)")
     ax[0].set_xlabel("Cx [mm]")
     ax[0].set_ylabel("Cy [mm]")
     ax[0].axis("equal")
@@ -51,6 +80,12 @@ def plan(src, out):
     ax[1].set_xlabel("t [s]")
     ax[1].set_ylabel("rest-length change [mm]")
     ax[1].legend()
+    for key in tension_keys:
+        ax[2].plot(t, [float(x[key]) for x in r], label=key[: -len(".tension_N")])
+    if tension_keys:
+        ax[2].set_xlabel("t [s]")
+        ax[2].set_ylabel("tension at the knots [N]")
+        ax[2].legend()
     for a in ax:
         a.grid(alpha=0.3)
     fig.tight_layout()
@@ -77,7 +112,45 @@ def sweep(src, out):
     fig.savefig(out, dpi=120)
 
 
+def cdpr(src, out):
+    import os
+
+    s1 = rows(os.path.join(src, "stage1_without.csv"))
+    s2 = rows(os.path.join(src, "stage2_with.csv"))
+    lower = [k[5:] for k in s1[0] if k.startswith("fopt_l")]  # printer8: lower cables l1..l4
+    col = lambda r, k, f=1.0: [f * float(x[k]) for x in r]  # noqa: E731
+    t1, t2 = col(s1, "t"), col(s2, "t")
+    fig, ax = plt.subplots(2, 2, figsize=(13, 8), sharex=True)
+    for a, r, t, title in ((ax[0][0], s1, t1, "stage 1: without tension control"),
+                           (ax[0][1], s2, t2, "stage 2: with tension control")):
+        for i, n in enumerate(lower):
+            c = "C%d" % i
+            a.plot(t, col(r, "f_" + n, 1e-3), color=c, lw=1, label=n)
+            a.plot(t, col(r, "fopt_" + n, 1e-3), color=c, lw=1, ls="--")
+        a.set_title(title + " (dashed: optimal profile)", fontsize=10)
+        a.set_ylabel("lower-cable tension [kN]")
+        a.legend(ncol=4, fontsize=8)
+    ax[1][0].plot(t1, col(s1, "lower_norm", 1e-3), color="k", label="without control")
+    ax[1][0].plot(t2, col(s2, "lower_norm", 1e-3), color="tab:red", ls="--", label="with control")
+    ax[1][0].plot(t2, col(s2, "opt_lower_norm", 1e-3), color="tab:green", lw=0.8, label="optimal")
+    ax[1][0].set_ylabel("lower-group tension norm [kN]")
+    ax[1][0].legend(fontsize=8)
+    e = ax[1][1]
+    e.plot(t1, col(s1, "pos_err", 1e3), color="k", lw=1, label="position, without [mm]")
+    e.plot(t2, col(s2, "pos_err", 1e3), color="tab:red", lw=1, ls="--", label="position, with [mm]")
+    e.plot(t1, col(s1, "rot_err", 1e3), color="tab:gray", lw=1, label="orientation, without [mrad]")
+    e.plot(t2, col(s2, "rot_err", 1e3), color="tab:orange", lw=1, ls="--", label="orientation, with [mrad]")
+    e.set_ylabel("tracking error [mm], [mrad]")
+    e.legend(fontsize=8)
+    for a in ax.flat:
+        a.grid(alpha=0.3)
+    for a in ax[1]:
+        a.set_xlabel("t [s]")
+    fig.tight_layout()
+    fig.savefig(out, dpi=120)
+
+
 if __name__ == "__main__":
-    if len(sys.argv) != 4 or sys.argv[1] not in ("study", "plan", "sweep"):
+    if len(sys.argv) != 4 or sys.argv[1] not in ("study", "plan", "sweep", "cdpr"):
         sys.exit(__doc__)
-    {"study": study, "plan": plan, "sweep": sweep}[sys.argv[1]](sys.argv[2], sys.argv[3])
+    {"study": study, "plan": plan, "sweep": sweep, "cdpr": cdpr}[sys.argv[1]](sys.argv[2], sys.argv[3])

@@ -1,6 +1,7 @@
 // tendyn cdpr-experiment: document 002's two-stage printer experiment (issue 6).
 //   tendyn cdpr-experiment [MODEL.yaml] --out DIR [--speed 0.15] [--dt 1e-3] [--noise] [--seed S]
-// Writes DIR/stage1_without.csv, DIR/stage2_with.csv, DIR/summary.txt and prints the summary.
+// Writes DIR/stage1_without.csv, DIR/stage2_with.csv, DIR/summary.txt and prints the summary;
+// `python3 scripts/plot.py cdpr DIR OUT.png` plots them.
 #include <tendyn/cdpr/dynamics.hpp>
 #include <tendyn/cdpr/experiment.hpp>
 #include <tendyn/cdpr/model_io.hpp>
@@ -66,6 +67,8 @@ void run(const ExpArgs& a) {
   io::write_file_atomic(dir / "summary.txt", summary);
   std::fputs(summary.c_str(), stdout);
   std::printf("wrote %s/{stage1_without.csv,stage2_with.csv,summary.txt}\n", a.out.c_str());
+  std::printf("plot: python3 scripts/plot.py cdpr %s %s/experiment.png (matplotlib)\n", a.out.c_str(),
+              a.out.c_str());
 }
 
 }  // namespace

@@ -13,9 +13,10 @@ namespace tendyn::cdpr {
 
 std::vector<Eigen::Vector2d> default_layer_path() {
   std::vector<Eigen::Vector2d> p;
-  // Outline of a 2.4 x 4.8 m wall, a zigzag infill (90 and 180 degree turns) and a diagonal,
-  // inside printer8's wrench-feasible workspace at z = 3 m (|x| <~ 1.5 m, |y| <~ 3 m).
-  const double X = 1.2, Y = 2.4;
+  // Outline of a 6 x 8 m building wall, a zigzag infill (90 and 180 degree turns) and a diagonal,
+  // at least 2 m inside printer8's wrench-feasible workspace at z = 3 m (|x|, |y| <~ 6 m with a
+  // 500 N horizontal load in any direction; docs/CDPR_DYNAMICS.md).
+  const double X = 3.0, Y = 4.0;
   for (const auto& q : {Eigen::Vector2d(-X, -Y), Eigen::Vector2d(X, -Y), Eigen::Vector2d(X, Y),
                         Eigen::Vector2d(-X, Y), Eigen::Vector2d(-X, -Y / 2), Eigen::Vector2d(X, -Y / 2),
                         Eigen::Vector2d(X, 0.0), Eigen::Vector2d(-X, 0.0), Eigen::Vector2d(-X, Y / 2),
@@ -44,8 +45,12 @@ void segment_eval(double L, double v, double a, double t, double& s, double& ds,
     vp = a * ta;
   }
   const double T = segment_time(L, v, a);
-  t = std::clamp(t, 0.0, T);
-  if (t < ta) {
+  t = std::max(t, 0.0);
+  if (t >= T) {  // at rest at the end (no deceleration feed-forward left over)
+    s = L;
+    ds = 0.0;
+    dds = 0.0;
+  } else if (t < ta) {
     s = 0.5 * a * t * t;
     ds = a * t;
     dds = a;
@@ -105,8 +110,10 @@ Reference layer_reference(const ExperimentConfig& cfg, double t_s) {
   return r;
 }
 
-StageResult run_stage(const DynamicModel& model, const ExperimentConfig& cfg, bool tension_control) {
-  check_config(cfg);
+StageResult run_stage(const DynamicModel& model, const ExperimentConfig& config, bool tension_control) {
+  check_config(config);
+  ExperimentConfig cfg = config;
+  if (cfg.path.empty()) cfg.path = default_layer_path();  // no allocation in the reference per step
   const auto t0 = std::chrono::steady_clock::now();
   ControllerConfig cc = cfg.controller;
   cc.tension_control = tension_control;

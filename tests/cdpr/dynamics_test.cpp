@@ -49,9 +49,10 @@ TEST(CdprDynamics, StaticsWithSolverTensionsHasZeroAcceleration) {
   const DynamicModel m = printer();
   const Inputs in = make_inputs(m);
   DynamicData d = make_dynamic_data(m);
-  // poses inside printer8's wrench-feasible workspace (tensions in [200, 30000] N)
+  // poses inside printer8's wrench-feasible workspace (tensions in [200, 30000] N), the last one
+  // a corner of the experiment's layer path
   for (const auto& q : {Eigen::Vector3d(0, 0, 3.0), Eigen::Vector3d(1.0, -1.0, 3.0),
-                        Eigen::Vector3d(-1.2, 2.0, 3.5)}) {
+                        Eigen::Vector3d(-1.2, 2.0, 3.5), Eigen::Vector3d(3.0, -4.0, 3.0)}) {
     const Pose pose = pose_from_xyz_rpy(q, Eigen::Vector3d(0.0, 0.0, 0.02));
     const Eigen::VectorXd f = holding_tensions(m, pose);
     const StateVector x = make_state(m, pose, rest_lengths_for_tensions(m, in, pose, f));

@@ -29,16 +29,20 @@ TEST(CdprExperiment, ReferenceCruisesAtTheSpeedAndStopsAtCorners) {
   const auto P = default_layer_path();
   ASSERT_GE(P.size(), 5u);
   EXPECT_EQ((layer_reference(c, 0.0).p_W.head<2>() - P[0]).norm(), 0.0);
-  // first segment: 2.4 m at 0.15 m/s with 0.5 m/s^2 ramps -> 16 s + 0.3 s
-  const double T1 = 2.4 / 0.15 + 0.15 / 0.5;
+  // first segment: 6 m at 0.15 m/s with 0.5 m/s^2 ramps -> 40 s + 0.3 s
+  ASSERT_NEAR((P[1] - P[0]).norm(), 6.0, 1e-12);
+  const double T1 = 6.0 / 0.15 + 0.15 / 0.5;
   EXPECT_NEAR(layer_reference(c, c.settle_s + 0.5 * T1).v_W.norm(), 0.15, 1e-12);
   EXPECT_NEAR(layer_reference(c, c.settle_s + T1).v_W.norm(), 0.0, 1e-12);
   EXPECT_LT((layer_reference(c, c.settle_s + T1).p_W.head<2>() - P[1]).norm(), 1e-12);
   EXPECT_NEAR(layer_reference(c, 0.0).p_W.z(), c.layer_z_m, 0.0);
   // continuity of position across a corner
   EXPECT_LT((layer_reference(c, c.settle_s + T1 + 1e-6).p_W - layer_reference(c, c.settle_s + T1 - 1e-6).p_W).norm(), 1e-9);
-  // the end holds the last point
-  EXPECT_LT((layer_reference(c, layer_duration(c) + 5.0).p_W.head<2>() - P.back()).norm(), 1e-12);
+  // the end holds the last point at rest (no leftover deceleration feed-forward)
+  const Reference end = layer_reference(c, layer_duration(c) + 5.0);
+  EXPECT_LT((end.p_W.head<2>() - P.back()).norm(), 1e-12);
+  EXPECT_EQ(end.v_W.norm(), 0.0);
+  EXPECT_EQ(end.a_W.norm(), 0.0);
 }
 
 TEST(CdprExperiment, TwoStagesTrackAndTensionControlFollowsTheOptimum) {
@@ -48,10 +52,11 @@ TEST(CdprExperiment, TwoStagesTrackAndTensionControlFollowsTheOptimum) {
   const StageResult b = run_stage(m, c, true);
   ASSERT_FALSE(a.samples.empty());
   ASSERT_EQ(a.samples.size(), b.samples.size());
-  EXPECT_LT(a.max_pos_err_m, 0.02);
-  EXPECT_LT(b.max_pos_err_m, 0.02);
-  EXPECT_LE(b.rms_pos_err_m, 1.05 * a.rms_pos_err_m);  // tracking not worse with control
-  EXPECT_LE(b.rms_rot_err_rad, 1.05 * a.rms_rot_err_rad);
+  // both track to a fraction of a millimetre / a few mrad on this short path (two corners)
+  EXPECT_LT(a.max_pos_err_m, 5e-4);
+  EXPECT_LT(b.max_pos_err_m, 5e-4);
+  EXPECT_LT(a.max_rot_err_rad, 3e-3);
+  EXPECT_LT(b.max_rot_err_rad, 3e-3);
   // with control the lower tensions follow the optimal profile
   const Sample& end = b.samples.back();
   EXPECT_NEAR(end.lower_norm_N, end.opt_lower_norm_N, 0.05 * end.opt_lower_norm_N);
@@ -62,6 +67,25 @@ TEST(CdprExperiment, TwoStagesTrackAndTensionControlFollowsTheOptimum) {
   EXPECT_EQ(header.rfind("t,p_ref_x", 0), 0u);
   EXPECT_NE(header.find("fopt_l4,lower_norm,opt_lower_norm"), std::string::npos);
   EXPECT_NE(experiment_summary(a, b).find("worst |f_lower|"), std::string::npos);
+}
+
+// The whole default layer (document 002's comparison, 2 x 371 s simulated, ~3 s wall): with control
+// the lower tensions follow the optimal profile, the worst lower-group norm and the mean drop, and
+// position/orientation tracking is not worse (numbers in docs/CDPR_DYNAMICS.md).
+TEST(CdprExperiment, FullLayerComparison) {
+  const DynamicModel m = printer();
+  const ExperimentConfig c;
+  const StageResult a = run_stage(m, c, false);
+  const StageResult b = run_stage(m, c, true);
+  EXPECT_LT(b.rms_dev_opt_N, 0.05 * a.rms_dev_opt_N);       // observed 2.4 N vs 163 N
+  EXPECT_LT(b.worst_lower_norm_N, 0.9 * a.worst_lower_norm_N);  // observed 0.868 (document: ~0.5)
+  EXPECT_GT(b.worst_lower_norm_N, 0.6 * a.worst_lower_norm_N);  // ... and not halved here
+  EXPECT_LT(b.mean_lower_norm_N, 0.85 * a.mean_lower_norm_N);   // observed 0.788
+  EXPECT_LE(b.rms_pos_err_m, 1.05 * a.rms_pos_err_m);           // observed 0.83
+  EXPECT_LE(b.max_pos_err_m, 1.10 * a.max_pos_err_m);           // observed 1.02
+  EXPECT_LE(b.rms_rot_err_rad, a.rms_rot_err_rad);              // observed 0.27
+  EXPECT_LT(a.max_pos_err_m, 1e-3);
+  EXPECT_LT(b.max_pos_err_m, 1e-3);
 }
 
 TEST(CdprExperiment, BadConfigIsRejected) {

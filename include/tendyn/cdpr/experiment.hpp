@@ -18,7 +18,7 @@ struct ExperimentConfig {
   double accel_m_s2 = 0.5;        ///< acceleration at the direction changes
   double layer_z_m = 3.0;         ///< height of P while printing the layer
   double carriage_offset_m = 0.0; ///< carriages' z offset from the model's lower anchors
-  /// Path corners (x, y) [m] in the layer; default: 2.4 x 4.8 m outline and a zigzag infill.
+  /// Path corners (x, y) [m] in the layer; default: 6 x 8 m wall outline and a zigzag infill.
   std::vector<Eigen::Vector2d> path;
   double dt_s = 1e-3;             ///< RK4 step
   double control_dt_s = 2e-3;     ///< controller period (500 Hz)
