@@ -10,13 +10,18 @@ level="${1:-build}"
 pkgs=(build-essential cmake ninja-build pkg-config
       libeigen3-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev
       libgtest-dev libgmock-dev googletest libbenchmark-dev libmujoco-dev
-      liburdfdom-dev libtinyxml2-dev
+      liburdfdom-dev libtinyxml2-dev libcpp-httplib-dev
       python3 python3-dev pybind11-dev python3-pybind11 python3-numpy)
 if [[ "$level" == test || "$level" == all ]]; then
-  pkgs+=(clang libclang-rt-14-dev octave python3-scipy python3-matplotlib python3-pytest python3-distributed)
+  pkgs+=(clang libclang-rt-14-dev octave python3-scipy python3-matplotlib python3-pytest python3-distributed chromium curl)
 fi
 if [[ "$level" == all ]]; then
   pkgs+=(libdart-dev)
+fi
+
+# Node.js + npm bundle the web viewer (web/); Debian's packages unless a node is already installed.
+if ! command -v npm >/dev/null 2>&1; then
+  pkgs+=(nodejs npm)
 fi
 
 missing=()
@@ -27,12 +32,19 @@ for p in "${pkgs[@]}"; do
 done
 if ((${#missing[@]} == 0)); then
   echo "install-deps: all ${#pkgs[@]} packages present"
-  exit 0
+else
+  echo "install-deps: installing ${missing[*]}"
+  SUDO=""
+  if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  echo "install-deps: done"
 fi
-echo "install-deps: installing ${missing[*]}"
-SUDO=""
-if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-echo "install-deps: done"
+
+# Front-end packages (three, uplot, esbuild, playwright-core) at the versions of web/package-lock.json.
+web="$(dirname "$0")/../web"
+if [[ ! -f "$web/node_modules/.package-lock.json" || "$web/package-lock.json" -nt "$web/node_modules/.package-lock.json" ]]; then
+  echo "install-deps: npm ci in web/"
+  (cd "$web" && npm ci --no-audit --no-fund --loglevel=error)
+fi

@@ -14,6 +14,7 @@
 
 #include "cli_util.hpp"
 #include "commands.hpp"
+#include "viewer_cli.hpp"
 
 namespace tendyn::cli {
 
@@ -23,10 +24,12 @@ struct PlanArgs {
   std::string drive = "c1,c2,c3,c4";
   double u0 = 0.005, period = 0.1, duration = 3.0, turn_x = 0.01;
   std::string path = "straight", points, planner = "exhaustive";
-  int threads = 0, rounds = 3;
+  int threads = 0, rounds = 3, beam = 3;
+  double lateral_weight = 5.0, ramp = 1.0, lateral_tol = 0.002;
   double dt = -1;
   std::string out_dir = "out/plan";
   bool quiet = false;
+  bool html = false;
 };
 
 std::vector<std::string> split(const std::string& s, char sep) {
@@ -63,13 +66,18 @@ void run_plan(const PlanArgs& a) {
   o.duration_s = a.duration;
   o.threads = a.threads;
   o.max_rounds = a.rounds;
+  o.beam_width = a.beam;
+  o.lateral_weight = a.lateral_weight;
+  o.lateral_tolerance_m = a.lateral_tol;
+  o.ramp_fraction = a.ramp;
   o.rollout = file.simulation;
   if (a.dt > 0) o.rollout.dt_s = a.dt;
   if (o.rollout.integrator == ts::Integrator::kDormandPrince45 && file.model.ground.type == ts::Ground::Type::kImpulse)
     o.rollout.integrator = ts::Integrator::kRK4;
   if (a.planner == "exhaustive") o.planner = ts::Planner::kExhaustive;
   else if (a.planner == "coordinate") o.planner = ts::Planner::kCoordinateSearch;
-  else throw Error("plan: --planner must be exhaustive or coordinate");
+  else if (a.planner == "lookahead") o.planner = ts::Planner::kLookahead;
+  else throw Error("plan: --planner must be exhaustive, coordinate or lookahead");
   if (a.path == "straight") o.path = ts::PlanPath::straight_x();
   else if (a.path == "turn") o.path = ts::PlanPath::right_angle(a.turn_x);
   else if (a.path == "polyline") {
@@ -87,6 +95,7 @@ void run_plan(const PlanArgs& a) {
   } else {
     throw Error("plan: --path must be straight, turn or polyline");
   }
+  if (a.html) require_viewer();
   ensure_directory(a.out_dir);
   Progress progress("plan", !a.quiet);
   const auto r = ts::plan(file.model, o, [&](int done, int total) { progress.update(static_cast<double>(done) / total); });
@@ -95,7 +104,9 @@ void run_plan(const PlanArgs& a) {
   // executed schedule: one CSV (t_s, then u_m per drive cable) and the model with the schedule as drives
   std::string csv = "t_s";
   for (int k : o.drive_cables) csv += "," + file.model.cable_ids[static_cast<std::size_t>(k)] + ".u_m";
-  csv += ",cx_m,cy_m,cost,path_error_m\n";
+  csv += ",cx_m,cy_m,cost,path_error_m";
+  for (int k : o.drive_cables) csv += "," + file.model.cable_ids[static_cast<std::size_t>(k)] + ".tension_N";
+  csv += "\n";
   ts::PathTracker tracker(o.path);
   for (std::size_t i = 0; i < r.period_start_s.size(); ++i) {
     std::string line;
@@ -108,6 +119,10 @@ void run_plan(const PlanArgs& a) {
       line += ",";
       ts::append_number(line, v);
     }
+    for (Eigen::Index c = 0; c < r.tension_N[i].size(); ++c) {
+      line += ",";
+      ts::append_number(line, r.tension_N[i][c]);
+    }
     csv += line + "\n";
   }
   io::write_file_atomic(std::filesystem::path(a.out_dir) / "schedule.csv", csv);
@@ -117,6 +132,29 @@ void run_plan(const PlanArgs& a) {
   auto sim = file.simulation;
   sim.duration_s = r.period_start_s.back() - r.period_start_s.front();
   io::write_file_atomic(std::filesystem::path(a.out_dir) / "planned.yaml", ts::to_yaml(planned, &sim));
+  // the executed schedule, simulated once more for the viewer (scene.json, and view.html with --html)
+  {
+    auto view_sim = sim;
+    view_sim.output_interval_s = std::min(view_sim.output_interval_s > 0 ? view_sim.output_interval_s : 0.01, 0.01);
+    viz::Scene scene = simulate_scene(planned, view_sim, 0.01);
+    ts::PathTracker path_error(o.path);
+    std::vector<double> err;
+    for (int f = 0; f < scene.nframe(); ++f) {
+      // centroid of the rod centres (the planner's C): mean of the rod end midpoints
+      Eigen::Vector2d c = Eigen::Vector2d::Zero();
+      for (const auto& r : scene.rods)
+        for (int end : {r.a, r.b})
+          c += 0.5 * Eigen::Vector2d(scene.positions_m[static_cast<std::size_t>(3 * (scene.npoint() * f + end))],
+                                     scene.positions_m[static_cast<std::size_t>(3 * (scene.npoint() * f + end) + 1)]);
+      c /= static_cast<double>(std::max<std::size_t>(scene.rods.size(), 1));
+      err.push_back(path_error.distance(c));
+    }
+    scene.plots.push_back({"distance of the centroid from the path", "m", {}, {{"path error", err}}});
+    const auto html = write_scene_outputs(a.out_dir, scene, a.html);
+    if (!a.quiet && !html.empty()) std::printf("viewer: %s\n", html.string().c_str());
+  }
+  nlohmann::json path_points = nlohmann::json::array();
+  for (const auto& pt : o.path.points) path_points.push_back({pt.x(), pt.y()});
   const nlohmann::json j = {{"planner", a.planner},
                             {"path", a.path},
                             {"u0_m", a.u0},
@@ -130,11 +168,15 @@ void run_plan(const PlanArgs& a) {
                             {"rejected_rollouts", r.rejected},
                             {"threshold_misses", r.threshold_misses},
                             {"forced_periods", r.forced_periods},
-                            {"final_centroid_m", {r.centroid_m.back().x(), r.centroid_m.back().y()}}};
+                            {"final_centroid_m", {r.centroid_m.back().x(), r.centroid_m.back().y()}},
+                            {"path_points_m", path_points}};
   io::write_file_atomic(std::filesystem::path(a.out_dir) / "plan.json", j.dump(2) + "\n");
   const bool plotted = render_plot("plan", std::filesystem::path(a.out_dir) / "schedule.csv", std::filesystem::path(a.out_dir) / "plan.png");
   if (a.quiet) return;
-  if (plotted) std::printf("wrote %s/plan.png (track against the path, cable length changes)\n", a.out_dir.c_str());
+  if (plotted) std::printf("wrote %s/plan.png (track against the path, cable length changes, tensions)\n", a.out_dir.c_str());
+  else
+    std::printf("no plot (needs python3 with matplotlib): /usr/bin/python3 %s/scripts/plot.py plan %s/schedule.csv %s/plan.png (or .svg)\n",
+                TENDYN_SOURCE_DIR, a.out_dir.c_str(), a.out_dir.c_str());
   std::printf("planned %zu periods of %g s with %s (%zu drive cables, u0 = %g m)\n", r.cost.size(), a.period, a.planner.c_str(),
               o.drive_cables.size(), a.u0);
   std::printf("progress along the path %.4f m, speed %.4f m/s, max path error %.4f m\n", r.progress_m, r.speed_mps, r.max_path_error_m);
@@ -158,12 +200,19 @@ void register_plan(CLI::App& app) {
   cmd->add_option("--path", a->path, "straight | turn | polyline");
   cmd->add_option("--turn-x", a->turn_x, "x of the right-angle turn [m] (path turn)");
   cmd->add_option("--points", a->points, "polyline 'x,y;x,y;...' [m] (path polyline)");
-  cmd->add_option("--planner", a->planner, "exhaustive (document's 3^m) | coordinate (ours)");
+  cmd->add_option("--planner", a->planner, "exhaustive (document's 3^m) | coordinate | lookahead (ours)");
   cmd->add_option("--rounds", a->rounds, "coordinate search rounds per period");
+  cmd->add_option("--beam", a->beam, "lookahead: candidates expanded into a second period")->check(CLI::PositiveNumber);
+  cmd->add_option("--lateral-weight", a->lateral_weight, "lookahead: w in the path metric w d - s")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--lateral-tol", a->lateral_tol, "lookahead: lateral distance [m] beyond which the metric penalises steeply")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--ramp", a->ramp, "fraction of the period over which an increment ramps (1 = whole period, small = step)")
+      ->check(CLI::Range(1e-6, 1.0));
   cmd->add_option("--dt", a->dt, "integration step of the rollouts [s] (default: the model file's)");
   cmd->add_option("-j,--threads", a->threads, "rollout threads (0 = all cores); results do not depend on it");
   cmd->add_option("-o,--out", a->out_dir, "output directory");
   cmd->add_flag("-q,--quiet", a->quiet, "no report");
+  cmd->add_flag("--html", a->html, "also write view.html: the executed plan in the 3D viewer (docs/VIEWER.md)");
   cmd->callback([a] { run_plan(*a); });
 }
 

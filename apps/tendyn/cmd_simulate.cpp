@@ -1,6 +1,8 @@
 // tendyn simulate [MODEL.yaml]: run a tensegrity model and write results.csv + summary.json.
+#include <tendyn/core/error.hpp>
 #include <tendyn/io/atomic_file.hpp>
 #include <tendyn/tensegrity/output.hpp>
+#include <tendyn/viz/tensegrity_scene.hpp>
 
 #include <cstdio>
 #include <filesystem>
@@ -9,6 +11,7 @@
 #include "cli_util.hpp"
 #include "commands.hpp"
 #include "tensegrity_cli.hpp"
+#include "viewer_cli.hpp"
 
 namespace tendyn::cli {
 
@@ -19,6 +22,8 @@ struct SimulateArgs {
   bool quiet = false;
   bool no_csv = false;
   bool stop_on_abnormal = false;
+  bool html = false;
+  double frame_interval = 0.01;
   SimOverrides ov;
 };
 
@@ -31,15 +36,22 @@ void run_simulate(const SimulateArgs& a) {
   ts::validate(opt);
   const std::filesystem::path dir = a.out_dir.empty() ? std::filesystem::path("out") / file.model.name : std::filesystem::path(a.out_dir);
   ensure_directory(dir);
+  if (a.html) require_viewer();
+  if (a.html && a.no_csv) throw Error("simulate: --html needs the recorded frames; drop --no-csv");
   std::unique_ptr<ts::CsvWriter> csv;
   if (!a.no_csv) csv = std::make_unique<ts::CsvWriter>(file.model, dir / "results.csv");
+  viz::Scene scene = viz::make_scene(file.model);
+  viz::TensegritySceneRecorder scene_rec(scene, a.frame_interval);
+  TeeObserver observers({csv.get(), a.no_csv ? nullptr : &scene_rec});
   if (!a.quiet)
     std::printf("tendyn simulate: model '%s' (%d rods, %d cables), %s, dt = %g s, %g s\n", file.model.name.c_str(),
                 file.model.nrod(), file.model.ncable(), ts::to_string(opt.integrator), opt.dt_s, opt.duration_s);
   Progress progress("simulate", !a.quiet);
-  const auto sum = ts::simulate(file.model, opt, csv.get(), [&](double f) { progress.update(f); });
+  const auto sum = ts::simulate(file.model, opt, &observers, [&](double f) { progress.update(f); });
   progress.finish();
+  scene_rec.finish();
   if (csv) csv->commit();
+  const auto html_path = a.no_csv ? std::filesystem::path() : write_scene_outputs(dir, scene, a.html);
   io::write_file_atomic(dir / "summary.json", ts::summary_json(file.model, opt, sum));
   if (a.quiet) return;
   const auto& m = sum.monitor;
@@ -69,7 +81,8 @@ void run_simulate(const SimulateArgs& a) {
                   file.model.cable_ids[static_cast<std::size_t>(m.first_overstrain_cable)].c_str(), m.first_overstrain_time_s);
     std::printf("\n");
   }
-  std::printf("wrote %s%s\n", a.no_csv ? "" : ((dir / "results.csv").string() + " and ").c_str(), (dir / "summary.json").string().c_str());
+  std::printf("wrote %s%s\n", a.no_csv ? "" : ((dir / "results.csv").string() + ", scene.json and ").c_str(), (dir / "summary.json").string().c_str());
+  if (!html_path.empty()) std::printf("viewer: %s (open it in a browser)\n", html_path.string().c_str());
 }
 }  // namespace
 
@@ -79,8 +92,11 @@ void register_simulate(CLI::App& app) {
   cmd->add_option("model", args->model, "model file (YAML); see docs/MODEL_FORMAT.md")->check(CLI::ExistingFile);
   cmd->add_option("-o,--out", args->out_dir, "output directory (default out/<model name>)");
   cmd->add_flag("-q,--quiet", args->quiet, "no progress or summary output");
-  cmd->add_flag("--no-csv", args->no_csv, "write only summary.json");
+  cmd->add_flag("--no-csv", args->no_csv, "write only summary.json (no results.csv, scene.json or view.html)");
   cmd->add_flag("--stop-on-abnormal", args->stop_on_abnormal, "stop at the first slack or over-strain event");
+  cmd->add_flag("--html", args->html, "also write view.html: the 3D viewer with plots, one self-contained file (docs/VIEWER.md)");
+  cmd->add_option("--frame-interval", args->frame_interval, "viewer frames at most every this many seconds (scene.json, view.html)")
+      ->check(CLI::NonNegativeNumber);
   args->ov.add_to(*cmd);
   cmd->callback([args] { run_simulate(*args); });
 }

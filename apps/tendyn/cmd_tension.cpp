@@ -8,6 +8,7 @@
 #include <tendyn/cdpr/tension.hpp>
 #include <tendyn/core/error.hpp>
 #include <tendyn/io/atomic_file.hpp>
+#include <tendyn/viz/cdpr_scene.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -22,7 +23,9 @@
 #include <string>
 #include <vector>
 
+#include "cli_util.hpp"
 #include "commands.hpp"
+#include "viewer_cli.hpp"
 
 namespace tendyn::cli {
 namespace {
@@ -220,7 +223,7 @@ void run_solve(const SolveArgs& a) {
 
 // ------------------------------------------------------------------------------- trajectory
 struct TrajArgs : CommonArgs {
-  std::string in, out;
+  std::string in, out, html_dir;
 };
 
 void run_trajectory(TrajArgs a) {
@@ -266,6 +269,11 @@ void run_trajectory(TrajArgs a) {
   os << "\n";
   cdpr::Workspace ws(6, static_cast<int>(s.cols.size()));
   cdpr::TensionResult r;
+  if (!a.html_dir.empty()) require_viewer();
+  viz::Scene scene = viz::make_scene(model);
+  cdpr::Data geometry = cdpr::make_data(model);
+  std::vector<double> f_all(static_cast<std::size_t>(model.p_WA.cols()));
+  std::vector<double> norm_f, residual;  // per frame, for the viewer's plots
   Eigen::MatrixXd J;
   Eigen::VectorXd wfull;
   int lineno = 1, rows = 0, bad = 0;
@@ -304,10 +312,31 @@ void run_trajectory(TrajArgs a) {
        << r.tension_norm;
     for (Eigen::Index k = 0; k < r.f_N.size(); ++k) os << "," << r.f_N[k];
     os << "\n";
+    if (!a.html_dir.empty()) {
+      // the viewer's frame time: column t, or the row number at 10 frames per second
+      const double t = tcol >= 0 ? parse_number(f[static_cast<std::size_t>(tcol)], where + ": t") : 0.1 * rows;
+      const auto pose = cdpr::pose_from_vector(model, q);
+      cdpr::update_geometry(model, pose, geometry);
+      std::fill(f_all.begin(), f_all.end(), 0.0);
+      for (std::size_t k = 0; k < s.cols.size(); ++k) f_all[static_cast<std::size_t>(s.cols[k])] = r.f_N[static_cast<Eigen::Index>(k)];
+      try {
+        viz::add_cdpr_frame(scene, model, geometry, pose, t, f_all);
+      } catch (const Error& e) {
+        throw Error(where + ": " + e.what());
+      }
+      norm_f.push_back(r.tension_norm);
+      residual.push_back(r.residual_norm);
+    }
     ++rows;
   }
   outf.commit();
   std::printf("wrote %s: %d poses, method %s, %d not ok\n", a.out.c_str(), rows, cdpr::method_name(meth), bad);
+  if (!a.html_dir.empty()) {
+    scene.plots.push_back({"tension norm |f| (" + std::string(cdpr::method_name(meth)) + ")", "N", {}, {{"|f|", norm_f}}});
+    scene.plots.push_back({"wrench residual |J f - w|", "N", {}, {{"residual", residual}}});
+    ensure_directory(a.html_dir);
+    std::printf("viewer: %s\n", write_scene_outputs(a.html_dir, scene, true).string().c_str());
+  }
 }
 
 // ------------------------------------------------------------------------------------ study
@@ -446,6 +475,7 @@ void register_tension(CLI::App& app) {
   t->add_option("--in", traj->in, "CSV with header: [t,] x,y,z,roll,pitch,yaw (planar: x,y,phi) [, fx..mz]")->required();
   t->add_option("--out", traj->out, "output CSV (written atomically)")->required();
   t->add_option("--method", traj->method, "one method (default exact)");
+  t->add_option("--html", traj->html_dir, "also write DIR/scene.json and DIR/view.html (3D viewer of the platform and tensions)");
   t->callback([traj] { run_trajectory(*traj); });
 
   auto* st = cmd->add_subcommand("study", "the document's random study: exhaustive vs lsqnonneg vs exact");

@@ -10,6 +10,7 @@
 #include <tendyn/tree/block.hpp>
 #include <tendyn/tree/model_io.hpp>
 #include <tendyn/tree/simulate.hpp>
+#include <tendyn/viz/tree_scene.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -23,6 +24,7 @@
 
 #include "cli_util.hpp"
 #include "commands.hpp"
+#include "viewer_cli.hpp"
 
 namespace tendyn::cli {
 
@@ -43,6 +45,7 @@ struct TreeOptions {
   double dt = 1e-3;
   int every = 1;
   bool zero_gravity = false;
+  std::string html_dir;  ///< simulate: write scene.json + view.html here
 };
 
 BaseMode parse_base(const std::string& s) {
@@ -291,13 +294,28 @@ void run_simulate(const TreeOptions& o) {
     }
   };
   Progress progress("tree simulate", !o.out.empty());
+  if (!o.html_dir.empty()) require_viewer();
+  viz::Scene scene = o.html_dir.empty() ? viz::Scene() : viz::make_scene(m, q);
+  tree::Data scene_data(m);
+  // viewer frames at most every 10 ms (a fine step would make the page large), the last always
+  auto record_frame = [&](double t, bool last) {
+    if (o.html_dir.empty()) return;
+    if (last || scene.t_s.empty() || t >= scene.t_s.back() + 0.01 - 1e-9) viz::add_tree_frame(scene, m, scene_data, t, q, v);
+  };
   record(0.0);
+  record_frame(0.0, steps == 0);
   for (long k = 0; k < steps; ++k) {
     rk.step(k * o.dt, o.dt, q, v, torque);
     if ((k + 1) % o.every == 0 || k + 1 == steps) record((k + 1) * o.dt);
+    record_frame((k + 1) * o.dt, k + 1 == steps);
     progress.update(static_cast<double>(k + 1) / static_cast<double>(steps));
   }
   progress.finish();
+  if (!o.html_dir.empty()) {
+    ensure_directory(o.html_dir);
+    const auto html = write_scene_outputs(o.html_dir, scene, true);
+    std::fprintf(stderr, "viewer: %s\n", html.string().c_str());
+  }
   emit(o, fmt == "csv" ? csv.str() : js.dump() + "\n");
 }
 
@@ -344,6 +362,7 @@ void register_tree(CLI::App& app) {
   sim->add_option("--duration", opts->duration, "Simulated time [s]")->default_val(1.0);
   sim->add_option("--dt", opts->dt, "Step [s]")->default_val(1e-3);
   sim->add_option("--every", opts->every, "Record every k-th step")->default_val(1);
+  sim->add_option("--html", opts->html_dir, "Also write DIR/scene.json and DIR/view.html (3D viewer, docs/VIEWER.md)");
   sim->callback([opts] {
     if (opts->format == "text") opts->format = "csv";
     run_simulate(*opts);

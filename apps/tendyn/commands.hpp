@@ -15,4 +15,6 @@ void register_plan(CLI::App& app);
 void register_formfind(CLI::App& app);
 void register_study(CLI::App& app);
 void register_cdpr_experiment(CLI::App& app);
+void register_view(CLI::App& app);   // view + plot
+void register_serve(CLI::App& app);
 }  // namespace tendyn::cli

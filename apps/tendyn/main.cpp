@@ -21,6 +21,8 @@ int main(int argc, char** argv) {
   tendyn::cli::register_plan(app);
   tendyn::cli::register_formfind(app);
   tendyn::cli::register_study(app);
+  tendyn::cli::register_view(app);
+  tendyn::cli::register_serve(app);
 #ifdef TENDYN_WITH_CDPR
   tendyn::cli::register_tension(app);
   tendyn::cli::register_cdpr_experiment(app);

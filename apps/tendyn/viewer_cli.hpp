@@ -1,0 +1,50 @@
+// Viewer outputs shared by the subcommands: scene.json in every result directory and, with
+// --html, the self-contained viewer page (docs/VIEWER.md).
+#pragma once
+#include <tendyn/tensegrity/simulate.hpp>
+#include <tendyn/viz/scene.hpp>
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tendyn::cli {
+
+/// The bundled viewer (generated viewer_assets.cpp); empty when built without it.
+std::string_view viewer_js();
+std::string_view viewer_css();
+
+/// Throws tendyn::Error explaining how to get the viewer when the program was built without it.
+void require_viewer();
+
+/// Writes DIR/scene.json and, when `html`, DIR/view.html (both atomically). Returns the HTML path
+/// (empty when not written). Throws tendyn::Error on an invalid scene or an unwritable directory.
+std::filesystem::path write_scene_outputs(const std::filesystem::path& dir, const viz::Scene& scene, bool html);
+
+/// Writes the viewer page for scene.json text to `out` (atomically) and returns its size [bytes].
+std::size_t write_viewer_page(const std::filesystem::path& out, std::string_view scene_json_text, std::string_view title);
+
+/// Simulates `model` (with its own drives) for `options` and returns its scene, decimated to at
+/// most one frame per `frame_interval_s` (the last state always kept). Used by plan/--html.
+viz::Scene simulate_scene(const tensegrity::Model& model, const tensegrity::SimulationOptions& options,
+                          double frame_interval_s = 0.01);
+
+/// Forwards every output to several observers (e.g. the CSV writer and the scene recorder).
+class TeeObserver final : public tensegrity::Observer {
+ public:
+  explicit TeeObserver(std::vector<tensegrity::Observer*> observers) : observers_(std::move(observers)) {}
+  void on_output(const tensegrity::Model& m, const tensegrity::State& s, const tensegrity::Data& d,
+                 const tensegrity::Energy& e) override {
+    for (auto* o : observers_)
+      if (o) o->on_output(m, s, d, e);
+  }
+
+ private:
+  std::vector<tensegrity::Observer*> observers_;
+};
+
+/// The single-quoted form of `s` for /bin/sh.
+std::string shell_quote(const std::string& s);
+
+}  // namespace tendyn::cli

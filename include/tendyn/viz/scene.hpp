@@ -1,0 +1,94 @@
+// Viewer scene: what the 3D viewer, the studio and the report plots draw (docs/VIEWER.md).
+//
+// A scene is mechanism-neutral: named points whose positions are recorded per frame, rods
+// (cylinders or capsules between two points), cables between two points with per-frame tension
+// and strain, filled faces (a CDPR platform), a ground height, the centre-of-mass track, the four
+// energies of document 001 section 3.4 (kinetic, elastic, gravitational, total) and extra plots.
+// Adapters fill it from each module (tensegrity_scene.hpp, and the CLI for CDPR and tree runs).
+// Units: SI (m, s, N, J). Numbers are written with 7 significant digits.
+#pragma once
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tendyn::viz {
+
+struct SceneRod {
+  std::string name;
+  int a = -1, b = -1;     ///< point indices of the two ends
+  double radius_m = 0.0;  ///< drawn radius
+  bool capsule = false;   ///< capsule (tree links) instead of a cylinder
+};
+
+struct SceneCable {
+  std::string name;
+  int a = -1, b = -1;  ///< point indices
+};
+
+/// An extra figure (e.g. the CDPR lower-group tension norm). x is the frames' time unless t_s is
+/// given (then every series has t_s.size() values).
+struct ScenePlot {
+  std::string title, y_label;
+  std::vector<double> t_s;
+  std::vector<std::pair<std::string, std::vector<double>>> series;
+};
+
+struct Scene {
+  std::string title = "tendyn";
+  std::string kind = "tensegrity";  ///< "tensegrity" | "cdpr" | "tree"
+  std::optional<double> ground_z_m;
+  std::vector<std::string> points;
+  std::vector<SceneRod> rods;
+  std::vector<SceneCable> cables;
+  std::vector<std::vector<int>> faces;
+  std::vector<ScenePlot> plots;
+
+  // Frames, flat: frame f of positions is positions_m[3 * npoint * f ...].
+  std::vector<double> t_s;
+  std::vector<double> positions_m;  ///< 3 * npoint per frame
+  std::vector<double> tension_N;    ///< ncable per frame
+  std::vector<double> strain;       ///< ncable per frame
+  std::vector<double> com_m;        ///< 3 per frame (empty: no COM track)
+  std::vector<double> kinetic_J, elastic_J, gravitational_J, total_J;  ///< empty: no energies
+
+  [[nodiscard]] int npoint() const { return static_cast<int>(points.size()); }
+  [[nodiscard]] int ncable() const { return static_cast<int>(cables.size()); }
+  [[nodiscard]] int nframe() const { return static_cast<int>(t_s.size()); }
+};
+
+/// Energies of one frame (optional argument of add_frame).
+struct FrameEnergy {
+  double kinetic_J = 0.0, elastic_J = 0.0, gravitational_J = 0.0, total_J = 0.0;
+};
+
+/// Appends one frame. `positions_m` has 3 * npoint values, `tension_N` and `strain` ncable each;
+/// com and energy must be given for every frame or for none. Throws tendyn::Error on a size
+/// mismatch or a non-finite number (naming the frame time). Cost O(npoint + ncable), amortised.
+void add_frame(Scene& scene, double t_s, std::span<const double> positions_m, std::span<const double> tension_N,
+               std::span<const double> strain, const double* com_m = nullptr, const FrameEnergy* energy = nullptr);
+
+/// Checks indices and sizes (rods/cables/faces name existing points, per-frame arrays consistent,
+/// times non-decreasing); throws tendyn::Error naming the element.
+void validate(const Scene& scene);
+
+/// The whole scene as scene.json text (format "tendyn-scene", version 1).
+std::string scene_json(const Scene& scene);
+/// The scene without frames (the studio's stream header): everything but "frames".
+std::string scene_header_json(const Scene& scene);
+/// Frames [first, last) as the "frames" object of scene.json.
+std::string frames_json(const Scene& scene, int first, int last);
+
+/// Parses and checks scene.json text (as written by scene_json, or by another program): format,
+/// version, indices, per-frame sizes. Throws tendyn::Error with `source` and the reason.
+void check_scene_json(std::string_view text, std::string_view source);
+
+/// One self-contained HTML page: the viewer's JavaScript and CSS inlined, the scene JSON in a
+/// <script type="application/json"> element ("</" escaped). Template: docs/VIEWER.md.
+std::string viewer_html(std::string_view scene_json_text, std::string_view title, std::string_view js,
+                        std::string_view css);
+/// The studio page served by `tendyn serve` (same bundle, mode "studio").
+std::string studio_html(std::string_view js, std::string_view css);
+
+}  // namespace tendyn::viz

@@ -1,0 +1,323 @@
+#include <tendyn/core/error.hpp>
+#include <tendyn/viz/scene.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+
+namespace tendyn::viz {
+
+namespace {
+
+std::string fmt_time(double t) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.9g s", t);
+  return buf;
+}
+
+void append_values(std::string& out, std::span<const double> v) {
+  char buf[32];
+  out += '[';
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (i) out += ',';
+    const int n = std::snprintf(buf, sizeof buf, "%.7g", v[i]);
+    out.append(buf, static_cast<std::size_t>(n));
+  }
+  out += ']';
+}
+
+/// Per-frame rows [first, last) of a flat array with `stride` values per frame.
+void append_rows(std::string& out, const std::vector<double>& flat, std::size_t stride, int first, int last) {
+  out += '[';
+  for (int f = first; f < last; ++f) {
+    if (f > first) out += ',';
+    append_values(out, std::span<const double>(flat).subspan(stride * static_cast<std::size_t>(f), stride));
+  }
+  out += ']';
+}
+
+std::string number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.7g", v);
+  return buf;
+}
+
+std::string quoted(const std::string& s) { return nlohmann::json(s).dump(); }
+
+void check_finite(std::span<const double> v, const char* what, double t) {
+  for (double x : v)
+    if (!std::isfinite(x)) throw Error("scene: non-finite " + std::string(what) + " at t = " + fmt_time(t));
+}
+
+}  // namespace
+
+void add_frame(Scene& s, double t_s, std::span<const double> positions_m, std::span<const double> tension_N,
+               std::span<const double> strain, const double* com_m, const FrameEnergy* energy) {
+  const auto np = static_cast<std::size_t>(s.npoint()), nc = static_cast<std::size_t>(s.ncable());
+  if (positions_m.size() != 3 * np || tension_N.size() != nc || strain.size() != nc)
+    throw Error("scene: frame at t = " + fmt_time(t_s) + " has " + std::to_string(positions_m.size()) + " coordinates, " +
+                std::to_string(tension_N.size()) + " tensions (expected " + std::to_string(3 * np) + ", " +
+                std::to_string(nc) + ")");
+  if (!std::isfinite(t_s)) throw Error("scene: non-finite frame time");
+  if (!s.t_s.empty() && t_s < s.t_s.back())
+    throw Error("scene: frame time " + fmt_time(t_s) + " before the previous frame " + fmt_time(s.t_s.back()));
+  const bool first = s.t_s.empty();
+  if (!first && ((com_m != nullptr) != !s.com_m.empty() || (energy != nullptr) != !s.kinetic_J.empty()))
+    throw Error("scene: frame at t = " + fmt_time(t_s) + ": COM and energies must be given for every frame or none");
+  check_finite(positions_m, "position", t_s);
+  check_finite(tension_N, "tension", t_s);
+  check_finite(strain, "strain", t_s);
+  s.t_s.push_back(t_s);
+  s.positions_m.insert(s.positions_m.end(), positions_m.begin(), positions_m.end());
+  s.tension_N.insert(s.tension_N.end(), tension_N.begin(), tension_N.end());
+  s.strain.insert(s.strain.end(), strain.begin(), strain.end());
+  if (com_m) {
+    check_finite(std::span<const double>(com_m, 3), "COM", t_s);
+    s.com_m.insert(s.com_m.end(), com_m, com_m + 3);
+  }
+  if (energy) {
+    s.kinetic_J.push_back(energy->kinetic_J);
+    s.elastic_J.push_back(energy->elastic_J);
+    s.gravitational_J.push_back(energy->gravitational_J);
+    s.total_J.push_back(energy->total_J);
+  }
+}
+
+void validate(const Scene& s) {
+  const int np = s.npoint();
+  auto point_ok = [&](int i) { return i >= 0 && i < np; };
+  for (const auto& r : s.rods)
+    if (!point_ok(r.a) || !point_ok(r.b) || !(r.radius_m >= 0.0) || !std::isfinite(r.radius_m))
+      throw Error("scene: rod '" + r.name + "': point index out of range or bad radius");
+  for (const auto& c : s.cables)
+    if (!point_ok(c.a) || !point_ok(c.b)) throw Error("scene: cable '" + c.name + "': point index out of range");
+  for (std::size_t i = 0; i < s.faces.size(); ++i) {
+    if (s.faces[i].size() < 3) throw Error("scene: face " + std::to_string(i) + " has fewer than 3 points");
+    for (int p : s.faces[i])
+      if (!point_ok(p)) throw Error("scene: face " + std::to_string(i) + ": point index out of range");
+  }
+  const auto nf = static_cast<std::size_t>(s.nframe());
+  if (s.positions_m.size() != 3 * static_cast<std::size_t>(np) * nf ||
+      s.tension_N.size() != static_cast<std::size_t>(s.ncable()) * nf || s.strain.size() != s.tension_N.size())
+    throw Error("scene: per-frame arrays do not match the number of frames");
+  if (!s.com_m.empty() && s.com_m.size() != 3 * nf) throw Error("scene: COM track does not match the frames");
+  for (const auto* e : {&s.kinetic_J, &s.elastic_J, &s.gravitational_J, &s.total_J})
+    if (!e->empty() && e->size() != nf) throw Error("scene: energies do not match the frames");
+  for (const auto& p : s.plots) {
+    const std::size_t n = p.t_s.empty() ? nf : p.t_s.size();
+    for (const auto& [name, v] : p.series)
+      if (v.size() != n) throw Error("scene: plot '" + p.title + "', series '" + name + "': " + std::to_string(v.size()) +
+                                     " values for " + std::to_string(n) + " times");
+  }
+}
+
+std::string scene_header_json(const Scene& s) {
+  std::string o = R"({"format":"tendyn-scene","version":1,"title":)" + quoted(s.title) + ",\"kind\":" + quoted(s.kind) +
+                  ",\"ground_z_m\":";
+  o += s.ground_z_m ? number(*s.ground_z_m) : std::string("null");
+  o += ",\"points\":[";
+  for (std::size_t i = 0; i < s.points.size(); ++i) o += (i ? "," : "") + quoted(s.points[i]);
+  o += "],\"rods\":[";
+  char buf[64];
+  for (std::size_t i = 0; i < s.rods.size(); ++i) {
+    const auto& r = s.rods[i];
+    std::snprintf(buf, sizeof buf, ",\"a\":%d,\"b\":%d,\"radius_m\":%.7g,\"shape\":", r.a, r.b, r.radius_m);
+    o += std::string(i ? "," : "") + "{\"name\":" + quoted(r.name) + buf + (r.capsule ? "\"capsule\"}" : "\"cylinder\"}");
+  }
+  o += "],\"cables\":[";
+  for (std::size_t i = 0; i < s.cables.size(); ++i) {
+    std::snprintf(buf, sizeof buf, ",\"a\":%d,\"b\":%d}", s.cables[i].a, s.cables[i].b);
+    o += std::string(i ? "," : "") + "{\"name\":" + quoted(s.cables[i].name) + buf;
+  }
+  o += "],\"faces\":[";
+  for (std::size_t i = 0; i < s.faces.size(); ++i) {
+    o += i ? ",[" : "[";
+    for (std::size_t j = 0; j < s.faces[i].size(); ++j) o += (j ? "," : "") + std::to_string(s.faces[i][j]);
+    o += ']';
+  }
+  o += "],\"plots\":[";
+  for (std::size_t i = 0; i < s.plots.size(); ++i) {
+    const auto& p = s.plots[i];
+    o += std::string(i ? "," : "") + "{\"title\":" + quoted(p.title) + ",\"y_label\":" + quoted(p.y_label);
+    if (!p.t_s.empty()) {
+      o += ",\"t_s\":";
+      append_values(o, p.t_s);
+    }
+    o += ",\"series\":[";
+    for (std::size_t j = 0; j < p.series.size(); ++j) {
+      o += std::string(j ? "," : "") + "{\"name\":" + quoted(p.series[j].first) + ",\"values\":";
+      append_values(o, p.series[j].second);
+      o += '}';
+    }
+    o += "]}";
+  }
+  o += "]}";
+  return o;
+}
+
+std::string frames_json(const Scene& s, int first, int last) {
+  first = std::max(first, 0);
+  last = std::min(last, s.nframe());
+  if (last < first) last = first;
+  const auto np3 = 3 * static_cast<std::size_t>(s.npoint()), nc = static_cast<std::size_t>(s.ncable());
+  std::string o;
+  o.reserve(static_cast<std::size_t>(last - first) * (np3 + 2 * nc + 8) * 12 + 256);
+  o += "{\"t_s\":";
+  append_values(o, std::span<const double>(s.t_s).subspan(static_cast<std::size_t>(first), static_cast<std::size_t>(last - first)));
+  o += ",\"positions_m\":";
+  append_rows(o, s.positions_m, np3, first, last);
+  o += ",\"cable_tension_N\":";
+  append_rows(o, s.tension_N, nc, first, last);
+  o += ",\"cable_strain\":";
+  append_rows(o, s.strain, nc, first, last);
+  if (!s.com_m.empty()) {
+    o += ",\"com_m\":";
+    append_rows(o, s.com_m, 3, first, last);
+  }
+  if (!s.kinetic_J.empty()) {
+    auto part = [&](const std::vector<double>& v) {
+      append_values(o, std::span<const double>(v).subspan(static_cast<std::size_t>(first), static_cast<std::size_t>(last - first)));
+    };
+    o += ",\"energy_J\":{\"kinetic\":";
+    part(s.kinetic_J);
+    o += ",\"elastic\":";
+    part(s.elastic_J);
+    o += ",\"gravitational\":";
+    part(s.gravitational_J);
+    o += ",\"total\":";
+    part(s.total_J);
+    o += '}';
+  }
+  o += '}';
+  return o;
+}
+
+std::string scene_json(const Scene& s) {
+  validate(s);
+  std::string o = scene_header_json(s);
+  o.pop_back();  // the closing brace
+  o += ",\"frames\":" + frames_json(s, 0, s.nframe()) + "}\n";
+  return o;
+}
+
+void check_scene_json(std::string_view text, std::string_view source) {
+  const std::string src(source);
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw Error(src + ": not valid JSON (byte " + std::to_string(e.byte) + ")");
+  }
+  auto fail = [&](const std::string& why) { throw Error(src + ": " + why); };
+  if (!j.is_object() || j.value("format", std::string()) != "tendyn-scene")
+    fail("not a tendyn scene (\"format\" must be \"tendyn-scene\")");
+  if (!j.contains("version") || !j["version"].is_number_integer() || j["version"].get<int>() != 1)
+    fail("unsupported scene version (this viewer reads version 1)");
+  for (const char* key : {"points", "rods", "cables", "frames"})
+    if (!j.contains(key)) fail(std::string("missing \"") + key + "\"");
+  if (!j["points"].is_array()) fail("\"points\" must be an array");
+  const auto np = static_cast<long>(j["points"].size());
+  auto check_ends = [&](const char* key) {
+    if (!j[key].is_array()) fail(std::string("\"") + key + "\" must be an array");
+    for (std::size_t i = 0; i < j[key].size(); ++i) {
+      const auto& e = j[key][i];
+      for (const char* end : {"a", "b"})
+        if (!e.is_object() || !e.contains(end) || !e[end].is_number_integer() || e[end].get<long>() < 0 || e[end].get<long>() >= np)
+          fail(std::string(key) + "[" + std::to_string(i) + "]." + end + ": missing or not a point index in [0, " +
+               std::to_string(np) + ")");
+    }
+  };
+  check_ends("rods");
+  check_ends("cables");
+  const auto& f = j["frames"];
+  if (!f.is_object() || !f.contains("t_s") || !f["t_s"].is_array() || !f.contains("positions_m") || !f["positions_m"].is_array())
+    fail("\"frames\" must hold arrays \"t_s\" and \"positions_m\"");
+  const std::size_t nf = f["t_s"].size();
+  if (f["positions_m"].size() != nf) fail("frames.positions_m has " + std::to_string(f["positions_m"].size()) + " frames, t_s " + std::to_string(nf));
+  for (std::size_t i = 0; i < nf; ++i)
+    if (!f["positions_m"][i].is_array() || static_cast<long>(f["positions_m"][i].size()) != 3 * np)
+      fail("frames.positions_m[" + std::to_string(i) + "] must have 3 x " + std::to_string(np) + " numbers");
+  const std::size_t nc = j["cables"].size();
+  for (const char* key : {"cable_tension_N", "cable_strain"}) {
+    if (!f.contains(key)) continue;
+    if (!f[key].is_array() || f[key].size() != nf) fail(std::string("frames.") + key + " must have one row per frame");
+    for (std::size_t i = 0; i < nf; ++i)
+      if (!f[key][i].is_array() || f[key][i].size() != nc)
+        fail(std::string("frames.") + key + "[" + std::to_string(i) + "] must have " + std::to_string(nc) + " numbers");
+  }
+}
+
+namespace {
+/// "</" would end the <script> element early. In JSON it can only occur inside strings, where
+/// "<\/" is the same text.
+std::string escape_json_for_script(std::string_view text) {
+  std::string o;
+  o.reserve(text.size() + 16);
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    o += text[i];
+    if (text[i] == '<' && i + 1 < text.size() && text[i + 1] == '/') o += '\\';
+  }
+  return o;
+}
+/// The bundler (esbuild) never emits "</script" outside string literals; inside them "<\/script"
+/// is the same text. Anything else in the code is left alone.
+std::string escape_js_for_script(std::string_view js) {
+  std::string o;
+  o.reserve(js.size() + 16);
+  for (std::size_t i = 0; i < js.size(); ++i) {
+    o += js[i];
+    if (js[i] == '<' && i + 7 < js.size() && js[i + 1] == '/') {
+      std::string tag(js.substr(i + 2, 6));
+      for (char& c : tag) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      if (tag == "script") o += '\\';
+    }
+  }
+  return o;
+}
+std::string escape_html(std::string_view text) {
+  std::string o;
+  for (char c : text) {
+    switch (c) {
+      case '&': o += "&amp;"; break;
+      case '<': o += "&lt;"; break;
+      case '>': o += "&gt;"; break;
+      case '"': o += "&quot;"; break;
+      default: o += c;
+    }
+  }
+  return o;
+}
+std::string page(std::string_view title, std::string_view config, std::string_view scene, std::string_view js,
+                 std::string_view css) {
+  std::string o;
+  o.reserve(scene.size() + js.size() + css.size() + 1024);
+  o += "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>";
+  o += escape_html(title);
+  o += " - tendyn</title>\n<style>";
+  o += css;
+  o += "</style>\n</head><body>\n<script type=\"application/json\" id=\"tendyn-config\">";
+  o += config;
+  o += "</script>\n";
+  if (!scene.empty()) {
+    o += "<script type=\"application/json\" id=\"tendyn-scene\">";
+    o += escape_json_for_script(scene);
+    o += "</script>\n";
+  }
+  o += "<script>";
+  o += escape_js_for_script(js);
+  o += "</script>\n</body></html>\n";
+  return o;
+}
+}  // namespace
+
+std::string viewer_html(std::string_view scene_json_text, std::string_view title, std::string_view js, std::string_view css) {
+  std::string_view sj = scene_json_text;
+  while (!sj.empty() && (sj.back() == '\n' || sj.back() == ' ')) sj.remove_suffix(1);
+  return page(title, R"({"mode":"viewer"})", sj, js, css);
+}
+
+std::string studio_html(std::string_view js, std::string_view css) { return page("studio", R"({"mode":"studio"})", {}, js, css); }
+
+}  // namespace tendyn::viz

@@ -1,0 +1,356 @@
+#include <tendyn/core/error.hpp>
+#include <tendyn/tensegrity/dynamics.hpp>
+#include <tendyn/viz/studio.hpp>
+#include <tendyn/viz/tensegrity_scene.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+namespace tendyn::viz::studio {
+
+namespace ts = tensegrity;
+using nlohmann::json;
+
+namespace {
+
+json parse_json(std::string_view text, const std::string& what) {
+  try {
+    return json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw Error(what + ": not valid JSON (byte " + std::to_string(e.byte) + ")");
+  }
+}
+
+/// A finite number field of a JSON object; `fallback` when absent (nullptr: required).
+double number(const json& obj, const char* key, const std::string& where, const double* fallback = nullptr) {
+  if (!obj.is_object() || !obj.contains(key)) {
+    if (fallback) return *fallback;
+    throw Error(where + ": missing \"" + key + "\"");
+  }
+  const auto& v = obj[key];
+  if (!v.is_number() || !std::isfinite(v.get<double>())) throw Error(where + "." + key + ": must be a finite number");
+  return v.get<double>();
+}
+
+std::string text(const json& obj, const char* key, const std::string& where) {
+  if (!obj.is_object() || !obj.contains(key) || !obj[key].is_string()) throw Error(where + ": missing string \"" + key + "\"");
+  return obj[key].get<std::string>();
+}
+
+int index_of(const std::vector<std::string>& ids, const std::string& id, const char* kind, const std::string& where) {
+  const auto it = std::find(ids.begin(), ids.end(), id);
+  if (it == ids.end()) throw Error(where + ": no " + kind + " '" + id + "' in the model");
+  return static_cast<int>(it - ids.begin());
+}
+
+double rod_radius_m(const ts::Rod& r) { return r.inertia_axial_kgm2 > 0.0 ? std::sqrt(2.0 * r.inertia_axial_kgm2 / r.mass_kg) : 0.0; }
+
+/// Rebuilds a rod's inertia after a change of mass, length or radius (solid cylinder of radius r,
+/// or a thin rod when r = 0); the nodes and centre-of-mass ratio stay.
+void reshape_rod(ts::Rod& r, double mass_kg, double length_m, double radius_m) {
+  if (!(mass_kg > 0.0) || !(length_m > 0.0) || !(radius_m >= 0.0)) throw Error("rod mass and length must be > 0, radius >= 0");
+  ts::Rod n = radius_m > 0.0 ? ts::make_hollow_rod(mass_kg, length_m, radius_m, 0.0) : ts::make_thin_rod(mass_kg, length_m);
+  n.node[0] = r.node[0];
+  n.node[1] = r.node[1];
+  n.com_ratio = r.com_ratio;
+  r = n;
+}
+
+ts::ModelFile load(std::string_view yaml, const Limits& limits) {
+  if (yaml.size() > limits.max_yaml_bytes)
+    throw Error("model.yaml: " + std::to_string(yaml.size()) + " bytes, more than the studio's limit of " +
+                std::to_string(limits.max_yaml_bytes));
+  return ts::load_model_string(std::string(yaml), "model.yaml");
+}
+
+void apply_edit(ts::Model& m, const json& e, const std::string& where) {
+  const std::string op = text(e, "op", where);
+  if (op == "set") {
+    const std::string element = text(e, "element", where), id = text(e, "id", where), field = text(e, "field", where);
+    const double v = number(e, "value", where);
+    if (element == "cable") {
+      auto& c = m.cables[static_cast<std::size_t>(index_of(m.cable_ids, id, "cable", where))];
+      if (field == "stiffness_Npm") c.stiffness_Npm = v;
+      else if (field == "damping_Nspm") c.damping_Nspm = v;
+      else if (field == "rest_length_m") c.rest_length_m = v;
+      else throw Error(where + ".field: '" + field + "' is not a cable field (stiffness_Npm, damping_Nspm, rest_length_m)");
+    } else if (element == "rod") {
+      auto& r = m.rods[static_cast<std::size_t>(index_of(m.rod_ids, id, "rod", where))];
+      double mass = r.mass_kg, length = r.length_m, radius = rod_radius_m(r);
+      if (field == "mass_kg") mass = v;
+      else if (field == "length_m") length = v;
+      else if (field == "radius_m") radius = v;
+      else throw Error(where + ".field: '" + field + "' is not a rod field (mass_kg, length_m, radius_m)");
+      try {
+        reshape_rod(r, mass, length, radius);
+      } catch (const Error& err) {
+        throw Error(where + ": " + err.what());
+      }
+    } else {
+      throw Error(where + ".element: must be \"cable\" or \"rod\"");
+    }
+  } else if (op == "add_cable") {
+    const std::string id = text(e, "id", where);
+    if (std::find(m.cable_ids.begin(), m.cable_ids.end(), id) != m.cable_ids.end())
+      throw Error(where + ": a cable '" + id + "' already exists");
+    ts::Cable c;
+    c.node[0] = index_of(m.node_ids, text(e, "from", where), "node", where);
+    c.node[1] = index_of(m.node_ids, text(e, "to", where), "node", where);
+    c.stiffness_Npm = number(e, "stiffness_Npm", where);
+    const double zero = 0.0;
+    c.damping_Nspm = number(e, "damping_Nspm", where, &zero);
+    ts::Data d = ts::make_data(m);
+    ts::forward_kinematics(m, m.initial_state, d);
+    const double distance = (d.p_W_node.col(c.node[0]) - d.p_W_node.col(c.node[1])).norm();
+    c.rest_length_m = number(e, "rest_length_m", where, &distance);
+    m.cables.push_back(c);
+    m.cable_ids.push_back(id);
+  } else if (op == "remove_cable") {
+    const int k = index_of(m.cable_ids, text(e, "id", where), "cable", where);
+    m.cables.erase(m.cables.begin() + k);
+    m.cable_ids.erase(m.cable_ids.begin() + k);
+    std::erase_if(m.drives, [k](const ts::CableDrive& d) { return d.cable == k; });
+    for (auto& d : m.drives)
+      if (d.cable > k) --d.cable;
+  } else {
+    throw Error(where + ".op: '" + op + "' (valid: set, add_cable, remove_cable)");
+  }
+}
+
+}  // namespace
+
+std::string model_json(const ts::Model& m) {
+  json rods = json::array(), cables = json::array();
+  for (int j = 0; j < m.nrod(); ++j) {
+    const auto& r = m.rods[static_cast<std::size_t>(j)];
+    rods.push_back({{"id", m.rod_ids[static_cast<std::size_t>(j)]},
+                    {"from", m.node_ids[static_cast<std::size_t>(r.node[0])]},
+                    {"to", m.node_ids[static_cast<std::size_t>(r.node[1])]},
+                    {"length_m", r.length_m},
+                    {"mass_kg", r.mass_kg},
+                    {"radius_m", rod_radius_m(r)}});
+  }
+  for (int k = 0; k < m.ncable(); ++k) {
+    const auto& c = m.cables[static_cast<std::size_t>(k)];
+    cables.push_back({{"id", m.cable_ids[static_cast<std::size_t>(k)]},
+                      {"from", m.node_ids[static_cast<std::size_t>(c.node[0])]},
+                      {"to", m.node_ids[static_cast<std::size_t>(c.node[1])]},
+                      {"stiffness_Npm", c.stiffness_Npm},
+                      {"damping_Nspm", c.damping_Nspm},
+                      {"rest_length_m", c.rest_length_m},
+                      {"tension_only", c.tension_only}});
+  }
+  return json{{"name", m.name}, {"nodes", m.node_ids}, {"rods", rods}, {"cables", cables}}.dump();
+}
+
+EditResult edit_model(std::string_view yaml, std::string_view edits_json, const Limits& limits) {
+  auto file = load(yaml, limits);
+  if (!edits_json.empty()) {
+    const json edits = parse_json(edits_json, "edits");
+    if (!edits.is_array()) throw Error("edits: must be an array");
+    if (edits.size() > 1000) throw Error("edits: more than 1000 edits in one request");
+    for (std::size_t i = 0; i < edits.size(); ++i) apply_edit(file.model, edits[i], "edits[" + std::to_string(i) + "]");
+    try {
+      ts::validate(file.model);
+    } catch (const Error& e) {
+      throw Error(std::string("after the edits: ") + e.what());
+    }
+  }
+  return {ts::to_yaml(file.model, &file.simulation), model_json(file.model)};
+}
+
+RunRequest parse_run_request(std::string_view body, const Limits& limits) {
+  if (body.size() > limits.max_body_bytes) throw Error("request body larger than " + std::to_string(limits.max_body_bytes) + " bytes");
+  const json j = parse_json(body, "request");
+  if (!j.is_object()) throw Error("request: must be a JSON object");
+  RunRequest r;
+  r.file = load(text(j, "yaml", "request"), limits);
+  auto& m = r.file.model;
+  auto& sim = r.file.simulation;
+  const std::string mode = j.value("mode", std::string("forward"));
+  if (mode != "forward" && mode != "inverse") throw Error("request.mode: must be \"forward\" or \"inverse\"");
+  r.inverse = mode == "inverse";
+  sim.duration_s = number(j, "duration_s", "request", &sim.duration_s);
+  if (!(sim.duration_s > 0.0) || sim.duration_s > limits.max_duration_s)
+    throw Error("request.duration_s: must be in (0, " + std::to_string(limits.max_duration_s) + "] s");
+  const double default_interval = 0.01;
+  sim.output_interval_s = number(j, "output_interval_s", "request", &default_interval);
+  if (!(sim.output_interval_s > 0.0)) throw Error("request.output_interval_s: must be > 0");
+  if (sim.duration_s / sim.output_interval_s > limits.max_frames)
+    throw Error("request: duration_s / output_interval_s = " + std::to_string(static_cast<long>(sim.duration_s / sim.output_interval_s)) +
+                " frames, more than the limit of " + std::to_string(limits.max_frames));
+  if (!r.inverse) {
+    const json fwd = j.value("forward", json::object());
+    const json drives = fwd.is_object() ? fwd.value("drives", json::array()) : json();
+    if (!drives.is_array()) throw Error("request.forward.drives: must be an array");
+    for (std::size_t i = 0; i < drives.size(); ++i) {
+      const std::string where = "request.forward.drives[" + std::to_string(i) + "]";
+      const int k = index_of(m.cable_ids, text(drives[i], "cable", where), "cable", where);
+      ts::SinusoidDrive s{number(drives[i], "a", where), number(drives[i], "b", where), number(drives[i], "c", where),
+                          number(drives[i], "d", where)};
+      std::erase_if(m.drives, [k](const ts::CableDrive& d) { return d.cable == k; });
+      m.drives.push_back({k, s});
+    }
+    try {
+      ts::validate(m);
+    } catch (const Error& e) {
+      throw Error(std::string("request.forward.drives: ") + e.what());
+    }
+  } else {
+    const json inv = j.value("inverse", json::object());
+    if (!inv.is_object()) throw Error("request.inverse: must be an object");
+    auto& o = r.plan;
+    const json cables = inv.value("drive_cables", json::array());
+    if (!cables.is_array() || cables.empty()) throw Error("request.inverse.drive_cables: a non-empty array of cable ids");
+    if (static_cast<int>(cables.size()) > limits.max_drive_cables)
+      throw Error("request.inverse.drive_cables: at most " + std::to_string(limits.max_drive_cables) + " in the studio (3^m rollouts per period)");
+    for (std::size_t i = 0; i < cables.size(); ++i) {
+      if (!cables[i].is_string()) throw Error("request.inverse.drive_cables[" + std::to_string(i) + "]: must be a cable id");
+      const int k = index_of(m.cable_ids, cables[i].get<std::string>(), "cable", "request.inverse.drive_cables");
+      if (std::find(o.drive_cables.begin(), o.drive_cables.end(), k) != o.drive_cables.end())
+        throw Error("request.inverse.drive_cables: cable '" + cables[i].get<std::string>() + "' listed twice");
+      o.drive_cables.push_back(k);
+      std::erase_if(m.drives, [k](const ts::CableDrive& d) { return d.cable == k; });
+    }
+    o.u0_m = number(inv, "u0_m", "request.inverse", &o.u0_m);
+    o.period_s = number(inv, "period_s", "request.inverse", &o.period_s);
+    if (!(o.u0_m > 0.0) || o.u0_m > 0.1) throw Error("request.inverse.u0_m: must be in (0, 0.1] m");
+    if (!(o.period_s >= 0.005)) throw Error("request.inverse.period_s: must be >= 0.005 s");
+    o.duration_s = sim.duration_s;
+    const json path = inv.value("path", json::array({json::array({0.0, 0.0}), json::array({1.0, 0.0})}));
+    if (!path.is_array() || path.size() < 2 || path.size() > 100) throw Error("request.inverse.path: 2 to 100 points [[x, y], ...]");
+    o.path.points.clear();
+    for (std::size_t i = 0; i < path.size(); ++i) {
+      const auto& p = path[i];
+      if (!p.is_array() || p.size() != 2 || !p[0].is_number() || !p[1].is_number() || !std::isfinite(p[0].get<double>()) ||
+          !std::isfinite(p[1].get<double>()))
+        throw Error("request.inverse.path[" + std::to_string(i) + "]: must be [x, y] in metres");
+      o.path.points.emplace_back(p[0].get<double>(), p[1].get<double>());
+    }
+    const std::string planner = inv.value("planner", std::string("exhaustive"));
+    if (planner == "exhaustive") o.planner = ts::Planner::kExhaustive;
+    else if (planner == "coordinate") o.planner = ts::Planner::kCoordinateSearch;
+    else throw Error("request.inverse.planner: '" + planner + "' (valid: exhaustive, coordinate)");
+    o.rollout = sim;
+    if (o.rollout.integrator == ts::Integrator::kDormandPrince45 && m.ground.type == ts::Ground::Type::kImpulse)
+      o.rollout.integrator = ts::Integrator::kRK4;
+    o.threads = 0;
+  }
+  ts::validate(sim);
+  return r;
+}
+
+namespace {
+
+/// Records frames into its own scene (decimated to the output interval) and copies each new one
+/// into the job's scene under the job's lock, so the server can stream them while the run goes on.
+class JobRecorder final : public ts::Observer {
+ public:
+  JobRecorder(Job& job, const ts::Model& model, double interval_s) : job_(job), local_(make_scene(model)), rec_(local_, interval_s) {}
+  void on_output(const ts::Model& m, const ts::State& s, const ts::Data& d, const ts::Energy& e) override {
+    rec_.on_output(m, s, d, e);
+    publish();
+  }
+  void finish() {
+    rec_.finish();
+    publish();
+  }
+
+ private:
+  void publish() {
+    std::lock_guard lock(job_.mutex);
+    const auto np3 = 3 * static_cast<std::size_t>(local_.npoint()), nc = static_cast<std::size_t>(local_.ncable());
+    for (auto f = static_cast<std::size_t>(job_.scene.nframe()); f < static_cast<std::size_t>(local_.nframe()); ++f) {
+      const FrameEnergy e{local_.kinetic_J[f], local_.elastic_J[f], local_.gravitational_J[f], local_.total_J[f]};
+      add_frame(job_.scene, local_.t_s[f], std::span<const double>(local_.positions_m).subspan(np3 * f, np3),
+                std::span<const double>(local_.tension_N).subspan(nc * f, nc), std::span<const double>(local_.strain).subspan(nc * f, nc),
+                local_.com_m.data() + 3 * f, &e);
+    }
+  }
+  Job& job_;
+  Scene local_;
+  TensegritySceneRecorder rec_;
+};
+
+
+}  // namespace
+
+void run_job(const RunRequest& req, Job& job, const Limits& limits) {
+  const auto start = std::chrono::steady_clock::now();
+  auto check_time = [&] {
+    if (job.cancel.load()) throw Error("run cancelled");
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (wall > limits.max_wall_s)
+      throw Error("run stopped: wall time above the studio's limit of " + std::to_string(static_cast<int>(limits.max_wall_s)) +
+                  " s (shorten the duration or run it with tendyn simulate / tendyn plan)");
+  };
+  try {
+    ts::Model model = req.file.model;
+    ts::SimulationOptions sim = req.file.simulation;
+    json summary = {{"mode", req.inverse ? "inverse" : "forward"}};
+    const double plan_share = req.inverse ? 0.8 : 0.0;
+    {
+      std::lock_guard lock(job.mutex);
+      job.scene = make_scene(model);
+      job.scene.title = model.name + (req.inverse ? " (planned)" : "");
+      job.status = "running";
+    }
+    if (req.inverse) {
+      const auto r = ts::plan(model, req.plan, [&](int done, int total) {
+        {
+          std::lock_guard lock(job.mutex);
+          job.progress = plan_share * done / std::max(total, 1);
+        }
+        check_time();
+      });
+      for (const auto& d : r.as_drives(req.plan.drive_cables)) model.drives.push_back(d);
+      sim.duration_s = r.period_start_s.back() - r.period_start_s.front();
+      summary["speed_mps"] = r.speed_mps;
+      summary["progress_m"] = r.progress_m;
+      summary["max_path_error_m"] = r.max_path_error_m;
+      summary["rollouts"] = r.rollouts;
+      summary["planning_wall_time_s"] = r.wall_time_s;
+    }
+    JobRecorder rec(job, model, sim.output_interval_s);
+    const auto s = ts::simulate(model, sim, &rec, [&](double f) {
+      {
+        std::lock_guard lock(job.mutex);
+        job.progress = plan_share + (1.0 - plan_share) * f;
+      }
+      check_time();
+    });
+    rec.finish();
+    summary["duration_s"] = sim.duration_s;
+    summary["steps"] = s.steps;
+    summary["simulation_wall_time_s"] = s.wall_time_s;
+    summary["normal_mode"] = s.monitor.normal_mode;
+    summary["com_final_m"] = {s.com_final_m.x(), s.com_final_m.y(), s.com_final_m.z()};
+    std::lock_guard lock(job.mutex);
+    summary["frames"] = job.scene.nframe();
+    job.summary_json = summary.dump();
+    job.progress = 1.0;
+    job.status = "done";
+  } catch (const std::exception& e) {
+    std::lock_guard lock(job.mutex);
+    job.error = e.what();
+    job.status = "error";
+  }
+}
+
+std::string job_json(Job& job, int from) {
+  std::lock_guard lock(job.mutex);
+  std::string o = "{\"status\":" + json(job.status).dump() + ",\"progress\":" + json(job.progress).dump() +
+                  ",\"frame_count\":" + std::to_string(job.scene.nframe());
+  if (!job.error.empty()) o += ",\"error\":" + json(job.error).dump();
+  if (from == 0 && job.status != "queued") o += ",\"scene\":" + scene_header_json(job.scene);
+  o += ",\"from\":" + std::to_string(std::max(from, 0));
+  o += ",\"frames\":" + frames_json(job.scene, from, job.scene.nframe());
+  if (!job.summary_json.empty()) o += ",\"summary\":" + job.summary_json;
+  o += "}";
+  return o;
+}
+
+}  // namespace tendyn::viz::studio

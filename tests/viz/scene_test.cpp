@@ -1,0 +1,137 @@
+#include <tendyn/core/error.hpp>
+#include <tendyn/viz/scene.hpp>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+
+namespace tendyn::viz {
+namespace {
+
+Scene two_point_scene() {
+  Scene s;
+  s.title = "pair";
+  s.ground_z_m = 0.0;
+  s.points = {"p", "q"};
+  s.rods = {{"r", 0, 1, 0.01, false}};
+  s.cables = {{"c", 0, 1}};
+  return s;
+}
+
+void add(Scene& s, double t, double x) {
+  const double p[6] = {0, 0, 0, x, 0, 1};
+  const double tension[1] = {2.5 * x}, strain[1] = {0.1 * x}, com[3] = {x / 2, 0, 0.5};
+  const FrameEnergy e{x, 2 * x, 3 * x, 6 * x};
+  add_frame(s, t, p, tension, strain, com, &e);
+}
+
+TEST(Scene, JsonRoundTripKeepsSevenSignificantDigits) {
+  Scene s = two_point_scene();
+  add(s, 0.0, 1.0);
+  add(s, 0.01, 1.0 / 3.0);
+  const std::string text = scene_json(s);
+  EXPECT_NO_THROW(check_scene_json(text, "scene.json"));
+  const auto j = nlohmann::json::parse(text);
+  EXPECT_EQ(j["format"], "tendyn-scene");
+  EXPECT_EQ(j["version"], 1);
+  EXPECT_EQ(j["ground_z_m"].get<double>(), 0.0);
+  EXPECT_EQ(j["rods"][0]["shape"], "cylinder");
+  EXPECT_EQ(j["frames"]["t_s"].size(), 2u);
+  const double x = j["frames"]["positions_m"][1][3].get<double>();
+  EXPECT_NEAR(x, 1.0 / 3.0, 1e-7);
+  EXPECT_GT(std::abs(x - 1.0 / 3.0), 1e-12);  // written with 7 digits, not 17
+  EXPECT_NEAR(j["frames"]["energy_J"]["total"][1].get<double>(), 2.0, 1e-6);
+  EXPECT_NEAR(j["frames"]["cable_tension_N"][1][0].get<double>(), 2.5 / 3.0, 1e-6);
+  EXPECT_NEAR(j["frames"]["com_m"][0][0].get<double>(), 0.5, 1e-12);
+}
+
+TEST(Scene, FramesJsonSlicesAndHeaderHasNoFrames) {
+  Scene s = two_point_scene();
+  for (int i = 0; i < 5; ++i) add(s, 0.1 * i, 1.0 + i);
+  const auto f = nlohmann::json::parse(frames_json(s, 3, 99));
+  ASSERT_EQ(f["t_s"].size(), 2u);
+  EXPECT_NEAR(f["t_s"][0].get<double>(), 0.3, 1e-12);
+  EXPECT_NEAR(f["positions_m"][1][3].get<double>(), 5.0, 1e-12);
+  EXPECT_TRUE(nlohmann::json::parse(frames_json(s, 5, 5))["t_s"].empty());
+  const auto h = nlohmann::json::parse(scene_header_json(s));
+  EXPECT_FALSE(h.contains("frames"));
+  EXPECT_EQ(h["cables"][0]["name"], "c");
+}
+
+TEST(Scene, AddFrameRejectsBadFrames) {
+  Scene s = two_point_scene();
+  const double p5[5] = {0, 0, 0, 0, 0}, one[1] = {0};
+  EXPECT_THROW(add_frame(s, 0.0, p5, one, one), Error);
+  const double p[6] = {0, 0, 0, NAN, 0, 0};
+  EXPECT_THROW(add_frame(s, 0.0, p, one, one), Error);
+  add(s, 1.0, 1.0);
+  const double ok[6] = {0, 0, 0, 1, 0, 0};
+  try {
+    add_frame(s, 0.5, ok, one, one);
+    FAIL() << "time going backwards accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("before the previous frame"), std::string::npos) << e.what();
+  }
+  // COM/energy given for the first frame must be given for every frame
+  EXPECT_THROW(add_frame(s, 2.0, ok, one, one), Error);
+}
+
+TEST(Scene, ValidateNamesTheBadElement) {
+  Scene s = two_point_scene();
+  s.cables.push_back({"dangling", 0, 7});
+  try {
+    validate(s);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("dangling"), std::string::npos);
+  }
+  Scene t = two_point_scene();
+  t.plots.push_back({"norm", "N", {}, {{"a", {1.0, 2.0}}}});  // 2 values, 0 frames
+  EXPECT_THROW(validate(t), Error);
+}
+
+TEST(Scene, CheckSceneJsonRejectsMalformedFiles) {
+  Scene s = two_point_scene();
+  add(s, 0.0, 1.0);
+  auto j = nlohmann::json::parse(scene_json(s));
+  EXPECT_THROW(check_scene_json("{not json", "x.json"), Error);
+  auto bad = j;
+  bad["format"] = "other";
+  EXPECT_THROW(check_scene_json(bad.dump(), "x.json"), Error);
+  bad = j;
+  bad["rods"][0]["b"] = 2;  // only 2 points
+  try {
+    check_scene_json(bad.dump(), "x.json");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("rods[0].b"), std::string::npos) << e.what();
+  }
+  bad = j;
+  bad["frames"]["positions_m"][0].erase(0);
+  EXPECT_THROW(check_scene_json(bad.dump(), "x.json"), Error);
+  bad = j;
+  bad["frames"]["cable_tension_N"][0].push_back(1.0);
+  EXPECT_THROW(check_scene_json(bad.dump(), "x.json"), Error);
+}
+
+TEST(Scene, HtmlEmbedsSceneSafely) {
+  Scene s = two_point_scene();
+  s.title = "</script><b>x</b>";
+  add(s, 0.0, 1.0);
+  const std::string html = viewer_html(scene_json(s), s.title, "console.log('</script>')", "body{}");
+  // exactly three closing script tags: config, scene, code
+  std::size_t n = 0;
+  for (auto pos = html.find("</script>"); pos != std::string::npos; pos = html.find("</script>", pos + 1)) ++n;
+  EXPECT_EQ(n, 3u);
+  EXPECT_NE(html.find("<title>&lt;/script&gt;&lt;b&gt;x&lt;/b&gt; - tendyn</title>"), std::string::npos);
+  // the embedded JSON still parses to the same title
+  const auto a = html.find("id=\"tendyn-scene\">") + 18;
+  const auto b = html.find("</script>", a);
+  EXPECT_EQ(nlohmann::json::parse(html.substr(a, b - a))["title"], s.title);
+  EXPECT_NE(html.find("{\"mode\":\"viewer\"}"), std::string::npos);
+  EXPECT_NE(studio_html("", "").find("{\"mode\":\"studio\"}"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tendyn::viz

@@ -1,0 +1,6 @@
+# Test sources of the viz module: viewer scenes and the studio's request handling (paths relative to tests/).
+list(APPEND TENDYN_TESTS_viz
+  viz/scene_test.cpp
+  viz/tensegrity_scene_test.cpp
+  viz/studio_test.cpp
+)

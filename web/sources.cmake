@@ -1,0 +1,9 @@
+# Sources of the web viewer bundle (listed, not globbed; paths absolute via TENDYN_WEB_DIR).
+set(TENDYN_WEB_SOURCES
+  ${TENDYN_WEB_DIR}/src/main.js
+  ${TENDYN_WEB_DIR}/src/plots.js
+  ${TENDYN_WEB_DIR}/src/scene.js
+  ${TENDYN_WEB_DIR}/src/studio.js
+  ${TENDYN_WEB_DIR}/src/viewer.js
+  ${TENDYN_WEB_DIR}/src/style.css
+)

@@ -1,0 +1,114 @@
+// Entry point of the bundle: reads the page's config (<script id="tendyn-config">) and starts
+// the viewer (embedded scene) or the studio (talks to `tendyn serve`).
+import './style.css';
+import 'uplot/dist/uPlot.min.css';
+import { Viewer } from './viewer.js';
+import { startStudio } from './studio.js';
+
+function errorBox() {
+  let box = document.getElementById('error');
+  if (!box) {
+    box = document.createElement('div');
+    box.id = 'error';
+    box.setAttribute('role', 'alert');
+    box.hidden = true;
+    document.body.insertBefore(box, document.body.firstChild);
+  }
+  return box;
+}
+
+export function showError(msg) {
+  const box = errorBox();
+  box.textContent = msg;
+  box.hidden = false;
+}
+
+export function clearError() {
+  const box = errorBox();
+  box.textContent = '';
+  box.hidden = true;
+}
+
+function readJson(id) {
+  const node = document.getElementById(id);
+  if (!node) return { missing: true };
+  try {
+    return { value: JSON.parse(node.textContent) };
+  } catch (e) {
+    return { error: e };
+  }
+}
+
+function hooks(viewer, extra = {}) {
+  return {
+    ready: false,
+    counts: () => viewer.counts(),
+    seek: (i) => viewer.seek(i),
+    play: () => viewer.play(),
+    pause: () => viewer.pause(),
+    frame: () => viewer.frameIndex,
+    nframes: () => (viewer.store ? viewer.store.n : 0),
+    renderedFrames: () => viewer.rendered,
+    plotData: () => viewer.plotData(),
+    setColorMode: (m) => viewer.setColorMode(m),
+    _viewer: viewer,
+    ...extra,
+  };
+}
+
+function startViewer() {
+  const root = document.createElement('div');
+  root.id = 'viewer';
+  document.body.appendChild(root);
+  const viewer = new Viewer(root);
+  window.tendyn = hooks(viewer);
+  const scene = readJson('tendyn-scene');
+  if (scene.missing) {
+    showError('This page has no embedded scene (no <script id="tendyn-scene"> element).');
+    return;
+  }
+  if (scene.error) {
+    showError(`The embedded scene is not valid JSON: ${scene.error.message}`);
+    return;
+  }
+  try {
+    viewer.load(scene.value);
+  } catch (e) {
+    showError(`Cannot show this scene: ${e.message}`);
+    return;
+  }
+  // ready once the first frame has been drawn
+  const wait = () => {
+    if (viewer.rendered > 0) window.tendyn.ready = true;
+    else requestAnimationFrame(wait);
+  };
+  requestAnimationFrame(wait);
+}
+
+function main() {
+  errorBox();
+  const cfg = readJson('tendyn-config');
+  const mode = cfg.value && typeof cfg.value === 'object' ? cfg.value.mode : undefined;
+  try {
+    if (mode === 'studio') {
+      const root = document.createElement('div');
+      root.id = 'studio';
+      document.body.appendChild(root);
+      startStudio(root, { Viewer, hooks, showError, clearError });
+    } else if (mode === 'viewer' || mode === undefined) {
+      startViewer();
+    } else {
+      showError(`Unknown page mode ${JSON.stringify(mode)} in tendyn-config.`);
+    }
+  } catch (e) {
+    showError(`tendyn ${mode || 'viewer'} failed to start: ${e && e.message ? e.message : e}`);
+    if (window.tendyn) window.tendyn.ready = false;
+  }
+}
+
+window.addEventListener('error', (ev) => {
+  if (ev && ev.message) showError(`Script error: ${ev.message}`);
+});
+
+if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', main);
+else main();

@@ -1,0 +1,163 @@
+// Validation and normalisation of a tendyn scene (docs/VIEWER.md, format "tendyn-scene" v1).
+// Everything the viewer reads goes through here, so a malformed file gives one clear message.
+
+export class SceneError extends Error {}
+
+function fail(msg) {
+  throw new SceneError(msg);
+}
+
+function isNum(v) {
+  return typeof v === 'number' && Number.isFinite(v);
+}
+
+function checkIndex(v, npoints, where) {
+  if (!Number.isInteger(v) || v < 0 || v >= npoints) fail(`${where}: point index ${JSON.stringify(v)} out of range 0..${npoints - 1}`);
+}
+
+/// Checks the static part of a scene (everything but "frames"); returns a normalised copy.
+export function normalizeSceneMeta(s) {
+  if (s === null || typeof s !== 'object' || Array.isArray(s)) fail('scene is not a JSON object');
+  if (s.format !== undefined && s.format !== 'tendyn-scene') fail(`unknown scene format ${JSON.stringify(s.format)} (expected "tendyn-scene")`);
+  if (s.version !== undefined && s.version !== 1) fail(`unsupported scene version ${JSON.stringify(s.version)} (this viewer reads version 1)`);
+  if (!Array.isArray(s.points)) fail('scene.points must be an array of point names');
+  const npoints = s.points.length;
+  const rods = s.rods === undefined || s.rods === null ? [] : s.rods;
+  const cables = s.cables === undefined || s.cables === null ? [] : s.cables;
+  const faces = s.faces === undefined || s.faces === null ? [] : s.faces;
+  if (!Array.isArray(rods)) fail('scene.rods must be an array');
+  if (!Array.isArray(cables)) fail('scene.cables must be an array');
+  if (!Array.isArray(faces)) fail('scene.faces must be an array');
+  const outRods = rods.map((r, i) => {
+    const where = `rods[${i}]`;
+    if (!r || typeof r !== 'object') fail(`${where} is not an object`);
+    checkIndex(r.a, npoints, where + '.a');
+    checkIndex(r.b, npoints, where + '.b');
+    const radius = r.radius_m === undefined || r.radius_m === null ? 0 : r.radius_m;
+    if (!isNum(radius) || radius < 0) fail(`${where}.radius_m must be a non-negative number`);
+    const shape = r.shape === undefined ? 'cylinder' : r.shape;
+    if (shape !== 'cylinder' && shape !== 'capsule') fail(`${where}.shape must be "cylinder" or "capsule"`);
+    return { name: String(r.name ?? `rod${i}`), a: r.a, b: r.b, radius, shape };
+  });
+  const outCables = cables.map((c, i) => {
+    const where = `cables[${i}]`;
+    if (!c || typeof c !== 'object') fail(`${where} is not an object`);
+    checkIndex(c.a, npoints, where + '.a');
+    checkIndex(c.b, npoints, where + '.b');
+    return { name: String(c.name ?? `cable${i}`), a: c.a, b: c.b };
+  });
+  const outFaces = faces.map((f, i) => {
+    if (!Array.isArray(f) || f.length < 3) fail(`faces[${i}] must list at least 3 point indices`);
+    f.forEach((p, k) => checkIndex(p, npoints, `faces[${i}][${k}]`));
+    return f.slice();
+  });
+  let ground = s.ground_z_m;
+  if (ground === undefined) ground = null;
+  if (ground !== null && !isNum(ground)) fail('scene.ground_z_m must be a number or null');
+  const plots = s.plots === undefined || s.plots === null ? [] : s.plots;
+  if (!Array.isArray(plots)) fail('scene.plots must be an array');
+  plots.forEach((p, i) => {
+    if (!p || typeof p !== 'object' || !Array.isArray(p.series)) fail(`plots[${i}].series must be an array`);
+    p.series.forEach((se, k) => {
+      if (!se || !Array.isArray(se.values)) fail(`plots[${i}].series[${k}].values must be an array`);
+    });
+  });
+  return {
+    title: typeof s.title === 'string' && s.title ? s.title : 'scene',
+    kind: typeof s.kind === 'string' ? s.kind : 'tensegrity',
+    ground_z_m: ground,
+    points: s.points.map(String),
+    rods: outRods,
+    cables: outCables,
+    faces: outFaces,
+    plots: plots.map((p) => ({
+      title: String(p.title ?? ''),
+      y_label: String(p.y_label ?? ''),
+      series: p.series.map((se, k) => ({ name: String(se.name ?? `series ${k}`), values: se.values })),
+    })),
+  };
+}
+
+function emptyFrames() {
+  return {
+    t_s: [], positions_m: [], cable_tension_N: [], cable_strain: [], com_m: null,
+    energy_J: null,
+  };
+}
+
+/// Checks a block of frames against the scene's sizes; returns the number of frames.
+export function checkFrames(meta, f, where = 'frames') {
+  if (!f || typeof f !== 'object') fail(`${where} is missing or not an object`);
+  if (!Array.isArray(f.t_s)) fail(`${where}.t_s must be an array`);
+  const n = f.t_s.length;
+  const npos = 3 * meta.points.length;
+  const nc = meta.cables.length;
+  if (!Array.isArray(f.positions_m) || f.positions_m.length !== n) fail(`${where}.positions_m must have one entry per frame (${n})`);
+  for (let i = 0; i < n; i++) {
+    if (!isNum(f.t_s[i])) fail(`${where}.t_s[${i}] is not a number`);
+    const p = f.positions_m[i];
+    if (!Array.isArray(p) || p.length !== npos) fail(`${where}.positions_m[${i}] must have 3 x ${meta.points.length} = ${npos} numbers`);
+  }
+  for (const key of ['cable_tension_N', 'cable_strain']) {
+    const a = f[key];
+    if (a === undefined || a === null) {
+      if (nc > 0) fail(`${where}.${key} is missing`);
+      continue;
+    }
+    if (!Array.isArray(a) || a.length !== n) fail(`${where}.${key} must have one entry per frame (${n})`);
+    for (let i = 0; i < n; i++) if (!Array.isArray(a[i]) || a[i].length !== nc) fail(`${where}.${key}[${i}] must have ${nc} numbers (one per cable)`);
+  }
+  if (f.com_m !== undefined && f.com_m !== null) {
+    if (!Array.isArray(f.com_m) || f.com_m.length !== n) fail(`${where}.com_m must have one entry per frame (${n})`);
+    for (let i = 0; i < n; i++) if (!Array.isArray(f.com_m[i]) || f.com_m[i].length !== 3) fail(`${where}.com_m[${i}] must be [x, y, z]`);
+  }
+  if (f.energy_J !== undefined && f.energy_J !== null) {
+    if (typeof f.energy_J !== 'object') fail(`${where}.energy_J must be an object`);
+    for (const k of ['kinetic', 'elastic', 'gravitational', 'total']) {
+      const a = f.energy_J[k];
+      if (a !== undefined && a !== null && (!Array.isArray(a) || a.length !== n)) fail(`${where}.energy_J.${k} must have one entry per frame (${n})`);
+    }
+  }
+  return n;
+}
+
+/// Growing per-frame store (the viewer's data; the studio appends streamed blocks).
+export class FrameStore {
+  constructor(meta) {
+    this.meta = meta;
+    this.f = emptyFrames();
+    this.n = 0;
+    this.hasCom = false;
+    this.hasEnergy = false;
+    this.energyKeys = [];
+  }
+
+  append(block, where = 'frames') {
+    const n = checkFrames(this.meta, block, where);
+    if (n === 0) return 0;
+    const f = this.f;
+    const nc = this.meta.cables.length;
+    const zeros = () => new Array(nc).fill(0);
+    const wasEmpty = this.n === 0;
+    if (wasEmpty) {
+      this.hasCom = Array.isArray(block.com_m);
+      this.hasEnergy = !!block.energy_J && typeof block.energy_J === 'object';
+      if (this.hasCom) f.com_m = [];
+      if (this.hasEnergy) {
+        f.energy_J = {};
+        this.energyKeys = ['kinetic', 'elastic', 'gravitational', 'total'].filter((k) => Array.isArray(block.energy_J[k]));
+        for (const k of this.energyKeys) f.energy_J[k] = [];
+      }
+    }
+    for (let i = 0; i < n; i++) {
+      f.t_s.push(block.t_s[i]);
+      f.positions_m.push(block.positions_m[i]);
+      f.cable_tension_N.push(block.cable_tension_N ? block.cable_tension_N[i] : zeros());
+      f.cable_strain.push(block.cable_strain ? block.cable_strain[i] : zeros());
+      if (this.hasCom) f.com_m.push(Array.isArray(block.com_m) ? block.com_m[i] : [NaN, NaN, NaN]);
+      if (this.hasEnergy) for (const k of this.energyKeys) f.energy_J[k].push(block.energy_J && block.energy_J[k] ? block.energy_J[k][i] : NaN);
+    }
+    this.n += n;
+    return n;
+  }
+}
