@@ -2,4 +2,5 @@
 list(APPEND TENDYN_SOURCES
   io/atomic_file.cpp
   io/yaml_util.cpp
+  io/markup.cpp
 )

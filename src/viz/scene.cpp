@@ -1,4 +1,5 @@
 #include <tendyn/core/error.hpp>
+#include <tendyn/io/markup.hpp>
 #include <tendyn/viz/scene.hpp>
 
 #include <nlohmann/json.hpp>
@@ -276,25 +277,12 @@ std::string escape_js_for_script(std::string_view js) {
   }
   return o;
 }
-std::string escape_html(std::string_view text) {
-  std::string o;
-  for (char c : text) {
-    switch (c) {
-      case '&': o += "&amp;"; break;
-      case '<': o += "&lt;"; break;
-      case '>': o += "&gt;"; break;
-      case '"': o += "&quot;"; break;
-      default: o += c;
-    }
-  }
-  return o;
-}
 std::string page(std::string_view title, std::string_view config, std::string_view scene, std::string_view js,
                  std::string_view css) {
   std::string o;
   o.reserve(scene.size() + js.size() + css.size() + 1024);
   o += "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>";
-  o += escape_html(title);
+  o += io::escape_markup(title);
   o += " - tendyn</title>\n<style>";
   o += css;
   o += "</style>\n</head><body>\n<script type=\"application/json\" id=\"tendyn-config\">";

@@ -2,6 +2,8 @@
 // byte-identical results on repeated runs.
 #include <gtest/gtest.h>
 
+#include "support/cli_run.hpp"
+
 #include <sys/wait.h>
 
 #include <array>
@@ -15,34 +17,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Run {
-  int code;
-  std::string out;
-};
-
-Run tendyn(const std::string& args) {
-  const std::string cmd = std::string(TENDYN_CLI) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buf{};
-  while (std::fgets(buf.data(), buf.size(), p)) out += buf.data();
-  const int status = pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-fs::path fresh_dir(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("tendyn_cli_test_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
+using tendyn::test::fresh_dir;
+using tendyn::test::slurp;
+tendyn::test::CliRun run(const std::string& args) { return tendyn::test::run_cli(args); }
 
 void write(const fs::path& p, const std::string& text) { std::ofstream(p) << text; }
 
@@ -52,16 +29,16 @@ const std::string kModels = std::string(TENDYN_SOURCE_DIR) + "/models/";
 
 TEST(Cli, HelpOnEverySubcommand) {
   for (const char* sub : {"", "simulate", "sweep", "validate", "export"}) {
-    const auto r = tendyn(std::string(sub) + " --help");
+    const auto r = run(std::string(sub) + " --help");
     EXPECT_EQ(r.code, 0) << sub;
     EXPECT_NE(r.out.find("Usage"), std::string::npos) << r.out;
   }
-  EXPECT_NE(tendyn("").code, 0);
+  EXPECT_NE(run("").code, 0);
 }
 
 TEST(Cli, SimulateDefaultModelWritesResults) {
   const auto d = fresh_dir("default");
-  const auto r = tendyn("simulate --duration 1 -o " + d.string());
+  const auto r = run("simulate --duration 1 -o " + d.string());
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("normal mode"), std::string::npos);
   ASSERT_TRUE(fs::exists(d / "results.csv"));
@@ -75,7 +52,7 @@ TEST(Cli, SimulateDefaultModelWritesResults) {
 TEST(Cli, RepeatedRunsAreByteIdentical) {
   const auto a = fresh_dir("det_a"), b = fresh_dir("det_b");
   for (const auto& d : {a, b})
-    ASSERT_EQ(tendyn("simulate " + kModels + "superball.yaml --duration 2 -q -o " + d.string()).code, 0);
+    ASSERT_EQ(run("simulate " + kModels + "superball.yaml --duration 2 -q -o " + d.string()).code, 0);
   EXPECT_EQ(slurp(a / "results.csv"), slurp(b / "results.csv"));
   EXPECT_EQ(slurp(a / "summary.json"), slurp(b / "summary.json"));
   EXPECT_GT(slurp(a / "results.csv").size(), 10000u);
@@ -85,19 +62,19 @@ TEST(Cli, BadModelFileExits2WithPlaceAndReason) {
   const auto d = fresh_dir("bad");
   const auto model = d / "bad.yaml";
   write(model, "tendyn: tensegrity\nbuilder:\n  type: prism\n  rod_mass: -1\n");
-  const auto r = tendyn("simulate " + model.string() + " -o " + (d / "out").string());
+  const auto r = run("simulate " + model.string() + " -o " + (d / "out").string());
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.out.find("bad.yaml:4:"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("builder.rod_mass"), std::string::npos) << r.out;
   EXPECT_FALSE(fs::exists(d / "out" / "results.csv"));
-  EXPECT_EQ(tendyn("validate " + model.string()).code, 2);
+  EXPECT_EQ(run("validate " + model.string()).code, 2);
 }
 
 TEST(Cli, BlowUpExits3AndLeavesNoFiles) {
   const auto d = fresh_dir("blowup");
   const auto model = d / "stiff.yaml";
   write(model, "tendyn: tensegrity\nbuilder:\n  type: prism\n  stiffness: 1.0e7\n");
-  const auto r = tendyn("simulate " + model.string() + " --dt 0.01 --duration 5 -o " + d.string());
+  const auto r = run("simulate " + model.string() + " --dt 0.01 --duration 5 -o " + d.string());
   EXPECT_EQ(r.code, 3) << r.out;
   EXPECT_NE(r.out.find("simulation failed"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("t = "), std::string::npos) << r.out;
@@ -105,36 +82,36 @@ TEST(Cli, BlowUpExits3AndLeavesNoFiles) {
 }
 
 TEST(Cli, ValidateAndExportMjcf) {
-  const auto v = tendyn("validate " + kModels + "prism3.yaml");
+  const auto v = run("validate " + kModels + "prism3.yaml");
   EXPECT_EQ(v.code, 0) << v.out;
   EXPECT_NE(v.out.find("3 rods"), std::string::npos) << v.out;
   const auto d = fresh_dir("export");
-  const auto r = tendyn("export " + kModels + "superball.yaml --mjcf " + (d / "sb.xml").string());
+  const auto r = run("export " + kModels + "superball.yaml --mjcf " + (d / "sb.xml").string());
   // relative-velocity damping has no MuJoCo equivalent: a clear error, no file
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_FALSE(fs::exists(d / "sb.xml"));
-  const auto r2 = tendyn("export --mjcf " + (d / "p.xml").string() + " --yaml " + (d / "p.yaml").string());
+  const auto r2 = run("export --mjcf " + (d / "p.xml").string() + " --yaml " + (d / "p.yaml").string());
   EXPECT_EQ(r2.code, 2) << "built-in model has eq. (3) damping too";
   write(d / "axial.yaml", "tendyn: tensegrity\nbuilder: {type: expanded-octahedron, damping: 1.0}\n");
-  const auto r3 = tendyn("export " + (d / "axial.yaml").string() + " --mjcf " + (d / "o.xml").string() + " --yaml " + (d / "o.yaml").string());
+  const auto r3 = run("export " + (d / "axial.yaml").string() + " --mjcf " + (d / "o.xml").string() + " --yaml " + (d / "o.yaml").string());
   ASSERT_EQ(r3.code, 0) << r3.out;
   const auto xml = slurp(d / "o.xml");
   std::size_t count = 0;
   for (auto pos = xml.find("<spatial"); pos != std::string::npos; pos = xml.find("<spatial", pos + 1)) ++count;
   EXPECT_EQ(count, 24u);
   EXPECT_NE(xml.find("<freejoint/>"), std::string::npos);
-  EXPECT_EQ(tendyn("validate " + (d / "o.yaml").string()).code, 0);
+  EXPECT_EQ(run("validate " + (d / "o.yaml").string()).code, 0);
 }
 
 TEST(Cli, SweepWritesTableAndRange) {
   const auto d = fresh_dir("sweep");
-  const auto r = tendyn("sweep --psi-min 30 --psi-max 76 --psi-step 4 --duration 6 -q -o " + d.string());
+  const auto r = run("sweep --psi-min 30 --psi-max 76 --psi-step 4 --duration 6 -q -o " + d.string());
   ASSERT_EQ(r.code, 0) << r.out;
   const auto json = slurp(d / "sweep.json");
   EXPECT_NE(json.find("\"normal_range_deg\": ["), std::string::npos) << json.substr(0, 400);
   const auto csv = slurp(d / "sweep.csv");
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 12);
-  EXPECT_EQ(tendyn("sweep --psi-step 0 -o " + d.string()).code, 2);
+  EXPECT_EQ(run("sweep --psi-step 0 -o " + d.string()).code, 2);
 }
 
 TEST(Cli, SweepSpecRunsAndResumes) {
@@ -142,18 +119,18 @@ TEST(Cli, SweepSpecRunsAndResumes) {
   const auto out = d / "results.jsonl";
   write(d / "spec.yaml", "model: prism\nprism: {damping_Nspm: 5.0}\nsimulation: {duration_s: 0.5}\ngrid:\n  psi_deg: [30, 50, 70]\n"
                          "  stiffness_Npm: [8, 12]\nout: " + out.string() + "\n");
-  ASSERT_EQ(tendyn("sweep --spec " + (d / "spec.yaml").string() + " -q").code, 0);
+  ASSERT_EQ(run("sweep --spec " + (d / "spec.yaml").string() + " -q").code, 0);
   const auto full = slurp(out);
   EXPECT_EQ(std::count(full.begin(), full.end(), '\n'), 6);
   // cut the file in the middle of its last record: the rerun redoes only that point
   std::ofstream(out, std::ios::trunc) << full.substr(0, full.size() - 40);
-  const auto r = tendyn("sweep --spec " + (d / "spec.yaml").string());
+  const auto r = run("sweep --spec " + (d / "spec.yaml").string());
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("6 points (5 already in"), std::string::npos) << r.out;
   const auto again = slurp(out);
   EXPECT_EQ(std::count(again.begin(), again.end(), '\n'), 6);
   write(d / "bad.yaml", "model: prism\ngrid:\n  psi_degrees: [30]\nout: " + (d / "b.jsonl").string() + "\n");
-  const auto b = tendyn("sweep --spec " + (d / "bad.yaml").string());
+  const auto b = run("sweep --spec " + (d / "bad.yaml").string());
   EXPECT_EQ(b.code, 2);
   EXPECT_NE(b.out.find("psi_degrees"), std::string::npos) << b.out;
 }

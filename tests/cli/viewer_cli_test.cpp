@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "support/cli_run.hpp"
+
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -17,44 +19,19 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Run {
-  int code;
-  std::string out;
-};
-
-Run tendyn(const std::string& args) {
-  const std::string cmd = std::string(TENDYN_CLI) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buf{};
-  while (std::fgets(buf.data(), buf.size(), p)) out += buf.data();
-  const int status = pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-fs::path fresh_dir(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("tendyn_viewer_test_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
+using tendyn::test::fresh_dir;
+using tendyn::test::slurp;
+tendyn::test::CliRun run(const std::string& args) { return tendyn::test::run_cli(args); }
 
 const std::string kModels = std::string(TENDYN_SOURCE_DIR) + "/models/";
 
-bool built_with_viewer() { return tendyn("view --help").out.find("self-contained") != std::string::npos && tendyn("serve --help").code == 0; }
+bool built_with_viewer() { return run("view --help").out.find("self-contained") != std::string::npos && run("serve --help").code == 0; }
 
 }  // namespace
 
 TEST(ViewerCli, SimulateHtmlWritesSceneAndPageAndViewRebuildsTheSamePage) {
   const auto d = fresh_dir("sim");
-  const auto r = tendyn("simulate -q --html --duration 0.5 -o " + d.string() + " " + kModels + "prism3.yaml");
+  const auto r = run("simulate -q --html --duration 0.5 -o " + d.string() + " " + kModels + "prism3.yaml");
   if (r.code == 2 && r.out.find("without the web viewer") != std::string::npos) GTEST_SKIP() << r.out;
   ASSERT_EQ(r.code, 0) << r.out;
   const auto scene = nlohmann::json::parse(slurp(d / "scene.json"));
@@ -66,34 +43,34 @@ TEST(ViewerCli, SimulateHtmlWritesSceneAndPageAndViewRebuildsTheSamePage) {
   EXPECT_NE(page.find("id=\"tendyn-scene\""), std::string::npos);
   EXPECT_GT(page.size(), 100000u);  // the bundle is inlined: works offline
   EXPECT_EQ(page.find("src=\"http"), std::string::npos);  // nothing fetched from the network
-  const auto v = tendyn("view -q " + d.string() + " -o " + (d / "again.html").string());
+  const auto v = run("view -q " + d.string() + " -o " + (d / "again.html").string());
   ASSERT_EQ(v.code, 0) << v.out;
   EXPECT_EQ(slurp(d / "again.html"), page);
 }
 
 TEST(ViewerCli, ViewRejectsMissingAndMalformedScenesWithoutWriting) {
   const auto d = fresh_dir("bad");
-  auto r = tendyn("view " + d.string());
+  auto r = run("view " + d.string());
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.out.find("no scene.json"), std::string::npos) << r.out;
   std::ofstream(d / "scene.json") << R"({"format":"tendyn-scene","version":1,"points":["a"],"rods":[{"a":0,"b":3}],"cables":[],"frames":{"t_s":[],"positions_m":[]}})";
-  r = tendyn("view " + d.string());
+  r = run("view " + d.string());
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.out.find("rods[0].b"), std::string::npos) << r.out;
   std::ofstream(d / "scene.json") << "{\"format\": ";
-  r = tendyn("view " + d.string());
+  r = run("view " + d.string());
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.out.find("not valid JSON"), std::string::npos) << r.out;
   EXPECT_FALSE(fs::exists(d / "view.html"));
-  r = tendyn("plot " + d.string());
+  r = run("plot " + d.string());
   EXPECT_EQ(r.code, 2);
   EXPECT_FALSE(fs::exists(d / "plots"));
 }
 
 TEST(ViewerCli, PlotWritesReportFigures) {
   const auto d = fresh_dir("plot");
-  ASSERT_EQ(tendyn("simulate -q --duration 0.3 -o " + d.string()).code, 0);
-  const auto r = tendyn("plot " + d.string() + " --format png,svg");
+  ASSERT_EQ(run("simulate -q --duration 0.3 -o " + d.string()).code, 0);
+  const auto r = run("plot " + d.string() + " --format png,svg");
   if (r.code != 0 && r.out.find("matplotlib") != std::string::npos && std::system("/usr/bin/python3 -c 'import matplotlib' 2>/dev/null") != 0)
     GTEST_SKIP() << "matplotlib not installed";
   ASSERT_EQ(r.code, 0) << r.out;
@@ -101,13 +78,13 @@ TEST(ViewerCli, PlotWritesReportFigures) {
     EXPECT_GT(fs::file_size(d / "plots" / (std::string(f) + ".png")), 10000u) << f;
     EXPECT_NE(slurp(d / "plots" / (std::string(f) + ".svg")).find("<svg"), std::string::npos) << f;
   }
-  EXPECT_EQ(tendyn("plot " + d.string() + " --format gif").code, 2);
+  EXPECT_EQ(run("plot " + d.string() + " --format gif").code, 2);
 }
 
 TEST(ViewerCli, TreeAndTensionHtml) {
   if (!built_with_viewer()) GTEST_SKIP();
   const auto d = fresh_dir("others");
-  auto r = tendyn("tree simulate " + kModels + "tree/double_pendulum.yaml --duration 0.2 --out " + (d / "t.csv").string() +
+  auto r = run("tree simulate " + kModels + "tree/double_pendulum.yaml --duration 0.2 --out " + (d / "t.csv").string() +
                   " --html " + (d / "tree").string());
   if (r.code == 0) {
     const auto s = nlohmann::json::parse(slurp(d / "tree" / "scene.json"));
@@ -121,7 +98,7 @@ TEST(ViewerCli, TreeAndTensionHtml) {
     EXPECT_NE(r.out.find("tree"), std::string::npos) << r.out;  // built without the tree module
   }
   std::ofstream(d / "traj.csv") << "t,x,y,z,roll,pitch,yaw\n0,0,0,3,0,0,0\n1,1,0,3,0,0,0\n";
-  r = tendyn("tension trajectory " + kModels + "cdpr/printer8.yaml --in " + (d / "traj.csv").string() + " --out " +
+  r = run("tension trajectory " + kModels + "cdpr/printer8.yaml --in " + (d / "traj.csv").string() + " --out " +
              (d / "f.csv").string() + " --html " + (d / "cdpr").string());
   if (r.code == 0) {
     const auto s = nlohmann::json::parse(slurp(d / "cdpr" / "scene.json"));

@@ -11,26 +11,13 @@
 #include <string>
 #include <sys/wait.h>
 
+#include "support/cli_run.hpp"
 #include "tree/tree_fixtures.hpp"
 
 namespace {
 
-struct CliRun {
-  int code;
-  std::string out;
-};
-
-CliRun run(const std::string& args) {
-  const std::string cmd = std::string(TENDYN_CLI) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return {-1, ""};
-  std::string out;
-  std::array<char, 4096> buf{};
-  std::size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
-  const int st = pclose(p);
-  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
-}
+using tendyn::test::CliRun;
+CliRun run(const std::string& args) { return tendyn::test::run_cli(args); }
 
 std::string model(const std::string& f) { return tendyn::tree::testing::model_path(f); }
 

@@ -1,0 +1,49 @@
+// Running the tendyn program from end-to-end tests: exit code and combined output, files, fresh
+// temporary directories.
+#pragma once
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace tendyn::test {
+
+struct CliRun {
+  int code;         ///< exit code, -1 if the program did not exit normally
+  std::string out;  ///< stdout and stderr
+};
+
+/// Runs `TENDYN_CLI args` through the shell.
+inline CliRun run_cli(const std::string& args) {
+  const std::string cmd = std::string(TENDYN_CLI) + " " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return {-1, ""};
+  std::string out;
+  std::array<char, 4096> buf{};
+  std::size_t n;
+  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
+  const int status = pclose(p);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+inline std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+/// An empty directory under the system temp dir, unique per test name and process.
+inline std::filesystem::path fresh_dir(const std::string& name) {
+  const auto d = std::filesystem::temp_directory_path() / ("tendyn_cli_test_" + name + "_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(d);
+  std::filesystem::create_directories(d);
+  return d;
+}
+
+}  // namespace tendyn::test
