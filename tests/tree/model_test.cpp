@@ -8,19 +8,14 @@
 
 #include "tree/tree_fixtures.hpp"
 
+#include "support/error_of.hpp"
+
 namespace tendyn::tree {
 namespace {
 
 using testing::model_path;
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using test::error_of;
 
 TEST(TreeReachability, ChainIsLowerTriangularOnes) {
   const Eigen::MatrixXi D = reachability_from_parents({-1, 0, 1, 2});

@@ -9,6 +9,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "support/error_of.hpp"
+
 namespace tendyn::viz::studio {
 namespace {
 
@@ -27,14 +29,7 @@ std::string file_text(const std::string& rel) {
   return ss.str();
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using test::error_of;
 
 TEST(Studio, ModelJsonListsRodsAndCables) {
   const auto j = json::parse(model_json(ts::default_model().model));
