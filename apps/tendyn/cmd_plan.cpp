@@ -74,10 +74,11 @@ void run_plan(const PlanArgs& a) {
   if (a.dt > 0) o.rollout.dt_s = a.dt;
   if (o.rollout.integrator == ts::Integrator::kDormandPrince45 && file.model.ground.type == ts::Ground::Type::kImpulse)
     o.rollout.integrator = ts::Integrator::kRK4;
-  if (a.planner == "exhaustive") o.planner = ts::Planner::kExhaustive;
-  else if (a.planner == "coordinate") o.planner = ts::Planner::kCoordinateSearch;
-  else if (a.planner == "lookahead") o.planner = ts::Planner::kLookahead;
-  else throw Error("plan: --planner must be exhaustive, coordinate or lookahead");
+  try {
+    o.planner = ts::planner_from_name(a.planner);
+  } catch (const Error& e) {
+    throw Error(std::string("plan: --planner: ") + e.what());
+  }
   if (a.path == "straight") o.path = ts::PlanPath::straight_x();
   else if (a.path == "turn") o.path = ts::PlanPath::right_angle(a.turn_x);
   else if (a.path == "polyline") {

@@ -11,6 +11,13 @@
 
 namespace tendyn::tensegrity {
 
+Planner planner_from_name(const std::string& name) {
+  if (name == "exhaustive") return Planner::kExhaustive;
+  if (name == "coordinate") return Planner::kCoordinateSearch;
+  if (name == "lookahead") return Planner::kLookahead;
+  throw Error("planner '" + name + "' (valid: exhaustive, coordinate, lookahead)");
+}
+
 PlanPath PlanPath::straight_x() { return PlanPath{{Eigen::Vector2d(0, 0), Eigen::Vector2d(1e3, 0)}}; }
 PlanPath PlanPath::right_angle(double x_turn) {
   return PlanPath{{Eigen::Vector2d(0, 0), Eigen::Vector2d(x_turn, 0), Eigen::Vector2d(x_turn, 1e3)}};

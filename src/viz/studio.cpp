@@ -230,10 +230,11 @@ RunRequest parse_run_request(std::string_view body, const Limits& limits) {
         throw Error("request.inverse.path[" + std::to_string(i) + "]: must be [x, y] in metres");
       o.path.points.emplace_back(p[0].get<double>(), p[1].get<double>());
     }
-    const std::string planner = inv.value("planner", std::string("exhaustive"));
-    if (planner == "exhaustive") o.planner = ts::Planner::kExhaustive;
-    else if (planner == "coordinate") o.planner = ts::Planner::kCoordinateSearch;
-    else throw Error("request.inverse.planner: '" + planner + "' (valid: exhaustive, coordinate)");
+    try {
+      o.planner = ts::planner_from_name(inv.value("planner", std::string("exhaustive")));
+    } catch (const Error& e) {
+      throw Error(std::string("request.inverse.planner: ") + e.what());
+    }
     o.rollout = sim;
     if (o.rollout.integrator == ts::Integrator::kDormandPrince45 && m.ground.type == ts::Ground::Type::kImpulse)
       o.rollout.integrator = ts::Integrator::kRK4;

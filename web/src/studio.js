@@ -91,7 +91,7 @@ export function startStudio(root, { Viewer, hooks, showError, clearError }) {
   const period = el('input', { id: 'period', type: 'number', step: 'any', value: '0.1', class: 'st-num' });
   const pathArea = el('textarea', { id: 'path', spellcheck: 'false' });
   pathArea.value = '0, 0\n1, 0';
-  const planner = el('select', { id: 'planner' }, [el('option', { value: 'exhaustive', text: 'exhaustive' }), el('option', { value: 'coordinate', text: 'coordinate' })]);
+  const planner = el('select', { id: 'planner' }, [el('option', { value: 'exhaustive', text: 'exhaustive' }), el('option', { value: 'coordinate', text: 'coordinate' }), el('option', { value: 'lookahead', text: 'lookahead' })]);
   const invBox = el('div', { id: 'inverse-panel', hidden: '' }, [
     el('div', { class: 'st-row' }, [el('label', { text: 'drive cables' })]), driveCables,
     el('div', { class: 'st-row' }, [el('label', { text: 'u0 [m]' }), u0, el('label', { text: 'period [s]' }), period]),

@@ -53,6 +53,8 @@ struct PlanPath {
 };
 
 enum class Planner { kExhaustive, kCoordinateSearch, kLookahead };
+/// "exhaustive" | "coordinate" | "lookahead" -> Planner; throws tendyn::Error listing the names.
+Planner planner_from_name(const std::string& name);
 
 struct PlannerOptions {
   std::vector<int> drive_cables;   ///< cable indices (m of them)
