@@ -1,5 +1,6 @@
 // tendyn cdpr-experiment: document 002's two-stage printer experiment (issue 6).
 //   tendyn cdpr-experiment [MODEL.yaml] --out DIR [--speed 0.15] [--dt 1e-3] [--noise] [--seed S]
+//                          [--tension-tau 0.1] [--filter-tau 0]
 // Writes DIR/stage1_without.csv, DIR/stage2_with.csv, DIR/summary.txt and prints the summary;
 // `python3 scripts/plot.py cdpr DIR OUT.png` plots them.
 #include <tendyn/cdpr/dynamics.hpp>
@@ -31,6 +32,8 @@ struct ExpArgs {
   std::string method = "exact";
   bool noise = false;
   unsigned long long seed = 1;
+  double tension_tau = 0.1;
+  double filter_tau = 0.0;
 };
 
 void run(const ExpArgs& a) {
@@ -46,6 +49,8 @@ void run(const ExpArgs& a) {
   cfg.layer_z_m = a.layer_z;
   cfg.carriage_offset_m = a.layer_z - 3.0;
   cfg.controller.method = cdpr::parse_method(a.method);
+  cfg.controller.tau_tension_s = a.tension_tau;
+  cfg.controller.tau_filter_s = a.filter_tau;
   if (a.noise) {
     cfg.sensors.force_sigma_N = 20.0;
     cfg.sensors.inclination_sigma_rad = 1e-3;
@@ -86,6 +91,9 @@ void register_cdpr_experiment(CLI::App& app) {
   cmd->add_option("--load", a->load, "extruder load mass [kg]")->capture_default_str();
   cmd->add_option("--layer-z", a->layer_z, "layer height of the platform [m] (carriages move with it)")->capture_default_str();
   cmd->add_option("--method", a->method, "tension solver for the optimal profile")->capture_default_str();
+  cmd->add_option("--tension-tau", a->tension_tau, "tension regulator time constant [s]")->capture_default_str();
+  cmd->add_option("--filter-tau", a->filter_tau,
+                  "low-pass time constant of the tension regulator's readings [s] (0 = off)")->capture_default_str();
   cmd->add_flag("--noise", a->noise, "seeded Gaussian sensor noise");
   cmd->add_option("--seed", a->seed, "noise seed")->capture_default_str();
   cmd->callback([a] { run(*a); });

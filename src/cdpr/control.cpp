@@ -58,6 +58,9 @@ Controller::Controller(const DynamicModel& model, const ControllerConfig& config
       ws_(6, model.num_cables()),
       ws_up_(6, std::max(1, static_cast<int>(upper_.size()))) {
   if (!(cfg_.tau_winch_s > 0.0)) throw Error("cdpr controller: tau_winch must be > 0");
+  if (!(cfg_.period_s > 0.0) || !(cfg_.tau_tension_s > 0.0) || !(cfg_.tension_rate_max_N_s > 0.0) ||
+      !(cfg_.tau_filter_s >= 0.0) || !std::isfinite(cfg_.tau_filter_s))
+    throw Error("cdpr controller: period, tau_tension and tension_rate_max must be > 0, tau_filter >= 0");
   if (!(cfg_.f_min_N >= 0.0) || !(cfg_.f_max_N > cfg_.f_min_N))
     throw Error("cdpr controller: need 0 <= f_min < f_max");
   geo_.platform_mass_kg = model.mass_kg;
@@ -74,6 +77,8 @@ Controller::Controller(const DynamicModel& model, const ControllerConfig& config
   f_opt_ = Eigen::VectorXd::Zero(n);
   f_des_ = Eigen::VectorXd::Zero(n);
   offset_ = Eigen::VectorXd::Zero(n);
+  f_meas_lp_ = Eigen::VectorXd::Zero(n);
+  f_opt_lp_ = Eigen::VectorXd::Zero(n);
   w_d_.setZero();
   twist_.setZero();
 }
@@ -107,8 +112,10 @@ void Controller::update(const Reference& ref, const Measurement& meas, Inputs& i
   solve_tensions(cfg_.method, Ju_, wu_, opt_, ws_up_, res_up_);
   for (std::size_t j = 0; j < upper_.size(); ++j) f_des_[upper_[j]] = res_up_.f_N[static_cast<Eigen::Index>(j)];
   // 4./5. winch rates
-  // measured cable length rates dl/dt = -J^T [v; omega] (feed-forward of the winch rates)
-  twist_.head<3>() = meas.v_W;
+  // measured cable length rates dl/dt = -J^T [v; omega] (feed-forward of the winch rates), the
+  // command being held over the period: the rate at its middle (without a_ref T/2 the rest lengths lag by
+  // tau_winch a T/2 during the 0.5 m/s^2 ramps: ~10 N per cable, 1.2 mrad of orientation error)
+  twist_.head<3>() = meas.v_W + 0.5 * cfg_.period_s * ref.a_W;
   twist_.tail<3>() = w_W;
   auto winch = [&](int i) {
     const double ea = m.EA_N[i] / (m.EA_N[i] + f_des_[i]);
@@ -117,28 +124,45 @@ void Controller::update(const Reference& ref, const Measurement& meas, Inputs& i
     in.winch_rate_m_s[i] = ea * ldot + (l0_d - meas.rest_length_m[i]) / cfg_.tau_winch_s;
   };
   for (int i : upper_) winch(i);
-  if (cfg_.tension_control) {
-    for (int i : lower_) {
-      f_des_[i] = f_opt_[i];
-      winch(i);
+  // lower cables: kinematic lengths of the reference pose minus the offset
+  Pose rp;
+  rp.p_WP = ref.p_W;
+  rp.R_WP = ref.q_WP.toRotationMatrix();
+  update_geometry(geo_, rp, ref_data_);
+  const bool first = !have_offset_;
+  if (first) {  // keep the stretch l - l0 = f l0 / EA the force sensors read now
+    for (std::size_t j = 0; j < lower_.size(); ++j) {
+      const int i = lower_[j];
+      const double f = std::max(0.0, meas.lower_force_N[static_cast<Eigen::Index>(j)]);
+      offset_[i] = f * meas.rest_length_m[i] / m.EA_N[i];
     }
-  } else {
-    Pose rp;
-    rp.p_WP = ref.p_W;
-    rp.R_WP = ref.q_WP.toRotationMatrix();
-    update_geometry(geo_, rp, ref_data_);
-    if (!have_offset_) {
-      for (int i : lower_) offset_[i] = ref_data_.length_m[i] - meas.rest_length_m[i];
-      have_offset_ = true;
+    have_offset_ = true;
+  }
+  // first-order low-pass (exact discretisation at the control period) of the readings the
+  // tension regulator uses; restarted from the current readings
+  const double a_lp = cfg_.tau_filter_s > 0.0 ? 1.0 - std::exp(-cfg_.period_s / cfg_.tau_filter_s) : 1.0;
+  const double gain = cfg_.period_s / cfg_.tau_tension_s, df_max = cfg_.tension_rate_max_N_s * cfg_.period_s;
+  twist_.head<3>() = ref.v_W + 0.5 * cfg_.period_s * ref.a_W;
+  twist_.tail<3>().setZero();
+  for (std::size_t j = 0; j < lower_.size(); ++j) {
+    const int i = lower_[j];
+    const double fm = meas.lower_force_N[static_cast<Eigen::Index>(j)];
+    f_des_[i] = f_opt_[i];
+    if (first) {
+      f_meas_lp_[i] = fm;
+      f_opt_lp_[i] = f_opt_[i];
+    } else {
+      f_meas_lp_[i] += a_lp * (fm - f_meas_lp_[i]);
+      f_opt_lp_[i] += a_lp * (f_opt_[i] - f_opt_lp_[i]);
     }
-    twist_.head<3>() = ref.v_W;
-    twist_.tail<3>().setZero();
-    for (int i : lower_) {
-      f_des_[i] = f_opt_[i];  // reported only
-      const double l0_d = ref_data_.length_m[i] - offset_[i];
-      const double ldot = -ref_data_.J.col(i).dot(twist_);
-      in.winch_rate_m_s[i] = ldot + (l0_d - meas.rest_length_m[i]) / cfg_.tau_winch_s;
+    if (cfg_.tension_control) {
+      // tension regulator: raising f by df needs l0 shorter by df / k
+      const double df = std::clamp(gain * (f_opt_lp_[i] - f_meas_lp_[i]), -df_max, df_max);
+      offset_[i] += df * meas.rest_length_m[i] / m.EA_N[i];
     }
+    const double l0_d = ref_data_.length_m[i] - offset_[i];
+    const double ldot = -ref_data_.J.col(i).dot(twist_);
+    in.winch_rate_m_s[i] = ldot + (l0_d - meas.rest_length_m[i]) / cfg_.tau_winch_s;
   }
 }
 

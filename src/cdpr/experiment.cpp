@@ -117,6 +117,7 @@ StageResult run_stage(const DynamicModel& model, const ExperimentConfig& config,
   const auto t0 = std::chrono::steady_clock::now();
   ControllerConfig cc = cfg.controller;
   cc.tension_control = tension_control;
+  cc.period_s = cfg.control_dt_s;
   Controller ctrl(model, cc);
   Sensors sensors(model, cfg.sensors, cc.lower_group);
   Measurement meas = make_measurement(model, cc.lower_group);
@@ -155,6 +156,7 @@ StageResult run_stage(const DynamicModel& model, const ExperimentConfig& config,
     if (k % ctrl_every == 0) {
       sensors.measure(model, x, data, meas);
       ctrl.update(ref, meas, in);
+      res.max_winch_rate_m_s = std::max(res.max_winch_rate_m_s, in.winch_rate_m_s.cwiseAbs().maxCoeff());
     }
     if (k % sample_every == 0) {
       Sample s;
@@ -239,6 +241,7 @@ std::string experiment_summary(const StageResult& a, const StageResult& b) {
                 "rms position error [mm]        %10.3f %10.3f   %.3f\n"
                 "max orientation error [mrad]   %10.3f %10.3f   %.3f\n"
                 "rms orientation error [mrad]   %10.3f %10.3f   %.3f\n"
+                "max winch rate command [m/s]   %10.3f %10.3f\n"
                 "wall time [s]                  %10.2f %10.2f\n",
                 a.worst_lower_norm_N, b.worst_lower_norm_N, b.worst_lower_norm_N / a.worst_lower_norm_N,
                 a.worst_opt_lower_norm_N, b.worst_opt_lower_norm_N, a.mean_lower_norm_N, b.mean_lower_norm_N,
@@ -251,7 +254,8 @@ std::string experiment_summary(const StageResult& a, const StageResult& b) {
                 1e3 * b.max_pos_err_m, b.max_pos_err_m / a.max_pos_err_m, 1e3 * a.rms_pos_err_m,
                 1e3 * b.rms_pos_err_m, b.rms_pos_err_m / a.rms_pos_err_m, 1e3 * a.max_rot_err_rad,
                 1e3 * b.max_rot_err_rad, b.max_rot_err_rad / a.max_rot_err_rad, 1e3 * a.rms_rot_err_rad,
-                1e3 * b.rms_rot_err_rad, b.rms_rot_err_rad / a.rms_rot_err_rad, a.wall_s, b.wall_s);
+                1e3 * b.rms_rot_err_rad, b.rms_rot_err_rad / a.rms_rot_err_rad, a.max_winch_rate_m_s,
+                b.max_winch_rate_m_s, a.wall_s, b.wall_s);
   return buf;
 }
 

@@ -128,6 +128,12 @@ TEST(CdprControl, BadConfigIsRejected) {
   cc.f_max_N = cc.f_min_N;
   EXPECT_THROW(Controller(m, cc), Error);
   cc = ControllerConfig{};
+  cc.tau_tension_s = 0.0;
+  EXPECT_THROW(Controller(m, cc), Error);
+  cc = ControllerConfig{};
+  cc.tau_filter_s = -0.01;
+  EXPECT_THROW(Controller(m, cc), Error);
+  cc = ControllerConfig{};
   cc.lower_group = "nope";
   EXPECT_THROW(Controller(m, cc), Error);
 }

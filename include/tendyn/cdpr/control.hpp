@@ -8,14 +8,23 @@
 //     tension.hpp; default exact) at the measured pose: the optimal tension profile;
 //  3. upper cables (position / orientation regulators): upper tensions f_u from J_u f_u = w_d -
 //     J_l f_l, f_l the lower cables' measured forces (same solver, upper columns only);
-//  4. lower cables: with tension control (null-space regulator) their target is f*_l; without it
-//     their winches follow the reference pose's cable lengths (kinematic, open loop), keeping the
-//     rest-length offset they had at start;
+//  4. lower cables: their winches follow the reference pose's cable lengths (kinematic, open
+//     loop) minus an offset, at start the stretch l - l0 = f l0 / EA of the measured lower
+//     force (so the start tensions are kept if the platform is on the reference). With tension control
+//     (null-space regulator) the offset is corrected each cycle towards the optimal profile:
+//       d(offset_i)/dt = clamp((f*_i - f_i) / tau_tension, +-tension_rate_max) / k_i,
+//     k_i = EA_i / l0_i, f*_i and f_i the optimal and the measured lower tensions after a
+//     first-order low-pass filter (time constant tau_filter, state reset by reset()). A slow
+//     outer loop: at a corner the lower winches keep the kinematic stiffness of stage 1 and the
+//     pose regulator (upper cables) absorbs the inertial step; the tensions then drift to f*;
+//     without tension control the offset stays constant;
 //  5. each tension target f_d becomes a winch rate through the cable elasticity:
 //       l0_d = EA l / (EA + f_d),  u = EA/(EA + f_d) dl/dt + (l0_d - l0) / tau_winch
-//     (l0 from the winch encoder, l and dl/dt = -J^T [v; omega] from the measured pose and
-//     twist; stage-1 lower cables: the reference pose's length and rate), clamped by the
-//     model's rate limit in the dynamics.
+//     (l0 from the winch encoder, l and dl/dt = -J^T [v + a_ref T/2; omega] from the measured
+//     pose and twist, T the control period: the rate held over the period is the one at its
+//     middle; lower cables: the reference pose's length and rate), clamped by the model's rate
+//     limit in the dynamics.
+// Cost: two tension solves (6 x n, 6 x n_upper) and two geometry updates per cycle; no allocation.
 // Sensors: lower-cable force (tension), lower-cable inclination (angle of the cable above the
 // horizontal at the platform), IMU (specific force and angular rate in the platform frame), pose
 // tracker; each with optional seeded Gaussian noise (sigma = 0 means exact).
@@ -38,6 +47,10 @@ struct ControllerConfig {
   double kp_rot_Nm = 8.0e3;      ///< orientation stiffness [N m/rad]
   double kd_rot_Nms = 1.3e3;     ///< orientation damping [N m s/rad]
   double tau_winch_s = 0.01;     ///< rest-length tracking time constant [s]
+  double period_s = 0.002;       ///< control period T [s] (winch rates are held over it)
+  double tau_tension_s = 0.1;    ///< tension (null-space) regulator time constant [s]
+  double tension_rate_max_N_s = 1000.0;  ///< limit of its correction rate per cable [N/s]
+  double tau_filter_s = 0.0;     ///< low-pass of the readings it uses (0 = off) [s]
   double f_min_N = 200.0;     ///< printer8 tension.min
   double f_max_N = 30000.0;
   Method method = Method::exact;
@@ -94,8 +107,9 @@ Measurement make_measurement(const DynamicModel& model, const std::string& lower
 class Controller {
  public:
   Controller(const DynamicModel& model, const ControllerConfig& config);
-  /// Kinematic reference rest lengths of stage 1: l0_ref = l(ref pose) - offset, the offset
-  /// taken from the first call (or reset()).
+  /// Lower cables' kinematic rest lengths l0_ref = l(ref pose) - offset: the offset (stretch
+  /// from the force sensors) is taken at the next call to update() (first call or after
+  /// reset()), which also restarts the tension regulator's filters from that call's readings.
   void reset();
   /// One control cycle; writes in.winch_rate_m_s. No allocation.
   void update(const Reference& ref, const Measurement& meas, Inputs& in);
@@ -117,6 +131,7 @@ class Controller {
   TensionResult res_full_, res_up_;
   Eigen::MatrixXd Ju_;
   Eigen::VectorXd wu_, f_opt_, f_des_, offset_;
+  Eigen::VectorXd f_meas_lp_, f_opt_lp_;  // (n) filtered lower readings (lower entries used)
   Eigen::Matrix<double, 6, 1> w_d_, twist_;
   bool have_offset_ = false;
 };

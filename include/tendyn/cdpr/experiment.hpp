@@ -55,6 +55,7 @@ struct StageResult {
   double max_dev_opt_N = 0.0, rms_dev_opt_N = 0.0;  ///< |f_lower - f*_lower| over time
   double max_pos_err_m = 0.0, rms_pos_err_m = 0.0;
   double max_rot_err_rad = 0.0, rms_rot_err_rad = 0.0;
+  double max_winch_rate_m_s = 0.0;  ///< largest commanded |dl0/dt| (before the model's clamp)
   double wall_s = 0.0;
 };
 
