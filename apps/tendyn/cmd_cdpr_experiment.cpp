@@ -8,6 +8,7 @@
 #include <tendyn/cdpr/model_io.hpp>
 #include <tendyn/core/error.hpp>
 #include <tendyn/io/atomic_file.hpp>
+#include <tendyn/viz/cdpr_scene.hpp>
 
 #include <cstdio>
 #include <filesystem>
@@ -16,6 +17,7 @@
 
 #include "cli_util.hpp"
 #include "commands.hpp"
+#include "viewer_cli.hpp"
 
 namespace tendyn::cli {
 namespace {
@@ -23,6 +25,7 @@ namespace {
 struct ExpArgs {
   std::string model;
   std::string out = "out/cdpr-experiment";
+  bool html = false;
   double speed = 0.15;
   double accel = 0.5;
   double dt = 1e-3;
@@ -60,6 +63,7 @@ void run(const ExpArgs& a) {
     cfg.sensors.velocity_sigma_m_s = 1e-3;
   }
   cfg.sensors.seed = a.seed;
+  if (a.html) require_viewer();
   const auto s1 = cdpr::run_stage(model, cfg, false);
   const auto s2 = cdpr::run_stage(model, cfg, true);
   ensure_directory(a.out);
@@ -70,8 +74,40 @@ void run(const ExpArgs& a) {
   std::string summary = "tendyn cdpr-experiment: model " + file + ", " + std::to_string(T) +
                         " s simulated per stage\n" + cdpr::experiment_summary(s1, s2);
   io::write_file_atomic(dir / "summary.txt", summary);
+  // viewer: stage 2 (with tension control) in 3D at 4 frames per simulated second; the plots
+  // compare both stages at the full sample rate
+  viz::Scene scene = viz::make_scene(model.geometry);
+  scene.title = model.geometry.name + ": stage 2, with tension control";
+  cdpr::Data geometry = cdpr::make_data(model.geometry);
+  std::vector<double> t_s, norm1, norm2, opt, pos1, pos2, rot1, rot2;
+  for (std::size_t i = 0; i < s2.samples.size(); ++i) {
+    const auto& smp = s2.samples[i];
+    if (scene.t_s.empty() || smp.t_s >= scene.t_s.back() + 0.25 - 1e-9 || i + 1 == s2.samples.size()) {
+      cdpr::Pose pose;
+      pose.p_WP = smp.p;
+      pose.R_WP = smp.q_WP.toRotationMatrix();
+      cdpr::update_geometry(model.geometry, pose, geometry);
+      viz::add_cdpr_frame(scene, model.geometry, geometry, pose, smp.t_s, std::span<const double>(smp.f_N.data(), static_cast<std::size_t>(smp.f_N.size())),
+                          {}, &smp.p_WA);
+    }
+    if (i < s1.samples.size()) {
+      t_s.push_back(smp.t_s);
+      norm1.push_back(s1.samples[i].lower_norm_N);
+      norm2.push_back(smp.lower_norm_N);
+      opt.push_back(smp.opt_lower_norm_N);
+      pos1.push_back(1e3 * s1.samples[i].pos_err_m);
+      pos2.push_back(1e3 * smp.pos_err_m);
+      rot1.push_back(1e3 * s1.samples[i].rot_err_rad);
+      rot2.push_back(1e3 * smp.rot_err_rad);
+    }
+  }
+  scene.plots.push_back({"lower-group tension norm", "N", t_s, {{"without control", norm1}, {"with control", norm2}, {"optimal", opt}}});
+  scene.plots.push_back({"position error", "mm", t_s, {{"without control", pos1}, {"with control", pos2}}});
+  scene.plots.push_back({"orientation error", "mrad", t_s, {{"without control", rot1}, {"with control", rot2}}});
+  const auto html_path = write_scene_outputs(dir, scene, a.html);
   std::fputs(summary.c_str(), stdout);
-  std::printf("wrote %s/{stage1_without.csv,stage2_with.csv,summary.txt}\n", a.out.c_str());
+  std::printf("wrote %s/{stage1_without.csv,stage2_with.csv,summary.txt,scene.json}\n", a.out.c_str());
+  if (!html_path.empty()) std::printf("viewer: %s\n", html_path.string().c_str());
   std::printf("plot: python3 scripts/plot.py cdpr %s %s/experiment.png (matplotlib)\n", a.out.c_str(),
               a.out.c_str());
 }
@@ -95,6 +131,7 @@ void register_cdpr_experiment(CLI::App& app) {
   cmd->add_option("--filter-tau", a->filter_tau,
                   "low-pass time constant of the tension regulator's readings [s] (0 = off)")->capture_default_str();
   cmd->add_flag("--noise", a->noise, "seeded Gaussian sensor noise");
+  cmd->add_flag("--html", a->html, "also write view.html: stage 2 in the 3D viewer, both stages' norms and errors plotted");
   cmd->add_option("--seed", a->seed, "noise seed")->capture_default_str();
   cmd->callback([a] { run(*a); });
 }

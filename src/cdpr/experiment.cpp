@@ -163,8 +163,10 @@ StageResult run_stage(const DynamicModel& model, const ExperimentConfig& config,
       s.t_s = t;
       s.p_ref = ref.p_W;
       s.p = x.segment<3>(0);
+      s.q_WP = Eigen::Quaterniond(x[3], x[4], x[5], x[6]);
+      s.p_WA = data.anchors_W;
       s.pos_err_m = (ref.p_W - s.p).norm();
-      s.rot_err_rad = rotation_angle_between(ref.q_WP, Eigen::Quaterniond(x[3], x[4], x[5], x[6]));
+      s.rot_err_rad = rotation_angle_between(ref.q_WP, s.q_WP);
       s.f_N = data.tension_N;
       s.f_opt_N = ctrl.optimal_tensions();
       double a = 0.0, b = 0.0, dev = 0.0;

@@ -40,6 +40,8 @@ double layer_duration(const ExperimentConfig& cfg);
 struct Sample {
   double t_s = 0.0;
   Eigen::Vector3d p_ref = Eigen::Vector3d::Zero(), p = Eigen::Vector3d::Zero();
+  Eigen::Quaterniond q_WP = Eigen::Quaterniond::Identity();  ///< platform orientation
+  Eigen::Matrix3Xd p_WA;  ///< (3 x n) anchors at this time (carriages moved) [m]
   double pos_err_m = 0.0, rot_err_rad = 0.0;
   Eigen::VectorXd f_N, f_opt_N;
   double lower_norm_N = 0.0, opt_lower_norm_N = 0.0;
