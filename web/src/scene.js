@@ -58,8 +58,14 @@ export function normalizeSceneMeta(s) {
   if (!Array.isArray(plots)) fail('scene.plots must be an array');
   plots.forEach((p, i) => {
     if (!p || typeof p !== 'object' || !Array.isArray(p.series)) fail(`plots[${i}].series must be an array`);
+    // a plot may have its own time base (t_s); then every series has one value per time
+    if (p.t_s !== undefined && p.t_s !== null) {
+      if (!Array.isArray(p.t_s) || !p.t_s.every(isNum)) fail(`plots[${i}].t_s must be an array of numbers`);
+    }
     p.series.forEach((se, k) => {
       if (!se || !Array.isArray(se.values)) fail(`plots[${i}].series[${k}].values must be an array`);
+      if (Array.isArray(p.t_s) && se.values.length !== p.t_s.length)
+        fail(`plots[${i}].series[${k}] has ${se.values.length} values for ${p.t_s.length} times`);
     });
   });
   return {
@@ -73,6 +79,7 @@ export function normalizeSceneMeta(s) {
     plots: plots.map((p) => ({
       title: String(p.title ?? ''),
       y_label: String(p.y_label ?? ''),
+      t_s: Array.isArray(p.t_s) ? p.t_s : null,
       series: p.series.map((se, k) => ({ name: String(se.name ?? `series ${k}`), values: se.values })),
     })),
   };

@@ -530,6 +530,12 @@ export class Viewer {
         }
         p.setData([t, ...this.comCols]);
       } else if (p.kind === 'extra') {
+        if (p.extra.t_s) {
+          // own time base: drawn whole (it does not grow with streamed frames)
+          if (!p.ownDrawn) p.setData([p.extra.t_s, ...p.extra.series.map((s) => s.values)]);
+          p.ownDrawn = true;
+          continue;
+        }
         const ys = p.extra.series.map((s) => {
           const v = s.values;
           if (v.length === n) return v;

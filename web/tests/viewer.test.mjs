@@ -145,6 +145,13 @@ describe('viewer page', () => {
         assert.equal(await page.isVisible('#error'), false);
         const plots = await page.evaluate(() => window.tendyn.plotData().map((p) => p.title));
         for (const p of scene.plots) assert.ok(plots.includes(p.title), `plot "${p.title}" in ${plots}`);
+        for (const p of scene.plots.filter((q) => q.t_s)) {
+          // drawn against its own times, every sample
+          const d = await page.evaluate((title) => window.tendyn.plotData().find((q) => q.title === title).data, p.title);
+          assert.equal(d[0].length, p.t_s.length);
+          assert.equal(d[0][d[0].length - 1], p.t_s[p.t_s.length - 1]);
+          assert.equal(d[1][d[1].length - 1], p.series[0].values[p.series[0].values.length - 1]);
+        }
         await scrubTo(page, 50);
         assert.match(await page.textContent('#time-readout'), /^t = [0-9.]+ s$/);
         assert.deepEqual(errors, []);
