@@ -1,3 +1,4 @@
+#include <charconv>
 #include <tendyn/core/error.hpp>
 #include <tendyn/io/yaml_util.hpp>
 #include <tendyn/tensegrity/builders.hpp>
@@ -445,13 +446,30 @@ ModelFile load_model_string(const std::string& text, const std::string& name) {
   return read_root(YamlNode::load_string(text, name));
 }
 
+namespace {
+/// A number written in the shortest form that reads back to the same double (std::to_chars), so
+/// that canonical YAML shows 9.81, not 9.8100000000000005.
+struct Num {
+  double v;
+};
+YAML::Emitter& operator<<(YAML::Emitter& out, Num n) {
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof buf, n.v);
+  return out << std::string(buf, r.ptr);
+}
+std::vector<Num> nums(std::initializer_list<double> v) {
+  std::vector<Num> out;
+  for (double x : v) out.push_back({x});
+  return out;
+}
+}  // namespace
+
 std::string to_yaml(const Model& m, const SimulationOptions* sim) {
   YAML::Emitter out;
-  out.SetDoublePrecision(17);
-  out << YAML::BeginMap;
+    out << YAML::BeginMap;
   out << YAML::Key << "tendyn" << YAML::Value << "tensegrity";
   out << YAML::Key << "name" << YAML::Value << m.name;
-  out << YAML::Key << "gravity" << YAML::Value << YAML::Flow << std::vector<double>{m.gravity_W.x(), m.gravity_W.y(), m.gravity_W.z()};
+  out << YAML::Key << "gravity" << YAML::Value << YAML::Flow << nums({m.gravity_W.x(), m.gravity_W.y(), m.gravity_W.z()});
   out << YAML::Key << "damping_law" << YAML::Value << (m.damping_law == DampingLaw::kAxial ? "axial" : "relative_velocity");
   Data d = make_data(m);
   forward_kinematics(m, m.initial_state, d);
@@ -459,11 +477,11 @@ std::string to_yaml(const Model& m, const SimulationOptions* sim) {
   for (int i = 0; i < m.nnode(); ++i) {
     out << YAML::BeginMap << YAML::Key << "id" << YAML::Value << m.node_ids[static_cast<std::size_t>(i)];
     const Eigen::Vector3d p = d.p_W_node.col(i);
-    out << YAML::Key << "position" << YAML::Value << YAML::Flow << std::vector<double>{p.x(), p.y(), p.z()};
+    out << YAML::Key << "position" << YAML::Value << YAML::Flow << nums({p.x(), p.y(), p.z()});
     if (m.nodes[static_cast<std::size_t>(i)].is_anchor()) out << YAML::Key << "fixed" << YAML::Value << true;
     if (!m.f_W_ext_node.empty() && !m.f_W_ext_node[static_cast<std::size_t>(i)].isZero()) {
       const auto& f = m.f_W_ext_node[static_cast<std::size_t>(i)];
-      out << YAML::Key << "force" << YAML::Value << YAML::Flow << std::vector<double>{f.x(), f.y(), f.z()};
+      out << YAML::Key << "force" << YAML::Value << YAML::Flow << nums({f.x(), f.y(), f.z()});
     }
     out << YAML::EndMap;
   }
@@ -472,15 +490,15 @@ std::string to_yaml(const Model& m, const SimulationOptions* sim) {
   for (int j = 0; j < m.nrod(); ++j) {
     const Rod& r = m.rods[static_cast<std::size_t>(j)];
     out << YAML::BeginMap << YAML::Key << "id" << YAML::Value << m.rod_ids[static_cast<std::size_t>(j)];
-    out << YAML::Key << "mass" << YAML::Value << r.mass_kg << YAML::Key << "length" << YAML::Value << r.length_m;
-    out << YAML::Key << "com_ratio" << YAML::Value << r.com_ratio;
-    out << YAML::Key << "inertia_transverse" << YAML::Value << r.inertia_transverse_kgm2;
-    out << YAML::Key << "inertia_axial" << YAML::Value << r.inertia_axial_kgm2;
+    out << YAML::Key << "mass" << YAML::Value << Num{r.mass_kg} << YAML::Key << "length" << YAML::Value << Num{r.length_m};
+    out << YAML::Key << "com_ratio" << YAML::Value << Num{r.com_ratio};
+    out << YAML::Key << "inertia_transverse" << YAML::Value << Num{r.inertia_transverse_kgm2};
+    out << YAML::Key << "inertia_axial" << YAML::Value << Num{r.inertia_axial_kgm2};
     out << YAML::Key << "nodes" << YAML::Value << YAML::Flow
         << std::vector<std::string>{m.node_ids[static_cast<std::size_t>(r.node[0])], m.node_ids[static_cast<std::size_t>(r.node[1])]};
     const Eigen::Vector3d v = m.initial_state.v_WC(j), w = m.initial_state.w_W(j);
-    if (!v.isZero()) out << YAML::Key << "velocity" << YAML::Value << YAML::Flow << std::vector<double>{v.x(), v.y(), v.z()};
-    if (!w.isZero()) out << YAML::Key << "angular_velocity" << YAML::Value << YAML::Flow << std::vector<double>{w.x(), w.y(), w.z()};
+    if (!v.isZero()) out << YAML::Key << "velocity" << YAML::Value << YAML::Flow << nums({v.x(), v.y(), v.z()});
+    if (!w.isZero()) out << YAML::Key << "angular_velocity" << YAML::Value << YAML::Flow << nums({w.x(), w.y(), w.z()});
     out << YAML::EndMap;
   }
   out << YAML::EndSeq;
@@ -490,12 +508,12 @@ std::string to_yaml(const Model& m, const SimulationOptions* sim) {
     out << YAML::BeginMap << YAML::Key << "id" << YAML::Value << m.cable_ids[static_cast<std::size_t>(k)];
     out << YAML::Key << "nodes" << YAML::Value << YAML::Flow
         << std::vector<std::string>{m.node_ids[static_cast<std::size_t>(c.node[0])], m.node_ids[static_cast<std::size_t>(c.node[1])]};
-    out << YAML::Key << "stiffness" << YAML::Value << c.stiffness_Npm << YAML::Key << "damping" << YAML::Value << c.damping_Nspm;
-    out << YAML::Key << "rest_length" << YAML::Value << c.rest_length_m;
+    out << YAML::Key << "stiffness" << YAML::Value << Num{c.stiffness_Npm} << YAML::Key << "damping" << YAML::Value << Num{c.damping_Nspm};
+    out << YAML::Key << "rest_length" << YAML::Value << Num{c.rest_length_m};
     if (!c.tension_only) out << YAML::Key << "tension_only" << YAML::Value << false;
-    if (c.rest_length_min_m > 0.0) out << YAML::Key << "rest_length_min" << YAML::Value << c.rest_length_min_m;
-    if (std::isfinite(c.rest_length_max_m)) out << YAML::Key << "rest_length_max" << YAML::Value << c.rest_length_max_m;
-    if (std::isfinite(c.rest_rate_max_mps)) out << YAML::Key << "rest_rate_max" << YAML::Value << c.rest_rate_max_mps;
+    if (c.rest_length_min_m > 0.0) out << YAML::Key << "rest_length_min" << YAML::Value << Num{c.rest_length_min_m};
+    if (std::isfinite(c.rest_length_max_m)) out << YAML::Key << "rest_length_max" << YAML::Value << Num{c.rest_length_max_m};
+    if (std::isfinite(c.rest_rate_max_mps)) out << YAML::Key << "rest_rate_max" << YAML::Value << Num{c.rest_rate_max_mps};
     out << YAML::EndMap;
   }
   out << YAML::EndSeq;
@@ -504,13 +522,13 @@ std::string to_yaml(const Model& m, const SimulationOptions* sim) {
     for (const auto& d : m.drives) {
       out << YAML::BeginMap << YAML::Key << "cable" << YAML::Value << m.cable_ids[static_cast<std::size_t>(d.cable)];
       if (const auto* sd = std::get_if<SinusoidDrive>(&d.u)) {
-        out << YAML::Key << "sinusoid" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "a" << YAML::Value << sd->a_m
-            << YAML::Key << "b" << YAML::Value << sd->b_radps << YAML::Key << "c" << YAML::Value << sd->c_rad << YAML::Key << "d"
-            << YAML::Value << sd->d_m << YAML::EndMap;
+        out << YAML::Key << "sinusoid" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "a" << YAML::Value << Num{sd->a_m}
+            << YAML::Key << "b" << YAML::Value << Num{sd->b_radps} << YAML::Key << "c" << YAML::Value << Num{sd->c_rad} << YAML::Key << "d"
+            << YAML::Value << Num{sd->d_m} << YAML::EndMap;
       } else {
         const auto& t = std::get<TableDrive>(d.u);
         out << YAML::Key << "table" << YAML::Value << YAML::BeginSeq;
-        for (std::size_t i = 0; i < t.t_s.size(); ++i) out << YAML::Flow << std::vector<double>{t.t_s[i], t.u_m[i]};
+        for (std::size_t i = 0; i < t.t_s.size(); ++i) out << YAML::Flow << nums({t.t_s[i], t.u_m[i]});
         out << YAML::EndSeq;
       }
       out << YAML::EndMap;
@@ -521,19 +539,19 @@ std::string to_yaml(const Model& m, const SimulationOptions* sim) {
     const Ground& g = m.ground;
     out << YAML::Key << "ground" << YAML::Value << YAML::BeginMap;
     out << YAML::Key << "type" << YAML::Value << (g.type == Ground::Type::kImpulse ? "impulse" : "compliant");
-    out << YAML::Key << "height" << YAML::Value << g.height_m << YAML::Key << "friction" << YAML::Value << g.friction;
-    out << YAML::Key << "restitution" << YAML::Value << g.restitution << YAML::Key << "max_penetration" << YAML::Value
-        << g.max_penetration_m << YAML::Key << "baumgarte" << YAML::Value << g.baumgarte;
-    out << YAML::Key << "stiffness" << YAML::Value << g.stiffness_Npm << YAML::Key << "damping" << YAML::Value << g.damping_Nspm
-        << YAML::Key << "slip_velocity" << YAML::Value << g.slip_velocity_mps;
+    out << YAML::Key << "height" << YAML::Value << Num{g.height_m} << YAML::Key << "friction" << YAML::Value << Num{g.friction};
+    out << YAML::Key << "restitution" << YAML::Value << Num{g.restitution} << YAML::Key << "max_penetration" << YAML::Value
+        << Num{g.max_penetration_m} << YAML::Key << "baumgarte" << YAML::Value << Num{g.baumgarte};
+    out << YAML::Key << "stiffness" << YAML::Value << Num{g.stiffness_Npm} << YAML::Key << "damping" << YAML::Value << Num{g.damping_Nspm}
+        << YAML::Key << "slip_velocity" << YAML::Value << Num{g.slip_velocity_mps};
     out << YAML::EndMap;
   }
   if (sim) {
     out << YAML::Key << "simulation" << YAML::Value << YAML::BeginMap;
-    out << YAML::Key << "duration" << YAML::Value << sim->duration_s << YAML::Key << "dt" << YAML::Value << sim->dt_s;
+    out << YAML::Key << "duration" << YAML::Value << Num{sim->duration_s} << YAML::Key << "dt" << YAML::Value << Num{sim->dt_s};
     out << YAML::Key << "integrator" << YAML::Value << to_string(sim->integrator);
-    out << YAML::Key << "output_interval" << YAML::Value << sim->output_interval_s;
-    out << YAML::Key << "strain_limit" << YAML::Value << sim->strain_limit;
+    out << YAML::Key << "output_interval" << YAML::Value << Num{sim->output_interval_s};
+    out << YAML::Key << "strain_limit" << YAML::Value << Num{sim->strain_limit};
     out << YAML::EndMap;
   }
   out << YAML::EndMap;
