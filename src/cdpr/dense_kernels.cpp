@@ -6,6 +6,16 @@
 
 namespace tendyn::cdpr::detail {
 
+namespace {
+/// x <- (I - beta v v^T) x on rows [from, to): one Householder reflection.
+inline void reflect(const double* v, double* x, int from, int to, double beta) {
+  double dot = 0.0;
+  for (int i = from; i < to; ++i) dot += v[i] * x[i];
+  const double tau = beta * dot;
+  for (int i = from; i < to; ++i) x[i] -= tau * v[i];
+}
+}  // namespace
+
 // ---------------------------------------------------------------------------------------------
 MinNormLS::MinNormLS(int max_rows, int max_cols)
     : max_rows_(max_rows),
@@ -60,10 +70,7 @@ int MinNormLS::factor(const double* A, int lda, int m, int k, double rtol, doubl
     const double beta = 1.0 / (s * v[j]);
     for (int q = j + 1; q < m; ++q) {
       double* col = T + q * ld;
-      double dot = 0.0;
-      for (int i = j; i < k; ++i) dot += v[i] * col[i];
-      const double tau = beta * dot;
-      for (int i = j; i < k; ++i) col[i] -= tau * v[i];
+      reflect(v, col, j, k, beta);
     }
     beta_[j] = beta;
     rdiag_[j] = -s;
@@ -112,15 +119,9 @@ void MinNormLS::apply(const double* b, double* x) {
       const double beta = 1.0 / (s * v[i]);
       for (int j = i + 1; j < r; ++j) {
         double* col = M + j * lm;
-        double dot = 0.0;
-        for (int q = i; q < m; ++q) dot += v[q] * col[q];
-        const double tau = beta * dot;
-        for (int q = i; q < m; ++q) col[q] -= tau * v[q];
+        reflect(v, col, i, m, beta);
       }
-      double dot = 0.0;
-      for (int q = i; q < m; ++q) dot += v[q] * c[q];
-      const double tau = beta * dot;
-      for (int q = i; q < m; ++q) c[q] -= tau * v[q];
+      reflect(v, c, i, m, beta);
       mbeta_[i] = -s;  // diagonal of the triangular factor
     }
     for (int i = r - 1; i >= 0; --i) {
@@ -135,10 +136,7 @@ void MinNormLS::apply(const double* b, double* x) {
   for (int i = r; i < k; ++i) z[i] = 0.0;
   for (int j = r - 1; j >= 0; --j) {
     const double* v = T + j * ld;
-    double dot = 0.0;
-    for (int i = j; i < k; ++i) dot += v[i] * z[i];
-    const double tau = beta_[j] * dot;
-    for (int i = j; i < k; ++i) z[i] -= tau * v[i];
+    reflect(v, z, j, k, beta_[j]);
   }
   std::copy(z, z + k, x);
 }
