@@ -54,14 +54,7 @@ void run(const ExpArgs& a) {
   cfg.controller.method = cdpr::parse_method(a.method);
   cfg.controller.tau_tension_s = a.tension_tau;
   cfg.controller.tau_filter_s = a.filter_tau;
-  if (a.noise) {
-    cfg.sensors.force_sigma_N = 20.0;
-    cfg.sensors.inclination_sigma_rad = 1e-3;
-    cfg.sensors.accel_sigma = 0.02;
-    cfg.sensors.gyro_sigma = 1e-3;
-    cfg.sensors.position_sigma_m = 2e-4;
-    cfg.sensors.velocity_sigma_m_s = 1e-3;
-  }
+  if (a.noise) cfg.sensors = cdpr::typical_sensor_noise(a.seed);
   cfg.sensors.seed = a.seed;
   if (a.html) require_viewer();
   const auto s1 = cdpr::run_stage(model, cfg, false);

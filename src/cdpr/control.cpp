@@ -17,6 +17,18 @@ Measurement make_measurement(const DynamicModel& model, const std::string& lower
   return m;
 }
 
+SensorConfig typical_sensor_noise(std::uint64_t seed) {
+  SensorConfig c;
+  c.force_sigma_N = 20.0;
+  c.inclination_sigma_rad = 1e-3;
+  c.accel_sigma = 0.02;
+  c.gyro_sigma = 1e-3;
+  c.position_sigma_m = 2e-4;
+  c.velocity_sigma_m_s = 1e-3;
+  c.seed = seed;
+  return c;
+}
+
 Sensors::Sensors(const DynamicModel& model, const SensorConfig& config, const std::string& lower_group)
     : cfg_(config), lower_(cables_in_group(model.geometry, lower_group)), rng_(config.seed) {
   for (double s : {cfg_.force_sigma_N, cfg_.inclination_sigma_rad, cfg_.accel_sigma, cfg_.gyro_sigma,

@@ -101,13 +101,7 @@ TEST(CdprExperiment, NoisySensorsDoNotMakeControlWorse) {
   ExperimentConfig c;
   const auto P = default_layer_path();
   c.path = {P[0], P[1], P[2]};
-  c.sensors.force_sigma_N = 20.0;
-  c.sensors.inclination_sigma_rad = 1e-3;
-  c.sensors.accel_sigma = 0.02;
-  c.sensors.gyro_sigma = 1e-3;
-  c.sensors.position_sigma_m = 2e-4;
-  c.sensors.velocity_sigma_m_s = 1e-3;
-  c.sensors.seed = 7;
+  c.sensors = typical_sensor_noise(7);
   const StageResult a = run_stage(m, c, false);
   const StageResult b = run_stage(m, c, true);
   EXPECT_LT(b.worst_lower_norm_N, 0.85 * a.worst_lower_norm_N);  // observed 0.811

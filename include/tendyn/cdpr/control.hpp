@@ -85,6 +85,10 @@ struct SensorConfig {
   double velocity_sigma_m_s = 0.0;
   std::uint64_t seed = 1;
 };
+/// The noise levels of `tendyn cdpr-experiment --noise` (and its tests): force 20 N, inclination
+/// 1 mrad, accelerometer 0.02 m/s^2, gyro 1 mrad/s, position 0.2 mm, velocity 1 mm/s; Gaussian,
+/// seeded with `seed`.
+SensorConfig typical_sensor_noise(std::uint64_t seed);
 
 /// Sensor models. measure() needs `data` filled by compute_derivative() at `x` (tensions, a_P).
 class Sensors {
