@@ -14,6 +14,8 @@
 
 #include <string>
 
+#include "step_loop.hpp"
+
 namespace tt = tendyn::tensegrity;
 
 namespace {
@@ -54,22 +56,8 @@ void BM_LagrangeDerivative(benchmark::State& st) {
 }
 
 void BM_NewtonEulerStepRK4(benchmark::State& st) {
-  const tt::Model m = three_bar(st);
-  tt::Data d = tt::make_data(m);
-  tt::State s = m.initial_state;
-  tt::compute_derivative(m, s, d);
-  int n = 0;
-  for (auto _ : st) {
-    tt::step_rk4(m, d, s, kStep);
-    tt::compute_derivative(m, s, d);  // precondition of the next step
-    if (++n == kResetEvery) {
-      n = 0;
-      s = m.initial_state;
-      tt::compute_derivative(m, s, d);
-    }
-    benchmark::DoNotOptimize(s.x.data());
-  }
-  st.counters["steps/s"] = benchmark::Counter(static_cast<double>(st.iterations()), benchmark::Counter::kIsRate);
+  tendyn::bench::time_newton_euler_steps(st, three_bar(st), kStep, kResetEvery,
+                                         [](const tt::Model& m, tt::Data& d, tt::State& s, double h) { tt::step_rk4(m, d, s, h); });
   label(st);
 }
 

@@ -9,6 +9,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include "step_loop.hpp"
 #include "support/peer_models.hpp"
 
 #ifdef TENDYN_HAVE_MUJOCO
@@ -48,25 +49,13 @@ void BM_TendynDerivative(benchmark::State& st) {
 
 template <tt::Integrator I>
 void BM_TendynStep(benchmark::State& st) {
-  const tt::Model m = model_for(static_cast<int>(st.range(0)), st.range(1) != 0);
-  tt::Data d = tt::make_data(m);
-  tt::State s = m.initial_state;
-  tt::compute_derivative(m, s, d);
-  int n = 0;
-  for (auto _ : st) {
-    if (I == tt::Integrator::kRK4)
-      tt::step_rk4(m, d, s, kStep);
-    else
-      tt::step_lie_verlet(m, d, s, kStep);
-    tt::compute_derivative(m, s, d);  // precondition of the next step
-    if (++n == kResetEvery) {
-      n = 0;
-      s = m.initial_state;
-      tt::compute_derivative(m, s, d);
-    }
-    benchmark::DoNotOptimize(s.x.data());
-  }
-  st.counters["steps/s"] = benchmark::Counter(static_cast<double>(st.iterations()), benchmark::Counter::kIsRate);
+  tendyn::bench::time_newton_euler_steps(st, model_for(static_cast<int>(st.range(0)), st.range(1) != 0), kStep, kResetEvery,
+                                         [](const tt::Model& m, tt::Data& d, tt::State& s, double h) {
+                                           if (I == tt::Integrator::kRK4)
+                                             tt::step_rk4(m, d, s, h);
+                                           else
+                                             tt::step_lie_verlet(m, d, s, h);
+                                         });
   label(st);
 }
 
