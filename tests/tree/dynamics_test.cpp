@@ -22,6 +22,26 @@ using testing::model_path;
 using testing::near;
 using testing::random_vector;
 
+/// Largest |h(t) - h(0)| (world momentum about the origin) over 5 s of RK4 at 1 ms under internal
+/// joint torques 0.05 sin(omega t + k) - 0.02 v_k on every non-base coordinate k >= 6; q and v
+/// advance to the final state.
+double max_momentum_drift_5s(const Model& m, Eigen::VectorXd& q, Eigen::VectorXd& v, double omega) {
+  Data d(m);
+  Rk4 rk(m);
+  const Vector6d h0 = momentum_world(m, d, q, v);
+  TorqueFn torque = [omega](double t, const Eigen::VectorXd&, const Eigen::VectorXd& vv, Eigen::VectorXd& tau) {
+    tau.setZero();
+    for (int k = 6; k < tau.size(); ++k) tau[k] = 0.05 * std::sin(omega * t + k) - 0.02 * vv[k];
+  };
+  const double dt = 1e-3;
+  double worst = 0.0;
+  for (int k = 0; k < 5000; ++k) {
+    rk.step(k * dt, dt, q, v, torque);
+    worst = std::max(worst, (momentum_world(m, d, q, v) - h0).cwiseAbs().maxCoeff());
+  }
+  return worst;
+}
+
 struct Case {
   const char* label;
   Model model;
@@ -231,22 +251,12 @@ TEST(TreeSimulate, FreeFloatingBipedConservesMomentum) {
   Model m = load_model(model_path("biped.urdf"), BaseMode::Free);
   m.gravity.setZero();
   Data d(m);
-  Rk4 rk(m);
   Eigen::VectorXd q = m.neutral();
   Eigen::VectorXd v = random_vector(m.nv, 77, 0.5);
   const Vector6d h0 = momentum_world(m, d, q, v);
-  TorqueFn torque = [](double t, const Eigen::VectorXd&, const Eigen::VectorXd& vv, Eigen::VectorXd& tau) {
-    tau.setZero();
-    for (int k = 6; k < tau.size(); ++k) tau[k] = 0.05 * std::sin(3.0 * t + k) - 0.02 * vv[k];
-  };
   // RK4 drift scales as dt^4 (docs/VALIDATION.md). Torques are internal (action and
   // reaction on adjacent links), sized so that joint rates stay a few rad/s.
-  const double dt = 1e-3;
-  double worst = 0.0;
-  for (int k = 0; k < 5000; ++k) {
-    rk.step(k * dt, dt, q, v, torque);
-    worst = std::max(worst, (momentum_world(m, d, q, v) - h0).cwiseAbs().maxCoeff());
-  }
+  const double worst = max_momentum_drift_5s(m, q, v, 3.0);
   EXPECT_LT(worst, 1e-9) << "max momentum drift " << worst;
   EXPECT_GT(v.tail(12).norm(), 1e-3);  // the legs did move
   std::printf("[tree] free-floating biped (free joint), 5 s: max momentum drift %.1e (|h0| = %.2f)\n", worst, h0.norm());
@@ -257,21 +267,11 @@ TEST(TreeSimulate, FictitiousChainBipedConservesMomentum) {
   Model m = load_model(model_path("biped.yaml"), BaseMode::Fictitious);
   m.gravity.setZero();
   Data d(m);
-  Rk4 rk(m);
   Eigen::VectorXd q = m.neutral();
   Eigen::VectorXd v = random_vector(m.nv, 78, 0.3);
   v.head(6) *= 0.2;  // slow base: pitch stays far from +-pi/2
   const Vector6d h0 = momentum_world(m, d, q, v);
-  TorqueFn torque = [](double t, const Eigen::VectorXd&, const Eigen::VectorXd& vv, Eigen::VectorXd& tau) {
-    tau.setZero();
-    for (int k = 6; k < tau.size(); ++k) tau[k] = 0.05 * std::sin(2.0 * t + k) - 0.02 * vv[k];
-  };
-  const double dt = 1e-3;
-  double worst = 0.0;
-  for (int k = 0; k < 5000; ++k) {
-    rk.step(k * dt, dt, q, v, torque);
-    worst = std::max(worst, (momentum_world(m, d, q, v) - h0).cwiseAbs().maxCoeff());
-  }
+  const double worst = max_momentum_drift_5s(m, q, v, 2.0);
   EXPECT_LT(worst, 1e-9) << "max momentum drift " << worst;
   std::printf("[tree] free-floating biped (fictitious chain), 5 s: max momentum drift %.1e (|h0| = %.2f)\n", worst, h0.norm());
 }
