@@ -46,12 +46,8 @@ void run_view(const ViewArgs& a) {
   require_viewer();
   const auto src = scene_path(a.input);
   const std::string text = read_text(src);
-  viz::check_scene_json(text, src.string());
-  std::string title = src.parent_path().filename().string();
-  if (const auto pos = text.find("\"title\":"); pos != std::string::npos) {
-    const auto start = text.find('"', pos + 8), end = text.find('"', start + 1);
-    if (start != std::string::npos && end != std::string::npos) title = text.substr(start + 1, end - start - 1);
-  }
+  std::string title = viz::check_scene_json(text, src.string());
+  if (title.empty()) title = src.parent_path().filename().string();
   const std::filesystem::path out = a.out.empty() ? src.parent_path() / "view.html" : std::filesystem::path(a.out);
   const auto bytes = write_viewer_page(out, text, title);
   if (!a.quiet) std::printf("wrote %s (%.2f MB; open it in a browser, it works offline)\n", out.string().c_str(), bytes / 1e6);

@@ -203,7 +203,7 @@ std::string scene_json(const Scene& s) {
   return o;
 }
 
-void check_scene_json(std::string_view text, std::string_view source) {
+std::string check_scene_json(std::string_view text, std::string_view source) {
   const std::string src(source);
   nlohmann::json j;
   try {
@@ -248,6 +248,7 @@ void check_scene_json(std::string_view text, std::string_view source) {
       if (!f[key][i].is_array() || f[key][i].size() != nc)
         fail(std::string("frames.") + key + "[" + std::to_string(i) + "] must have " + std::to_string(nc) + " numbers");
   }
+  return j.contains("title") && j["title"].is_string() ? j["title"].get<std::string>() : std::string();
 }
 
 namespace {

@@ -81,8 +81,9 @@ std::string scene_header_json(const Scene& scene);
 std::string frames_json(const Scene& scene, int first, int last);
 
 /// Parses and checks scene.json text (as written by scene_json, or by another program): format,
-/// version, indices, per-frame sizes. Throws tendyn::Error with `source` and the reason.
-void check_scene_json(std::string_view text, std::string_view source);
+/// version, indices, per-frame sizes. Returns the scene's title ("" when it has none). Throws
+/// tendyn::Error with `source` and the reason.
+std::string check_scene_json(std::string_view text, std::string_view source);
 
 /// One self-contained HTML page: the viewer's JavaScript and CSS inlined, the scene JSON in a
 /// <script type="application/json"> element ("</" escaped). Template: docs/VIEWER.md.
