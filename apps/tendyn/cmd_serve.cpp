@@ -151,9 +151,11 @@ class Studio {
       }
       res.set_content(studio::job_json(*job, from), "application/json");
     });
-    svr.set_error_handler([](const httplib::Request&, httplib::Response& res) {
+    svr.set_error_handler([this](const httplib::Request&, httplib::Response& res) {
       if (!res.body.empty()) return;
-      const char* why = res.status == 404 ? "not found" : res.status == 413 ? "request body too large (limit 1 MiB)" : "bad request";
+      const std::string why = res.status == 404   ? "not found"
+                              : res.status == 413 ? "request body too large (limit " + std::to_string(limits_.max_body_bytes) + " bytes)"
+                                                  : "bad request";
       res.set_content(json{{"error", why}, {"status", res.status}}.dump(), "application/json");
     });
     svr.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
