@@ -3,7 +3,12 @@
 #include <tendyn/tensegrity/mjcf.hpp>
 #include <tendyn/tensegrity/output.hpp>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
 #include <sstream>
+#include <variant>
 
 namespace tendyn::tensegrity {
 
@@ -16,41 +21,172 @@ std::string nums(std::initializer_list<double> v) {
   }
   return s;
 }
+
+/// Short number for notes ("%.6g"; -0 printed as 0).
+std::string g(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v == 0.0 ? 0.0 : v);
+  return buf;
+}
+
+std::string plural(int n, const char* one, const char* many) { return std::to_string(n) + " " + (n == 1 ? one : many); }
+
+/// Text safe inside an XML comment: no "--" and no trailing '-'.
+std::string comment_safe(std::string s) {
+  for (auto p = s.find("--"); p != std::string::npos; p = s.find("--", p)) s.replace(p, 2, "- -");
+  if (!s.empty() && s.back() == '-') s += ' ';
+  return s;
+}
+
+std::string drive_law(const Model& m, const CableDrive& d) {
+  const Cable& c = m.cables[static_cast<std::size_t>(d.cable)];
+  std::string s = "actuator " + m.cable_ids[static_cast<std::size_t>(d.cable)] + ": ctrl(t) = " + g(c.stiffness_Npm) + " N/m * u(t), ";
+  if (const auto* sn = std::get_if<SinusoidDrive>(&d.u))
+    s += "u(t) = " + g(sn->a_m) + " sin(" + g(sn->b_radps) + " t + " + g(sn->c_rad) + ") + " + g(sn->d_m) + " m";
+  else {
+    const auto& t = std::get<TableDrive>(d.u);
+    s += "u(t) piecewise linear through " + std::to_string(t.t_s.size()) + " points (t [s], u [m]):";
+    for (std::size_t i = 0; i < t.t_s.size(); ++i) s += " (" + g(t.t_s[i]) + ", " + g(t.u_m[i]) + ")";
+  }
+  return s;
+}
 }  // namespace
 
-std::string to_mjcf(const Model& m, const MjcfOptions& o) {
-  if (o.integrator != "RK4" && o.integrator != "Euler") throw Error("MJCF export: integrator must be RK4 or Euler");
-  for (const auto& c : m.cables)
-    if (c.damping_Nspm > 0.0 && m.damping_law == DampingLaw::kRelativeVelocity)
-      throw Error("MJCF export: relative-velocity damping (document 000 eq. 3) has no MuJoCo equivalent; use damping_law: axial");
+MjcfExport export_mjcf(const Model& m, const MjcfOptions& o) {
+  if (o.integrator != "RK4" && o.integrator != "Euler") throw Error("MJCF export: integrator must be RK4 or Euler (got '" + o.integrator + "')");
+  if (!(o.timestep_s > 0.0 && std::isfinite(o.timestep_s))) throw Error("MJCF export: timestep must be positive and finite");
+  if (!(o.rod_radius_m > 0.0 && std::isfinite(o.rod_radius_m))) throw Error("MJCF export: rod radius must be positive and finite");
+  if (!(o.min_axial_inertia_ratio > 0.0 && std::isfinite(o.min_axial_inertia_ratio)))
+    throw Error("MJCF export: minimum axial inertia ratio must be positive and finite");
+
+  MjcfExport out;
+  auto& notes = out.notes;
+  const bool has_ground = m.ground.type != Ground::Type::kNone;
+  const bool ground = has_ground && o.ground;
+  const double r = o.rod_radius_m;
+  const double plane_z = m.ground.height_m - r;
+  const double mu = m.ground.friction;
+
+  // ---- what cannot be represented exactly
+  int n_tension_only = 0, n_rel_damped = 0, n_limited = 0;
+  for (const auto& c : m.cables) {
+    if (c.tension_only) ++n_tension_only;
+    if (m.damping_law == DampingLaw::kRelativeVelocity && c.damping_Nspm > 0.0) ++n_rel_damped;
+    if (c.rest_length_min_m > 0.0 || std::isfinite(c.rest_length_max_m) || std::isfinite(c.rest_rate_max_mps)) ++n_limited;
+  }
+  if (n_tension_only > 0)
+    notes.push_back(plural(n_tension_only, "tension-only cable becomes a two-sided tendon spring", "tension-only cables become two-sided tendon springs") +
+                    " (MuJoCo 2.2.2 has no tension-only spring): " +
+                    (n_tension_only == 1 ? "it pushes when shorter than its rest length and is damped while slack"
+                                         : "they push when shorter than their rest length and are damped while slack"));
+  if (n_rel_damped > 0)
+    notes.push_back("relative-velocity damping (document 000 eq. 3) of " + plural(n_rel_damped, "element", "elements") +
+                    " is approximated by MuJoCo's axial tendon damping with the same coefficient: the part of the relative node velocity across the element is not damped");
+  if (!m.drives.empty()) {
+    if (o.drives_as_actuators)
+      notes.push_back(plural(static_cast<int>(m.drives.size()), "cable drive becomes a motor actuator on its tendon (named after the cable)",
+                             "cable drives become motor actuators on their tendons (named after the cables)") +
+                      ": MJCF cannot hold u(t), so set ctrl = k u(t) each step (k u(t + h/2) with RK4, listed below); ctrl = 0 leaves the rest lengths unchanged");
+    else
+      notes.push_back(plural(static_cast<int>(m.drives.size()), "cable drive is", "cable drives are") +
+                      " dropped (MuJoCo 2.2.2 tendon springs have a fixed rest length): the exported robot is not actuated");
+  }
+  if (n_limited > 0)
+    notes.push_back("rest-length and rate limits of " + plural(n_limited, "cable are", "cables are") +
+                    " dropped (tendyn stops with an error outside them; MuJoCo has no such check)");
+  if (has_ground && !ground)
+    notes.push_back("ground dropped on request (contacts disabled): the robot falls through it");
+  if (ground) {
+    std::string s = m.ground.type == Ground::Type::kImpulse
+                        ? "impulse ground (document 001) becomes a MuJoCo plane"
+                        : "compliant ground (k = " + g(m.ground.stiffness_Npm) + " N/m, c = " + g(m.ground.damping_Nspm) + " N s/m per end) becomes a MuJoCo plane";
+    s += " at z = " + g(plane_z) + " m with soft contact against rod capsules of radius " + g(r) + " m (their axis ends rest at z = " +
+         g(m.ground.height_m) + " m): friction mu = " + g(mu) + " is kept (elliptic cone), ";
+    s += m.ground.type == Ground::Type::kImpulse
+             ? "restitution e = " + g(m.ground.restitution) + " cannot be matched"
+             : "stiffness, damping and slip regularisation cannot be matched";
+    s += " (MuJoCo soft contact with its default solref 0.02 1 is near-inelastic and lets the capsules sink slightly)";
+    notes.push_back(s);
+  }
+  {
+    int n_raised = 0;
+    double ia_min = std::numeric_limits<double>::infinity();
+    for (const auto& rod : m.rods) {
+      const double floor = o.min_axial_inertia_ratio * rod.inertia_transverse_kgm2;
+      if (rod.inertia_axial_kgm2 < floor) {
+        ++n_raised;
+        ia_min = std::min(ia_min, floor);
+      }
+    }
+    if (n_raised > 0)
+      notes.push_back(plural(n_raised, "rod has", "rods have") + " an axial inertia below " + g(o.min_axial_inertia_ratio) +
+                      " I_t (thin rods: 0), which MuJoCo rejects: exported as I_a = " + g(o.min_axial_inertia_ratio) + " I_t (smallest " +
+                      g(ia_min) + " kg m^2), a spin about the rod axis that tendyn does not have");
+  }
+  {
+    int n_forced = 0;
+    for (const auto& f : m.f_W_ext_node)
+      if (!f.isZero()) ++n_forced;
+    if (n_forced > 0)
+      notes.push_back("constant external forces on " + plural(n_forced, "node are", "nodes are") +
+                      " dropped (MJCF has no applied force): apply them through mjData.xfrc_applied");
+  }
+  const State& s0 = m.initial_state;
+  int n_moving = 0;
+  for (int j = 0; j < m.nrod(); ++j)
+    if (!s0.v_WC(j).isZero() || !s0.w_W(j).isZero()) ++n_moving;
+  if (n_moving > 0 || s0.time_s != 0.0)
+    notes.push_back("the initial " + std::string(n_moving > 0 ? "velocities of " + plural(n_moving, "rod", "rods") : "time") +
+                    " go into keyframe 'initial' (mj_resetDataKeyframe(m, d, 0)): mj_makeData starts at rest at t = 0");
+
+  // ---- the file
   std::ostringstream x;
+  x << "<!--\n  " << comment_safe("exported by tendyn from model '" + m.name + "' for MuJoCo 2.2.2") << "\n"
+    << "  exact: rods as free bodies (mass, inertia, centre-of-mass ratio), nodes and world anchors as sites,\n"
+    << "  gravity, springs that push as two-sided tendon springs, stiffness and rest length of every element\n";
+  if (notes.empty()) {
+    x << "  changed or dropped: nothing\n";
+  } else {
+    x << "  changed or dropped:\n";
+    for (const auto& n : notes) x << "  * " << comment_safe(n) << "\n";
+  }
+  if (o.drives_as_actuators)
+    for (const auto& d : m.drives) x << "  " << comment_safe(drive_law(m, d)) << "\n";
+  x << "-->\n";
   x << "<mujoco model=\"" << io::escape_markup(m.name) << "\">\n";
-  x << "  <!-- exported by tendyn: rods are free bodies, cables are spatial tendons (springs that also push) -->\n";
   x << "  <option timestep=\"" << nums({o.timestep_s}) << "\" integrator=\"" << o.integrator << "\" gravity=\""
-    << nums({m.gravity_W.x(), m.gravity_W.y(), m.gravity_W.z()}) << "\">\n";
-  x << "    <flag contact=\"" << (o.contact ? "enable" : "disable") << "\" energy=\"enable\"/>\n  </option>\n";
+    << nums({m.gravity_W.x(), m.gravity_W.y(), m.gravity_W.z()}) << "\"" << (ground ? " cone=\"elliptic\"" : "") << ">\n";
+  x << "    <flag contact=\"" << (ground ? "enable" : "disable") << "\" energy=\"enable\"/>\n  </option>\n";
   x << "  <worldbody>\n";
+  if (ground)
+    x << "    <geom name=\"ground\" type=\"plane\" pos=\"" << nums({0, 0, plane_z}) << "\" size=\"0 0 1\" contype=\"0\" conaffinity=\"1\" condim=\""
+      << (mu > 0.0 ? 3 : 1) << "\" friction=\"" << nums({mu > 0.0 ? mu : 1.0}) << "\"/>\n";
   for (int i = 0; i < m.nnode(); ++i) {
     const Node& n = m.nodes[static_cast<std::size_t>(i)];
     if (!n.is_anchor()) continue;
     x << "    <site name=\"" << io::escape_markup(m.node_ids[static_cast<std::size_t>(i)]) << "\" pos=\""
       << nums({n.p_W_anchor.x(), n.p_W_anchor.y(), n.p_W_anchor.z()}) << "\" size=\"0.005\"/>\n";
   }
-  const State& s = m.initial_state;
   for (int j = 0; j < m.nrod(); ++j) {
-    const Rod& r = m.rods[static_cast<std::size_t>(j)];
-    const Eigen::Vector3d p = s.p_WC(j);
-    const Eigen::Quaterniond q = s.q_WB(j);
-    const double Ia = std::max(r.inertia_axial_kgm2, o.min_axial_inertia_ratio * r.inertia_transverse_kgm2);
+    const Rod& rod = m.rods[static_cast<std::size_t>(j)];
+    const Eigen::Vector3d p = s0.p_WC(j);
+    const Eigen::Quaterniond q = s0.q_WB(j);
+    const double Ia = std::max(rod.inertia_axial_kgm2, o.min_axial_inertia_ratio * rod.inertia_transverse_kgm2);
     x << "    <body name=\"" << io::escape_markup(m.rod_ids[static_cast<std::size_t>(j)]) << "\" pos=\"" << nums({p.x(), p.y(), p.z()})
       << "\" quat=\"" << nums({q.w(), q.x(), q.y(), q.z()}) << "\">\n";
     x << "      <freejoint/>\n";
-    x << "      <inertial pos=\"0 0 0\" mass=\"" << nums({r.mass_kg}) << "\" diaginertia=\""
-      << nums({r.inertia_transverse_kgm2, r.inertia_transverse_kgm2, Ia}) << "\"/>\n";
-    const double z0 = -(1.0 - r.com_ratio) * r.length_m, z1 = r.com_ratio * r.length_m;
-    x << "      <geom type=\"capsule\" fromto=\"" << nums({0, 0, z0, 0, 0, z1}) << "\" size=\"0.005\" mass=\"0\" contype=\"0\" conaffinity=\"0\"/>\n";
+    x << "      <inertial pos=\"0 0 0\" mass=\"" << nums({rod.mass_kg}) << "\" diaginertia=\""
+      << nums({rod.inertia_transverse_kgm2, rod.inertia_transverse_kgm2, Ia}) << "\"/>\n";
+    const double z0 = -(1.0 - rod.com_ratio) * rod.length_m, z1 = rod.com_ratio * rod.length_m;
+    // With a ground the capsules touch the plane only (contype 1 & plane conaffinity 1; capsule
+    // pairs have 1 & 0 = 0), as tendyn's rods pass through each other.
+    x << "      <geom type=\"capsule\" fromto=\"" << nums({0, 0, z0, 0, 0, z1}) << "\" size=\"" << nums({r}) << "\" mass=\"0\"";
+    if (ground)
+      x << " contype=\"1\" conaffinity=\"0\" condim=\"" << (mu > 0.0 ? 3 : 1) << "\" friction=\"" << nums({mu > 0.0 ? mu : 1.0}) << "\"/>\n";
+    else
+      x << " contype=\"0\" conaffinity=\"0\"/>\n";
     for (int e = 0; e < 2; ++e)
-      x << "      <site name=\"" << io::escape_markup(m.node_ids[static_cast<std::size_t>(r.node[e])]) << "\" pos=\""
+      x << "      <site name=\"" << io::escape_markup(m.node_ids[static_cast<std::size_t>(rod.node[e])]) << "\" pos=\""
         << nums({0, 0, e == 0 ? z0 : z1}) << "\" size=\"0.005\"/>\n";
     x << "    </body>\n";
   }
@@ -67,8 +203,33 @@ std::string to_mjcf(const Model& m, const MjcfOptions& o) {
     }
     x << "  </tendon>\n";
   }
+  if (o.drives_as_actuators && !m.drives.empty()) {
+    // Tendon force of a drive: -k (l - (l0 + u)) = -k (l - l0) + k u, so a motor (force = ctrl,
+    // gear 1 along the tendon) with ctrl = k u(t) adds exactly the shift of the rest length.
+    x << "  <actuator>\n";
+    for (const auto& d : m.drives) {
+      const std::string id = io::escape_markup(m.cable_ids[static_cast<std::size_t>(d.cable)]);
+      x << "    <motor name=\"" << id << "\" tendon=\"" << id << "\" gear=\"1\"/>\n";
+    }
+    x << "  </actuator>\n";
+  }
+  if (n_moving > 0 || s0.time_s != 0.0) {
+    // free joint: qpos = (p, q w x y z), qvel = (v of the body origin in the world frame, w in the body frame)
+    std::string qpos, qvel;
+    for (int j = 0; j < m.nrod(); ++j) {
+      const Eigen::Quaterniond q = s0.q_WB(j);
+      const Eigen::Vector3d p = s0.p_WC(j), v = s0.v_WC(j), w_B = q.conjugate() * Eigen::Vector3d(s0.w_W(j));
+      if (j > 0) qpos += ' ', qvel += ' ';
+      qpos += nums({p.x(), p.y(), p.z(), q.w(), q.x(), q.y(), q.z()});
+      qvel += nums({v.x(), v.y(), v.z(), w_B.x(), w_B.y(), w_B.z()});
+    }
+    x << "  <keyframe>\n    <key name=\"initial\" time=\"" << nums({s0.time_s}) << "\" qpos=\"" << qpos << "\" qvel=\"" << qvel << "\"/>\n  </keyframe>\n";
+  }
   x << "</mujoco>\n";
-  return x.str();
+  out.xml = x.str();
+  return out;
 }
+
+std::string to_mjcf(const Model& model, const MjcfOptions& options) { return export_mjcf(model, options).xml; }
 
 }  // namespace tendyn::tensegrity
