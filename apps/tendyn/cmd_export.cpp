@@ -14,7 +14,7 @@ namespace tendyn::cli {
 namespace {
 struct ExportArgs {
   std::string model, mjcf, yaml, integrator = "RK4";
-  double timestep = 1e-3;
+  double timestep = 1e-3, rod_radius = 0.005;
 };
 }  // namespace
 
@@ -22,10 +22,11 @@ void register_export(CLI::App& app) {
   auto a = std::make_shared<ExportArgs>();
   auto* cmd = app.add_subcommand("export", "Write a tensegrity model as MuJoCo MJCF or as per-element YAML");
   cmd->add_option("model", a->model, "model file (YAML); built-in 3-prism if omitted")->check(CLI::ExistingFile);
-  cmd->add_option("--mjcf", a->mjcf, "write MuJoCo MJCF here (rods: free bodies, cables: spatial tendons)");
+  cmd->add_option("--mjcf", a->mjcf, "write MuJoCo MJCF here (rods: free bodies, cables: spatial tendons); what MuJoCo 2.2.2 cannot represent is listed on stderr");
   cmd->add_option("--yaml", a->yaml, "write the model in per-element YAML here");
   cmd->add_option("--mj-timestep", a->timestep, "MJCF option timestep [s]")->check(CLI::PositiveNumber);
   cmd->add_option("--mj-integrator", a->integrator, "MJCF integrator: RK4 or Euler");
+  cmd->add_option("--mj-rod-radius", a->rod_radius, "MJCF rod capsule radius [m] (contact with the ground plane)")->check(CLI::PositiveNumber);
   cmd->callback([a] {
     if (a->mjcf.empty() && a->yaml.empty()) throw Error("export: give --mjcf FILE and/or --yaml FILE");
     const auto f = load_model_or_default(a->model);
@@ -33,7 +34,10 @@ void register_export(CLI::App& app) {
       tensegrity::MjcfOptions o;
       o.timestep_s = a->timestep;
       o.integrator = a->integrator;
-      io::write_file_atomic(a->mjcf, tensegrity::to_mjcf(f.model, o));
+      o.rod_radius_m = a->rod_radius;
+      const auto mj = tensegrity::export_mjcf(f.model, o);
+      io::write_file_atomic(a->mjcf, mj.xml);
+      for (const auto& note : mj.notes) std::fprintf(stderr, "export: %s\n", note.c_str());
       std::printf("wrote %s\n", a->mjcf.c_str());
     }
     if (!a->yaml.empty()) {
