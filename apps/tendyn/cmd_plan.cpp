@@ -177,7 +177,7 @@ void run_plan(const PlanArgs& a) {
   if (plotted) std::printf("wrote %s/plan.png (track against the path, cable length changes, tensions)\n", a.out_dir.c_str());
   else
     std::printf("no plot (needs python3 with matplotlib): /usr/bin/python3 %s/scripts/plot.py plan %s/schedule.csv %s/plan.png (or .svg)\n",
-                data_dir().c_str(), a.out_dir.c_str(), a.out_dir.c_str());
+                data_dir_hint().c_str(), a.out_dir.c_str(), a.out_dir.c_str());
   std::printf("planned %zu periods of %g s with %s (%zu drive cables, u0 = %g m)\n", r.cost.size(), a.period, a.planner.c_str(),
               o.drive_cables.size(), a.u0);
   std::printf("progress along the path %.4f m, speed %.4f m/s, max path error %.4f m\n", r.progress_m, r.speed_mps, r.max_path_error_m);

@@ -46,6 +46,14 @@ const std::filesystem::path& data_dir() {
   return dir;
 }
 
+std::string data_dir_hint() noexcept {
+  try {
+    return data_dir().string();
+  } catch (...) {
+    return "$TENDYN_DATA_DIR";
+  }
+}
+
 std::filesystem::path data_file(std::string_view relative) { return data_dir() / std::filesystem::path(relative); }
 
 std::string python_interpreter() {

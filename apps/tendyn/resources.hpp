@@ -18,6 +18,9 @@ namespace tendyn::cli {
 /// (the program then exits with status 2). Computed once; cheap afterwards.
 const std::filesystem::path& data_dir();
 
+/// data_dir() as text for hints in messages; "$TENDYN_DATA_DIR" when there is none (never throws).
+std::string data_dir_hint() noexcept;
+
 /// data_dir() / relative, e.g. data_file("models/three_bar.yaml"). Does not check that the file exists
 /// (the reader of the file reports that, naming the path).
 std::filesystem::path data_file(std::string_view relative);

@@ -63,10 +63,14 @@ TENDYN_PYTHON="$tmp/python-without-site" expect 2 "$T" plot sim
 grep -q "matplotlib is missing" "$tmp/last.log" || { cat "$tmp/last.log"; fail "no matplotlib error"; }
 
 # No data directory: a clear error naming the paths tried, exit 2.
-mkdir -p "$tmp/lonely/bin"
-cp "$T" "$tmp/lonely/bin/"
+mkdir "$tmp/lonely"
+cp -a "$tmp/moved/bin" "$tmp/moved/lib" "$tmp/lonely/"  # (lib: libtendyn.so of a shared build)
 expect 2 "$tmp/lonely/bin/tendyn" plan --duration 0.12 -o plan2
 grep -q "data directory .* not found; tried '$tmp/lonely/share/tendyn'" "$tmp/last.log" || { cat "$tmp/last.log"; fail "unclear error"; }
+# ... but a command given its model still runs, without the plot (a warning)
+expect 0 "$tmp/lonely/bin/tendyn" plan "$tmp/moved/share/tendyn/models/three_bar.yaml" --duration 0.12 -o plan4
+grep -q "warning: no plot .*data directory" "$tmp/last.log" || { cat "$tmp/last.log"; fail "no plot warning"; }
+has plan4/plan.json
 TENDYN_DATA_DIR="$tmp/moved/share/tendyn" expect 0 "$tmp/lonely/bin/tendyn" plan --duration 0.12 -o plan2 --quiet
 TENDYN_DATA_DIR="$tmp/nowhere" expect 2 "$T" plan --duration 0.12 -o plan3
 grep -q "TENDYN_DATA_DIR='$tmp/nowhere'" "$tmp/last.log" || { cat "$tmp/last.log"; fail "unclear TENDYN_DATA_DIR error"; }
