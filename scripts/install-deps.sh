@@ -13,7 +13,8 @@ pkgs=(build-essential cmake ninja-build pkg-config
       liburdfdom-dev libtinyxml2-dev libcpp-httplib-dev
       python3 python3-dev pybind11-dev python3-pybind11 python3-numpy)
 if [[ "$level" == test || "$level" == all ]]; then
-  pkgs+=(clang libclang-rt-14-dev octave python3-scipy python3-matplotlib python3-pytest python3-distributed chromium curl)
+  pkgs+=(clang libclang-rt-14-dev octave python3-scipy python3-matplotlib python3-pytest python3-distributed chromium curl
+        dpkg-dev file)  # dpkg-dev, file: dpkg-shlibdeps for the Debian package test (install.deb)
 fi
 if [[ "$level" == all ]]; then
   pkgs+=(libdart-dev)

@@ -11,7 +11,10 @@
 import csv
 import sys
 
-import matplotlib
+try:
+    import matplotlib
+except ImportError:
+    sys.exit(f"plot.py: matplotlib is missing for {sys.executable} (Debian: apt-get install python3-matplotlib)")
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402

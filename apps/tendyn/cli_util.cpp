@@ -1,10 +1,13 @@
 #include "cli_util.hpp"
 
+#include "viewer_cli.hpp"
+
 #include <tendyn/core/error.hpp>
 
 #include <cstdlib>
 #include <string>
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 namespace tendyn::cli {
@@ -38,10 +41,19 @@ void ensure_directory(const std::filesystem::path& dir) {
 }
 
 bool render_plot(const std::string& kind, const std::filesystem::path& csv, const std::filesystem::path& out) {
-  const std::string python = std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
-  const std::string cmd = python + " '" + std::string(TENDYN_SOURCE_DIR) + "/scripts/plot.py' " + kind + " '" + csv.string() + "' '" +
-                          out.string() + "' 2>/dev/null";
-  return std::system(cmd.c_str()) == 0;
+  std::string cmd;
+  try {
+    cmd = shell_quote(python_interpreter()) + " " + shell_quote(data_file("scripts/plot.py").string()) + " " + kind + " " +
+          shell_quote(csv.string()) + " " + shell_quote(out.string());
+  } catch (const Error& e) {
+    std::fprintf(stderr, "tendyn: warning: no plot %s: %s\n", out.string().c_str(), e.what());
+    return false;
+  }
+  const int rc = std::system(cmd.c_str());
+  if (rc == 0) return true;
+  std::fprintf(stderr, "tendyn: warning: no plot %s: the plot script failed (exit %d: %s); it needs python3 with matplotlib\n",
+               out.string().c_str(), WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, cmd.c_str());
+  return false;
 }
 
 }  // namespace tendyn::cli

@@ -41,7 +41,7 @@ struct ExpArgs {
 
 void run(const ExpArgs& a) {
   const std::string file =
-      a.model.empty() ? std::string(TENDYN_SOURCE_DIR) + "/models/cdpr/printer8.yaml" : a.model;
+      a.model.empty() ? data_file("models/cdpr/printer8.yaml").string() : a.model;
   const auto mf = cdpr::load_model(file);
   const cdpr::DynamicModel model = cdpr::make_printer_dynamics(mf.model, a.load);
   cdpr::ExperimentConfig cfg;

@@ -43,7 +43,7 @@ std::vector<std::string> split(const std::string& s, char sep) {
 
 void run_plan(const PlanArgs& a) {
   namespace ts = tensegrity;
-  auto file = a.model.empty() ? ts::load_model_file(std::string(TENDYN_SOURCE_DIR) + "/models/three_bar.yaml")
+  auto file = a.model.empty() ? ts::load_model_file(data_file("models/three_bar.yaml").string())
                               : ts::load_model_file(a.model);
   ts::PlannerOptions o;
   for (const auto& id : split(a.drive, ',')) {
@@ -177,7 +177,7 @@ void run_plan(const PlanArgs& a) {
   if (plotted) std::printf("wrote %s/plan.png (track against the path, cable length changes, tensions)\n", a.out_dir.c_str());
   else
     std::printf("no plot (needs python3 with matplotlib): /usr/bin/python3 %s/scripts/plot.py plan %s/schedule.csv %s/plan.png (or .svg)\n",
-                TENDYN_SOURCE_DIR, a.out_dir.c_str(), a.out_dir.c_str());
+                data_dir_hint().c_str(), a.out_dir.c_str(), a.out_dir.c_str());
   std::printf("planned %zu periods of %g s with %s (%zu drive cables, u0 = %g m)\n", r.cost.size(), a.period, a.planner.c_str(),
               o.drive_cables.size(), a.u0);
   std::printf("progress along the path %.4f m, speed %.4f m/s, max path error %.4f m\n", r.progress_m, r.speed_mps, r.max_path_error_m);

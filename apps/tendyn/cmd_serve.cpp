@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "commands.hpp"
+#include "resources.hpp"
 #include "viewer_cli.hpp"
 
 namespace tendyn::cli {
@@ -50,7 +51,7 @@ std::map<std::string, std::string> shipped_models() {
   std::map<std::string, std::string> out;
   const auto def = tensegrity::default_model();
   out["default"] = tensegrity::to_yaml(def.model, &def.simulation);
-  const std::filesystem::path dir = std::filesystem::path(TENDYN_SOURCE_DIR) / "models";
+  const std::filesystem::path dir = data_dir() / "models";
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
     if (entry.path().extension() != ".yaml") continue;

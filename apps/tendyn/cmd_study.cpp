@@ -97,7 +97,7 @@ void run_study(const StudyArgs& a) {
     std::printf("study %s: straight line along +x, %g s, period %g s, u0 %g m\n%-40s %12s %16s %10s %10s\n", a.name.c_str(), a.duration,
                 a.period, a.u0, "variant", "speed [m/s]", "max lat. err [m]", "rollouts", "wall [s]");
   for (const auto& v : vs) {
-    auto f = ts::load_model_file(std::string(TENDYN_SOURCE_DIR) + "/models/" + v.model_file);
+    auto f = ts::load_model_file(data_file("models/" + v.model_file).string());
     f.model.drives.clear();
     for (const auto& [id, k] : v.stiffness)
       for (int c = 0; c < f.model.ncable(); ++c)

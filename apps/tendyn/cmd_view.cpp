@@ -65,8 +65,8 @@ void run_plot(const PlotArgs& a) {
   if (a.format != "png" && a.format != "svg" && a.format != "png,svg" && a.format != "svg,png")
     throw Error("plot: --format must be png, svg or png,svg");
   ensure_directory(out);
-  const std::string python = std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
-  const std::string cmd = python + " " + shell_quote(std::string(TENDYN_SOURCE_DIR) + "/scripts/plot_scene.py") + " " +
+  const std::string python = shell_quote(python_interpreter());
+  const std::string cmd = python + " " + shell_quote(data_file("scripts/plot_scene.py").string()) + " " +
                           shell_quote(src.string()) + " " + shell_quote(out.string()) + " --format " + shell_quote(a.format) +
                           (a.quiet ? " --quiet" : "");
   const int rc = std::system(cmd.c_str());

@@ -3,9 +3,10 @@
 #include "sweep_spec.hpp"
 
 #include <tendyn/core/error.hpp>
-#include <tendyn/io/yaml_util.hpp>
 #include <tendyn/tensegrity/builders.hpp>
 #include <tendyn/tensegrity/model_io.hpp>
+
+#include "io/yaml_util.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -1,7 +1,8 @@
 // CDPR model files (format: include/tendyn/cdpr/model_io.hpp and docs/CDPR.md).
 #include <tendyn/cdpr/model_io.hpp>
 #include <tendyn/core/error.hpp>
-#include <tendyn/io/yaml_util.hpp>
+
+#include "io/yaml_util.hpp"
 
 #include <cmath>
 #include <limits>

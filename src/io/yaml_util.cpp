@@ -1,5 +1,6 @@
+#include "io/yaml_util.hpp"
+
 #include <tendyn/core/error.hpp>
-#include <tendyn/io/yaml_util.hpp>
 
 #include <algorithm>
 #include <cmath>

@@ -1,8 +1,9 @@
 #include <charconv>
 #include <tendyn/core/error.hpp>
-#include <tendyn/io/yaml_util.hpp>
 #include <tendyn/tensegrity/builders.hpp>
 #include <tendyn/tensegrity/model_io.hpp>
+
+#include "io/yaml_util.hpp"
 
 #include <yaml-cpp/yaml.h>
 

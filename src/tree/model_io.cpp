@@ -1,6 +1,7 @@
 #include <tendyn/core/error.hpp>
-#include <tendyn/io/yaml_util.hpp>
 #include <tendyn/tree/model_io.hpp>
+
+#include "io/yaml_util.hpp"
 
 #include <algorithm>
 #include <cmath>
