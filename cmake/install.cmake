@@ -31,6 +31,7 @@ install(TARGETS tendyn EXPORT tendynTargets
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT lib)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/tendyn DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT dev
   FILES_MATCHING PATTERN "*.hpp")
+install(FILES ${PROJECT_BINARY_DIR}/include/tendyn/version.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tendyn COMPONENT dev)
 install(EXPORT tendynTargets NAMESPACE tendyn:: DESTINATION ${TENDYN_CMAKE_INSTALL_DIR} COMPONENT dev)
 
 # What a consumer's find_package must find again: Eigen and Threads always (public), yaml-cpp and

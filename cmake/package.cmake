@@ -1,7 +1,7 @@
 # The Debian package (docs/INSTALL.md):  cd BUILD && cpack -G DEB   ->  BUILD/tendyn_<version>_amd64.deb
 # Everything `cmake --install` installs, under /usr: the program, the library with its headers and
 # CMake package, the Python package (Debian's python3), the models and plot scripts.
-set(TENDYN_PACKAGE_MAINTAINER "tendyn maintainers <maintainers@users.noreply.a-seed-46c83217.example>" CACHE STRING
+set(TENDYN_PACKAGE_MAINTAINER "tendyn developers <tendyn-dev@example.org>" CACHE STRING
     "Maintainer field of the Debian package")
 
 set(CPACK_PACKAGE_NAME tendyn)
