@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "cli_util.hpp"
 #include "commands.hpp"
 #include "tensegrity_cli.hpp"
 
@@ -13,7 +14,7 @@ namespace tendyn::cli {
 void register_validate(CLI::App& app) {
   auto path = std::make_shared<std::string>();
   auto* cmd = app.add_subcommand("validate", "Check a tensegrity model file and print what it describes");
-  cmd->add_option("model", *path, "model file (YAML)")->required()->check(CLI::ExistingFile);
+  cmd->add_option("model", *path, "model file (YAML)")->required()->check(existing_file());
   cmd->callback([path] {
     namespace ts = tensegrity;
     const auto f = ts::load_model_file(*path);
