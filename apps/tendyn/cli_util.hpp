@@ -60,8 +60,6 @@ double column_scale(std::span<const double> values);
 double display_value(double x, double scale, double rel_tol = 1e-9);
 /// A number as files write it: "%.12g" (the library's tensegrity::append_number), -0 as 0.
 std::string file_number(double v);
-/// -0 -> +0 (files: "%.12g" would write "-0").
-inline double no_negative_zero(double x) { return x + 0.0; }
 /// Replaces every -0 number in `j` by 0 (nlohmann::json writes "-0.0").
 void clean_negative_zeros(nlohmann::json& j);
 

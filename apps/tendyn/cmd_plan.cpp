@@ -117,15 +117,15 @@ void run_plan(const PlanArgs& a) {
     ts::append_number(line, r.period_start_s[i]);
     for (Eigen::Index c = 0; c < r.offset_m[i].size(); ++c) {
       line += ",";
-      ts::append_number(line, no_negative_zero(r.offset_m[i][c]));
+      ts::append_number(line, r.offset_m[i][c]);
     }
     for (double v : {r.centroid_m[i].x(), r.centroid_m[i].y(), i == 0 ? 0.0 : r.cost[i - 1], tracker.distance(r.centroid_m[i])}) {
       line += ",";
-      ts::append_number(line, no_negative_zero(v));
+      ts::append_number(line, v);
     }
     for (Eigen::Index c = 0; c < r.tension_N[i].size(); ++c) {
       line += ",";
-      ts::append_number(line, no_negative_zero(r.tension_N[i][c]));
+      ts::append_number(line, r.tension_N[i][c]);
     }
     csv += line + "\n";
   }

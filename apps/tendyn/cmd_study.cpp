@@ -123,7 +123,7 @@ void run_study(const StudyArgs& a) {
     std::string line = "\"" + v.label + "\",\"" + drive + "\"";
     for (double x : {r.speed_mps, r.max_path_error_m, r.progress_m, static_cast<double>(r.rollouts), static_cast<double>(r.forced_periods)}) {
       line += ",";
-      ts::append_number(line, no_negative_zero(x));
+      ts::append_number(line, x);
     }
     csv += line + "\n";
     if (!a.quiet) {

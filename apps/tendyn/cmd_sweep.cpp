@@ -73,12 +73,12 @@ void run_sweep(const SweepArgs& a) {
     for (int t = 0; t < 3; ++t) {
       for (double v : {r.max_strain[t], r.min_strain[t], r.final_strain[t]}) {
         line += ",";
-        ts::append_number(line, no_negative_zero(v));
+        ts::append_number(line, v);
       }
       line += "," + r.shape[t];
     }
     line += ",";
-    ts::append_number(line, no_negative_zero(r.triple_spread));
+    ts::append_number(line, r.triple_spread);
     csv += line + "\n";
     nlohmann::json j = {{"psi_deg", r.psi_deg}, {"normal", r.normal}, {"triple_spread", r.triple_spread}};
     j["first_slack"] = r.first_slack_cable.empty() ? nlohmann::json(nullptr)
