@@ -167,7 +167,7 @@ def test_psi_study_range_equals_cli(tmp_path):
 
 def test_plan_matches_cli(tmp_path):
     cli("plan", "--drive", "c1,c2", "--duration", 0.3, "-q", "-o", tmp_path)
-    expected = json.loads((tmp_path / "plan.json").read_text())
+    expected = json.loads((tmp_path / "summary.json").read_text())
     mf = ts.load_model_file(str(REPO / "models/three_bar.yaml"))
     model = mf.model
     o = ts.PlannerOptions()
