@@ -116,8 +116,8 @@ void run_sweep(const SweepArgs& a) {
     if (!r.first_overstrain_cable.empty())
       std::snprintf(over, sizeof over, "%s @ %.3f s", r.first_overstrain_cable.c_str(), r.first_overstrain_time_s);
     std::printf("%6.1f %-7s %-22s %-22s", r.psi_deg, r.normal ? "yes" : "no", slack, over);
-    for (int t = 0; t < 3; ++t)
-      std::printf(" %7.1f/%6.1f/%6.1f ", 100 * r.max_strain[t], 100 * r.min_strain[t], 100 * r.final_strain[t]);
+    const auto pct = [](double x) { return display_value(100 * x, 1.0, 0.05); };  // never "-0.0"
+    for (int t = 0; t < 3; ++t) std::printf(" %7.1f/%6.1f/%6.1f ", pct(r.max_strain[t]), pct(r.min_strain[t]), pct(r.final_strain[t]));
     std::printf(" %s, %s, %s\n", r.shape[0].c_str(), r.shape[1].c_str(), r.shape[2].c_str());
   }
   if (res.has_range)

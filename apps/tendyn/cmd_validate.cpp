@@ -34,7 +34,8 @@ void register_validate(CLI::App& app) {
       const auto& c = m.cables[static_cast<std::size_t>(k)];
       const std::string nodes = m.node_ids[static_cast<std::size_t>(c.node[0])] + "-" + m.node_ids[static_cast<std::size_t>(c.node[1])];
       std::printf("%-12s %-16s %10.4g %10.4g %10.4g %10.3f%s\n", m.cable_ids[static_cast<std::size_t>(k)].c_str(), nodes.c_str(),
-                  c.stiffness_Npm, d.cable_rest_length_m[k], d.cable_length_m[k], 100 * ts::cable_strain(d, k),
+                  c.stiffness_Npm, d.cable_rest_length_m[k], d.cable_length_m[k],
+                  display_value(100 * ts::cable_strain(d, k), 1.0, 0.5e-3),  // never "-0.000"
                   c.tension_only ? "" : " (pushes too)");
     }
   });

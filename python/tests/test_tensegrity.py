@@ -75,6 +75,8 @@ def test_simulate_matches_cli_summary(tmp_path):
     o.duration_s = 1.0
     run = ts.simulate(mf.model, o)
     got = json.loads(run["summary_json"])
+    provenance = expected.pop("tendyn")  # the CLI adds the version and the model file's hash (docs/CLI.md)
+    assert provenance["version"] == tendyn.__version__ and len(provenance["model_fnv1a64"]) == 16
     assert got == expected  # same engine, same numbers, bit for bit
     final = np.array([c["final_tension_N"] for c in expected["cables"]])
     np.testing.assert_array_equal(run["summary"].final_tension_N, final)
