@@ -2,7 +2,7 @@
 """Static plots of tendyn results (matplotlib, PNG or SVG by the output's extension).
 
   plot.py study  STUDY.csv  OUT.png     bar charts of speed and max lateral error per variant
-  plot.py plan   SCHEDULE.csv OUT.png   centroid track against the target path (plan.json beside the CSV),
+  plot.py plan   SCHEDULE.csv OUT.png   centroid track against the target path (summary.json beside the CSV),
                                         cable length changes and tensions
   plot.py sweep  SWEEP.csv  OUT.png     document 000's psi study: max / final strain per triple
   plot.py cdpr   DIR        OUT.png     document 002's printer experiment (tendyn cdpr-experiment --out DIR):
@@ -42,7 +42,7 @@ def study(src, out):
 
 
 def plan(src, out):
-    """Centroid track against the target path (from plan.json beside the CSV; else the x axis),
+    """Centroid track against the target path (from summary.json beside the CSV; else the x axis),
     drive-cable rest-length changes and, when the CSV has them, drive-cable tensions."""
     import json
     import os
@@ -51,7 +51,7 @@ def plan(src, out):
     t = [float(x["t_s"]) for x in r]
     tension_keys = [k for k in r[0] if k.endswith(".tension_N")]
     fig, ax = plt.subplots(1, 3 if tension_keys else 2, figsize=(17 if tension_keys else 12, 4.5))
-    meta = os.path.join(os.path.dirname(os.path.abspath(src)), "plan.json")
+    meta = os.path.join(os.path.dirname(os.path.abspath(src)), "summary.json")
     pts = None
     if os.path.exists(meta):
         with open(meta) as f:
@@ -120,29 +120,30 @@ def cdpr(src, out):
 
     s1 = rows(os.path.join(src, "stage1_without.csv"))
     s2 = rows(os.path.join(src, "stage2_with.csv"))
-    lower = [k[5:] for k in s1[0] if k.startswith("fopt_l")]  # printer8: lower cables l1..l4
+    opt = ".tension_opt_N"
+    lower = [k[: -len(opt)] for k in s1[0] if k.startswith("l") and k.endswith(opt)]  # printer8: lower cables l1..l4
     col = lambda r, k, f=1.0: [f * float(x[k]) for x in r]  # noqa: E731
-    t1, t2 = col(s1, "t"), col(s2, "t")
+    t1, t2 = col(s1, "t_s"), col(s2, "t_s")
     fig, ax = plt.subplots(2, 2, figsize=(13, 8), sharex=True)
     for a, r, t, title in ((ax[0][0], s1, t1, "stage 1: without tension control"),
                            (ax[0][1], s2, t2, "stage 2: with tension control")):
         for i, n in enumerate(lower):
             c = "C%d" % i
-            a.plot(t, col(r, "f_" + n, 1e-3), color=c, lw=1, label=n)
-            a.plot(t, col(r, "fopt_" + n, 1e-3), color=c, lw=1, ls="--")
+            a.plot(t, col(r, n + ".tension_N", 1e-3), color=c, lw=1, label=n)
+            a.plot(t, col(r, n + opt, 1e-3), color=c, lw=1, ls="--")
         a.set_title(title + " (dashed: optimal profile)", fontsize=10)
         a.set_ylabel("lower-cable tension [kN]")
         a.legend(ncol=4, fontsize=8)
-    ax[1][0].plot(t1, col(s1, "lower_norm", 1e-3), color="k", label="without control")
-    ax[1][0].plot(t2, col(s2, "lower_norm", 1e-3), color="tab:red", ls="--", label="with control")
-    ax[1][0].plot(t2, col(s2, "opt_lower_norm", 1e-3), color="tab:green", lw=0.8, label="optimal")
+    ax[1][0].plot(t1, col(s1, "lower_norm_N", 1e-3), color="k", label="without control")
+    ax[1][0].plot(t2, col(s2, "lower_norm_N", 1e-3), color="tab:red", ls="--", label="with control")
+    ax[1][0].plot(t2, col(s2, "opt_lower_norm_N", 1e-3), color="tab:green", lw=0.8, label="optimal")
     ax[1][0].set_ylabel("lower-group tension norm [kN]")
     ax[1][0].legend(fontsize=8)
     e = ax[1][1]
-    e.plot(t1, col(s1, "pos_err", 1e3), color="k", lw=1, label="position, without [mm]")
-    e.plot(t2, col(s2, "pos_err", 1e3), color="tab:red", lw=1, ls="--", label="position, with [mm]")
-    e.plot(t1, col(s1, "rot_err", 1e3), color="tab:gray", lw=1, label="orientation, without [mrad]")
-    e.plot(t2, col(s2, "rot_err", 1e3), color="tab:orange", lw=1, ls="--", label="orientation, with [mrad]")
+    e.plot(t1, col(s1, "pos_err_m", 1e3), color="k", lw=1, label="position, without [mm]")
+    e.plot(t2, col(s2, "pos_err_m", 1e3), color="tab:red", lw=1, ls="--", label="position, with [mm]")
+    e.plot(t1, col(s1, "rot_err_rad", 1e3), color="tab:gray", lw=1, label="orientation, without [mrad]")
+    e.plot(t2, col(s2, "rot_err_rad", 1e3), color="tab:orange", lw=1, ls="--", label="orientation, with [mrad]")
     e.set_ylabel("tracking error [mm], [mrad]")
     e.legend(fontsize=8)
     for a in ax.flat:

@@ -3,8 +3,13 @@
 #include "viewer_cli.hpp"
 
 #include <tendyn/core/error.hpp>
+#include <tendyn/io/atomic_file.hpp>
+#include <tendyn/version.hpp>
 
+#include <cmath>
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include <sys/wait.h>
@@ -12,16 +17,22 @@
 
 namespace tendyn::cli {
 
+bool stderr_is_terminal() { return ::isatty(2) == 1; }
+
 Progress::Progress(std::string label, bool enabled)
-    : label_(std::move(label)), enabled_(enabled), start_(std::chrono::steady_clock::now()), last_(start_) {}
+    : label_(std::move(label)),
+      enabled_(enabled && stderr_is_terminal()),
+      start_(std::chrono::steady_clock::now()),
+      last_(start_) {}
 
 void Progress::update(double fraction) {
   if (!enabled_) return;
   const auto now = std::chrono::steady_clock::now();
-  if (now - last_ < std::chrono::milliseconds(500)) return;
+  if (printed_ && now - last_ < std::chrono::milliseconds(500)) return;
   last_ = now;
   const double elapsed = std::chrono::duration<double>(now - start_).count();
   const double eta = fraction > 1e-9 ? elapsed * (1.0 - fraction) / fraction : 0.0;
+  // a terminal only (see the constructor): the line is rewritten in place
   std::fprintf(stderr, "\r%s: %5.1f%% (elapsed %.1f s, eta %.1f s)   ", label_.c_str(), 100.0 * fraction, elapsed, eta);
   std::fflush(stderr);
   printed_ = true;
@@ -31,8 +42,56 @@ void Progress::finish() {
   if (enabled_ && printed_) {
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     std::fprintf(stderr, "\r%s: 100.0%% (%.2f s)                              \n", label_.c_str(), elapsed);
+    std::fflush(stderr);
   }
+  printed_ = false;
 }
+
+namespace {
+bool g_missing_file = false;
+
+CLI::Validator path_check(bool directory_ok) {
+  return CLI::Validator(
+      [directory_ok](std::string& path) -> std::string {
+        std::error_code ec;
+        const auto st = std::filesystem::status(path, ec);
+        if (std::filesystem::is_regular_file(st) || (directory_ok && std::filesystem::is_directory(st))) return {};
+        g_missing_file = true;
+        if (std::filesystem::exists(st)) return "'" + path + "' is not a " + (directory_ok ? "file or directory" : "regular file");
+        return "no such file: '" + path + "'";
+      },
+      directory_ok ? "PATH" : "FILE");
+}
+
+CLI::Validator number_check(bool strict) {
+  return CLI::Validator(
+      [strict](std::string& text) -> std::string {
+        double v = 0;
+        if (!CLI::detail::lexical_cast(text, v) || std::isnan(v)) return "'" + text + "' is not a number";
+        if (strict ? !(v > 0) : !(v >= 0)) return "must be " + std::string(strict ? "> 0" : ">= 0") + " (got " + text + ")";
+        return {};
+      },
+      strict ? "POSITIVE" : "NONNEGATIVE");
+}
+}  // namespace
+
+const CLI::Validator& positive() {
+  static const CLI::Validator v = number_check(true);
+  return v;
+}
+const CLI::Validator& non_negative() {
+  static const CLI::Validator v = number_check(false);
+  return v;
+}
+const CLI::Validator& existing_file() {
+  static const CLI::Validator v = path_check(false);
+  return v;
+}
+const CLI::Validator& existing_path() {
+  static const CLI::Validator v = path_check(true);
+  return v;
+}
+bool missing_file_reported() { return g_missing_file; }
 
 void ensure_directory(const std::filesystem::path& dir) {
   std::error_code ec;
@@ -54,6 +113,63 @@ bool render_plot(const std::string& kind, const std::filesystem::path& csv, cons
   std::fprintf(stderr, "tendyn: warning: no plot %s: the plot script failed (exit %d: %s); it needs python3 with matplotlib\n",
                out.string().c_str(), WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, cmd.c_str());
   return false;
+}
+
+double column_scale(std::span<const double> values) {
+  double s = 0.0;
+  for (double v : values)
+    if (std::isfinite(v)) s = std::max(s, std::abs(v));
+  return s;
+}
+
+double display_value(double x, double scale, double rel_tol) {
+  if (x == 0.0 || (std::isfinite(x) && std::abs(x) <= rel_tol * scale)) return 0.0;
+  return x;
+}
+
+std::string file_number(double v) {
+  char buf[32];
+  const int n = std::snprintf(buf, sizeof buf, "%.12g", v + 0.0);
+  return std::string(buf, static_cast<std::size_t>(n));
+}
+
+void clean_negative_zeros(nlohmann::json& j) {
+  if (j.is_number_float()) {
+    if (j.get<double>() == 0.0) j = 0.0;
+  } else if (j.is_structured()) {
+    for (auto& e : j) clean_negative_zeros(e);
+  }
+}
+
+std::string fnv1a64_hex(std::string_view bytes) {
+  std::uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : bytes) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+std::string read_file_bytes(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in) throw Error(p.string() + ": cannot read file");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+nlohmann::json provenance(std::string_view model_bytes, const std::string& model_file) {
+  return {{"version", std::string(kVersion)},
+          {"model_file", model_file.empty() ? nlohmann::json(nullptr) : nlohmann::json(model_file)},
+          {"model_fnv1a64", fnv1a64_hex(model_bytes)}};
+}
+
+void write_summary(const std::filesystem::path& path, nlohmann::json j, const nlohmann::json& provenance_block) {
+  j["tendyn"] = provenance_block;
+  clean_negative_zeros(j);
+  io::write_file_atomic(path, j.dump(2) + "\n");
 }
 
 }  // namespace tendyn::cli

@@ -1,21 +1,31 @@
-// Small helpers shared by the subcommands: progress output and output directories.
+// Small helpers shared by the subcommands: progress output, option checks, output directories,
+// display formatting and the provenance block of summary.json (docs/CLI.md).
 #pragma once
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
+#include <span>
 #include <string>
+#include <string_view>
 
 #include "resources.hpp"
 
 namespace tendyn::cli {
 
-/// Prints "label: 42% (eta 3.1 s)" to stderr at most every 0.5 s when stderr is a terminal or
-/// when forced; silent with --quiet. Cheap enough to call every step.
+/// Progress of a long command on stderr: one line "label: 42.0% (elapsed 1.2 s, eta 3.1 s)",
+/// rewritten in place at most every 0.5 s (the first update at once), and a final line at
+/// finish(). Shown only when `enabled` (no --quiet) and stderr is a terminal: a log file or a pipe
+/// never receives progress lines or carriage returns. Cheap enough to call every step.
 class Progress {
  public:
   Progress(std::string label, bool enabled);
   void update(double fraction);
   void finish();
+  bool shown() const { return enabled_; }
 
  private:
   std::string label_;
@@ -24,13 +34,48 @@ class Progress {
   bool printed_ = false;
 };
 
+/// True when stderr is a terminal.
+bool stderr_is_terminal();
+
+// Option checks with short messages (CLI11's own print the whole double range). The file checks
+// are bad input: main() exits 2 for them (other CLI11 errors are usage errors, exit 1).
+const CLI::Validator& positive();
+const CLI::Validator& non_negative();
+const CLI::Validator& existing_file();  ///< a readable regular file
+const CLI::Validator& existing_path();  ///< a file or a directory
+/// Set by existing_file()/existing_path() when they reject a path (main() maps it to exit 2).
+bool missing_file_reported();
+
 /// Creates `dir` (and parents); throws tendyn::Error naming the directory on failure.
 void ensure_directory(const std::filesystem::path& dir);
 
 /// Renders a static plot with <data dir>/scripts/plot.py (matplotlib; interpreter: python_interpreter()):
-/// kind is study | plan | sweep | cdpr. Returns false when it cannot, after a warning on stderr that
+/// kind is study | plan | sweep | cdpr (for cdpr, `csv` is the result directory). Returns false when it cannot, after a warning on stderr that
 /// says why (no python3, matplotlib missing: the script says so, script failed). The callers' main
 /// output is data, so a missing plot is a warning (exit status 0), never an error.
 bool render_plot(const std::string& kind, const std::filesystem::path& csv, const std::filesystem::path& out);
+
+// ------------------------------------------------------------------------ display formatting
+/// The largest |x| of `values` (0 for none); the scale of a printed column.
+double column_scale(std::span<const double> values);
+/// `x` for display: 0 when |x| <= rel_tol * scale (round-off noise next to the column's largest
+/// value) or when x is -0; otherwise x. For printed tables only: files keep every digit.
+double display_value(double x, double scale, double rel_tol = 1e-9);
+/// A number as files write it: "%.12g" (the library's tensegrity::append_number), -0 as 0.
+std::string file_number(double v);
+/// Replaces every -0 number in `j` by 0 (nlohmann::json writes "-0.0").
+void clean_negative_zeros(nlohmann::json& j);
+
+// ---------------------------------------------------------------------------- provenance
+/// FNV-1a 64-bit hash of `bytes` as 16 lower-case hex digits.
+std::string fnv1a64_hex(std::string_view bytes);
+/// The bytes of a file; throws tendyn::Error naming it when it cannot be read.
+std::string read_file_bytes(const std::filesystem::path& p);
+/// {"version": tendyn version, "model_file": path or null, "model_fnv1a64": hash} for summary.json:
+/// the hash of `model_bytes` (the model file as read; for a built-in model, its YAML as
+/// `tendyn export --yaml` writes it).
+nlohmann::json provenance(std::string_view model_bytes, const std::string& model_file);
+/// Writes `j` (with provenance under "tendyn", -0 cleaned) to `path` atomically, 2-space indented.
+void write_summary(const std::filesystem::path& path, nlohmann::json j, const nlohmann::json& provenance_block);
 
 }  // namespace tendyn::cli

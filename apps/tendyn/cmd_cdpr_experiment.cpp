@@ -1,14 +1,17 @@
 // tendyn cdpr-experiment: document 002's two-stage printer experiment (issue 6).
-//   tendyn cdpr-experiment [MODEL.yaml] --out DIR [--speed 0.15] [--dt 1e-3] [--noise] [--seed S]
-//                          [--tension-tau 0.1] [--filter-tau 0]
-// Writes DIR/stage1_without.csv, DIR/stage2_with.csv, DIR/summary.txt and prints the summary;
-// `python3 scripts/plot.py cdpr DIR OUT.png` plots them.
+//   tendyn cdpr-experiment [MODEL.yaml] [-o DIR] [--speed 0.15] [--dt 1e-3] [--noise] [--seed S]
+//                          [--tension-tau 0.1] [--filter-tau 0] [--html]
+// Writes DIR/stage1_without.csv, DIR/stage2_with.csv, DIR/summary.json, DIR/summary.txt,
+// DIR/scene.json and DIR/experiment.png (scripts/plot.py cdpr, when matplotlib is there), prints the
+// summary.
 #include <tendyn/cdpr/dynamics.hpp>
 #include <tendyn/cdpr/experiment.hpp>
 #include <tendyn/cdpr/model_io.hpp>
 #include <tendyn/core/error.hpp>
 #include <tendyn/io/atomic_file.hpp>
 #include <tendyn/viz/cdpr_scene.hpp>
+
+#include <nlohmann/json.hpp>
 
 #include <cstdio>
 #include <filesystem>
@@ -26,6 +29,8 @@ struct ExpArgs {
   std::string model;
   std::string out = "out/cdpr-experiment";
   bool html = false;
+  bool quiet = false;
+  bool no_plot = false;
   double speed = 0.15;
   double accel = 0.5;
   double dt = 1e-3;
@@ -43,6 +48,7 @@ void run(const ExpArgs& a) {
   const std::string file =
       a.model.empty() ? data_file("models/cdpr/printer8.yaml").string() : a.model;
   const auto mf = cdpr::load_model(file);
+  const auto prov = provenance(read_file_bytes(file), a.model);
   const cdpr::DynamicModel model = cdpr::make_printer_dynamics(mf.model, a.load);
   cdpr::ExperimentConfig cfg;
   cfg.speed_m_s = a.speed;
@@ -57,8 +63,13 @@ void run(const ExpArgs& a) {
   if (a.noise) cfg.sensors = cdpr::typical_sensor_noise(a.seed);
   cfg.sensors.seed = a.seed;
   if (a.html) require_viewer();
+  // progress per stage (the stages report none of their own)
+  Progress progress("cdpr-experiment", !a.quiet);
+  progress.update(0.0);
   const auto s1 = cdpr::run_stage(model, cfg, false);
+  progress.update(0.5);
   const auto s2 = cdpr::run_stage(model, cfg, true);
+  progress.finish();
   ensure_directory(a.out);
   const std::filesystem::path dir(a.out);
   io::write_file_atomic(dir / "stage1_without.csv", cdpr::stage_csv(model, s1));
@@ -67,6 +78,41 @@ void run(const ExpArgs& a) {
   std::string summary = "tendyn cdpr-experiment: model " + file + ", " + std::to_string(T) +
                         " s simulated per stage\n" + cdpr::experiment_summary(s1, s2);
   io::write_file_atomic(dir / "summary.txt", summary);
+  const auto stage_json = [](const cdpr::StageResult& s) {
+    return nlohmann::json{{"worst_lower_norm_N", s.worst_lower_norm_N},
+                          {"worst_opt_lower_norm_N", s.worst_opt_lower_norm_N},
+                          {"mean_lower_norm_N", s.mean_lower_norm_N},
+                          {"mean_opt_lower_norm_N", s.mean_opt_lower_norm_N},
+                          {"peak_lower_tension_N", s.peak_lower_tension_N},
+                          {"peak_opt_lower_tension_N", s.peak_opt_lower_tension_N},
+                          {"max_dev_opt_N", s.max_dev_opt_N},
+                          {"rms_dev_opt_N", s.rms_dev_opt_N},
+                          {"max_pos_err_m", s.max_pos_err_m},
+                          {"rms_pos_err_m", s.rms_pos_err_m},
+                          {"max_rot_err_rad", s.max_rot_err_rad},
+                          {"rms_rot_err_rad", s.rms_rot_err_rad},
+                          {"max_winch_rate_mps", s.max_winch_rate_m_s},
+                          {"samples", s.samples.size()},
+                          {"duration_s", s.samples.empty() ? 0.0 : s.samples.back().t_s}};
+  };
+  // no wall-clock values: summary.json is byte-identical on reruns (summary.txt has the wall times)
+  const nlohmann::json j = {{"experiment", "document 002 two-stage printer experiment"},
+                            {"model", model.geometry.name},
+                            {"options",
+                             {{"speed_mps", a.speed},
+                              {"accel_mps2", a.accel},
+                              {"dt_s", a.dt},
+                              {"control_dt_s", a.control_dt},
+                              {"load_kg", a.load},
+                              {"layer_z_m", a.layer_z},
+                              {"method", a.method},
+                              {"noise", a.noise},
+                              {"seed", a.seed},
+                              {"tension_tau_s", a.tension_tau},
+                              {"filter_tau_s", a.filter_tau}}},
+                            {"stage1_without", stage_json(s1)},
+                            {"stage2_with", stage_json(s2)}};
+  write_summary(dir / "summary.json", j, prov);
   // viewer: stage 2 (with tension control) in 3D at 4 frames per simulated second; the plots
   // compare both stages at the full sample rate
   viz::Scene scene = viz::make_scene(model.geometry);
@@ -98,11 +144,13 @@ void run(const ExpArgs& a) {
   scene.plots.push_back({"position error", "mm", t_s, {{"without control", pos1}, {"with control", pos2}}});
   scene.plots.push_back({"orientation error", "mrad", t_s, {{"without control", rot1}, {"with control", rot2}}});
   const auto html_path = write_scene_outputs(dir, scene, a.html);
+  const bool plotted = !a.no_plot && render_plot("cdpr", dir, dir / "experiment.png");
+  if (a.quiet) return;
   std::fputs(summary.c_str(), stdout);
-  std::printf("wrote %s/{stage1_without.csv,stage2_with.csv,summary.txt,scene.json}\n", a.out.c_str());
+  std::printf("wrote %s/{stage1_without.csv,stage2_with.csv,summary.json,summary.txt,scene.json%s}\n", a.out.c_str(),
+              plotted ? ",experiment.png" : "");
   if (!html_path.empty()) std::printf("viewer: %s\n", html_path.string().c_str());
-  std::printf("plot: python3 scripts/plot.py cdpr %s %s/experiment.png (matplotlib)\n", a.out.c_str(),
-              a.out.c_str());
+  if (!plotted && !a.no_plot) std::printf("(no plot: Debian's python3-matplotlib is needed: scripts/install-deps.sh test)\n");
 }
 
 }  // namespace
@@ -111,8 +159,8 @@ void register_cdpr_experiment(CLI::App& app) {
   auto a = std::make_shared<ExpArgs>();
   auto* cmd = app.add_subcommand(
       "cdpr-experiment", "document 002's two-stage printer experiment: tracking without and with lower-cable tension control");
-  cmd->add_option("model", a->model, "CDPR model file (default: models/cdpr/printer8.yaml)");
-  cmd->add_option("--out", a->out, "output directory")->capture_default_str();
+  cmd->add_option("model", a->model, "CDPR model file (default: models/cdpr/printer8.yaml)")->check(existing_file());
+  cmd->add_option("-o,--out", a->out, "output directory")->capture_default_str();
   cmd->add_option("--speed", a->speed, "printing speed [m/s]")->capture_default_str();
   cmd->add_option("--accel", a->accel, "acceleration at direction changes [m/s^2]")->capture_default_str();
   cmd->add_option("--dt", a->dt, "RK4 step [s]")->capture_default_str();
@@ -126,6 +174,8 @@ void register_cdpr_experiment(CLI::App& app) {
   cmd->add_flag("--noise", a->noise, "seeded Gaussian sensor noise");
   cmd->add_flag("--html", a->html, "also write view.html: stage 2 in the 3D viewer, both stages' norms and errors plotted");
   cmd->add_option("--seed", a->seed, "noise seed")->capture_default_str();
+  cmd->add_flag("--no-plot", a->no_plot, "do not render experiment.png");
+  cmd->add_flag("-q,--quiet", a->quiet, "no progress or summary output");
   cmd->callback([a] { run(*a); });
 }
 

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "cli_util.hpp"
 #include "commands.hpp"
 #include "tensegrity_cli.hpp"
 
@@ -21,12 +22,12 @@ struct ExportArgs {
 void register_export(CLI::App& app) {
   auto a = std::make_shared<ExportArgs>();
   auto* cmd = app.add_subcommand("export", "Write a tensegrity model as MuJoCo MJCF or as per-element YAML");
-  cmd->add_option("model", a->model, "model file (YAML); built-in 3-prism if omitted")->check(CLI::ExistingFile);
-  cmd->add_option("--mjcf", a->mjcf, "write MuJoCo MJCF here (rods: free bodies, cables: spatial tendons); what MuJoCo 2.2.2 cannot represent is listed on stderr");
-  cmd->add_option("--yaml", a->yaml, "write the model in per-element YAML here");
-  cmd->add_option("--mj-timestep", a->timestep, "MJCF option timestep [s]")->check(CLI::PositiveNumber);
+  cmd->add_option("model", a->model, "model file (YAML; default: the built-in 3-prism)")->check(existing_file());
+  cmd->add_option("--mjcf", a->mjcf, "write MuJoCo MJCF here (rods: free bodies, cables: spatial tendons; default: not written); what MuJoCo 2.2.2 cannot represent is listed on stderr");
+  cmd->add_option("--yaml", a->yaml, "write the model in per-element YAML here (default: not written)");
+  cmd->add_option("--mj-timestep", a->timestep, "MJCF option timestep [s]")->check(positive());
   cmd->add_option("--mj-integrator", a->integrator, "MJCF integrator: RK4 or Euler");
-  cmd->add_option("--mj-rod-radius", a->rod_radius, "MJCF rod capsule radius [m] (contact with the ground plane)")->check(CLI::PositiveNumber);
+  cmd->add_option("--mj-rod-radius", a->rod_radius, "MJCF rod capsule radius [m] (contact with the ground plane)")->check(positive());
   cmd->callback([a] {
     if (a->mjcf.empty() && a->yaml.empty()) throw Error("export: give --mjcf FILE and/or --yaml FILE");
     const auto f = load_model_or_default(a->model);

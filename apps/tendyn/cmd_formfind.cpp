@@ -1,19 +1,25 @@
-// tendyn formfind MODEL.yaml -o OUT.yaml: equilibrium shape from topology, rod lengths and rest lengths.
+// tendyn formfind MODEL.yaml [-o DIR]: equilibrium shape from topology, rod lengths and rest lengths;
+// writes DIR/model.yaml (the model at its equilibrium) and DIR/summary.json.
 #include <tendyn/core/error.hpp>
 #include <tendyn/io/atomic_file.hpp>
 #include <tendyn/tensegrity/form_finding.hpp>
 #include <tendyn/tensegrity/model_io.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 
+#include "cli_util.hpp"
 #include "commands.hpp"
+#include "tensegrity_cli.hpp"
 
 namespace tendyn::cli {
 
 namespace {
 struct FormArgs {
-  std::string model, out;
+  std::string model, out;  ///< out: the output directory (default out/<model name>-formfind)
   double relax = 60.0, tol = 1e-10, settle = 0.0;
   bool on_ground = false;
 };
@@ -22,18 +28,19 @@ struct FormArgs {
 void register_formfind(CLI::App& app) {
   auto a = std::make_shared<FormArgs>();
   auto* cmd = app.add_subcommand("formfind", "Find the equilibrium shape of a tensegrity (dynamic relaxation + Newton)");
-  cmd->add_option("model", a->model, "model file whose node positions are the initial guess")->required()->check(CLI::ExistingFile);
-  cmd->add_option("-o,--out", a->out, "write the model at its equilibrium here (YAML)")->required();
-  cmd->add_option("--relax", a->relax, "dynamic-relaxation time [s]")->check(CLI::PositiveNumber);
-  cmd->add_option("--tolerance", a->tol, "node residual force tolerance [N]")->check(CLI::PositiveNumber);
+  cmd->add_option("model", a->model, "model file whose node positions are the initial guess")->required()->check(existing_file());
+  cmd->add_option("-o,--out", a->out, "output directory: model.yaml (the model at its equilibrium) and summary.json (default: out/<model name>-formfind)");
+  cmd->add_option("--relax", a->relax, "dynamic-relaxation time [s]")->check(positive());
+  cmd->add_option("--tolerance", a->tol, "node residual force tolerance [N]")->check(positive());
   cmd->add_flag("--on-ground", a->on_ground,
                 "translate the result so its lowest node touches z = 0 and add gravity and an impulse ground (e = 0, mu = 0.8)");
   cmd->add_option("--settle", a->settle,
                   "with --on-ground: then let it settle under gravity on the ground for this long [s] and write the rest state")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative());
   cmd->callback([a] {
     namespace ts = tensegrity;
     auto f = ts::load_model_file(a->model);
+    const auto prov = model_provenance(a->model, f);
     ts::FormFindingOptions o;
     o.relax_duration_s = a->relax;
     o.tolerance_N = a->tol;
@@ -69,10 +76,23 @@ void register_formfind(CLI::App& app) {
       }
     }
     if (!r.converged) throw SimulationError("form finding did not converge (residual " + std::to_string(r.max_node_residual_N) + " N)", 0.0);
-    io::write_file_atomic(a->out, "# Equilibrium found by: tendyn formfind " + a->model + (a->on_ground ? " --on-ground" : "") +
-                                      (a->settle > 0 ? " --settle " + std::to_string(a->settle) : "") +
-                                      "\n" + ts::to_yaml(m, &f.simulation));
-    std::printf("wrote %s\n", a->out.c_str());
+    const std::filesystem::path dir = a->out.empty() ? std::filesystem::path("out") / (f.model.name + "-formfind") : std::filesystem::path(a->out);
+    ensure_directory(dir);
+    char settle[32];
+    std::snprintf(settle, sizeof settle, "%g", a->settle);
+    io::write_file_atomic(dir / "model.yaml", "# Equilibrium found by: tendyn formfind " + a->model + (a->on_ground ? " --on-ground" : "") +
+                                                  (a->settle > 0 ? std::string(" --settle ") + settle : "") + "\n" +
+                                                  ts::to_yaml(m, &f.simulation));
+    const nlohmann::json j = {{"max_node_residual_N", r.max_node_residual_N},
+                              {"newton_iterations", r.newton_iterations},
+                              {"slack_elements", r.slack_cables},
+                              {"converged", r.converged},
+                              {"on_ground", a->on_ground},
+                              {"settle_s", a->settle},
+                              {"relax_s", a->relax},
+                              {"tolerance_N", a->tol}};
+    write_summary(dir / "summary.json", j, prov);
+    std::printf("wrote %s and summary.json\n", (dir / "model.yaml").string().c_str());
   });
 }
 

@@ -10,10 +10,12 @@
 #include <algorithm>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include "cli_util.hpp"
 #include "commands.hpp"
+#include "tensegrity_cli.hpp"
 #include "viewer_cli.hpp"
 
 namespace tendyn::cli {
@@ -26,7 +28,7 @@ struct PlanArgs {
   std::string path = "straight", points, planner = "exhaustive";
   int threads = 0, rounds = 3, beam = 3;
   double lateral_weight = 5.0, ramp = 1.0, lateral_tol = 0.002;
-  double dt = -1;
+  std::optional<double> dt;
   std::string out_dir = "out/plan";
   bool quiet = false;
   bool html = false;
@@ -45,6 +47,7 @@ void run_plan(const PlanArgs& a) {
   namespace ts = tensegrity;
   auto file = a.model.empty() ? ts::load_model_file(data_file("models/three_bar.yaml").string())
                               : ts::load_model_file(a.model);
+  const auto prov = model_provenance(a.model, file);
   ts::PlannerOptions o;
   for (const auto& id : split(a.drive, ',')) {
     const auto it = std::find(file.model.cable_ids.begin(), file.model.cable_ids.end(), id);
@@ -71,7 +74,7 @@ void run_plan(const PlanArgs& a) {
   o.lateral_tolerance_m = a.lateral_tol;
   o.ramp_fraction = a.ramp;
   o.rollout = file.simulation;
-  if (a.dt > 0) o.rollout.dt_s = a.dt;
+  if (a.dt) o.rollout.dt_s = *a.dt;
   if (o.rollout.integrator == ts::Integrator::kDormandPrince45 && file.model.ground.type == ts::Ground::Type::kImpulse)
     o.rollout.integrator = ts::Integrator::kRK4;
   try {
@@ -105,7 +108,7 @@ void run_plan(const PlanArgs& a) {
   // executed schedule: one CSV (t_s, then u_m per drive cable) and the model with the schedule as drives
   std::string csv = "t_s";
   for (int k : o.drive_cables) csv += "," + file.model.cable_ids[static_cast<std::size_t>(k)] + ".u_m";
-  csv += ",cx_m,cy_m,cost,path_error_m";
+  csv += ",cx_m,cy_m,cost_m,path_error_m";
   for (int k : o.drive_cables) csv += "," + file.model.cable_ids[static_cast<std::size_t>(k)] + ".tension_N";
   csv += "\n";
   ts::PathTracker tracker(o.path);
@@ -171,7 +174,7 @@ void run_plan(const PlanArgs& a) {
                             {"forced_periods", r.forced_periods},
                             {"final_centroid_m", {r.centroid_m.back().x(), r.centroid_m.back().y()}},
                             {"path_points_m", path_points}};
-  io::write_file_atomic(std::filesystem::path(a.out_dir) / "plan.json", j.dump(2) + "\n");
+  write_summary(std::filesystem::path(a.out_dir) / "summary.json", j, prov);
   const bool plotted = render_plot("plan", std::filesystem::path(a.out_dir) / "schedule.csv", std::filesystem::path(a.out_dir) / "plan.png");
   if (a.quiet) return;
   if (plotted) std::printf("wrote %s/plan.png (track against the path, cable length changes, tensions)\n", a.out_dir.c_str());
@@ -180,12 +183,14 @@ void run_plan(const PlanArgs& a) {
                 data_dir_hint().c_str(), a.out_dir.c_str(), a.out_dir.c_str());
   std::printf("planned %zu periods of %g s with %s (%zu drive cables, u0 = %g m)\n", r.cost.size(), a.period, a.planner.c_str(),
               o.drive_cables.size(), a.u0);
-  std::printf("progress along the path %.4f m, speed %.4f m/s, max path error %.4f m\n", r.progress_m, r.speed_mps, r.max_path_error_m);
+  const auto fixed4 = [](double x) { return display_value(x, 1.0, 0.5e-4); };  // never "-0.0000"
+  std::printf("progress along the path %.4f m, speed %.4f m/s, max path error %.4f m\n", fixed4(r.progress_m), fixed4(r.speed_mps),
+              fixed4(r.max_path_error_m));
   std::printf("forced periods (every candidate let a taut cable go slack): %d\n", r.forced_periods);
   std::printf("rollouts %ld (%ld rejected), threshold misses %d, wall time %.2f s (%.0f rollouts/s, %.2fx real time)\n", r.rollouts,
               r.rejected, r.threshold_misses, r.wall_time_s, r.rollouts / std::max(r.wall_time_s, 1e-9),
               a.duration / std::max(r.wall_time_s, 1e-9));
-  std::printf("wrote %s/schedule.csv, plan.json and planned.yaml (simulate it: tendyn simulate %s/planned.yaml)\n",
+  std::printf("wrote %s/schedule.csv, summary.json and planned.yaml (simulate it: tendyn simulate %s/planned.yaml)\n",
               a.out_dir.c_str(), a.out_dir.c_str());
 }
 }  // namespace
@@ -193,23 +198,23 @@ void run_plan(const PlanArgs& a) {
 void register_plan(CLI::App& app) {
   auto a = std::make_shared<PlanArgs>();
   auto* cmd = app.add_subcommand("plan", "Plan cable-length changes that move a tensegrity robot along a path (document 001, ch. 3)");
-  cmd->add_option("model", a->model, "model file (default: models/three_bar.yaml)")->check(CLI::ExistingFile);
+  cmd->add_option("model", a->model, "model file (default: models/three_bar.yaml)")->check(existing_file());
   cmd->add_option("--drive", a->drive, "drive cables, comma-separated ids");
-  cmd->add_option("--u0", a->u0, "rest-length increment per period [m]")->check(CLI::PositiveNumber);
-  cmd->add_option("--period", a->period, "control period [s]")->check(CLI::PositiveNumber);
-  cmd->add_option("--duration", a->duration, "planned time [s]")->check(CLI::PositiveNumber);
+  cmd->add_option("--u0", a->u0, "rest-length increment per period [m]")->check(positive());
+  cmd->add_option("--period", a->period, "control period [s]")->check(positive());
+  cmd->add_option("--duration", a->duration, "planned time [s]")->check(positive());
   cmd->add_option("--path", a->path, "straight | turn | polyline");
   cmd->add_option("--turn-x", a->turn_x, "x of the right-angle turn [m] (path turn)");
-  cmd->add_option("--points", a->points, "polyline 'x,y;x,y;...' [m] (path polyline)");
+  cmd->add_option("--points", a->points, "polyline 'x,y;x,y;...' [m] (path polyline; no default)");
   cmd->add_option("--planner", a->planner, "exhaustive (document's 3^m) | coordinate | lookahead (ours)");
   cmd->add_option("--rounds", a->rounds, "coordinate search rounds per period");
-  cmd->add_option("--beam", a->beam, "lookahead: candidates expanded into a second period")->check(CLI::PositiveNumber);
-  cmd->add_option("--lateral-weight", a->lateral_weight, "lookahead: w in the path metric w d - s")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--beam", a->beam, "lookahead: candidates expanded into a second period")->check(positive());
+  cmd->add_option("--lateral-weight", a->lateral_weight, "lookahead: w in the path metric w d - s")->check(non_negative());
   cmd->add_option("--lateral-tol", a->lateral_tol, "lookahead: lateral distance [m] beyond which the metric penalises steeply")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative());
   cmd->add_option("--ramp", a->ramp, "fraction of the period over which an increment ramps (1 = whole period, small = step)")
       ->check(CLI::Range(1e-6, 1.0));
-  cmd->add_option("--dt", a->dt, "integration step of the rollouts [s] (default: the model file's)");
+  cmd->add_option("--dt", a->dt, "integration step of the rollouts [s] (default: the model file's)")->check(positive());
   cmd->add_option("-j,--threads", a->threads, "rollout threads (0 = all cores); results do not depend on it");
   cmd->add_option("-o,--out", a->out_dir, "output directory");
   cmd->add_flag("-q,--quiet", a->quiet, "no report");

@@ -18,6 +18,7 @@
 #include <sstream>
 #include <thread>
 
+#include "cli_util.hpp"
 #include "commands.hpp"
 #include "resources.hpp"
 #include "viewer_cli.hpp"
@@ -230,10 +231,10 @@ void run_serve(const ServeArgs& a) {
 void register_serve(CLI::App& app) {
   auto a = std::make_shared<ServeArgs>();
   auto* cmd = app.add_subcommand("serve", "Run the modelling studio: a web page to build, run and watch tensegrity models (docs/VIEWER.md)");
-  cmd->add_option("--host", a->host, "address to listen on (default 127.0.0.1: this machine only)");
+  cmd->add_option("--host", a->host, "address to listen on (127.0.0.1: this machine only)");
   cmd->add_option("-p,--port", a->port, "TCP port (0: any free port, printed)");
   cmd->add_option("--max-jobs", a->max_jobs, "runs at the same time")->check(CLI::Range(1, 64));
-  cmd->add_option("--time-limit", a->time_limit, "wall time per run [s]")->check(CLI::PositiveNumber);
+  cmd->add_option("--time-limit", a->time_limit, "wall time per run [s]")->check(positive());
   cmd->add_flag("-q,--quiet", a->quiet, "no report at exit");
   cmd->callback([a] { run_serve(*a); });
 }

@@ -4,9 +4,14 @@
 #include <tendyn/tensegrity/output.hpp>
 #include <tendyn/viz/tensegrity_scene.hpp>
 
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <span>
 
 #include "cli_util.hpp"
 #include "commands.hpp"
@@ -30,6 +35,7 @@ struct SimulateArgs {
 void run_simulate(const SimulateArgs& a) {
   namespace ts = tensegrity;
   auto file = load_model_or_default(a.model);
+  const auto prov = model_provenance(a.model, file);
   a.ov.apply(file.simulation);
   auto& opt = file.simulation;
   opt.stop_on_abnormal = a.stop_on_abnormal;
@@ -52,23 +58,38 @@ void run_simulate(const SimulateArgs& a) {
   scene_rec.finish();
   if (csv) csv->commit();
   const auto html_path = a.no_csv ? std::filesystem::path() : write_scene_outputs(dir, scene, a.html);
-  io::write_file_atomic(dir / "summary.json", ts::summary_json(file.model, opt, sum));
+  write_summary(dir / "summary.json", nlohmann::json::parse(ts::summary_json(file.model, opt, sum)), prov);
   if (a.quiet) return;
   const auto& m = sum.monitor;
   std::printf("steps: %ld (%ld rejected), wall time %.3f s, %.0f steps/s, %.1fx real time\n", sum.steps, sum.rejected_steps,
               sum.wall_time_s, sum.steps / std::max(sum.wall_time_s, 1e-9), opt.duration_s / std::max(sum.wall_time_s, 1e-9));
+  // printed values: round-off noise next to the quantity's scale shows as 0 (the files keep it)
+  const auto& e0 = sum.initial_energy;
+  const auto& e1 = sum.final_energy;
+  const double s_energy = std::max(std::abs(e0.kinetic_J) + std::abs(e0.elastic_J) + std::abs(e0.gravitational_J),
+                                   std::abs(e1.kinetic_J) + std::abs(e1.elastic_J) + std::abs(e1.gravitational_J));
   std::printf("energy [J] at the end: kinetic %.6g  elastic %.6g  gravitational %.6g  total %.9g (initial %.9g, max |change| %.3g)\n",
-              sum.final_energy.kinetic_J, sum.final_energy.elastic_J, sum.final_energy.gravitational_J,
-              sum.final_energy.total(), sum.initial_energy.total(), sum.max_abs_energy_drift_J);
-  std::printf("centre of mass [m]  initial (%.6g, %.6g, %.6g)  final (%.6g, %.6g, %.6g)\n", sum.com_initial_m.x(),
-              sum.com_initial_m.y(), sum.com_initial_m.z(), sum.com_final_m.x(), sum.com_final_m.y(), sum.com_final_m.z());
+              display_value(e1.kinetic_J, s_energy), display_value(e1.elastic_J, s_energy), display_value(e1.gravitational_J, s_energy),
+              display_value(e1.total(), s_energy), display_value(e0.total(), s_energy), display_value(sum.max_abs_energy_drift_J, s_energy, 1e-15));
+  double s_len = 0.0;  // lengths: the largest rod or COM coordinate
+  for (const auto& rod : file.model.rods) s_len = std::max(s_len, rod.length_m);
+  for (int c = 0; c < 3; ++c) s_len = std::max({s_len, std::abs(sum.com_initial_m[c]), std::abs(sum.com_final_m[c])});
+  const auto len = [&](double x) { return display_value(x, s_len); };
+  std::printf("centre of mass [m]  initial (%.6g, %.6g, %.6g)  final (%.6g, %.6g, %.6g)\n", len(sum.com_initial_m.x()),
+              len(sum.com_initial_m.y()), len(sum.com_initial_m.z()), len(sum.com_final_m.x()), len(sum.com_final_m.y()),
+              len(sum.com_final_m.z()));
   const Eigen::Vector3d d_com = sum.com_final_m - sum.com_initial_m;
+  const auto fixed4 = [](double x) { return display_value(x, 1.0, 0.5e-4); };  // what %.4f would print as (-)0.0000
   std::printf("COM on the floor: moved (%+.4f, %+.4f) m, distance %.4f m, track length %.4f m (track: com_x_m, com_y_m in results.csv)\n",
-              d_com.x(), d_com.y(), d_com.head<2>().norm(), sum.com_floor_path_m);
+              fixed4(d_com.x()), fixed4(d_com.y()), d_com.head<2>().norm(), sum.com_floor_path_m);
   std::printf("%-12s %12s %12s %12s %12s\n", "cable", "final l [m]", "strain [%]", "tension [N]", "max strain[%]");
+  const auto span = [](const Eigen::VectorXd& v) { return std::span<const double>(v.data(), static_cast<std::size_t>(v.size())); };
+  const double s_strain = column_scale(span(sum.final_strain)), s_tension = column_scale(span(sum.final_tension_N));
+  const double s_max = column_scale(span(m.max_strain));
   for (int k = 0; k < file.model.ncable(); ++k)
     std::printf("%-12s %12.6f %12.4f %12.6f %12.4f\n", file.model.cable_ids[static_cast<std::size_t>(k)].c_str(),
-                sum.final_length_m[k], 100 * sum.final_strain[k], sum.final_tension_N[k], 100 * m.max_strain[k]);
+                sum.final_length_m[k], 100 * display_value(sum.final_strain[k], s_strain),
+                display_value(sum.final_tension_N[k], s_tension), 100 * display_value(m.max_strain[k], s_max));
   if (m.normal_mode) {
     std::printf("normal mode: yes (no slack cable, no strain above %.0f %%)\n", 100 * opt.strain_limit);
   } else {
@@ -89,14 +110,14 @@ void run_simulate(const SimulateArgs& a) {
 void register_simulate(CLI::App& app) {
   auto args = std::make_shared<SimulateArgs>();
   auto* cmd = app.add_subcommand("simulate", "Simulate a tensegrity model (built-in 3-prism of document 000 if no file)");
-  cmd->add_option("model", args->model, "model file (YAML); see docs/MODEL_FORMAT.md")->check(CLI::ExistingFile);
-  cmd->add_option("-o,--out", args->out_dir, "output directory (default out/<model name>)");
+  cmd->add_option("model", args->model, "model file (YAML, docs/MODEL_FORMAT.md; default: the built-in 3-prism)")->check(existing_file());
+  cmd->add_option("-o,--out", args->out_dir, "output directory (default: out/<model name>)");
   cmd->add_flag("-q,--quiet", args->quiet, "no progress or summary output");
   cmd->add_flag("--no-csv", args->no_csv, "write only summary.json (no results.csv, scene.json or view.html)");
   cmd->add_flag("--stop-on-abnormal", args->stop_on_abnormal, "stop at the first slack or over-strain event");
   cmd->add_flag("--html", args->html, "also write view.html: the 3D viewer with plots, one self-contained file (docs/VIEWER.md)");
   cmd->add_option("--frame-interval", args->frame_interval, "viewer frames at most every this many seconds (scene.json, view.html)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative());
   args->ov.add_to(*cmd);
   cmd->callback([args] { run_simulate(*args); });
 }

@@ -5,6 +5,7 @@
 #include <tendyn/tensegrity/output.hpp>
 #include <tendyn/tensegrity/planner.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -92,11 +93,14 @@ void run_study(const StudyArgs& a) {
   namespace ts = tensegrity;
   const auto vs = variants(a.name);
   ensure_directory(a.out_dir);
-  std::string csv = "variant,drive_cables,speed_mps,max_lateral_error_m,progress_m,rollouts,forced_periods,wall_time_s\n";
+  // no wall-clock column: files are byte-identical on reruns (the table prints the wall time)
+  std::string csv = "variant,drive_cables,speed_mps,max_lateral_error_m,progress_m,rollouts,forced_periods\n";
   if (!a.quiet)
     std::printf("study %s: straight line along +x, %g s, period %g s, u0 %g m\n%-40s %12s %16s %10s %10s\n", a.name.c_str(), a.duration,
                 a.period, a.u0, "variant", "speed [m/s]", "max lat. err [m]", "rollouts", "wall [s]");
-  for (const auto& v : vs) {
+  Progress progress("study " + a.name, !a.quiet);
+  for (std::size_t vi = 0; vi < vs.size(); ++vi) {
+    const auto& v = vs[vi];
     auto f = ts::load_model_file(data_file("models/" + v.model_file).string());
     f.model.drives.clear();
     for (const auto& [id, k] : v.stiffness)
@@ -111,19 +115,26 @@ void run_study(const StudyArgs& a) {
     o.duration_s = a.duration;
     o.rollout = f.simulation;
     o.threads = a.threads;
-    const auto r = ts::plan(f.model, o);
+    const auto r = ts::plan(f.model, o, [&](int done, int total) {
+      progress.update((static_cast<double>(vi) + static_cast<double>(done) / std::max(total, 1)) / static_cast<double>(vs.size()));
+    });
     std::string drive;
     for (const auto& d : v.drive) drive += (drive.empty() ? "" : " ") + d;
     std::string line = "\"" + v.label + "\",\"" + drive + "\"";
-    for (double x : {r.speed_mps, r.max_path_error_m, r.progress_m, static_cast<double>(r.rollouts), static_cast<double>(r.forced_periods),
-                     r.wall_time_s}) {
+    for (double x : {r.speed_mps, r.max_path_error_m, r.progress_m, static_cast<double>(r.rollouts), static_cast<double>(r.forced_periods)}) {
       line += ",";
       ts::append_number(line, x);
     }
     csv += line + "\n";
-    if (!a.quiet)
-      std::printf("%-40s %12.4f %16.4f %10ld %10.2f\n", v.label.c_str(), r.speed_mps, r.max_path_error_m, r.rollouts, r.wall_time_s);
+    if (!a.quiet) {
+      if (progress.shown()) std::fprintf(stderr, "\r%80s\r", "");  // clear the progress line before the table row
+      const auto fixed4 = [](double x) { return display_value(x, 1.0, 0.5e-4); };  // never "-0.0000"
+      std::printf("%-40s %12.4f %16.4f %10ld %10.2f\n", v.label.c_str(), fixed4(r.speed_mps), fixed4(r.max_path_error_m), r.rollouts,
+                  r.wall_time_s);
+      std::fflush(stdout);
+    }
   }
+  progress.finish();
   const auto path = std::filesystem::path(a.out_dir) / (a.name + ".csv");
   io::write_file_atomic(path, csv);
   if (!a.quiet) std::printf("wrote %s\n", path.string().c_str());
@@ -145,9 +156,9 @@ void register_study(CLI::App& app) {
   cmd->add_option("name", a->name,
                   "drive-cables | middle-cables | stiffness | distributions | drive-vs-passive | configuration")
       ->required();
-  cmd->add_option("--duration", a->duration, "planned time per variant [s]")->check(CLI::PositiveNumber);
-  cmd->add_option("--period", a->period, "control period [s]")->check(CLI::PositiveNumber);
-  cmd->add_option("--u0", a->u0, "increment per period [m]")->check(CLI::PositiveNumber);
+  cmd->add_option("--duration", a->duration, "planned time per variant [s]")->check(positive());
+  cmd->add_option("--period", a->period, "control period [s]")->check(positive());
+  cmd->add_option("--u0", a->u0, "increment per period [m]")->check(positive());
   cmd->add_option("-j,--threads", a->threads, "rollout threads (0 = all cores)");
   cmd->add_option("-o,--out", a->out_dir, "output directory");
   cmd->add_flag("--no-plot", a->no_plot, "do not render the PNG");

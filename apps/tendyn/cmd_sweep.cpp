@@ -20,7 +20,7 @@ namespace tendyn::cli {
 namespace {
 struct SweepArgs {
   double psi_min = 20, psi_max = 80, psi_step = 1;
-  double radius = -1, pivot = -1, damping = 5.0, stiffness = 10.0, rest_length = 0.2, mass = 1.0, length = 0.3;
+  double radius = tensegrity::PrismParams{}.radius_m, pivot = tensegrity::PrismParams{}.pivot, damping = 5.0, stiffness = 10.0, rest_length = 0.2, mass = 1.0, length = 0.3;
   std::string damping_law = "relative_velocity";
   double duration = 15.0, dt = 1e-3, strain_limit = 1.0;
   int threads = 0;
@@ -42,8 +42,8 @@ void run_sweep(const SweepArgs& a) {
   if (a.damping_law == "axial") o.prism.damping_law = ts::DampingLaw::kAxial;
   else if (a.damping_law == "relative_velocity") o.prism.damping_law = ts::DampingLaw::kRelativeVelocity;
   else throw Error("sweep: --damping-law must be axial or relative_velocity");
-  if (a.radius > 0) o.prism.radius_m = a.radius;
-  if (a.pivot >= 0) o.prism.pivot = a.pivot;
+  o.prism.radius_m = a.radius;
+  o.prism.pivot = a.pivot;
   const int n = static_cast<int>(std::floor((a.psi_max - a.psi_min) / a.psi_step + 1e-9)) + 1;
   for (int i = 0; i < n; ++i) o.psi_deg.push_back(a.psi_min + i * a.psi_step);
   o.simulation.duration_s = a.duration;
@@ -65,10 +65,11 @@ void run_sweep(const SweepArgs& a) {
     std::string line;
     ts::append_number(line, r.psi_deg);
     line += r.normal ? ",1," : ",0,";
+    // "never": an empty cell (the library's -1 never reaches a file)
     line += r.first_slack_cable + ",";
-    ts::append_number(line, r.first_slack_time_s);
+    if (!r.first_slack_cable.empty()) ts::append_number(line, r.first_slack_time_s);
     line += "," + r.first_overstrain_cable + ",";
-    ts::append_number(line, r.first_overstrain_time_s);
+    if (!r.first_overstrain_cable.empty()) ts::append_number(line, r.first_overstrain_time_s);
     for (int t = 0; t < 3; ++t) {
       for (double v : {r.max_strain[t], r.min_strain[t], r.final_strain[t]}) {
         line += ",";
@@ -100,7 +101,8 @@ void run_sweep(const SweepArgs& a) {
       {"paper_normal_range_deg", nlohmann::json::array({36, 68})},
       {"rows", rows}};
   io::write_file_atomic(std::filesystem::path(a.out_dir) / "sweep.csv", csv);
-  io::write_file_atomic(std::filesystem::path(a.out_dir) / "sweep.json", summary.dump(2) + "\n");
+  // one model per angle, all described by "prism": the provenance hash is of that block's text
+  write_summary(std::filesystem::path(a.out_dir) / "sweep.json", summary, provenance(summary["prism"].dump(), ""));
   const bool plotted = render_plot("sweep", std::filesystem::path(a.out_dir) / "sweep.csv", std::filesystem::path(a.out_dir) / "sweep.png");
 
   if (a.quiet) return;
@@ -114,8 +116,8 @@ void run_sweep(const SweepArgs& a) {
     if (!r.first_overstrain_cable.empty())
       std::snprintf(over, sizeof over, "%s @ %.3f s", r.first_overstrain_cable.c_str(), r.first_overstrain_time_s);
     std::printf("%6.1f %-7s %-22s %-22s", r.psi_deg, r.normal ? "yes" : "no", slack, over);
-    for (int t = 0; t < 3; ++t)
-      std::printf(" %7.1f/%6.1f/%6.1f ", 100 * r.max_strain[t], 100 * r.min_strain[t], 100 * r.final_strain[t]);
+    const auto pct = [](double x) { return display_value(100 * x, 1.0, 0.05); };  // never "-0.0"
+    for (int t = 0; t < 3; ++t) std::printf(" %7.1f/%6.1f/%6.1f ", pct(r.max_strain[t]), pct(r.min_strain[t]), pct(r.final_strain[t]));
     std::printf(" %s, %s, %s\n", r.shape[0].c_str(), r.shape[1].c_str(), r.shape[2].c_str());
   }
   if (res.has_range)
@@ -132,8 +134,8 @@ void register_sweep(CLI::App& app) {
   cmd->add_option("--psi-min", a->psi_min, "first tilt angle [deg]");
   cmd->add_option("--psi-max", a->psi_max, "last tilt angle [deg]");
   cmd->add_option("--psi-step", a->psi_step, "tilt step [deg]");
-  cmd->add_option("--radius", a->radius, "radius of the circle the rods stand on [m] (default 0.12)");
-  cmd->add_option("--pivot", a->pivot, "fraction of the rod, from its bottom end, on that circle (default 0.7)");
+  cmd->add_option("--radius", a->radius, "radius of the circle the rods stand on [m]")->check(positive());
+  cmd->add_option("--pivot", a->pivot, "fraction of the rod, from its bottom end, on that circle")->check(CLI::Range(0.0, 1.0));
   cmd->add_option("--damping", a->damping, "cable damping gamma [N s/m]");
   cmd->add_option("--damping-law", a->damping_law, "relative_velocity (document eq. 3) or axial");
   cmd->add_option("--stiffness", a->stiffness, "cable stiffness [N/m]");
@@ -144,13 +146,14 @@ void register_sweep(CLI::App& app) {
   cmd->add_option("--dt", a->dt, "RK4 step [s]");
   cmd->add_option("--strain-limit", a->strain_limit, "over-strain threshold (1.0 = 100 %)");
   cmd->add_option("-j,--threads", a->threads, "worker threads (0 = all cores); results do not depend on it");
-  cmd->add_option("-o,--out", a->out_dir, "output directory");
+  auto* out = cmd->add_option("-o,--out", a->out_dir, "output directory (with --spec: DIR/results.jsonl instead of the spec's 'out')");
   cmd->add_option("--spec", a->spec,
-                  "run a parameter grid from a sweep spec (YAML/JSON, same keys as tendyn.sweep in Python) instead of the psi study")
-      ->check(CLI::ExistingFile);
+                  "run a parameter grid from a sweep spec (YAML/JSON, same keys as tendyn.sweep in Python) instead of the psi study (default: none)")
+      ->check(existing_file());
   cmd->add_flag("-q,--quiet", a->quiet, "no table or progress");
-  cmd->callback([a] {
-    if (!a->spec.empty()) run_sweep_spec(a->spec, a->threads, a->quiet);
+  cmd->callback([a, out] {
+    if (!a->spec.empty())
+      run_sweep_spec(a->spec, a->threads, a->quiet, out->count() ? (std::filesystem::path(a->out_dir) / "results.jsonl").string() : "");
     else run_sweep(*a);
   });
 }

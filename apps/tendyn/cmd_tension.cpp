@@ -19,6 +19,8 @@
 #include <iomanip>
 #include <limits>
 #include <memory>
+#include <optional>
+#include <span>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -84,8 +86,7 @@ struct Setup {
 
 struct CommonArgs {
   std::string model, group, rows, method = "all";
-  double fmin = std::numeric_limits<double>::quiet_NaN();
-  double fmax = std::numeric_limits<double>::quiet_NaN();
+  std::optional<double> fmin, fmax;  ///< unset: the model's tension.min / tension.max
   double iqr = 10.0, precision = 1e-6;
   bool json = false;
 };
@@ -101,10 +102,8 @@ Setup make_setup(const CommonArgs& a) {
   }
   if (!a.rows.empty())
     for (const auto& r : split(a.rows, ',')) s.rows.push_back(cdpr::parse_wrench_row(r));
-  s.opt.f_min_N = std::isnan(a.fmin) ? m.f_min_N : a.fmin;
-  s.opt.f_max_N = std::isnan(a.fmax) ? (m.f_max_N >= 1e300 ? std::numeric_limits<double>::infinity()
-                                                            : m.f_max_N)
-                                     : a.fmax;
+  s.opt.f_min_N = a.fmin ? *a.fmin : m.f_min_N;
+  s.opt.f_max_N = a.fmax ? *a.fmax : (m.f_max_N >= 1e300 ? std::numeric_limits<double>::infinity() : m.f_max_N);
   s.opt.iqr_coefficient = a.iqr;
   s.opt.residual_precision = a.precision;
   s.data = cdpr::make_data(m);
@@ -193,6 +192,7 @@ void run_solve(const SolveArgs& a) {
                      {"time_us", times[k]}});
     }
     out["results"] = arr;
+    clean_negative_zeros(out);
     std::printf("%s\n", out.dump(2).c_str());
     return;
   }
@@ -201,30 +201,42 @@ void run_solve(const SolveArgs& a) {
               model.name.c_str(), model.motion == cdpr::Motion::spatial ? "spatial" : "planar",
               s.cols.size(), model.num_cables(), static_cast<long>(J.rows()), static_cast<long>(J.cols()),
               s.opt.f_min_N, s.opt.f_max_N);
+  // printed values: round-off noise next to the column's scale shows as 0 (--json keeps every digit)
+  const auto span = [](const Eigen::VectorXd& v) { return std::span<const double>(v.data(), static_cast<std::size_t>(v.size())); };
   std::printf("wrench w =");
-  for (Eigen::Index i = 0; i < w.size(); ++i) std::printf(" %.6g", w[i]);
+  for (Eigen::Index i = 0; i < w.size(); ++i) std::printf(" %.6g", display_value(w[i], column_scale(span(w))));
   std::printf("\n\n%-22s %-14s %7s %12s %12s %10s %6s %9s\n", "method", "status", "loaded", "|f| [N]",
               "|Jf-w|", "rel.res", "iters", "time[us]");
   for (std::size_t k = 0; k < results.size(); ++k) {
     const auto& [m, r] = results[k];
-    std::printf("%-22s %-14s %4d/%-2ld %12.6g %12.4g %10.3g %6d %9.1f\n", cdpr::method_name(m),
-                cdpr::status_name(r.status), r.loaded_count, static_cast<long>(J.cols()), r.tension_norm,
-                r.residual_norm, wn > 0 ? r.residual_norm / wn : r.residual_norm, r.iterations, times[k]);
+    const double rel = wn > 0 ? r.residual_norm / wn : r.residual_norm;
+    std::printf("%-22s %-14s %4d/%-2ld %12.6g %12.4g %10.3g %6d %9.1f\n", cdpr::method_name(m), cdpr::status_name(r.status),
+                r.loaded_count, static_cast<long>(J.cols()), r.tension_norm, display_value(r.residual_norm, std::max(wn, r.tension_norm), 1e-12),
+                display_value(rel, 1.0, 1e-12), r.iterations, times[k]);
   }
   std::printf("\n%-8s", "cable");
   for (const auto& mr : results) std::printf(" %14.14s", cdpr::method_name(mr.first));
   std::printf("\n");
   for (std::size_t c = 0; c < s.cols.size(); ++c) {
     std::printf("%-8s", names[c].c_str());
-    for (const auto& mr : results) std::printf(" %14.6g", mr.second.f_N[static_cast<Eigen::Index>(c)]);
+    for (const auto& mr : results)
+      std::printf(" %14.6g", display_value(mr.second.f_N[static_cast<Eigen::Index>(c)], column_scale(span(mr.second.f_N))));
     std::printf("\n");
   }
 }
 
 // ------------------------------------------------------------------------------- trajectory
 struct TrajArgs : CommonArgs {
-  std::string in, out, html_dir;
+  std::string in, out_dir = "out/tension-trajectory";
+  bool html = false;
 };
+
+/// Index of column `name` (or `name` + `unit`, e.g. x or x_m) in `header`; -1 if absent.
+int find_column(const std::vector<std::string>& header, const std::string& name, const std::string& unit) {
+  for (std::size_t i = 0; i < header.size(); ++i)
+    if (header[i] == name || (!unit.empty() && header[i] == name + unit)) return static_cast<int>(i);
+  return -1;
+}
 
 void run_trajectory(TrajArgs a) {
   if (a.method == "all") a.method = "exact";
@@ -240,36 +252,37 @@ void run_trajectory(TrajArgs a) {
   std::string line;
   if (!std::getline(in, line)) throw Error(a.in + ":1: empty file (expected a header line)");
   const auto header = split(line, ',');
-  auto col = [&](const std::string& name) -> int {
-    for (std::size_t i = 0; i < header.size(); ++i)
-      if (header[i] == name) return static_cast<int>(i);
-    return -1;
-  };
+  // input columns with or without their unit suffix (x or x_m, t or t_s, ...)
+  const bool planar = model.motion == cdpr::Motion::planar;
   const std::vector<std::string> pose_cols =
-      model.motion == cdpr::Motion::planar ? std::vector<std::string>{"x", "y", "phi"}
-                                           : std::vector<std::string>{"x", "y", "z", "roll", "pitch", "yaw"};
+      planar ? std::vector<std::string>{"x", "y", "phi"} : std::vector<std::string>{"x", "y", "z", "roll", "pitch", "yaw"};
+  const std::vector<std::string> pose_units =
+      planar ? std::vector<std::string>{"_m", "_m", "_rad"} : std::vector<std::string>{"_m", "_m", "_m", "_rad", "_rad", "_rad"};
   std::vector<int> pidx;
-  for (const auto& c : pose_cols) {
-    const int k = col(c);
-    if (k < 0) throw Error(a.in + ":1: missing column '" + c + "'");
+  for (std::size_t c = 0; c < pose_cols.size(); ++c) {
+    const int k = find_column(header, pose_cols[c], pose_units[c]);
+    if (k < 0) throw Error(a.in + ":1: missing column '" + pose_cols[c] + "' (or '" + pose_cols[c] + pose_units[c] + "')");
     pidx.push_back(k);
   }
-  const int tcol = col("t");
+  const int tcol = find_column(header, "t", "_s");
   static const char* wnames[] = {"fx", "fy", "fz", "mx", "my", "mz"};
   std::vector<int> widx;  // columns of wrench entries (all-or-nothing)
-  for (const char* wn : wnames)
-    if (col(wn) >= 0) widx.push_back(col(wn));
-  io::AtomicFile outf(a.out);
+  for (const char* wn : wnames) {
+    const int k = find_column(header, wn, wn[0] == 'f' ? "_N" : "_Nm");
+    if (k >= 0) widx.push_back(k);
+  }
+  ensure_directory(a.out_dir);
+  const std::filesystem::path dir(a.out_dir);
+  io::AtomicFile outf(dir / "tensions.csv");
   auto& os = outf.stream();
-  os << std::setprecision(10);
-  if (tcol >= 0) os << "t,";
-  for (const auto& c : pose_cols) os << c << ",";
-  os << "status,loaded,residual_norm,tension_norm";
-  for (int c : s.cols) os << ",f_" << model.cable_names[c];
+  if (tcol >= 0) os << "t_s,";
+  for (std::size_t c = 0; c < pose_cols.size(); ++c) os << pose_cols[c] << pose_units[c] << ",";
+  os << "status,loaded,residual_norm_N,tension_norm_N";
+  for (int c : s.cols) os << "," << model.cable_names[c] << ".tension_N";
   os << "\n";
   cdpr::Workspace ws(6, static_cast<int>(s.cols.size()));
   cdpr::TensionResult r;
-  if (!a.html_dir.empty()) require_viewer();
+  if (a.html) require_viewer();
   viz::Scene scene = viz::make_scene(model);
   cdpr::Data geometry = cdpr::make_data(model);
   std::vector<double> f_all(static_cast<std::size_t>(model.p_WA.cols()));
@@ -306,13 +319,12 @@ void run_trajectory(TrajArgs a) {
     }
     cdpr::solve_tensions(meth, J, w, s.opt, ws, r);
     if (r.status != cdpr::Status::ok) ++bad;
-    if (tcol >= 0) os << f[static_cast<std::size_t>(tcol)] << ",";
-    for (Eigen::Index k = 0; k < q.size(); ++k) os << q[k] << ",";
-    os << cdpr::status_name(r.status) << "," << r.loaded_count << "," << r.residual_norm << ","
-       << r.tension_norm;
-    for (Eigen::Index k = 0; k < r.f_N.size(); ++k) os << "," << r.f_N[k];
+    if (tcol >= 0) os << file_number(parse_number(f[static_cast<std::size_t>(tcol)], where + ": t")) << ",";
+    for (Eigen::Index k = 0; k < q.size(); ++k) os << file_number(q[k]) << ",";
+    os << cdpr::status_name(r.status) << "," << r.loaded_count << "," << file_number(r.residual_norm) << "," << file_number(r.tension_norm);
+    for (Eigen::Index k = 0; k < r.f_N.size(); ++k) os << "," << file_number(r.f_N[k]);
     os << "\n";
-    if (!a.html_dir.empty()) {
+    {
       // the viewer's frame time: column t, or the row number at 10 frames per second
       const double t = tcol >= 0 ? parse_number(f[static_cast<std::size_t>(tcol)], where + ": t") : 0.1 * rows;
       const auto pose = cdpr::pose_from_vector(model, q);
@@ -329,14 +341,13 @@ void run_trajectory(TrajArgs a) {
     }
     ++rows;
   }
+  scene.plots.push_back({"tension norm |f| (" + std::string(cdpr::method_name(meth)) + ")", "N", {}, {{"|f|", norm_f}}});
+  scene.plots.push_back({"wrench residual |J f - w|", "N", {}, {{"residual", residual}}});
   outf.commit();
-  std::printf("wrote %s: %d poses, method %s, %d not ok\n", a.out.c_str(), rows, cdpr::method_name(meth), bad);
-  if (!a.html_dir.empty()) {
-    scene.plots.push_back({"tension norm |f| (" + std::string(cdpr::method_name(meth)) + ")", "N", {}, {{"|f|", norm_f}}});
-    scene.plots.push_back({"wrench residual |J f - w|", "N", {}, {{"residual", residual}}});
-    ensure_directory(a.html_dir);
-    std::printf("viewer: %s\n", write_scene_outputs(a.html_dir, scene, true).string().c_str());
-  }
+  const auto html = write_scene_outputs(dir, scene, a.html);
+  std::printf("wrote %s and scene.json: %d poses, method %s, %d not ok\n", (dir / "tensions.csv").string().c_str(), rows,
+              cdpr::method_name(meth), bad);
+  if (!html.empty()) std::printf("viewer: %s\n", html.string().c_str());
 }
 
 // ------------------------------------------------------------------------------------ study
@@ -364,7 +375,18 @@ void run_study(const StudyArgs& a) {
   o.iqr_coefficient = a.iqr;
   o.residual_precision = a.precision;
   const std::vector<Method> methods{Method::exhaustive, Method::lawson_hanson, Method::exact};
-  const auto rows = cdpr::run_random_study(m, n, a.count, a.seed, methods, o, mode);
+  // in chunks of consecutive seeds for the progress line (problem k depends on its seed only:
+  // the rows are those of one call)
+  std::vector<cdpr::StudyRow> rows;
+  rows.reserve(static_cast<std::size_t>(a.count));
+  Progress progress("tension study", true);
+  const int chunk = std::max(1, a.count / 100);
+  for (int first = 0; first < a.count; first += chunk) {
+    auto part = cdpr::run_random_study(m, n, std::min(chunk, a.count - first), a.seed + static_cast<std::uint64_t>(first), methods, o, mode);
+    for (auto& row : part) rows.push_back(std::move(row));
+    progress.update(static_cast<double>(rows.size()) / a.count);
+  }
+  progress.finish();
   const auto sum = cdpr::summarize_study(rows, 0, 1);
   const auto sum_exact = cdpr::summarize_study(rows, 2, 1);
   if (a.json) {
@@ -394,6 +416,7 @@ void run_study(const StudyArgs& a) {
     };
     j["exhaustive_vs_lawson_hanson"] = summ(sum);
     j["exact_vs_lawson_hanson"] = summ(sum_exact);
+    clean_negative_zeros(j);
     std::printf("%s\n", j.dump(2).c_str());
     return;
   }
@@ -421,7 +444,7 @@ void run_study(const StudyArgs& a) {
   };
   line("loaded cables", [&](const cdpr::StudyRow& r, std::size_t mm) { return std::to_string(r.results[mm].loaded_count); });
   line("norm |f|", [&](const cdpr::StudyRow& r, std::size_t mm) { return fmt(r.results[mm].tension_norm, "%.3f"); });
-  line("relative residual", [&](const cdpr::StudyRow& r, std::size_t mm) { return fmt(r.relative_residual[mm], "%.1e"); });
+  line("relative residual", [&](const cdpr::StudyRow& r, std::size_t mm) { return fmt(display_value(r.relative_residual[mm], 1.0, 1e-12), "%.1e"); });
   line("status", [&](const cdpr::StudyRow& r, std::size_t mm) { return std::string(cdpr::status_name(r.results[mm].status)).substr(0, 8); });
   auto pct = [&](int k) { return 100.0 * k / sum.problems; };
   std::printf("\n\nsummary over %d problems (exhaustive vs lsqnonneg):\n", sum.problems);
@@ -434,7 +457,8 @@ void run_study(const StudyArgs& a) {
               100 * sum.mean_norm_reduction, 100 * sum.p25_norm_reduction, 100 * sum.p75_norm_reduction,
               100 * sum.min_norm_reduction, 100 * sum.max_norm_reduction);
   std::printf("  max relative residual  %.2g (exhaustive), %.2g (lsqnonneg), %.2g (exact)\n",
-              sum.max_rel_residual_a, sum.max_rel_residual_b, sum_exact.max_rel_residual_a);
+              display_value(sum.max_rel_residual_a, 1.0, 1e-12), display_value(sum.max_rel_residual_b, 1.0, 1e-12),
+              display_value(sum_exact.max_rel_residual_a, 1.0, 1e-12));
   std::printf("  near-singular flags    %d (exhaustive), %d (lsqnonneg)\n", sum.near_singular_a,
               sum.near_singular_b);
   std::printf("  exact vs lsqnonneg: smaller norm %.1f%%, median reduction %.1f%%\n",
@@ -442,8 +466,8 @@ void run_study(const StudyArgs& a) {
 }
 
 void add_common(CLI::App* cmd, CommonArgs& a) {
-  cmd->add_option("model", a.model, "CDPR model file (YAML, docs/CDPR.md)")->required();
-  cmd->add_option("--group", a.group, "use only the cables of this group (e.g. lower)");
+  cmd->add_option("model", a.model, "CDPR model file (YAML, docs/CDPR.md)")->required()->check(existing_file());
+  cmd->add_option("--group", a.group, "use only the cables of this group (e.g. lower; default: all cables)");
   cmd->add_option("--rows", a.rows, "wrench rows to keep, e.g. fx,fy,mz (default: all)");
   cmd->add_option("--fmin", a.fmin, "lower tension bound [N] (default: model's tension.min)");
   cmd->add_option("--fmax", a.fmax, "upper tension bound [N] (default: model's tension.max)");
@@ -472,10 +496,13 @@ void register_tension(CLI::App& app) {
   auto traj = std::make_shared<TrajArgs>();
   auto* t = cmd->add_subcommand("trajectory", "tensions along a trajectory: CSV of poses in, CSV of tensions out");
   add_common(t, *traj);
-  t->add_option("--in", traj->in, "CSV with header: [t,] x,y,z,roll,pitch,yaw (planar: x,y,phi) [, fx..mz]")->required();
-  t->add_option("--out", traj->out, "output CSV (written atomically)")->required();
-  t->add_option("--method", traj->method, "one method (default exact)");
-  t->add_option("--html", traj->html_dir, "also write DIR/scene.json and DIR/view.html (3D viewer of the platform and tensions)");
+  t->add_option("--in", traj->in, "CSV with header: [t,] x,y,z,roll,pitch,yaw (planar: x,y,phi) [, fx..mz]; names may carry units (t_s, x_m, roll_rad, fx_N, mx_Nm)")
+      ->required()
+      ->check(existing_file());
+  t->add_option("-o,--out", traj->out_dir, "output directory: tensions.csv, scene.json (and view.html)");
+  traj->method = "exact";
+  t->add_option("--method", traj->method, "one method: exhaustive, lawson-hanson, exact, closed-form, improved-closed-form");
+  t->add_flag("--html", traj->html, "also write view.html: the 3D viewer of the platform and tensions (docs/VIEWER.md)");
   t->callback([traj] { run_trajectory(*traj); });
 
   auto* st = cmd->add_subcommand("study", "the document's random study: exhaustive vs lsqnonneg vs exact");

@@ -37,9 +37,11 @@ struct TreeOptions {
   std::string model;
   std::string base = "as-written";
   std::string q, v, a, tau;
-  std::string method;
+  std::string method = "recursive";
   std::string format = "text";
-  std::string out;
+  std::string out;      ///< the file written (DIR/<command>.<format>), empty: stdout
+  std::string out_dir;  ///< -o DIR
+  bool html = false;    ///< simulate --html
   std::string torque;
   double duration = 1.0;
   double dt = 1e-3;
@@ -90,8 +92,36 @@ nlohmann::json to_json(const Eigen::MatrixXd& M) {
 std::string fmtv(const Eigen::VectorXd& x) {
   std::ostringstream os;
   os.precision(12);
-  for (int k = 0; k < x.size(); ++k) os << (k ? "," : "") << x[k];
+  for (int k = 0; k < x.size(); ++k) os << (k ? "," : "") << x[k] + 0.0;  // -0 written as 0
   return os.str();
+}
+
+// For printed text: round-off noise next to the largest entry shows as 0 (files keep it).
+Eigen::MatrixXd for_display(const Eigen::MatrixXd& M) {
+  const double scale = M.size() ? M.cwiseAbs().maxCoeff() : 0.0;
+  return M.unaryExpr([scale](double x) { return display_value(x, scale); });
+}
+
+// Unit of coordinate / velocity / force entries: free joints (rotation first in v and tau, then
+// translation), revolute (rad), prismatic (m).
+struct Units {
+  const char* q;
+  const char* v;
+  const char* a;
+  const char* f;
+};
+std::vector<Units> v_units(const Model& m) {
+  std::vector<Units> u;
+  for (const auto& j : m.joints) {
+    if (j.type == tree::JointType::Free) {
+      for (int k = 0; k < 3; ++k) u.push_back({"", "radps", "rad/s^2", "N m"});
+      for (int k = 0; k < 3; ++k) u.push_back({"", "mps", "m/s^2", "N"});
+    } else if (j.nv == 1) {
+      const bool rev = j.type == tree::JointType::Revolute;
+      u.push_back({rev ? "rad" : "m", rev ? "radps" : "mps", rev ? "rad/s^2" : "m/s^2", rev ? "N m" : "N"});
+    }
+  }
+  return u;
 }
 
 std::vector<std::string> v_names(const Model& m) {
@@ -105,6 +135,24 @@ std::vector<std::string> v_names(const Model& m) {
   }
   return n;
 }
+// CSV header of tree simulate: t_s, q:<name>_<unit>..., v:<name>_<unit>..., tau:<name>_<unit>..., energy_J
+// (quaternion entries of a free joint are dimensionless: no suffix).
+std::string simulate_csv_header(const Model& m) {
+  std::string h = "t_s";
+  for (const auto& j : m.joints) {
+    if (j.type == tree::JointType::Free) {
+      for (const char* c : {"x_m", "y_m", "z_m", "qw", "qx", "qy", "qz"}) h += ",q:" + j.name + "." + c;
+    } else if (j.nq == 1) {
+      h += ",q:" + j.name + (j.type == tree::JointType::Revolute ? "_rad" : "_m");
+    }
+  }
+  const auto names = v_names(m);
+  const auto units = v_units(m);
+  for (std::size_t k = 0; k < names.size(); ++k) h += ",v:" + names[k] + "_" + units[k].v;
+  for (std::size_t k = 0; k < names.size(); ++k) h += ",tau:" + names[k] + (std::string(units[k].f) == "N" ? "_N" : "_Nm");
+  return h + ",energy_J\n";
+}
+
 std::vector<std::string> q_names(const Model& m) {
   std::vector<std::string> n;
   for (const auto& j : m.joints) {
@@ -234,16 +282,19 @@ void run_dynamics(const TreeOptions& o, bool inverse) {
     j["b"] = to_json(b);
     emit(o, j.dump(2) + "\n");
   } else if (fmt == "csv") {
+    // one row per velocity coordinate; its units in the _unit columns (rad or m per joint type)
     std::ostringstream os;
-    os << "joint," << key << ",b\n";
+    os << "joint," << key << "," << key << "_unit,b,b_unit\n";
     const auto names = v_names(m);
-    os.precision(15);
-    for (int k = 0; k < m.nv; ++k) os << names[k] << "," << result[k] << "," << b[k] << "\n";
+    const auto units = v_units(m);
+    for (int k = 0; k < m.nv; ++k)
+      os << names[k] << "," << file_number(result[k]) << "," << (inverse ? units[k].f : units[k].a) << "," << file_number(b[k]) << ","
+         << units[k].f << "\n";
     emit(o, os.str());
   } else {
     std::ostringstream os;
     os.precision(10);
-    os << key << " = " << fmtv(result) << "\nb = " << fmtv(b) << "\nM =\n" << M << "\n";
+    os << key << " = " << fmtv(for_display(result)) << "\nb = " << fmtv(for_display(b)) << "\nM =\n" << for_display(M) << "\n";
     emit(o, os.str());
   }
 }
@@ -272,13 +323,7 @@ void run_simulate(const TreeOptions& o) {
   js["q_names"] = q_names(m);
   js["v_names"] = v_names(m);
   for (const char* k : {"t", "q", "v", "tau", "energy"}) js[k] = nlohmann::json::array();
-  if (fmt == "csv") {
-    csv << "t";
-    for (const auto& n : q_names(m)) csv << ",q:" << n;
-    for (const auto& n : v_names(m)) csv << ",v:" << n;
-    for (const auto& n : v_names(m)) csv << ",tau:" << n;
-    csv << ",energy\n";
-  }
+  if (fmt == "csv") csv << simulate_csv_header(m);
   Eigen::VectorXd tau(m.nv);
   auto record = [&](double t) {
     sched.eval(t, tau);
@@ -320,11 +365,20 @@ void run_simulate(const TreeOptions& o) {
 }
 
 void add_common(CLI::App* sub, TreeOptions& o) {
-  sub->add_option("model", o.model, "Model file (.yaml tendyn tree format, or .urdf)")->required();
+  sub->add_option("model", o.model, "Model file (.yaml tendyn tree format, or .urdf)")->required()->check(existing_file());
   sub->add_option("--base", o.base, "Floating base as: as-written, fictitious (document 003's 6-joint chain), free (quaternion)");
   sub->add_flag("--zero-gravity", o.zero_gravity, "Set gravity to zero");
-  sub->add_option("--format", o.format, "Output format on stdout: text, json, csv");
-  sub->add_option("--out", o.out, "Write the result to this file (.json or .csv selects the format)");
+  sub->add_option("--format", o.format, "Output format: text, json, csv (simulate: text means csv)");
+  sub->add_option("-o,--out", o.out_dir, "Write the result into this directory, as DIR/<command>.<format> (default: stdout)");
+}
+
+/// -o DIR: the file the command writes (DIR/<stem>.<format>, format text -> .txt).
+void set_output_file(TreeOptions& o, const std::string& stem) {
+  if (o.out_dir.empty()) return;
+  ensure_directory(o.out_dir);
+  if (o.format != "text" && o.format != "json" && o.format != "csv")
+    throw Error("--format: expected text, json or csv (got '" + o.format + "')");
+  o.out = (std::filesystem::path(o.out_dir) / (stem + "." + (o.format == "text" ? "txt" : o.format))).string();
 }
 
 }  // namespace
@@ -336,41 +390,61 @@ void register_tree(CLI::App& app) {
 
   CLI::App* info = tree->add_subcommand("info", "Print links, joints and the reachability matrix D");
   add_common(info, *opts);
-  info->callback([opts] { run_info(*opts); });
+  info->callback([opts] {
+    set_output_file(*opts, "info");
+    run_info(*opts);
+  });
 
   CLI::App* inv = tree->add_subcommand("inverse", "Joint forces tau for q, q', q'' (also prints M and b)");
   add_common(inv, *opts);
   inv->add_option("--q", opts->q, "Joint positions, comma-separated (nq values; default neutral)");
   inv->add_option("--v", opts->v, "Joint velocities (nv values; default 0)");
   inv->add_option("--a", opts->a, "Joint accelerations (nv values; default 0)");
-  inv->add_option("--method", opts->method, "recursive (RNEA, CRBA) or block (document 003 block-matrix form)");
-  inv->callback([opts] { run_dynamics(*opts, true); });
+  inv->add_option("--method", opts->method, "recursive (RNEA, CRBA) or block (document 003 block-matrix form); default recursive");
+  inv->callback([opts] {
+    set_output_file(*opts, "inverse");
+    run_dynamics(*opts, true);
+  });
 
   CLI::App* fwd = tree->add_subcommand("forward", "Joint accelerations q'' for q, q', tau (also prints M and b)");
   add_common(fwd, *opts);
   fwd->add_option("--q", opts->q, "Joint positions, comma-separated (nq values; default neutral)");
   fwd->add_option("--v", opts->v, "Joint velocities (nv values; default 0)");
   fwd->add_option("--tau", opts->tau, "Joint forces/torques (nv values; default 0)");
-  fwd->add_option("--method", opts->method, "recursive (ABA) or block (solve A q'' = tau - b)");
-  fwd->callback([opts] { run_dynamics(*opts, false); });
+  fwd->add_option("--method", opts->method, "recursive (ABA) or block (solve A q'' = tau - b); default recursive");
+  fwd->callback([opts] {
+    set_output_file(*opts, "forward");
+    run_dynamics(*opts, false);
+  });
 
   CLI::App* sim = tree->add_subcommand("simulate", "RK4 simulation with a joint-torque schedule; CSV or JSON output");
   add_common(sim, *opts);
   sim->add_option("--q", opts->q, "Initial joint positions (default neutral)");
   sim->add_option("--v", opts->v, "Initial joint velocities (default 0)");
-  sim->add_option("--torque", opts->torque, "CSV torque schedule: rows t,tau_1..tau_nv, linear interpolation (default zero torque)");
-  sim->add_option("--duration", opts->duration, "Simulated time [s]")->default_val(1.0);
-  sim->add_option("--dt", opts->dt, "Step [s]")->default_val(1e-3);
-  sim->add_option("--every", opts->every, "Record every k-th step")->default_val(1);
-  sim->add_option("--html", opts->html_dir, "Also write DIR/scene.json and DIR/view.html (3D viewer, docs/VIEWER.md)");
+  sim->add_option("--torque", opts->torque, "CSV torque schedule: rows t,tau_1..tau_nv, linear interpolation (default zero torque)")
+      ->check(existing_file());
+  sim->add_option("--duration", opts->duration, "Simulated time [s]");
+  sim->add_option("--dt", opts->dt, "Step [s]");
+  sim->add_option("--every", opts->every, "Record every k-th step");
+  sim->add_flag("--html", opts->html,
+                "Also write scene.json and view.html (3D viewer, docs/VIEWER.md) into the output directory (-o; default out/<model file name>)");
   sim->callback([opts] {
     if (opts->format == "text") opts->format = "csv";
+    if (opts->html && opts->out_dir.empty()) opts->out_dir = (std::filesystem::path("out") / std::filesystem::path(opts->model).stem()).string();
+    set_output_file(*opts, "results");
+    if (opts->html) opts->html_dir = opts->out_dir;
     run_simulate(*opts);
   });
 
   CLI::App* urdf = tree->add_subcommand("urdf", "Write the model as URDF");
   add_common(urdf, *opts);
-  urdf->callback([opts] { emit(*opts, tree::to_urdf(load(*opts))); });
+  urdf->callback([opts] {
+    if (!opts->out_dir.empty()) {
+      ensure_directory(opts->out_dir);
+      opts->out = (std::filesystem::path(opts->out_dir) / "model.urdf").string();
+    }
+    emit(*opts, tree::to_urdf(load(*opts)));
+  });
 }
 
 }  // namespace tendyn::cli

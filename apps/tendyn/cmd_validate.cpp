@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "cli_util.hpp"
 #include "commands.hpp"
 #include "tensegrity_cli.hpp"
 
@@ -13,7 +14,7 @@ namespace tendyn::cli {
 void register_validate(CLI::App& app) {
   auto path = std::make_shared<std::string>();
   auto* cmd = app.add_subcommand("validate", "Check a tensegrity model file and print what it describes");
-  cmd->add_option("model", *path, "model file (YAML)")->required()->check(CLI::ExistingFile);
+  cmd->add_option("model", *path, "model file (YAML)")->required()->check(existing_file());
   cmd->callback([path] {
     namespace ts = tensegrity;
     const auto f = ts::load_model_file(*path);
@@ -33,7 +34,8 @@ void register_validate(CLI::App& app) {
       const auto& c = m.cables[static_cast<std::size_t>(k)];
       const std::string nodes = m.node_ids[static_cast<std::size_t>(c.node[0])] + "-" + m.node_ids[static_cast<std::size_t>(c.node[1])];
       std::printf("%-12s %-16s %10.4g %10.4g %10.4g %10.3f%s\n", m.cable_ids[static_cast<std::size_t>(k)].c_str(), nodes.c_str(),
-                  c.stiffness_Npm, d.cable_rest_length_m[k], d.cable_length_m[k], 100 * ts::cable_strain(d, k),
+                  c.stiffness_Npm, d.cable_rest_length_m[k], d.cable_length_m[k],
+                  display_value(100 * ts::cable_strain(d, k), 1.0, 0.5e-3),  // never "-0.000"
                   c.tension_only ? "" : " (pushes too)");
     }
   });

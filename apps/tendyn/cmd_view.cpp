@@ -48,7 +48,8 @@ void run_view(const ViewArgs& a) {
   const std::string text = read_text(src);
   std::string title = viz::check_scene_json(text, src.string());
   if (title.empty()) title = src.parent_path().filename().string();
-  const std::filesystem::path out = a.out.empty() ? src.parent_path() / "view.html" : std::filesystem::path(a.out);
+  const std::filesystem::path out = (a.out.empty() ? src.parent_path() : std::filesystem::path(a.out)) / "view.html";
+  if (!a.out.empty()) ensure_directory(a.out);
   const auto bytes = write_viewer_page(out, text, title);
   if (!a.quiet) std::printf("wrote %s (%.2f MB; open it in a browser, it works offline)\n", out.string().c_str(), bytes / 1e6);
 }
@@ -80,15 +81,15 @@ void run_plot(const PlotArgs& a) {
 void register_view(CLI::App& app) {
   auto a = std::make_shared<ViewArgs>();
   auto* cmd = app.add_subcommand("view", "Write the self-contained 3D viewer page (HTML) of a result directory");
-  cmd->add_option("result", a->input, "result directory (with scene.json) or a scene.json file")->required();
-  cmd->add_option("-o,--out", a->out, "output HTML file (default RESULT_DIR/view.html)");
+  cmd->add_option("result", a->input, "result directory (with scene.json) or a scene.json file")->required()->check(existing_path());
+  cmd->add_option("-o,--out", a->out, "output directory of view.html (default: the result directory)");
   cmd->add_flag("-q,--quiet", a->quiet, "no report");
   cmd->callback([a] { run_view(*a); });
 
   auto p = std::make_shared<PlotArgs>();
   auto* plot = app.add_subcommand("plot", "Report figures (PNG/SVG) of a result directory: cable tension and strain, energies, COM");
-  plot->add_option("result", p->input, "result directory (with scene.json) or a scene.json file")->required();
-  plot->add_option("-o,--out", p->out, "output directory (default RESULT_DIR/plots)");
+  plot->add_option("result", p->input, "result directory (with scene.json) or a scene.json file")->required()->check(existing_path());
+  plot->add_option("-o,--out", p->out, "output directory (default: RESULT_DIR/plots)");
   plot->add_option("--format", p->format, "png | svg | png,svg");
   plot->add_flag("-q,--quiet", p->quiet, "no report");
   plot->callback([p] { run_plot(*p); });

@@ -126,10 +126,11 @@ json run_point(const json& spec, const json& point) {
   const auto s = ts::simulate(model, options);
   const auto& m = s.monitor;
   auto vec = [](const Eigen::VectorXd& v) { return std::vector<double>(v.data(), v.data() + v.size()); };
+  const auto never_null = [](double t_s) { return t_s < 0 ? json(nullptr) : json(t_s); };  // the library's -1 = never
   return {{"normal_mode", m.normal_mode},
-          {"first_slack_time_s", m.first_slack_time_s},
+          {"first_slack_time_s", never_null(m.first_slack_time_s)},
           {"first_slack_cable", m.first_slack_cable >= 0 ? json(model.cable_ids[static_cast<std::size_t>(m.first_slack_cable)]) : json(nullptr)},
-          {"first_overstrain_time_s", m.first_overstrain_time_s},
+          {"first_overstrain_time_s", never_null(m.first_overstrain_time_s)},
           {"first_overstrain_cable",
            m.first_overstrain_cable >= 0 ? json(model.cable_ids[static_cast<std::size_t>(m.first_overstrain_cable)]) : json(nullptr)},
           {"max_strain", vec(m.max_strain)},
@@ -144,7 +145,7 @@ json run_point(const json& spec, const json& point) {
 
 }  // namespace
 
-void run_sweep_spec(const std::string& path, int threads, bool quiet) {
+void run_sweep_spec(const std::string& path, int threads, bool quiet, const std::string& out_override) {
   const auto root = io::YamlNode::load_file(path);
   root.require_keys({"model", "prism", "simulation", "grid", "out", "threads"});
   const json spec = yaml_to_json(root.raw());
@@ -170,7 +171,7 @@ void run_sweep_spec(const std::string& path, int threads, bool quiet) {
       }
     points.swap(next);
   }
-  const std::string out = spec.value("out", std::string("out/sweep/results.jsonl"));
+  const std::string out = !out_override.empty() ? out_override : spec.value("out", std::string("out/sweep/results.jsonl"));
   if (threads <= 0) threads = spec.value("threads", 0);
   if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const std::filesystem::path out_path(out);

@@ -3,10 +3,12 @@
 // already there are skipped (resume). Spec keys as in tendyn.sweep (Python): model ("prism" or a
 // model file), prism (PrismParams field names, psi_deg, damping_law), simulation
 // (SimulationOptions field names), grid (name -> list; Cartesian product, first name slowest),
-// out, threads. Throws tendyn::Error naming the file and field on a bad spec.
+// out, threads. `out_override` (from -o DIR: DIR/results.jsonl), when not empty, replaces the spec's
+// `out`. "never" (no slack, no over-strain) is null in the records. Throws tendyn::Error naming the
+// file and field on a bad spec.
 #pragma once
 #include <string>
 
 namespace tendyn::cli {
-void run_sweep_spec(const std::string& path, int threads, bool quiet);
+void run_sweep_spec(const std::string& path, int threads, bool quiet, const std::string& out_override = "");
 }

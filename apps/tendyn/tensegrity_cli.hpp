@@ -3,6 +3,7 @@
 #include <tendyn/tensegrity/model_io.hpp>
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include <optional>
 #include <string>
@@ -19,5 +20,9 @@ struct SimOverrides {
 
 /// Loads MODEL.yaml, or the built-in default (document 000's 3-prism) when `path` is empty.
 tensegrity::ModelFile load_model_or_default(const std::string& path);
+
+/// The provenance block of summary.json (cli_util.hpp provenance()) for the model loaded from
+/// `path`: the file's bytes, or for the built-in model (empty path) its YAML as export writes it.
+nlohmann::json model_provenance(const std::string& path, const tensegrity::ModelFile& file);
 
 }  // namespace tendyn::cli

@@ -116,6 +116,32 @@ def _simulation_options(base: tensegrity.SimulationOptions, overrides: Mapping[s
     return o
 
 
+def _stderr_is_terminal() -> bool:
+    try:
+        return sys.stderr is not None and sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def _terminal_progress(total: int) -> Callable[[int, int], None]:
+    """The default progress of :func:`sweep` on a terminal: one stderr line per ~5 % of the points."""
+    import time
+    start = time.monotonic()
+    step = max(1, total // 20)
+    state = {"first": None}
+
+    def report(done: int, n: int) -> None:
+        if state["first"] is None:
+            state["first"] = done - 1  # points already in `out` when the run started
+        if done % step and done != n:
+            return
+        elapsed = time.monotonic() - start
+        ran = done - state["first"]
+        eta = elapsed / ran * (n - done) if ran > 0 else 0.0
+        print(f"sweep: {done}/{n} points (elapsed {elapsed:.1f} s, eta {eta:.1f} s)", file=sys.stderr, flush=True)
+    return report
+
+
 def run_spec(spec: Mapping[str, Any], point: Mapping[str, Any]) -> dict:
     """Run one point of a declarative sweep spec and return its metrics (a JSON-ready dict).
 
@@ -123,7 +149,8 @@ def run_spec(spec: Mapping[str, Any], point: Mapping[str, Any]) -> dict:
     point's PrismParams names; ``psi_deg`` sets psi_rad; ``damping_law``: "axial" or
     "relative_velocity") or a YAML model file path; ``simulation``: SimulationOptions fields
     (``integrator`` by name). Point keys that are SimulationOptions fields override those too.
-    Metrics: normal_mode, first slack/over-strain (time, cable), max/min strain per cable, final
+    Metrics: normal_mode, first slack/over-strain (time, cable; both None when it never happens),
+    max/min strain per cable, final
     energies, max energy drift, final COM, steps. Runs in C++ with the GIL released.
     """
     model_spec = spec.get("model", "prism")
@@ -139,9 +166,9 @@ def run_spec(spec: Mapping[str, Any], point: Mapping[str, Any]) -> dict:
     mon = s.monitor
     return {
         "normal_mode": bool(mon.normal_mode),
-        "first_slack_time_s": mon.first_slack_time_s,
+        "first_slack_time_s": mon.first_slack_time_s if mon.first_slack_time_s >= 0 else None,  # None: never
         "first_slack_cable": model.cable_ids[mon.first_slack_cable] if mon.first_slack_cable >= 0 else None,
-        "first_overstrain_time_s": mon.first_overstrain_time_s,
+        "first_overstrain_time_s": mon.first_overstrain_time_s if mon.first_overstrain_time_s >= 0 else None,
         "first_overstrain_cable": (model.cable_ids[mon.first_overstrain_cable]
                                    if mon.first_overstrain_cable >= 0 else None),
         "max_strain": mon.max_strain.tolist(),
@@ -161,7 +188,7 @@ def sweep(fn_or_spec: Callable[[dict], Any] | Mapping[str, Any],
           out: str | os.PathLike | None = None,
           client: Any = None,
           seed: int | None = None,
-          progress: Callable[[int, int], None] | None = None) -> list:
+          progress: Callable[[int, int], None] | bool | None = None) -> list:
     """Run ``fn(point)`` for every point of ``grid`` and return the results in grid order.
 
     - ``fn_or_spec``: a callable taking a point dict and returning a JSON-serialisable result, or a
@@ -175,7 +202,9 @@ def sweep(fn_or_spec: Callable[[dict], Any] | Mapping[str, Any],
       (resume after an interruption); a point that differs from the grid's raises tendyn.Error.
     - ``client``: a ``dask.distributed.Client``; the points are submitted to its cluster. Results
       equal the local run bit for bit (the same C++ code on the same inputs).
-    - ``progress(done, total)`` is called after each point.
+    - ``progress``: ``progress(done, total)`` is called after each point. By default (None) a line
+      ``sweep: done/total points (elapsed, eta)`` goes to stderr about every 5 % of the points when
+      stderr is a terminal (never into a log file or a pipe); ``False`` turns that off.
 
     Results are normalised through JSON (so fresh and resumed results compare equal). If a point
     raises, the finished points are kept in ``out`` and the exception is re-raised.
@@ -186,6 +215,8 @@ def sweep(fn_or_spec: Callable[[dict], Any] | Mapping[str, Any],
         for i, p in enumerate(points):
             p["seed"] = seed + i
     total = len(points)
+    if progress is None:
+        progress = _terminal_progress(total) if _stderr_is_terminal() else False
     results: list = [None] * total
     done: set[int] = set()
     fh = None
@@ -208,7 +239,7 @@ def sweep(fn_or_spec: Callable[[dict], Any] | Mapping[str, Any],
             fh.flush()
             os.fsync(fh.fileno())
         done.add(i)
-        if progress is not None:
+        if progress:
             progress(len(done), total)
 
     def drain(futures: dict, completed: Iterable, is_error: Callable[[Any], bool], cancel_all) -> None:

@@ -108,3 +108,27 @@ def test_cli_sweep_spec_equals_python_sweep(tmp_path):
     for i, result in enumerate(py):
         assert records[i]["point"] == tendyn.grid_points(grid)[i]
         assert records[i]["result"] == result
+
+
+def test_never_is_none():
+    """A run that never over-strains: first_overstrain_* are None (null in JSON), not -1."""
+    r = tendyn.run_spec({"model": "prism", "simulation": {"duration_s": 0.2}}, {"psi_deg": 50.0})
+    assert r["first_overstrain_time_s"] is None and r["first_overstrain_cable"] is None
+    assert r["first_slack_time_s"] == pytest.approx(0.143) and r["first_slack_cable"] == "top1"
+
+
+def test_progress_lines_only_on_a_terminal(monkeypatch, capsys):
+    grid = {"x": list(range(40))}
+    tendyn.sweep(lambda p: p["x"], grid)  # pytest captures stderr: not a terminal
+    assert capsys.readouterr().err == ""
+    monkeypatch.setattr(tendyn, "_stderr_is_terminal", lambda: True)
+    assert tendyn.sweep(lambda p: p["x"], grid) == list(range(40))
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 20 and lines[0].startswith("sweep: 2/40 points") and lines[-1].startswith("sweep: 40/40 points")
+    assert all("\r" not in line for line in lines)
+    tendyn.sweep(lambda p: p["x"], grid, progress=False)
+    assert capsys.readouterr().err == ""
+    calls = []
+    tendyn.sweep(lambda p: p["x"], grid, progress=lambda done, total: calls.append((done, total)))
+    assert len(calls) == 40 and calls[-1] == (40, 40)
+    assert capsys.readouterr().err == ""

@@ -75,6 +75,8 @@ def test_simulate_matches_cli_summary(tmp_path):
     o.duration_s = 1.0
     run = ts.simulate(mf.model, o)
     got = json.loads(run["summary_json"])
+    provenance = expected.pop("tendyn")  # the CLI adds the version and the model file's hash (docs/CLI.md)
+    assert provenance["version"] == tendyn.__version__ and len(provenance["model_fnv1a64"]) == 16
     assert got == expected  # same engine, same numbers, bit for bit
     final = np.array([c["final_tension_N"] for c in expected["cables"]])
     np.testing.assert_array_equal(run["summary"].final_tension_N, final)
@@ -167,7 +169,7 @@ def test_psi_study_range_equals_cli(tmp_path):
 
 def test_plan_matches_cli(tmp_path):
     cli("plan", "--drive", "c1,c2", "--duration", 0.3, "-q", "-o", tmp_path)
-    expected = json.loads((tmp_path / "plan.json").read_text())
+    expected = json.loads((tmp_path / "summary.json").read_text())
     mf = ts.load_model_file(str(REPO / "models/three_bar.yaml"))
     model = mf.model
     o = ts.PlannerOptions()

@@ -210,19 +210,23 @@ StageResult run_stage(const DynamicModel& model, const ExperimentConfig& config,
 
 std::string stage_csv(const DynamicModel& model, const StageResult& stage) {
   std::ostringstream o;
-  o.precision(10);
-  o << "t,p_ref_x,p_ref_y,p_ref_z,p_x,p_y,p_z,pos_err,rot_err";
-  for (const auto& n : model.geometry.cable_names) o << ",f_" << n;
-  for (const auto& n : model.geometry.cable_names) o << ",fopt_" << n;
-  o << ",lower_norm,opt_lower_norm\n";
+  o.precision(12);  // %.12g, as every tendyn file
+  const auto num = [&](double v) { o << ',' << v + 0.0; };  // -0 written as 0
+  o << "t_s,p_ref_x_m,p_ref_y_m,p_ref_z_m,p_x_m,p_y_m,p_z_m,pos_err_m,rot_err_rad";
+  for (const auto& n : model.geometry.cable_names) o << ',' << n << ".tension_N";
+  for (const auto& n : model.geometry.cable_names) o << ',' << n << ".tension_opt_N";
+  o << ",lower_norm_N,opt_lower_norm_N\n";
   for (const auto& s : stage.samples) {
-    o << s.t_s;
-    for (int k = 0; k < 3; ++k) o << ',' << s.p_ref[k];
-    for (int k = 0; k < 3; ++k) o << ',' << s.p[k];
-    o << ',' << s.pos_err_m << ',' << s.rot_err_rad;
-    for (Eigen::Index i = 0; i < s.f_N.size(); ++i) o << ',' << s.f_N[i];
-    for (Eigen::Index i = 0; i < s.f_opt_N.size(); ++i) o << ',' << s.f_opt_N[i];
-    o << ',' << s.lower_norm_N << ',' << s.opt_lower_norm_N << '\n';
+    o << s.t_s + 0.0;
+    for (int k = 0; k < 3; ++k) num(s.p_ref[k]);
+    for (int k = 0; k < 3; ++k) num(s.p[k]);
+    num(s.pos_err_m);
+    num(s.rot_err_rad);
+    for (Eigen::Index i = 0; i < s.f_N.size(); ++i) num(s.f_N[i]);
+    for (Eigen::Index i = 0; i < s.f_opt_N.size(); ++i) num(s.f_opt_N[i]);
+    num(s.lower_norm_N);
+    num(s.opt_lower_norm_N);
+    o << '\n';
   }
   return o.str();
 }

@@ -8,7 +8,7 @@ namespace tendyn::tensegrity {
 
 void append_number(std::string& out, double v) {
   char buf[32];
-  const int n = std::snprintf(buf, sizeof buf, "%.12g", v);
+  const int n = std::snprintf(buf, sizeof buf, "%.12g", v + 0.0);  // + 0.0: -0 is written as 0
   out.append(buf, static_cast<std::size_t>(n));
 }
 

@@ -64,8 +64,9 @@ TEST(CdprExperiment, TwoStagesTrackAndTensionControlFollowsTheOptimum) {
   std::istringstream in(csv);
   std::string header;
   std::getline(in, header);
-  EXPECT_EQ(header.rfind("t,p_ref_x", 0), 0u);
-  EXPECT_NE(header.find("fopt_l4,lower_norm,opt_lower_norm"), std::string::npos);
+  EXPECT_EQ(header.rfind("t_s,p_ref_x_m,", 0), 0u) << header;
+  EXPECT_NE(header.find("pos_err_m,rot_err_rad,"), std::string::npos) << header;
+  EXPECT_NE(header.find("l4.tension_opt_N,lower_norm_N,opt_lower_norm_N"), std::string::npos) << header;
   EXPECT_NE(experiment_summary(a, b).find("worst |f_lower|"), std::string::npos);
 }
 

@@ -1,5 +1,6 @@
 # End-to-end tests of the tendyn program (paths relative to tests/).
 list(APPEND TENDYN_TESTS_cli
   cli/cli_test.cpp
+  cli/consistency_test.cpp
   cli/viewer_cli_test.cpp
 )

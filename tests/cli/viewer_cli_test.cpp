@@ -43,9 +43,9 @@ TEST(ViewerCli, SimulateHtmlWritesSceneAndPageAndViewRebuildsTheSamePage) {
   EXPECT_NE(page.find("id=\"tendyn-scene\""), std::string::npos);
   EXPECT_GT(page.size(), 100000u);  // the bundle is inlined: works offline
   EXPECT_EQ(page.find("src=\"http"), std::string::npos);  // nothing fetched from the network
-  const auto v = run("view -q " + d.string() + " -o " + (d / "again.html").string());
+  const auto v = run("view -q " + d.string() + " -o " + (d / "again").string());  // -o: a directory
   ASSERT_EQ(v.code, 0) << v.out;
-  EXPECT_EQ(slurp(d / "again.html"), page);
+  EXPECT_EQ(slurp(d / "again" / "view.html"), page);
 }
 
 TEST(ViewerCli, ViewRejectsMissingAndMalformedScenesWithoutWriting) {
@@ -84,9 +84,9 @@ TEST(ViewerCli, PlotWritesReportFigures) {
 TEST(ViewerCli, TreeAndTensionHtml) {
   if (!built_with_viewer()) GTEST_SKIP();
   const auto d = fresh_dir("others");
-  auto r = run("tree simulate " + kModels + "tree/double_pendulum.yaml --duration 0.2 --out " + (d / "t.csv").string() +
-                  " --html " + (d / "tree").string());
+  auto r = run("tree simulate " + kModels + "tree/double_pendulum.yaml --duration 0.2 -o " + (d / "tree").string() + " --html");
   if (r.code == 0) {
+    EXPECT_TRUE(fs::exists(d / "tree" / "results.csv"));
     const auto s = nlohmann::json::parse(slurp(d / "tree" / "scene.json"));
     EXPECT_EQ(s["kind"], "tree");
     EXPECT_EQ(s["frames"]["t_s"].size(), 21u);
@@ -98,9 +98,11 @@ TEST(ViewerCli, TreeAndTensionHtml) {
     EXPECT_NE(r.out.find("tree"), std::string::npos) << r.out;  // built without the tree module
   }
   std::ofstream(d / "traj.csv") << "t,x,y,z,roll,pitch,yaw\n0,0,0,3,0,0,0\n1,1,0,3,0,0,0\n";
-  r = run("tension trajectory " + kModels + "cdpr/printer8.yaml --in " + (d / "traj.csv").string() + " --out " +
-             (d / "f.csv").string() + " --html " + (d / "cdpr").string());
+  r = run("tension trajectory " + kModels + "cdpr/printer8.yaml --in " + (d / "traj.csv").string() + " -o " + (d / "cdpr").string() +
+          " --html");
   if (r.code == 0) {
+    EXPECT_TRUE(fs::exists(d / "cdpr" / "tensions.csv"));
+    EXPECT_TRUE(fs::exists(d / "cdpr" / "view.html"));
     const auto s = nlohmann::json::parse(slurp(d / "cdpr" / "scene.json"));
     EXPECT_EQ(s["kind"], "cdpr");
     EXPECT_EQ(s["cables"].size(), 8u);

@@ -61,16 +61,17 @@ TEST(TreeCli, SimulateWritesCsv) {
   std::filesystem::create_directories(dir);
   const auto sched = dir / "torque.csv";
   std::ofstream(sched) << "t,tau1,tau2\n0,0,0\n0.1,1,0.5\n";
-  const auto out = dir / "run.csv";
-  std::filesystem::remove(out);
+  const auto out = dir / "run" / "results.csv";  // -o: the output directory
+  std::filesystem::remove_all(dir / "run");
   const CliRun r = run("tree simulate " + model("double_pendulum.yaml") + " --q 0.3,0 --duration 0.2 --dt 0.001 --every 10 --torque " +
-                    sched.string() + " --out " + out.string());
+                    sched.string() + " -o " + (dir / "run").string());
   ASSERT_EQ(r.code, 0) << r.out;
   std::ifstream in(out);
   std::string line;
   int rows = 0;
   std::getline(in, line);
-  EXPECT_EQ(line.rfind("t,q:link1_joint", 0), 0u) << line;
+  EXPECT_EQ(line.rfind("t_s,q:link1_joint_rad,q:link2_joint_rad,v:link1_joint_radps", 0), 0u) << line;
+  EXPECT_NE(line.find(",tau:link2_joint_Nm,energy_J"), std::string::npos) << line;
   while (std::getline(in, line)) ++rows;
   EXPECT_EQ(rows, 21);
 }

@@ -64,7 +64,8 @@ struct StageResult {
 /// Runs one stage on `model`. Throws SimulationError if the state blows up.
 StageResult run_stage(const DynamicModel& model, const ExperimentConfig& cfg, bool tension_control);
 
-/// CSV: t, p_ref xyz, p xyz, pos_err, rot_err, f_<name>..., fopt_<name>..., lower_norm, opt_lower_norm.
+/// CSV (%.12g, units in the column names): t_s, p_ref_{x,y,z}_m, p_{x,y,z}_m, pos_err_m, rot_err_rad,
+/// <cable>.tension_N..., <cable>.tension_opt_N... (optimal profile), lower_norm_N, opt_lower_norm_N.
 std::string stage_csv(const DynamicModel& model, const StageResult& stage);
 /// Human-readable comparison of the two stages (also used by the CLI).
 std::string experiment_summary(const StageResult& without, const StageResult& with);
