@@ -42,7 +42,7 @@ cd "$tmp/work"
 [[ -s sim/summary.json ]] || fail "simulate wrote no summary.json"
 # a shipped model, found through ../share/tendyn (the default model of cdpr-experiment or plan)
 "$root/usr/bin/tendyn" plan --duration 0.06 -o plan --quiet 2>plan.log || { cat plan.log; fail "plan with its default model"; }
-[[ -s plan/plan.json ]] || fail "plan wrote no plan.json"
+[[ -s plan/summary.json ]] || fail "plan wrote no summary.json"
 PYTHONPATH="$root/usr/lib/python3/dist-packages" /usr/bin/python3 -c "
 import tendyn, sys
 assert tendyn.__file__.startswith('$root/'), tendyn.__file__

@@ -39,12 +39,12 @@ expect 0 "$T" --version
 expect 0 "$T" simulate --duration 0.5 -o sim
 has sim/results.csv sim/summary.json sim/scene.json
 expect 0 "$T" plan --duration 0.12 -o plan
-has plan/plan.json plan/schedule.csv plan/planned.yaml plan/plan.png
+has plan/summary.json plan/schedule.csv plan/planned.yaml plan/plan.png
 expect 0 "$T" study distributions --duration 0.06 -o study
 has study/distributions.csv study/distributions.png
 if [[ "$cdpr" == ON ]]; then
   expect 0 "$T" cdpr-experiment --out cdpr --dt 0.002 --control-dt 0.004
-  has cdpr/stage1_without.csv cdpr/stage2_with.csv cdpr/summary.txt cdpr/scene.json
+  has cdpr/stage1_without.csv cdpr/stage2_with.csv cdpr/summary.json cdpr/experiment.png cdpr/scene.json
 fi
 if [[ "$viewer" == ON ]]; then
   expect 0 "$T" view sim
@@ -70,7 +70,7 @@ grep -q "data directory .* not found; tried '$tmp/lonely/share/tendyn'" "$tmp/la
 # ... but a command given its model still runs, without the plot (a warning)
 expect 0 "$tmp/lonely/bin/tendyn" plan "$tmp/moved/share/tendyn/models/three_bar.yaml" --duration 0.12 -o plan4
 grep -q "warning: no plot .*data directory" "$tmp/last.log" || { cat "$tmp/last.log"; fail "no plot warning"; }
-has plan4/plan.json
+has plan4/summary.json
 TENDYN_DATA_DIR="$tmp/moved/share/tendyn" expect 0 "$tmp/lonely/bin/tendyn" plan --duration 0.12 -o plan2 --quiet
 TENDYN_DATA_DIR="$tmp/nowhere" expect 2 "$T" plan --duration 0.12 -o plan3
 grep -q "TENDYN_DATA_DIR='$tmp/nowhere'" "$tmp/last.log" || { cat "$tmp/last.log"; fail "unclear TENDYN_DATA_DIR error"; }
