@@ -10,4 +10,5 @@ list(APPEND TENDYN_TESTS_tensegrity
   tensegrity/model_test.cpp
   tensegrity/planner_test.cpp
   tensegrity/form_finding_test.cpp
+  tensegrity/simulate_test.cpp
 )
