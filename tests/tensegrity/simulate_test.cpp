@@ -8,12 +8,36 @@
 #include "support/tensegrity_fixtures.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <cstdlib>
 #include <cmath>
 #include <string>
 #include <vector>
 
 namespace ts = tendyn::tensegrity;
 using tendyn::test::error_of;
+
+// step() must not allocate: malloc is interposed in this test binary (glibc: forwards to
+// __libc_malloc) and counts calls while armed, as in tests/tree/alloc_test.cpp.
+namespace {
+std::atomic<bool> g_armed{false};
+std::atomic<long> g_allocs{0};
+}  // namespace
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define TENDYN_TS_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer) || __has_feature(thread_sanitizer)
+#define TENDYN_TS_SANITIZED 1
+#endif
+#endif
+#if defined(__GLIBC__) && !defined(TENDYN_TS_SANITIZED)
+#define TENDYN_TS_COUNT_MALLOC 1
+extern "C" void* __libc_malloc(std::size_t n);
+extern "C" void* malloc(std::size_t n) noexcept {
+  if (g_armed.load(std::memory_order_relaxed)) g_allocs.fetch_add(1, std::memory_order_relaxed);
+  return __libc_malloc(n);
+}
+#endif
 
 namespace {
 
@@ -117,6 +141,43 @@ TEST(Step, LeavesDataEvaluatedAtTheNewState) {
   ts::compute_derivative(m, s, fresh);
   EXPECT_EQ((xdot - fresh.xdot).cwiseAbs().maxCoeff(), 0.0);
   EXPECT_NEAR(s.time_s, 0.02, 1e-15);  // accumulated without t_end_s
+}
+
+TEST(Step, DoesNotAllocate) {
+#ifndef TENDYN_TS_COUNT_MALLOC
+  GTEST_SKIP() << "malloc interposition needs glibc and no address/thread/memory sanitizer";
+#endif
+  {  // the counter works
+    g_allocs = 0;
+    g_armed = true;
+    auto* probe = new Eigen::VectorXd(Eigen::VectorXd::Ones(100));
+    g_armed = false;
+    EXPECT_GE(g_allocs.load(), 1);
+    delete probe;
+  }
+  ts::Model impulse = three_bar_lying_driven(), compliant = three_bar_lying_driven();
+  compliant.ground.type = ts::Ground::Type::kCompliant;
+  long splits = 0, rejected = 0;
+  for (const auto integ : {ts::Integrator::kRK4, ts::Integrator::kLieVerlet, ts::Integrator::kDormandPrince45}) {
+    const ts::Model& m = integ == ts::Integrator::kDormandPrince45 ? compliant : impulse;
+    ts::Data d = ts::make_data(m);
+    d.controller = [](double t, const ts::State&, ts::Data& data) { data.cable_rest_length_m[8] = 0.2 + 0.001 * t; };
+    ts::State s = m.initial_state;
+    ts::compute_derivative(m, s, d);
+    ts::StepOptions o;
+    o.integrator = integ;
+    g_allocs = 0;
+    g_armed = true;
+    for (int k = 0; k < 400; ++k) {
+      const ts::StepResult r = ts::step(m, d, s, integ == ts::Integrator::kDormandPrince45 ? 0.01 : 5e-4, o);
+      splits += r.splits;
+      rejected += r.rejected;
+    }
+    g_armed = false;
+    EXPECT_EQ(g_allocs.load(), 0) << ts::to_string(integ);
+  }
+  EXPECT_GT(splits, 0);    // slack events and impacts were located
+  EXPECT_GT(rejected, 0);  // and dopri5 retried
 }
 
 TEST(Step, RejectsBadArguments) {
