@@ -246,7 +246,7 @@ void bind_tensegrity_sim(py::module_& m) {
         "and data.f_W_ext_node (nnode x 3) [N] in place. control_period_s (overrides options.control_period_s):\n"
         "0 or None with options at 0 = called at every evaluation of the dynamics (each integrator stage, a\n"
         "continuous law of (t, state); data then holds the state's kinematics, the other quantities are from the\n"
-        "previous evaluation); > 0 = called every control_period_s [s] at step boundaries with data fully\n"
+        "previous evaluation); > 0 = called every control_period_s [s] (dt_s: once per step) at step boundaries with data fully\n"
         "evaluated at the state, its inputs held until the next call (a sampled controller; it may not change a\n"
         "cable that has a drive). The GIL is held only during the call; an exception raised by the controller\n"
         "stops the run and propagates unchanged. Rest lengths are checked against the cables' limits.\n"
