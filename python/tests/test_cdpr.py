@@ -73,3 +73,25 @@ def test_bad_input_raises_tendyn_error():
     assert "bad.yaml" in str(e.value)
     with pytest.raises(tendyn.Error):
         cdpr.parse_method("simplex")
+
+
+def test_keyword_constructors_reprs_and_docstrings():
+    o = cdpr.SolverOptions(f_min_N=1.0, f_max_N=50.0, max_iterations=10)
+    assert (o.f_min_N, o.f_max_N, o.max_iterations) == (1.0, 50.0, 10)
+    assert repr(o) == "SolverOptions(f_min_N=1.0, f_max_N=50.0, max_iterations=10)"
+    with pytest.raises(TypeError, match="SolverOptions\\(\\) got an unexpected keyword argument 'fmin'"):
+        cdpr.SolverOptions(fmin=1.0)
+    pose = cdpr.Pose(p_WP=[0.1, 0.2, 0.3])
+    assert list(pose.p_WP) == [0.1, 0.2, 0.3] and np.array_equal(pose.R_WP, np.eye(3))
+    with pytest.raises(TypeError):
+        cdpr.Pose(R_WP=np.eye(2))
+    mf, J, w, so = load_problem("cogiro.yaml")
+    assert repr(mf.model) == "Model(name='cogiro', motion=spatial, cables=8)"
+    r = cdpr.solve_tensions("exact", J, w, so)
+    assert repr(r).startswith("TensionResult(status=ok, loaded_count=")
+    for cls in (cdpr.Model, cdpr.Data, cdpr.Pose, cdpr.SolverOptions, cdpr.TensionResult, cdpr.ModelFile):
+        for field, attr in vars(cls).items():
+            if isinstance(attr, property) and not field.startswith("_"):
+                assert (attr.__doc__ or "").strip(), f"{cls.__name__}.{field} has no docstring"
+                if field.endswith(("_m", "_N", "_kg")):
+                    assert "[" in attr.__doc__, f"{cls.__name__}.{field}: no unit"

@@ -197,3 +197,114 @@ def test_threads_convert_first_results_concurrently():
             "t = [threading.Thread(target=ts.simulate, args=(m, o)) for _ in range(4)]\n"
             "[x.start() for x in t]; [x.join() for x in t]\n")
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+
+
+# ---- Python API conventions: keyword constructors, reprs, docstrings with units, shape checks ----
+
+OPTION_CLASSES = ["SimulationOptions", "Tolerance", "StepOptions", "PlannerOptions", "PsiStudyOptions", "PrismParams",
+                  "OctahedronParams", "LagrangeOptions", "Ground", "Rod", "Node", "Cable", "SinusoidDrive",
+                  "TableDrive", "CableDrive", "PlanPath", "Energy"]
+
+
+def test_keyword_constructors():
+    o = ts.SimulationOptions(duration_s=2, dt_s=1e-3, integrator="dopri5", tolerance=ts.Tolerance(rtol=1e-9))
+    assert (o.duration_s, o.dt_s, o.integrator, o.tolerance.rtol) == (2.0, 1e-3, ts.Integrator.kDormandPrince45, 1e-9)
+    assert o.output_interval_s == ts.SimulationOptions().output_interval_s  # the rest at defaults
+    o.integrator = "lie-verlet"
+    assert o.integrator == ts.Integrator.kLieVerlet
+    assert ts.PsiStudyOptions(psi_deg=[30.0, 40.0], prism=ts.PrismParams(n=3, stiffness_Npm=12.0)).prism.stiffness_Npm == 12.0
+    assert ts.PlannerOptions(drive_cables=[0, 1], u0_m=0.01).drive_cables == [0, 1]
+    assert ts.LagrangeOptions(baumgarte_alpha_per_s=5.0).baumgarte_alpha_per_s == 5.0
+    assert ts.OctahedronParams(rod_length_m=2.0).rod_length_m == 2.0
+    assert ts.SinusoidDrive(a_m=0.02, b_radps=3.14).b_radps == 3.14
+    for name in OPTION_CLASSES:
+        cls = getattr(ts, name)
+        cls()  # all defaults
+        with pytest.raises(TypeError, match=f"{name}\\(\\) got an unexpected keyword argument 'no_such_field'"):
+            cls(no_such_field=1)
+    with pytest.raises(TypeError, match="fields: duration_s, integrator, dt_s"):
+        ts.SimulationOptions(durations=2)
+    with pytest.raises(tendyn.Error, match="unknown integrator 'rk5' \\(valid: rk4, dopri5, lie-verlet\\)"):
+        ts.SimulationOptions(integrator="rk5")
+    with pytest.raises(TypeError):
+        ts.SimulationOptions(duration_s="long")
+
+
+def test_reprs_are_short_and_evaluable():
+    mf = ts.load_model_file(str(REPO / "models/three_bar.yaml"))
+    assert repr(mf.model) == "Model(name='three-bar', nrod=3, nnode=6, ncable=9, ndrive=4)"
+    assert repr(mf.simulation) == "SimulationOptions(duration_s=10.0, dt_s=0.0005)"
+    assert repr(ts.SimulationOptions()) == "SimulationOptions()"
+    o = ts.SimulationOptions(duration_s=2, tolerance=ts.Tolerance(rtol=1e-9), locate_slack_events=False)
+    assert repr(o) == "SimulationOptions(duration_s=2.0, tolerance=Tolerance(rtol=1e-09), locate_slack_events=False)"
+    assert repr(eval(repr(o), vars(ts))) == repr(o)
+    assert repr(mf.model.initial_state) == "State(time_s=0.0, nrod=3)"
+    assert repr(ts.make_data(mf.model)) == "Data(nrod=3, nnode=6, ncable=9)"
+    run = ts.simulate(mf.model, ts.SimulationOptions(duration_s=0.1, dt_s=5e-4))
+    assert repr(run["summary"]).startswith("SimulationSummary(final_time_s=0.1, steps=200, normal_mode=")
+    assert repr(run["summary"].monitor).startswith("MonitorReport(normal_mode=")
+
+
+def test_every_field_has_a_docstring_with_its_unit():
+    import re
+    unit_suffix = re.compile(r"_(m|s|N|kg|kgm2|Npm|Nspm|mps|rad|radps|deg|J|per_s)$")
+    checked = 0
+    for name in dir(ts):
+        cls = getattr(ts, name)
+        if not isinstance(cls, type) or hasattr(cls, "__members__"):  # enums: pybind11's own name/value
+            continue
+        for field, attr in vars(cls).items():
+            if not isinstance(attr, property) or field.startswith("_"):
+                continue
+            doc = attr.__doc__ or ""
+            assert doc.strip() and not doc.startswith("(self"), f"{name}.{field} has no docstring"
+            if unit_suffix.search(field):
+                assert "[" in doc, f"{name}.{field}: no unit in {doc!r}"
+            checked += 1
+    assert checked > 150
+
+
+def test_shape_checks_raise_at_once():
+    m = ts.load_model_file(str(REPO / "models/three_bar.yaml")).model
+    s = m.initial_state.copy()
+    with pytest.raises(ValueError, match=r"State.x: expected shape \(39,\) \(13 per rod, 3 rods\), got \(38,\)"):
+        s.x = np.zeros(38)
+    with pytest.raises(ValueError, match=r"got \(3, 13\)"):
+        s.x = np.zeros((3, 13))
+    with pytest.raises(ValueError, match="13 \\* nrod"):
+        ts.State(np.zeros(14))
+    s.x = np.arange(39.0)  # the right size is taken as is
+    assert s.x[5] == 5.0
+    view = s.x
+    view[0] = -1.0  # a writable view
+    assert s.x[0] == -1.0
+    with pytest.raises(ValueError, match=r"Model.initial_state: expected x of shape \(39,\)"):
+        m.initial_state = ts.State(np.zeros(26))
+    d = ts.make_data(m)
+    with pytest.raises(ValueError, match=r"Data.cable_rest_length_m: expected shape \(9,\) \(one per cable\), got \(8,\)"):
+        d.cable_rest_length_m = np.zeros(8)
+    with pytest.raises(ValueError, match=r"Data.f_W_ext_node: expected shape \(6, 3\) \(one row per node\), got \(6,\)"):
+        d.f_W_ext_node = np.zeros(6)
+    d.f_W_ext_node[2] = [1.0, 2.0, 3.0]
+    d.cable_rest_length_m[4] = 0.25
+    assert list(d.f_W_ext_node[2]) == [1.0, 2.0, 3.0] and d.cable_rest_length_m[4] == 0.25
+    with pytest.raises(ValueError, match=r"Model.f_W_ext_node: expected shape \(6, 3\)"):
+        m.f_W_ext_node = np.zeros((5, 3))
+    ls = ts.to_lagrange_state(m, m.initial_state)
+    with pytest.raises(ValueError, match=r"LagrangeState.y: expected shape \(42,\)"):
+        ls.y = np.zeros(41)
+
+
+def test_list_fields_are_copies_that_never_dangle():
+    m = ts.load_model_file(str(REPO / "models/three_bar.yaml")).model
+    cables, drives = m.cables, m.drives
+    m.cables = []  # the old lists stay valid Python objects
+    m.drives = []
+    assert cables[0].rest_length_m == 0.18 and drives[0].u.a_m == 0.02
+    m2 = ts.load_model_file(str(REPO / "models/three_bar.yaml")).model
+    m2.cables[0].stiffness_Npm = 5.0  # a copy: the model keeps its value ...
+    assert m2.cables[0].stiffness_Npm == 300.0
+    c = m2.cables
+    c[0].stiffness_Npm = 5.0  # ... until the list is assigned back
+    m2.cables = c
+    assert m2.cables[0].stiffness_Npm == 5.0

@@ -71,6 +71,10 @@ void update_rest_lengths(const Model& model, const State& state, Data& data) {
     data.cable_rest_length_m[d.cable] = model.cables[static_cast<std::size_t>(d.cable)].rest_length_m + drive_offset(d, state.time_s);
   if (!data.controller) return;
   data.controller(state.time_s, state, data);
+  check_rest_length_limits(model, data, state.time_s);
+}
+
+void check_rest_length_limits(const Model& model, const Data& data, double t_s) {
   for (int k = 0; k < model.ncable(); ++k) {
     const Cable& c = model.cables[static_cast<std::size_t>(k)];
     const double l0 = data.cable_rest_length_m[k];
@@ -79,7 +83,7 @@ void update_rest_lengths(const Model& model, const State& state, Data& data) {
                                 (k < static_cast<int>(model.cable_ids.size()) ? model.cable_ids[static_cast<std::size_t>(k)] : std::to_string(k)) +
                                 "' to " + std::to_string(l0) + " m, outside its limits [" + std::to_string(c.rest_length_min_m) + ", " +
                                 std::to_string(c.rest_length_max_m) + "] m",
-                            state.time_s);
+                            t_s);
     }
   }
 }
@@ -199,6 +203,16 @@ Energy compute_energy(const Model& model, const State& state, const Data& data) 
   for (int i = 0; i < model.nnode(); ++i) en.external_J -= data.f_W_ext_node[static_cast<std::size_t>(i)].dot(data.p_W_node.col(i));
   en.elastic_J += ground_energy(model, data);
   return en;
+}
+
+Eigen::MatrixX3d node_positions(const Model& model, const State& state) {
+  if (state.x.size() != State::kStride * model.nrod())
+    throw Error("node_positions: the state has " + std::to_string(state.x.size()) + " entries, the model needs 13 * nrod = " +
+                std::to_string(State::kStride * model.nrod()));
+  // through forward_kinematics itself, so that the numbers are those of data.p_W_node
+  Data data = make_data(model);
+  forward_kinematics(model, state, data);
+  return data.p_W_node.transpose();
 }
 
 Eigen::Vector3d center_of_mass(const Model& model, const State& state) {

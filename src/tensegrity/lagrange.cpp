@@ -628,6 +628,9 @@ LagrangeRun lagrange_simulate(const Model& model, const SimulationOptions& opt, 
   if (model.ground.type == Ground::Type::kImpulse)
     throw Error("lagrange_simulate: the impulse ground is not supported by the Lagrange formulation (use ground type "
                 "none or compliant, or the Newton-Euler simulate())");
+  if (controller && opt.control_period_s > 0.0)
+    throw Error("lagrange_simulate: a sampled controller (control_period_s > 0) is supported by the Newton-Euler "
+                "simulate() only; here the controller is called at every evaluation (set control_period_s = 0)");
   LagrangeData data = make_lagrange_data(model, options);
   data.ne.controller = controller;
   State x0 = initial ? *initial : model.initial_state;

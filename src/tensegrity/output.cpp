@@ -67,6 +67,7 @@ void Recorder::on_output(const Model& m, const State& s, const Data& d, const En
   tension_N.push_back(d.cable_tension_N);
   energy.push_back(e);
   com_m.push_back(center_of_mass(m, s));
+  p_W_node.push_back(d.p_W_node);
 }
 
 namespace {

@@ -18,6 +18,15 @@ void validate(const SimulationOptions& o) {
   if (!(o.slack_tolerance >= 0.0)) bad("slack tolerance must be >= 0");
   if (!(o.energy_growth_limit > 0.0)) bad("energy growth limit must be > 0");
   if (!(o.tolerance.rtol > 0.0) || !(o.tolerance.atol > 0.0)) bad("rtol and atol must be > 0");
+  if (!(o.control_period_s >= 0.0) || !std::isfinite(o.control_period_s)) bad("control period must be >= 0 s");
+}
+
+StepOptions step_options(const SimulationOptions& o) {
+  StepOptions s;
+  s.integrator = o.integrator;
+  s.tolerance = o.tolerance;
+  s.locate_slack_events = o.locate_slack_events;
+  return s;
 }
 
 namespace {
@@ -108,6 +117,26 @@ int advance_fixed(const Model& m, Data& d, State& s, double h, Integrator integ,
   return splits;
 }
 
+// Calls a sampled controller at a step boundary (data holds f(state)), checks what it wrote and
+// re-evaluates, so that data holds f(state) with the new inputs (the step's precondition).
+void apply_sampled_controller(const Model& m, const std::function<void(double, const State&, Data&)>& controller,
+                              const State& s, Data& d, Eigen::VectorXd& rest_before) {
+  // a drive sets its cable at every evaluation: a held value there would be silently lost
+  rest_before = d.cable_rest_length_m;
+  controller(s.time_s, s, d);
+  for (const auto& dr : m.drives) {
+    if (d.cable_rest_length_m[dr.cable] != rest_before[dr.cable]) {
+      std::ostringstream os;
+      os << "sampled controller (control period > 0) changed the rest length of cable '"
+         << m.cable_ids[static_cast<std::size_t>(dr.cable)] << "' at t = " << s.time_s
+         << " s, but the cable has a drive, which sets it at every evaluation: remove the drive, or use a control period of 0";
+      throw Error(os.str());
+    }
+  }
+  check_rest_length_limits(m, d, s.time_s);
+  compute_derivative(m, s, d);
+}
+
 class Monitor {
  public:
   Monitor(const Model& m, const SimulationOptions& o) : model_(m), opt_(o) {
@@ -149,17 +178,71 @@ class Monitor {
   MonitorReport rep_;
 };
 
+const char* const kImpulseNeedsFixedStep =
+    "the impulse ground model needs a fixed-step integrator (rk4 or lie-verlet); use the compliant ground with dopri5";
+
 }  // namespace
+
+StepResult step(const Model& model, Data& data, State& state, double h_s, const StepOptions& options, double t_end_s) {
+  if (!(h_s > 0.0) || !std::isfinite(h_s)) throw Error("step: the step h must be > 0 s and finite (got " + std::to_string(h_s) + ")");
+  StepResult r;
+  switch (options.integrator) {
+    case Integrator::kRK4:
+    case Integrator::kLieVerlet:
+      r.splits = advance_fixed(model, data, state, h_s, options.integrator, options.locate_slack_events);
+      r.h_s = r.h_next_s = h_s;
+      if (!std::isnan(t_end_s)) state.time_s = t_end_s;
+      break;
+    case Integrator::kDormandPrince45: {
+      if (!std::isnan(t_end_s)) throw Error("step: t_end_s is for the fixed-step integrators (dopri5 steps end at the start + the accepted step)");
+      if (model.ground.type == Ground::Type::kImpulse) throw Error(kImpulseNeedsFixedStep);
+      double h = h_s;
+      for (;;) {
+        const AdaptiveStep a = step_dopri5(model, data, state, h, options.tolerance);
+        if (a.accepted) {
+          r.h_s = h;
+          r.h_next_s = a.h_next;
+          break;
+        }
+        ++r.rejected;
+        h = a.h_next;  // < h: a rejection never suggests a larger step
+      }
+      compute_derivative(model, state, data);
+      break;
+    }
+  }
+  if (!state.x.allFinite()) {
+    throw SimulationError("state became non-finite at t = " + std::to_string(state.time_s) +
+                              " s (blow-up: reduce the time step or check stiffness/damping)",
+                          state.time_s);
+  }
+  return r;
+}
 
 SimulationSummary simulate(const Model& model, const SimulationOptions& opt, Observer* observer,
                            const std::function<void(double)>& progress, const State* initial,
                            const std::function<void(double, const State&, Data&)>& controller) {
   validate(opt);
   if (model.ground.type == Ground::Type::kImpulse && opt.integrator == Integrator::kDormandPrince45)
-    throw Error("the impulse ground model needs a fixed-step integrator (rk4 or lie-verlet); use the compliant ground with dopri5");
+    throw Error(kImpulseNeedsFixedStep);
+  const bool fixed = opt.integrator != Integrator::kDormandPrince45;
+  // a sampled controller (control_period_s > 0) is called here at step boundaries; a continuous
+  // one is Data::controller, called at every evaluation
+  const bool sampled = controller && opt.control_period_s > 0.0;
+  long control_every = 0;  // fixed steps: steps per control period
+  if (sampled && fixed) {
+    control_every = std::lround(opt.control_period_s / opt.dt_s);
+    if (control_every < 1 ||
+        std::abs(static_cast<double>(control_every) * opt.dt_s - opt.control_period_s) > 1e-9 * opt.control_period_s) {
+      std::ostringstream os;
+      os << "simulation option control period (" << opt.control_period_s << " s) must be a whole number of steps dt ("
+         << opt.dt_s << " s) with " << to_string(opt.integrator);
+      throw Error(os.str());
+    }
+  }
   const auto wall0 = std::chrono::steady_clock::now();
   Data data = make_data(model);
-  data.controller = controller;
+  if (!sampled) data.controller = controller;
   State state = initial ? *initial : model.initial_state;
   if (state.x.size() != State::kStride * model.nrod()) throw Error("initial state has the wrong size for the model");
   normalize_quaternions(model, state);
@@ -176,7 +259,7 @@ SimulationSummary simulate(const Model& model, const SimulationOptions& opt, Obs
   sum.linear_momentum_initial = linear_momentum(model, state);
   sum.angular_momentum_initial = angular_momentum(model, state);
 
-  const bool fixed = opt.integrator != Integrator::kDormandPrince45;
+  const StepOptions step_opt = step_options(opt);
   const long every = opt.output_interval_s <= 0.0
                          ? 1
                          : std::max(1L, std::lround(opt.output_interval_s / opt.dt_s));
@@ -185,6 +268,7 @@ SimulationSummary simulate(const Model& model, const SimulationOptions& opt, Obs
   const double h_fixed = fixed && n_fixed > 0 ? opt.duration_s / static_cast<double>(n_fixed) : opt.dt_s;
   const bool every_step = opt.output_interval_s <= 0.0;
   double next_out = every_step ? HUGE_VAL : state.time_s + out_dt;
+  double next_control = sampled ? state.time_s : HUGE_VAL;  // dopri5: next sampled-controller time
   double h = opt.dt_s;
 
   auto observe_current = [&](const Energy& en) {
@@ -193,11 +277,12 @@ SimulationSummary simulate(const Model& model, const SimulationOptions& opt, Obs
 
   long step = 0;
   Eigen::VectorXd prev_rest = data.cable_rest_length_m;  // controller rate-limit check
+  Eigen::VectorXd rest_before = data.cable_rest_length_m;  // sampled controller: scratch
   Eigen::Vector3d prev_com = sum.com_initial_m;
   double prev_t = state.time_s;
   for (;;) {
     // data holds f(state): monitor, energy check, output.
-    if (data.controller && state.time_s > prev_t) {
+    if (controller && state.time_s > prev_t) {
       const double h = state.time_s - prev_t;
       for (int k = 0; k < model.ncable(); ++k) {
         const double rate = std::abs(data.cable_rest_length_m[k] - prev_rest[k]) / h;
@@ -242,31 +327,27 @@ SimulationSummary simulate(const Model& model, const SimulationOptions& opt, Obs
     }
     if (progress) progress((state.time_s - (t_end - opt.duration_s)) / std::max(opt.duration_s, 1e-300));
 
-    switch (opt.integrator) {
-      case Integrator::kRK4:
-      case Integrator::kLieVerlet:
-        sum.split_steps += advance_fixed(model, data, state, h_fixed, opt.integrator, opt.locate_slack_events) > 0 ? 1 : 0;
-        // keep the step grid exact (splits add up to h_fixed up to rounding)
-        state.time_s = (t_end - opt.duration_s) + static_cast<double>(step + 1) * h_fixed;
-        break;
-      case Integrator::kDormandPrince45: {
-        for (;;) {
-          // land exactly on output times and on the end time
-          const double h_try = std::min({h, next_out - state.time_s, t_end - state.time_s});
-          const AdaptiveStep r = step_dopri5(model, data, state, h_try, opt.tolerance);
-          if (r.accepted) {
-            // a step shortened only to land on an output time says nothing new about h
-            if (!(h_try < h)) h = r.h_next;
-            break;
-          }
-          ++sum.rejected_steps;
-          h = r.h_next;
-        }
-        break;
-      }
+    if (sampled && (fixed ? step % control_every == 0
+                          : state.time_s >= next_control - 1e-12 * std::max(1.0, std::abs(next_control)))) {
+      apply_sampled_controller(model, controller, state, data, rest_before);
+      while (!fixed && next_control <= state.time_s + 1e-12 * std::max(1.0, std::abs(state.time_s)))
+        next_control += opt.control_period_s;
+    }
+
+    if (fixed) {
+      // keep the step grid exact (splits add up to h_fixed up to rounding)
+      const StepResult r = tendyn::tensegrity::step(model, data, state, h_fixed, step_opt,
+                                                    (t_end - opt.duration_s) + static_cast<double>(step + 1) * h_fixed);
+      sum.split_steps += r.splits > 0 ? 1 : 0;
+    } else {
+      // land exactly on output times, controller times and the end time
+      const double h_try = std::min({h, next_out - state.time_s, t_end - state.time_s, next_control - state.time_s});
+      const StepResult r = tendyn::tensegrity::step(model, data, state, h_try, step_opt);
+      sum.rejected_steps += r.rejected;
+      // a step shortened only to land on an output time says nothing new about h
+      if (r.rejected > 0 || !(h_try < h)) h = r.h_next_s;
     }
     ++step;
-    if (!fixed) compute_derivative(model, state, data);
     if (!fixed && (every_step || state.time_s >= next_out - 1e-12 * std::max(1.0, std::abs(next_out))) &&
         state.time_s < t_end - 1e-12) {
       const Energy e2 = compute_energy(model, state, data);

@@ -35,9 +35,7 @@ inline tensegrity::SimulationSummary run(const tensegrity::Model& model, double 
 
 /// Node positions (nnode x 3) of a state.
 inline Eigen::MatrixX3d node_positions(const tensegrity::Model& m, const tensegrity::State& s) {
-  auto d = tensegrity::make_data(m);
-  tensegrity::forward_kinematics(m, s, d);
-  return d.p_W_node.transpose();
+  return tensegrity::node_positions(m, s);
 }
 
 }  // namespace tendyn::test

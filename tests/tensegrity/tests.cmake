@@ -11,4 +11,5 @@ list(APPEND TENDYN_TESTS_tensegrity
   tensegrity/planner_test.cpp
   tensegrity/form_finding_test.cpp
   tensegrity/mjcf_test.cpp
+  tensegrity/simulate_test.cpp
 )

@@ -66,6 +66,11 @@ void forward_kinematics(const Model& model, const State& state, Data& data);
 /// controller callback if set. Called by compute_element_forces. O(ndrive) (+ callback).
 void update_rest_lengths(const Model& model, const State& state, Data& data);
 
+/// Throws SimulationError naming the first cable whose rest length in data lies outside its
+/// limits [rest_length_min_m, rest_length_max_m] (t_s: the time reported). O(ncable).
+/// update_rest_lengths() runs it after a controller; simulate() after a sampled controller.
+void check_rest_length_limits(const Model& model, const Data& data, double t_s);
+
 /// Element lengths, rates and tensions (eqs. 2-3) and their forces on nodes, plus external node
 /// forces. Requires forward_kinematics. O(ncable + nnode).
 /// Throws SimulationError if an element has zero length (direction undefined).
@@ -90,6 +95,11 @@ struct Energy {
 };
 /// Requires compute_element_forces (reads lengths). O(nrod + ncable).
 Energy compute_energy(const Model& model, const State& state, const Data& data);
+
+/// Node positions [m] of a state, one row per node (nnode x 3; anchors at their fixed points):
+/// the same numbers forward_kinematics() writes into data.p_W_node (its transpose). Allocates the
+/// result (a convenience for analysis and controllers, not for a step). O(nnode).
+Eigen::MatrixX3d node_positions(const Model& model, const State& state);
 
 /// Centre of mass of all rods [m].
 Eigen::Vector3d center_of_mass(const Model& model, const State& state);

@@ -43,6 +43,7 @@ class Recorder final : public Observer {
   std::vector<Eigen::VectorXd> tension_N;  ///< (ncable) at each output
   std::vector<Energy> energy;
   std::vector<Eigen::Vector3d> com_m;
+  std::vector<Eigen::Matrix3Xd> p_W_node;  ///< (3 x nnode) node positions [m] at each output
 };
 
 /// Summary JSON text: model name and sizes, options, steps, wall time, energies (initial, final,

@@ -1,10 +1,14 @@
 // Simulation driver: integrates a tensegrity model over time, monitors the "normal mode"
 // (document 000: no cable goes slack and no strain exceeds the limit during the whole run),
 // detects blow-ups, and reports outputs to an observer at a fixed output interval.
+//
+// One step of the driver is the public function step(): simulate() calls it, so stepping a model
+// by hand (a closed control loop in C++ or Python) runs the very same code and gives the same bytes.
 #pragma once
 #include <tendyn/tensegrity/integrate.hpp>
 
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -26,7 +30,54 @@ struct SimulationOptions {
   /// step split at the (linearly interpolated) crossing time, so the kink of the force law falls on
   /// a step boundary and RK4 keeps its order (up to 3 splits per step).
   bool locate_slack_events = true;
+  /// How simulate() calls its `controller` argument [s]. 0 (default): at every evaluation of the
+  /// dynamics (every integrator stage, installed as Data::controller): a continuous law of
+  /// (t, state). > 0: a sampled controller, called at the step boundaries t0, t0 + T, t0 + 2T, ...
+  /// (not at the end time) with the state there; what it writes into the Data (rest lengths of
+  /// cables without a drive, external node forces) is held until its next call (zero-order hold).
+  /// With rk4 / lie-verlet T must be a whole number of steps dt; dopri5 shortens its steps to land
+  /// on the call times. Ignored without a controller.
+  double control_period_s = 0.0;
 };
+
+/// The part of SimulationOptions that one step needs.
+struct StepOptions {
+  Integrator integrator = Integrator::kRK4;
+  Tolerance tolerance;              ///< dopri5 error control
+  bool locate_slack_events = true;  ///< fixed steps: split at slack/taut crossings (SimulationOptions)
+};
+/// The step options of a run's options.
+StepOptions step_options(const SimulationOptions& options);
+
+/// What one step did.
+struct StepResult {
+  double h_s = 0.0;       ///< [s] the step taken (dopri5: the accepted trial; fixed: h)
+  double h_next_s = 0.0;  ///< [s] dopri5: the step the error control suggests next; fixed: h
+  int splits = 0;         ///< fixed steps: sub-steps cut at slack events or ground impacts (0: one plain step)
+  int rejected = 0;       ///< dopri5: trials rejected (and retried with a smaller step) before acceptance
+};
+
+/// Advances `state` by one step of simulate()'s loop, in place:
+///  * rk4 / lie-verlet: one step of size h_s; a tension-only cable going slack or taut inside the
+///    step (options.locate_slack_events) or a rod end hitting an impulse ground redoes the step
+///    split at the event (document 001's impulses applied there);
+///  * dopri5: one accepted Dormand-Prince 5(4) step, trying h_s first and retrying with the
+///    smaller step the error control suggests after each rejection.
+/// Quaternions are renormalised. Data::controller (if set) is called at every evaluation.
+/// Precondition: data holds f(state), i.e. compute_derivative(model, state, data) ran on this
+/// state with data's current rest lengths and external forces (call it once after make_data, and
+/// again after changing data by hand between steps: the first stage reuses data.xdot).
+/// Postcondition: data holds f(new state), so steps chain without further calls. state.time_s is
+/// the start time + the step taken, or `t_end_s` when given (fixed steps only, stamped after the
+/// last evaluation): simulate() passes t0 + (k + 1) h so that its time grid does not accumulate
+/// round-off over a long run; step by hand the same way to reproduce simulate() bit for bit.
+/// Errors: tendyn::Error on h_s <= 0 or non-finite, on t_end_s with dopri5, on dopri5 with the
+/// impulse ground; SimulationError (with the time) when the state becomes non-finite, an element
+/// collapses, a dopri5 step falls below tolerance.h_min_s, or the controller leaves a rest length
+/// outside its cable's limits. Cost: (4 rk4, 2-3 lie-verlet, 7 per dopri5 trial) evaluations,
+/// each O(nrod + nnode + ncable), times (1 + splits); no allocation.
+StepResult step(const Model& model, Data& data, State& state, double h_s, const StepOptions& options,
+                double t_end_s = std::numeric_limits<double>::quiet_NaN());
 
 /// Normal-mode monitor, evaluated at every integration step.
 struct MonitorReport {
@@ -65,8 +116,14 @@ class Observer {
   virtual void on_output(const Model& model, const State& state, const Data& data, const Energy& energy) = 0;
 };
 
-/// Runs the model from `initial` (model.initial_state if null) for options.duration_s.
-/// `controller` (optional) is installed as Data::controller: actuation through the API.
+/// Runs the model from `initial` (model.initial_state if null) for options.duration_s, one step()
+/// per step.
+/// `controller` (optional): actuation through the API, called at every evaluation as
+/// Data::controller (options.control_period_s = 0) or sampled every control_period_s (see there).
+/// A sampled controller must not change the rest length of a cable that has a drive (tendyn::Error:
+/// the drive would overwrite it at the next evaluation). Rest lengths set by a controller are
+/// checked against each cable's limits and rate limit (SimulationError naming the cable; a jump of
+/// a sampled controller counts as a change over one step).
 /// `progress(fraction)` is called every step if set. Throws SimulationError on a non-finite state,
 /// an energy blow-up or a collapsing element (with the time and the reason), tendyn::Error on bad
 /// options. Cost: steps * evaluations per step * O(nrod + ncable); no allocation inside the loop.
