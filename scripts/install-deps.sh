@@ -14,7 +14,8 @@ pkgs=(build-essential cmake ninja-build pkg-config
       python3 python3-dev pybind11-dev python3-pybind11 python3-numpy)
 if [[ "$level" == test || "$level" == all ]]; then
   pkgs+=(clang libclang-rt-14-dev octave python3-scipy python3-matplotlib python3-pytest python3-distributed chromium curl
-        dpkg-dev file)  # dpkg-dev, file: dpkg-shlibdeps for the Debian package test (install.deb)
+        dpkg-dev file  # dpkg-shlibdeps for the Debian package test (install.deb)
+        python3-venv python3-pip python3-setuptools python3-wheel)  # pip install test (python/tests/test_install.py)
 fi
 if [[ "$level" == all ]]; then
   pkgs+=(libdart-dev)

@@ -301,67 +301,78 @@ void run_dynamics(const TreeOptions& o, bool inverse) {
 
 void run_simulate(const TreeOptions& o) {
   const Model m = load(o);
-  if (!(o.dt > 0.0) || !(o.duration >= 0.0) || o.every < 1)
-    throw Error("tree simulate: need --dt > 0, --duration >= 0, --every >= 1");
-  Eigen::VectorXd q = parse_vec(o.q, "--q", m.nq, m.neutral());
-  Eigen::VectorXd v = parse_vec(o.v, "--v", m.nv, Eigen::VectorXd::Zero(m.nv));
-  tree::normalize_configuration(m, q);
+  if (o.every < 1) throw Error("--every: expected an integer >= 1 (got " + std::to_string(o.every) + ")");
+  tree::SimulationOptions so;
+  so.duration_s = o.duration;
+  so.dt_s = o.dt;
+  so.output_interval_s = o.every * o.dt;
+  try {
+    (void)tree::simulation_steps(so);
+  } catch (const Error& e) {
+    throw Error(std::string(e.what()) + " (options --duration, --dt, --every)");
+  }
+  const Eigen::VectorXd q0 = parse_vec(o.q, "--q", m.nq, m.neutral());
+  const Eigen::VectorXd v0 = parse_vec(o.v, "--v", m.nv, Eigen::VectorXd::Zero(m.nv));
   tree::TorqueSchedule sched;
   if (!o.torque.empty()) sched = tree::TorqueSchedule::load_csv(o.torque, m.nv);
   tree::TorqueFn torque = [&sched](double t, const Eigen::VectorXd&, const Eigen::VectorXd&, Eigen::VectorXd& tau) {
     sched.eval(t, tau);
   };
-  tree::Rk4 rk(m);
-  tree::Data d(m);
-  const long steps = std::lround(o.duration / o.dt);
   const std::string fmt = format_of(o) == "json" ? "json" : "csv";
-  std::ostringstream csv;
-  csv.precision(15);
+  if (!o.html_dir.empty()) require_viewer();
+
+  // Viewer frames at most every 10 ms (a fine step would make the page large), the last always.
+  struct Frames : tree::Observer {
+    const Model& m;
+    viz::Scene scene;
+    tree::Data data;
+    Frames(const Model& model, const Eigen::VectorXd& q0) : m(model), scene(viz::make_scene(model, q0)), data(model) {}
+    void on_step(long step, long steps, double t, const Eigen::VectorXd& q, const Eigen::VectorXd& v) override {
+      if (step == steps || scene.t_s.empty() || t >= scene.t_s.back() + 0.01 - 1e-9) viz::add_tree_frame(scene, m, data, t, q, v);
+    }
+  };
+  std::unique_ptr<Frames> frames;
+  if (!o.html_dir.empty()) {
+    Eigen::VectorXd q_scene = q0;
+    tree::normalize_configuration(m, q_scene);
+    frames = std::make_unique<Frames>(m, q_scene);
+  }
+  Progress progress("tree simulate", !o.out.empty());
+  const tree::SimulationResult r =
+      tree::simulate(m, so, q0, v0, torque, frames.get(), [&progress](double f) { progress.update(f); });
+  progress.finish();
+  if (frames) {
+    ensure_directory(o.html_dir);
+    const auto html = write_scene_outputs(o.html_dir, frames->scene, true);
+    std::fprintf(stderr, "viewer: %s\n", html.string().c_str());
+  }
+
+  const auto row = [](const tree::SimulationResult::RowMatrix& M, Eigen::Index i) { return Eigen::VectorXd(M.row(i).transpose()); };
+  const Eigen::Index n = r.t_s.size();
+  if (fmt == "csv") {
+    std::ostringstream csv;
+    csv.precision(15);
+    csv << simulate_csv_header(m);
+    for (Eigen::Index i = 0; i < n; ++i)
+      csv << r.t_s[i] << "," << fmtv(row(r.q, i)) << (m.nv ? "," : "") << fmtv(row(r.v, i)) << (m.nv ? "," : "")
+          << fmtv(row(r.tau, i)) << "," << r.energy_J[i] << "\n";
+    emit(o, csv.str());
+    return;
+  }
   nlohmann::json js;
   js["model"] = m.name;
   js["dt"] = o.dt;
   js["q_names"] = q_names(m);
   js["v_names"] = v_names(m);
   for (const char* k : {"t", "q", "v", "tau", "energy"}) js[k] = nlohmann::json::array();
-  if (fmt == "csv") csv << simulate_csv_header(m);
-  Eigen::VectorXd tau(m.nv);
-  auto record = [&](double t) {
-    sched.eval(t, tau);
-    const double E = tree::kinetic_energy(m, d, q, v) + tree::potential_energy(m, d, q);
-    if (fmt == "csv") {
-      csv << t << "," << fmtv(q) << (m.nv ? "," : "") << fmtv(v) << (m.nv ? "," : "") << fmtv(tau) << "," << E << "\n";
-    } else {
-      js["t"].push_back(t);
-      js["q"].push_back(to_json(q));
-      js["v"].push_back(to_json(v));
-      js["tau"].push_back(to_json(tau));
-      js["energy"].push_back(E);
-    }
-  };
-  Progress progress("tree simulate", !o.out.empty());
-  if (!o.html_dir.empty()) require_viewer();
-  viz::Scene scene = o.html_dir.empty() ? viz::Scene() : viz::make_scene(m, q);
-  tree::Data scene_data(m);
-  // viewer frames at most every 10 ms (a fine step would make the page large), the last always
-  auto record_frame = [&](double t, bool last) {
-    if (o.html_dir.empty()) return;
-    if (last || scene.t_s.empty() || t >= scene.t_s.back() + 0.01 - 1e-9) viz::add_tree_frame(scene, m, scene_data, t, q, v);
-  };
-  record(0.0);
-  record_frame(0.0, steps == 0);
-  for (long k = 0; k < steps; ++k) {
-    rk.step(k * o.dt, o.dt, q, v, torque);
-    if ((k + 1) % o.every == 0 || k + 1 == steps) record((k + 1) * o.dt);
-    record_frame((k + 1) * o.dt, k + 1 == steps);
-    progress.update(static_cast<double>(k + 1) / static_cast<double>(steps));
+  for (Eigen::Index i = 0; i < n; ++i) {
+    js["t"].push_back(r.t_s[i]);
+    js["q"].push_back(to_json(row(r.q, i)));
+    js["v"].push_back(to_json(row(r.v, i)));
+    js["tau"].push_back(to_json(row(r.tau, i)));
+    js["energy"].push_back(r.energy_J[i]);
   }
-  progress.finish();
-  if (!o.html_dir.empty()) {
-    ensure_directory(o.html_dir);
-    const auto html = write_scene_outputs(o.html_dir, scene, true);
-    std::fprintf(stderr, "viewer: %s\n", html.string().c_str());
-  }
-  emit(o, fmt == "csv" ? csv.str() : js.dump() + "\n");
+  emit(o, js.dump() + "\n");
 }
 
 void add_common(CLI::App* sub, TreeOptions& o) {

@@ -425,6 +425,7 @@ void velocity_to_qdot(const Model& model, const Eigen::VectorXd& q, const Eigen:
 }
 
 void normalize_configuration(const Model& model, Eigen::VectorXd& q) {
+  model.check_q(q);
   for (const Joint& j : model.joints)
     if (j.type == JointType::Free) q.segment<4>(j.idx_q + 3).normalize();
 }

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 
@@ -91,7 +92,10 @@ Rk4::Rk4(const Model& model) : model_(model), data_(model) {
 void Rk4::deriv(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& v, const TorqueFn& torque,
                 const std::vector<LinkWrench>& fext, Eigen::VectorXd& dq, Eigen::VectorXd& dv) {
   tau_.setZero();
-  if (torque) torque(t, q, v, tau_);
+  if (torque) {
+    torque(t, q, v, tau_);
+    if (!tau_.allFinite()) throw SimulationError("tree: the joint torque is not finite", t);
+  }
   velocity_to_qdot(model_, q, v, dq);
   dv = aba(model_, data_, q, v, tau_, fext);
 }
@@ -113,6 +117,102 @@ void Rk4::step(double t, double h, Eigen::VectorXd& q, Eigen::VectorXd& v, const
   normalize_configuration(model_, q);
   if (!q.allFinite() || !v.allFinite())
     throw SimulationError("tree: state became non-finite", t + h);
+}
+
+}  // namespace tendyn::tree
+
+namespace tendyn::tree {
+
+namespace {
+std::string num(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", x);
+  return buf;
+}
+// Steps between samples (>= 1); options already checked by simulation_steps.
+long output_stride(const SimulationOptions& o) {
+  if (!(o.output_interval_s > 0.0)) return 1;
+  return std::max(1L, std::lround(o.output_interval_s / o.dt_s));
+}
+}  // namespace
+
+long simulation_steps(const SimulationOptions& o) {
+  if (!std::isfinite(o.dt_s) || !(o.dt_s > 0.0))
+    throw Error("tree simulate: dt_s must be a finite number > 0 (got " + num(o.dt_s) + ")");
+  if (!std::isfinite(o.duration_s) || o.duration_s < 0.0)
+    throw Error("tree simulate: duration_s must be a finite number >= 0 (got " + num(o.duration_s) + ")");
+  if (!std::isfinite(o.output_interval_s))
+    throw Error("tree simulate: output_interval_s must be finite (got " + num(o.output_interval_s) + ")");
+  const double ratio = o.duration_s / o.dt_s;
+  if (ratio > 1099511627776.0)  // 2^40
+    throw Error("tree simulate: duration_s / dt_s = " + num(ratio) + " steps is too many");
+  const long steps = std::lround(ratio);
+  if (o.duration_s > 0.0 && steps == 0)
+    throw Error("tree simulate: duration_s = " + num(o.duration_s) + " is shorter than half a step (dt_s = " +
+                num(o.dt_s) + "): no step would run");
+  if (o.output_interval_s > 0.0) {
+    const double k = o.output_interval_s / o.dt_s;
+    if (std::lround(k) < 1 || std::abs(k - static_cast<double>(std::lround(k))) > 1e-9 * k)
+      throw Error("tree simulate: output_interval_s = " + num(o.output_interval_s) +
+                  " is not a whole multiple of dt_s = " + num(o.dt_s));
+  }
+  return steps;
+}
+
+long sample_count(long steps, long stride) {
+  return 1 + steps / stride + (steps % stride != 0 ? 1 : 0);
+}
+
+SimulationResult simulate(const Model& model, const SimulationOptions& options, const Eigen::VectorXd& q0,
+                          const Eigen::VectorXd& v0, const TorqueFn& torque, Observer* observer,
+                          const std::function<void(double)>& progress) {
+  const long steps = simulation_steps(options);
+  const long stride = output_stride(options);
+  model.check_q(q0, "q0");
+  model.check_v(v0, "v0");
+  if (!q0.allFinite()) throw Error("tree simulate: q0 is not finite");
+  if (!v0.allFinite()) throw Error("tree simulate: v0 is not finite");
+  const double dt = options.dt_s;
+  const long n = sample_count(steps, stride);
+
+  SimulationResult r;
+  r.steps = steps;
+  r.dt_s = dt;
+  r.output_stride = stride;
+  r.t_s.resize(n);
+  r.q.resize(n, model.nq);
+  r.v.resize(n, model.nv);
+  r.tau.resize(n, model.nv);
+  r.energy_J.resize(n);
+
+  Eigen::VectorXd q = q0, v = v0, tau = Eigen::VectorXd::Zero(model.nv);
+  normalize_configuration(model, q);
+  Rk4 rk(model);
+  Data d(model);
+  long row = 0;
+  auto record = [&](double t) {
+    tau.setZero();
+    if (torque) {
+      torque(t, q, v, tau);
+      if (!tau.allFinite()) throw SimulationError("tree: the joint torque is not finite", t);
+    }
+    r.t_s[row] = t;
+    r.q.row(row) = q.transpose();
+    r.v.row(row) = v.transpose();
+    r.tau.row(row) = tau.transpose();
+    r.energy_J[row] = kinetic_energy(model, d, q, v) + potential_energy(model, d, q);
+    ++row;
+  };
+  record(0.0);
+  if (observer) observer->on_step(0, steps, 0.0, q, v);
+  for (long k = 0; k < steps; ++k) {
+    rk.step(k * dt, dt, q, v, torque);
+    const double t = (k + 1) * dt;
+    if ((k + 1) % stride == 0 || k + 1 == steps) record(t);
+    if (observer) observer->on_step(k + 1, steps, t, q, v);
+    if (progress) progress(static_cast<double>(k + 1) / static_cast<double>(steps));
+  }
+  return r;
 }
 
 }  // namespace tendyn::tree

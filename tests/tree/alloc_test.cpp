@@ -3,10 +3,12 @@
 // armed; Eigen's heap storage and operator new both end in malloc.
 #include <tendyn/tree/algorithms.hpp>
 #include <tendyn/tree/model_io.hpp>
+#include <tendyn/tree/simulate.hpp>
 
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cmath>
 #include <cstdlib>
 
 #include "tree/tree_fixtures.hpp"
@@ -68,6 +70,37 @@ TEST(TreeAllocation, RecursiveAlgorithmsDoNotAllocate) {
     g_armed = false;
     EXPECT_EQ(g_allocs.load(), 0);
   }
+}
+
+TEST(TreeAllocation, SimulateAllocatesOnlyBeforeTheLoop) {
+#ifndef TENDYN_COUNT_MALLOC
+  GTEST_SKIP() << "malloc interposition needs glibc and no address/thread/memory sanitizer";
+#endif
+  // The allocation count of a run does not depend on its number of steps or samples.
+  const Model m = load_model(testing::model_path("biped.urdf"), BaseMode::Free);
+  const TorqueSchedule sched({0.0, 1.0}, {testing::random_vector(m.nv, 1), testing::random_vector(m.nv, 2)});
+  const TorqueFn torque = [&sched](double t, const Eigen::VectorXd&, const Eigen::VectorXd&, Eigen::VectorXd& tau) {
+    sched.eval(t, tau);
+  };
+  struct Nop : Observer {
+    void on_step(long, long, double, const Eigen::VectorXd&, const Eigen::VectorXd&) override {}
+  } observer;
+  const std::function<void(double)> progress = [](double) {};
+  const Eigen::VectorXd q0 = m.neutral(), v0 = testing::random_vector(m.nv, 3, 0.1);
+  auto count = [&](double duration_s) {
+    SimulationOptions o;
+    o.duration_s = duration_s;
+    o.dt_s = 1e-3;
+    g_allocs = 0;
+    g_armed = true;
+    const SimulationResult r = simulate(m, o, q0, v0, torque, &observer, progress);
+    g_armed = false;
+    EXPECT_EQ(r.steps, std::lround(duration_s / 1e-3));
+    return g_allocs.load();
+  };
+  const long few = count(0.002), many = count(0.2);
+  EXPECT_GT(few, 0);
+  EXPECT_EQ(many, few);
 }
 
 }  // namespace

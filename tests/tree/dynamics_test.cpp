@@ -276,17 +276,6 @@ TEST(TreeSimulate, FictitiousChainBipedConservesMomentum) {
   std::printf("[tree] free-floating biped (fictitious chain), 5 s: max momentum drift %.1e (|h0| = %.2f)\n", worst, h0.norm());
 }
 
-TEST(TreeSimulate, TorqueScheduleInterpolates) {
-  TorqueSchedule s({0.0, 1.0}, {Eigen::Vector2d(0.0, 2.0), Eigen::Vector2d(1.0, 4.0)});
-  Eigen::VectorXd out(2);
-  s.eval(0.25, out);
-  EXPECT_DOUBLE_EQ(out[0], 0.25);
-  EXPECT_DOUBLE_EQ(out[1], 2.5);
-  s.eval(5.0, out);
-  EXPECT_DOUBLE_EQ(out[1], 4.0);
-  EXPECT_THROW(TorqueSchedule({1.0, 0.0}, {Eigen::Vector2d::Zero(), Eigen::Vector2d::Zero()}), Error);
-}
-
 TEST(TreeAlgorithms, SizeErrors) {
   const Model m = load_model(model_path("arm6.yaml"));
   Data d(m);

@@ -1,0 +1,96 @@
+"""`pip install` of the repository into a fresh virtual environment, then the installed package is
+used from an empty directory (python/README.md, "Install with pip").
+
+The install builds the C++ library and the extension with CMake (setup.py); its build directory is
+kept between runs (setup.py: <tmp>/tendyn-pip-<uid>-<hash>), so a second run compiles only what
+changed, and ccache makes a fresh one fast. Set TENDYN_SKIP_PIP_TEST=1 to skip it.
+Offline: --no-index --no-build-isolation, Debian's pip, setuptools and wheel (scripts/install-deps.sh test).
+"""
+import os
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import tendyn
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def cmake_version() -> str:
+    m = re.search(r"project\(\s*tendyn\s+VERSION\s+([0-9]+\.[0-9]+\.[0-9]+)", (REPO / "CMakeLists.txt").read_text())
+    assert m, "no project(tendyn VERSION x.y.z in CMakeLists.txt"
+    return m.group(1)
+
+
+def test_version_is_the_cmake_project_version():
+    # tendyn.__version__ is the C++ tendyn::kVersion; setup.py gives the wheel the CMake version.
+    assert tendyn.__version__ == cmake_version()
+
+
+CHECK = textwrap.dedent(r"""
+    import importlib.metadata, os, sys
+    import numpy as np
+    import tendyn
+    prefix = os.path.realpath(sys.prefix)
+    assert os.path.realpath(tendyn.__file__).startswith(prefix + os.sep), (tendyn.__file__, prefix)
+    assert tendyn.__version__ == sys.argv[1] == importlib.metadata.version("tendyn"), tendyn.__version__
+
+    # tree: a torque callback (a damped joint) against a schedule of zeros
+    tree = tendyn.tree
+    model = tree.load_model(sys.argv[2])
+    calls = []
+    def damp(t, q, v):
+        calls.append(t)
+        return -0.5 * v
+    r = tree.simulate(model, [0.4, 0.0], duration_s=0.2, dt_s=1e-3, torque=damp, output_interval_s=0.01)
+    assert r.q.shape == (21, 2) and len(calls) == 4 * 200 + 21
+    free = tree.simulate(model, [0.4, 0.0], duration_s=0.2, dt_s=1e-3, output_interval_s=0.01)
+    assert r.energy_J[-1] < free.energy_J[-1] - 1e-6  # the damper took energy out
+    print("tree.simulate: ok")
+
+    ts = tendyn.tensegrity
+    if hasattr(ts, "step"):
+        m = ts.make_prism(ts.PrismParams())
+        s = ts.State(m.initial_state.x, 0.0)
+        d = ts.make_data(m)
+        ts.compute_derivative(m, s, d)
+        ts.step(m, d, s, 1e-3)
+        assert abs(s.time_s - 1e-3) < 1e-15, s.time_s
+        print("tensegrity.step: ok")
+    if "controller" in (ts.simulate.__doc__ or ""):
+        o = ts.SimulationOptions()
+        o.duration_s = 0.02
+        seen = []
+        ts.simulate(ts.make_prism(ts.PrismParams()), o, controller=lambda t, state, data: seen.append(t))
+        assert seen, "controller never called"
+        print("tensegrity.simulate(controller=...): ok")
+""")
+
+
+@pytest.mark.skipif(os.environ.get("TENDYN_SKIP_PIP_TEST") == "1", reason="TENDYN_SKIP_PIP_TEST=1")
+def test_pip_install_into_a_venv_and_use_it(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
+    env.update(PYTHONNOUSERSITE="1", PIP_NO_INDEX="1", PIP_DISABLE_PIP_VERSION_CHECK="1")
+    venv = tmp_path / "venv"
+    hint = ("needs Debian's python3-venv python3-pip python3-setuptools python3-wheel "
+            "(scripts/install-deps.sh test), or set TENDYN_SKIP_PIP_TEST=1")
+    made = subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(venv)],
+                          capture_output=True, text=True, env=env)
+    assert made.returncode == 0, f"venv: {made.stderr}\n{hint}"
+    python = venv / "bin" / "python"
+    pip = subprocess.run([str(python), "-m", "pip", "install", "--no-index", "--no-build-isolation", str(REPO)],
+                         capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert pip.returncode == 0, f"pip install failed ({hint}):\n{pip.stdout[-4000:]}\n{pip.stderr[-4000:]}"
+
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    run = subprocess.run([str(python), "-c", CHECK, cmake_version(), str(REPO / "models/tree/double_pendulum.yaml")],
+                         capture_output=True, text=True, env=env, cwd=empty)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "tree.simulate: ok" in run.stdout
+    print(run.stdout, end="")
+    assert not list(empty.iterdir())  # nothing written to the working directory
