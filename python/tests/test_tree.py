@@ -139,11 +139,11 @@ def test_callback_equals_schedule_run_and_the_cli(tmp_path):
     assert np.abs(a.tau).max() > 0.5
     if not CLI.exists():
         pytest.skip("CLI not built")
-    out = tmp_path / "run.json"
+    out_dir = tmp_path / "run"  # -o is a directory: the run goes to run/results.json
     subprocess.run([str(CLI), "tree", "simulate", str(REPO / "models/tree/double_pendulum.yaml"), "--q", "0.3,0",
-                    "--duration", "0.25", "--dt", "0.001", "--every", "5", "--torque", str(csv), "--out", str(out)],
+                    "--duration", "0.25", "--dt", "0.001", "--every", "5", "--torque", str(csv), "--format", "json", "-o", str(out_dir)],
                    check=True, capture_output=True)
-    e = json.loads(out.read_text())
+    e = json.loads((out_dir / "results.json").read_text())
     np.testing.assert_array_equal(a.t_s, e["t"])
     np.testing.assert_array_equal(a.q, e["q"])
     np.testing.assert_array_equal(a.tau, e["tau"])
