@@ -30,7 +30,8 @@ IMPULSE_GROUND = {"three_bar", "three_bar_lying", "tower"}
 
 
 def commands():
-    """(name, argv) pairs; {out} is replaced by a fresh output directory."""
+    """(name, argv[, files]) tuples; {out} is replaced by a fresh output directory, {tmp} by its
+    parent, where `files` (name -> text, with the same replacements) are written first."""
     cmds = []
     for m in TENSEGRITY_MODELS:
         for integ in ["rk4", "dopri5", "lie-verlet"]:
@@ -56,6 +57,10 @@ def commands():
                   "--out", "{out}/result.json"]))
     cmds.append(("sweep", ["sweep", "--psi-min", "0", "--psi-max", "20", "--psi-step", "10",
                            "--duration", "0.3", "-j", "2", "-q", "-o", "{out}"]))
+    # written into the temporary directory beside {out} (not hashed); threads 1: lines in index order
+    spec = ("model: prism\nprism: {damping_Nspm: 5.0}\nsimulation: {duration_s: 0.3}\n"
+            "grid:\n  psi_deg: [30, 50]\n  stiffness_Npm: [8, 12]\nout: {out}/results.jsonl\nthreads: 1\n")
+    cmds.append(("sweep-spec", ["sweep", "--spec", "{tmp}/spec.yaml", "-q"], {"spec.yaml": spec}))
     cmds.append(("study-distributions",
                  ["study", "distributions", "--duration", "0.06", "--no-plot", "-j", "2", "-q", "-o", "{out}"]))
     return cmds
@@ -101,13 +106,18 @@ def file_hash(path):
 def run_all(tendyn, only):
     hashes = {}
     failed = []
-    for name, argv in commands():
+    for cmd in commands():
+        name, argv = cmd[0], cmd[1]
         if only and only not in name:
             continue
         with tempfile.TemporaryDirectory(prefix="tendyn-hash-") as tmp:
             out = os.path.join(tmp, "out")
             os.makedirs(out)
-            args = [tendyn] + [a.replace("{out}", out) for a in argv]
+            sub = lambda a: a.replace("{out}", out).replace("{tmp}", tmp)
+            for fname, text in (cmd[2] if len(cmd) > 2 else {}).items():
+                with open(os.path.join(tmp, fname), "w") as f:
+                    f.write(sub(text))
+            args = [tendyn] + [sub(a) for a in argv]
             r = subprocess.run(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
             if r.returncode != 0:
                 failed.append(name)
