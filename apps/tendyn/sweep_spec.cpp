@@ -3,6 +3,7 @@
 #include "sweep_spec.hpp"
 
 #include <tendyn/core/error.hpp>
+#include <tendyn/core/parallel.hpp>
 #include <tendyn/tensegrity/builders.hpp>
 #include <tendyn/tensegrity/model_io.hpp>
 
@@ -10,7 +11,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <atomic>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -205,32 +205,22 @@ void run_sweep_spec(const std::string& path, int threads, bool quiet, const std:
   std::ofstream file(out_path, std::ios::binary | std::ios::app);
   if (!file) throw Error("cannot open '" + out + "' for appending");
   std::mutex mu;
-  std::atomic<std::size_t> next{0};
-  std::exception_ptr err;
   Progress progress("sweep", !quiet);
   std::size_t finished = 0;
-  auto work = [&] {
-    for (std::size_t k = next++; k < todo.size(); k = next++) {
+  try {
+    parallel_for(todo.size(), threads, [&](std::size_t k) {
       const long i = todo[k];
-      try {
-        const json rec = {{"index", i}, {"point", points[static_cast<std::size_t>(i)]}, {"result", run_point(spec, points[static_cast<std::size_t>(i)])}};
-        std::lock_guard<std::mutex> lock(mu);
-        file << rec.dump() << '\n';
-        file.flush();
-        progress.update(static_cast<double>(++finished) / static_cast<double>(todo.size()));
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(mu);
-        if (!err) err = std::current_exception();
-        return;
-      }
-    }
-  };
-  std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t) pool.emplace_back(work);
-  work();
-  for (auto& t : pool) t.join();
+      const json rec = {{"index", i}, {"point", points[static_cast<std::size_t>(i)]}, {"result", run_point(spec, points[static_cast<std::size_t>(i)])}};
+      std::lock_guard<std::mutex> lock(mu);
+      file << rec.dump() << '\n';
+      file.flush();
+      progress.update(static_cast<double>(++finished) / static_cast<double>(todo.size()));
+    });
+  } catch (...) {
+    progress.finish();
+    throw;
+  }
   progress.finish();
-  if (err) std::rethrow_exception(err);
   if (!quiet) std::printf("ran %zu points; results in %s (one JSON line per point, resumable)\n", todo.size(), out.c_str());
 }
 

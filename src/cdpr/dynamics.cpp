@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 
 namespace tendyn::cdpr {
@@ -93,7 +94,9 @@ DynamicData make_dynamic_data(const DynamicModel& model) {
   d.tension_N = Eigen::VectorXd::Zero(n);
   d.length_rate = Eigen::VectorXd::Zero(n);
   d.xdot = Eigen::VectorXd::Zero(s);
-  d.k1 = d.k2 = d.k3 = d.k4 = d.k5 = d.k6 = d.k7 = d.tmp = d.y5 = Eigen::VectorXd::Zero(s);
+  for (auto& k : d.stage) k.setZero(s);
+  d.tmp.setZero(s);
+  d.err.setZero(s);
   d.anchors_W = model.geometry.p_WA;
   return d;
 }
@@ -212,72 +215,52 @@ void compute_derivative(const DynamicModel& m, const Inputs& in, const StateVect
     d.xdot[13 + i] = std::clamp(in.winch_rate_m_s[i], -m.winch_rate_max_m_s[i], m.winch_rate_max_m_s[i]);
 }
 
-void step_rk4(const DynamicModel& m, const Inputs& in, StateVector& x, double h, DynamicData& d) {
-  compute_derivative(m, in, x, d);
-  d.k1 = d.xdot;
-  d.tmp = x + 0.5 * h * d.k1;
-  compute_derivative(m, in, d.tmp, d);
-  d.k2 = d.xdot;
-  d.tmp = x + 0.5 * h * d.k2;
-  compute_derivative(m, in, d.tmp, d);
-  d.k3 = d.xdot;
-  d.tmp = x + h * d.k3;
-  compute_derivative(m, in, d.tmp, d);
-  d.k4 = d.xdot;
-  x += (h / 6.0) * (d.k1 + 2.0 * d.k2 + 2.0 * d.k3 + d.k4);
+void step_rk4(const DynamicModel& m, const Inputs& in, StateVector& x, double h, DynamicData& d, double t0_s) {
+  try {
+    compute_derivative(m, in, x, d);
+    d.stage[0] = d.xdot;
+    rk4_step(x, t0_s, h, d.stage[0], d.stage[1], d.stage[2], d.stage[3], d.tmp, [&](double, Eigen::VectorXd& out) {
+      compute_derivative(m, in, d.tmp, d);
+      out = d.xdot;
+    });
+  } catch (const SimulationError& e) {
+    throw SimulationError(e.what(), t0_s);  // compute_derivative does not know the time
+  }
   x.segment<4>(3).normalize();
-  if (!x.allFinite()) throw SimulationError("cdpr dynamics: state is not finite", 0.0);
+  if (!x.allFinite()) throw SimulationError("cdpr dynamics: state is not finite", t0_s + h);
 }
 
-AdaptiveStep step_dopri5(const DynamicModel& m, const Inputs& in, StateVector& x, double h,
-                         DynamicData& d, double rtol, double atol, double h_min) {
-  if (!(h >= h_min)) throw SimulationError("cdpr dynamics: DOPRI5 step below h_min", 0.0);
-  // Dormand & Prince (1980) coefficients.
-  constexpr double a21 = 1.0 / 5, a31 = 3.0 / 40, a32 = 9.0 / 40, a41 = 44.0 / 45, a42 = -56.0 / 15,
-                   a43 = 32.0 / 9, a51 = 19372.0 / 6561, a52 = -25360.0 / 2187, a53 = 64448.0 / 6561,
-                   a54 = -212.0 / 729, a61 = 9017.0 / 3168, a62 = -355.0 / 33, a63 = 46732.0 / 5247,
-                   a64 = 49.0 / 176, a65 = -5103.0 / 18656, b1 = 35.0 / 384, b3 = 500.0 / 1113,
-                   b4 = 125.0 / 192, b5 = -2187.0 / 6784, b6 = 11.0 / 84, e1 = 71.0 / 57600,
-                   e3 = -71.0 / 16695, e4 = 71.0 / 1920, e5 = -17253.0 / 339200, e6 = 22.0 / 525,
-                   e7 = -1.0 / 40;
-  compute_derivative(m, in, x, d);
-  d.k1 = d.xdot;
-  d.tmp = x + h * a21 * d.k1;
-  compute_derivative(m, in, d.tmp, d);
-  d.k2 = d.xdot;
-  d.tmp = x + h * (a31 * d.k1 + a32 * d.k2);
-  compute_derivative(m, in, d.tmp, d);
-  d.k3 = d.xdot;
-  d.tmp = x + h * (a41 * d.k1 + a42 * d.k2 + a43 * d.k3);
-  compute_derivative(m, in, d.tmp, d);
-  d.k4 = d.xdot;
-  d.tmp = x + h * (a51 * d.k1 + a52 * d.k2 + a53 * d.k3 + a54 * d.k4);
-  compute_derivative(m, in, d.tmp, d);
-  d.k5 = d.xdot;
-  d.tmp = x + h * (a61 * d.k1 + a62 * d.k2 + a63 * d.k3 + a64 * d.k4 + a65 * d.k5);
-  compute_derivative(m, in, d.tmp, d);
-  d.k6 = d.xdot;
-  d.y5 = x + h * (b1 * d.k1 + b3 * d.k3 + b4 * d.k4 + b5 * d.k5 + b6 * d.k6);
-  compute_derivative(m, in, d.y5, d);
-  d.k7 = d.xdot;
-  d.tmp = h * (e1 * d.k1 + e3 * d.k3 + e4 * d.k4 + e5 * d.k5 + e6 * d.k6 + e7 * d.k7);
-  double sum = 0.0;
-  for (Eigen::Index i = 0; i < x.size(); ++i) {
-    const double sc = atol + rtol * std::max(std::abs(x[i]), std::abs(d.y5[i]));
-    sum += (d.tmp[i] / sc) * (d.tmp[i] / sc);
+AdaptiveStep step_dopri5(const DynamicModel& m, const Inputs& in, StateVector& x, double h, DynamicData& d,
+                         const Tolerance& tol, double t0_s) {
+  if (!(h >= tol.h_min_s)) throw SimulationError("cdpr dynamics: DOPRI5 step below h_min", t0_s);
+  double error = 0.0;
+  try {
+    compute_derivative(m, in, x, d);
+    d.stage[0] = d.xdot;
+    error = dopri5_trial(x, t0_s, h, d.stage, d.tmp, d.err, tol.rtol, tol.atol, [&](double, Eigen::VectorXd& out) {
+      compute_derivative(m, in, d.tmp, d);
+      out = d.xdot;
+    });
+  } catch (const SimulationError& e) {
+    throw SimulationError(e.what(), t0_s);  // compute_derivative does not know the time
   }
-  AdaptiveStep r;
-  r.h_used = h;
-  r.error = std::sqrt(sum / static_cast<double>(x.size()));
-  if (!std::isfinite(r.error)) throw SimulationError("cdpr dynamics: state is not finite", 0.0);
-  const double fac = r.error > 0.0 ? std::clamp(0.9 * std::pow(r.error, -0.2), 0.2, 5.0) : 5.0;
-  r.h_next = h * fac;
-  if (r.error <= 1.0) {
-    r.accepted = true;
-    x = d.y5;
+  if (!std::isfinite(error)) throw SimulationError("cdpr dynamics: state is not finite", t0_s);
+  const AdaptiveStep r = dopri5_control(error, h, tol.h_max_s);
+  if (r.accepted) {
+    x = d.tmp;
     x.segment<4>(3).normalize();
   }
   return r;
+}
+
+AdaptiveStep step_dopri5(const DynamicModel& m, const Inputs& in, StateVector& x, double h, DynamicData& d,
+                         double rtol, double atol, double h_min) {
+  Tolerance tol;
+  tol.rtol = rtol;
+  tol.atol = atol;
+  tol.h_min_s = h_min;
+  tol.h_max_s = std::numeric_limits<double>::infinity();
+  return step_dopri5(m, in, x, h, d, tol, 0.0);
 }
 
 DynamicEnergy compute_energy(const DynamicModel& m, const Inputs& in, const StateVector& x,

@@ -193,11 +193,7 @@ StageResult run_stage(const DynamicModel& model, const ExperimentConfig& config,
       res.samples.push_back(std::move(s));
     }
     if (k == steps) break;
-    try {
-      step_rk4(model, in, x, cfg.dt_s, data);
-    } catch (const SimulationError& e) {
-      throw SimulationError(std::string(e.what()), t);
-    }
+    step_rk4(model, in, x, cfg.dt_s, data, t);
   }
   res.rms_pos_err_m = std::sqrt(sum_p2 / static_cast<double>(std::max(1L, count)));
   res.rms_rot_err_rad = std::sqrt(sum_r2 / static_cast<double>(std::max(1L, count)));

@@ -2,8 +2,6 @@
 #include <tendyn/core/rotation.hpp>
 #include <tendyn/tensegrity/integrate.hpp>
 
-#include "core/dopri5.hpp"
-
 #include <algorithm>
 #include <cmath>
 
@@ -26,23 +24,15 @@ const char* to_string(Integrator integrator) {
 }
 
 void step_rk4(const Model& model, Data& data, State& state, double h) {
-  auto& k1 = data.stage[0];
-  auto& k2 = data.stage[1];
-  auto& k3 = data.stage[2];
   auto& tmp = data.tmp;
   const double t0 = state.time_s;
-  k1 = data.xdot;
-  tmp.time_s = t0 + 0.5 * h;
-  tmp.x = state.x + (0.5 * h) * k1;
-  compute_derivative(model, tmp, data);
-  k2 = data.xdot;
-  tmp.x = state.x + (0.5 * h) * k2;
-  compute_derivative(model, tmp, data);
-  k3 = data.xdot;
-  tmp.time_s = t0 + h;
-  tmp.x = state.x + h * k3;
-  compute_derivative(model, tmp, data);
-  state.x += (h / 6.0) * (k1 + 2.0 * k2 + 2.0 * k3 + data.xdot);
+  data.stage[0] = data.xdot;
+  rk4_step(state.x, t0, h, data.stage[0], data.stage[1], data.stage[2], data.stage[3], tmp.x,
+           [&](double t, Eigen::VectorXd& out) {
+             tmp.time_s = t;
+             compute_derivative(model, tmp, data);
+             out = data.xdot;
+           });
   state.time_s = t0 + h;
   normalize_quaternions(model, state);
 }
@@ -117,18 +107,13 @@ AdaptiveStep step_dopri5(const Model& model, Data& data, State& state, double h,
   auto& tmp = data.tmp;
   const double t0 = state.time_s;
   k[0] = data.xdot;
-  const double err = detail::dopri5_trial(state.x, h, k, tmp.x, data.x_err, tol.rtol, tol.atol, [&](double c, Eigen::VectorXd& out) {
-    tmp.time_s = t0 + c * h;
+  const double err = dopri5_trial(state.x, t0, h, k, tmp.x, data.x_err, tol.rtol, tol.atol, [&](double t, Eigen::VectorXd& out) {
+    tmp.time_s = t;
     compute_derivative(model, tmp, data);
     out = data.xdot;
   });
-  const auto decision = detail::dopri5_decide(err, h, tol.h_max_s);
-  AdaptiveStep out;
-  out.h_used = h;
-  out.error = err;
-  out.accepted = decision.accept;
-  out.h_next = decision.h_next;
-  if (decision.accept) {
+  const AdaptiveStep out = dopri5_control(err, h, tol.h_max_s);
+  if (out.accepted) {
     state.x = tmp.x;
     state.time_s = t0 + h;
     normalize_quaternions(model, state);

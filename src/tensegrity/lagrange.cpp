@@ -4,7 +4,7 @@
 #include <tendyn/core/error.hpp>
 #include <tendyn/tensegrity/lagrange.hpp>
 
-#include "core/dopri5.hpp"
+#include <tendyn/core/integrate.hpp>
 
 #include <unsupported/Eigen/AutoDiff>
 
@@ -537,17 +537,11 @@ void lagrange_step_rk4(const Model& model, LagrangeData& data, LagrangeState& st
   const double t0 = state.time_s;
   lagrange_derivative(model, state, data);
   k[0] = data.ydot;
-  tmp.time_s = t0 + 0.5 * h;
-  tmp.y = state.y + (0.5 * h) * k[0];
-  lagrange_derivative(model, tmp, data);
-  k[1] = data.ydot;
-  tmp.y = state.y + (0.5 * h) * k[1];
-  lagrange_derivative(model, tmp, data);
-  k[2] = data.ydot;
-  tmp.time_s = t0 + h;
-  tmp.y = state.y + h * k[2];
-  lagrange_derivative(model, tmp, data);
-  state.y += (h / 6.0) * (k[0] + 2.0 * k[1] + 2.0 * k[2] + data.ydot);
+  rk4_step(state.y, t0, h, k[0], k[1], k[2], k[3], tmp.y, [&](double t, Eigen::VectorXd& out) {
+    tmp.time_s = t;
+    lagrange_derivative(model, tmp, data);
+    out = data.ydot;
+  });
   state.time_s = t0 + h;
   if (data.options.stabilisation == QuaternionStabilisation::kProjection) project(model, state);
 }
@@ -561,18 +555,13 @@ AdaptiveStep lagrange_step_dopri5(const Model& model, LagrangeData& data, Lagran
   const double t0 = state.time_s;
   lagrange_derivative(model, state, data);
   k[0] = data.ydot;
-  const double err = detail::dopri5_trial(state.y, h, k, tmp.y, data.y_err, tol.rtol, tol.atol, [&](double c, Eigen::VectorXd& out) {
-    tmp.time_s = t0 + c * h;
+  const double err = dopri5_trial(state.y, t0, h, k, tmp.y, data.y_err, tol.rtol, tol.atol, [&](double t, Eigen::VectorXd& out) {
+    tmp.time_s = t;
     lagrange_derivative(model, tmp, data);
     out = data.ydot;
   });
-  const auto decision = detail::dopri5_decide(err, h, tol.h_max_s);
-  AdaptiveStep out;
-  out.h_used = h;
-  out.error = err;
-  out.accepted = decision.accept;
-  out.h_next = decision.h_next;
-  if (decision.accept) {
+  const AdaptiveStep out = dopri5_control(err, h, tol.h_max_s);
+  if (out.accepted) {
     state.y = tmp.y;
     state.time_s = t0 + h;
     if (data.options.stabilisation == QuaternionStabilisation::kProjection) project(model, state);
@@ -663,19 +652,9 @@ LagrangeRun lagrange_simulate(const Model& model, const SimulationOptions& opt, 
     }
   } else {
     double h = opt.dt_s;
-    while (st.time_s < t_end - 1e-12 * std::max(1.0, std::abs(t_end))) {
-      for (;;) {
-        const double h_try = std::min(h, t_end - st.time_s);
-        const AdaptiveStep r = lagrange_step_dopri5(model, data, st, h_try, opt.tolerance);
-        if (r.accepted) {
-          if (!(h_try < h)) h = r.h_next;
-          break;
-        }
-        ++run.rejected_steps;
-        h = r.h_next;
-      }
-      after_step();
-    }
+    adaptive_integrate(
+        t0, t_end, h, [&](double h_try) { return lagrange_step_dopri5(model, data, st, h_try, opt.tolerance); },
+        after_step, run.rejected_steps);
   }
   return run;
 }

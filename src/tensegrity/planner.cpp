@@ -1,13 +1,11 @@
 #include <tendyn/core/error.hpp>
+#include <tendyn/core/parallel.hpp>
 #include <tendyn/tensegrity/planner.hpp>
 
 #include <algorithm>
-#include <atomic>
 #include <cstdint>
 #include <chrono>
 #include <cmath>
-#include <mutex>
-#include <thread>
 
 namespace tendyn::tensegrity {
 
@@ -139,33 +137,6 @@ Rollout rollout(const Model& m, const PlannerOptions& o, const State& start, con
   r.C = centroid(m, r.end);
   r.cost = tracker.cost(r.C);
   return r;
-}
-
-// Evaluates candidates [0, n) in parallel, each by index: results are identical for any thread count.
-template <class F>
-void parallel_for(int n, int threads, F&& f) {
-  const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  const int nt = std::clamp(threads > 0 ? threads : hw, 1, std::max(1, n));
-  std::atomic<int> next{0};
-  std::exception_ptr err;
-  std::mutex mu;
-  auto work = [&] {
-    for (;;) {
-      const int i = next.fetch_add(1);
-      if (i >= n) return;
-      try {
-        f(i);
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(mu);
-        if (!err) err = std::current_exception();
-      }
-    }
-  };
-  std::vector<std::thread> pool;
-  for (int t = 1; t < nt; ++t) pool.emplace_back(work);
-  work();
-  for (auto& t : pool) t.join();
-  if (err) std::rethrow_exception(err);
 }
 
 // Order of candidates when none is admissible: fewest cables newly slack, then lowest cost.

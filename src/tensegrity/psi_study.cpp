@@ -1,4 +1,5 @@
 #include <tendyn/core/error.hpp>
+#include <tendyn/core/parallel.hpp>
 #include <tendyn/tensegrity/psi_study.hpp>
 
 #include <algorithm>
@@ -6,7 +7,6 @@
 #include <cmath>
 #include <mutex>
 #include <numbers>
-#include <thread>
 
 namespace tendyn::tensegrity {
 
@@ -85,33 +85,16 @@ PsiStudyResult run_psi_study(const PsiStudyOptions& o, const std::function<void(
   const int n = static_cast<int>(o.psi_deg.size());
   PsiStudyResult res;
   res.rows.resize(static_cast<std::size_t>(n));
-  const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  const int nt = std::clamp(o.threads > 0 ? o.threads : hw, 1, n);
-  std::atomic<int> next{0}, done{0};
+  std::atomic<int> done{0};
   std::mutex mu;
-  std::exception_ptr error;
-  auto worker = [&] {
-    for (;;) {
-      const int i = next.fetch_add(1);
-      if (i >= n) return;
-      try {
-        res.rows[static_cast<std::size_t>(i)] = run_one(o, o.psi_deg[static_cast<std::size_t>(i)]);
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(mu);
-        if (!error) error = std::current_exception();
-      }
-      const int d = ++done;
-      if (progress) {
-        std::lock_guard<std::mutex> lock(mu);
-        progress(d, n);
-      }
+  parallel_for(n, o.threads, [&](int i) {
+    res.rows[static_cast<std::size_t>(i)] = run_one(o, o.psi_deg[static_cast<std::size_t>(i)]);
+    const int d = ++done;
+    if (progress) {
+      std::lock_guard<std::mutex> lock(mu);
+      progress(d, n);
     }
-  };
-  std::vector<std::thread> pool;
-  for (int t = 1; t < nt; ++t) pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
-  if (error) std::rethrow_exception(error);
+  });
   // longest run of consecutive normal rows (in the given order)
   int best_len = 0, best_start = -1;
   for (int i = 0; i < n;) {

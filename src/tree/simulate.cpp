@@ -1,4 +1,5 @@
 #include <tendyn/core/error.hpp>
+#include <tendyn/core/integrate.hpp>
 #include <tendyn/tree/simulate.hpp>
 
 #include <algorithm>
@@ -85,8 +86,9 @@ void TorqueSchedule::eval(double t, Eigen::VectorXd& out) const {
 }
 
 Rk4::Rk4(const Model& model) : model_(model), data_(model) {
-  for (auto* x : {&k1q_, &k2q_, &k3q_, &k4q_, &qs_}) x->setZero(model.nq);
-  for (auto* x : {&k1v_, &k2v_, &k3v_, &k4v_, &vs_, &tau_}) x->setZero(model.nv);
+  for (auto* x : {&x_, &k_[0], &k_[1], &k_[2], &k_[3], &stage_}) x->setZero(model.nq + model.nv);
+  for (auto* x : {&qs_, &dq_}) x->setZero(model.nq);
+  for (auto* x : {&vs_, &dv_, &tau_}) x->setZero(model.nv);
 }
 
 void Rk4::deriv(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& v, const TorqueFn& torque,
@@ -102,18 +104,25 @@ void Rk4::deriv(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& v, co
 
 void Rk4::step(double t, double h, Eigen::VectorXd& q, Eigen::VectorXd& v, const TorqueFn& torque,
                const std::vector<LinkWrench>& fext) {
-  deriv(t, q, v, torque, fext, k1q_, k1v_);
-  qs_ = q + 0.5 * h * k1q_;
-  vs_ = v + 0.5 * h * k1v_;
-  deriv(t + 0.5 * h, qs_, vs_, torque, fext, k2q_, k2v_);
-  qs_ = q + 0.5 * h * k2q_;
-  vs_ = v + 0.5 * h * k2v_;
-  deriv(t + 0.5 * h, qs_, vs_, torque, fext, k3q_, k3v_);
-  qs_ = q + h * k3q_;
-  vs_ = v + h * k3v_;
-  deriv(t + h, qs_, vs_, torque, fext, k4q_, k4v_);
-  q += (h / 6.0) * (k1q_ + 2.0 * k2q_ + 2.0 * k3q_ + k4q_);
-  v += (h / 6.0) * (k1v_ + 2.0 * k2v_ + 2.0 * k3v_ + k4v_);
+  const Eigen::Index nq = model_.nq, nv = model_.nv;
+  x_.head(nq) = q;
+  x_.tail(nv) = v;
+  // f(t, [q; v]) = [qdot; vdot] into out, from the vectors qs_, vs_
+  auto eval = [&](double ts, Eigen::VectorXd& out) {
+    deriv(ts, qs_, vs_, torque, fext, dq_, dv_);
+    out.head(nq) = dq_;
+    out.tail(nv) = dv_;
+  };
+  qs_ = q;
+  vs_ = v;
+  eval(t, k_[0]);
+  rk4_step(x_, t, h, k_[0], k_[1], k_[2], k_[3], stage_, [&](double ts, Eigen::VectorXd& out) {
+    qs_ = stage_.head(nq);
+    vs_ = stage_.tail(nv);
+    eval(ts, out);
+  });
+  q = x_.head(nq);
+  v = x_.tail(nv);
   normalize_configuration(model_, q);
   if (!q.allFinite() || !v.allFinite())
     throw SimulationError("tree: state became non-finite", t + h);

@@ -1,3 +1,5 @@
 # Test sources of the core module (paths relative to tests/).
 list(APPEND TENDYN_TESTS_core
+  core/integrate_test.cpp
+  core/parallel_test.cpp
 )

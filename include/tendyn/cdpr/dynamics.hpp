@@ -17,6 +17,7 @@
 // Winches: dl0_i/dt = clamp(u_i, -rate_max_i, rate_max_i), u_i the commanded rate [m/s].
 #pragma once
 #include <tendyn/cdpr/geometry.hpp>
+#include <tendyn/core/integrate.hpp>
 
 #include <Eigen/Core>
 #include <Eigen/Geometry>
@@ -75,8 +76,9 @@ struct DynamicData {
   Eigen::VectorXd xdot;        ///< state derivative
   Eigen::Vector3d a_P_W = Eigen::Vector3d::Zero();    ///< acceleration of P [m/s^2]
   Eigen::Vector3d alpha_P = Eigen::Vector3d::Zero();  ///< angular acceleration (platform frame)
-  // integrator scratch
-  Eigen::VectorXd k1, k2, k3, k4, k5, k6, k7, tmp, y5;
+  // integrator scratch (core/integrate.hpp): stage derivatives, stage state, error estimate
+  Eigen::VectorXd stage[7];
+  Eigen::VectorXd tmp, err;
   Eigen::Matrix3Xd anchors_W;
 };
 DynamicData make_dynamic_data(const DynamicModel& model);
@@ -94,19 +96,21 @@ Eigen::VectorXd rest_lengths_for_tensions(const DynamicModel& model, const Input
 void compute_derivative(const DynamicModel& model, const Inputs& in, const StateVector& x,
                         DynamicData& data);
 
-/// Classical RK4 step of size h [s] (inputs held constant over the step); renormalises q.
+/// Classical RK4 step of size h [s] (inputs held constant over the step); renormalises q. t0_s is
+/// the simulated time at the start of the step [s]: a SimulationError reports t0_s for a zero-length
+/// cable inside the step, t0_s + h for a non-finite state after it.
 void step_rk4(const DynamicModel& model, const Inputs& in, StateVector& x, double h,
-              DynamicData& data);
+              DynamicData& data, double t0_s = 0.0);
 
-/// Result of one attempted Dormand-Prince 5(4) step.
-struct AdaptiveStep {
-  bool accepted = false;
-  double h_used = 0.0;  ///< [s] the attempted step
-  double h_next = 0.0;  ///< [s] suggested next step
-  double error = 0.0;   ///< scaled RMS error estimate (accept when <= 1)
-};
+/// Result of one attempted adaptive step, and the error control (core/integrate.hpp).
+using tendyn::AdaptiveStep;
+using tendyn::Tolerance;
 /// One attempted Dormand-Prince 5(4) step (5th-order solution propagated, per-component tolerance
-/// atol + rtol |x|). On rejection x is unchanged. Throws SimulationError if h < h_min.
+/// atol + rtol |x|, next step at most tol.h_max_s). On rejection x is unchanged. Throws
+/// SimulationError, at time t0_s [s], if h < tol.h_min_s or the state or its error is not finite.
+AdaptiveStep step_dopri5(const DynamicModel& model, const Inputs& in, StateVector& x, double h,
+                         DynamicData& data, const Tolerance& tol, double t0_s);
+/// Same with tolerance (rtol, atol, h_min) and no step ceiling; errors report time 0.
 AdaptiveStep step_dopri5(const DynamicModel& model, const Inputs& in, StateVector& x, double h,
                          DynamicData& data, double rtol = 1e-8, double atol = 1e-10,
                          double h_min = 1e-12);

@@ -6,6 +6,7 @@
 // state is advanced and its quaternions have unit norm; data holds scratch from the last
 // evaluation, not necessarily of the new state. No step allocates.
 #pragma once
+#include <tendyn/core/integrate.hpp>
 #include <tendyn/tensegrity/dynamics.hpp>
 
 #include <string>
@@ -31,21 +32,10 @@ void step_rk4(const Model& model, Data& data, State& state, double h);
 /// forces (damping) the second kick uses half-step velocities (explicit, first order in damping).
 void step_lie_verlet(const Model& model, Data& data, State& state, double h);
 
-/// Result of one attempted Dormand-Prince step.
-struct AdaptiveStep {
-  bool accepted = false;
-  double h_used = 0.0;   ///< [s] the attempted step
-  double h_next = 0.0;   ///< [s] suggested next step
-  double error = 0.0;    ///< scaled RMS error estimate (accept when <= 1)
-};
-
-/// Error control settings: per component tolerance atol + rtol * |x|.
-struct Tolerance {
-  double rtol = 1e-8;
-  double atol = 1e-10;
-  double h_min_s = 1e-12;
-  double h_max_s = 0.1;
-};
+/// Result of one attempted Dormand-Prince step, and its error control (rtol, atol, h_min_s,
+/// h_max_s): the shared types of core/integrate.hpp.
+using tendyn::AdaptiveStep;
+using tendyn::Tolerance;
 
 /// One attempted Dormand-Prince 5(4) step of size h (5th-order solution propagated). If the error
 /// estimate exceeds the tolerance the state is left unchanged and accepted = false.

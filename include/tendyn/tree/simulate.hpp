@@ -61,7 +61,8 @@ class Rk4 {
  private:
   const Model& model_;
   Data data_;
-  Eigen::VectorXd k1q_, k2q_, k3q_, k4q_, k1v_, k2v_, k3v_, k4v_, qs_, vs_, tau_;
+  // RK4 (core/integrate.hpp) on x = [q; v]; qs_, vs_, dq_, dv_ unpack one stage
+  Eigen::VectorXd x_, k_[4], stage_, qs_, vs_, dq_, dv_, tau_;
   void deriv(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& v, const TorqueFn& torque,
              const std::vector<LinkWrench>& fext, Eigen::VectorXd& dq, Eigen::VectorXd& dv);
 };
