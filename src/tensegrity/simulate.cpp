@@ -1,4 +1,5 @@
 #include <tendyn/core/error.hpp>
+#include <tendyn/core/integrate.hpp>
 #include <tendyn/tensegrity/contact.hpp>
 #include <tendyn/tensegrity/simulate.hpp>
 
@@ -196,17 +197,14 @@ StepResult step(const Model& model, Data& data, State& state, double h_s, const 
     case Integrator::kDormandPrince45: {
       if (!std::isnan(t_end_s)) throw Error("step: t_end_s is for the fixed-step integrators (dopri5 steps end at the start + the accepted step)");
       if (model.ground.type == Ground::Type::kImpulse) throw Error(kImpulseNeedsFixedStep);
+      // retries after rejections (a rejection never suggests a larger step, so h_s bounds every try)
       double h = h_s;
-      for (;;) {
-        const AdaptiveStep a = step_dopri5(model, data, state, h, options.tolerance);
-        if (a.accepted) {
-          r.h_s = h;
-          r.h_next_s = a.h_next;
-          break;
-        }
-        ++r.rejected;
-        h = a.h_next;  // < h: a rejection never suggests a larger step
-      }
+      long rejected = 0;
+      const AdaptiveStep a = adaptive_advance(
+          h, h_s, [&](double h_try) { return step_dopri5(model, data, state, h_try, options.tolerance); }, rejected);
+      r.rejected = static_cast<int>(rejected);
+      r.h_s = a.h_used;
+      r.h_next_s = h;
       compute_derivative(model, state, data);
       break;
     }

@@ -24,6 +24,10 @@ import tempfile
 # Fields whose value is a wall-clock measurement, removed before hashing.
 WALL_KEYS = {"wall_time", "wall_time_s", "wall_s", "elapsed_s", "elapsed_wall_s"}
 
+# Not numerical output: the viewer page embeds the web bundle (it changes with web/), and PNG
+# plots depend on matplotlib's version. Their data (scene.json, the CSV files) is hashed.
+SKIPPED_SUFFIXES = (".html", ".png", ".svg")
+
 TENSEGRITY_MODELS = ["prism3", "prism3_matrices", "superball", "three_bar", "three_bar_lying", "tower"]
 # Models with the impulse ground, which refuses the adaptive integrator (an input error by design).
 IMPULSE_GROUND = {"three_bar", "three_bar_lying", "tower"}
@@ -126,6 +130,8 @@ def run_all(tendyn, only):
             n = 0
             for root, _, files in os.walk(out):
                 for f in sorted(files):
+                    if f.endswith(SKIPPED_SUFFIXES):
+                        continue
                     p = os.path.join(root, f)
                     hashes[f"{name}/{os.path.relpath(p, out)}"] = file_hash(p)
                     n += 1
