@@ -88,7 +88,8 @@ void bind_cdpr(py::module_& m) {
       .value("ok", Status::ok)
       .value("near_singular", Status::near_singular)
       .value("infeasible", Status::infeasible)
-      .value("iteration_limit", Status::iteration_limit);
+      .value("iteration_limit", Status::iteration_limit)
+      .value("non_finite", Status::non_finite);
   m.def("status_name", &status_name, py::arg("status"), "The status's name, e.g. 'ok'.");
 
   py::class_<SolverOptions>(m, "SolverOptions", "Tension bounds [N] and solver tolerances.")
@@ -111,6 +112,7 @@ void bind_cdpr(py::module_& m) {
       .def_readonly("residual_norm", &TensionResult::residual_norm)
       .def_readonly("tension_norm", &TensionResult::tension_norm)
       .def_readonly("status", &TensionResult::status)
+      .def_property_readonly("reason", [](const TensionResult& r) { return std::string(r.reason); })
       .def_readonly("iterations", &TensionResult::iterations)
       .def_readonly("outliers", &TensionResult::outliers);
   m.def("solve_tensions", [](Method method, const Eigen::MatrixXd& J, const Eigen::VectorXd& w, const SolverOptions& o) {
