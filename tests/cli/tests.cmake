@@ -2,4 +2,5 @@
 list(APPEND TENDYN_TESTS_cli
   cli/cli_test.cpp
   cli/viewer_cli_test.cpp
+  cli/limits_cli_test.cpp
 )
