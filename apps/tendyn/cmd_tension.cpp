@@ -176,13 +176,14 @@ void run_solve(const SolveArgs& a) {
     times.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
     results.emplace_back(m, r);
   }
-  const double wn = w.norm();
+  const double wn = w.stableNorm();  // |w|^2 may overflow for |w| > 1e154
   if (a.json) {
     nlohmann::json arr = nlohmann::json::array();
     for (std::size_t k = 0; k < results.size(); ++k) {
       const auto& [m, r] = results[k];
       arr.push_back({{"method", cdpr::method_name(m)},
                      {"status", cdpr::status_name(r.status)},
+                     {"reason", r.reason},
                      {"tensions_N", std::vector<double>(r.f_N.data(), r.f_N.data() + r.f_N.size())},
                      {"loaded", r.loaded_count},
                      {"tension_norm_N", r.tension_norm},
@@ -214,6 +215,8 @@ void run_solve(const SolveArgs& a) {
                 r.loaded_count, static_cast<long>(J.cols()), r.tension_norm, display_value(r.residual_norm, std::max(wn, r.tension_norm), 1e-12),
                 display_value(rel, 1.0, 1e-12), r.iterations, times[k]);
   }
+  for (const auto& [m, r] : results)
+    if (r.status != cdpr::Status::ok) std::printf("%s: %s\n", cdpr::method_name(m), r.reason);
   std::printf("\n%-8s", "cable");
   for (const auto& mr : results) std::printf(" %14.14s", cdpr::method_name(mr.first));
   std::printf("\n");

@@ -106,7 +106,8 @@ void bind_cdpr(py::module_& m) {
       .value("ok", Status::ok)
       .value("near_singular", Status::near_singular)
       .value("infeasible", Status::infeasible)
-      .value("iteration_limit", Status::iteration_limit);
+      .value("iteration_limit", Status::iteration_limit)
+      .value("non_finite", Status::non_finite);
   m.def("status_name", &status_name, py::arg("status"), "The status's name, e.g. 'ok'.");
 
   py::class_<SolverOptions> so(m, "SolverOptions", "Tension bounds [N] and solver tolerances.");
@@ -131,6 +132,7 @@ void bind_cdpr(py::module_& m) {
       .def_readonly("residual_norm", &TensionResult::residual_norm, "|J f - w| [N and N m mixed, as w]")
       .def_readonly("tension_norm", &TensionResult::tension_norm, "|f| [N]")
       .def_readonly("status", &TensionResult::status, "Status of the solve")
+      .def_property_readonly("reason", [](const TensionResult& r) { return std::string(r.reason); }, "why the status is not ok (empty when ok)")
       .def_readonly("iterations", &TensionResult::iterations, "active-set iterations, or subsets tried (exhaustive)")
       .def_readonly("outliers", &TensionResult::outliers, "exhaustive: subsets rejected by the IQR rule")
       .def("__repr__", [](const TensionResult& r) {

@@ -253,7 +253,8 @@ BoundedLS::BoundedLS(int max_rows, int max_cols)
 
 int BoundedLS::solve(const Eigen::Ref<const Eigen::MatrixXd>& J,
                      const Eigen::Ref<const Eigen::VectorXd>& w, const double* l, const double* u,
-                     double dual_tol, int max_iterations, double* x, int* iterations) {
+                     double dual_tol, int max_iterations, double* x, int* iterations,
+                     const double* select_weight) {
   const int m = static_cast<int>(J.rows());
   const int n = static_cast<int>(J.cols());
   constexpr int kFree = 0, kLower = 1, kUpper = 2;
@@ -282,14 +283,16 @@ int BoundedLS::solve(const Eigen::Ref<const Eigen::MatrixXd>& J,
   for (;;) {
     residual(false);
     int t = -1;
-    double best = dual_tol;
+    double best = 0.0;
     for (int i = 0; i < n; ++i) {
       if (state_[i] == kFree || excluded_[i]) continue;
       double gi = 0.0;
       for (int r = 0; r < m; ++r) gi += J(r, i) * r_[r];
       const double score = state_[i] == kLower ? gi : -gi;
-      if (score > best) {
-        best = score;
+      if (!(score > dual_tol)) continue;
+      const double weighted = select_weight != nullptr ? score * select_weight[i] : score;
+      if (t < 0 || weighted > best) {
+        best = weighted;
         t = i;
       }
     }

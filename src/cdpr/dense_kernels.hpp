@@ -61,12 +61,16 @@ class GivensQR {
 /// by the Lawson-Hanson active-set method generalised to two bounds (Stark & Parker 1995).
 /// With l = 0, u = inf it is exactly Lawson-Hanson NNLS (Octave/MATLAB lsqnonneg).
 /// Returns 0 on convergence, 1 when the iteration cap was hit. `iterations` = inner + outer steps.
+/// A bound variable i may enter when its gradient score exceeds dual_tol; among those the one with
+/// the largest score * select_weight[i] enters (select_weight == nullptr: weight 1). With J
+/// column-scaled by 1/s_i and select_weight[i] = s_i this picks the column the unscaled problem
+/// (and lsqnonneg) would pick, while the tolerance test works on the scaled columns.
 class BoundedLS {
  public:
   BoundedLS(int max_rows, int max_cols);
   int solve(const Eigen::Ref<const Eigen::MatrixXd>& J, const Eigen::Ref<const Eigen::VectorXd>& w,
             const double* l, const double* u, double dual_tol, int max_iterations, double* x,
-            int* iterations);
+            int* iterations, const double* select_weight = nullptr);
 
  private:
   GivensQR qr_;

@@ -19,26 +19,31 @@
 
 namespace tendyn::cdpr::detail {
 
-void solve_exact(const Eigen::Ref<const Eigen::MatrixXd>& J,
-                 const Eigen::Ref<const Eigen::VectorXd>& w, const SolverOptions& o,
-                 Workspace::Impl& ws, TensionResult& res) {
+void solve_exact(const Scaled& p, const SolverOptions& o, Workspace::Impl& ws, TensionResult& res) {
+  const auto& J = p.J;
+  const auto& w = p.w;
   const int m = static_cast<int>(J.rows());
   const int n = static_cast<int>(J.cols());
   constexpr double kInf = std::numeric_limits<double>::infinity();
   auto lo = ws.lo.head(n);
   auto hi = ws.hi.head(n);
-  lo.setConstant(o.f_min_N);
-  hi.setConstant(std::isfinite(o.f_max_N) ? o.f_max_N : kInf);
-  const double tol = o.dual_tol > 0.0 ? o.dual_tol : default_dual_tol(J, w);
-  const int maxit = o.max_iterations > 0 ? o.max_iterations : 3 * n + 30;
+  // Stage 1 on the column-equilibrated Jc: unknowns x_c,j = f_j 2^e_j, bounds scaled alike.
+  for (int j = 0; j < n; ++j) {
+    lo[j] = std::ldexp(p.f_min, p.col_exp[j]);
+    hi[j] = std::isfinite(p.f_max) ? std::ldexp(p.f_max, p.col_exp[j]) : kInf;
+  }
   int it1 = 0;
-  const int st1 = ws.bls.solve(J, w, lo.data(), hi.data(), tol, maxit, ws.x.data(), &it1);
+  const int st1 = bounded_least_squares(p, o, ws, lo.data(), hi.data(), ws.x.data(), &it1);
   auto x = ws.x.head(n);
+  for (int j = 0; j < n; ++j) x[j] = std::ldexp(x[j], -p.col_exp[j]);
+  // Stage 2 works in the Euclidean norm of f: the same bounds for every cable.
+  lo.setConstant(p.f_min);
+  hi.setConstant(std::isfinite(p.f_max) ? p.f_max : kInf);
   res.iterations = it1;
   if (st1 != 0) {
     res.f_N = x;
     res.status = Status::iteration_limit;
-    finish_result(J, w, o, ws, res, true);
+    finish_result(p, o, ws, res, true);
     return;
   }
   auto v = ws.rhs.head(m);
@@ -123,13 +128,27 @@ void solve_exact(const Eigen::Ref<const Eigen::MatrixXd>& J,
             const int i = ws.idx[j];
             fz[i] = std::min(std::max(xf[j], lo[i]), hi[i]);
           }
+          // Iterative refinement with the same factorisation: the min-norm solve leaves a
+          // residual of order eps |A| |x|, far above round-off of J f when the columns differ in
+          // size by orders of magnitude; each step cuts it by about eps cond(A). The correction
+          // A^+ r lies in the row space, so the point stays the minimum-norm one.
+          auto rr = ws.tm.head(m);
+          for (int step = 0; step < 2; ++step) {
+            rr = v;
+            rr.noalias() -= J * fz;
+            ws.mnls.apply(rr.data(), xf);
+            for (int j = 0; j < nf; ++j) {
+              const int i = ws.idx[j];
+              fz[i] = std::min(std::max(fz[i] + xf[j], lo[i]), hi[i]);
+            }
+          }
         }
       }
       if (!ok) {  // keep the LDP point, clipped to the bounds against rounding
         fz = fldp.cwiseMax(lo).cwiseMin(hi);
       }
       // Accept only if it is no worse than the stage-1 point (guards against a failed LDP).
-      const double tol_res = 1e-9 * (J.norm() * x.norm() + w.norm());
+      const double tol_res = 1e-9 * (column_weighted_norm(J, x) + w.norm());
       auto jf = ws.tm.head(m);
       jf.noalias() = J * fz;
       jf -= v;
@@ -138,7 +157,7 @@ void solve_exact(const Eigen::Ref<const Eigen::MatrixXd>& J,
   }
   res.f_N = x;
   res.status = Status::ok;
-  finish_result(J, w, o, ws, res, true);
+  finish_result(p, o, ws, res, true);
 }
 
 }  // namespace tendyn::cdpr::detail

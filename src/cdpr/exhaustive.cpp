@@ -33,9 +33,10 @@ double quantile_type7(std::vector<double>& v, std::size_t count, double p) {
 }
 }  // namespace
 
-void solve_exhaustive(const Eigen::Ref<const Eigen::MatrixXd>& J,
-                      const Eigen::Ref<const Eigen::VectorXd>& w, const SolverOptions& o,
-                      Workspace::Impl& ws, TensionResult& res) {
+void solve_exhaustive(const Scaled& p, const SolverOptions& o, Workspace::Impl& ws,
+                      TensionResult& res) {
+  const auto& J = p.J;
+  const auto& w = p.w;
   const int m = static_cast<int>(J.rows());
   const int n = static_cast<int>(J.cols());
   if (n > 24)
@@ -43,7 +44,7 @@ void solve_exhaustive(const Eigen::Ref<const Eigen::MatrixXd>& J,
                 std::to_string(n) + " - use the exact method");
   const double wn = w.norm();
   if (wn == 0.0) {  // the document requires a non-zero right-hand side; f = 0 is exact
-    finish_result(J, w, o, ws, res);
+    finish_result(p, o, ws, res);
     return;
   }
   const std::size_t count = (std::size_t{1} << n) - 1;
@@ -134,10 +135,12 @@ void solve_exhaustive(const Eigen::Ref<const Eigen::MatrixXd>& J,
   for (int j = 0; j < k; ++j) res.f_N[idx[j]] = xs[j];
   res.iterations = static_cast<int>(count);
   res.outliers = outliers;
-  finish_result(J, w, o, ws, res);
+  finish_result(p, o, ws, res);
   // The document's example 4: the smallest residuals belong to outlier (near-singular) subsets.
-  if (best_key_all < best_key && res.status != Status::iteration_limit)
+  if (best_key_all < best_key && res.status != Status::iteration_limit) {
     res.status = Status::near_singular;
+    res.reason = "the smallest residuals belong to outlier subsets (near-singular subsets)";
+  }
 }
 
 }  // namespace tendyn::cdpr::detail

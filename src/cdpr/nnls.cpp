@@ -4,26 +4,26 @@
 // l = 0, u = +inf), never the normal equations. Termination: the residual strictly decreases
 // between outer iterations and passive sets cannot repeat (Lawson & Hanson, Theorem 23.10); the
 // iteration cap only guards against rounding-induced cycling and is reported as iteration_limit.
+#include <cmath>
 #include <limits>
 
 #include "tension_internal.hpp"
 
 namespace tendyn::cdpr::detail {
 
-void solve_lawson_hanson(const Eigen::Ref<const Eigen::MatrixXd>& J,
-                         const Eigen::Ref<const Eigen::VectorXd>& w, const SolverOptions& o,
-                         Workspace::Impl& ws, TensionResult& res) {
-  const int n = static_cast<int>(J.cols());
+void solve_lawson_hanson(const Scaled& p, const SolverOptions& o, Workspace::Impl& ws,
+                         TensionResult& res) {
+  // Solved on the column-equilibrated Jc (unknowns x_c = f_g .* 2^e_j); the entering column is
+  // chosen by the gradient of the unscaled problem (weights 2^e_j), as in lsqnonneg.
+  const int n = static_cast<int>(p.J.cols());
   ws.lo.head(n).setZero();
   ws.hi.head(n).setConstant(std::numeric_limits<double>::infinity());
-  const double tol = o.dual_tol > 0.0 ? o.dual_tol : default_dual_tol(J, w);
-  const int maxit = o.max_iterations > 0 ? o.max_iterations : 3 * n + 30;
   int it = 0;
-  const int st = ws.bls.solve(J, w, ws.lo.data(), ws.hi.data(), tol, maxit, ws.x.data(), &it);
-  res.f_N = ws.x.head(n);
+  const int st = bounded_least_squares(p, o, ws, ws.lo.data(), ws.hi.data(), ws.x.data(), &it);
+  for (int j = 0; j < n; ++j) res.f_N[j] = std::ldexp(ws.x[j], -p.col_exp[j]);
   res.iterations = it;
   res.status = st == 0 ? Status::ok : Status::iteration_limit;
-  finish_result(J, w, o, ws, res, true);
+  finish_result(p, o, ws, res, true);
 }
 
 }  // namespace tendyn::cdpr::detail

@@ -44,6 +44,7 @@ const char* status_name(Status status) {
     case Status::near_singular: return "near_singular";
     case Status::infeasible: return "infeasible";
     case Status::iteration_limit: return "iteration_limit";
+    case Status::non_finite: return "non_finite";
   }
   return "?";
 }
@@ -76,7 +77,16 @@ Workspace::Impl::Impl(int mr, int mc)
       lo2(static_cast<std::size_t>(2 * mc), 0.0),
       hi2(static_cast<std::size_t>(2 * mc), std::numeric_limits<double>::infinity()),
       xf(static_cast<std::size_t>(mc)),
-      qr(mc, mr) {}
+      qr(mc, mr),
+      Jg(mr, mc),
+      Jc(mr, mc),
+      wg(mr),
+      fg(mc),
+      wt(mc),
+      col_exp(static_cast<std::size_t>(mc)),
+      Jr(mr, mc),
+      wr(mr),
+      xr(mc) {}
 
 Workspace::Workspace(int max_rows, int max_cols) {
   if (max_rows < 1 || max_cols < 1 || max_cols > 4096)
@@ -100,14 +110,91 @@ double default_dual_tol(const Eigen::Ref<const Eigen::MatrixXd>& J,
   return 10.0 * std::numeric_limits<double>::epsilon() * norm1 * dim * std::max(1.0, w.norm());
 }
 
-void finish_result(const Eigen::Ref<const Eigen::MatrixXd>& J,
-                   const Eigen::Ref<const Eigen::VectorXd>& w, const SolverOptions& o,
-                   Workspace::Impl& ws, TensionResult& res, bool exact_target) {
-  const int m = static_cast<int>(J.rows());
-  const int n = static_cast<int>(J.cols());
+double scaled_dual_tol(const Scaled& p) {
+  const double norm1 = p.Jc.cwiseAbs().colwise().sum().maxCoeff();
+  const double dim = static_cast<double>(std::max(p.J.rows(), p.J.cols()));
+  const double size = std::max({p.w.norm(), p.f_min, std::numeric_limits<double>::min()});
+  return 10.0 * std::numeric_limits<double>::epsilon() * norm1 * dim * size;
+}
+
+double column_weighted_norm(const Eigen::Ref<const Eigen::MatrixXd>& J,
+                            const Eigen::Ref<const Eigen::VectorXd>& f, double f_floor) {
+  double s = 0.0;
+  for (Eigen::Index j = 0; j < J.cols(); ++j)
+    s += J.col(j).norm() * std::max(std::abs(f[j]), f_floor);
+  return s;
+}
+
+int bounded_least_squares(const Scaled& p, const SolverOptions& o, Workspace::Impl& ws,
+                          const double* lo, const double* hi, double* x, int* iterations) {
+  const auto m = p.Jc.rows();
+  const auto n = p.Jc.cols();
+  const double tol = o.dual_tol > 0.0 ? o.dual_tol : scaled_dual_tol(p);
+  const int maxit = o.max_iterations > 0 ? o.max_iterations : 3 * static_cast<int>(n) + 30;
+  int it = 0;
+  const int st = ws.bls.solve(p.Jc, p.w, lo, hi, tol, maxit, x, &it, p.wt.data());
+  *iterations = it;
+  if (st != 0) return st;
+  // Row sizes (largest entry per row of Jc) and their spread.
+  double rmin = std::numeric_limits<double>::infinity(), rmax = 0.0;
+  for (Eigen::Index i = 0; i < m; ++i) {
+    const double ri = p.Jc.row(i).cwiseAbs().maxCoeff();
+    if (ri > 0.0) {
+      rmin = std::min(rmin, ri);
+      rmax = std::max(rmax, ri);
+    }
+  }
+  if (!(rmax > 1024.0 * rmin)) return st;
+  const Eigen::Map<const Eigen::VectorXd> xv(x, n);
   auto r = ws.r.head(m);
-  r.noalias() = J * res.f_N;
-  r -= w;
+  r.noalias() = p.Jc * xv;
+  r -= p.w;
+  const double r1 = r.norm();
+  if (r1 <= residual_limit(p.Jc, p.w, xv, 0.0)) return st;  // already at round-off
+  auto Jr = ws.Jr.topLeftCorner(m, n);
+  auto wr = ws.wr.head(m);
+  for (Eigen::Index i = 0; i < m; ++i) {
+    const double ri = p.Jc.row(i).cwiseAbs().maxCoeff();
+    const int e = ri > 0.0 ? -(std::ilogb(ri) + 1) : 0;
+    for (Eigen::Index j = 0; j < n; ++j) Jr(i, j) = std::ldexp(p.Jc(i, j), e);
+    wr[i] = std::ldexp(p.w[i], e);
+  }
+  const double norm1 = Jr.cwiseAbs().colwise().sum().maxCoeff();
+  const double dim = static_cast<double>(std::max(m, n));
+  const double tol_r = 10.0 * std::numeric_limits<double>::epsilon() * norm1 * dim *
+                       std::max({wr.norm(), p.f_min, std::numeric_limits<double>::min()});
+  int it2 = 0;
+  const int st2 = ws.bls.solve(Jr, wr, lo, hi, tol_r, maxit, ws.xr.data(), &it2);
+  *iterations += it2;
+  if (st2 != 0) return st;
+  const auto xr = ws.xr.head(n);
+  r.noalias() = p.Jc * xr;
+  r -= p.w;
+  if (r.norm() < r1) std::copy(xr.data(), xr.data() + n, x);
+  return st;
+}
+
+double residual_limit(const Eigen::Ref<const Eigen::MatrixXd>& J,
+                      const Eigen::Ref<const Eigen::VectorXd>& w,
+                      const Eigen::Ref<const Eigen::VectorXd>& f, double rtol, double f_floor) {
+  const double wn = w.norm();
+  const double dim = static_cast<double>(J.rows() + J.cols());
+  return rtol * wn + 8.0 * dim * std::numeric_limits<double>::epsilon() *
+                         (column_weighted_norm(J, f, f_floor) + wn);
+}
+
+void finish_result(const Scaled& p, const SolverOptions& o, Workspace::Impl& ws,
+                   TensionResult& res, bool exact_target, double f_floor) {
+  const int m = static_cast<int>(p.J.rows());
+  const int n = static_cast<int>(p.J.cols());
+  if (!res.f_N.allFinite()) {  // cannot happen for finite scaled input; never report it as ok
+    res.status = Status::non_finite;
+    res.reason = "the solver produced a non-finite tension";
+    return;
+  }
+  auto r = ws.r.head(m);
+  r.noalias() = p.J * res.f_N;
+  r -= p.w;
   res.residual_norm = r.norm();
   res.tension_norm = res.f_N.norm();
   res.loaded_mask = 0;
@@ -120,21 +207,33 @@ void finish_result(const Eigen::Ref<const Eigen::MatrixXd>& J,
       ++res.loaded_count;
     }
   }
-  if (res.status == Status::iteration_limit) return;
+  if (res.status == Status::iteration_limit) {
+    res.reason = "the active-set iteration cap was reached";
+    return;
+  }
+  // Conditioning on the column-equilibrated J (a change of a cable's tension unit is not a
+  // singularity); amplification |x_c| |Jc| / |w| with x_c = f_g .* 2^e_j the unknowns of Jc.
   double ratio = 1.0;
-  ws.mnls.factor(J.data(), static_cast<int>(J.outerStride()), m, n, o.rank_rtol, &ratio);
-  const double wn = w.norm();
+  ws.mnls.factor(p.Jc.data(), static_cast<int>(p.Jc.outerStride()), m, n, o.rank_rtol, &ratio);
+  const double wn = p.w.norm();
+  const double xc_norm = res.f_N.cwiseProduct(p.wt).norm();
   const bool singular_J = n >= m && ratio < o.singular_rtol;
-  const bool amplified = wn > 0.0 && res.tension_norm * J.norm() > o.amplification_limit * wn;
+  const bool amplified = wn > 0.0 && xc_norm * p.Jc.norm() > o.amplification_limit * wn;
   if (singular_J || amplified) {
     res.status = Status::near_singular;
+    res.reason = singular_J ? "the column-equilibrated J is near rank-deficient (pivot ratio below "
+                              "singular_rtol)"
+                            : "the tensions amplify the wrench by more than amplification_limit";
     return;
   }
   if (res.status != Status::ok) return;
-  const double limit = exact_target ? o.infeasible_rtol
-                                    : std::max(o.infeasible_rtol, o.residual_precision);
-  if (res.residual_norm > limit * std::max(wn, std::numeric_limits<double>::min()))
+  const double rtol = exact_target ? o.infeasible_rtol
+                                   : std::max(o.infeasible_rtol, o.residual_precision);
+  if (res.residual_norm > residual_limit(p.J, p.w, res.f_N, rtol, f_floor)) {
     res.status = Status::infeasible;
+    res.reason = "no tensions within the bounds meet the wrench: |J f - w| / |w| is above "
+                 "infeasible_rtol";
+  }
 }
 
 }  // namespace detail
@@ -164,17 +263,63 @@ void solve_tensions(Method method, const Eigen::Ref<const Eigen::MatrixXd>& J,
     throw Error(where() + "f_max must be > f_min (got " + std::to_string(o.f_max_N) + ")");
   if (!(o.iqr_coefficient >= 0.0) || !(o.residual_precision > 0.0) || !(o.rank_rtol > 0.0))
     throw Error(where() + "iqr_coefficient must be >= 0, residual_precision and rank_rtol > 0");
+  const bool closed = method == Method::closed_form || method == Method::improved_closed_form;
+  if (closed && !std::isfinite(o.f_max_N))
+    throw Error(where() + "needs a finite f_max (the method centres on (f_min + f_max)/2)");
   if (res.f_N.size() != n) res.f_N.resize(n);
   res.f_N.setZero();
   res.status = Status::ok;
+  res.reason = "";
   res.iterations = 0;
   res.outliers = 0;
+
+  // Equilibration by powers of two (exact; see tension.hpp and docs/CDPR.md).
+  const double jmax = J.cwiseAbs().maxCoeff();
+  const int a = jmax > 0.0 ? std::ilogb(jmax) + 1 : 0;
+  auto Jg = ws.Jg.topLeftCorner(m, n);
+  for (Eigen::Index j = 0; j < n; ++j)
+    for (Eigen::Index i = 0; i < m; ++i) Jg(i, j) = std::ldexp(J(i, j), -a);
+  // Tension exponent: the largest of |w|_inf 2^-a, f_min (and f_max for the closed forms), in
+  // exponent arithmetic so that nothing overflows on the way.
+  const double winf = w.cwiseAbs().maxCoeff();
+  int t_exp = std::numeric_limits<int>::min();
+  if (winf > 0.0) t_exp = std::ilogb(winf) - a;
+  if (o.f_min_N > 0.0) t_exp = std::max(t_exp, std::ilogb(o.f_min_N));
+  if (closed) t_exp = std::max(t_exp, std::ilogb(o.f_max_N));
+  const int b = t_exp == std::numeric_limits<int>::min() ? 0 : -(t_exp + 1);
+  auto wg = ws.wg.head(m);
+  for (Eigen::Index i = 0; i < m; ++i) wg[i] = std::ldexp(w[i], b - a);
+  auto Jc = ws.Jc.topLeftCorner(m, n);
+  auto wt = ws.wt.head(n);
+  for (Eigen::Index j = 0; j < n; ++j) {
+    const double cmax = Jg.col(j).cwiseAbs().maxCoeff();
+    const int e = cmax > 0.0 ? std::ilogb(cmax) + 1 : 0;
+    ws.col_exp[static_cast<std::size_t>(j)] = e;
+    wt[j] = std::ldexp(1.0, e);
+    for (Eigen::Index i = 0; i < m; ++i) Jc(i, j) = std::ldexp(Jg(i, j), -e);
+  }
+  double f_max_g = std::ldexp(o.f_max_N, b);
+  if (std::isinf(f_max_g) && std::isfinite(o.f_max_N))  // f_max beyond 2^1024 |w|: no bound
+    f_max_g = std::numeric_limits<double>::max();
+  const detail::Scaled p{Jg, wg, Jc, wt, ws.col_exp.data(), std::ldexp(o.f_min_N, b), f_max_g};
+
   switch (method) {
-    case Method::exhaustive: detail::solve_exhaustive(J, w, o, ws, res); break;
-    case Method::lawson_hanson: detail::solve_lawson_hanson(J, w, o, ws, res); break;
-    case Method::exact: detail::solve_exact(J, w, o, ws, res); break;
-    case Method::closed_form: detail::solve_closed_form(J, w, o, false, ws, res); break;
-    case Method::improved_closed_form: detail::solve_closed_form(J, w, o, true, ws, res); break;
+    case Method::exhaustive: detail::solve_exhaustive(p, o, ws, res); break;
+    case Method::lawson_hanson: detail::solve_lawson_hanson(p, o, ws, res); break;
+    case Method::exact: detail::solve_exact(p, o, ws, res); break;
+    case Method::closed_form: detail::solve_closed_form(p, o, false, ws, res); break;
+    case Method::improved_closed_form: detail::solve_closed_form(p, o, true, ws, res); break;
+  }
+
+  // Unscale: f = f_g 2^-b, |J f - w| = |J_g f_g - w_g| 2^(a - b).
+  for (Eigen::Index j = 0; j < n; ++j) res.f_N[j] = std::ldexp(res.f_N[j], -b) + 0.0;  // no -0
+  res.tension_norm = std::ldexp(res.tension_norm, -b);
+  res.residual_norm = std::ldexp(res.residual_norm, a - b);
+  if (res.status != Status::non_finite &&
+      (!res.f_N.allFinite() || !std::isfinite(res.tension_norm) ||
+       !std::isfinite(res.residual_norm))) {
+    res.status = Status::non_finite;
+    res.reason = "the answer overflows the double range when unscaled (|w| too large for J)";
   }
 }
 
@@ -221,13 +366,32 @@ double kkt_violation(const Eigen::MatrixXd& J, const Eigen::VectorXd& w, const E
   int c = 2 * m;
   for (int i : lower) A(i, c++) = 1.0;
   for (int i : upper) A(i, c++) = -1.0;
+  // Stationarity is the equation A x = f (x >= 0 on the bound multipliers): scaling its rows
+  // (cables) does not change whether it holds, so rows and columns are equilibrated by powers of
+  // two and the residual is measured relative to the scaled f. Without this a cable whose column
+  // of J is orders of magnitude larger dominates the NNLS and ends it early.
+  Eigen::VectorXd fs = f;
+  for (int i = 0; i < n; ++i) {
+    const double rmax = std::max(A.row(i).cwiseAbs().maxCoeff(), std::abs(f[i]));
+    if (rmax > 0.0) {
+      const double s = std::ldexp(1.0, -(std::ilogb(rmax) + 1));
+      A.row(i) *= s;
+      fs[i] *= s;
+    }
+  }
+  for (int k = 0; k < p; ++k) {
+    const double cmax = A.col(k).cwiseAbs().maxCoeff();
+    if (cmax > 0.0) A.col(k) *= std::ldexp(1.0, -(std::ilogb(cmax) + 1));
+  }
   detail::BoundedLS bls(n, p);
   std::vector<double> lo(p, 0.0), hi(p, std::numeric_limits<double>::infinity()), x(p);
   int it = 0;
-  bls.solve(A, f, lo.data(), hi.data(), detail::default_dual_tol(A, f), 50 * p + 100, x.data(),
-            &it);
+  const double tol = 10.0 * std::numeric_limits<double>::epsilon() *
+                     A.cwiseAbs().colwise().sum().maxCoeff() *
+                     static_cast<double>(std::max(n, p)) * fs.norm();
+  bls.solve(A, fs, lo.data(), hi.data(), tol, 50 * p + 100, x.data(), &it);
   const Eigen::Map<const Eigen::VectorXd> xv(x.data(), p);
-  const double v2 = (A * xv - f).norm() / fscale;
+  const double v2 = (A * xv - fs).norm() / (fs.lpNorm<Eigen::Infinity>() + 1.0);
   return std::max({v1 / gscale, vb / fscale, v2});
 }
 

@@ -27,31 +27,76 @@ struct Workspace::Impl {
   Eigen::VectorXd hv, ev, u, hwork, tm, zbuf, fldp;
   std::vector<double> lo2, hi2, xf;  // 2n zeros, 2n infinities, n
   Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr;
+  // equilibration (tension.cpp)
+  Eigen::MatrixXd Jg, Jc;       // max_rows x max_cols: J 2^-a; J 2^-a diag(2^-e_j)
+  Eigen::VectorXd wg, fg, wt;   // m: scaled wrench; n: scaled tensions, column weights 2^e_j
+  std::vector<int> col_exp;     // n: e_j
+  Eigen::MatrixXd Jr;           // max_rows x max_cols: D Jc (rows equilibrated, fallback solve)
+  Eigen::VectorXd wr, xr;       // m: D w; n: the fallback's unknowns
 };
 
 namespace detail {
 
-/// Shared post-processing: residual, norms, loaded mask, near-singular / infeasible flags.
-/// `status` on entry is the method's own status (ok or iteration_limit).
-void finish_result(const Eigen::Ref<const Eigen::MatrixXd>& J,
-                   const Eigen::Ref<const Eigen::VectorXd>& w, const SolverOptions& o,
-                   Workspace::Impl& ws, TensionResult& res, bool exact_target = false);
+/// The equilibrated problem every method solves (see tension.hpp): tensions f_g = f 2^b.
+struct Scaled {
+  Eigen::Ref<const Eigen::MatrixXd> J;   ///< (m x n) J 2^-a
+  Eigen::Ref<const Eigen::VectorXd> w;   ///< (m) w 2^(b - a)
+  Eigen::Ref<const Eigen::MatrixXd> Jc;  ///< (m x n) J 2^-a diag(2^-e_j): columns of max in [0.5, 1)
+  Eigen::Ref<const Eigen::VectorXd> wt;  ///< (n) 2^e_j: x_c = f_g .* wt are Jc's unknowns
+  const int* col_exp;                    ///< (n) e_j (<= 0)
+  double f_min, f_max;                   ///< f_min 2^b, f_max 2^b (f_max may be +inf)
+};
 
-void solve_exhaustive(const Eigen::Ref<const Eigen::MatrixXd>& J,
-                      const Eigen::Ref<const Eigen::VectorXd>& w, const SolverOptions& o,
-                      Workspace::Impl& ws, TensionResult& res);
-void solve_lawson_hanson(const Eigen::Ref<const Eigen::MatrixXd>& J,
-                         const Eigen::Ref<const Eigen::VectorXd>& w, const SolverOptions& o,
-                         Workspace::Impl& ws, TensionResult& res);
-void solve_exact(const Eigen::Ref<const Eigen::MatrixXd>& J,
-                 const Eigen::Ref<const Eigen::VectorXd>& w, const SolverOptions& o,
-                 Workspace::Impl& ws, TensionResult& res);
-void solve_closed_form(const Eigen::Ref<const Eigen::MatrixXd>& J,
-                       const Eigen::Ref<const Eigen::VectorXd>& w, const SolverOptions& o,
-                       bool improved, Workspace::Impl& ws, TensionResult& res);
+}  // namespace detail
 
+namespace detail {
+
+/// Shared post-processing on the scaled problem (res.f_N holds f_g): residual, norms, loaded
+/// mask, near-singular / infeasible flags. `status` on entry is the method's own status (ok or
+/// iteration_limit). The front end unscales afterwards.
+/// `f_floor`: tensions smaller than this still count as this large in the round-off floor of
+/// the residual (the closed forms compute f = f_m + correction, so their rounding is relative
+/// to f_m, not to f).
+void finish_result(const Scaled& p, const SolverOptions& o, Workspace::Impl& ws,
+                   TensionResult& res, bool exact_target = false, double f_floor = 0.0);
+
+/// sum_j |J_j| max(|f_j|, f_floor): the size of the terms of J f (a bound on |J f| that, unlike
+/// |J|_F |f|, stays tight when column sizes differ by orders of magnitude). O(m n), no allocation.
+double column_weighted_norm(const Eigen::Ref<const Eigen::MatrixXd>& J,
+                            const Eigen::Ref<const Eigen::VectorXd>& f, double f_floor = 0.0);
+
+/// |J f - w| above which a result is infeasible: infeasible_rtol (or `rtol`) |w| plus the
+/// round-off floor of evaluating J f, 8 (m + n) eps (column_weighted_norm(J, f, f_floor) + |w|),
+/// so that w = 0 with an exact f is not called infeasible.
+double residual_limit(const Eigen::Ref<const Eigen::MatrixXd>& J,
+                      const Eigen::Ref<const Eigen::VectorXd>& w,
+                      const Eigen::Ref<const Eigen::VectorXd>& f, double rtol,
+                      double f_floor = 0.0);
+
+// The methods work on the scaled problem and leave f_g in res.f_N.
+void solve_exhaustive(const Scaled& p, const SolverOptions& o, Workspace::Impl& ws,
+                      TensionResult& res);
+void solve_lawson_hanson(const Scaled& p, const SolverOptions& o, Workspace::Impl& ws,
+                         TensionResult& res);
+void solve_exact(const Scaled& p, const SolverOptions& o, Workspace::Impl& ws, TensionResult& res);
+void solve_closed_form(const Scaled& p, const SolverOptions& o, bool improved,
+                       Workspace::Impl& ws, TensionResult& res);
+
+/// Bounded least squares min |Jc x - w| s.t. lo <= x <= hi (x: Jc's unknowns) for Lawson-Hanson
+/// and exact stage 1: BoundedLS on Jc with lsqnonneg's entering rule (weights p.wt). When the
+/// rows of Jc differ in size by more than 2^10 and the answer's residual is above round-off, the
+/// gradient of the small rows may be below the rounding noise of the large ones and the active
+/// set stops early; then the problem is solved again with the rows equilibrated (D Jc, D w, D a
+/// power of two per row), and that answer is kept if its unweighted residual |Jc x - w| is
+/// smaller. Returns BoundedLS's status (0 converged, 1 iteration cap).
+int bounded_least_squares(const Scaled& p, const SolverOptions& o, Workspace::Impl& ws,
+                          const double* lo, const double* hi, double* x, int* iterations);
+
+/// lsqnonneg's 10 eps |J|_1 max(m, n), times max(1, |w|) (used by kkt_violation).
 double default_dual_tol(const Eigen::Ref<const Eigen::MatrixXd>& J,
                         const Eigen::Ref<const Eigen::VectorXd>& w);
+/// The dual tolerance of the equilibrated problem: 10 eps |Jc|_1 max(m, n) max(|w|, f_min).
+double scaled_dual_tol(const Scaled& p);
 
 }  // namespace detail
 }  // namespace tendyn::cdpr

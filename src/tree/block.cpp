@@ -21,6 +21,14 @@ void check_one_dof(const Model& m) {
                 "chain (BaseMode::Fictitious, CLI --base fictitious)");
 }
 
+void check_block_size(const Model& m) {
+  if (m.nlinks() > kMaxBlockLinks)
+    throw Error("tree: block-matrix formulation of model '" + m.name + "': " +
+                std::to_string(m.nlinks()) + " links, more than its limit of " +
+                std::to_string(kMaxBlockLinks) +
+                " (dense 3N x 3N matrices); use the recursive algorithms (--method recursive)");
+}
+
 // Fills the blocks d_ik Lambda(x_i - y_k) of a 3N x 3N block matrix.
 void fill_lambda(const Model& m, const Eigen::VectorXd& x, const Eigen::VectorXd& y,
                  Eigen::MatrixXd& L) {
@@ -64,7 +72,8 @@ void project_loads(BlockData& bd, Eigen::VectorXd& out) {
 
 }  // namespace
 
-BlockData::BlockData(const Model& model) : fk(model) {
+// The size check runs before fk (and everything else) allocates.
+BlockData::BlockData(const Model& model) : fk((check_block_size(model), model)) {
   check_one_dof(model);
   const int nl = model.nlinks(), nv = model.nv, n3 = 3 * nl;
   D3 = Eigen::MatrixXd::Zero(n3, n3);

@@ -4,7 +4,7 @@
 #include <Eigen/Eigenvalues>
 
 #include <cmath>
-#include <functional>
+#include <utility>
 #include <map>
 #include <numbers>
 #include <random>
@@ -152,6 +152,10 @@ void validate_link(const Model& m, int i) {
 
 Model ModelBuilder::build() const {
   if (entries_.empty()) throw Error("tree model '" + name_ + "': no links");
+  if (entries_.size() > static_cast<std::size_t>(kMaxLinks))
+    throw Error("tree model '" + name_ + "': " + std::to_string(entries_.size()) +
+                " links, more than the limit of " + std::to_string(kMaxLinks) +
+                " (the reachability matrix and the mass matrix grow with the square)");
   std::map<std::string, int> by_name;
   for (int k = 0; k < static_cast<int>(entries_.size()); ++k) {
     const auto& e = entries_[k];
@@ -179,16 +183,20 @@ Model ModelBuilder::build() const {
                   "' does not exist");
     kids[it->second].push_back(k);
   }
-  // Depth-first pre-order numbering: parent before child, subtrees contiguous.
+  // Depth-first pre-order numbering: parent before child, subtrees contiguous. Iterative (an
+  // explicit stack; children pushed in reverse so the first child is numbered first).
   std::vector<int> order;
   std::vector<int> new_parent;
-  std::function<void(int, int)> visit = [&](int k, int p) {
+  std::vector<std::pair<int, int>> stack;  // (entry, new index of its parent)
+  for (auto r = roots.rbegin(); r != roots.rend(); ++r) stack.emplace_back(*r, -1);
+  while (!stack.empty()) {
+    const auto [k, p] = stack.back();
+    stack.pop_back();
     const int id = static_cast<int>(order.size());
     order.push_back(k);
     new_parent.push_back(p);
-    for (int c : kids[k]) visit(c, id);
-  };
-  for (int r : roots) visit(r, -1);
+    for (auto c = kids[k].rbegin(); c != kids[k].rend(); ++c) stack.emplace_back(*c, id);
+  }
   if (order.size() != entries_.size()) {
     std::vector<bool> seen(entries_.size(), false);
     for (int k : order) seen[k] = true;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <map>
@@ -23,7 +24,14 @@ Eigen::Matrix3d inertia_from_6(double ixx, double iyy, double izz, double ixy, d
   return I;
 }
 
+// URDF files: the size is checked before reading (xml::kMaxBytes), a directory is named as such.
 std::string read_file(const std::string& file) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(file, ec)) throw Error(file + ": is a directory, not a model file");
+  const auto size = std::filesystem::file_size(file, ec);
+  if (!ec && size > xml::kMaxBytes)
+    throw Error(file + ": " + std::to_string(size) + " bytes, larger than the limit of " +
+                std::to_string(xml::kMaxBytes) + " bytes for a URDF file");
   std::ifstream in(file, std::ios::binary);
   if (!in) throw Error(file + ": cannot read file");
   std::stringstream ss;
@@ -40,6 +48,9 @@ Model model_from_yaml(const io::YamlNode& root, BaseMode mode) {
   const io::YamlNode links = root.at("links");
   links.require_sequence();
   if (links.size() == 0) links.fail("needs at least one link");
+  if (links.size() > static_cast<std::size_t>(kMaxLinks))
+    links.fail(std::to_string(links.size()) + " links, more than the limit of " +
+               std::to_string(kMaxLinks));
   for (std::size_t k = 0; k < links.size(); ++k) {
     const io::YamlNode ln = links[k];
     ln.require_map();
@@ -117,7 +128,10 @@ Model model_from_yaml(const io::YamlNode& root, BaseMode mode) {
 struct UrdfCtx {
   std::string file;
   [[noreturn]] void fail(const xml::Element& e, const std::string& msg) const {
-    throw Error(file + ":" + std::to_string(e.line) + ": <" + e.name + ">: " + msg);
+    throw Error(where(e) + ": <" + e.name + ">: " + msg);
+  }
+  std::string where(const xml::Element& e) const {
+    return file + ":" + std::to_string(e.line) + ":" + std::to_string(e.col);
   }
   std::string req(const xml::Element& e, const std::string& key) const {
     auto v = e.attr(key);
@@ -163,10 +177,12 @@ Model model_from_urdf(const std::string& text, const std::string& file, BaseMode
   const xml::Element robot = xml::parse(text, file);
   if (robot.name != "robot") cx.fail(robot, "root element must be <robot>");
   std::map<std::string, Link> links;
-  std::map<std::string, int> link_line;
+  std::map<std::string, const xml::Element*> link_elem;
   std::vector<std::string> link_order;
   for (const auto& e : robot.children) {
     if (e.name != "link") continue;
+    if (link_order.size() >= static_cast<std::size_t>(kMaxLinks))
+      cx.fail(e, "more than the limit of " + std::to_string(kMaxLinks) + " links");
     Link l;
     l.name = cx.req(e, "name");
     if (links.count(l.name)) cx.fail(e, "duplicate link '" + l.name + "'");
@@ -187,14 +203,14 @@ Model model_from_urdf(const std::string& text, const std::string& file, BaseMode
       l.inertia = R * I * R.transpose();
     }
     links[l.name] = l;
-    link_line[l.name] = e.line;
+    link_elem[l.name] = &e;
     link_order.push_back(l.name);
   }
   if (links.empty()) cx.fail(robot, "no <link>");
   struct J {
     Joint joint;
     std::string parent, child;
-    int line;
+    const xml::Element* elem;
   };
   std::vector<J> joints;
   std::map<std::string, std::string> child_of;  // child link -> joint name
@@ -203,7 +219,7 @@ Model model_from_urdf(const std::string& text, const std::string& file, BaseMode
       continue;
     if (e.name != "joint") cx.fail(e, "unsupported element <" + e.name + "> in <robot>");
     J j;
-    j.line = e.line;
+    j.elem = &e;
     j.joint.name = cx.req(e, "name");
     const std::string type = cx.req(e, "type");
     if (type == "fixed") j.joint.type = JointType::Fixed;
@@ -241,15 +257,15 @@ Model model_from_urdf(const std::string& text, const std::string& file, BaseMode
   for (const auto& n : link_order)
     if (!child_of.count(n)) roots.push_back(n);
   if (roots.empty())
-    throw Error(file + ": closed kinematic loop: every link is the child of a joint (no root link)");
+    cx.fail(robot, "closed kinematic loop: every link is the child of a joint (no root link)");
   if (roots.size() > 1)
-    throw Error(file + ":" + std::to_string(link_line[roots[1]]) + ": link '" + roots[1] +
-                "' is not connected to root link '" + roots[0] + "' (URDF needs one tree)");
+    cx.fail(*link_elem[roots[1]], "link '" + roots[1] + "' is not connected to root link '" +
+                                      roots[0] + "' (URDF needs one tree)");
   const std::string root = roots[0];
   ModelBuilder b(robot.attr("name").value_or("urdf"));
   const bool world_root = root == "world";
   if (world_root && links[root].mass > 0.0)
-    throw Error(file + ": link 'world' must be massless (it stands for the inertial frame)");
+    cx.fail(*link_elem[root], "link 'world' must be massless (it stands for the inertial frame)");
   if (!world_root) {
     Joint fixed;
     fixed.name = root + "_to_world";
@@ -257,8 +273,8 @@ Model model_from_urdf(const std::string& text, const std::string& file, BaseMode
   }
   for (const auto& j : joints) {
     if (j.joint.type == JointType::Free && !(j.parent == root && world_root))
-      throw Error(file + ":" + std::to_string(j.line) + ": joint '" + j.joint.name +
-                  "': a floating joint must connect link 'world' to the base");
+      cx.fail(*j.elem, "joint '" + j.joint.name +
+                           "': a floating joint must connect link 'world' to the base");
     b.add_link(links[j.child], (world_root && j.parent == root) ? std::string() : j.parent, j.joint);
   }
   Model m;

@@ -8,17 +8,64 @@ namespace tendyn::tree::xml {
 
 namespace {
 
+// Iterative: open elements live on an explicit stack, so nesting depth costs heap, not the call
+// stack (a recursive reader overflowed the stack at ~50,000 nested elements).
 class Parser {
  public:
   Parser(const std::string& t, const std::string& f) : s_(t), file_(f) {}
 
   Element document() {
+    if (s_.size() > kMaxBytes)
+      throw Error(file_ + ": XML error: document of " + std::to_string(s_.size()) +
+                  " bytes is larger than the limit of " + std::to_string(kMaxBytes) + " bytes");
     skip_misc();
     if (pos_ >= s_.size() || s_[pos_] != '<') fail("expected a root element");
-    Element root = element();
-    skip_misc();
-    if (pos_ < s_.size()) fail("content after the root element");
-    return root;
+    std::vector<Element> open;  // open[0] is the root
+    open.reserve(16);
+    for (;;) {
+      // At a '<' that opens an element.
+      if (open.size() >= static_cast<std::size_t>(kMaxDepth))
+        fail("elements nested deeper than the limit of " + std::to_string(kMaxDepth));
+      if (++elements_ > kMaxElements)
+        fail("more than the limit of " + std::to_string(kMaxElements) + " elements");
+      Element el = start_tag();
+      if (!self_closed_) {
+        open.push_back(std::move(el));
+      } else if (open.empty()) {
+        return finish(std::move(el));
+      } else {
+        open.back().children.push_back(std::move(el));
+      }
+      // Content of the innermost open element until a child opens or elements close.
+      for (;;) {
+        while (pos_ < s_.size() && s_[pos_] != '<') advance();  // text is ignored
+        if (pos_ >= s_.size()) fail("missing </" + open.back().name + ">");
+        if (starts("<!--")) {
+          skip_until("-->");
+        } else if (starts("<![CDATA[")) {
+          skip_until("]]>");
+        } else if (starts("<?")) {
+          skip_until("?>");
+        } else if (starts("</")) {
+          const int tag_line = line_, tag_col = col_;
+          advance(2);
+          const std::string n = name();
+          if (n != open.back().name)
+            fail_at(tag_line, tag_col, "</" + n + "> closes <" + open.back().name + "> (opened at " +
+                                           std::to_string(open.back().line) + ":" +
+                                           std::to_string(open.back().col) + ")");
+          skip_ws();
+          if (pos_ >= s_.size() || s_[pos_] != '>') fail("expected '>'");
+          advance();
+          Element done = std::move(open.back());
+          open.pop_back();
+          if (open.empty()) return finish(std::move(done));
+          open.back().children.push_back(std::move(done));
+        } else {
+          break;  // a child element opens
+        }
+      }
+    }
   }
 
  private:
@@ -26,13 +73,29 @@ class Parser {
   const std::string& file_;
   std::size_t pos_ = 0;
   int line_ = 1;
+  int col_ = 1;
+  std::size_t elements_ = 0;
+  bool self_closed_ = false;
 
-  [[noreturn]] void fail(const std::string& msg) const {
-    throw Error(file_ + ":" + std::to_string(line_) + ": XML error: " + msg);
+  Element finish(Element root) {
+    skip_misc();
+    if (pos_ < s_.size()) fail("content after the root element");
+    return root;
+  }
+  [[noreturn]] void fail(const std::string& msg) const { fail_at(line_, col_, msg); }
+  [[noreturn]] void fail_at(int line, int col, const std::string& msg) const {
+    throw Error(file_ + ":" + std::to_string(line) + ":" + std::to_string(col) +
+                ": XML error: " + msg);
   }
   void advance(std::size_t n = 1) {
-    for (std::size_t k = 0; k < n && pos_ < s_.size(); ++k, ++pos_)
-      if (s_[pos_] == '\n') ++line_;
+    for (std::size_t k = 0; k < n && pos_ < s_.size(); ++k, ++pos_) {
+      if (s_[pos_] == '\n') {
+        ++line_;
+        col_ = 1;
+      } else {
+        ++col_;
+      }
+    }
   }
   bool starts(const char* p) const { return s_.compare(pos_, std::char_traits<char>::length(p), p) == 0; }
   void skip_ws() {
@@ -85,9 +148,11 @@ class Parser {
     }
     return r;
   }
-  Element element() {
+  // '<' name attributes ('>' | '/>'); sets self_closed_.
+  Element start_tag() {
     Element el;
     el.line = line_;
+    el.col = col_;
     advance();  // '<'
     el.name = name();
     for (;;) {
@@ -95,11 +160,13 @@ class Parser {
       if (pos_ >= s_.size()) fail("unterminated element <" + el.name + ">");
       if (starts("/>")) {
         advance(2);
+        self_closed_ = true;
         return el;
       }
       if (s_[pos_] == '>') {
         advance();
-        break;
+        self_closed_ = false;
+        return el;
       }
       std::string key = name();
       skip_ws();
@@ -115,25 +182,6 @@ class Parser {
       advance(e - pos_ + 1);
       if (el.attr(key)) fail("duplicate attribute '" + key + "' in <" + el.name + ">");
       el.attrs.emplace_back(std::move(key), std::move(val));
-    }
-    for (;;) {
-      // Text content is ignored.
-      while (pos_ < s_.size() && s_[pos_] != '<') advance();
-      if (pos_ >= s_.size()) fail("missing </" + el.name + ">");
-      if (starts("<!--")) skip_until("-->");
-      else if (starts("<![CDATA[")) skip_until("]]>");
-      else if (starts("<?")) skip_until("?>");
-      else if (starts("</")) {
-        advance(2);
-        const std::string n = name();
-        if (n != el.name) fail("</" + n + "> closes <" + el.name + ">");
-        skip_ws();
-        if (pos_ >= s_.size() || s_[pos_] != '>') fail("expected '>'");
-        advance();
-        return el;
-      } else {
-        el.children.push_back(element());
-      }
     }
   }
 };

@@ -1,7 +1,8 @@
 // Minimal XML reader for URDF files: elements, attributes, comments, declarations and CDATA
-// (skipped); text content is ignored. Every element keeps its 1-based line for messages.
+// (skipped); text content is ignored. Every element keeps its 1-based line and column for
+// messages. Bounded: see the limits below (docs/TREE.md, "Limits").
 #pragma once
-#include <memory>
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <utility>
@@ -9,11 +10,20 @@
 
 namespace tendyn::tree::xml {
 
+/// Deepest element nesting accepted (a URDF needs 4: robot/link/inertial/mass). The parser is
+/// iterative; the limit keeps the element tree (whose destructor recurses) and messages sane.
+constexpr int kMaxDepth = 256;
+/// Most elements in one document (a URDF of kMaxLinks links needs about 15 per link).
+constexpr std::size_t kMaxElements = 250000;
+/// Largest document [bytes].
+constexpr std::size_t kMaxBytes = 64u << 20;
+
 struct Element {
   std::string name;
   std::vector<std::pair<std::string, std::string>> attrs;
   std::vector<Element> children;
-  int line = 0;
+  int line = 0;  ///< 1-based line of the '<' that opens the element
+  int col = 0;   ///< 1-based column (byte) of that '<'
 
   [[nodiscard]] std::optional<std::string> attr(const std::string& key) const {
     for (const auto& [k, v] : attrs)
@@ -27,7 +37,8 @@ struct Element {
   }
 };
 
-/// Parses `text`; throws tendyn::Error "<file>:<line>: XML error: ..." on malformed input.
+/// Parses `text`; throws tendyn::Error "<file>:<line>:<col>: XML error: ..." on malformed input
+/// and when a limit above is exceeded (the message names the limit).
 Element parse(const std::string& text, const std::string& file);
 
 }  // namespace tendyn::tree::xml

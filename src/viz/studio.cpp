@@ -6,8 +6,10 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
+#include <vector>
 
 namespace tendyn::viz::studio {
 
@@ -16,28 +18,82 @@ using nlohmann::json;
 
 namespace {
 
+/// Parses JSON; malformed text (also a number outside the double range, e.g. 1e400) is a
+/// BadRequest naming the place of the failure: "request.forward.drives[0].a: ...".
 json parse_json(std::string_view text, const std::string& what) {
+  struct Frame {
+    bool array;
+    std::string key;  // objects: the last key read
+    int count;        // arrays: elements completed so far (= index of the current one)
+  };
+  std::vector<Frame> frames;
+  const auto element_done = [&frames] {
+    if (!frames.empty() && frames.back().array) ++frames.back().count;
+  };
+  const json::parser_callback_t track = [&](int, json::parse_event_t event, json& parsed) {
+    switch (event) {
+      case json::parse_event_t::object_start: frames.push_back({false, "", 0}); break;
+      case json::parse_event_t::array_start: frames.push_back({true, "", 0}); break;
+      case json::parse_event_t::key:
+        if (!frames.empty()) frames.back().key = parsed.is_string() ? parsed.get<std::string>() : "?";
+        break;
+      case json::parse_event_t::object_end:
+      case json::parse_event_t::array_end:
+        if (!frames.empty()) frames.pop_back();
+        element_done();
+        break;
+      case json::parse_event_t::value: element_done(); break;
+    }
+    return true;
+  };
   try {
-    return json::parse(text);
+    return json::parse(text.begin(), text.end(), track);
   } catch (const json::parse_error& e) {
-    throw Error(what + ": not valid JSON (byte " + std::to_string(e.byte) + ")");
+    throw BadRequest(what + ": not valid JSON (byte " + std::to_string(e.byte) + ")");
+  } catch (const json::out_of_range&) {
+    std::string field = what;
+    for (const auto& f : frames) field += f.array ? "[" + std::to_string(f.count) + "]" : (f.key.empty() ? "" : "." + f.key);
+    throw BadRequest(field + ": number outside the range of a double");
+  } catch (const json::exception& e) {
+    throw BadRequest(what + ": not valid JSON (" + e.what() + ")");
   }
 }
 
 /// A finite number field of a JSON object; `fallback` when absent (nullptr: required).
 double number(const json& obj, const char* key, const std::string& where, const double* fallback = nullptr) {
-  if (!obj.is_object() || !obj.contains(key)) {
+  if (!obj.is_object()) throw BadRequest(where + ": must be a JSON object");
+  if (!obj.contains(key)) {
     if (fallback) return *fallback;
-    throw Error(where + ": missing \"" + key + "\"");
+    throw BadRequest(where + ": missing \"" + key + "\"");
   }
   const auto& v = obj[key];
-  if (!v.is_number() || !std::isfinite(v.get<double>())) throw Error(where + "." + key + ": must be a finite number");
+  if (!v.is_number() || !std::isfinite(v.get<double>())) throw BadRequest(where + "." + key + ": must be a finite number");
   return v.get<double>();
 }
 
 std::string text(const json& obj, const char* key, const std::string& where) {
-  if (!obj.is_object() || !obj.contains(key) || !obj[key].is_string()) throw Error(where + ": missing string \"" + key + "\"");
+  if (!obj.is_object()) throw BadRequest(where + ": must be a JSON object");
+  if (!obj.contains(key)) throw BadRequest(where + ": missing string \"" + key + "\"");
+  if (!obj[key].is_string()) throw BadRequest(where + "." + key + ": must be a string");
   return obj[key].get<std::string>();
+}
+
+/// An optional string field (`fallback` when absent).
+std::string text_or(const json& obj, const char* key, const std::string& where, const std::string& fallback) {
+  if (!obj.contains(key)) return fallback;
+  return text(obj, key, where);
+}
+
+/// An optional field that must be an object / an array when present (`fallback` when absent).
+json object_or(const json& obj, const char* key, const std::string& where) {
+  if (!obj.contains(key)) return json::object();
+  if (!obj[key].is_object()) throw BadRequest(where + "." + key + ": must be a JSON object");
+  return obj[key];
+}
+json array_or(const json& obj, const char* key, const std::string& where, json fallback) {
+  if (!obj.contains(key)) return fallback;
+  if (!obj[key].is_array()) throw BadRequest(where + "." + key + ": must be an array");
+  return obj[key];
 }
 
 int index_of(const std::vector<std::string>& ids, const std::string& id, const char* kind, const std::string& where) {
@@ -150,7 +206,7 @@ EditResult edit_model(std::string_view yaml, std::string_view edits_json, const 
   auto file = load(yaml, limits);
   if (!edits_json.empty()) {
     const json edits = parse_json(edits_json, "edits");
-    if (!edits.is_array()) throw Error("edits: must be an array");
+    if (!edits.is_array()) throw BadRequest("edits: must be an array");
     if (edits.size() > 1000) throw Error("edits: more than 1000 edits in one request");
     for (std::size_t i = 0; i < edits.size(); ++i) apply_edit(file.model, edits[i], "edits[" + std::to_string(i) + "]");
     try {
@@ -165,12 +221,12 @@ EditResult edit_model(std::string_view yaml, std::string_view edits_json, const 
 RunRequest parse_run_request(std::string_view body, const Limits& limits) {
   if (body.size() > limits.max_body_bytes) throw Error("request body larger than " + std::to_string(limits.max_body_bytes) + " bytes");
   const json j = parse_json(body, "request");
-  if (!j.is_object()) throw Error("request: must be a JSON object");
+  if (!j.is_object()) throw BadRequest("request: must be a JSON object");
   RunRequest r;
   r.file = load(text(j, "yaml", "request"), limits);
   auto& m = r.file.model;
   auto& sim = r.file.simulation;
-  const std::string mode = j.value("mode", std::string("forward"));
+  const std::string mode = text_or(j, "mode", "request", "forward");
   if (mode != "forward" && mode != "inverse") throw Error("request.mode: must be \"forward\" or \"inverse\"");
   r.inverse = mode == "inverse";
   sim.duration_s = number(j, "duration_s", "request", &sim.duration_s);
@@ -183,9 +239,8 @@ RunRequest parse_run_request(std::string_view body, const Limits& limits) {
     throw Error("request: duration_s / output_interval_s = " + std::to_string(static_cast<long>(sim.duration_s / sim.output_interval_s)) +
                 " frames, more than the limit of " + std::to_string(limits.max_frames));
   if (!r.inverse) {
-    const json fwd = j.value("forward", json::object());
-    const json drives = fwd.is_object() ? fwd.value("drives", json::array()) : json();
-    if (!drives.is_array()) throw Error("request.forward.drives: must be an array");
+    const json fwd = object_or(j, "forward", "request");
+    const json drives = array_or(fwd, "drives", "request.forward", json::array());
     for (std::size_t i = 0; i < drives.size(); ++i) {
       const std::string where = "request.forward.drives[" + std::to_string(i) + "]";
       const int k = index_of(m.cable_ids, text(drives[i], "cable", where), "cable", where);
@@ -200,15 +255,14 @@ RunRequest parse_run_request(std::string_view body, const Limits& limits) {
       throw Error(std::string("request.forward.drives: ") + e.what());
     }
   } else {
-    const json inv = j.value("inverse", json::object());
-    if (!inv.is_object()) throw Error("request.inverse: must be an object");
+    const json inv = object_or(j, "inverse", "request");
     auto& o = r.plan;
-    const json cables = inv.value("drive_cables", json::array());
-    if (!cables.is_array() || cables.empty()) throw Error("request.inverse.drive_cables: a non-empty array of cable ids");
+    const json cables = array_or(inv, "drive_cables", "request.inverse", json::array());
+    if (cables.empty()) throw Error("request.inverse.drive_cables: a non-empty array of cable ids");
     if (static_cast<int>(cables.size()) > limits.max_drive_cables)
       throw Error("request.inverse.drive_cables: at most " + std::to_string(limits.max_drive_cables) + " in the studio (3^m rollouts per period)");
     for (std::size_t i = 0; i < cables.size(); ++i) {
-      if (!cables[i].is_string()) throw Error("request.inverse.drive_cables[" + std::to_string(i) + "]: must be a cable id");
+      if (!cables[i].is_string()) throw BadRequest("request.inverse.drive_cables[" + std::to_string(i) + "]: must be a string (a cable id)");
       const int k = index_of(m.cable_ids, cables[i].get<std::string>(), "cable", "request.inverse.drive_cables");
       if (std::find(o.drive_cables.begin(), o.drive_cables.end(), k) != o.drive_cables.end())
         throw Error("request.inverse.drive_cables: cable '" + cables[i].get<std::string>() + "' listed twice");
@@ -220,18 +274,20 @@ RunRequest parse_run_request(std::string_view body, const Limits& limits) {
     if (!(o.u0_m > 0.0) || o.u0_m > 0.1) throw Error("request.inverse.u0_m: must be in (0, 0.1] m");
     if (!(o.period_s >= 0.005)) throw Error("request.inverse.period_s: must be >= 0.005 s");
     o.duration_s = sim.duration_s;
-    const json path = inv.value("path", json::array({json::array({0.0, 0.0}), json::array({1.0, 0.0})}));
-    if (!path.is_array() || path.size() < 2 || path.size() > 100) throw Error("request.inverse.path: 2 to 100 points [[x, y], ...]");
+    const json path = array_or(inv, "path", "request.inverse", json::array({json::array({0.0, 0.0}), json::array({1.0, 0.0})}));
+    if (path.size() < 2 || path.size() > 100) throw Error("request.inverse.path: 2 to 100 points [[x, y], ...]");
     o.path.points.clear();
     for (std::size_t i = 0; i < path.size(); ++i) {
       const auto& p = path[i];
       if (!p.is_array() || p.size() != 2 || !p[0].is_number() || !p[1].is_number() || !std::isfinite(p[0].get<double>()) ||
           !std::isfinite(p[1].get<double>()))
-        throw Error("request.inverse.path[" + std::to_string(i) + "]: must be [x, y] in metres");
+        throw BadRequest("request.inverse.path[" + std::to_string(i) + "]: must be [x, y] in metres");
       o.path.points.emplace_back(p[0].get<double>(), p[1].get<double>());
     }
     try {
-      o.planner = ts::planner_from_name(inv.value("planner", std::string("exhaustive")));
+      o.planner = ts::planner_from_name(text_or(inv, "planner", "request.inverse", "exhaustive"));
+    } catch (const BadRequest&) {
+      throw;
     } catch (const Error& e) {
       throw Error(std::string("request.inverse.planner: ") + e.what());
     }
@@ -352,6 +408,67 @@ std::string job_json(Job& job, int from) {
   if (!job.summary_json.empty()) o += ",\"summary\":" + job.summary_json;
   o += "}";
   return o;
+}
+
+namespace {
+
+std::string lower(std::string_view v) {
+  std::string r(v);
+  for (char& c : r) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return r;
+}
+
+bool is_wildcard(const std::string& host) { return host == "0.0.0.0" || host == "::" || host == "[::]"; }
+
+/// "name:port" forms this server is reached by (lower case): the loopback names and --host.
+std::vector<std::string> allowed_authorities(const Listen& listen) {
+  std::vector<std::string> names = {"127.0.0.1", "localhost", "[::1]"};
+  if (!listen.host.empty() && !is_wildcard(listen.host)) {
+    std::string h = lower(listen.host);
+    if (h.find(':') != std::string::npos && h.front() != '[') h = "[" + h + "]";  // IPv6 literal
+    if (std::find(names.begin(), names.end(), h) == names.end()) names.push_back(h);
+  }
+  std::vector<std::string> out;
+  for (const auto& n : names) {
+    out.push_back(n + ":" + std::to_string(listen.port));
+    if (listen.port == 80) out.push_back(n);
+  }
+  return out;
+}
+
+}  // namespace
+
+HeaderVerdict check_request_headers(std::string_view method, const std::string* host,
+                                    const std::string* origin, const std::string* content_type,
+                                    const Listen& listen) {
+  const bool wildcard = is_wildcard(listen.host);
+  const auto allowed = allowed_authorities(listen);
+  const auto allowed_host = [&](const std::string& h) {
+    return std::find(allowed.begin(), allowed.end(), lower(h)) != allowed.end();
+  };
+  if (host == nullptr || host->empty())
+    return {403, "missing Host header (the studio answers requests to 127.0.0.1, localhost or [::1] only)"};
+  if (!wildcard && !allowed_host(*host))
+    return {403, "Host '" + *host + "' is not this machine's loopback address with port " +
+                     std::to_string(listen.port) +
+                     " (DNS rebinding protection: open the studio at http://127.0.0.1:" +
+                     std::to_string(listen.port) + "/)"};
+  if (origin != nullptr) {
+    const std::string o = lower(*origin);
+    const bool same = o.rfind("http://", 0) == 0 &&
+                      (wildcard ? o.substr(7) == lower(*host) : allowed_host(o.substr(7)));
+    if (!same)
+      return {403, "Origin '" + *origin + "' is not the studio's own page (cross-site requests are refused)"};
+  }
+  if (method == "POST") {
+    const std::string ct = content_type ? lower(*content_type) : std::string();
+    const auto semi = ct.find(';');
+    std::string mime = ct.substr(0, semi);
+    while (!mime.empty() && std::isspace(static_cast<unsigned char>(mime.back()))) mime.pop_back();
+    if (mime != "application/json")
+      return {415, "Content-Type must be application/json (got '" + (content_type ? *content_type : std::string()) + "')"};
+  }
+  return {};
 }
 
 }  // namespace tendyn::viz::studio

@@ -40,6 +40,36 @@ TEST(TensionCli, LowerGroupIsTheDocumentsThreeByFourSystem) {
   EXPECT_NE(out.find("l4"), std::string::npos) << out;
 }
 
+// Issue 15: with |w|^2 overflowing, Lawson-Hanson and exact printed status ok with |f| = 0 and
+// residual inf. Now an ok status always comes with finite numbers that meet the wrench, and the
+// relative residual is computed without overflow.
+TEST(TensionCli, HugeWrenchIsNeverOkWithAnInfiniteResidual) {
+  for (const char* v : {"1e155", "1e300"}) {
+    std::string out;
+    const std::string wrench = std::string(v) + "," + v + "," + v;
+    const int rc = test::run_command(cli() + " tension solve " + test::model_path("printer8.yaml") +
+                                         " --group lower --rows fx,fy,mz --wrench " + wrench +
+                                         " --json 2>/dev/null",
+                                     &out);
+    ASSERT_EQ(rc, 0) << out;
+    const auto j = nlohmann::json::parse(out);
+    int ok = 0;
+    for (const auto& r : j["results"]) {
+      if (r["status"] != "ok") {
+        EXPECT_FALSE(r["reason"].get<std::string>().empty()) << r["method"];
+        continue;
+      }
+      ++ok;
+      EXPECT_EQ(r["reason"], "");
+      ASSERT_TRUE(r["tension_norm_N"].is_number()) << r["method"] << " " << v;  // inf -> null
+      ASSERT_TRUE(r["residual_norm"].is_number()) << r["method"] << " " << v;
+      EXPECT_GT(r["tension_norm_N"].get<double>(), 1e150) << r["method"];
+      EXPECT_LT(r["relative_residual"].get<double>(), 1e-12) << r["method"];
+    }
+    EXPECT_GE(ok, 2) << out;  // exhaustive and lawson-hanson (f >= 0, no upper bound)
+  }
+}
+
 TEST(TensionCli, TrajectoryCsvInCsvOut) {
   const auto dir = test::temp_dir("cli_traj");
   const auto in = dir / "poses.csv";

@@ -3,4 +3,5 @@ list(APPEND TENDYN_TESTS_cli
   cli/cli_test.cpp
   cli/consistency_test.cpp
   cli/viewer_cli_test.cpp
+  cli/limits_cli_test.cpp
 )

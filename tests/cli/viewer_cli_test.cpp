@@ -5,13 +5,22 @@
 
 #include "support/cli_run.hpp"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <array>
+#include <chrono>
+#include <csignal>
+#include <vector>
 #include <cstdio>
 #include <filesystem>
+#include <cstring>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <string>
 
@@ -144,12 +153,237 @@ TEST(ViewerCli, ServeListensOnLoopbackAndAnswersJson) {
   };
   if (std::system("command -v curl > /dev/null") == 0) {
     EXPECT_NE(curl(url + "/api/health").find("\"ok\":true"), std::string::npos);
-    const auto bad = curl("-X POST -d '{\"yaml\": 3}' " + url + "/api/run");
-    EXPECT_NE(bad.find("\"error\""), std::string::npos) << bad;
-    EXPECT_NE(bad.find(" 422"), std::string::npos) << bad;
+    const auto bad = curl("-X POST -H 'Content-Type: application/json' -d '{\"yaml\": 3}' " + url + "/api/run");
+    EXPECT_NE(bad.find("request.yaml: must be a string"), std::string::npos) << bad;
+    EXPECT_NE(bad.find(" 400"), std::string::npos) << bad;
+    const auto bad_model = curl("-X POST -H 'Content-Type: application/json' -d '{\"yaml\": \"nodes: 3\"}' " + url + "/api/run");
+    EXPECT_NE(bad_model.find(" 422"), std::string::npos) << bad_model;
     EXPECT_NE(curl(url + "/api/jobs/99").find(" 404"), std::string::npos);
   }
   ASSERT_EQ(std::system(("kill " + std::string(pid)).c_str()), 0);
   for (int i = 0; i < 50 && slurp(log).find("stopped") == std::string::npos; ++i) ::usleep(100000);
   EXPECT_NE(slurp(log).find("stopped"), std::string::npos);  // clean shutdown on SIGTERM
+}
+
+// ------------------------------------------------------------------------------------------------
+// The studio server under hostile requests (issue 15): a real `tendyn serve` on a free loopback
+// port, raw HTTP over sockets. Bounded: at most 45 connections and a few seconds per test.
+namespace {
+
+struct Serve {
+  std::string pid;
+  int port = -1;
+  fs::path log;
+  ~Serve() {
+    if (!pid.empty()) (void)std::system(("kill " + pid + " 2>/dev/null").c_str());
+  }
+};
+
+/// Starts `tendyn serve --port 0 <extra>` and waits for its address.
+std::unique_ptr<Serve> start_serve(const std::string& name, const std::string& extra = "") {
+  auto s = std::make_unique<Serve>();
+  s->log = fresh_dir(name) / "serve.log";
+  const std::string cmd = std::string(TENDYN_CLI) + " serve --port 0 " + extra + " > " + s->log.string() + " 2>&1 & echo $!";
+  FILE* p = popen(cmd.c_str(), "r");
+  char pid[32] = {0};
+  if (std::fgets(pid, sizeof pid, p)) s->pid = std::string(pid, std::strcspn(pid, "\n"));
+  pclose(p);
+  for (int i = 0; i < 100; ++i) {
+    const std::string out = slurp(s->log);
+    const auto at = out.find("http://127.0.0.1:");
+    if (at != std::string::npos) {
+      s->port = std::stoi(out.substr(at + 17));
+      break;
+    }
+    ::usleep(100000);
+  }
+  return s;
+}
+
+int connect_loopback(int port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+struct Reply {
+  int status = -1;  ///< -1: no answer
+  std::string headers, body;
+};
+
+/// Reads an answer until the server closes or `timeout_ms` passes.
+Reply read_reply(int fd, int timeout_ms) {
+  std::string in;
+  const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  char buf[4096];
+  while (std::chrono::steady_clock::now() < end) {
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, 50) <= 0) continue;
+    const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) break;
+    in.append(buf, static_cast<std::size_t>(n));
+  }
+  Reply r;
+  const auto head_end = in.find("\r\n\r\n");
+  if (in.rfind("HTTP/1.1 ", 0) != 0 || head_end == std::string::npos) return r;
+  r.status = std::stoi(in.substr(9, 3));
+  r.headers = in.substr(0, head_end);
+  r.body = in.substr(head_end + 4);
+  return r;
+}
+
+/// One request on a fresh connection ("Connection: close" is added), the answer within 10 s.
+Reply http(int port, const std::string& method, const std::string& path, const std::string& headers,
+           const std::string& body = "") {
+  const int fd = connect_loopback(port);
+  if (fd < 0) return {};
+  std::string req = method + " " + path + " HTTP/1.1\r\n" + headers + "Connection: close\r\n";
+  if (method == "POST") req += "Content-Length: " + std::to_string(body.size()) + "\r\n";
+  req += "\r\n" + body;
+  (void)::send(fd, req.data(), req.size(), MSG_NOSIGNAL);
+  Reply r = read_reply(fd, 10000);
+  ::close(fd);
+  return r;
+}
+
+std::string host_of(int port) { return "Host: 127.0.0.1:" + std::to_string(port) + "\r\n"; }
+
+long rss_kb(const std::string& pid) {
+  std::ifstream in("/proc/" + pid + "/status");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
+  return -1;
+}
+
+std::string run_body(const std::string& rest) {
+  return "{\"yaml\": " + nlohmann::json(slurp(kModels + "prism3.yaml")).dump() + rest + "}";
+}
+
+}  // namespace
+
+TEST(ViewerCli, ServeRefusesForeignHostsOriginsContentTypesAndWrongTypes) {
+  if (!built_with_viewer()) GTEST_SKIP();
+  const auto s = start_serve("serve_headers");
+  ASSERT_GT(s->port, 0) << slurp(s->log);
+  const int port = s->port;
+  const std::string json_type = "Content-Type: application/json\r\n";
+  EXPECT_EQ(http(port, "GET", "/api/health", host_of(port)).status, 200);
+  // The page's own request: Origin = the studio's address.
+  const auto own = http(port, "POST", "/api/model", host_of(port) + json_type + "Origin: http://127.0.0.1:" + std::to_string(port) + "\r\n",
+                        "{\"yaml\": " + nlohmann::json(slurp(kModels + "prism3.yaml")).dump() + "}");
+  EXPECT_EQ(own.status, 200) << own.body;
+  // DNS rebinding: a foreign name for 127.0.0.1.
+  auto r = http(port, "GET", "/api/models", "Host: attacker.example:" + std::to_string(port) + "\r\n");
+  EXPECT_EQ(r.status, 403) << r.body;
+  EXPECT_NE(r.body.find("DNS rebinding"), std::string::npos) << r.body;
+  // CSRF: another site's page posting a run.
+  r = http(port, "POST", "/api/run", host_of(port) + json_type + "Origin: http://attacker.example\r\n", run_body(""));
+  EXPECT_EQ(r.status, 403) << r.body;
+  EXPECT_NE(r.body.find("Origin 'http://attacker.example'"), std::string::npos) << r.body;
+  // A form of another site can only send these content types.
+  r = http(port, "POST", "/api/run", host_of(port) + "Content-Type: text/plain\r\n", run_body(""));
+  EXPECT_EQ(r.status, 415) << r.body;
+  r = http(port, "POST", "/api/run", host_of(port), run_body(""));
+  EXPECT_EQ(r.status, 415) << r.body;
+  // Wrong JSON types: 400 naming the field (before: 500).
+  r = http(port, "POST", "/api/run", host_of(port) + json_type, run_body(", \"mode\": 5"));
+  EXPECT_EQ(r.status, 400) << r.body;
+  EXPECT_NE(r.body.find("request.mode: must be a string"), std::string::npos) << r.body;
+  r = http(port, "POST", "/api/run", host_of(port) + json_type, run_body(", \"duration_s\": 1e400"));
+  EXPECT_EQ(r.status, 400) << r.body;
+  EXPECT_NE(r.body.find("request.duration_s: number outside the range of a double"), std::string::npos) << r.body;
+  r = http(port, "POST", "/api/model", host_of(port) + json_type, "{\"yaml\": " + nlohmann::json(slurp(kModels + "prism3.yaml")).dump() + ", \"edits\": [{\"op\": 1}]}");
+  EXPECT_EQ(r.status, 400) << r.body;
+  EXPECT_NE(r.body.find("edits[0].op: must be a string"), std::string::npos) << r.body;
+}
+
+TEST(ViewerCli, ServeLimitsChunkedBodiesAndKeepsMemoryBounded) {
+  if (!built_with_viewer()) GTEST_SKIP();
+  const auto s = start_serve("serve_chunked");
+  ASSERT_GT(s->port, 0) << slurp(s->log);
+  const int port = s->port;
+  const long rss0 = rss_kb(s->pid);
+  // 2 MB in 64 KiB chunks (before: buffered whole, no limit).
+  const int fd = connect_loopback(port);
+  ASSERT_GE(fd, 0);
+  std::string head = "POST /api/run HTTP/1.1\r\n" + host_of(port) + "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n";
+  (void)::send(fd, head.data(), head.size(), MSG_NOSIGNAL);
+  const std::string chunk = "10000\r\n" + std::string(0x10000, 'a') + "\r\n";
+  for (int k = 0; k < 32; ++k)
+    if (::send(fd, chunk.data(), chunk.size(), MSG_NOSIGNAL) < 0) break;  // the server may close early
+  (void)::send(fd, "0\r\n\r\n", 5, MSG_NOSIGNAL);
+  const Reply r = read_reply(fd, 10000);
+  ::close(fd);
+  EXPECT_EQ(r.status, 413) << r.headers;
+  EXPECT_NE(r.body.find("request body too large (limit 1048576 bytes)"), std::string::npos) << r.body;
+  // The same with a Content-Length.
+  const Reply c = http(port, "POST", "/api/run", host_of(port) + "Content-Type: application/json\r\n", std::string(2 << 20, ' '));
+  EXPECT_EQ(c.status, 413) << c.body;
+  const long rss1 = rss_kb(s->pid);
+  if (rss0 > 0 && rss1 > 0) {
+    EXPECT_LT(rss1 - rss0, 16 * 1024) << rss0 << " kB -> " << rss1 << " kB";
+  }
+  EXPECT_EQ(http(port, "GET", "/api/health", host_of(port)).status, 200);  // still serving
+}
+
+TEST(ViewerCli, ServeAnswersWhileManyConnectionsIdleAndCapsThem) {
+  if (!built_with_viewer()) GTEST_SKIP();
+  {
+    // Slowloris: 40 connections that never finish their headers (before: they starved the server).
+    const auto s = start_serve("serve_idle", "--request-timeout 2");
+    ASSERT_GT(s->port, 0) << slurp(s->log);
+    std::vector<int> idle;
+    const std::string partial = "GET /api/health HTTP/1.1\r\n" + host_of(s->port);
+    for (int k = 0; k < 40; ++k) {
+      const int fd = connect_loopback(s->port);
+      ASSERT_GE(fd, 0);
+      (void)::send(fd, partial.data(), partial.size(), MSG_NOSIGNAL);
+      idle.push_back(fd);
+    }
+    ::usleep(200000);
+    const auto t0 = std::chrono::steady_clock::now();
+    const Reply r = http(s->port, "GET", "/api/health", host_of(s->port));
+    const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    EXPECT_EQ(r.status, 200);
+    EXPECT_LT(took, 2.0);
+    // The request deadline ends them: each idle connection is closed within 2 s + slack.
+    int closed = 0;
+    for (int fd : idle) {
+      const Reply x = read_reply(fd, 4000);  // 408/400 answer or a plain close
+      (void)x;
+      pollfd p{fd, POLLIN, 0};
+      char b;
+      if (::poll(&p, 1, 0) >= 0 && ::recv(fd, &b, 1, MSG_DONTWAIT) <= 0) ++closed;
+      ::close(fd);
+    }
+    EXPECT_EQ(closed, 40);
+  }
+  {
+    // The connection cap: the 5th connection is answered 503 at once; after the idle ones have
+    // been cut off (request timeout 1 s) the studio serves again.
+    const auto s = start_serve("serve_cap", "--max-connections 4 --request-timeout 1");
+    ASSERT_GT(s->port, 0) << slurp(s->log);
+    std::vector<int> idle;
+    for (int k = 0; k < 4; ++k) {
+      const int fd = connect_loopback(s->port);
+      ASSERT_GE(fd, 0);
+      (void)::send(fd, "GET / HTTP/1.1\r\n", 16, MSG_NOSIGNAL);
+      idle.push_back(fd);
+    }
+    ::usleep(200000);
+    const Reply busy = http(s->port, "GET", "/api/health", host_of(s->port));
+    EXPECT_EQ(busy.status, 503) << busy.body;
+    EXPECT_NE(busy.body.find("connections open"), std::string::npos) << busy.body;
+    ::usleep(1500000);
+    EXPECT_EQ(http(s->port, "GET", "/api/health", host_of(s->port)).status, 200);
+    for (int fd : idle) ::close(fd);
+  }
 }

@@ -147,6 +147,21 @@ TEST(TreeBlock, RejectsFreeJoint) {
   EXPECT_THROW(BlockData bd(m), Error);
 }
 
+// The block formulation holds dense 3N x 3N matrices: above kMaxBlockLinks it refuses (with the
+// remedy) before allocating instead of ending in bad_alloc.
+TEST(TreeBlock, RejectsMoreLinksThanItsLimit) {
+  const Model ok = testing::random_tree(kMaxBlockLinks, 7);
+  EXPECT_NO_THROW(BlockData bd(ok));
+  const Model big = testing::random_tree(kMaxBlockLinks + 1, 7);
+  try {
+    BlockData bd(big);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("more than its limit of 512"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("--method recursive"), std::string::npos) << e.what();
+  }
+}
+
 TEST(TreeAnalytic, DoublePendulumClosedForm) {
   // Spong, Hutchinson, Vidyasagar, "Robot Modeling and Control", planar elbow manipulator (7.87)
   // with angles from the downward vertical about +y.

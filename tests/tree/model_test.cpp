@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <string>
 
 #include "tree/tree_fixtures.hpp"
@@ -186,8 +187,64 @@ TEST(TreeUrdf, Errors) {
   e = urdf_error(j_ab);  // c is disconnected
   EXPECT_NE(e.find("not connected"), std::string::npos) << e;
   e = error_of([] { (void)urdf_from_string("<robot name=\"x\"><link name=\"a\"></robot>", "t.urdf"); });
-  EXPECT_NE(e.find("t.urdf:1: XML error"), std::string::npos) << e;
+  EXPECT_NE(e.find("t.urdf:1:32: XML error: </robot> closes <link>"), std::string::npos) << e;
   EXPECT_THROW((void)load_urdf("/nonexistent/x.urdf"), Error);
+}
+
+// URDF messages name line and column: of the element at fault (issue 15: they named no column).
+TEST(TreeUrdf, ErrorsNameLineAndColumn) {
+  const std::string j_ab = "  <joint name=\"j1\" type=\"revolute\"><parent link=\"a\"/><child link=\"b\"/><axis xyz=\"0 0 1\"/></joint>\n";
+  std::string e = urdf_error(j_ab);  // c (line 5 of the text) is not connected
+  EXPECT_NE(e.find("bad.urdf:5:3: <link>: link 'c' is not connected"), std::string::npos) << e;
+  e = urdf_error(j_ab + "  <joint name=\"j2\" type=\"revolute\"><parent link=\"b\"/><child link=\"c\"/><origin xyz=\"0 nan 0\"/></joint>\n");
+  EXPECT_NE(e.find("bad.urdf:7:71: <origin>: attribute 'xyz' is not a finite number"), std::string::npos) << e;
+  e = urdf_error(j_ab + "  <joint name=\"j2\" type=\"screw\"><parent link=\"b\"/><child link=\"c\"/></joint>\n");
+  EXPECT_NE(e.find("bad.urdf:7:3: <joint>: joint 'j2': unknown joint type 'screw'"), std::string::npos) << e;
+}
+
+/// URDF text of a chain of n links (l0 .. l{n-1}) joined by revolute joints.
+std::string urdf_chain(int n) {
+  std::string s = "<robot name=\"chain\">\n";
+  for (int i = 0; i < n; ++i)
+    s += "<link name=\"l" + std::to_string(i) +
+         "\"><inertial><mass value=\"1\"/><inertia ixx=\"1\" iyy=\"1\" izz=\"1\" ixy=\"0\" "
+         "ixz=\"0\" iyz=\"0\"/></inertial></link>\n";
+  for (int i = 1; i < n; ++i)
+    s += "<joint name=\"j" + std::to_string(i) + "\" type=\"revolute\"><parent link=\"l" +
+         std::to_string(i - 1) + "\"/><child link=\"l" + std::to_string(i) + "\"/></joint>\n";
+  return s + "</robot>\n";
+}
+
+// Above ~50k links the O(n^2) reachability matrix ended in bad_alloc (exit 4). Now kMaxLinks is
+// checked by the readers (with the place) and by ModelBuilder before anything is allocated.
+TEST(TreeLimits, LinkCountIsBoundedWithAClearError) {
+  const Model m = urdf_from_string(urdf_chain(kMaxLinks), "chain.urdf");  // the limit itself loads
+  EXPECT_EQ(m.nlinks(), kMaxLinks);
+  EXPECT_EQ(m.reachability(kMaxLinks - 1, 0), 1);
+  std::string e = error_of([] { (void)urdf_from_string(urdf_chain(kMaxLinks + 1), "chain.urdf"); });
+  EXPECT_NE(e.find("chain.urdf:4098:1: <link>: more than the limit of 4096 links"), std::string::npos) << e;
+  std::string yaml = "name: big\nlinks:\n";
+  for (int i = 0; i <= kMaxLinks; ++i)
+    yaml += "  - {name: l" + std::to_string(i) + ", joint: {type: revolute}, mass: 1, inertia: {ixx: 1, iyy: 1, izz: 1}}\n";
+  e = error_of([&] { (void)model_from_yaml_string(yaml, "big.yaml"); });
+  EXPECT_NE(e.find("big.yaml:3:3: links: 4097 links, more than the limit of 4096"), std::string::npos) << e;
+  ModelBuilder b("many");
+  Link l;
+  l.mass = 1.0;
+  l.inertia = Eigen::Matrix3d::Identity();
+  for (int i = 0; i <= kMaxLinks; ++i) {
+    l.name = "l" + std::to_string(i);
+    b.add_link(l, "", Joint{});
+  }
+  e = error_of([&] { (void)b.build(); });
+  EXPECT_NE(e.find("tree model 'many': 4097 links, more than the limit of 4096"), std::string::npos) << e;
+}
+
+TEST(TreeLimits, DirectoryIsNamedAsSuch) {
+  const std::string dir = ::testing::TempDir() + "tendyn_tree_dir.urdf";
+  std::filesystem::create_directories(dir);
+  const std::string e = error_of([&] { (void)load_model(dir); });
+  EXPECT_NE(e.find("is a directory"), std::string::npos) << e;
 }
 
 TEST(TreeYaml, Errors) {

@@ -8,6 +8,9 @@
 
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "support/error_of.hpp"
 
@@ -116,6 +119,111 @@ TEST(Studio, RunRequestsAreCheckedAgainstTheLimits) {
   EXPECT_FALSE(ok.inverse);
   EXPECT_EQ(ok.file.model.drives.size(), 1u);
   EXPECT_DOUBLE_EQ(ok.file.simulation.duration_s, 0.5);
+}
+
+/// The message of the BadRequest thrown by f, or "" when f throws nothing or another error.
+template <class F>
+std::string bad_request_of(F&& f) {
+  try {
+    f();
+  } catch (const BadRequest& e) {
+    return e.what();
+  } catch (const std::exception&) {
+    return "";
+  }
+  return "";
+}
+
+// Issue 15: wrong JSON types ("mode": 5) and numbers outside the double range ("duration_s":
+// 1e400) ended in nlohmann exceptions, i.e. HTTP 500. They are BadRequest (400) naming the field.
+TEST(Studio, WrongJsonTypesAreBadRequestsNamingTheField) {
+  const std::string y = json(default_yaml()).dump();
+  const auto run = [&](const std::string& rest) {
+    return bad_request_of([&] { parse_run_request("{\"yaml\": " + y + rest + "}", {}); });
+  };
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {", \"mode\": 5", "request.mode: must be a string"},
+      {", \"duration_s\": 1e400", "request.duration_s: number outside the range of a double"},
+      {", \"duration_s\": \"2\"", "request.duration_s: must be a finite number"},
+      {", \"output_interval_s\": null", "request.output_interval_s: must be a finite number"},
+      {", \"forward\": 3", "request.forward: must be a JSON object"},
+      {", \"forward\": {\"drives\": {}}", "request.forward.drives: must be an array"},
+      {", \"forward\": {\"drives\": [7]}", "request.forward.drives[0]: must be a JSON object"},
+      {", \"forward\": {\"drives\": [{\"cable\": \"side1\", \"a\": true, \"b\": 1, \"c\": 0, \"d\": 0}]}",
+       "request.forward.drives[0].a: must be a finite number"},
+      {", \"forward\": {\"drives\": [{\"cable\": \"side1\", \"a\": -1e999}]}",
+       "request.forward.drives[0].a: number outside the range of a double"},
+      {", \"mode\": \"inverse\", \"inverse\": {\"drive_cables\": [\"top1\"], \"path\": [[0, 0], [1, 2e400]]}",
+       "request.inverse.path[1][1]: number outside the range of a double"},
+      {", \"mode\": \"inverse\", \"inverse\": []", "request.inverse: must be a JSON object"},
+      {", \"mode\": \"inverse\", \"inverse\": {\"drive_cables\": \"top1\"}", "request.inverse.drive_cables: must be an array"},
+      {", \"mode\": \"inverse\", \"inverse\": {\"drive_cables\": [1]}", "request.inverse.drive_cables[0]: must be a string"},
+      {", \"mode\": \"inverse\", \"inverse\": {\"drive_cables\": [\"top1\"], \"planner\": 7}",
+       "request.inverse.planner: must be a string"},
+      {", \"mode\": \"inverse\", \"inverse\": {\"drive_cables\": [\"top1\"], \"path\": [[0, 0], [1, \"x\"]]}",
+       "request.inverse.path[1]: must be [x, y]"},
+  };
+  for (const auto& [rest, want] : cases) {
+    const std::string msg = run(rest);
+    EXPECT_NE(msg.find(want), std::string::npos) << rest << " -> '" << msg << "'";
+  }
+  EXPECT_NE(bad_request_of([] { parse_run_request("{\"yaml\": 3}", {}); }).find("request.yaml: must be a string"), std::string::npos);
+  EXPECT_NE(bad_request_of([] { parse_run_request("[1, 2]", {}); }).find("request: must be a JSON object"), std::string::npos);
+  EXPECT_NE(bad_request_of([] { parse_run_request("{\"yaml\": ", {}); }).find("request: not valid JSON"), std::string::npos);
+  EXPECT_NE(bad_request_of([&] { edit_model(default_yaml(), "{\"op\": \"set\"}"); }).find("edits: must be an array"),
+            std::string::npos);
+  EXPECT_NE(bad_request_of([&] { edit_model(default_yaml(), "[{\"op\": 3}]"); }).find("edits[0].op: must be a string"),
+            std::string::npos);
+  // Content errors stay tendyn::Error (HTTP 422), not BadRequest.
+  EXPECT_EQ(run(", \"duration_s\": 1000"), "");
+  EXPECT_NE(error_of([&] { parse_run_request("{\"yaml\": " + y + ", \"duration_s\": 1000}", {}); }).find("duration_s"),
+            std::string::npos);
+  EXPECT_EQ(run(", \"mode\": \"sideways\""), "");
+}
+
+// Host / Origin / Content-Type checks of every request (CSRF and DNS rebinding), before the body.
+TEST(Studio, HeaderChecksAcceptTheStudiosOwnPageOnly) {
+  const Listen lo{"127.0.0.1", 8787};
+  const std::string h = "127.0.0.1:8787", json_type = "application/json";
+  const auto verdict = [](const char* method, const char* host, const char* origin, const char* type, const Listen& l) {
+    const std::string hs = host ? host : "", os = origin ? origin : "", ts = type ? type : "";
+    return check_request_headers(method, host ? &hs : nullptr, origin ? &os : nullptr, type ? &ts : nullptr, l).status;
+  };
+  // The page's own requests: Host and Origin are the loopback address with the port.
+  EXPECT_EQ(verdict("GET", "127.0.0.1:8787", nullptr, nullptr, lo), 0);
+  EXPECT_EQ(verdict("POST", "127.0.0.1:8787", "http://127.0.0.1:8787", "application/json", lo), 0);
+  EXPECT_EQ(verdict("POST", "localhost:8787", "http://localhost:8787", "application/json; charset=UTF-8", lo), 0);
+  EXPECT_EQ(verdict("GET", "[::1]:8787", "http://[::1]:8787", nullptr, lo), 0);
+  EXPECT_EQ(verdict("GET", "LOCALHOST:8787", nullptr, nullptr, lo), 0);
+  // DNS rebinding: another name (resolving to 127.0.0.1), another port, no Host.
+  EXPECT_EQ(verdict("GET", "evil.example:8787", nullptr, nullptr, lo), 403);
+  EXPECT_EQ(verdict("GET", "127.0.0.1:9999", nullptr, nullptr, lo), 403);
+  EXPECT_EQ(verdict("GET", "127.0.0.1", nullptr, nullptr, lo), 403);
+  EXPECT_EQ(verdict("GET", nullptr, nullptr, nullptr, lo), 403);
+  EXPECT_EQ(verdict("GET", "localhost.evil.example:8787", nullptr, nullptr, lo), 403);
+  // CSRF: a page of another origin (also https, another port, "null").
+  EXPECT_EQ(verdict("POST", "127.0.0.1:8787", "http://evil.example", "application/json", lo), 403);
+  EXPECT_EQ(verdict("POST", "127.0.0.1:8787", "https://127.0.0.1:8787", "application/json", lo), 403);
+  EXPECT_EQ(verdict("POST", "127.0.0.1:8787", "http://127.0.0.1:8788", "application/json", lo), 403);
+  EXPECT_EQ(verdict("GET", "127.0.0.1:8787", "null", nullptr, lo), 403);
+  // Content types a form of another site can send, or none.
+  EXPECT_EQ(verdict("POST", "127.0.0.1:8787", nullptr, "text/plain", lo), 415);
+  EXPECT_EQ(verdict("POST", "127.0.0.1:8787", nullptr, "application/x-www-form-urlencoded", lo), 415);
+  EXPECT_EQ(verdict("POST", "127.0.0.1:8787", nullptr, "multipart/form-data; boundary=x", lo), 415);
+  EXPECT_EQ(verdict("POST", "127.0.0.1:8787", nullptr, nullptr, lo), 415);
+  EXPECT_EQ(verdict("POST", "127.0.0.1:8787", nullptr, "application/jsonx", lo), 415);
+  // Port 80: the port may be left out. A named --host is allowed besides the loopback names.
+  EXPECT_EQ(verdict("GET", "localhost", nullptr, nullptr, Listen{"127.0.0.1", 80}), 0);
+  EXPECT_EQ(verdict("GET", "192.168.1.5:8787", "http://192.168.1.5:8787", nullptr, Listen{"192.168.1.5", 8787}), 0);
+  EXPECT_EQ(verdict("GET", "evil.example:8787", nullptr, nullptr, Listen{"192.168.1.5", 8787}), 403);
+  // Wildcard --host: any Host, but an Origin must be that same host (same-origin requests only).
+  const Listen any{"0.0.0.0", 8787};
+  EXPECT_EQ(verdict("GET", "myhost:8787", nullptr, nullptr, any), 0);
+  EXPECT_EQ(verdict("POST", "myhost:8787", "http://myhost:8787", "application/json", any), 0);
+  EXPECT_EQ(verdict("POST", "myhost:8787", "http://evil.example", "application/json", any), 403);
+  const auto msg = check_request_headers("GET", &h, nullptr, nullptr, Listen{"127.0.0.1", 1}).message;
+  EXPECT_NE(msg.find("DNS rebinding"), std::string::npos) << msg;
+  (void)json_type;
 }
 
 TEST(Studio, ForwardRunStreamsTheSameFramesAsTheCommandLine) {

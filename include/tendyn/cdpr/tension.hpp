@@ -26,6 +26,22 @@
 //                    contribution to the right-hand side and drop the cable; infeasible when fewer
 //                    cables than rank(J) remain. Mikelsons et al. 2008 (ICRA, barycentre method)
 //                    is cited as the origin of the f_m-centred formulation.
+//
+// Equilibration (docs/CDPR.md): every method solves a scaled copy of the problem and unscales the
+// answer. All scale factors are powers of two, so scaling and unscaling are exact (no rounding):
+//  * J is multiplied by 2^-a so that max |J_ij| lies in [0.5, 1);
+//  * tensions by 2^b (and w by 2^(b - a)) so that the largest of |w|_inf 2^-a, f_min (and f_max
+//    for the closed forms) lies in [0.5, 1) - no intermediate can overflow for finite input;
+//  * Lawson-Hanson and the first stage of exact also scale each column j by 2^-e_j so that its
+//    largest entry lies in [0.5, 1): the QR, the step lengths and the optimality test work on
+//    columns of equal size. The entering column is still chosen by the gradient of the original
+//    problem (as lsqnonneg does), so the active-set path is lsqnonneg's; only the tolerances
+//    become scale-aware (column scale spreads of 1e8 and more give lsqnonneg's loaded set and a
+//    residual at round-off).
+// Rows are not scaled: scaling row i by d_i changes the least-squares objective to the weighted
+// sum of d_i^2 r_i^2, i.e. a different answer whenever J f = w has no exact solution.
+// The minimum-norm stages (exhaustive, exact stage 2) and the closed forms are defined in the
+// Euclidean norm of f, which column scaling would change, so they use the global scaling only.
 #pragma once
 #include <Eigen/Core>
 
@@ -48,7 +64,10 @@ enum class Status {
                    ///< but equilibrium may not hold (see residual_norm)
   infeasible,      ///< no f within the bounds meets the method's target (closed forms), or the
                    ///< minimal residual is not zero (other methods: f is still the best one)
-  iteration_limit  ///< the iteration cap was reached; f is the last iterate
+  iteration_limit, ///< the iteration cap was reached; f is the last iterate
+  non_finite       ///< the answer is not representable: a tension, |f| or the residual overflows
+                   ///< the double range (e.g. |w| near 1e300 with |J| ~ 1), or the solver met a
+                   ///< non-finite intermediate. f may hold infinities; never use it.
 };
 const char* status_name(Status status);
 
@@ -72,8 +91,9 @@ struct SolverOptions {
   double residual_precision = 1e-6;
   /// Exhaustive: two norms are tied (step 6) when they differ by less than this relative amount.
   double norm_tie_rtol = 1e-12;
-  /// Lawson-Hanson / exact: optimality tolerance on the dual vector; <= 0 selects lsqnonneg's
-  /// 10 eps |J|_1 max(m, n).
+  /// Lawson-Hanson / exact: optimality tolerance on the dual vector J^T (w - J f) of the
+  /// equilibrated problem (unit-size columns, see above); <= 0 selects lsqnonneg's
+  /// 10 eps |J|_1 max(m, n), times max(|w|, f_min) of the equilibrated problem.
   double dual_tol = -1.0;
   /// Lawson-Hanson / exact: cap on active-set iterations; <= 0 selects 3 n + 30.
   int max_iterations = -1;
@@ -86,6 +106,9 @@ struct TensionResult {
   double residual_norm = 0.0;   ///< |J f - w| [N, N m mixed, as given]
   double tension_norm = 0.0;    ///< |f| [N]
   Status status = Status::ok;
+  /// Why the status is not ok (a static string, "" when ok), e.g. "a tension overflows the double
+  /// range when unscaled".
+  const char* reason = "";
   int iterations = 0;           ///< active-set iterations, or subsets tried (exhaustive)
   int outliers = 0;             ///< exhaustive: subsets rejected by the IQR rule
 };
@@ -114,6 +137,11 @@ class Workspace {
 /// Throws tendyn::Error (message names the method) on: J or w empty, non-finite, or of sizes that
 /// do not match each other or exceed the workspace; n > 64; f_min < 0 or f_max <= f_min; n > 24
 /// for exhaustive; an infinite f_max for the closed forms.
+/// Never returns status ok with a non-finite f, |f| or residual (see Status::non_finite).
+/// Closed forms: a final tension within the method's slack (1e-12 f_max) outside [f_min, f_max]
+/// is round-off and is clamped to the bound; when the method finds no feasible point but
+/// f = f_min (every cable at its lower bound, e.g. f = 0 for w = 0) meets the wrench, that f is
+/// returned with status ok.
 /// Cost: exhaustive O(2^n m^2 n); lawson_hanson O(m n + m^2) per active-set step (typically <= n
 /// steps); exact two such active-set solves plus an O(n m^2) QR; closed forms O(n m^2) per pass.
 void solve_tensions(Method method, const Eigen::Ref<const Eigen::MatrixXd>& J,

@@ -33,8 +33,13 @@
 
 namespace tendyn::tree {
 
+/// Most links for the block formulation: BlockData holds seven dense 3N x 3N matrices (about
+/// 130 MB at 512 links); larger models use the recursive algorithms.
+constexpr int kMaxBlockLinks = 512;
+
 struct BlockData {
-  /// Throws tendyn::Error if the model has a free joint.
+  /// Throws tendyn::Error if the model has a free joint or more than kMaxBlockLinks links
+  /// (checked before anything is allocated).
   explicit BlockData(const Model& model);
 
   Data fk;                 ///< poses from forward kinematics

@@ -78,9 +78,15 @@ class Model {
   void check_v(const Eigen::VectorXd& v, const char* what = "v") const;
 };
 
+/// Most links in one model. The model stores the reachability matrix (nlinks^2 ints, 64 MiB at
+/// the limit) and tree::Data the mass matrix (nv^2 doubles); larger trees ended in bad_alloc.
+/// ModelBuilder::build and the model readers reject more links with tendyn::Error.
+constexpr int kMaxLinks = 4096;
+
 /// Builds a model from links given in any order (parents by name). Checks: unique names, parents
-/// exist, no cycles, finite and physical mass properties (mass >= 0, inertia symmetric positive
-/// semidefinite, triangle inequality), unit axes, and that every movable subtree has mass.
+/// exist, no cycles, at most kMaxLinks links (checked before anything is allocated), finite and
+/// physical mass properties (mass >= 0, inertia symmetric positive semidefinite, triangle
+/// inequality), unit axes, and that every movable subtree has mass.
 class ModelBuilder {
  public:
   explicit ModelBuilder(std::string name = "tree") : name_(std::move(name)) {}

@@ -4,6 +4,7 @@
 // u = a sin(b t + c) + d; inverse: the planner of document 001 chapter 3, then the executed
 // schedule), streaming frames into a Job that the server reads concurrently.
 #pragma once
+#include <tendyn/core/error.hpp>
 #include <tendyn/tensegrity/model_io.hpp>
 #include <tendyn/tensegrity/planner.hpp>
 #include <tendyn/viz/scene.hpp>
@@ -15,14 +16,49 @@
 
 namespace tendyn::viz::studio {
 
+/// A malformed request: not JSON, a number outside the double range, a field of the wrong JSON
+/// type or a missing required field (HTTP 400). Other tendyn::Error thrown by the functions below
+/// are about the content (a bad model, a limit, an unknown cable; HTTP 422).
+class BadRequest : public Error {
+ public:
+  using Error::Error;
+};
+
 struct Limits {
-  std::size_t max_body_bytes = 1 << 20;  ///< request body [bytes] (larger: HTTP 413)
+  std::size_t max_body_bytes = 1 << 20;  ///< request body [bytes], chunked or not (larger: HTTP 413)
   std::size_t max_yaml_bytes = 256 << 10;
   double max_duration_s = 60.0;          ///< simulated time of one run [s]
   int max_frames = 10000;                ///< duration / output interval
   double max_wall_s = 60.0;              ///< wall time of one job [s]; the job then ends with an error
   int max_drive_cables = 6;              ///< inverse mode: 3^6 = 729 rollouts per period
+  int max_connections = 64;              ///< open connections; more are closed at once (HTTP 503)
+  double request_timeout_s = 10.0;       ///< wall time to receive one request (headers and body)
+  double keep_alive_timeout_s = 5.0;     ///< an idle connection is closed after this
 };
+
+/// Where the server listens, for the Host/Origin checks.
+struct Listen {
+  std::string host = "127.0.0.1";  ///< --host as given (a loopback name, an address, or a wildcard)
+  int port = 0;
+};
+
+/// Decision on a request from its method and headers, before its body is read. 0 = accept, else
+/// the HTTP status and the reason:
+///  403  the Host header is missing or is not a name this server is reached by: 127.0.0.1,
+///       localhost, [::1] or the --host value, with the server's port (port 80: port optional;
+///       names case-insensitive). Defeats DNS rebinding (a foreign name resolving to 127.0.0.1).
+///       With a wildcard --host (0.0.0.0, ::) any Host is accepted.
+///  403  an Origin header that is not http://<allowed host>:<port> (for a wildcard --host: not
+///       http://<the Host header>): a page of another site (CSRF).
+///  415  a POST whose Content-Type is not application/json (the page always sends it; a form
+///       of another site cannot).
+struct HeaderVerdict {
+  int status = 0;
+  std::string message;
+};
+HeaderVerdict check_request_headers(std::string_view method, const std::string* host,
+                                    const std::string* origin, const std::string* content_type,
+                                    const Listen& listen);
 
 /// MODEL JSON: {"name", "nodes", "rods": [{id, from, to, length_m, mass_kg, radius_m}],
 /// "cables": [{id, from, to, stiffness_Npm, damping_Nspm, rest_length_m}]}.
@@ -34,7 +70,8 @@ struct EditResult {
 };
 /// Parses `yaml` (messages name "model.yaml:line:col"), applies `edits` (JSON array text, may be
 /// empty) in order, validates and returns the model. Throws tendyn::Error naming the edit or the
-/// place in the YAML. Edits: {"op":"set","element":"cable"|"rod","id","field","value"},
+/// place in the YAML (BadRequest when the edits are malformed: not JSON, wrong types, missing
+/// fields). Edits: {"op":"set","element":"cable"|"rod","id","field","value"},
 /// {"op":"add_cable","id","from","to","stiffness_Npm","rest_length_m"(default: current distance),
 /// "damping_Nspm"}, {"op":"remove_cable","id"} (drives on it are removed too).
 EditResult edit_model(std::string_view yaml, std::string_view edits_json, const Limits& limits = {});
@@ -44,8 +81,9 @@ struct RunRequest {
   bool inverse = false;
   tensegrity::PlannerOptions plan;  ///< inverse mode
 };
-/// Parses and checks a POST /api/run body: JSON shape, the model, cable ids, finite numbers, the
-/// limits (duration, frames, drive cables). Throws tendyn::Error with the reason.
+/// Parses and checks a POST /api/run body: JSON shape and types, the model, cable ids, finite
+/// numbers, the limits (duration, frames, drive cables). Throws BadRequest (malformed: the message
+/// names the field, e.g. "request.mode: must be a string") or tendyn::Error with the reason.
 RunRequest parse_run_request(std::string_view body, const Limits& limits = {});
 
 /// One run, shared between the thread that runs it and the server that reports it. Lock `mutex`

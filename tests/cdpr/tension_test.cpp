@@ -1,0 +1,225 @@
+// The tension-solver front end (src/cdpr/tension.cpp): equilibration by powers of two, honest
+// statuses for answers outside the double range, w = 0, reasons.
+#include <gtest/gtest.h>
+
+#include <tendyn/cdpr/study.hpp>
+#include <tendyn/cdpr/tension.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+
+namespace tendyn::cdpr {
+namespace {
+
+constexpr Method kAll[] = {Method::exhaustive, Method::lawson_hanson, Method::exact,
+                           Method::closed_form, Method::improved_closed_form};
+
+bool closed(Method m) { return m == Method::closed_form || m == Method::improved_closed_form; }
+
+SolverOptions options_for(Method m) {
+  SolverOptions o;
+  if (closed(m)) o.f_max_N = 3.0;
+  return o;
+}
+
+/// Seeded f0 ~ U[0, 1]^n (independent of the problem's own draws).
+Eigen::VectorXd seeded_f0(int n, std::uint64_t seed) {
+  const auto q = random_problem(1, n, 7000 + seed, WrenchMode::uniform);
+  return (q.J.row(0).transpose().array() + 1.0) / 2.0;
+}
+
+// The example: J ~ U[-1, 1] 6 x 8 with one column times 1e8 and w = J f0. Before the
+// equilibration Lawson-Hanson loaded 1 cable with relative residual 6.6e-8 (Octave's lsqnonneg:
+// 6 cables, 3e-16); the comparison against Octave itself is in nnls_test.cpp.
+TEST(Equilibration, OneColumnTimes1e8IsSolvedToRoundOff) {
+  for (int k = 0; k < 100; ++k) {
+    const auto p = random_problem(6, 8, 300 + k, WrenchMode::uniform);
+    Eigen::MatrixXd J = p.J;
+    J.col(k % 8) *= 1e8;
+    const Eigen::VectorXd w = J * seeded_f0(8, k);
+    for (Method m : {Method::lawson_hanson, Method::exact}) {
+      const auto r = solve_tensions(m, J, w);
+      EXPECT_EQ(r.status, Status::ok) << method_name(m) << " problem " << k << ": " << r.reason;
+      EXPECT_LT(r.residual_norm / w.norm(), 1e-12) << method_name(m) << " problem " << k;
+      EXPECT_GE(r.f_N.minCoeff(), 0.0);
+      if (m == Method::lawson_hanson) {
+        EXPECT_EQ(r.loaded_count, 6) << "problem " << k;
+      } else {
+        EXPECT_LT(kkt_violation(J, w, r.f_N), 1e-7) << "problem " << k;
+      }
+    }
+  }
+}
+
+// Scaling column j by c is a change of cable j's tension unit: f_j -> f_j / c. Where the least-
+// squares answer is unique (w outside the cone of the columns), the loaded set and the residual
+// must not change. (Where it is not unique, i.e. J f = w has many non-negative solutions, the
+// vertex lsqnonneg picks depends on the column scale - Octave's own lsqnonneg changes it too.)
+TEST(Equilibration, ColumnScalingKeepsTheUniqueLeastSquaresAnswer) {
+  int compared = 0;
+  for (int k = 0; k < 300; ++k) {
+    const auto p = random_problem(6, 8, 900 + k, WrenchMode::uniform);
+    const auto ref = solve_tensions(Method::lawson_hanson, p.J, p.w);
+    if (ref.residual_norm < 1e-6 * p.w.norm()) continue;  // feasible: not unique
+    ++compared;
+    for (double c : {1e8, 1e-8, 3e5}) {
+      Eigen::MatrixXd J = p.J;
+      J.col(k % 8) *= c;
+      const auto r = solve_tensions(Method::lawson_hanson, J, p.w);
+      EXPECT_EQ(r.loaded_mask, ref.loaded_mask) << "problem " << k << " scale " << c;
+      EXPECT_NEAR(r.residual_norm, ref.residual_norm, 1e-13 * p.w.norm()) << k << " " << c;
+      Eigen::VectorXd f = r.f_N;
+      f[k % 8] *= c;  // back to the unscaled unit
+      EXPECT_LT((f - ref.f_N).norm(), 1e-9 * ref.f_N.norm()) << k << " " << c;
+    }
+  }
+  EXPECT_GT(compared, 200);
+}
+
+/// 1e-12 |w| plus the rounding floor of evaluating J f: 64 eps sum_j |J_j| |f_j| (when a row of
+/// J is 1e5 times larger and its entries cancel, that floor exceeds 1e-12 |w|).
+double roundoff_bound(const Eigen::MatrixXd& J, const Eigen::VectorXd& w, const Eigen::VectorXd& f) {
+  double s = 0.0;
+  for (Eigen::Index j = 0; j < J.cols(); ++j) s += J.col(j).norm() * std::abs(f[j]);
+  return 1e-12 * w.norm() + 64.0 * std::numeric_limits<double>::epsilon() * s;
+}
+
+// Rows scaled by 1e5 (one wrench component in other units): J f = w has the same solutions, so
+// the exact (minimum-norm) answer is the same point and every residual stays at round-off.
+// Before: Lawson-Hanson and exact stopped early on 10 of these 3000 problems (relative residual
+// up to 7e-8); docs/CDPR.md.
+TEST(Equilibration, RowTimes1e5KeepsTheExactAnswerAndRoundOffResiduals) {
+  for (int k = 0; k < 3000; ++k) {
+    auto p = random_problem(6, 8, 100 + k, WrenchMode::uniform);
+    p.w = p.J * seeded_f0(8, k);
+    Eigen::MatrixXd J = p.J;
+    Eigen::VectorXd w = p.w;
+    J.row(k % 6) *= 1e5;
+    w[k % 6] *= 1e5;
+    for (Method m : {Method::lawson_hanson, Method::exact}) {
+      const auto r = solve_tensions(m, J, w);
+      EXPECT_EQ(r.status, Status::ok) << method_name(m) << " problem " << k << ": " << r.reason;
+      EXPECT_LE(r.residual_norm, roundoff_bound(J, w, r.f_N)) << method_name(m) << " " << k;
+    }
+    const auto ref = solve_tensions(Method::exact, p.J, p.w);
+    const auto r = solve_tensions(Method::exact, J, w);
+    EXPECT_EQ(r.loaded_mask, ref.loaded_mask) << "problem " << k;
+    EXPECT_LT((r.f_N - ref.f_N).norm(), 1e-9 * ref.f_N.norm()) << "problem " << k;
+  }
+}
+
+// Scaling J and w by powers of two is exact, so every method returns bit for bit the same
+// answer, scaled, whatever the magnitude (here down to 1e-271 and up to 1e301).
+TEST(Equilibration, PowerOfTwoScalingGivesBitIdenticalAnswers) {
+  const auto p = random_problem(6, 8, 42, WrenchMode::feasible);
+  for (Method m : kAll) {
+    const SolverOptions o = options_for(m);
+    const auto ref = solve_tensions(m, p.J, p.w, o);
+    for (const auto& [kj, kw] : {std::pair{500, -300}, std::pair{-900, 100}, std::pair{0, 1000},
+                                 std::pair{-30, -30}}) {
+      const Eigen::MatrixXd J = p.J * std::ldexp(1.0, kj);
+      const Eigen::VectorXd w = p.w * std::ldexp(1.0, kw);
+      SolverOptions os = o;
+      os.f_min_N = std::ldexp(o.f_min_N, kw - kj);
+      os.f_max_N = std::ldexp(o.f_max_N, kw - kj);
+      const auto r = solve_tensions(m, J, w, os);
+      EXPECT_EQ(r.status, ref.status) << method_name(m) << " 2^" << kj << ", 2^" << kw;
+      EXPECT_EQ(r.loaded_mask, ref.loaded_mask) << method_name(m);
+      for (int i = 0; i < 8; ++i)
+        EXPECT_EQ(r.f_N[i], std::ldexp(ref.f_N[i], kw - kj)) << method_name(m) << " cable " << i;
+      EXPECT_EQ(r.residual_norm, std::ldexp(ref.residual_norm, kw)) << method_name(m);
+    }
+  }
+}
+
+// |w|^2 overflows for entries near 1e155 (and 1e300). Before: Lawson-Hanson and exact returned
+// status ok with f = 0 and residual inf. Now the answer is computed (finite: f ~ 1e155).
+TEST(NonFinite, HugeWrenchIsSolvedWhenTheAnswerIsRepresentable) {
+  const auto p = random_problem(3, 8, 1, WrenchMode::feasible);
+  for (double scale : {1e155, 1e300}) {
+    const Eigen::VectorXd w = p.w * scale;
+    for (Method m : {Method::exhaustive, Method::lawson_hanson, Method::exact}) {
+      const auto ref = solve_tensions(m, p.J, p.w);
+      const auto r = solve_tensions(m, p.J, w);
+      EXPECT_EQ(r.status, ref.status) << method_name(m) << " " << scale << ": " << r.reason;
+      EXPECT_TRUE(r.f_N.allFinite() && std::isfinite(r.tension_norm) &&
+                  std::isfinite(r.residual_norm));
+      EXPECT_EQ(r.loaded_mask, ref.loaded_mask) << method_name(m);
+      EXPECT_NEAR(r.tension_norm / scale, ref.tension_norm, 1e-12 * ref.tension_norm);
+      EXPECT_LT(r.residual_norm, 1e-12 * w.stableNorm()) << method_name(m);
+    }
+  }
+}
+
+// When the answer itself overflows (|w| ~ 1e300 against |J| ~ 1e-10: tensions ~ 1e310) no method
+// may say ok: the status is non_finite with a reason.
+TEST(NonFinite, OverflowingAnswerIsNeverOk) {
+  const auto p = random_problem(3, 8, 1, WrenchMode::feasible);
+  const Eigen::MatrixXd J = p.J * 1e-10;
+  const Eigen::VectorXd w = Eigen::VectorXd::Constant(3, 1e300);
+  for (Method m : kAll) {
+    SolverOptions o;
+    if (closed(m)) o.f_max_N = 1e300;
+    const auto r = solve_tensions(m, J, w, o);
+    EXPECT_EQ(r.status, Status::non_finite) << method_name(m) << ": " << r.reason;
+    EXPECT_NE(std::string(r.reason).find("overflows"), std::string::npos) << method_name(m);
+  }
+}
+
+// w = 0: f = 0 (or f = f_min when it meets the wrench) is the answer; no method may call it
+// infeasible, and the closed forms never return a tension below f_min (before: the closed forms
+// said infeasible for every w = 0 and left values like -5.7e-13 in f).
+TEST(ZeroWrench, EveryMethodReturnsAValidAnswer) {
+  for (int k = 0; k < 50; ++k) {
+    const auto p = random_problem(3 + k % 4, 8, 60 + k, WrenchMode::feasible);
+    const Eigen::VectorXd w = Eigen::VectorXd::Zero(p.J.rows());
+    for (Method m : kAll) {
+      const SolverOptions o = options_for(m);
+      const auto r = solve_tensions(m, p.J, w, o);
+      EXPECT_EQ(r.status, Status::ok) << method_name(m) << " problem " << k << ": " << r.reason;
+      EXPECT_STREQ(r.reason, "");
+      EXPECT_GE(r.f_N.minCoeff(), 0.0) << method_name(m) << " problem " << k;  // exact bound
+      EXPECT_LE(r.residual_norm, 1e-13 * (1.0 + r.tension_norm)) << method_name(m);
+      if (!closed(m)) {
+        EXPECT_EQ(r.tension_norm, 0.0) << method_name(m);
+      }
+    }
+  }
+}
+
+TEST(ZeroWrench, LowerBoundIsReturnedWhenItMeetsTheWrench) {
+  const auto p = random_problem(6, 8, 77, WrenchMode::feasible);
+  SolverOptions o;
+  o.f_min_N = 2.0;
+  o.f_max_N = 3.0;
+  const Eigen::VectorXd w = p.J * Eigen::VectorXd::Constant(8, 2.0);  // f = f_min is exact
+  for (Method m : {Method::closed_form, Method::improved_closed_form, Method::exact}) {
+    const auto r = solve_tensions(m, p.J, w, o);
+    EXPECT_EQ(r.status, Status::ok) << method_name(m) << ": " << r.reason;
+    EXPECT_GE(r.f_N.minCoeff(), 2.0) << method_name(m);
+    EXPECT_LE(r.f_N.maxCoeff(), 3.0) << method_name(m);
+    EXPECT_LT(r.residual_norm, 1e-12 * w.norm()) << method_name(m);
+  }
+}
+
+TEST(Reasons, EveryNonOkStatusSaysWhy) {
+  int seen = 0;
+  for (int k = 0; k < 100; ++k) {
+    const auto p = random_problem(6, 8, 200 + k, WrenchMode::uniform);
+    for (Method m : kAll) {
+      const auto r = solve_tensions(m, p.J, p.w, options_for(m));
+      if (r.status == Status::ok) {
+        EXPECT_STREQ(r.reason, "");
+      } else {
+        ++seen;
+        EXPECT_GT(std::strlen(r.reason), 10U) << method_name(m) << " " << status_name(r.status);
+      }
+    }
+  }
+  EXPECT_GT(seen, 50);  // uniform wrenches are infeasible about half of the time
+}
+
+}  // namespace
+}  // namespace tendyn::cdpr
