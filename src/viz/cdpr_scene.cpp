@@ -47,7 +47,7 @@ Scene make_scene(const cdpr::Model& m) {
     // drop points that coincide (several cables on one attachment point)
     std::vector<int> face;
     for (int i : idx)
-      if (face.empty() || (m.p_PB.col(i) - m.p_PB.col(face.back())).norm() > 1e-6) face.push_back(n + i);
+      if (face.empty() || (m.p_PB.col(i) - m.p_PB.col(face.back() - n)).norm() > 1e-6) face.push_back(n + i);  // face holds point indices n + i
     if (face.size() >= 3) s.faces.push_back(face);
   }
   return s;
