@@ -75,7 +75,7 @@ void run(const ExpArgs& a) {
   io::write_file_atomic(dir / "stage1_without.csv", cdpr::stage_csv(model, s1));
   io::write_file_atomic(dir / "stage2_with.csv", cdpr::stage_csv(model, s2));
   const double T = s1.samples.empty() ? 0.0 : s1.samples.back().t_s;
-  std::string summary = "tendyn cdpr-experiment: model " + file + ", " + std::to_string(T) +
+  std::string summary = "tendyn cdpr-experiment: model " + (a.model.empty() ? std::string("printer8 (shipped default)") : a.model) + ", " + std::to_string(T) +
                         " s simulated per stage\n" + cdpr::experiment_summary(s1, s2);
   io::write_file_atomic(dir / "summary.txt", summary);
   const auto stage_json = [](const cdpr::StageResult& s) {
