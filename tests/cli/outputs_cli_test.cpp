@@ -110,3 +110,35 @@ TEST(Outputs, RunAboveTheBudgetIsRefusedBeforeStarting) {
 }
 
 }  // namespace
+
+namespace {
+
+// Before: `sweep --spec` wrote results.jsonl lines as points finished: a different order for
+// different thread counts and reruns. Now index order, also after resuming a shuffled file.
+TEST(Outputs, SweepSpecJsonlIsInIndexOrderForAnyThreadCount) {
+  const auto d = fresh_dir("outputs_jsonl");
+  // the first point is the slowest (longest), so with 2 threads later points finish first
+  std::ofstream(d / "spec.yaml") << "model: prism\nsimulation: {duration_s: 0.05}\ngrid:\n  psi_deg: [30, 40, 50, 60]\n"
+                                    "  duration_s: [2, 0.05]\n";
+  ASSERT_EQ(run("sweep -q -j1 --spec " + (d / "spec.yaml").string() + " -o " + (d / "j1").string()).code, 0);
+  ASSERT_EQ(run("sweep -q -j2 --spec " + (d / "spec.yaml").string() + " -o " + (d / "j2").string()).code, 0);
+  const std::string j1 = slurp(d / "j1" / "results.jsonl");
+  EXPECT_EQ(slurp(d / "j2" / "results.jsonl"), j1);
+  std::size_t pos = 0;
+  for (int i = 0; i < 8; ++i) {
+    EXPECT_EQ(j1.compare(pos, 10 + std::to_string(i).size(), "{\"index\":" + std::to_string(i) + ","), 0) << j1.substr(pos, 40);
+    pos = j1.find('\n', pos) + 1;
+  }
+  // a resumed file holding lines 5 and 2 (out of order, with gaps): completed in index order
+  std::vector<std::string> lines;
+  for (std::size_t s = 0, nl; (nl = j1.find('\n', s)) != std::string::npos; s = nl + 1) lines.push_back(j1.substr(s, nl - s + 1));
+  ASSERT_EQ(lines.size(), 8u);
+  fs::create_directories(d / "r");
+  std::ofstream(d / "r" / "results.jsonl") << lines[5] << lines[2];
+  const auto r = run("sweep -j2 --spec " + (d / "spec.yaml").string() + " -o " + (d / "r").string());
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("8 points (2 already in"), std::string::npos) << r.out;
+  EXPECT_EQ(slurp(d / "r" / "results.jsonl"), j1);
+}
+
+}  // namespace
