@@ -99,6 +99,30 @@ void ensure_directory(const std::filesystem::path& dir) {
   if (ec) throw Error("cannot create output directory '" + dir.string() + "': " + ec.message());
 }
 
+void OutputBudget::add_to(CLI::App& app) {
+  app.add_option("--max-output-mb", max_output_mb, "refuse runs whose files are estimated above this size [MB] (default 2048)")
+      ->check(positive());
+  app.add_option("--max-memory-mb", max_memory_mb, "refuse runs whose in-memory recording is estimated above this size [MB] (default 1024)")
+      ->check(positive());
+}
+
+void OutputBudget::check(const std::string& command, double output_bytes, const std::string& output_what, double memory_bytes,
+                         const std::string& memory_what) const {
+  char buf[512];
+  if (!(output_bytes <= max_output_mb * 1e6)) {
+    std::snprintf(buf, sizeof buf, "%s: the run would write about %.3g MB (%s), above the output budget of %g MB; "
+                  "shorten it, write less often, or raise the budget with --max-output-mb",
+                  command.c_str(), output_bytes / 1e6, output_what.c_str(), max_output_mb);
+    throw Error(buf);
+  }
+  if (!(memory_bytes <= max_memory_mb * 1e6)) {
+    std::snprintf(buf, sizeof buf, "%s: the run would hold about %.3g MB in memory (%s), above the memory budget of %g MB; "
+                  "shorten it, raise --frame-interval, or raise the budget with --max-memory-mb",
+                  command.c_str(), memory_bytes / 1e6, memory_what.c_str(), max_memory_mb);
+    throw Error(buf);
+  }
+}
+
 bool render_plot(const std::string& kind, const std::filesystem::path& csv, const std::filesystem::path& out) {
   std::string cmd;
   try {

@@ -46,6 +46,19 @@ const CLI::Validator& existing_path();  ///< a file or a directory
 /// Set by existing_file()/existing_path() when they reject a path (main() maps it to exit 2).
 bool missing_file_reported();
 
+/// The resource budget of one run (docs/CLI.md "Outputs"): a run whose estimated output size or
+/// in-memory recording exceeds it is refused before it starts (exit 2), naming the estimate, the
+/// budget and the option that raises it.
+struct OutputBudget {
+  double max_output_mb = 2048.0;  ///< --max-output-mb: files written by the run [MB = 1e6 bytes]
+  double max_memory_mb = 1024.0;  ///< --max-memory-mb: data recorded in memory (the viewer's frames)
+  void add_to(CLI::App& app);
+  /// Throws tendyn::Error when `output_bytes` or `memory_bytes` exceeds the budget; `what`
+  /// describes the estimate (e.g. "1e8 rows x 84 columns of results.csv").
+  void check(const std::string& command, double output_bytes, const std::string& output_what, double memory_bytes,
+             const std::string& memory_what) const;
+};
+
 /// Creates `dir` (and parents); throws tendyn::Error naming the directory on failure.
 void ensure_directory(const std::filesystem::path& dir);
 

@@ -9,6 +9,7 @@
 #include <tendyn/cdpr/model_io.hpp>
 #include <tendyn/core/error.hpp>
 #include <tendyn/io/atomic_file.hpp>
+#include <tendyn/io/result_set.hpp>
 #include <tendyn/viz/cdpr_scene.hpp>
 
 #include <nlohmann/json.hpp>
@@ -70,14 +71,14 @@ void run(const ExpArgs& a) {
   progress.update(0.5);
   const auto s2 = cdpr::run_stage(model, cfg, true);
   progress.finish();
-  ensure_directory(a.out);
   const std::filesystem::path dir(a.out);
-  io::write_file_atomic(dir / "stage1_without.csv", cdpr::stage_csv(model, s1));
-  io::write_file_atomic(dir / "stage2_with.csv", cdpr::stage_csv(model, s2));
+  io::ResultSet results(dir);  // every file appears together at commit() (docs/CLI.md "Outputs")
+  io::write_file_atomic(results.file("stage1_without.csv"), cdpr::stage_csv(model, s1));
+  io::write_file_atomic(results.file("stage2_with.csv"), cdpr::stage_csv(model, s2));
   const double T = s1.samples.empty() ? 0.0 : s1.samples.back().t_s;
   std::string summary = "tendyn cdpr-experiment: model " + (a.model.empty() ? std::string("printer8 (shipped default)") : a.model) + ", " + std::to_string(T) +
                         " s simulated per stage\n" + cdpr::experiment_summary(s1, s2);
-  io::write_file_atomic(dir / "summary.txt", summary);
+  io::write_file_atomic(results.file("summary.txt"), summary);
   const auto stage_json = [](const cdpr::StageResult& s) {
     return nlohmann::json{{"worst_lower_norm_N", s.worst_lower_norm_N},
                           {"worst_opt_lower_norm_N", s.worst_opt_lower_norm_N},
@@ -112,7 +113,7 @@ void run(const ExpArgs& a) {
                               {"filter_tau_s", a.filter_tau}}},
                             {"stage1_without", stage_json(s1)},
                             {"stage2_with", stage_json(s2)}};
-  write_summary(dir / "summary.json", j, prov);
+  write_summary(results.file("summary.json"), j, prov);
   // viewer: stage 2 (with tension control) in 3D at 4 frames per simulated second; the plots
   // compare both stages at the full sample rate
   viz::Scene scene = viz::make_scene(model.geometry);
@@ -143,7 +144,9 @@ void run(const ExpArgs& a) {
   scene.plots.push_back({"lower-group tension norm", "N", t_s, {{"without control", norm1}, {"with control", norm2}, {"optimal", opt}}});
   scene.plots.push_back({"position error", "mm", t_s, {{"without control", pos1}, {"with control", pos2}}});
   scene.plots.push_back({"orientation error", "mrad", t_s, {{"without control", rot1}, {"with control", rot2}}});
-  const auto html_path = write_scene_outputs(dir, scene, a.html);
+  const bool wrote_html = !write_scene_outputs(results.staging(), scene, a.html).empty();
+  results.commit();
+  const auto html_path = wrote_html ? dir / "view.html" : std::filesystem::path();
   const bool plotted = !a.no_plot && render_plot("cdpr", dir, dir / "experiment.png");
   if (a.quiet) return;
   std::fputs(summary.c_str(), stdout);

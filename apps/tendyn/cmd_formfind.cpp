@@ -2,6 +2,7 @@
 // writes DIR/model.yaml (the model at its equilibrium) and DIR/summary.json.
 #include <tendyn/core/error.hpp>
 #include <tendyn/io/atomic_file.hpp>
+#include <tendyn/io/result_set.hpp>
 #include <tendyn/tensegrity/form_finding.hpp>
 #include <tendyn/tensegrity/model_io.hpp>
 
@@ -77,10 +78,10 @@ void register_formfind(CLI::App& app) {
     }
     if (!r.converged) throw SimulationError("form finding did not converge (residual " + std::to_string(r.max_node_residual_N) + " N)", 0.0);
     const std::filesystem::path dir = a->out.empty() ? std::filesystem::path("out") / (f.model.name + "-formfind") : std::filesystem::path(a->out);
-    ensure_directory(dir);
+    io::ResultSet results(dir);  // model.yaml and summary.json appear together (docs/CLI.md "Outputs")
     char settle[32];
     std::snprintf(settle, sizeof settle, "%g", a->settle);
-    io::write_file_atomic(dir / "model.yaml", "# Equilibrium found by: tendyn formfind " + a->model + (a->on_ground ? " --on-ground" : "") +
+    io::write_file_atomic(results.file("model.yaml"), "# Equilibrium found by: tendyn formfind " + a->model + (a->on_ground ? " --on-ground" : "") +
                                                   (a->settle > 0 ? std::string(" --settle ") + settle : "") + "\n" +
                                                   ts::to_yaml(m, &f.simulation));
     const nlohmann::json j = {{"max_node_residual_N", r.max_node_residual_N},
@@ -91,7 +92,8 @@ void register_formfind(CLI::App& app) {
                               {"settle_s", a->settle},
                               {"relax_s", a->relax},
                               {"tolerance_N", a->tol}};
-    write_summary(dir / "summary.json", j, prov);
+    write_summary(results.file("summary.json"), j, prov);
+    results.commit();
     std::printf("wrote %s and summary.json\n", (dir / "model.yaml").string().c_str());
   });
 }

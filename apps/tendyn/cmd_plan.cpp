@@ -1,6 +1,7 @@
 // tendyn plan [MODEL.yaml]: cable-actuation trajectory planning (document 001, chapter 3).
 #include <tendyn/core/error.hpp>
 #include <tendyn/io/atomic_file.hpp>
+#include <tendyn/io/result_set.hpp>
 #include <tendyn/tensegrity/model_io.hpp>
 #include <tendyn/tensegrity/output.hpp>
 #include <tendyn/tensegrity/planner.hpp>
@@ -100,7 +101,7 @@ void run_plan(const PlanArgs& a) {
     throw Error("plan: --path must be straight, turn or polyline");
   }
   if (a.html) require_viewer();
-  ensure_directory(a.out_dir);
+  io::ResultSet results(a.out_dir);  // the files appear together at commit() (docs/CLI.md "Outputs")
   Progress progress("plan", !a.quiet);
   const auto r = ts::plan(file.model, o, [&](int done, int total) { progress.update(static_cast<double>(done) / total); });
   progress.finish();
@@ -129,13 +130,13 @@ void run_plan(const PlanArgs& a) {
     }
     csv += line + "\n";
   }
-  io::write_file_atomic(std::filesystem::path(a.out_dir) / "schedule.csv", csv);
+  io::write_file_atomic(results.file("schedule.csv"), csv);
   auto planned = file.model;
   for (const auto& d : r.as_drives(o.drive_cables)) planned.drives.push_back(d);
   planned.name = file.model.name + "-planned";
   auto sim = file.simulation;
   sim.duration_s = r.period_start_s.back() - r.period_start_s.front();
-  io::write_file_atomic(std::filesystem::path(a.out_dir) / "planned.yaml", ts::to_yaml(planned, &sim));
+  io::write_file_atomic(results.file("planned.yaml"), ts::to_yaml(planned, &sim));
   // the executed schedule, simulated once more for the viewer (scene.json, and view.html with --html)
   {
     auto view_sim = sim;
@@ -154,8 +155,8 @@ void run_plan(const PlanArgs& a) {
       err.push_back(path_error.distance(c));
     }
     scene.plots.push_back({"distance of the centroid from the path", "m", {}, {{"path error", err}}});
-    const auto html = write_scene_outputs(a.out_dir, scene, a.html);
-    if (!a.quiet && !html.empty()) std::printf("viewer: %s\n", html.string().c_str());
+    if (!write_scene_outputs(results.staging(), scene, a.html).empty() && !a.quiet)
+      std::printf("viewer: %s\n", (std::filesystem::path(a.out_dir) / "view.html").string().c_str());
   }
   nlohmann::json path_points = nlohmann::json::array();
   for (const auto& pt : o.path.points) path_points.push_back({pt.x(), pt.y()});
@@ -174,7 +175,8 @@ void run_plan(const PlanArgs& a) {
                             {"forced_periods", r.forced_periods},
                             {"final_centroid_m", {r.centroid_m.back().x(), r.centroid_m.back().y()}},
                             {"path_points_m", path_points}};
-  write_summary(std::filesystem::path(a.out_dir) / "summary.json", j, prov);
+  write_summary(results.file("summary.json"), j, prov);
+  results.commit();
   const bool plotted = render_plot("plan", std::filesystem::path(a.out_dir) / "schedule.csv", std::filesystem::path(a.out_dir) / "plan.png");
   if (a.quiet) return;
   if (plotted) std::printf("wrote %s/plan.png (track against the path, cable length changes, tensions)\n", a.out_dir.c_str());

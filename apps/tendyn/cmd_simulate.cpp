@@ -1,6 +1,7 @@
 // tendyn simulate [MODEL.yaml]: run a tensegrity model and write results.csv + summary.json.
 #include <tendyn/core/error.hpp>
 #include <tendyn/io/atomic_file.hpp>
+#include <tendyn/io/result_set.hpp>
 #include <tendyn/tensegrity/output.hpp>
 #include <tendyn/viz/tensegrity_scene.hpp>
 
@@ -30,7 +31,28 @@ struct SimulateArgs {
   bool html = false;
   double frame_interval = 0.01;
   SimOverrides ov;
+  OutputBudget budget;
 };
+
+/// Bytes per number in results.csv and scene.json: "%.12g" of a signed value with its separator
+/// (e.g. "-0.123456789012," is 16; exponents make it up to 20).
+constexpr double kBytesPerNumber = 18.0;
+
+/// Refuses (tendyn::Error) a run whose results.csv + scene.json or in-memory scene would exceed
+/// the budget: rows = duration / output step, frames = duration / max(frame interval, output step).
+void check_simulate_budget(const tensegrity::Model& m, const tensegrity::SimulationOptions& o, double frame_interval_s, bool files,
+                           const OutputBudget& budget) {
+  if (!files) return;
+  const double out_dt = std::max(o.output_interval_s > 0.0 ? o.output_interval_s : o.dt_s, o.dt_s);
+  const double rows = std::floor(o.duration_s / out_dt) + 2.0;
+  const double cols = 1.0 + 7.0 * m.nrod() + 3.0 * m.nnode() + 4.0 * m.ncable() + 8.0;
+  const double frames = std::floor(o.duration_s / std::max(frame_interval_s, out_dt)) + 2.0;
+  const double frame_values = 3.0 * (2.0 * m.nrod() + m.nnode()) + 2.0 * m.ncable() + 3.0 + 6.0;
+  char what_out[200], what_mem[200];
+  std::snprintf(what_out, sizeof what_out, "%.3g rows x %.0f columns of results.csv and %.3g frames of scene.json", rows, cols, frames);
+  std::snprintf(what_mem, sizeof what_mem, "%.3g viewer frames of %.0f numbers", frames, frame_values);
+  budget.check("simulate", kBytesPerNumber * (rows * cols + frames * frame_values), what_out, 8.0 * frames * frame_values, what_mem);
+}
 
 void run_simulate(const SimulateArgs& a) {
   namespace ts = tensegrity;
@@ -41,11 +63,12 @@ void run_simulate(const SimulateArgs& a) {
   opt.stop_on_abnormal = a.stop_on_abnormal;
   ts::validate(opt);
   const std::filesystem::path dir = a.out_dir.empty() ? std::filesystem::path("out") / file.model.name : std::filesystem::path(a.out_dir);
-  ensure_directory(dir);
   if (a.html) require_viewer();
   if (a.html && a.no_csv) throw Error("simulate: --html needs the recorded frames; drop --no-csv");
+  check_simulate_budget(file.model, opt, a.no_csv ? 0.0 : a.frame_interval, !a.no_csv, a.budget);
+  io::ResultSet results(dir);  // every file appears together at commit() (docs/CLI.md "Outputs")
   std::unique_ptr<ts::CsvWriter> csv;
-  if (!a.no_csv) csv = std::make_unique<ts::CsvWriter>(file.model, dir / "results.csv");
+  if (!a.no_csv) csv = std::make_unique<ts::CsvWriter>(file.model, results.file("results.csv"));
   viz::Scene scene = viz::make_scene(file.model);
   viz::TensegritySceneRecorder scene_rec(scene, a.frame_interval);
   TeeObserver observers({csv.get(), a.no_csv ? nullptr : &scene_rec});
@@ -57,8 +80,10 @@ void run_simulate(const SimulateArgs& a) {
   progress.finish();
   scene_rec.finish();
   if (csv) csv->commit();
-  const auto html_path = a.no_csv ? std::filesystem::path() : write_scene_outputs(dir, scene, a.html);
-  write_summary(dir / "summary.json", nlohmann::json::parse(ts::summary_json(file.model, opt, sum)), prov);
+  const bool wrote_html = !a.no_csv && !write_scene_outputs(results.staging(), scene, a.html).empty();
+  write_summary(results.file("summary.json"), nlohmann::json::parse(ts::summary_json(file.model, opt, sum)), prov);
+  results.commit();
+  const auto html_path = wrote_html ? dir / "view.html" : std::filesystem::path();
   if (a.quiet) return;
   const auto& m = sum.monitor;
   std::printf("steps: %ld (%ld rejected), wall time %.3f s, %.0f steps/s, %.1fx real time\n", sum.steps, sum.rejected_steps,
@@ -119,6 +144,7 @@ void register_simulate(CLI::App& app) {
   cmd->add_option("--frame-interval", args->frame_interval, "viewer frames at most every this many seconds (scene.json, view.html)")
       ->check(non_negative());
   args->ov.add_to(*cmd);
+  args->budget.add_to(*cmd);
   cmd->callback([args] { run_simulate(*args); });
 }
 

@@ -1,6 +1,7 @@
 // tendyn sweep: document 000's tilt-angle (psi) study of the 3-prism.
 #include <tendyn/core/error.hpp>
 #include <tendyn/io/atomic_file.hpp>
+#include <tendyn/io/result_set.hpp>
 #include <tendyn/tensegrity/output.hpp>
 #include <tendyn/tensegrity/psi_study.hpp>
 
@@ -100,9 +101,13 @@ void run_sweep(const SweepArgs& a) {
       {"normal_range_deg", res.has_range ? nlohmann::json::array({res.range_min_deg, res.range_max_deg}) : nlohmann::json(nullptr)},
       {"paper_normal_range_deg", nlohmann::json::array({36, 68})},
       {"rows", rows}};
-  io::write_file_atomic(std::filesystem::path(a.out_dir) / "sweep.csv", csv);
-  // one model per angle, all described by "prism": the provenance hash is of that block's text
-  write_summary(std::filesystem::path(a.out_dir) / "sweep.json", summary, provenance(summary["prism"].dump(), ""));
+  {
+    io::ResultSet results(a.out_dir);  // sweep.csv and sweep.json appear together (docs/CLI.md "Outputs")
+    io::write_file_atomic(results.file("sweep.csv"), csv);
+    // one model per angle, all described by "prism": the provenance hash is of that block's text
+    write_summary(results.file("sweep.json"), summary, provenance(summary["prism"].dump(), ""));
+    results.commit();
+  }
   const bool plotted = render_plot("sweep", std::filesystem::path(a.out_dir) / "sweep.csv", std::filesystem::path(a.out_dir) / "sweep.png");
 
   if (a.quiet) return;

@@ -8,6 +8,7 @@
 #include <tendyn/cdpr/tension.hpp>
 #include <tendyn/core/error.hpp>
 #include <tendyn/io/atomic_file.hpp>
+#include <tendyn/io/result_set.hpp>
 #include <tendyn/viz/cdpr_scene.hpp>
 
 #include <nlohmann/json.hpp>
@@ -274,9 +275,9 @@ void run_trajectory(TrajArgs a) {
     const int k = find_column(header, wn, wn[0] == 'f' ? "_N" : "_Nm");
     if (k >= 0) widx.push_back(k);
   }
-  ensure_directory(a.out_dir);
   const std::filesystem::path dir(a.out_dir);
-  io::AtomicFile outf(dir / "tensions.csv");
+  io::ResultSet results(dir);  // tensions.csv and scene.json appear together (docs/CLI.md "Outputs")
+  io::AtomicFile outf(results.file("tensions.csv"));
   auto& os = outf.stream();
   if (tcol >= 0) os << "t_s,";
   for (std::size_t c = 0; c < pose_cols.size(); ++c) os << pose_cols[c] << pose_units[c] << ",";
@@ -347,7 +348,9 @@ void run_trajectory(TrajArgs a) {
   scene.plots.push_back({"tension norm |f| (" + std::string(cdpr::method_name(meth)) + ")", "N", {}, {{"|f|", norm_f}}});
   scene.plots.push_back({"wrench residual |J f - w|", "N", {}, {{"residual", residual}}});
   outf.commit();
-  const auto html = write_scene_outputs(dir, scene, a.html);
+  const bool wrote_html = !write_scene_outputs(results.staging(), scene, a.html).empty();
+  results.commit();
+  const auto html = wrote_html ? dir / "view.html" : std::filesystem::path();
   std::printf("wrote %s and scene.json: %d poses, method %s, %d not ok\n", (dir / "tensions.csv").string().c_str(), rows,
               cdpr::method_name(meth), bad);
   if (!html.empty()) std::printf("viewer: %s\n", html.string().c_str());

@@ -2,6 +2,7 @@
 // 1 usage error (the command line does not parse: unknown command or option, missing or malformed
 // argument, a value outside its declared range), 2 bad input (a missing input file, a model file
 // error, values a command rejects), 3 simulation failure (blow-up, constraint), 4 internal error.
+#include <tendyn/io/signal_cleanup.hpp>
 #include <tendyn/core/error.hpp>
 #include <tendyn/version.hpp>
 
@@ -72,6 +73,7 @@ bool report_unknown_subcommand(const CLI::App& app, int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  tendyn::io::install_signal_cleanup();  // SIGINT/SIGTERM remove a run's partial outputs
   CLI::App app{"tendyn: modelling, simulation, planning and control of rod-and-cable robots"};
   app.set_version_flag("--version", std::string(tendyn::kVersion));
   app.require_subcommand(1);

@@ -1,5 +1,6 @@
 // `tendyn sweep --spec FILE`: a declarative parameter grid over tensegrity simulations, the CLI
 // twin of tendyn.sweep(spec, grid) in Python (same spec keys, same JSON-lines records, resumable).
+#include <tendyn/io/atomic_file.hpp>
 #include "sweep_spec.hpp"
 
 #include <tendyn/core/error.hpp>
@@ -177,7 +178,7 @@ void run_sweep_spec(const std::string& path, int threads, bool quiet, const std:
   const std::filesystem::path out_path(out);
   if (out_path.has_parent_path()) ensure_directory(out_path.parent_path());
   // resume: keep the complete lines, skip their points
-  std::map<long, json> done;
+  std::map<long, std::string> done;  // index -> its complete line (with '\n')
   {
     std::ifstream in(out_path, std::ios::binary);
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -194,9 +195,19 @@ void run_sweep_spec(const std::string& path, int threads, bool quiet, const std:
       const long idx = rec.at("index").get<long>();
       if (idx < 0 || idx >= static_cast<long>(points.size()) || rec.at("point") != points[static_cast<std::size_t>(idx)])
         throw Error(out + ": holds point " + std::to_string(idx) + " of a different grid (use another 'out' file)");
-      done[idx] = rec;
+      done[idx] = line + "\n";
     }
+    // index order: the file keeps the contiguous prefix 0..k-1; later lines wait in `pending`
+    // (not recomputed) until the points before them are done
+    std::string prefix_text;
+    for (long i = 0; done.count(i); ++i) prefix_text += done[i];
+    if (prefix_text != complete) io::write_file_atomic(out_path, prefix_text);
   }
+  std::map<long, std::string> pending;
+  long next_index = 0;  // the first index not yet in the file
+  while (done.count(next_index)) ++next_index;
+  for (const auto& [i, line] : done)
+    if (i > next_index) pending[i] = line;
   std::vector<long> todo;
   for (long i = 0; i < static_cast<long>(points.size()); ++i)
     if (!done.count(i)) todo.push_back(i);
@@ -212,8 +223,12 @@ void run_sweep_spec(const std::string& path, int threads, bool quiet, const std:
       const long i = todo[k];
       const json rec = {{"index", i}, {"point", points[static_cast<std::size_t>(i)]}, {"result", run_point(spec, points[static_cast<std::size_t>(i)])}};
       std::lock_guard<std::mutex> lock(mu);
-      file << rec.dump() << '\n';
+      pending[i] = rec.dump() + "\n";
+      // flush the contiguous prefix: lines in index order whatever the thread count
+      for (auto it = pending.begin(); it != pending.end() && it->first == next_index; it = pending.erase(it), ++next_index)
+        file << it->second;
       file.flush();
+      if (!file) throw Error("write error on '" + out + "'");
       progress.update(static_cast<double>(++finished) / static_cast<double>(todo.size()));
     });
   } catch (...) {

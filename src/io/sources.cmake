@@ -1,6 +1,8 @@
 # Sources of the io module (paths relative to src/).
 list(APPEND TENDYN_SOURCES
   io/atomic_file.cpp
+  io/result_set.cpp
+  io/signal_cleanup.cpp
   io/yaml_util.cpp
   io/markup.cpp
 )

@@ -1,3 +1,5 @@
 # Test sources of the io module (paths relative to tests/).
 list(APPEND TENDYN_TESTS_io
+  io/atomic_file_test.cpp
+  io/result_set_test.cpp
 )
