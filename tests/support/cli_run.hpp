@@ -18,9 +18,8 @@ struct CliRun {
   std::string out;  ///< stdout and stderr
 };
 
-/// Runs `TENDYN_CLI args` through the shell.
-inline CliRun run_cli(const std::string& args) {
-  const std::string cmd = std::string(TENDYN_CLI) + " " + args + " 2>&1";
+/// Runs the shell command `cmd`: {exit code (-1 when it did not exit normally), its stdout}.
+inline CliRun run_shell(const std::string& cmd) {
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return {-1, ""};
   std::string out;
@@ -31,24 +30,20 @@ inline CliRun run_cli(const std::string& args) {
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
 }
 
+/// Runs `TENDYN_CLI args` through the shell, stdout and stderr together.
+inline CliRun run_cli(const std::string& args) { return run_shell(std::string(TENDYN_CLI) + " " + args + " 2>&1"); }
+
 /// Runs `TENDYN_CLI args` with stdout and stderr captured apart (stderr through a file, so not a
 /// terminal): {exit code, stdout}, and stderr in `err`.
 inline CliRun run_cli_stderr_apart(const std::string& args, std::string& err) {
   const auto err_file = std::filesystem::temp_directory_path() / ("tendyn_cli_stderr_" + std::to_string(::getpid()) + ".txt");
-  const std::string cmd = std::string(TENDYN_CLI) + " " + args + " 2> '" + err_file.string() + "'";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return {-1, ""};
-  std::string out;
-  std::array<char, 4096> buf{};
-  std::size_t n;
-  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
-  const int status = pclose(p);
+  const CliRun r = run_shell(std::string(TENDYN_CLI) + " " + args + " 2> '" + err_file.string() + "'");
   std::ifstream in(err_file, std::ios::binary);
   std::stringstream ss;
   ss << in.rdbuf();
   err = ss.str();
   std::filesystem::remove(err_file);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+  return r;
 }
 
 inline std::string slurp(const std::filesystem::path& p) {
