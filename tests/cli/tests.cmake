@@ -4,4 +4,5 @@ list(APPEND TENDYN_TESTS_cli
   cli/consistency_test.cpp
   cli/viewer_cli_test.cpp
   cli/limits_cli_test.cpp
+  cli/inputs_cli_test.cpp
 )
