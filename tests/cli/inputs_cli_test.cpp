@@ -74,3 +74,84 @@ TEST(InputsSteps, NonFiniteNumberOptionsAreRefusedByName) {
   const auto r = run("sweep --psi-step inf -q");
   EXPECT_HAS(r.out, "--psi-step: must be a finite number (got inf)");
 }
+
+// ------------------------------------------------------------------------------- sweep specs
+namespace {
+tendyn::test::CliRun spec(const std::string& name, const std::string& text) {
+  const auto d = fresh_dir("spec_" + name);
+  write(d / "s.yaml", text);
+  return run("sweep --spec " + (d / "s.yaml").string() + " -q -o " + (d / "o").string());
+}
+}  // namespace
+
+// Before: inf became -9.2e18 (undefined float-to-int conversion) and ran.
+TEST(InputsSpec, NonFiniteGridValueIsRefusedWithPlace) {
+  const auto r = spec("inf", "grid: {psi_deg: [10, inf]}\n");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_HAS(r.out, "s.yaml:1:22: grid.psi_deg[1]: must be a finite number (got 'inf')");
+}
+
+// Before: n: 3.7 was truncated to 3.
+TEST(InputsSpec, NonIntegerNIsRefused) {
+  const auto r = spec("n", "prism: {n: 3.7}\ngrid: {duration_s: [0.01]}\n");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_HAS(r.out, "s.yaml:1:12: prism.n: must be an integer (got '3.7')");
+}
+
+// Before: the second psi_deg silently replaced the first.
+TEST(InputsSpec, DuplicateGridKeyIsRefused) {
+  const auto r = spec("dup", "grid:\n  psi_deg: [1]\n  psi_deg: [2]\n");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_HAS(r.out, "s.yaml:3:3: key 'psi_deg' appears twice");
+}
+
+// Before: psi_deg was ignored when model: is a file (every point the same run).
+TEST(InputsSpec, PrismParameterWithModelFileNamesBothKeys) {
+  const auto r = spec("modelfile", "model: " + kPrism + "\ngrid: {psi_deg: [1, 2]}\n");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_HAS(r.out, "s.yaml:2:8: grid name 'psi_deg' is a prism parameter, but 'model' is the file");
+}
+
+// Before: exit 4 ("internal error: [json.exception.type_error.302] type must be number").
+TEST(InputsSpec, TypeErrorExits2WithPlace) {
+  const auto r = spec("type", "grid:\n  stiffness_Npm: [100, abc]\n");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_HAS(r.out, "s.yaml:2:24: grid.stiffness_Npm[1]: must be a finite number (got 'abc')");
+}
+
+// Before: a 40^5 grid ended in bad_alloc. Refused before expanding, with the count and the limit.
+TEST(InputsSpec, GridAboveTheLimitIsRefusedBeforeExpansion) {
+  std::string v = "[";
+  for (int i = 1; i <= 40; ++i) v += std::to_string(i) + (i < 40 ? "," : "]");
+  const auto r = spec("big", "grid: {psi_deg: " + v + ", stiffness_Npm: " + v + ", damping_Nspm: " + v + ", rod_mass_kg: " + v +
+                                 ", rest_length_m: " + v + "}\n");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_HAS(r.out, "grid: the grid has 2560000 points or more, above the limit 1000000");
+}
+
+// Before: aliases were expanded when converting to JSON (a billion-laughs spec grew past 556 MB).
+TEST(InputsSpec, AliasBombIsRefusedWithTheNodeLimit) {
+  std::string text = "threads:\n  - &a [1,1,1,1,1,1,1,1,1,1]\n";
+  for (char c = 'b'; c <= 'i'; ++c) {
+    text += std::string("  - &") + c + " [";
+    for (int k = 0; k < 10; ++k) text += std::string(k ? "," : "") + "*" + static_cast<char>(c - 1);
+    text += "]\n";
+  }
+  const auto r = spec("bomb", text + "grid: {duration_s: [0.01]}\n");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_HAS(r.out, "s.yaml: the spec expands to more than 1000000 YAML nodes, the limit");
+}
+
+// Before: "internal error: parse error at line 1" (exit 4) for a corrupt line in the middle.
+TEST(InputsSpec, CorruptResultsLineOnResumeNamesFileAndLine) {
+  const auto d = fresh_dir("spec_resume");
+  write(d / "s.yaml", "simulation: {duration_s: 0.01}\ngrid: {psi_deg: [10, 20, 30]}\n");
+  ASSERT_EQ(run("sweep --spec " + (d / "s.yaml").string() + " -q -o " + d.string()).code, 0);
+  std::string lines = slurp(d / "results.jsonl");
+  const auto nl = lines.find('\n');
+  lines.replace(nl + 1, 5, "{oops");
+  write(d / "results.jsonl", lines);
+  const auto r = run("sweep --spec " + (d / "s.yaml").string() + " -q -o " + d.string());
+  EXPECT_EQ(r.code, 2);
+  EXPECT_HAS(r.out, "results.jsonl:2: not a sweep record");
+}
