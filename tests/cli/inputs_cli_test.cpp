@@ -155,3 +155,82 @@ TEST(InputsSpec, CorruptResultsLineOnResumeNamesFileAndLine) {
   EXPECT_EQ(r.code, 2);
   EXPECT_HAS(r.out, "results.jsonl:2: not a sweep record");
 }
+
+// ------------------------------------------------------------------------------- model files
+// Before: a non-zero diagonal in S was ignored (MODEL_FORMAT.md says it is rejected).
+TEST(InputsModel, NonZeroDiagonalOfSIsRejectedAtItsPlace) {
+  const auto d = fresh_dir("model_sdiag");
+  write(d / "m.yaml",
+        "tendyn: tensegrity\n"
+        "matrices:\n"
+        "  R: [[1, 2]]\n"
+        "  S: [[0, 1, 0], [1, 5, 0], [0, 0, 0]]\n"
+        "  P: [[0, 0, 0], [0, 0, 0], [0, 0, 1]]\n"
+        "  positions: [[0, 0, 0], [0, 0, 1], [1, 0, 0]]\n"
+        "  rod: {mass: 1}\n");
+  const auto r = run("validate " + (d / "m.yaml").string());
+  EXPECT_EQ(r.code, 2);
+  EXPECT_HAS(r.out, "m.yaml:4:22: matrices.S[1][1]: the diagonal of S must be 0");
+}
+
+// Before: validate said OK, but the exported YAML (12 significant digits) failed its own length check.
+TEST(InputsModel, PrismFarAwayIsRefusedWithTheLimit) {
+  const auto d = fresh_dir("model_height");
+  write(d / "m.yaml", "tendyn: tensegrity\nbuilder: {type: prism, height: 9999999999}\n");
+  const auto r = run("validate " + (d / "m.yaml").string());
+  EXPECT_EQ(r.code, 2);
+  EXPECT_HAS(r.out, "m.yaml:2:32: builder.height: must be at most 10000 rod lengths in magnitude");
+  // within the limit, export --yaml round-trips
+  write(d / "ok.yaml", "tendyn: tensegrity\nbuilder: {type: prism, height: 1000}\n");
+  ASSERT_EQ(run("export " + (d / "ok.yaml").string() + " --yaml " + (d / "out.yaml").string()).code, 0);
+  const auto v = run("validate " + (d / "out.yaml").string());
+  EXPECT_EQ(v.code, 0) << v.out;
+}
+
+// Before: validate said OK; simulate wrote results.csv, then died in JSON (type_error.316, exit 4).
+TEST(InputsModel, NonUtf8ByteIsRejectedAtLoadWithItsPlace) {
+  const auto d = fresh_dir("model_latin1");
+  write(d / "m.yaml", "tendyn: tensegrity\nname: caf\xe9\nbuilder: {type: prism}\n");
+  for (const std::string& cmd : std::vector<std::string>{"validate ", "simulate -q --duration 0.01 -o " + (d / "o").string() + " "}) {
+    const auto r = run(cmd + (d / "m.yaml").string());
+    EXPECT_EQ(r.code, 2) << cmd;
+    EXPECT_HAS(r.out, "m.yaml:2:10: not UTF-8 (byte 0xE9)");
+  }
+  EXPECT_FALSE(fs::exists(d / "o" / "results.csv"));
+#ifdef TENDYN_WITH_TREE
+  write(d / "r.urdf", "<robot name=\"r\">\n  <link name=\"b\xe9\"/>\n</robot>\n");
+  const auto u = run("tree info " + (d / "r.urdf").string());
+  EXPECT_EQ(u.code, 2);
+  EXPECT_HAS(u.out, "r.urdf:2:16: not UTF-8 (byte 0xE9)");
+#endif
+}
+
+// Before: "empty model file".
+TEST(InputsModel, DirectoryAsModelFileIsNamedAsSuch) {
+  const auto d = fresh_dir("model_dir");
+  const auto r = run("validate " + d.string());
+  EXPECT_EQ(r.code, 2);
+  EXPECT_HAS(r.out, "is a directory");
+  EXPECT_EQ(r.out.find("empty model file"), std::string::npos) << r.out;
+}
+
+// Before: limits were printed with std::to_string (DBL_MAX as 309 digits); the model-level check
+// named the file only.
+TEST(InputsModel, ModelLevelCheckNamesTheElementAtItsPlaceWithShortNumbers) {
+  const auto d = fresh_dir("model_level");
+  write(d / "m.yaml",
+        "tendyn: tensegrity\n"
+        "nodes:\n"
+        "  - {id: a, position: [0, 0, 0]}\n"
+        "  - {id: b, position: [0, 0, 1]}\n"
+        "  - {id: c, position: [1, 0, 0], fixed: true}\n"
+        "rods:\n"
+        "  - {id: r1, nodes: [a, b], mass: 1, length: 1}\n"
+        "cables:\n"
+        "  - {id: c1, nodes: [b, c], stiffness: 10, rest_length: 1, rest_length_max: 1.0e308, rest_length_min: 2.0e300}\n"
+        "drives:\n"
+        "  - {cable: c1, sinusoid: {a: 1.0e300, b: 1, c: 0, d: 0}}\n");
+  const auto r = run("validate " + (d / "m.yaml").string());
+  EXPECT_EQ(r.code, 2);
+  EXPECT_HAS(r.out, "m.yaml:9:5: cables[0]: cable 'c1': drive takes the rest length to [-1e+300, 1e+300] m, outside its limits [2e+300, 1e+308] m");
+}
