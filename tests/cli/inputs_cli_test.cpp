@@ -234,3 +234,14 @@ TEST(InputsModel, ModelLevelCheckNamesTheElementAtItsPlaceWithShortNumbers) {
   EXPECT_EQ(r.code, 2);
   EXPECT_HAS(r.out, "m.yaml:9:5: cables[0]: cable 'c1': drive takes the rest length to [-1e+300, 1e+300] m, outside its limits [2e+300, 1e+308] m");
 }
+
+// Before: "cable 'c1' has zero or non-finite length (its two nodes coincide)", no time.
+TEST(InputsModel, OverflowBlowUpSaysNonFiniteWithTheTime) {
+  const auto d = fresh_dir("model_blowup");
+  write(d / "m.yaml", "tendyn: tensegrity\nbuilder: {type: prism, stiffness: 1.0e308}\n");
+  const auto r = run("simulate " + (d / "m.yaml").string() + " -q --duration 0.1 -o " + d.string());
+  EXPECT_EQ(r.code, 3) << r.out;
+  EXPECT_HAS(r.out, "non-finite");
+  EXPECT_HAS(r.out, "at t = ");
+  EXPECT_EQ(r.out.find("coincide"), std::string::npos) << r.out;
+}
