@@ -57,6 +57,7 @@ CLI::Validator path_check(bool directory_ok) {
         const auto st = std::filesystem::status(path, ec);
         if (std::filesystem::is_regular_file(st) || (directory_ok && std::filesystem::is_directory(st))) return {};
         g_missing_file = true;
+        if (std::filesystem::is_directory(st)) return "'" + path + "' is a directory, not a file";
         if (std::filesystem::exists(st)) return "'" + path + "' is not a " + (directory_ok ? "file or directory" : "regular file");
         return "no such file: '" + path + "'";
       },
@@ -68,6 +69,7 @@ CLI::Validator number_check(bool strict) {
       [strict](std::string& text) -> std::string {
         double v = 0;
         if (!CLI::detail::lexical_cast(text, v) || std::isnan(v)) return "'" + text + "' is not a number";
+        if (!std::isfinite(v)) return "must be a finite number (got " + text + ")";
         if (strict ? !(v > 0) : !(v >= 0)) return "must be " + std::string(strict ? "> 0" : ">= 0") + " (got " + text + ")";
         return {};
       },
@@ -92,6 +94,20 @@ const CLI::Validator& existing_path() {
   return v;
 }
 bool missing_file_reported() { return g_missing_file; }
+
+void require_finite_numbers(CLI::App& app) {
+  static const CLI::Validator finite(
+      [](std::string& text) -> std::string {
+        double v = 0;
+        // only words that read as a number: other text is the option's own type error
+        if (CLI::detail::lexical_cast(text, v) && !std::isfinite(v)) return "must be a finite number (got " + text + ")";
+        return {};
+      },
+      "");
+  for (CLI::Option* o : app.get_options())
+    if (o->get_type_name() == "FLOAT") o->check(finite);
+  for (CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) require_finite_numbers(*sub);
+}
 
 void ensure_directory(const std::filesystem::path& dir) {
   std::error_code ec;

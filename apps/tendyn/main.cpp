@@ -95,6 +95,7 @@ int main(int argc, char** argv) {
 #ifdef TENDYN_WITH_TREE
   tendyn::cli::register_tree(app);
 #endif
+  tendyn::cli::require_finite_numbers(app);  // no nan/inf in any number option
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -12,6 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -65,28 +67,68 @@ bool set_simulation(ts::SimulationOptions& o, const std::string& key, const json
   return true;
 }
 
-json yaml_to_json(const YAML::Node& n) {
+// Limits of a spec (docs/CLI.md): YAML nodes after alias expansion, grid points.
+constexpr long kMaxSpecNodes = 1000000;
+constexpr double kMaxGridPoints = 1e6;
+
+std::string yaml_place(const std::string& file, const YAML::Node& n) {
+  const auto m = n.Mark();
+  return m.line < 0 ? file : file + ":" + std::to_string(m.line + 1) + ":" + std::to_string(m.column + 1);
+}
+
+// YAML -> JSON. An alias is expanded at every use, so the visited nodes are counted and bounded
+// (a "billion laughs" spec stops at kMaxSpecNodes); a key twice in one mapping is refused.
+json yaml_to_json(const YAML::Node& n, const std::string& file, long& budget) {
+  if (--budget < 0)
+    throw Error(file + ": the spec expands to more than " + std::to_string(kMaxSpecNodes) +
+                " YAML nodes, the limit (an alias counts at every use)");
   if (n.IsMap()) {
     json j = json::object();
-    for (const auto& kv : n) j[kv.first.as<std::string>()] = yaml_to_json(kv.second);
+    for (const auto& kv : n) {
+      const std::string key = kv.first.as<std::string>();
+      if (j.contains(key)) throw Error(yaml_place(file, kv.first) + ": key '" + key + "' appears twice");
+      j[key] = yaml_to_json(kv.second, file, budget);
+    }
     return j;
   }
   if (n.IsSequence()) {
     json j = json::array();
-    for (const auto& e : n) j.push_back(yaml_to_json(e));
+    for (const auto& e : n) j.push_back(yaml_to_json(e, file, budget));
     return j;
   }
   const std::string s = n.Scalar();
   try {
     std::size_t used = 0;
     const double d = std::stod(s, &used);
-    if (used == s.size()) {
-      if (s.find_first_of(".eE") == std::string::npos) return json(static_cast<long long>(d));
+    // a non-finite number stays text (the typed checks refuse it with its place)
+    if (used == s.size() && std::isfinite(d)) {
+      if (s.find_first_of(".eE") == std::string::npos && std::abs(d) < 9007199254740992.0)  // 2^53
+        return json(static_cast<long long>(d));
       return json(d);
     }
   } catch (const std::exception&) {
   }
   return json(s);
+}
+
+// Sets `key` = the YAML value `v` on a probe (prism or simulation, by `set`) and turns a wrong type
+// into an error at the value's place.
+template <class Set>
+bool check_value(const std::string& file, const std::string& what, const std::string& key, const YAML::Node& v, Set set) {
+  long budget = kMaxSpecNodes;
+  const json j = yaml_to_json(v, file, budget);
+  const std::string at = yaml_place(file, v) + ": " + what + ": ";
+  if (key == "n" && !j.is_number_integer()) throw Error(at + "must be an integer (got '" + v.Scalar() + "')");
+  if (key == "damping_law" && j.is_string() && j != "axial" && j != "relative_velocity")
+    throw Error(at + "must be axial or relative_velocity (got '" + v.Scalar() + "')");
+  try {
+    return set(key, j);
+  } catch (const json::exception&) {
+    const bool text = key == "damping_law" || key == "integrator";
+    throw Error(at + (text ? "must be text" : "must be a finite number") + " (got '" + (v.IsScalar() ? v.Scalar() : "a list or mapping") + "')");
+  } catch (const Error& e) {
+    throw Error(at + e.what());
+  }
 }
 
 // spec[key], or an empty object when absent (const operator[] must not be used on a missing key)
@@ -149,17 +191,63 @@ json run_point(const json& spec, const json& point) {
 void run_sweep_spec(const std::string& path, int threads, bool quiet, const std::string& out_override) {
   const auto root = io::YamlNode::load_file(path);
   root.require_keys({"model", "prism", "simulation", "grid", "out", "threads"});
-  const json spec = yaml_to_json(root.raw());
+  long budget = kMaxSpecNodes;
+  const json spec = yaml_to_json(root.raw(), path, budget);
   if (!spec.contains("grid") || !spec["grid"].is_object() || spec["grid"].empty()) root.fail("needs a 'grid' mapping name -> list of values");
+  if (spec.contains("model") && !spec["model"].is_string()) root.at("model").fail("must be \"prism\" or a model file path");
+  const bool is_prism = spec.value("model", std::string("prism")) == "prism";
+  // every value typed and placed before any point runs
+  ts::PrismParams probe_p;
+  ts::SimulationOptions probe_o;
+  auto prism_set = [&](const std::string& k, const json& v) { return set_prism(probe_p, k, v); };
+  auto sim_set = [&](const std::string& k, const json& v) { return set_simulation(probe_o, k, v); };
+  if (const auto prism = root.get("prism")) {
+    if (!is_prism)
+      prism->fail("'prism' is given but 'model' is the file '" + spec["model"].get<std::string>() +
+                  "' (prism parameters apply only to model: prism)");
+    prism->require_map();
+    for (const auto& kv : prism->raw()) {
+      const std::string k = kv.first.as<std::string>();
+      if (!check_value(path, "prism." + k, k, kv.second, prism_set))
+        throw Error(yaml_place(path, kv.first) + ": prism has no field '" + k + "'");
+    }
+  }
+  if (const auto sim = root.get("simulation")) {
+    sim->require_map();
+    for (const auto& kv : sim->raw()) {
+      const std::string k = kv.first.as<std::string>();
+      if (!check_value(path, "simulation." + k, k, kv.second, sim_set))
+        throw Error(yaml_place(path, kv.first) + ": simulation has no field '" + k + "'");
+    }
+  }
   // grid points: Cartesian product, first name slowest (as tendyn.grid_points in Python)
   std::vector<std::string> names;  // in the file's order (a JSON object would sort them)
   std::vector<json> values;
   const auto grid = root.at("grid");  // keep the node alive while iterating over it
   grid.require_map();
+  double count = 1.0;
   for (const auto& kv : grid.raw()) {
     names.push_back(kv.first.as<std::string>());
-    values.push_back(spec.at("grid").at(names.back()));
-    if (!values.back().is_array() || values.back().empty()) grid.at(names.back()).fail("must be a non-empty list");
+    const std::string& k = names.back();
+    values.push_back(spec.at("grid").at(k));
+    if (!kv.second.IsSequence() || kv.second.size() == 0) grid.at(k).fail("must be a non-empty list");
+    ts::PrismParams pp;
+    const bool prism_key = k == "damping_law" || set_prism(pp, k, json(1));
+    if (prism_key && !is_prism)
+      throw Error(yaml_place(path, kv.first) + ": grid name '" + k + "' is a prism parameter, but 'model' is the file '" +
+                  spec["model"].get<std::string>() + "' (prism parameters apply only to model: prism)");
+    std::size_t i = 0;
+    for (const auto& v : kv.second) {
+      const std::string what = "grid." + k + "[" + std::to_string(i++) + "]";
+      if (!check_value(path, what, k, v, prism_set) && !check_value(path, what, k, v, sim_set))
+        throw Error(yaml_place(path, kv.first) + ": grid name '" + k + "' is neither a prism nor a simulation field");
+    }
+    count *= static_cast<double>(kv.second.size());
+    if (count > kMaxGridPoints) {
+      char buf[200];
+      std::snprintf(buf, sizeof buf, "the grid has %.0f points or more, above the limit %.0f", count, kMaxGridPoints);
+      grid.fail(buf);
+    }
   }
   std::vector<json> points(1, json::object());
   for (std::size_t d = 0; d < names.size(); ++d) {
@@ -191,8 +279,16 @@ void run_sweep_spec(const std::string& path, int threads, bool quiet, const std:
     for (std::size_t nl = complete.find('\n'); nl != std::string::npos; start = nl + 1, nl = complete.find('\n', start)) {
       const std::string line = complete.substr(start, nl - start);
       if (line.empty()) continue;
-      const json rec = json::parse(line);
-      const long idx = rec.at("index").get<long>();
+      json rec;
+      long idx = -1;
+      try {
+        rec = json::parse(line);
+        idx = rec.at("index").get<long>();
+        (void)rec.at("point");
+      } catch (const json::exception&) {
+        throw Error(out + ":" + std::to_string(std::count(complete.begin(), complete.begin() + static_cast<long>(start), '\n') + 1) +
+                    ": not a sweep record (a JSON object with \"index\" and \"point\"); fix or remove the line, or use another 'out' file");
+      }
       if (idx < 0 || idx >= static_cast<long>(points.size()) || rec.at("point") != points[static_cast<std::size_t>(idx)])
         throw Error(out + ": holds point " + std::to_string(idx) + " of a different grid (use another 'out' file)");
       done[idx] = line + "\n";

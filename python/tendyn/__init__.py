@@ -46,6 +46,13 @@ def grid_points(grid: Mapping[str, Iterable[Any]] | Sequence[Mapping[str, Any]])
     if isinstance(grid, Mapping):
         names = list(grid.keys())
         values = [list(grid[n]) for n in names]
+        count = 1
+        for n, v in zip(names, values):
+            if not v:
+                raise Error(f"grid: {n}: must be a non-empty list")
+            count *= len(v)
+            if count > MAX_GRID_POINTS:
+                raise Error(f"grid: the grid has {count} points or more, above the limit {MAX_GRID_POINTS}")
         return [dict(zip(names, combo)) for combo in itertools.product(*values)]
     return [dict(p) for p in grid]
 
@@ -92,27 +99,67 @@ def _drop_partial_line(path: str | os.PathLike) -> None:
         pass
 
 
+# The spec fields, as apps/tendyn/sweep_spec.cpp (`tendyn sweep --spec`) reads them: both refuse
+# the same specs with the same reasons.
+_PRISM_NUMBERS = ("rod_mass_kg", "rod_length_m", "rod_radius_outer_m", "rod_radius_inner_m", "stiffness_Npm",
+                  "stiffness_top_Npm", "stiffness_bottom_Npm", "stiffness_side_Npm", "damping_Nspm", "rest_length_m",
+                  "rest_top_m", "rest_bottom_m", "rest_side_m", "psi_rad", "radius_m", "pivot", "height_m", "psi_deg")
+_PRISM_FIELDS = frozenset(_PRISM_NUMBERS + ("n", "damping_law"))
+_SIMULATION_NUMBERS = ("duration_s", "dt_s", "output_interval_s", "strain_limit", "slack_tolerance")
+_SIMULATION_FIELDS = frozenset(_SIMULATION_NUMBERS + ("integrator",))
+MAX_GRID_POINTS = 1_000_000  # as `tendyn sweep --spec` (docs/CLI.md)
+
+
+def _checked(what: str, key: str, value: Any) -> Any:
+    """`value` of spec field `key` converted to its type; tendyn.Error naming `what` otherwise."""
+    import math
+    if key == "n":
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise Error(f"sweep spec: {what}: must be an integer (got {value!r})")
+        return value
+    if key in ("damping_law", "integrator"):
+        if not isinstance(value, str):
+            raise Error(f"sweep spec: {what}: must be text (got {value!r})")
+        if key == "damping_law" and value not in ("axial", "relative_velocity"):
+            raise Error(f"sweep spec: {what}: must be axial or relative_velocity (got {value!r})")
+        return value
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise Error(f"sweep spec: {what}: must be a finite number (got {value!r})")
+    return float(value)
+
+
 def _prism_params(base: Mapping[str, Any], point: Mapping[str, Any]):
     p = tensegrity.PrismParams()
-    merged = {**base, **point}
-    for key, value in merged.items():
-        if key == "psi_deg":
-            p.psi_rad = float(value) * 3.141592653589793 / 180.0
-        elif key == "damping_law":
-            p.damping_law = (tensegrity.DampingLaw.kAxial if value == "axial"
-                             else tensegrity.DampingLaw.kRelativeVelocity)
-        elif hasattr(p, key):
-            setattr(p, key, value)
+    for what, src in (("prism", base), ("grid", point)):
+        for key, value in src.items():
+            if key not in _PRISM_FIELDS:
+                if what == "prism":
+                    raise Error(f"sweep spec: prism has no field '{key}'")
+                continue  # a simulation field (checked by run_spec)
+            value = _checked(f"{what}.{key}", key, value)
+            if key == "psi_deg":
+                p.psi_rad = value * 3.141592653589793 / 180.0
+            elif key == "damping_law":
+                p.damping_law = (tensegrity.DampingLaw.kAxial if value == "axial"
+                                 else tensegrity.DampingLaw.kRelativeVelocity)
+            else:
+                setattr(p, key, value)
     return p
 
 
-def _simulation_options(base: tensegrity.SimulationOptions, overrides: Mapping[str, Any]):
+def _simulation_options(base: tensegrity.SimulationOptions, section: Mapping[str, Any], point: Mapping[str, Any]):
     o = base
-    for key, value in overrides.items():
-        if key == "integrator":
-            o.integrator = tensegrity.integrator_from_string(value)
-        elif hasattr(o, key):
-            setattr(o, key, value)
+    for what, src in (("simulation", section), ("grid", point)):
+        for key, value in src.items():
+            if key not in _SIMULATION_FIELDS:
+                if what == "simulation":
+                    raise Error(f"sweep spec: simulation has no field '{key}'")
+                continue
+            value = _checked(f"{what}.{key}", key, value)
+            if key == "integrator":
+                o.integrator = tensegrity.integrator_from_string(value)
+            else:
+                setattr(o, key, value)
     return o
 
 
@@ -149,18 +196,36 @@ def run_spec(spec: Mapping[str, Any], point: Mapping[str, Any]) -> dict:
     point's PrismParams names; ``psi_deg`` sets psi_rad; ``damping_law``: "axial" or
     "relative_velocity") or a YAML model file path; ``simulation``: SimulationOptions fields
     (``integrator`` by name). Point keys that are SimulationOptions fields override those too.
+    The fields are those of ``tendyn sweep --spec`` and are checked alike: an unknown field, a
+    non-finite number, a non-integer ``n``, or prism parameters with a model file raise tendyn.Error
+    (a point's ``seed``, added by :func:`sweep`, is allowed and ignored).
     Metrics: normal_mode, first slack/over-strain (time, cable; both None when it never happens),
     max/min strain per cable, final
     energies, max energy drift, final COM, steps. Runs in C++ with the GIL released.
     """
+    for key in spec:
+        if key not in ("model", "prism", "simulation", "grid", "out", "threads"):
+            raise Error(f"sweep spec: unknown field '{key}' (allowed: model, prism, simulation, grid, out, threads)")
     model_spec = spec.get("model", "prism")
+    if not isinstance(model_spec, str):
+        raise Error('sweep spec: model: must be "prism" or a model file path')
+    for key in point:
+        if key not in _PRISM_FIELDS and key not in _SIMULATION_FIELDS and key != "seed":
+            raise Error(f"sweep spec: grid name '{key}' is neither a prism nor a simulation field")
     if model_spec == "prism":
         model = tensegrity.make_prism(_prism_params(spec.get("prism", {}), point))
         options = tensegrity.SimulationOptions()
     else:
+        if "prism" in spec:
+            raise Error(f"sweep spec: 'prism' is given but 'model' is the file '{model_spec}' "
+                        "(prism parameters apply only to model: prism)")
+        for key in point:
+            if key in _PRISM_FIELDS:
+                raise Error(f"sweep spec: grid name '{key}' is a prism parameter, but 'model' is the file "
+                            f"'{model_spec}' (prism parameters apply only to model: prism)")
         mf = tensegrity.load_model_file(model_spec)
         model, options = mf.model, mf.simulation
-    options = _simulation_options(options, {**spec.get("simulation", {}), **point})
+    options = _simulation_options(options, spec.get("simulation", {}), point)
     run = tensegrity.simulate(model, options, record=False)
     s = run["summary"]
     mon = s.monitor

@@ -132,3 +132,40 @@ def test_progress_lines_only_on_a_terminal(monkeypatch, capsys):
     tendyn.sweep(lambda p: p["x"], grid, progress=lambda done, total: calls.append((done, total)))
     assert len(calls) == 40 and calls[-1] == (40, 40)
     assert capsys.readouterr().err == ""
+
+
+# Issue 15: the same bad specs are refused by `tendyn sweep --spec` (exit 2, file:line:col) and by
+# tendyn.run_spec / tendyn.sweep (tendyn.Error), with the same reason.
+BAD_SPECS = [
+    ({"prism": {"stiffnes_Npm": 5.0}}, {"duration_s": 0.01}, "prism has no field 'stiffnes_Npm'"),
+    ({"simulation": {"dt": 0.001}}, {"duration_s": 0.01}, "simulation has no field 'dt'"),
+    ({}, {"psi_deg": float("inf")}, "must be a finite number"),
+    ({"prism": {"n": 3.7}}, {"duration_s": 0.01}, "must be an integer"),
+    ({}, {"stiffness_Npm": "abc"}, "must be a finite number"),
+    ({"model": str(Path(__file__).resolve().parents[2] / "models" / "prism3.yaml")}, {"psi_deg": 10.0},
+     "grid name 'psi_deg' is a prism parameter, but 'model' is the file"),
+    ({}, {"psi": 10.0}, "grid name 'psi' is neither a prism nor a simulation field"),
+]
+
+
+@pytest.mark.parametrize("spec,point,message", BAD_SPECS)
+def test_spec_errors_agree_with_cli(tmp_path, spec, point, message):
+    with pytest.raises(tendyn.Error, match=message.replace("(", r"\(").replace(")", r"\)")):
+        tendyn.run_spec(spec, point)
+    cli = Path(tendyn.__file__).resolve().parents[2] / "tendyn"
+    if not cli.exists():
+        pytest.skip(f"CLI not built at {cli}")
+    grid = {k: [v] for k, v in point.items()}
+    # JSON has no inf: YAML's .inf is what a spec file holds
+    text = json.dumps({**spec, "grid": grid}).replace("Infinity", ".inf")
+    (tmp_path / "spec.yaml").write_text(text)
+    r = subprocess.run([str(cli), "sweep", "--spec", str(tmp_path / "spec.yaml"), "-q", "-o", str(tmp_path / "o")],
+                       capture_output=True, text=True)
+    assert r.returncode == 2, r.stderr
+    assert message in r.stderr
+    assert "spec.yaml:1:" in r.stderr
+
+
+def test_grid_size_is_bounded():
+    with pytest.raises(tendyn.Error, match="the grid has 1000000000 points or more, above the limit 1000000"):
+        tendyn.grid_points({"a": range(1000), "b": range(1000), "c": range(1000)})

@@ -68,8 +68,12 @@ void segment_eval(double L, double v, double a, double t, double& s, double& ds,
 
 void check_config(const ExperimentConfig& c) {
   if (!(c.speed_m_s > 0.0) || !(c.accel_m_s2 > 0.0) || !(c.dt_s > 0.0) || !(c.control_dt_s >= c.dt_s) ||
-      !(c.sample_dt_s > 0.0) || !(c.settle_s >= 0.0) || !std::isfinite(c.layer_z_m))
-    throw Error("cdpr-experiment: speed, accel, dt, sample period must be > 0 and control period >= dt");
+      !(c.sample_dt_s > 0.0) || !(c.settle_s >= 0.0) || !std::isfinite(c.layer_z_m) || !std::isfinite(c.speed_m_s) ||
+      !std::isfinite(c.accel_m_s2) || !std::isfinite(c.dt_s) || !std::isfinite(c.control_dt_s) ||
+      !std::isfinite(c.sample_dt_s) || !std::isfinite(c.settle_s))
+    throw Error("cdpr-experiment: speed, accel, dt, sample period must be finite and > 0 and control period >= dt");
+  if (c.control_dt_s / c.dt_s > 1e9 || c.sample_dt_s / c.dt_s > 1e9)
+    throw Error("cdpr-experiment: control and sample periods must be at most 1e9 steps dt");
   if (!c.path.empty() && c.path.size() < 2) throw Error("cdpr-experiment: the path needs at least 2 points");
 }
 
@@ -143,6 +147,11 @@ StageResult run_stage(const DynamicModel& model, const ExperimentConfig& config,
   StageResult res;
   res.tension_control = tension_control;
   const double T = layer_duration(cfg);
+  if (!(T / cfg.dt_s <= 1e9)) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "cdpr-experiment: the layer takes %g s = %g steps dt, above the limit 1e9", T, T / cfg.dt_s);
+    throw Error(buf);
+  }
   const auto steps = static_cast<long>(std::ceil(T / cfg.dt_s));
   const auto ctrl_every = std::max(1L, std::lround(cfg.control_dt_s / cfg.dt_s));
   const auto sample_every = std::max(1L, std::lround(cfg.sample_dt_s / cfg.dt_s));

@@ -34,11 +34,11 @@ ModelFile parse_node(const io::YamlNode& root) {
   if (auto t = root.get("tension")) {
     t->require_keys({"min", "max"});
     m.f_min_N = t->get_double("min", 0.0);
-    if (m.f_min_N < 0.0) t->at("min").fail("must be >= 0 (got " + std::to_string(m.f_min_N) + ")");
+    if (m.f_min_N < 0.0) t->at("min").fail("must be >= 0 (got " + io::num(m.f_min_N) + ")");
     if (t->has("max")) {
       m.f_max_N = t->at("max").as_double();
       if (!(m.f_max_N > m.f_min_N))
-        t->at("max").fail("must be > min (got " + std::to_string(m.f_max_N) + ")");
+        t->at("max").fail("must be > min (got " + io::num(m.f_max_N) + ")");
     }
   }
   if (auto p = root.get("platform")) {

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -16,10 +18,64 @@ std::string mark_string(const YAML::Mark& m) {
 }
 }  // namespace
 
+std::string num(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", x);
+  return buf;
+}
+
+std::size_t first_invalid_utf8(std::string_view s) {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const std::size_t n = s.size();
+  for (std::size_t i = 0; i < n;) {
+    const unsigned c = p[i];
+    std::size_t len = 0;
+    unsigned min = 0;
+    if (c < 0x80) len = 1;
+    else if ((c & 0xE0) == 0xC0) len = 2, min = 0x80;
+    else if ((c & 0xF0) == 0xE0) len = 3, min = 0x800;
+    else if ((c & 0xF8) == 0xF0) len = 4, min = 0x10000;
+    else return i;
+    if (i + len > n) return i;
+    unsigned cp = len == 1 ? c : c & (0x7Fu >> len);
+    for (std::size_t k = 1; k < len; ++k) {
+      if ((p[i + k] & 0xC0) != 0x80) return i;
+      cp = (cp << 6) | (p[i + k] & 0x3Fu);
+    }
+    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return i;  // overlong, out of range, surrogate
+    i += len;
+  }
+  return std::string_view::npos;
+}
+
+std::string text_place(std::string_view s, std::size_t offset) {
+  const std::size_t line = 1 + static_cast<std::size_t>(std::count(s.begin(), s.begin() + static_cast<std::ptrdiff_t>(offset), '\n'));
+  const std::size_t nl = s.rfind('\n', offset == 0 ? 0 : offset - 1);
+  const std::size_t col = nl == std::string_view::npos || (offset == 0) ? offset + 1 : offset - nl;
+  return std::to_string(line) + ":" + std::to_string(col);
+}
+
+void require_utf8(std::string_view text, const std::string& name) {
+  const std::size_t bad = first_invalid_utf8(text);
+  if (bad == std::string_view::npos) return;
+  char hex[8];
+  std::snprintf(hex, sizeof hex, "0x%02X", static_cast<unsigned>(static_cast<unsigned char>(text[bad])));
+  throw Error(name + ":" + text_place(text, bad) + ": not UTF-8 (byte " + hex +
+              "); model files must be UTF-8 text (re-save the file as UTF-8)");
+}
+
+void require_readable_file(const std::string& file) {
+  std::error_code ec;
+  const auto st = std::filesystem::status(file, ec);
+  if (std::filesystem::is_directory(st)) throw Error(file + ": is a directory, not a file");
+  if (!std::filesystem::exists(st)) throw Error(file + ": no such file");
+}
+
 YamlNode::YamlNode(YAML::Node node, std::string file, std::string path)
     : node_(std::move(node)), file_(std::move(file)), path_(std::move(path)) {}
 
 YamlNode YamlNode::load_string(const std::string& text, const std::string& name) {
+  require_utf8(text, name);
   try {
     YAML::Node n = YAML::Load(text);
     if (!n || n.IsNull()) throw Error(name + ": empty model file");
@@ -33,6 +89,7 @@ YamlNode YamlNode::load_string(const std::string& text, const std::string& name)
 }
 
 YamlNode YamlNode::load_file(const std::string& file) {
+  require_readable_file(file);
   std::ifstream in(file, std::ios::binary);
   if (!in) throw Error(file + ": cannot read file");
   std::stringstream ss;

@@ -12,9 +12,22 @@
 #include <initializer_list>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tendyn::io {
+
+/// A number for messages, "%g" (std::to_string writes DBL_MAX with 309 digits).
+std::string num(double x);
+/// Offset of the first byte of `text` that is not part of valid UTF-8 (overlong forms, surrogates
+/// and code points above U+10FFFF are invalid), or npos.
+std::size_t first_invalid_utf8(std::string_view text);
+/// "<line>:<col>" (1-based, col in bytes) of byte `offset` of `text`.
+std::string text_place(std::string_view text, std::size_t offset);
+/// Throws tendyn::Error "<name>:<line>:<col>: not UTF-8 (byte 0xE9); ..." at the first invalid byte.
+void require_utf8(std::string_view text, const std::string& name);
+/// Throws tendyn::Error "<file>: is a directory, not a file" or "<file>: no such file".
+void require_readable_file(const std::string& file);
 
 /// A YAML node together with where it came from: file name and field path for messages.
 class YamlNode {

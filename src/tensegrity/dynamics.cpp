@@ -3,6 +3,7 @@
 #include <tendyn/tensegrity/dynamics.hpp>
 
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 namespace tendyn::tensegrity {
@@ -99,8 +100,9 @@ void compute_element_forces(const Model& model, const State& state, Data& data) 
     const Eigen::Vector3d d = data.p_W_node.col(b) - data.p_W_node.col(a);
     const double l = d.norm();
     if (!(l > 0.0)) {
-      throw SimulationError("cable '" + (k < static_cast<int>(model.cable_ids.size()) ? model.cable_ids[static_cast<std::size_t>(k)] : std::to_string(k)) +
-                                "' has zero or non-finite length (its two nodes coincide)",
+      throw SimulationError(cable_length_failure(
+                                k < static_cast<int>(model.cable_ids.size()) ? model.cable_ids[static_cast<std::size_t>(k)] : std::to_string(k),
+                                l, state.time_s),
                             state.time_s);
     }
     const Eigen::Vector3d u = d / l;  // from a to b
@@ -251,6 +253,15 @@ void normalize_quaternions(const Model& model, State& state) {
     const double n = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
     for (int i = 0; i < 4; ++i) q[i] /= n;
   }
+}
+
+std::string cable_length_failure(const std::string& cable, double length_m, double time_s) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%g", time_s);
+  if (!std::isfinite(length_m))
+    return "state became non-finite at t = " + std::string(buf) + " s: cable '" + cable +
+           "' has a non-finite length (blow-up: a force or position overflowed; reduce the time step or check stiffness/damping)";
+  return "cable '" + cable + "' has zero length at t = " + std::string(buf) + " s (its two nodes coincide)";
 }
 
 }  // namespace tendyn::tensegrity

@@ -130,7 +130,7 @@ void generalized_forces(const Model& m, const S* y, const S* l0, const std::vect
     using std::sqrt;
     const S l = sqrt(dvec.squaredNorm());
     if (!(value_of(l) > 0.0)) {
-      throw SimulationError("cable '" + cable_name(m, k) + "' has zero or non-finite length (its two nodes coincide)", t);
+      throw SimulationError(cable_length_failure(cable_name(m, k), value_of(l), t), t);
     }
     const V3<S> u = dvec / l;
     const V3<S> dv = w.v.col(b) - w.v.col(a);
@@ -640,7 +640,7 @@ LagrangeRun lagrange_simulate(const Model& model, const SimulationOptions& opt, 
     }
   };
   if (opt.integrator == Integrator::kRK4) {
-    const long n = std::lround(opt.duration_s / opt.dt_s);
+    const long n = fixed_step_count(opt);
     const double h = n > 0 ? opt.duration_s / static_cast<double>(n) : opt.dt_s;
     for (long i = 0; i < n; ++i) {
       if (opt.locate_slack_events)

@@ -4,12 +4,19 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <set>
 #include <string>
 
 namespace tendyn::tensegrity {
 
 namespace {
+// A double for messages: %g (std::to_string writes DBL_MAX with 309 digits).
+std::string num(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", x);
+  return buf;
+}
 std::string name_of(const std::vector<std::string>& ids, int i, const char* kind) {
   if (i >= 0 && i < static_cast<int>(ids.size()) && !ids[static_cast<std::size_t>(i)].empty())
     return std::string(kind) + " '" + ids[static_cast<std::size_t>(i)] + "'";
@@ -29,8 +36,8 @@ Rod make_thin_rod(double mass_kg, double length_m) {
 
 Rod make_hollow_rod(double mass_kg, double length_m, double radius_outer_m, double radius_inner_m) {
   if (!(radius_outer_m >= radius_inner_m && radius_inner_m >= 0.0))
-    throw Error("hollow rod: need outer radius >= inner radius >= 0 (got " + std::to_string(radius_outer_m) + ", " +
-                std::to_string(radius_inner_m) + ")");
+    throw Error("hollow rod: need outer radius >= inner radius >= 0 (got " + num(radius_outer_m) + ", " +
+                num(radius_inner_m) + ")");
   Rod r;
   r.mass_kg = mass_kg;
   r.length_m = length_m;
@@ -109,8 +116,8 @@ void validate(const Model& m) {
   for (int j = 0; j < nr; ++j) {
     const Rod& r = m.rods[static_cast<std::size_t>(j)];
     const auto nm = name_of(m.rod_ids, j, "rod");
-    if (!finite(r.mass_kg) || r.mass_kg <= 0.0) throw Error(nm + ": mass must be > 0 (got " + std::to_string(r.mass_kg) + " kg)");
-    if (!finite(r.length_m) || r.length_m <= 0.0) throw Error(nm + ": length must be > 0 (got " + std::to_string(r.length_m) + " m)");
+    if (!finite(r.mass_kg) || r.mass_kg <= 0.0) throw Error(nm + ": mass must be > 0 (got " + num(r.mass_kg) + " kg)");
+    if (!finite(r.length_m) || r.length_m <= 0.0) throw Error(nm + ": length must be > 0 (got " + num(r.length_m) + " m)");
     if (!finite(r.com_ratio) || r.com_ratio < 0.0 || r.com_ratio > 1.0) throw Error(nm + ": com_ratio must be in [0, 1]");
     if (!finite(r.inertia_transverse_kgm2) || r.inertia_transverse_kgm2 <= 0.0)
       throw Error(nm + ": transverse inertia must be > 0");
@@ -153,13 +160,13 @@ void validate(const Model& m) {
     const Cable& c = m.cables[static_cast<std::size_t>(d.cable)];
     const auto [lo, hi] = drive_range(d);
     if (c.rest_length_m + lo < c.rest_length_min_m - 1e-15 || c.rest_length_m + hi > c.rest_length_max_m + 1e-15)
-      throw Error(nm + ": drive takes the rest length to [" + std::to_string(c.rest_length_m + lo) + ", " +
-                  std::to_string(c.rest_length_m + hi) + "] m, outside its limits [" + std::to_string(c.rest_length_min_m) +
-                  ", " + std::to_string(c.rest_length_max_m) + "] m");
+      throw Error(nm + ": drive takes the rest length to [" + num(c.rest_length_m + lo) + ", " +
+                  num(c.rest_length_m + hi) + "] m, outside its limits [" + num(c.rest_length_min_m) +
+                  ", " + num(c.rest_length_max_m) + "] m");
     const double rate = drive_max_rate(d);
     if (rate > c.rest_rate_max_mps * (1.0 + 1e-12))
-      throw Error(nm + ": drive changes the rest length at up to " + std::to_string(rate) + " m/s, above the limit " +
-                  std::to_string(c.rest_rate_max_mps) + " m/s");
+      throw Error(nm + ": drive changes the rest length at up to " + num(rate) + " m/s, above the limit " +
+                  num(c.rest_rate_max_mps) + " m/s");
   }
   for (int k = 0; k < nc; ++k) {
     const Cable& c = m.cables[static_cast<std::size_t>(k)];
@@ -200,8 +207,8 @@ State state_from_node_positions(const Model& model, const Eigen::MatrixX3d& p_W_
     const double len = (p1 - p0).norm();
     const std::string nm = name_of(model.rod_ids, j, "rod");
     if (std::abs(len - r.length_m) > length_tol * r.length_m)
-      throw Error(nm + ": its end nodes are " + std::to_string(len) + " m apart but its length is " +
-                  std::to_string(r.length_m) + " m");
+      throw Error(nm + ": its end nodes are " + num(len) + " m apart but its length is " +
+                  num(r.length_m) + " m");
     if (len <= 0.0) throw Error(nm + ": both ends at the same point");
     const Eigen::Vector3d e = (p1 - p0) / len;
     s.p_WC(j) = p0 + (1.0 - r.com_ratio) * len * e;

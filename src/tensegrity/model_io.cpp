@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -147,7 +148,7 @@ Model read_elements(const YamlNode& root) {
     }
     const double dist = (pos[static_cast<std::size_t>(rod.node[1])] - pos[static_cast<std::size_t>(rod.node[0])]).norm();
     if (std::abs(dist - len) > 1e-6 * len)
-      r.at("length").fail("is " + r.at("length").as_string() + " m but its nodes are " + std::to_string(dist) +
+      r.at("length").fail("is " + r.at("length").as_string() + " m but its nodes are " + io::num(dist) +
                           " m apart (move the nodes or fix the length)");
     rod_vel.emplace_back(r.has("velocity") ? Eigen::Vector3d(r.at("velocity").as_vector(3)) : Eigen::Vector3d::Zero(),
                          r.has("angular_velocity") ? Eigen::Vector3d(r.at("angular_velocity").as_vector(3))
@@ -198,6 +199,29 @@ Model read_elements(const YamlNode& root) {
   return m;
 }
 
+// Where a model-level check (validate(Model)) failed: "rod 'r1': ..." names an element; its entry in
+// the rods/cables/nodes list gives file:line:col. A builder or matrices model: that section.
+std::string model_check_place(const YamlNode& root, const std::string& message) {
+  for (const auto& [kind, list] : {std::pair<const char*, const char*>{"rod '", "rods"}, {"cable '", "cables"}, {"node '", "nodes"}}) {
+    const std::string k = kind;
+    if (message.rfind(k, 0) != 0) continue;
+    const auto end = message.find('\'', k.size());
+    if (end == std::string::npos || !root.has(list)) break;
+    const std::string id = message.substr(k.size(), end - k.size());
+    const auto items = root.at(list);
+    if (!items.is_sequence()) break;
+    for (std::size_t i = 0; i < items.size(); ++i)
+      if (items[i].is_map() && items[i].has("id") && items[i].at("id").is_scalar() && items[i].at("id").as_string() == id)
+        return items[i].where();
+    break;
+  }
+  for (const char* section : {"builder", "matrices"})
+    if (root.has(section)) return root.at(section).where();
+  return root.file();
+}
+
+constexpr double kMaxBuilderExtent = 1e4;  // docs/MODEL_FORMAT.md
+
 Model read_builder(const YamlNode& b) {
   b.require_map();
   const auto type = b.at("type");
@@ -232,6 +256,18 @@ Model read_builder(const YamlNode& b) {
     }
     if (auto v = b.get("height")) p.height_m = v->as_double();
     if (auto v = b.get("damping_law")) p.damping_law = read_damping_law(*v);
+    // positions are written with 12 significant digits (export --yaml) and read back against the
+    // rod length to 1e-6: a prism placed 1e4 rod lengths or more away would not round-trip
+    for (const char* key : {"height", "radius"})
+      if (auto v = b.get(key)) {
+        const double x = std::abs(v->as_double()), limit = kMaxBuilderExtent * p.rod_length_m;
+        if (x > limit) {
+          char buf[160];
+          std::snprintf(buf, sizeof buf, "must be at most %g rod lengths in magnitude (%g m; got %g m)", kMaxBuilderExtent,
+                        limit, v->as_double());
+          v->fail(buf);
+        }
+      }
     try {
       return make_prism(p);
     } catch (const Error& e) {
@@ -282,6 +318,10 @@ Model read_matrices(const YamlNode& mx) {
   const Eigen::MatrixX2i R = read_idx(mx.at("R"));
   const Eigen::MatrixX2i E = mx.has("E") ? read_idx(mx.at("E")) : Eigen::MatrixX2i(0, 2);
   const Eigen::MatrixXd S = mx.at("S").as_matrix(n, n);
+  for (int i = 0; i < n; ++i)  // MODEL_FORMAT.md: a cable joins two different nodes
+    if (S(i, i) != 0.0)
+      mx.at("S")[static_cast<std::size_t>(i)][static_cast<std::size_t>(i)].fail(
+          "the diagonal of S must be 0 (a cable joins two different nodes)");
   const Eigen::MatrixXd G = mx.has("Gamma") ? mx.at("Gamma").as_matrix(n, n) : Eigen::MatrixXd::Zero(n, n);
   const Eigen::MatrixXd P = mx.at("P").as_matrix(n, n);
   const auto rod = mx.at("rod");
@@ -434,7 +474,7 @@ ModelFile read_root(const YamlNode& root) {
   try {
     validate(f.model);
   } catch (const Error& e) {
-    throw Error(root.file() + ": " + e.what());
+    throw Error(model_check_place(root, e.what()) + ": " + e.what());
   }
   return f;
 }

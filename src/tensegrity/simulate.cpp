@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <sstream>
 
 namespace tendyn::tensegrity {
@@ -20,6 +21,33 @@ void validate(const SimulationOptions& o) {
   if (!(o.energy_growth_limit > 0.0)) bad("energy growth limit must be > 0");
   if (!(o.tolerance.rtol > 0.0) || !(o.tolerance.atol > 0.0)) bad("rtol and atol must be > 0");
   if (!(o.control_period_s >= 0.0) || !std::isfinite(o.control_period_s)) bad("control period must be >= 0 s");
+  (void)fixed_step_count(o);
+}
+
+long fixed_step_count(const SimulationOptions& o) {
+  char buf[200];
+  const double ratio = o.duration_s / o.dt_s;
+  if (ratio > kMaxSteps) {
+    std::snprintf(buf, sizeof buf, "simulation option duration / dt = %g / %g = %g steps is above the limit %g", o.duration_s,
+                  o.dt_s, ratio, kMaxSteps);
+    throw Error(buf);
+  }
+  const long n = std::lround(ratio);
+  if (o.duration_s > 0.0 && n == 0) {
+    std::snprintf(buf, sizeof buf,
+                  "simulation option duration (%g s) is shorter than half a step dt (%g s): no step would run",
+                  o.duration_s, o.dt_s);
+    throw Error(buf);
+  }
+  return n;
+}
+
+long output_stride(const SimulationOptions& o, long steps) {
+  if (!(o.output_interval_s > 0.0)) return 1;
+  const double k = o.output_interval_s / o.dt_s;
+  // an interval longer than the run: t = 0 and the end only (the end is always written)
+  if (k >= static_cast<double>(std::max(steps, 1L))) return std::max(steps, 1L);
+  return std::max(1L, std::lround(k));
 }
 
 StepOptions step_options(const SimulationOptions& o) {
@@ -258,11 +286,9 @@ SimulationSummary simulate(const Model& model, const SimulationOptions& opt, Obs
   sum.angular_momentum_initial = angular_momentum(model, state);
 
   const StepOptions step_opt = step_options(opt);
-  const long every = opt.output_interval_s <= 0.0
-                         ? 1
-                         : std::max(1L, std::lround(opt.output_interval_s / opt.dt_s));
+  long n_fixed = fixed ? fixed_step_count(opt) : 0;
+  const long every = output_stride(opt, n_fixed);
   const double out_dt = opt.output_interval_s > 0.0 ? opt.output_interval_s : opt.dt_s;
-  long n_fixed = fixed ? std::lround(opt.duration_s / opt.dt_s) : 0;
   const double h_fixed = fixed && n_fixed > 0 ? opt.duration_s / static_cast<double>(n_fixed) : opt.dt_s;
   const bool every_step = opt.output_interval_s <= 0.0;
   double next_out = every_step ? HUGE_VAL : state.time_s + out_dt;

@@ -58,7 +58,7 @@ Model model_from_yaml(const io::YamlNode& root, BaseMode mode) {
     Link l;
     l.name = ln.at("name").as_string();
     l.mass = ln.get_double("mass", 0.0);
-    if (l.mass < 0.0) ln.at("mass").fail("must be >= 0 (got " + std::to_string(l.mass) + ")");
+    if (l.mass < 0.0) ln.at("mass").fail("must be >= 0 (got " + io::num(l.mass) + ")");
     if (auto c = ln.get("com")) l.com = c->as_vector(3);
     if (auto in = ln.get("inertia")) {
       in->require_map();
@@ -174,6 +174,7 @@ struct UrdfCtx {
 
 Model model_from_urdf(const std::string& text, const std::string& file, BaseMode mode) {
   UrdfCtx cx{file};
+  io::require_utf8(text, file);  // names reach JSON outputs, which must be UTF-8
   const xml::Element robot = xml::parse(text, file);
   if (robot.name != "robot") cx.fail(robot, "root element must be <robot>");
   std::map<std::string, Link> links;

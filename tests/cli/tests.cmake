@@ -5,4 +5,5 @@ list(APPEND TENDYN_TESTS_cli
   cli/viewer_cli_test.cpp
   cli/limits_cli_test.cpp
   cli/outputs_cli_test.cpp
+  cli/inputs_cli_test.cpp
 )

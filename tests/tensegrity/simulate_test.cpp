@@ -330,3 +330,32 @@ TEST(NodePositions, AreTheKinematicsOfData) {
   bad.x.setZero(5);
   EXPECT_NE(error_of([&] { ts::node_positions(m, bad); }).find("13 * nrod = 39"), std::string::npos);
 }
+
+// Issue 15: the step count was lround(duration / dt), 0 for duration < dt / 2 and undefined above
+// LONG_MAX; an output interval above the run overflowed the stride (every step was written).
+TEST(StepCount, RefusesNoStepAndTooManyStepsWithTheNumbers) {
+  ts::SimulationOptions o;
+  o.dt_s = 3.0;
+  o.duration_s = 1.0;
+  EXPECT_EQ(error_of([&] { ts::validate(o); }),
+            "simulation option duration (1 s) is shorter than half a step dt (3 s): no step would run");
+  o.dt_s = 1e-300;
+  EXPECT_EQ(error_of([&] { ts::validate(o); }),
+            "simulation option duration / dt = 1 / 1e-300 = 1e+300 steps is above the limit 1e+09");
+  o.dt_s = 0.4;  // 2.5 steps: rounded half away from zero (the step becomes duration / 3)
+  EXPECT_EQ(ts::fixed_step_count(o), 3);
+  o.duration_s = 0.0;
+  EXPECT_EQ(ts::fixed_step_count(o), 0);  // a zero-length run is allowed (t = 0 only)
+}
+
+TEST(StepCount, OutputIntervalLongerThanTheRunGivesStartAndEnd) {
+  ts::SimulationOptions o;
+  o.dt_s = 1e-3;
+  o.duration_s = 0.05;
+  o.output_interval_s = 1e300;
+  EXPECT_EQ(ts::output_stride(o, 50), 50);
+  o.output_interval_s = 0.01;
+  EXPECT_EQ(ts::output_stride(o, 50), 10);
+  o.output_interval_s = 0.0;
+  EXPECT_EQ(ts::output_stride(o, 50), 1);
+}

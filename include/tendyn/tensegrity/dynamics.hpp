@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
 namespace tendyn::tensegrity {
@@ -116,5 +117,10 @@ inline double cable_strain(const Data& data, int k) {
 
 /// Renormalises every rod quaternion (and keeps w >= 0 is NOT enforced: sign is continuous).
 void normalize_quaternions(const Model& model, State& state);
+
+/// The message of a cable whose length `length_m` is 0 or not finite at `time_s`: a non-finite
+/// length is a blow-up of the state (a force or a position overflowed), a zero one means its two
+/// nodes coincide. Both name the cable and the time.
+std::string cable_length_failure(const std::string& cable, double length_m, double time_s);
 
 }  // namespace tendyn::tensegrity

@@ -132,6 +132,20 @@ SimulationSummary simulate(const Model& model, const SimulationOptions& options,
                            const std::function<void(double, const State&, Data&)>& controller = {});
 
 /// Validates options (positive step, duration, etc.); throws tendyn::Error naming the option.
+/// Also refuses a run whose step count duration_s / dt_s is above kMaxSteps or that would run no
+/// step (0 < duration_s < dt_s / 2), like the tree module.
 void validate(const SimulationOptions& options);
+
+/// Largest number of steps duration_s / dt_s a run may take (1e9: hours of wall time).
+inline constexpr double kMaxSteps = 1e9;
+
+/// Number of fixed steps of a run: round(duration_s / dt_s) (the step is then duration_s / n).
+/// Throws tendyn::Error naming duration and dt when it is above kMaxSteps, or 0 although
+/// duration_s > 0. Options must be finite and positive (validate() checks that first).
+long fixed_step_count(const SimulationOptions& options);
+
+/// Steps between outputs: 1 without an output interval, round(output_interval_s / dt_s) (>= 1),
+/// or `steps` when the interval is longer than the run (outputs at t = 0 and at the end only).
+long output_stride(const SimulationOptions& options, long steps);
 
 }  // namespace tendyn::tensegrity
