@@ -18,12 +18,12 @@ fi
 
 if [[ "${TENDYN_SKIP_SANITIZE:-0}" != 1 ]]; then
   # (no -Werror here: GCC 12 reports false -Wmaybe-uninitialized inside std::regex under -fsanitize)
-  echo "== AddressSanitizer + UndefinedBehaviorSanitizer build: tensegrity engine, model files, viewer scenes and studio, CLI, fuzz replay"
+  echo "== AddressSanitizer + UndefinedBehaviorSanitizer build: tensegrity engine, model files, viewer scenes and studio, CLI, fuzz replays (model parser, scene.json, sweep spec; the tree and CDPR ones need those modules)"
   generator=()
   if command -v ninja >/dev/null 2>&1; then generator=(-G Ninja); fi
   cmake -S . -B build-asan "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE=-O1 -DTENDYN_SANITIZE=address,undefined \
     -DTENDYN_WITH_CDPR=OFF -DTENDYN_WITH_TREE=OFF -DTENDYN_BUILD_BENCH=OFF -DTENDYN_WERROR=OFF >/dev/null
-  cmake --build build-asan -j"$(nproc)" --target tendyn_tensegrity_tests tendyn_viz_tests tendyn_cli tendyn_cli_tests model_parser_fuzz_replay
+  cmake --build build-asan -j"$(nproc)" --target tendyn_tensegrity_tests tendyn_viz_tests tendyn_cli tendyn_cli_tests tendyn_fuzz_replays
   (cd build-asan && UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 \
      ctest --output-on-failure -j"$(nproc)" -R 'Dynamics|Integrate|Step\.|SampledController|NodePositions|Builders|ModelIo|Model\.|PsiStudy|Cli|PrismEquilibrium|Contact|FrictionCone|Planner|FormFinding|Lagrange|Scene|Studio|fuzz' \
        -E 'Planner\.LookaheadBeatsExhaustive|Planner\.LookaheadIsBitIdentical')

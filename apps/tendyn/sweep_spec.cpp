@@ -137,7 +137,12 @@ const json& section(const json& spec, const char* key) {
   return spec.contains(key) ? spec.at(key) : empty;
 }
 
-json run_point(const json& spec, const json& point) {
+// A grid point's model and simulation options (the spec's sections, then the point's values).
+struct PointSetup {
+  ts::Model model;
+  ts::SimulationOptions options;
+};
+PointSetup setup_point(const json& spec, const json& point) {
   const std::string model_spec = spec.value("model", std::string("prism"));
   const json& prism_spec = section(spec, "prism");
   const json& simulation_spec = section(spec, "simulation");
@@ -166,6 +171,11 @@ json run_point(const json& spec, const json& point) {
     if (!set_prism(probe, it.key(), it.value()) && !set_simulation(probe_o, it.key(), it.value()))
       throw Error("sweep spec: grid name '" + it.key() + "' is neither a prism nor a simulation field");
   }
+  return {std::move(model), options};
+}
+
+json run_point(const json& spec, const json& point) {
+  const auto [model, options] = setup_point(spec, point);
   const auto s = ts::simulate(model, options);
   const auto& m = s.monitor;
   auto vec = [](const Eigen::VectorXd& v) { return std::vector<double>(v.data(), v.data() + v.size()); };
@@ -186,10 +196,10 @@ json run_point(const json& spec, const json& point) {
           {"steps", s.steps}};
 }
 
-}  // namespace
-
-void run_sweep_spec(const std::string& path, int threads, bool quiet, const std::string& out_override) {
-  const auto root = io::YamlNode::load_file(path);
+// run_sweep_spec on a loaded spec (`path`: its name in messages); with `check_only`, stops after
+// building every point's model and options and returns the number of points.
+std::size_t run_spec(const io::YamlNode& root, const std::string& path, int threads, bool quiet,
+                     const std::string& out_override, bool check_only) {
   root.require_keys({"model", "prism", "simulation", "grid", "out", "threads"});
   long budget = kMaxSpecNodes;
   const json spec = yaml_to_json(root.raw(), path, budget);
@@ -259,6 +269,10 @@ void run_sweep_spec(const std::string& path, int threads, bool quiet, const std:
         next.push_back(q);
       }
     points.swap(next);
+  }
+  if (check_only) {
+    for (const auto& point : points) (void)setup_point(spec, point);
+    return points.size();
   }
   const std::string out = !out_override.empty() ? out_override : spec.value("out", std::string("out/sweep/results.jsonl"));
   if (threads <= 0) threads = spec.value("threads", 0);
@@ -333,6 +347,17 @@ void run_sweep_spec(const std::string& path, int threads, bool quiet, const std:
   }
   progress.finish();
   if (!quiet) std::printf("ran %zu points; results in %s (one JSON line per point, resumable)\n", todo.size(), out.c_str());
+  return points.size();
+}
+
+}  // namespace
+
+void run_sweep_spec(const std::string& path, int threads, bool quiet, const std::string& out_override) {
+  (void)run_spec(io::YamlNode::load_file(path), path, threads, quiet, out_override, false);
+}
+
+std::size_t check_sweep_spec(const std::string& text, const std::string& name) {
+  return run_spec(io::YamlNode::load_string(text, name), name, 1, true, "", true);
 }
 
 }  // namespace tendyn::cli

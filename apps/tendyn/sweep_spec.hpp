@@ -7,8 +7,14 @@
 // `out`. "never" (no slack, no over-strain) is null in the records. Throws tendyn::Error naming the
 // file and field on a bad spec.
 #pragma once
+#include <cstddef>
 #include <string>
 
 namespace tendyn::cli {
 void run_sweep_spec(const std::string& path, int threads, bool quiet, const std::string& out_override = "");
+/// Reads and checks a spec without running it (entry point of fuzz/sweep_spec_fuzz.cpp): `text` is
+/// the spec file's content (`name` stands for the file in messages); the grid is expanded and each
+/// point's model and options built as run_sweep_spec does (a `model:` file is read); nothing is
+/// simulated or written. Returns the number of grid points. Throws tendyn::Error on a bad spec.
+std::size_t check_sweep_spec(const std::string& text, const std::string& name);
 }

@@ -1,4 +1,5 @@
 #include <tendyn/core/error.hpp>
+#include <tendyn/io/markup.hpp>
 #include <tendyn/tree/model_io.hpp>
 
 #include "io/yaml_util.hpp"
@@ -332,7 +333,7 @@ Model load_model(const std::string& path, BaseMode mode) {
 std::string to_urdf(const Model& in) {
   const Model m = convert_base(in, BaseMode::Free);
   std::ostringstream os;
-  os << "<?xml version=\"1.0\"?>\n<!-- written by tendyn (tree::to_urdf) -->\n<robot name=\"" << m.name << "\">\n";
+  os << "<?xml version=\"1.0\"?>\n<!-- written by tendyn (tree::to_urdf) -->\n<robot name=\"" << io::escape_markup(m.name) << "\">\n";
   bool need_world = false;
   for (int i = 0; i < m.nlinks(); ++i)
     if (m.parent[i] < 0 && (m.joints[i].type != JointType::Fixed || !m.joints[i].p_PJ.isZero() ||
@@ -343,7 +344,7 @@ std::string to_urdf(const Model& in) {
   if (roots > 1) need_world = true;
   if (need_world) os << "  <link name=\"world\"/>\n";
   for (const Link& l : m.links) {
-    os << "  <link name=\"" << l.name << "\">\n    <inertial>\n      <origin xyz=\"" << fmt3(l.com)
+    os << "  <link name=\"" << io::escape_markup(l.name) << "\">\n    <inertial>\n      <origin xyz=\"" << fmt3(l.com)
        << "\" rpy=\"0 0 0\"/>\n      <mass value=\"" << fmt(l.mass) << "\"/>\n      <inertia ixx=\""
        << fmt(l.inertia(0, 0)) << "\" iyy=\"" << fmt(l.inertia(1, 1)) << "\" izz=\"" << fmt(l.inertia(2, 2))
        << "\" ixy=\"" << fmt(l.inertia(0, 1)) << "\" ixz=\"" << fmt(l.inertia(0, 2)) << "\" iyz=\""
@@ -353,9 +354,9 @@ std::string to_urdf(const Model& in) {
     const Joint& j = m.joints[i];
     if (m.parent[i] < 0 && !need_world) continue;
     const char* type = j.type == JointType::Free ? "floating" : joint_type_name(j.type);
-    os << "  <joint name=\"" << j.name << "\" type=\"" << type << "\">\n    <parent link=\""
-       << (m.parent[i] >= 0 ? m.links[m.parent[i]].name : std::string("world")) << "\"/>\n    <child link=\""
-       << m.links[i].name << "\"/>\n    <origin xyz=\"" << fmt3(j.p_PJ) << "\" rpy=\"" << fmt3(matrix_to_rpy(j.R_PJ))
+    os << "  <joint name=\"" << io::escape_markup(j.name) << "\" type=\"" << type << "\">\n    <parent link=\""
+       << io::escape_markup(m.parent[i] >= 0 ? m.links[m.parent[i]].name : std::string("world")) << "\"/>\n    <child link=\""
+       << io::escape_markup(m.links[i].name) << "\"/>\n    <origin xyz=\"" << fmt3(j.p_PJ) << "\" rpy=\"" << fmt3(matrix_to_rpy(j.R_PJ))
        << "\"/>\n";
     if (j.type == JointType::Revolute || j.type == JointType::Prismatic)
       os << "    <axis xyz=\"" << fmt3(j.axis) << "\"/>\n    <limit effort=\"1000\" velocity=\"100\" lower=\"-10\" upper=\"10\"/>\n";

@@ -210,11 +210,15 @@ std::string check_scene_json(std::string_view text, std::string_view source) {
     j = nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
     throw Error(src + ": not valid JSON (byte " + std::to_string(e.byte) + ")");
+  } catch (const nlohmann::json::exception& e) {  // e.g. out_of_range.406: a number such as 1e400
+    const std::string what = e.what();  // "[json.exception.out_of_range.406] number overflow ..."
+    const auto cut = what.find("] ");
+    throw Error(src + ": not valid JSON (" + (cut == std::string::npos ? what : what.substr(cut + 2)) + ")");
   }
   auto fail = [&](const std::string& why) { throw Error(src + ": " + why); };
-  if (!j.is_object() || j.value("format", std::string()) != "tendyn-scene")
+  if (!j.is_object() || !j.contains("format") || j["format"] != "tendyn-scene")
     fail("not a tendyn scene (\"format\" must be \"tendyn-scene\")");
-  if (!j.contains("version") || !j["version"].is_number_integer() || j["version"].get<int>() != 1)
+  if (!j.contains("version") || !j["version"].is_number_integer() || j["version"] != 1)
     fail("unsupported scene version (this viewer reads version 1)");
   for (const char* key : {"points", "rods", "cables", "frames"})
     if (!j.contains(key)) fail(std::string("missing \"") + key + "\"");

@@ -155,6 +155,29 @@ TEST(TreeModel, UrdfRoundTrip) {
   }
 }
 
+// Found by fuzz/tree_yaml_fuzz.cpp (fuzz/regressions/tree_yaml/name_with_markup.yaml): names
+// were written into URDF attributes unescaped, so a YAML model named with & < > " gave URDF that
+// the reader refused ("unknown entity") or read differently.
+TEST(TreeModel, UrdfRoundTripEscapesMarkupInNames) {
+  const Model a = model_from_yaml_string(
+      "name: 'r&d <\"robot\">'\n"
+      "links:\n"
+      "  - {name: 'a&ffff;b', parent: world, joint: {name: 'j<1>', type: revolute, axis: [0, 0, 1]},\n"
+      "     mass: 1, com: [0, 0, 0], inertia: {ixx: 1, iyy: 1, izz: 1, ixy: 0, ixz: 0, iyz: 0}}\n"
+      "  - {name: '\"c\"', parent: 'a&ffff;b', joint: {type: prismatic, axis: [1, 0, 0]},\n"
+      "     mass: 1, com: [0, 0, 0], inertia: {ixx: 1, iyy: 1, izz: 1, ixy: 0, ixz: 0, iyz: 0}}\n",
+      "names.yaml");
+  const std::string urdf = to_urdf(a);
+  EXPECT_NE(urdf.find("<link name=\"a&amp;ffff;b\">"), std::string::npos) << urdf;
+  const Model b = urdf_from_string(urdf, "names.urdf");
+  EXPECT_EQ(b.name, "r&d <\"robot\">");
+  ASSERT_EQ(b.nlinks(), 2);
+  EXPECT_EQ(b.links[0].name, "a&ffff;b");
+  EXPECT_EQ(b.joints[0].name, "j<1>");
+  EXPECT_EQ(b.links[1].name, "\"c\"");
+  EXPECT_EQ(b.parent[1], 0);
+}
+
 const char* kUrdfHead = "<?xml version=\"1.0\"?>\n<robot name=\"r\">\n";
 const char* kLinks =
     "  <link name=\"a\"><inertial><mass value=\"1\"/><inertia ixx=\"1\" iyy=\"1\" izz=\"1\" ixy=\"0\" ixz=\"0\" iyz=\"0\"/></inertial></link>\n"

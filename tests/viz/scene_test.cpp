@@ -115,6 +115,32 @@ TEST(Scene, CheckSceneJsonRejectsMalformedFiles) {
   EXPECT_THROW(check_scene_json(bad.dump(), "x.json"), Error);
 }
 
+// Found by fuzz/scene_json_fuzz.cpp (regressions in fuzz/regressions/scene_json/): a number
+// beyond double range made nlohmann throw out_of_range (not a parse_error), a non-string "format"
+// a type_error, and a version of 2^32 + 1 passed as 1 (int conversion); all three escaped as
+// non-tendyn exceptions or were accepted.
+TEST(Scene, CheckSceneJsonRejectsOverflowAndWrongTypesWithError) {
+  Scene s = two_point_scene();
+  add(s, 0.0, 1.0);
+  const auto j = nlohmann::json::parse(scene_json(s));
+  auto message = [](const std::string& text) {
+    try {
+      (void)check_scene_json(text, "x.json");
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(message("[1e400]"), "x.json: not valid JSON (number overflow parsing '1e400')");
+  auto bad = j;
+  bad["format"] = 5;
+  EXPECT_EQ(message(bad.dump()), "x.json: not a tendyn scene (\"format\" must be \"tendyn-scene\")");
+  bad = j;
+  bad["version"] = 4294967297LL;
+  EXPECT_EQ(message(bad.dump()), "x.json: unsupported scene version (this viewer reads version 1)");
+  EXPECT_EQ(message(j.dump()), "accepted");
+}
+
 TEST(Scene, HtmlEmbedsSceneSafely) {
   Scene s = two_point_scene();
   s.title = "</script><b>x</b>";
