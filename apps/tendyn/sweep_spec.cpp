@@ -76,6 +76,12 @@ std::string yaml_place(const std::string& file, const YAML::Node& n) {
   return m.line < 0 ? file : file + ":" + std::to_string(m.line + 1) + ":" + std::to_string(m.column + 1);
 }
 
+// A mapping key as a string; a null, sequence or mapping key is an input error with its place.
+std::string scalar_key(const std::string& file, const YAML::Node& key) {
+  if (!key.IsScalar()) throw Error(yaml_place(file, key) + ": a mapping key must be a plain name");
+  return key.Scalar();
+}
+
 // YAML -> JSON. An alias is expanded at every use, so the visited nodes are counted and bounded
 // (a "billion laughs" spec stops at kMaxSpecNodes); a key twice in one mapping is refused.
 json yaml_to_json(const YAML::Node& n, const std::string& file, long& budget) {
@@ -85,7 +91,7 @@ json yaml_to_json(const YAML::Node& n, const std::string& file, long& budget) {
   if (n.IsMap()) {
     json j = json::object();
     for (const auto& kv : n) {
-      const std::string key = kv.first.as<std::string>();
+      const std::string key = scalar_key(file, kv.first);
       if (j.contains(key)) throw Error(yaml_place(file, kv.first) + ": key '" + key + "' appears twice");
       j[key] = yaml_to_json(kv.second, file, budget);
     }
@@ -217,7 +223,7 @@ std::size_t run_spec(const io::YamlNode& root, const std::string& path, int thre
                   "' (prism parameters apply only to model: prism)");
     prism->require_map();
     for (const auto& kv : prism->raw()) {
-      const std::string k = kv.first.as<std::string>();
+      const std::string k = scalar_key(path, kv.first);
       if (!check_value(path, "prism." + k, k, kv.second, prism_set))
         throw Error(yaml_place(path, kv.first) + ": prism has no field '" + k + "'");
     }
@@ -225,7 +231,7 @@ std::size_t run_spec(const io::YamlNode& root, const std::string& path, int thre
   if (const auto sim = root.get("simulation")) {
     sim->require_map();
     for (const auto& kv : sim->raw()) {
-      const std::string k = kv.first.as<std::string>();
+      const std::string k = scalar_key(path, kv.first);
       if (!check_value(path, "simulation." + k, k, kv.second, sim_set))
         throw Error(yaml_place(path, kv.first) + ": simulation has no field '" + k + "'");
     }
@@ -237,7 +243,7 @@ std::size_t run_spec(const io::YamlNode& root, const std::string& path, int thre
   grid.require_map();
   double count = 1.0;
   for (const auto& kv : grid.raw()) {
-    names.push_back(kv.first.as<std::string>());
+    names.push_back(scalar_key(path, kv.first));
     const std::string& k = names.back();
     values.push_back(spec.at("grid").at(k));
     if (!kv.second.IsSequence() || kv.second.size() == 0) grid.at(k).fail("must be a non-empty list");
