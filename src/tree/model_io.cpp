@@ -111,8 +111,9 @@ Model model_from_yaml(const io::YamlNode& root, BaseMode mode) {
   }
   if (auto dn = root.get("reachability")) {
     const Eigen::MatrixXd Dd = dn->as_matrix();
+    // checked before the cast: a double outside int's range cast to int is undefined behaviour
+    if (!(Dd.array() == 0.0 || Dd.array() == 1.0).all()) dn->fail("entries must be 0 or 1");
     const Eigen::MatrixXi D = Dd.cast<int>();
-    if ((D.cast<double>() - Dd).cwiseAbs().maxCoeff() > 0.0) dn->fail("entries must be 0 or 1");
     try {
       (void)parents_from_reachability(D);
     } catch (const Error& e) {

@@ -178,6 +178,21 @@ TEST(TreeModel, UrdfRoundTripEscapesMarkupInNames) {
   EXPECT_EQ(b.parent[1], 0);
 }
 
+// Found by the sanitizer replay of fuzz/tree_yaml_fuzz.cpp (fuzz/regressions/tree_yaml/
+// reachability_1e10.yaml): the file's reachability entries were cast to int before being checked,
+// undefined behaviour for 1e10; now every entry other than 0 or 1 is refused before the cast.
+TEST(TreeModel, ReachabilityEntriesOutsideZeroOneAreRefusedWithThePlace) {
+  const std::string links =
+      "links:\n"
+      "  - {name: a, parent: world, joint: {type: revolute, axis: [0, 0, 1]}, mass: 1, com: [0, 0, 0],\n"
+      "     inertia: {ixx: 1, iyy: 1, izz: 1, ixy: 0, ixz: 0, iyz: 0}}\n";
+  for (const char* bad : {"[[1e10]]", "[[-3e9]]", "[[0.5]]", "[[2]]"}) {
+    const std::string e = error_of([&] { (void)model_from_yaml_string("reachability: " + std::string(bad) + "\n" + links, "r.yaml"); });
+    EXPECT_NE(e.find("r.yaml:1:15: reachability: entries must be 0 or 1"), std::string::npos) << bad << ": " << e;
+  }
+  EXPECT_EQ(model_from_yaml_string("reachability: [[1]]\n" + links, "r.yaml").nlinks(), 1);
+}
+
 const char* kUrdfHead = "<?xml version=\"1.0\"?>\n<robot name=\"r\">\n";
 const char* kLinks =
     "  <link name=\"a\"><inertial><mass value=\"1\"/><inertia ixx=\"1\" iyy=\"1\" izz=\"1\" ixy=\"0\" ixz=\"0\" iyz=\"0\"/></inertial></link>\n"
