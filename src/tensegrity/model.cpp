@@ -2,6 +2,8 @@
 #include <tendyn/core/rotation.hpp>
 #include <tendyn/tensegrity/model.hpp>
 
+#include "io/yaml_util.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -11,12 +13,7 @@
 namespace tendyn::tensegrity {
 
 namespace {
-// A double for messages: %g (std::to_string writes DBL_MAX with 309 digits).
-std::string num(double x) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", x);
-  return buf;
-}
+using io::num;  // %g for messages (src/io/yaml_util.hpp)
 std::string name_of(const std::vector<std::string>& ids, int i, const char* kind) {
   if (i >= 0 && i < static_cast<int>(ids.size()) && !ids[static_cast<std::size_t>(i)].empty())
     return std::string(kind) + " '" + ids[static_cast<std::size_t>(i)] + "'";

@@ -2,6 +2,8 @@
 #include <tendyn/core/integrate.hpp>
 #include <tendyn/tree/simulate.hpp>
 
+#include "io/yaml_util.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -133,11 +135,7 @@ void Rk4::step(double t, double h, Eigen::VectorXd& q, Eigen::VectorXd& v, const
 namespace tendyn::tree {
 
 namespace {
-std::string num(double x) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", x);
-  return buf;
-}
+using io::num;  // %g for messages (src/io/yaml_util.hpp)
 // Steps between samples (>= 1); options already checked by simulation_steps.
 long output_stride(const SimulationOptions& o) {
   if (!(o.output_interval_s > 0.0)) return 1;
