@@ -2,6 +2,8 @@
 // removal without commit, the injected write failure.
 #include <gtest/gtest.h>
 
+#include "support/cli_run.hpp"
+
 #include <tendyn/core/error.hpp>
 #include <tendyn/io/atomic_file.hpp>
 
@@ -16,18 +18,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path fresh(const std::string& name) {
-  const auto d = fs::temp_directory_path() / ("tendyn_io_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+// fixtures shared with the CLI tests (tests/support/cli_run.hpp); the prefix keeps the folders apart
+fs::path fresh(const std::string& name) { return tendyn::test::fresh_dir("io_" + name); }
+using tendyn::test::slurp;
 
 TEST(AtomicFile, PlantedPartialSymlinkIsNotFollowed) {
   const auto d = fresh("symlink");

@@ -2,6 +2,8 @@
 // directories of dead processes are removed.
 #include <gtest/gtest.h>
 
+#include "support/cli_run.hpp"
+
 #include <tendyn/core/error.hpp>
 #include <tendyn/io/atomic_file.hpp>
 #include <tendyn/io/result_set.hpp>
@@ -19,18 +21,9 @@ namespace {
 namespace fs = std::filesystem;
 using tendyn::io::ResultSet;
 
-fs::path fresh(const std::string& name) {
-  const auto d = fs::temp_directory_path() / ("tendyn_rs_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+// fixtures shared with the CLI tests (tests/support/cli_run.hpp); the prefix keeps the folders apart
+fs::path fresh(const std::string& name) { return tendyn::test::fresh_dir("rs_" + name); }
+using tendyn::test::slurp;
 int count_partials(const fs::path& parent) {
   int n = 0;
   for (const auto& e : fs::directory_iterator(parent))
