@@ -80,9 +80,11 @@ void CsvLine::sep() {
   first_ = false;
 }
 
-CsvLine& CsvLine::num(double v) {
+CsvLine& CsvLine::num(double v) { return num(v, digits_); }
+
+CsvLine& CsvLine::num(double v, int digits) {
   sep();
-  append_number(s_, v, digits_);
+  append_number(s_, v, digits);
   return *this;
 }
 

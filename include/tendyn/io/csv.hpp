@@ -44,6 +44,8 @@ class CsvLine {
  public:
   explicit CsvLine(int digits = 12) : digits_(digits) {}
   CsvLine& num(double v);
+  /// One number with its own precision ("%.<digits>g").
+  CsvLine& num(double v, int digits);
   CsvLine& integer(long long v);
   CsvLine& text(std::string_view s);
   /// 1 or 0.
