@@ -12,5 +12,6 @@ list(APPEND TENDYN_SOURCES
   tensegrity/lagrange.cpp
   tensegrity/contact.cpp
   tensegrity/planner.cpp
+  tensegrity/output_estimate.cpp
   tensegrity/form_finding.cpp
 )
