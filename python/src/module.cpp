@@ -64,6 +64,7 @@ PYBIND11_MODULE(_tendyn, m) {
 
   py::module_ tensegrity = m.def_submodule("tensegrity", "Tensegrity robots: rods + cables (tendyn::tensegrity).");
   bind_tensegrity(tensegrity);
+  { void bind_plan_policy(py::module_&); bind_plan_policy(tensegrity); }  // plan_policy.cpp
 #ifdef TENDYN_WITH_CDPR
   py::module_ cdpr = m.def_submodule("cdpr", "Cable-driven parallel robots: geometry and tension solvers (tendyn::cdpr).");
   bind_cdpr(cdpr);
