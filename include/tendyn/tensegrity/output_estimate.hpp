@@ -3,6 +3,7 @@
 // --max-memory-mb, docs/CLI.md "Outputs"). Estimates are upper bounds: every number is counted
 // as kBytesPerNumber bytes (measured files are ~1.6x smaller) and rows/frames are rounded up.
 #pragma once
+#include <tendyn/io/output_estimate.hpp>
 #include <tendyn/tensegrity/planner.hpp>
 #include <tendyn/tensegrity/simulate.hpp>
 
@@ -10,16 +11,8 @@
 
 namespace tendyn::tensegrity {
 
-/// Bytes per number in the CSV files and scene.json: "%.12g" of a signed value with its separator
-/// (e.g. "-0.123456789012," is 16; exponents make it up to 20).
-inline constexpr double kBytesPerNumber = 18.0;
-
-struct OutputEstimate {
-  double output_bytes = 0.0;  ///< files written by the run [bytes]
-  double memory_bytes = 0.0;  ///< data recorded in memory during the run [bytes]
-  std::string output_what;    ///< the output estimate in words ("1e+05 rows x 84 columns of results.csv and ...")
-  std::string memory_what;    ///< the memory estimate in words
-};
+using io::kBytesPerNumber;
+using io::OutputEstimate;
 
 /// `tendyn simulate`: results.csv (rows = floor(duration / output step) + 2, output step =
 /// max(output_interval_s or dt_s, dt_s); columns: time, 7 per rod, 3 per node, 4 per cable, 8
