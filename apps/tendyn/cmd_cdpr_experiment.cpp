@@ -58,7 +58,7 @@ void run(const ExpArgs& a) {
   cfg.control_dt_s = a.control_dt;
   cfg.layer_z_m = a.layer_z;
   cfg.carriage_offset_m = a.layer_z - 3.0;
-  cfg.controller.method = cdpr::parse_method(a.method);
+  cfg.controller.method = cdpr::method_from_string(a.method);
   cfg.controller.tau_tension_s = a.tension_tau;
   cfg.controller.tau_filter_s = a.filter_tau;
   if (a.noise) cfg.sensors = cdpr::typical_sensor_noise(a.seed);

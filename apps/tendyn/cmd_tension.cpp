@@ -69,9 +69,9 @@ Eigen::VectorXd parse_list(const std::string& s, const std::string& what) {
 std::vector<Method> parse_methods(const std::string& s) {
   std::vector<Method> m;
   if (s == "all")
-    return {Method::exhaustive, Method::lawson_hanson, Method::exact, Method::closed_form,
-            Method::improved_closed_form};
-  for (const auto& p : split(s, ',')) m.push_back(cdpr::parse_method(p));
+    return {Method::kExhaustive, Method::kLawsonHanson, Method::kExact, Method::kClosedForm,
+            Method::kImprovedClosedForm};
+  for (const auto& p : split(s, ',')) m.push_back(cdpr::method_from_string(p));
   if (m.empty()) throw Error("--method: empty list");
   return m;
 }
@@ -97,12 +97,12 @@ Setup make_setup(const CommonArgs& a) {
   s.mf = cdpr::load_model(a.model);
   const auto& m = s.mf.model;
   if (a.group.empty()) {
-    for (int i = 0; i < m.num_cables(); ++i) s.cols.push_back(i);
+    for (int i = 0; i < m.ncable(); ++i) s.cols.push_back(i);
   } else {
     s.cols = cdpr::cables_in_group(m, a.group);
   }
   if (!a.rows.empty())
-    for (const auto& r : split(a.rows, ',')) s.rows.push_back(cdpr::parse_wrench_row(r));
+    for (const auto& r : split(a.rows, ',')) s.rows.push_back(cdpr::wrench_row_from_string(r));
   s.opt.f_min_N = a.fmin ? *a.fmin : m.f_min_N;
   s.opt.f_max_N = a.fmax ? *a.fmax : (m.f_max_N >= 1e300 ? std::numeric_limits<double>::infinity() : m.f_max_N);
   s.opt.iqr_coefficient = a.iqr;
@@ -127,9 +127,9 @@ Eigen::VectorXd rows_of(const Setup& s, const Eigen::VectorXd& w_full) {
 }
 
 bool method_applicable(Method m, const cdpr::SolverOptions& o, int n) {
-  if ((m == Method::closed_form || m == Method::improved_closed_form) && !std::isfinite(o.f_max_N))
+  if ((m == Method::kClosedForm || m == Method::kImprovedClosedForm) && !std::isfinite(o.f_max_N))
     return false;
-  if (m == Method::exhaustive && n > 24) return false;
+  if (m == Method::kExhaustive && n > 24) return false;
   return true;
 }
 
@@ -167,8 +167,8 @@ void run_solve(const SolveArgs& a) {
   std::vector<double> times;
   for (Method m : methods) {
     if (!method_applicable(m, s.opt, static_cast<int>(J.cols()))) {
-      std::fprintf(stderr, "tendyn tension: skipping %s (%s)\n", cdpr::method_name(m),
-                   m == Method::exhaustive ? "more than 24 cables" : "needs a finite f_max");
+      std::fprintf(stderr, "tendyn tension: skipping %s (%s)\n", cdpr::to_string(m),
+                   m == Method::kExhaustive ? "more than 24 cables" : "needs a finite f_max");
       continue;
     }
     cdpr::TensionResult r;
@@ -182,8 +182,8 @@ void run_solve(const SolveArgs& a) {
     nlohmann::json arr = nlohmann::json::array();
     for (std::size_t k = 0; k < results.size(); ++k) {
       const auto& [m, r] = results[k];
-      arr.push_back({{"method", cdpr::method_name(m)},
-                     {"status", cdpr::status_name(r.status)},
+      arr.push_back({{"method", cdpr::to_string(m)},
+                     {"status", cdpr::to_string(r.status)},
                      {"reason", r.reason},
                      {"tensions_N", std::vector<double>(r.f_N.data(), r.f_N.data() + r.f_N.size())},
                      {"loaded", r.loaded_count},
@@ -200,8 +200,8 @@ void run_solve(const SolveArgs& a) {
   }
   std::printf("model %s (%s, %zu of %d cables), J %ld x %ld, tensions in [%g, %g] N (exact and "
               "closed forms; exhaustive and lawson-hanson use f >= 0)\n",
-              model.name.c_str(), model.motion == cdpr::Motion::spatial ? "spatial" : "planar",
-              s.cols.size(), model.num_cables(), static_cast<long>(J.rows()), static_cast<long>(J.cols()),
+              model.name.c_str(), model.motion == cdpr::Motion::kSpatial ? "spatial" : "planar",
+              s.cols.size(), model.ncable(), static_cast<long>(J.rows()), static_cast<long>(J.cols()),
               s.opt.f_min_N, s.opt.f_max_N);
   // printed values: round-off noise next to the column's scale shows as 0 (--json keeps every digit)
   const auto span = [](const Eigen::VectorXd& v) { return std::span<const double>(v.data(), static_cast<std::size_t>(v.size())); };
@@ -212,14 +212,14 @@ void run_solve(const SolveArgs& a) {
   for (std::size_t k = 0; k < results.size(); ++k) {
     const auto& [m, r] = results[k];
     const double rel = wn > 0 ? r.residual_norm / wn : r.residual_norm;
-    std::printf("%-22s %-14s %4d/%-2ld %12.6g %12.4g %10.3g %6d %9.1f\n", cdpr::method_name(m), cdpr::status_name(r.status),
+    std::printf("%-22s %-14s %4d/%-2ld %12.6g %12.4g %10.3g %6d %9.1f\n", cdpr::to_string(m), cdpr::to_string(r.status),
                 r.loaded_count, static_cast<long>(J.cols()), r.tension_norm, display_value(r.residual_norm, std::max(wn, r.tension_norm), 1e-12),
                 display_value(rel, 1.0, 1e-12), r.iterations, times[k]);
   }
   for (const auto& [m, r] : results)
-    if (r.status != cdpr::Status::ok) std::printf("%s: %s\n", cdpr::method_name(m), r.reason);
+    if (r.status != cdpr::Status::kOk) std::printf("%s: %s\n", cdpr::to_string(m), r.reason);
   std::printf("\n%-8s", "cable");
-  for (const auto& mr : results) std::printf(" %14.14s", cdpr::method_name(mr.first));
+  for (const auto& mr : results) std::printf(" %14.14s", cdpr::to_string(mr.first));
   std::printf("\n");
   for (std::size_t c = 0; c < s.cols.size(); ++c) {
     std::printf("%-8s", names[c].c_str());
@@ -250,14 +250,14 @@ void run_trajectory(TrajArgs a) {
   Setup s = make_setup(a);
   const auto& model = s.mf.model;
   if (!method_applicable(meth, s.opt, static_cast<int>(s.cols.size())))
-    throw Error(std::string("trajectory: method ") + cdpr::method_name(meth) + " is not applicable here");
+    throw Error(std::string("trajectory: method ") + cdpr::to_string(meth) + " is not applicable here");
   std::ifstream in(a.in);
   if (!in) throw Error(a.in + ": cannot read file");
   std::string line;
   if (!std::getline(in, line)) throw Error(a.in + ":1: empty file (expected a header line)");
   const auto header = split(line, ',');
   // input columns with or without their unit suffix (x or x_m, t or t_s, ...)
-  const bool planar = model.motion == cdpr::Motion::planar;
+  const bool planar = model.motion == cdpr::Motion::kPlanar;
   const std::vector<std::string> pose_cols =
       planar ? std::vector<std::string>{"x", "y", "phi"} : std::vector<std::string>{"x", "y", "z", "roll", "pitch", "yaw"};
   const std::vector<std::string> pose_units =
@@ -322,10 +322,10 @@ void run_trajectory(TrajArgs a) {
       w = rows_of(s, wfull);
     }
     cdpr::solve_tensions(meth, J, w, s.opt, ws, r);
-    if (r.status != cdpr::Status::ok) ++bad;
+    if (r.status != cdpr::Status::kOk) ++bad;
     if (tcol >= 0) os << file_number(parse_number(f[static_cast<std::size_t>(tcol)], where + ": t")) << ",";
     for (Eigen::Index k = 0; k < q.size(); ++k) os << file_number(q[k]) << ",";
-    os << cdpr::status_name(r.status) << "," << r.loaded_count << "," << file_number(r.residual_norm) << "," << file_number(r.tension_norm);
+    os << cdpr::to_string(r.status) << "," << r.loaded_count << "," << file_number(r.residual_norm) << "," << file_number(r.tension_norm);
     for (Eigen::Index k = 0; k < r.f_N.size(); ++k) os << "," << file_number(r.f_N[k]);
     os << "\n";
     {
@@ -345,14 +345,14 @@ void run_trajectory(TrajArgs a) {
     }
     ++rows;
   }
-  scene.plots.push_back({"tension norm |f| (" + std::string(cdpr::method_name(meth)) + ")", "N", {}, {{"|f|", norm_f}}});
+  scene.plots.push_back({"tension norm |f| (" + std::string(cdpr::to_string(meth)) + ")", "N", {}, {{"|f|", norm_f}}});
   scene.plots.push_back({"wrench residual |J f - w|", "N", {}, {{"residual", residual}}});
   outf.commit();
   const bool wrote_html = !write_scene_outputs(results.staging(), scene, a.html).empty();
   results.commit();
   const auto html = wrote_html ? dir / "view.html" : std::filesystem::path();
   std::printf("wrote %s and scene.json: %d poses, method %s, %d not ok\n", (dir / "tensions.csv").string().c_str(), rows,
-              cdpr::method_name(meth), bad);
+              cdpr::to_string(meth), bad);
   if (!html.empty()) std::printf("viewer: %s\n", html.string().c_str());
 }
 
@@ -374,13 +374,13 @@ void run_study(const StudyArgs& a) {
   if (m < 1 || m > 6 || n < 1 || n > 20) throw Error("--size: need 1 <= M <= 6 and 1 <= N <= 20");
   if (a.count < 1) throw Error("--count: must be >= 1");
   cdpr::WrenchMode mode;
-  if (a.mode == "feasible") mode = cdpr::WrenchMode::feasible;
-  else if (a.mode == "uniform") mode = cdpr::WrenchMode::uniform;
+  if (a.mode == "feasible") mode = cdpr::WrenchMode::kFeasible;
+  else if (a.mode == "uniform") mode = cdpr::WrenchMode::kUniform;
   else throw Error("--mode: expected feasible or uniform (got '" + a.mode + "')");
   cdpr::SolverOptions o;
   o.iqr_coefficient = a.iqr;
   o.residual_precision = a.precision;
-  const std::vector<Method> methods{Method::exhaustive, Method::lawson_hanson, Method::exact};
+  const std::vector<Method> methods{Method::kExhaustive, Method::kLawsonHanson, Method::kExact};
   // in chunks of consecutive seeds for the progress line (problem k depends on its seed only:
   // the rows are those of one call)
   std::vector<cdpr::StudyRow> rows;
@@ -429,7 +429,7 @@ void run_study(const StudyArgs& a) {
   std::printf("random %s study: %d problems, seeds %llu..%llu, J ~ U[-1,1], w %s; exhaustive "
               "(IQR k = %g, residual precision %g) vs Lawson-Hanson (lsqnonneg) vs exact\n\n",
               a.size.c_str(), a.count, static_cast<unsigned long long>(a.seed),
-              static_cast<unsigned long long>(a.seed + a.count - 1), mode == cdpr::WrenchMode::feasible ? "= J f0, f0 ~ U[0,1]" : "~ U[-1,1]",
+              static_cast<unsigned long long>(a.seed + a.count - 1), mode == cdpr::WrenchMode::kFeasible ? "= J f0, f0 ~ U[0,1]" : "~ U[-1,1]",
               a.iqr, a.precision);
   const int ex = std::min(a.examples, a.count);
   std::printf("%-28s", "example (seed)");
@@ -451,7 +451,7 @@ void run_study(const StudyArgs& a) {
   line("loaded cables", [&](const cdpr::StudyRow& r, std::size_t mm) { return std::to_string(r.results[mm].loaded_count); });
   line("norm |f|", [&](const cdpr::StudyRow& r, std::size_t mm) { return fmt(r.results[mm].tension_norm, "%.3f"); });
   line("relative residual", [&](const cdpr::StudyRow& r, std::size_t mm) { return fmt(display_value(r.relative_residual[mm], 1.0, 1e-12), "%.1e"); });
-  line("status", [&](const cdpr::StudyRow& r, std::size_t mm) { return std::string(cdpr::status_name(r.results[mm].status)).substr(0, 8); });
+  line("status", [&](const cdpr::StudyRow& r, std::size_t mm) { return std::string(cdpr::to_string(r.results[mm].status)).substr(0, 8); });
   auto pct = [&](int k) { return 100.0 * k / sum.problems; };
   std::printf("\n\nsummary over %d problems (exhaustive vs lsqnonneg):\n", sum.problems);
   std::printf("  loads more cables      %6.1f%%   (equal %.1f%%, fewer %.1f%%); mean loaded %.2f vs %.2f\n",

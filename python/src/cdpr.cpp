@@ -25,12 +25,15 @@ std::string num(double v) { return py::repr(py::float_(v)).cast<std::string>(); 
 
 void bind_cdpr(py::module_& m) {
   py::enum_<Motion>(m, "Motion", "Spatial (6 wrench rows) or planar (3 rows) platform motion.")
-      .value("spatial", Motion::spatial)
-      .value("planar", Motion::planar);
+      .value("kSpatial", Motion::kSpatial)
+      .value("kPlanar", Motion::kPlanar);
+  m.def("motion_from_string", &motion_from_string, py::arg("name"), "'spatial' or 'planar' -> Motion (tendyn.Error otherwise).");
+  m.def("to_string", py::overload_cast<Motion>(&to_string), py::arg("motion"), "'spatial' or 'planar'.");
   py::enum_<WrenchRow>(m, "WrenchRow", "A wrench row: fx fy fz mx my mz.")
-      .value("fx", WrenchRow::fx).value("fy", WrenchRow::fy).value("fz", WrenchRow::fz)
-      .value("mx", WrenchRow::mx).value("my", WrenchRow::my).value("mz", WrenchRow::mz);
-  m.def("parse_wrench_row", &parse_wrench_row, py::arg("name"), "'fx' .. 'mz' -> WrenchRow.");
+      .value("kFx", WrenchRow::kFx).value("kFy", WrenchRow::kFy).value("kFz", WrenchRow::kFz)
+      .value("kMx", WrenchRow::kMx).value("kMy", WrenchRow::kMy).value("kMz", WrenchRow::kMz);
+  m.def("wrench_row_from_string", &wrench_row_from_string, py::arg("name"), "'fx' .. 'mz' -> WrenchRow (tendyn.Error otherwise).");
+  m.def("to_string", py::overload_cast<WrenchRow>(&to_string), py::arg("row"), "'fx' .. 'mz'.");
 
   py::class_<Model>(m, "Model", "A cable-driven parallel robot: anchors p_WA (3 x n), attachments p_PB (3 x n), bounds.")
       .def(py::init<>())
@@ -41,15 +44,15 @@ void bind_cdpr(py::module_& m) {
       .def_readwrite("cable_names", &Model::cable_names, "n cable names (default c1..cn)")
       .def_readwrite("cable_groups", &Model::cable_groups, "n group labels (e.g. 'upper', 'lower'; default '')")
       .def_readwrite("f_min_N", &Model::f_min_N, "lower tension bound [N] (>= 0)")
-      .def_readwrite("f_max_N", &Model::f_max_N, "upper tension bound [N] (> f_min_N; 1e300 = none)")
+      .def_readwrite("f_max_N", &Model::f_max_N, "upper tension bound [N] (> f_min_N; inf = none)")
       .def_readwrite("platform_mass_kg", &Model::platform_mass_kg, "platform mass [kg] (for the gravity wrench; may be 0)")
       .def_readwrite("p_PC", &Model::p_PC, "(3) platform centre of mass in the platform frame [m]")
       .def_readwrite("gravity_W", &Model::gravity_W, "(3) gravity in the world frame [m/s^2]")
-      .def("num_cables", &Model::num_cables, "Number of cables n.")
+      .def("ncable", &Model::ncable, "Number of cables n.")
       .def("wrench_dim", &Model::wrench_dim, "6 (spatial) or 3 (planar).")
       .def("__repr__", [](const Model& mo) {
         return "Model(name=" + py::repr(py::str(mo.name)).cast<std::string>() + ", motion=" +
-               (mo.motion == Motion::planar ? "planar" : "spatial") + ", cables=" + std::to_string(mo.num_cables()) + ")";
+               to_string(mo.motion) + ", cables=" + std::to_string(mo.ncable()) + ")";
       });
   m.def("make_model", &make_model, py::arg("name"), py::arg("motion"), py::arg("p_WA"), py::arg("p_PB"),
         py::arg("cable_names") = std::vector<std::string>{}, py::arg("cable_groups") = std::vector<std::string>{},
@@ -95,20 +98,21 @@ void bind_cdpr(py::module_& m) {
   m.def("parse_model", &parse_model, py::arg("text"), py::arg("name"), "Read a CDPR YAML model from a string.");
 
   py::enum_<Method>(m, "Method", "Tension distribution method (docs/CDPR.md).")
-      .value("exhaustive", Method::exhaustive)
-      .value("lawson_hanson", Method::lawson_hanson)
-      .value("exact", Method::exact)
-      .value("closed_form", Method::closed_form)
-      .value("improved_closed_form", Method::improved_closed_form);
-  m.def("parse_method", &parse_method, py::arg("name"), "Method from its name.");
-  m.def("method_name", &method_name, py::arg("method"), "The method's name, e.g. 'lawson-hanson'.");
+      .value("kExhaustive", Method::kExhaustive)
+      .value("kLawsonHanson", Method::kLawsonHanson)
+      .value("kExact", Method::kExact)
+      .value("kClosedForm", Method::kClosedForm)
+      .value("kImprovedClosedForm", Method::kImprovedClosedForm);
+  m.def("method_from_string", &method_from_string, py::arg("name"), "Method from its name (tendyn.Error for an unknown name).");
+  m.def("to_string", py::overload_cast<Method>(&to_string), py::arg("method"), "The method's name, e.g. 'lawson-hanson'.");
   py::enum_<Status>(m, "Status", "Solver status.")
-      .value("ok", Status::ok)
-      .value("near_singular", Status::near_singular)
-      .value("infeasible", Status::infeasible)
-      .value("iteration_limit", Status::iteration_limit)
-      .value("non_finite", Status::non_finite);
-  m.def("status_name", &status_name, py::arg("status"), "The status's name, e.g. 'ok'.");
+      .value("kOk", Status::kOk)
+      .value("kNearSingular", Status::kNearSingular)
+      .value("kInfeasible", Status::kInfeasible)
+      .value("kIterationLimit", Status::kIterationLimit)
+      .value("kNonFinite", Status::kNonFinite);
+  m.def("status_from_string", &status_from_string, py::arg("name"), "Status from its name, e.g. 'ok' (tendyn.Error otherwise).");
+  m.def("to_string", py::overload_cast<Status>(&to_string), py::arg("status"), "The status's name, e.g. 'ok'.");
 
   py::class_<SolverOptions> so(m, "SolverOptions", "Tension bounds [N] and solver tolerances.");
   so.def_readwrite("f_min_N", &SolverOptions::f_min_N, "lower tension bound (exact, closed forms) [N]")
@@ -136,7 +140,7 @@ void bind_cdpr(py::module_& m) {
       .def_readonly("iterations", &TensionResult::iterations, "active-set iterations, or subsets tried (exhaustive)")
       .def_readonly("outliers", &TensionResult::outliers, "exhaustive: subsets rejected by the IQR rule")
       .def("__repr__", [](const TensionResult& r) {
-        return "TensionResult(status=" + std::string(status_name(r.status)) + ", loaded_count=" + std::to_string(r.loaded_count) +
+        return "TensionResult(status=" + std::string(to_string(r.status)) + ", loaded_count=" + std::to_string(r.loaded_count) +
                ", residual_norm=" + num(r.residual_norm) + ", tension_norm=" + num(r.tension_norm) + ")";
       });
   m.def("solve_tensions", [](Method method, const Eigen::MatrixXd& J, const Eigen::VectorXd& w, const SolverOptions& o) {
@@ -146,7 +150,7 @@ void bind_cdpr(py::module_& m) {
         "Tensions f >= 0 (within bounds) with J f ~ w by the given method (GIL released).");
   m.def("solve_tensions", [](const std::string& method, const Eigen::MatrixXd& J, const Eigen::VectorXd& w,
                              const SolverOptions& o) {
-          const Method mt = parse_method(method);
+          const Method mt = method_from_string(method);
           py::gil_scoped_release release;
           return solve_tensions(mt, J, w, o);
         }, py::arg("method"), py::arg("J"), py::arg("w"), py::arg("options") = SolverOptions(),

@@ -31,7 +31,7 @@ def load_problem(name):
 def test_model_and_structure_matrix():
     mf, J, w, _ = load_problem("printer8.yaml")
     m = mf.model
-    assert m.num_cables() == 8 and m.wrench_dim() == 6 and J.shape == (6, 8)
+    assert m.ncable() == 8 and m.wrench_dim() == 6 and J.shape == (6, 8)
     assert m.p_WA.shape == (3, 8)
     # columns of the force rows are unit vectors
     np.testing.assert_allclose(np.linalg.norm(J[:3], axis=0), np.ones(8), atol=1e-14)
@@ -48,7 +48,7 @@ def test_every_method_and_exact_not_worse_than_lawson_hanson():
             assert r.tension_norm == pytest.approx(np.linalg.norm(r.f_N), rel=1e-12)
         # Lawson-Hanson has no upper bound and f >= 0 only: compare the exact solver on the same problem
         o0 = cdpr.SolverOptions()
-        ex, lh = cdpr.solve_tensions(cdpr.Method.exact, J, w, o0), cdpr.solve_tensions("lawson_hanson", J, w, o0)
+        ex, lh = cdpr.solve_tensions(cdpr.Method.kExact, J, w, o0), cdpr.solve_tensions("lawson_hanson", J, w, o0)
         assert ex.residual_norm <= lh.residual_norm + 1e-9 * max(1.0, np.linalg.norm(w))
         assert np.all(ex.f_N >= -1e-12)
         assert cdpr.kkt_violation(J, w, ex.f_N) < 1e-6 * max(1.0, np.linalg.norm(w))
@@ -64,7 +64,7 @@ def test_matches_cli(tmp_path):
     for m, e in expected.items():
         r = cdpr.solve_tensions(m, J, w, o)
         np.testing.assert_allclose(r.f_N, e["tensions_N"], rtol=1e-12, atol=1e-9)
-        assert cdpr.status_name(r.status) == e["status"]
+        assert cdpr.to_string(r.status) == e["status"]
 
 
 def test_bad_input_raises_tendyn_error():
@@ -72,7 +72,7 @@ def test_bad_input_raises_tendyn_error():
         cdpr.parse_model("kind: cdpr\nname: x\nmotion: sideways\n", "bad.yaml")
     assert "bad.yaml" in str(e.value)
     with pytest.raises(tendyn.Error):
-        cdpr.parse_method("simplex")
+        cdpr.method_from_string("simplex")
 
 
 def test_keyword_constructors_reprs_and_docstrings():

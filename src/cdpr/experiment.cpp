@@ -126,7 +126,7 @@ StageResult run_stage(const DynamicModel& model, const ExperimentConfig& config,
   Sensors sensors(model, cfg.sensors, cc.lower_group);
   Measurement meas = make_measurement(model, cc.lower_group);
   Inputs in = make_inputs(model);
-  for (int i = 0; i < model.num_cables(); ++i)
+  for (int i = 0; i < model.ncable(); ++i)
     if (model.on_carriage[i] != 0) in.carriage_z_m[i] = cfg.carriage_offset_m;
   in.force_ext_W = cfg.wind_N;
   DynamicData data = make_dynamic_data(model);
@@ -135,12 +135,12 @@ StageResult run_stage(const DynamicModel& model, const ExperimentConfig& config,
   const Reference r0 = layer_reference(cfg, 0.0);
   Pose pose0;
   pose0.p_WP = r0.p_W;
-  StateVector x = make_state(model, pose0, Eigen::VectorXd::Ones(model.num_cables()));
+  StateVector x = make_state(model, pose0, Eigen::VectorXd::Ones(model.ncable()));
   compute_derivative(model, in, x, data);  // geometry only (rest lengths are dummies)
   sensors.measure(model, x, data, meas);
   meas.pose = pose0;
   ctrl.update(r0, meas, in);
-  x.tail(model.num_cables()) = rest_lengths_for_tensions(model, in, pose0, ctrl.optimal_tensions());
+  x.tail(model.ncable()) = rest_lengths_for_tensions(model, in, pose0, ctrl.optimal_tensions());
   in.winch_rate_m_s.setZero();
   ctrl.reset();  // stage 1's kinematic offsets are taken at the first real cycle
 
