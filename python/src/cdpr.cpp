@@ -82,7 +82,7 @@ void bind_cdpr(py::module_& m) {
         "Cable vectors, lengths and the structure matrix at the pose.");
   m.def("select_rows", &select_rows, py::arg("J"), py::arg("rows"), "Keep the given wrench rows of J.");
   m.def("cables_in_group", &cables_in_group, py::arg("model"), py::arg("group"), "Indices of the cables of a group.");
-  m.def("gravity_compensation_wrench", &gravity_compensation_wrench, py::arg("model"), py::arg("pose"),
+  m.def("gravity_compensation_wrench", py::overload_cast<const Model&, const Pose&>(&gravity_compensation_wrench), py::arg("model"), py::arg("pose"),
         "The wrench the cables must apply to hold the platform against gravity.");
 
   py::class_<ModelFile>(m, "ModelFile", "A model file: model, default pose (may be empty), source citation.")

@@ -193,14 +193,17 @@ Eigen::MatrixXd select_rows(const Eigen::MatrixXd& J, const std::vector<WrenchRo
 std::vector<int> cables_in_group(const Model& model, const std::string& group) {
   std::vector<int> idx;
   for (int i = 0; i < model.ncable(); ++i)
-    if (model.cable_groups[i] == group) idx.push_back(i);
+    if (static_cast<std::size_t>(i) < model.cable_groups.size() && model.cable_groups[static_cast<std::size_t>(i)] == group)
+      idx.push_back(i);
   if (idx.empty())
     throw Error("cdpr model '" + model.name + "': no cable in group '" + group + "'");
   return idx;
 }
 
-Eigen::VectorXd gravity_compensation_wrench(const Model& model, const Pose& pose) {
-  Eigen::VectorXd w = Eigen::VectorXd::Zero(model.wrench_dim());
+void gravity_compensation_wrench(const Model& model, const Pose& pose, Eigen::Ref<Eigen::VectorXd> w) {
+  if (w.size() != model.wrench_dim())
+    throw Error("gravity_compensation_wrench: w has " + std::to_string(w.size()) + " entries, expected " +
+                std::to_string(model.wrench_dim()));
   const Eigen::Vector3d F = -model.platform_mass_kg * model.gravity_W;
   const Eigen::Vector3d M = (pose.R_WP * model.p_PC).cross(F);
   if (model.motion == Motion::kSpatial) {
@@ -211,6 +214,11 @@ Eigen::VectorXd gravity_compensation_wrench(const Model& model, const Pose& pose
     w[1] = F.y();
     w[2] = M.z();
   }
+}
+
+Eigen::VectorXd gravity_compensation_wrench(const Model& model, const Pose& pose) {
+  Eigen::VectorXd w(model.wrench_dim());
+  gravity_compensation_wrench(model, pose, w);
   return w;
 }
 

@@ -107,5 +107,7 @@ std::vector<int> cables_in_group(const Model& model, const std::string& group);
 /// The gravity wrench the cables must balance at `pose`: w = -[m g; (R_WP p_PC) x m g] (spatial)
 /// or -[m g_x; m g_y; ((R_WP p_PC) x m g)_z] (planar), [N; N m], moments about P.
 Eigen::VectorXd gravity_compensation_wrench(const Model& model, const Pose& pose);
+/// Same, into w (wrench_dim() entries; no allocation). Throws tendyn::Error on another size.
+void gravity_compensation_wrench(const Model& model, const Pose& pose, Eigen::Ref<Eigen::VectorXd> w);
 
 }  // namespace tendyn::cdpr
