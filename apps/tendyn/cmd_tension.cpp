@@ -1,6 +1,8 @@
 // tendyn tension: cable tension distribution for cable-driven parallel robots (document 002).
+// Option parsing and printing only: the problem (cdpr::TensionProblem), trajectories and the
+// study are library functions (include/tendyn/cdpr/tension_problem.hpp, study.hpp).
 //   tendyn tension solve MODEL.yaml [--pose ...] [--wrench ...] [--group G] [--rows fx,fy,mz]
-//   tendyn tension trajectory MODEL.yaml --in poses.csv --out tensions.csv [--method exact]
+//   tendyn tension trajectory MODEL.yaml --in poses.csv [-o DIR] [--method exact]
 //   tendyn tension study [--count N] [--seed S] [--size 6x12]    (also: tendyn tension --random-study)
 #include <tendyn/cdpr/geometry.hpp>
 #include <tendyn/cdpr/model_io.hpp>
