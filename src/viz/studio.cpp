@@ -399,9 +399,11 @@ void run_job(const RunRequest& req, Job& job, const Limits& limits) {
 
 std::string job_json(Job& job, int from) {
   std::lock_guard lock(job.mutex);
-  std::string o = "{\"status\":" + json(job.status).dump() + ",\"progress\":" + json(job.progress).dump() +
-                  ",\"frame_count\":" + std::to_string(job.scene.nframe());
-  if (!job.error.empty()) o += ",\"error\":" + json(job.error).dump();
+  nlohmann::ordered_json head = {{"status", job.status}, {"progress", job.progress}, {"frame_count", job.scene.nframe()}};
+  if (!job.error.empty()) head["error"] = job.error;
+  // The other members are JSON text already (scene header, frames, summary): appended to the open object.
+  std::string o = head.dump();
+  o.pop_back();
   if (from == 0 && job.status != "queued") o += ",\"scene\":" + scene_header_json(job.scene);
   o += ",\"from\":" + std::to_string(std::max(from, 0));
   o += ",\"frames\":" + frames_json(job.scene, from, job.scene.nframe());
