@@ -1,4 +1,5 @@
-// Helpers shared by the binding files: keyword constructors and field reprs for plain structs,
+// Helpers shared by the binding files (python/src/<module>/expose_*.cpp, cdpr.cpp): keyword
+// constructors and field reprs for plain structs, Python reprs of numbers, by-value vector members,
 // writable NumPy views of C++ arrays, and shape-checked assignment into them.
 #pragma once
 #include <pybind11/numpy.h>
@@ -26,6 +27,26 @@ inline std::vector<std::string> settable_fields(py::handle type) {
     names.push_back(name);
   }
   return names;
+}
+
+/// Python's repr of a float ("0.5", "1e-06", "inf"): the number format of every __repr__.
+inline std::string float_repr(double v) { return py::repr(py::float_(v)).cast<std::string>(); }
+
+/// "True" / "False".
+inline const char* bool_repr(bool b) { return b ? "True" : "False"; }
+
+/// The Python type name of x ("list", "str"), for error messages.
+inline std::string type_name(py::handle x) { return py::str(py::type::handle_of(x).attr("__name__")).cast<std::string>(); }
+
+/// Getter and setter of a vector member by value, for def_property. (def_readwrite would hand out
+/// references into the vector's elements, which dangle once a new list is assigned.)
+template <class C, class V>
+auto copy_of(V C::*member) {
+  return [member](const C& c) { return V(c.*member); };
+}
+template <class C, class V>
+auto assign_to(V C::*member) {
+  return [member](C& c, V v) { c.*member = std::move(v); };
 }
 
 inline std::string join(const std::vector<std::string>& v) {
@@ -113,6 +134,17 @@ inline std::string shape_str(const py::array& a) {
   std::string s = "(";
   for (py::ssize_t i = 0; i < a.ndim(); ++i) s += (i ? ", " : "") + std::to_string(a.shape(i));
   return s + (a.ndim() == 1 ? ",)" : ")");
+}
+
+/// Size a per-rod vector (`stride` entries per rod) must be assigned: its current size, or, while
+/// it is empty, the array's length when that is a multiple of stride. ValueError naming `what`
+/// ("expected a 1-D array of <stride> * nrod entries") otherwise.
+inline Eigen::Index per_rod_size(const py::array& src, Eigen::Index current, Eigen::Index stride, const std::string& what) {
+  const auto n = src.ndim() == 1 ? static_cast<Eigen::Index>(src.shape(0)) : -1;
+  const Eigen::Index expected = current > 0 ? current : (n >= 0 && n % stride == 0 ? n : -1);
+  if (expected < 0)
+    throw py::value_error(what + ": expected a 1-D array of " + std::to_string(stride) + " * nrod entries, got shape " + shape_str(src));
+  return expected;
 }
 
 /// Copies a 1-D array of exactly `expected` entries into dst; ValueError naming `what`, the

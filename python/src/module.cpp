@@ -1,5 +1,8 @@
-// tendyn._tendyn: the extension module. One binding file per library module (tensegrity.cpp,
-// cdpr.cpp, tree.cpp); this file creates the submodules and translates the C++ errors.
+// tendyn._tendyn: the extension module. One binding file per public header, as
+// python/src/<module>/expose_<header>.cpp with one expose_<header>(submodule) function each
+// (declared in python/src/<module>/expose.hpp; cdpr: cdpr.cpp). This file creates the submodules,
+// translates the C++ errors and calls the expose functions, in an order where every type is bound
+// before a signature names it.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
@@ -8,6 +11,11 @@
 #include <tendyn/core/error.hpp>
 #include <tendyn/version.hpp>
 
+#include "tensegrity/expose.hpp"
+#ifdef TENDYN_WITH_TREE
+#include "tree/expose.hpp"
+#endif
+
 namespace py = pybind11;
 
 namespace {
@@ -15,12 +23,8 @@ namespace {
 py::handle g_error, g_sim_error;
 }  // namespace
 
-void bind_tensegrity(py::module_& m);
 #ifdef TENDYN_WITH_CDPR
 void bind_cdpr(py::module_& m);
-#endif
-#ifdef TENDYN_WITH_TREE
-void bind_tree(py::module_& m);
 #endif
 
 PYBIND11_MODULE(_tendyn, m) {
@@ -63,14 +67,34 @@ PYBIND11_MODULE(_tendyn, m) {
   (void)py::array_t<double>(0);
 
   py::module_ tensegrity = m.def_submodule("tensegrity", "Tensegrity robots: rods + cables (tendyn::tensegrity).");
-  bind_tensegrity(tensegrity);
-  { void bind_plan_policy(py::module_&); bind_plan_policy(tensegrity); }  // plan_policy.cpp
+  {
+    namespace t = tendyn::python::tensegrity_bind;
+    t::expose_model(tensegrity);
+    t::expose_builders(tensegrity);
+    t::expose_integrate(tensegrity);
+    t::expose_dynamics(tensegrity);
+    t::expose_simulate(tensegrity);
+    t::expose_output(tensegrity);
+    t::expose_model_io(tensegrity);
+    t::expose_lagrange(tensegrity);
+    t::expose_psi_study(tensegrity);
+    t::expose_planner(tensegrity);
+    t::expose_output_estimate(tensegrity);
+  }
 #ifdef TENDYN_WITH_CDPR
   py::module_ cdpr = m.def_submodule("cdpr", "Cable-driven parallel robots: geometry and tension solvers (tendyn::cdpr).");
   bind_cdpr(cdpr);
 #endif
 #ifdef TENDYN_WITH_TREE
   py::module_ tree = m.def_submodule("tree", "Tree-structured robots: RNEA / CRBA / ABA and block-matrix EoM (tendyn::tree).");
-  bind_tree(tree);
+  {
+    namespace t = tendyn::python::tree_bind;
+    t::expose_model(tree);
+    t::expose_model_io(tree);
+    t::expose_data(tree);
+    t::expose_algorithms(tree);
+    t::expose_block(tree);
+    t::expose_simulate(tree);
+  }
 #endif
 }

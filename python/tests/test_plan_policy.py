@@ -1,4 +1,4 @@
-"""tendyn.tensegrity planning helpers (python/src/plan_policy.cpp): the same policies, centroid and
+"""tendyn.tensegrity planning helpers (python/src/tensegrity/expose_planner.cpp, expose_output_estimate.cpp): the same policies, centroid and
 schedule CSV as `tendyn plan`, so that a Python plan reproduces the CLI's files byte for byte."""
 import subprocess
 from pathlib import Path

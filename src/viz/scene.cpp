@@ -5,7 +5,9 @@
 #include <nlohmann/json.hpp>
 
 #include <cctype>
+#include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 
 namespace tendyn::viz {
@@ -18,13 +20,28 @@ std::string fmt_time(double t) {
   return buf;
 }
 
-void append_values(std::string& out, std::span<const double> v) {
+/// A scalar of the header rounded to 7 significant digits (the value %.7g prints), as a JSON value:
+/// an integer when the rounded value is whole and below 1e7 in magnitude (dumped "3", as %.7g
+/// prints it, not "3.0"), else the rounded double (nlohmann prints it with the shortest digits its
+/// Grisu2 finds: the same double as the %.7g text, rarely written with more digits).
+nlohmann::ordered_json scene_number(double v) {
+  char buf[32];
+  const auto end = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::general, 7).ptr;  // = %.7g
+  double rounded = 0.0;
+  std::from_chars(buf, end, rounded);
+  if (rounded == std::trunc(rounded) && std::fabs(rounded) < 1e7) return static_cast<std::int64_t>(rounded);
+  return rounded;
+}
+
+/// Appends "[v0,v1,...]", each value as %.7g. The number arrays (frames, plot series) are the bulk
+/// of a scene and are written straight into the text: a JSON tree of them would take several times
+/// the text's memory for a long run, and the text is the same to the byte as before.
+void write_numbers(std::string& out, std::span<const double> v) {
   char buf[32];
   out += '[';
   for (std::size_t i = 0; i < v.size(); ++i) {
     if (i) out += ',';
-    const int n = std::snprintf(buf, sizeof buf, "%.7g", v[i]);
-    out.append(buf, static_cast<std::size_t>(n));
+    out.append(buf, std::to_chars(buf, buf + sizeof buf, v[i], std::chars_format::general, 7).ptr);  // = %.7g
   }
   out += ']';
 }
@@ -34,18 +51,39 @@ void append_rows(std::string& out, const std::vector<double>& flat, std::size_t 
   out += '[';
   for (int f = first; f < last; ++f) {
     if (f > first) out += ',';
-    append_values(out, std::span<const double>(flat).subspan(stride * static_cast<std::size_t>(f), stride));
+    write_numbers(out, std::span<const double>(flat).subspan(stride * static_cast<std::size_t>(f), stride));
   }
   out += ']';
 }
 
-std::string number(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.7g", v);
-  return buf;
+/// Appends the "plots" array: titles and names through nlohmann, the values by write_numbers.
+void write_plots(std::string& out, const std::vector<ScenePlot>& plots) {
+  using json = nlohmann::ordered_json;
+  auto open_object = [&out](const json& head) {  // head's members, the object left open
+    out += head.dump();
+    out.pop_back();
+  };
+  out += '[';
+  for (std::size_t i = 0; i < plots.size(); ++i) {
+    const auto& p = plots[i];
+    if (i) out += ',';
+    open_object({{"title", p.title}, {"y_label", p.y_label}});
+    if (!p.t_s.empty()) {
+      out += ",\"t_s\":";
+      write_numbers(out, p.t_s);
+    }
+    out += ",\"series\":[";
+    for (std::size_t k = 0; k < p.series.size(); ++k) {
+      if (k) out += ',';
+      open_object({{"name", p.series[k].first}});
+      out += ",\"values\":";
+      write_numbers(out, p.series[k].second);
+      out += '}';
+    }
+    out += "]}";
+  }
+  out += ']';
 }
-
-std::string quoted(const std::string& s) { return nlohmann::json(s).dump(); }
 
 void check_finite(std::span<const double> v, const char* what, double t) {
   for (double x : v)
@@ -115,46 +153,28 @@ void validate(const Scene& s) {
 }
 
 std::string scene_header_json(const Scene& s) {
-  std::string o = R"({"format":"tendyn-scene","version":1,"title":)" + quoted(s.title) + ",\"kind\":" + quoted(s.kind) +
-                  ",\"ground_z_m\":";
-  o += s.ground_z_m ? number(*s.ground_z_m) : std::string("null");
-  o += ",\"points\":[";
-  for (std::size_t i = 0; i < s.points.size(); ++i) o += (i ? "," : "") + quoted(s.points[i]);
-  o += "],\"rods\":[";
-  char buf[64];
-  for (std::size_t i = 0; i < s.rods.size(); ++i) {
-    const auto& r = s.rods[i];
-    std::snprintf(buf, sizeof buf, ",\"a\":%d,\"b\":%d,\"radius_m\":%.7g,\"shape\":", r.a, r.b, r.radius_m);
-    o += std::string(i ? "," : "") + "{\"name\":" + quoted(r.name) + buf + (r.capsule ? "\"capsule\"}" : "\"cylinder\"}");
-  }
-  o += "],\"cables\":[";
-  for (std::size_t i = 0; i < s.cables.size(); ++i) {
-    std::snprintf(buf, sizeof buf, ",\"a\":%d,\"b\":%d}", s.cables[i].a, s.cables[i].b);
-    o += std::string(i ? "," : "") + "{\"name\":" + quoted(s.cables[i].name) + buf;
-  }
-  o += "],\"faces\":[";
-  for (std::size_t i = 0; i < s.faces.size(); ++i) {
-    o += i ? ",[" : "[";
-    for (std::size_t j = 0; j < s.faces[i].size(); ++j) o += (j ? "," : "") + std::to_string(s.faces[i][j]);
-    o += ']';
-  }
-  o += "],\"plots\":[";
-  for (std::size_t i = 0; i < s.plots.size(); ++i) {
-    const auto& p = s.plots[i];
-    o += std::string(i ? "," : "") + "{\"title\":" + quoted(p.title) + ",\"y_label\":" + quoted(p.y_label);
-    if (!p.t_s.empty()) {
-      o += ",\"t_s\":";
-      append_values(o, p.t_s);
-    }
-    o += ",\"series\":[";
-    for (std::size_t j = 0; j < p.series.size(); ++j) {
-      o += std::string(j ? "," : "") + "{\"name\":" + quoted(p.series[j].first) + ",\"values\":";
-      append_values(o, p.series[j].second);
-      o += '}';
-    }
-    o += "]}";
-  }
-  o += "]}";
+  using json = nlohmann::ordered_json;
+  json rods = json::array(), cables = json::array(), faces = json::array();
+  for (const auto& r : s.rods)
+    rods.push_back({{"name", r.name}, {"a", r.a}, {"b", r.b}, {"radius_m", scene_number(r.radius_m)},
+                    {"shape", r.capsule ? "capsule" : "cylinder"}});
+  for (const auto& c : s.cables) cables.push_back({{"name", c.name}, {"a", c.a}, {"b", c.b}});
+  for (const auto& f : s.faces) faces.push_back(f);
+  json h;  // keys in the order of docs/VIEWER.md
+  h["format"] = "tendyn-scene";
+  h["version"] = 1;
+  h["title"] = s.title;
+  h["kind"] = s.kind;
+  h["ground_z_m"] = s.ground_z_m ? scene_number(*s.ground_z_m) : json(nullptr);
+  h["points"] = s.points;
+  h["rods"] = std::move(rods);
+  h["cables"] = std::move(cables);
+  h["faces"] = std::move(faces);
+  std::string o = h.dump();
+  o.pop_back();  // the plots (number arrays: write_plots) close the object
+  o += ",\"plots\":";
+  write_plots(o, s.plots);
+  o += '}';
   return o;
 }
 
@@ -166,7 +186,7 @@ std::string frames_json(const Scene& s, int first, int last) {
   std::string o;
   o.reserve(static_cast<std::size_t>(last - first) * (np3 + 2 * nc + 8) * 12 + 256);
   o += "{\"t_s\":";
-  append_values(o, std::span<const double>(s.t_s).subspan(static_cast<std::size_t>(first), static_cast<std::size_t>(last - first)));
+  write_numbers(o, std::span<const double>(s.t_s).subspan(static_cast<std::size_t>(first), static_cast<std::size_t>(last - first)));
   o += ",\"positions_m\":";
   append_rows(o, s.positions_m, np3, first, last);
   o += ",\"cable_tension_N\":";
@@ -179,7 +199,7 @@ std::string frames_json(const Scene& s, int first, int last) {
   }
   if (!s.kinetic_J.empty()) {
     auto part = [&](const std::vector<double>& v) {
-      append_values(o, std::span<const double>(v).subspan(static_cast<std::size_t>(first), static_cast<std::size_t>(last - first)));
+      write_numbers(o, std::span<const double>(v).subspan(static_cast<std::size_t>(first), static_cast<std::size_t>(last - first)));
     };
     o += ",\"energy_J\":{\"kinetic\":";
     part(s.kinetic_J);
@@ -198,7 +218,7 @@ std::string frames_json(const Scene& s, int first, int last) {
 std::string scene_json(const Scene& s) {
   validate(s);
   std::string o = scene_header_json(s);
-  o.pop_back();  // the closing brace
+  o.pop_back();  // the header's closing brace: the frames go last
   o += ",\"frames\":" + frames_json(s, 0, s.nframe()) + "}\n";
   return o;
 }

@@ -398,24 +398,18 @@ void run_job(const RunRequest& req, Job& job, const Limits& limits) {
 }
 
 std::string job_json(Job& job, int from) {
-  // ordered_json: the keys in the order the front end was written against (docs/VIEWER.md)
-  using ordered = nlohmann::ordered_json;
-  ordered o;
-  std::string scene, frames, summary;
-  {
-    // the scene's text is taken under the lock, parsed after it: the simulating thread is not held
-    std::lock_guard lock(job.mutex);
-    o = {{"status", job.status}, {"progress", job.progress}, {"frame_count", job.scene.nframe()}};
-    if (!job.error.empty()) o["error"] = job.error;
-    if (from == 0 && job.status != "queued") scene = scene_header_json(job.scene);
-    frames = frames_json(job.scene, from, job.scene.nframe());
-    summary = job.summary_json;
-  }
-  if (!scene.empty()) o["scene"] = ordered::parse(scene);
-  o["from"] = std::max(from, 0);
-  o["frames"] = ordered::parse(frames);
-  if (!summary.empty()) o["summary"] = ordered::parse(summary);
-  return o.dump();
+  std::lock_guard lock(job.mutex);
+  nlohmann::ordered_json head = {{"status", job.status}, {"progress", job.progress}, {"frame_count", job.scene.nframe()}};
+  if (!job.error.empty()) head["error"] = job.error;
+  // The other members are JSON text already (scene header, frames, summary): appended to the open object.
+  std::string o = head.dump();
+  o.pop_back();
+  if (from == 0 && job.status != "queued") o += ",\"scene\":" + scene_header_json(job.scene);
+  o += ",\"from\":" + std::to_string(std::max(from, 0));
+  o += ",\"frames\":" + frames_json(job.scene, from, job.scene.nframe());
+  if (!job.summary_json.empty()) o += ",\"summary\":" + job.summary_json;
+  o += "}";
+  return o;
 }
 
 namespace {

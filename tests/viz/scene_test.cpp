@@ -46,6 +46,32 @@ TEST(Scene, JsonRoundTripKeepsSevenSignificantDigits) {
   EXPECT_NEAR(j["frames"]["com_m"][0][0].get<double>(), 0.5, 1e-12);
 }
 
+// The text itself is the contract with the browser and with the recorded output hashes: key order
+// of docs/VIEWER.md, no spaces, numbers as %.7g (whole values without ".0"), names escaped.
+TEST(Scene, JsonTextIsExact) {
+  Scene s = two_point_scene();
+  s.title = "a \"b\"";
+  s.rods[0].radius_m = 0.0025;
+  s.rods.push_back({"link", 1, 0, 2.0, true});
+  s.faces = {{0, 1, 0}};
+  s.plots.push_back({"T", "N", {}, {{"norm", {1.0, 1.0 / 3.0}}}});
+  add(s, 0.0, 1.0);
+  add(s, 0.01, 1.0 / 3.0);
+  EXPECT_EQ(scene_json(s),
+            R"({"format":"tendyn-scene","version":1,"title":"a \"b\"","kind":"tensegrity","ground_z_m":0,"points":["p","q"],)"
+            R"("rods":[{"name":"r","a":0,"b":1,"radius_m":0.0025,"shape":"cylinder"},)"
+            R"({"name":"link","a":1,"b":0,"radius_m":2,"shape":"capsule"}],"cables":[{"name":"c","a":0,"b":1}],)"
+            R"("faces":[[0,1,0]],"plots":[{"title":"T","y_label":"N","series":[{"name":"norm","values":[1,0.3333333]}]}],)"
+            R"("frames":{"t_s":[0,0.01],"positions_m":[[0,0,0,1,0,1],[0,0,0,0.3333333,0,1]],)"
+            R"("cable_tension_N":[[2.5],[0.8333333]],"cable_strain":[[0.1],[0.03333333]],"com_m":[[0.5,0,0.5],[0.1666667,0,0.5]],)"
+            R"("energy_J":{"kinetic":[1,0.3333333],"elastic":[2,0.6666667],"gravitational":[3,1],"total":[6,2]}}})"
+            "\n");
+  // Header scalars are dumped by nlohmann: the 7-digit value exactly, though for a few values with
+  // more digits (its Grisu2 is not always shortest), e.g. 0.0027744 -> 0.0027744000000000002.
+  s.rods[0].radius_m = 0.00277440049;
+  EXPECT_EQ(nlohmann::json::parse(scene_header_json(s))["rods"][0]["radius_m"].get<double>(), 0.0027744);
+}
+
 TEST(Scene, FramesJsonSlicesAndHeaderHasNoFrames) {
   Scene s = two_point_scene();
   for (int i = 0; i < 5; ++i) add(s, 0.1 * i, 1.0 + i);

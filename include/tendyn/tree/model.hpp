@@ -24,9 +24,11 @@
 
 namespace tendyn::tree {
 
-/// Kind of joint between a link and its parent. `Floating6` only exists in the builder: it is
-/// expanded into the document's fictitious 6-joint chain (prismatic x, y, z then revolute
-/// z, y, x about the parent's axes; five massless links + the body).
+/// Kind of joint between a link and its parent. The document's fictitious 6-joint floating base
+/// has no type of its own: ModelBuilder::add_floating6 (YAML type `floating6`, BaseMode::Fictitious)
+/// adds it as ordinary joints marked Joint::fictitious: prismatic along x, y, z of the frame placed
+/// by R_PJ, p_PJ, then revolute about z, y, x of each joint's own frame (yaw, pitch, roll); five
+/// massless links + the body.
 enum class JointType { Fixed, Revolute, Prismatic, Free };
 
 [[nodiscard]] const char* joint_type_name(JointType t);
@@ -91,7 +93,7 @@ class ModelBuilder {
  public:
   explicit ModelBuilder(std::string name = "tree") : name_(std::move(name)) {}
   /// Adds link `link` attached to `parent` ("" or "world" = the world) by `joint` (idx fields are
-  /// filled by build()). `type` Floating6 is requested with add_floating6.
+  /// filled by build()). A fictitious 6-joint floating base: add_floating6.
   void add_link(const Link& link, const std::string& parent, const Joint& joint);
   /// Adds a floating body as the document's fictitious chain: links <name>_fict_{px,py,pz,rz,ry}
   /// (massless) and the body itself on the last revolute joint (about x).

@@ -1,5 +1,5 @@
-// Bindings of tendyn::tensegrity's simulation driver (simulate.hpp): step() for hand-written
-// loops, simulate() with an optional Python controller, the run's summary and recorded samples.
+// Bindings of include/tendyn/tensegrity/simulate.hpp: SimulationOptions, step() for hand-written
+// loops, simulate() with an optional Python controller, the run's monitor and summary.
 //
 // A Python controller runs behind the C++ controller interface: simulate() releases the GIL, and
 // the callback re-acquires it only for its own call. It receives a Python-owned Data, into which
@@ -16,8 +16,7 @@
 #include <tendyn/tensegrity/output.hpp>
 #include <tendyn/tensegrity/simulate.hpp>
 
-#include "bind_util.hpp"
-#include "tensegrity_bind.hpp"
+#include "tensegrity/expose.hpp"
 
 #include <cmath>
 #include <functional>
@@ -26,12 +25,21 @@
 #include <utility>
 #include <vector>
 
-namespace py = pybind11;
-using namespace tendyn::tensegrity;
-
-namespace tendyn::python {
+namespace tendyn::python::tensegrity_bind {
 
 namespace {
+
+// An integrator given by name ("rk4", "dopri5", "lie-verlet": tendyn.Error listing the names on
+// an unknown one) or as an Integrator; TypeError otherwise.
+Integrator integrator_arg(py::handle v) {
+  if (py::isinstance<py::str>(v)) return integrator_from_string(v.cast<std::string>());
+  try {
+    return v.cast<Integrator>();
+  } catch (const py::cast_error&) {
+    throw py::type_error("integrator: expected 'rk4', 'dopri5', 'lie-verlet' or a tendyn.tensegrity.Integrator, got " +
+                         py::repr(v).cast<std::string>());
+  }
+}
 
 // Rows of equal-length vectors -> (nrow x ncol) array.
 py::array_t<double> stack(const std::vector<Eigen::VectorXd>& rows, Eigen::Index ncol) {
@@ -139,11 +147,28 @@ py::dict run_simulate(const Model& mo, SimulationOptions opt, const std::optiona
   return out;
 }
 
-std::string num(double v) { return py::repr(py::float_(v)).cast<std::string>(); }
-
 }  // namespace
 
-void bind_tensegrity_sim(py::module_& m) {
+void expose_simulate(py::module_& m) {
+  py::class_<SimulationOptions> so(m, "SimulationOptions", "Options of simulate(): duration, integrator, step, output interval, monitor limits.");
+  so.def_readwrite("duration_s", &SimulationOptions::duration_s, "simulated time [s]")
+      .def_property("integrator", [](const SimulationOptions& o) { return o.integrator; },
+                    [](SimulationOptions& o, py::handle v) { o.integrator = integrator_arg(v); },
+                    "Integrator, or its name 'rk4', 'dopri5', 'lie-verlet'")
+      .def_readwrite("dt_s", &SimulationOptions::dt_s, "fixed step (rk4, lie-verlet) or first trial step (dopri5) [s]")
+      .def_readwrite("tolerance", &SimulationOptions::tolerance, "Tolerance of dopri5")
+      .def_readwrite("output_interval_s", &SimulationOptions::output_interval_s, "interval of the recorded samples [s] (<= 0: every step)")
+      .def_readwrite("strain_limit", &SimulationOptions::strain_limit, "over-strain threshold on (l - l0)/l0 (dimensionless; 1.0 = 100 %)")
+      .def_readwrite("slack_tolerance", &SimulationOptions::slack_tolerance, "a cable is slack when its strain < -slack_tolerance (dimensionless)")
+      .def_readwrite("energy_growth_limit", &SimulationOptions::energy_growth_limit,
+                     "blow-up guard: stop when the energy grows by more than this times the initial energy scale (dimensionless)")
+      .def_readwrite("stop_on_abnormal", &SimulationOptions::stop_on_abnormal, "stop at the first slack or over-strain event")
+      .def_readwrite("locate_slack_events", &SimulationOptions::locate_slack_events,
+                     "fixed steps: split a step where a cable goes slack or taut")
+      .def_readwrite("control_period_s", &SimulationOptions::control_period_s,
+                     "period of simulate()'s controller [s]: 0 = at every evaluation; > 0 = sampled, inputs held between calls");
+  def_kw_init(so);
+
   py::class_<StepOptions> sto(m, "StepOptions", "The part of SimulationOptions one step() needs.");
   sto.def_property("integrator", [](const StepOptions& o) { return o.integrator; },
                    [](StepOptions& o, py::handle v) { o.integrator = integrator_arg(v); },
@@ -160,7 +185,7 @@ void bind_tensegrity_sim(py::module_& m) {
       .def_readonly("splits", &StepResult::splits, "fixed steps: sub-steps cut at slack events or ground impacts")
       .def_readonly("rejected", &StepResult::rejected, "dopri5: trials rejected before the accepted one")
       .def("__repr__", [](const StepResult& r) {
-        return "StepResult(h_s=" + num(r.h_s) + ", h_next_s=" + num(r.h_next_s) + ", splits=" + std::to_string(r.splits) +
+        return "StepResult(h_s=" + float_repr(r.h_s) + ", h_next_s=" + float_repr(r.h_next_s) + ", splits=" + std::to_string(r.splits) +
                ", rejected=" + std::to_string(r.rejected) + ")";
       });
 
@@ -191,9 +216,6 @@ void bind_tensegrity_sim(py::module_& m) {
         "stamps t0 + (k + 1) dt, so stepping with t_end_s=(k + 1) * dt reproduces simulate() bit for bit.\n"
         "Raises tendyn.SimulationError on a blow-up, tendyn.Error on bad arguments. Releases the GIL.");
 
-  m.def("node_positions", &node_positions, py::arg("model"), py::arg("state"),
-        "(nnode x 3) node positions [m] of a state (rod ends from the rod poses, anchors fixed).");
-
   py::class_<MonitorReport>(m, "MonitorReport", "Slack / over-strain monitor of a run.")
       .def_readonly("normal_mode", &MonitorReport::normal_mode, "True when no cable went slack and no strain exceeded the limit")
       .def_readonly("first_slack_time_s", &MonitorReport::first_slack_time_s, "first slack time [s] (-1: never)")
@@ -204,8 +226,8 @@ void bind_tensegrity_sim(py::module_& m) {
       .def_readonly("min_strain", &MonitorReport::min_strain, "(ncable) smallest strain over the run (dimensionless)")
       .def_readonly("slack_first_time_s", &MonitorReport::slack_first_time_s, "(ncable) first time each cable was slack [s] (-1: never)")
       .def("__repr__", [](const MonitorReport& r) {
-        return "MonitorReport(normal_mode=" + std::string(r.normal_mode ? "True" : "False") + ", first_slack_time_s=" +
-               num(r.first_slack_time_s) + ", first_overstrain_time_s=" + num(r.first_overstrain_time_s) + ")";
+        return "MonitorReport(normal_mode=" + std::string(bool_repr(r.normal_mode)) + ", first_slack_time_s=" +
+               float_repr(r.first_slack_time_s) + ", first_overstrain_time_s=" + float_repr(r.first_overstrain_time_s) + ")";
       });
 
   py::class_<SimulationSummary>(m, "SimulationSummary", "What simulate() reports besides the recorded samples.")
@@ -231,9 +253,9 @@ void bind_tensegrity_sim(py::module_& m) {
       .def_readonly("final_strain", &SimulationSummary::final_strain, "(ncable) strains at the end (dimensionless)")
       .def_readonly("final_tension_N", &SimulationSummary::final_tension_N, "(ncable) tensions at the end [N]")
       .def("__repr__", [](const SimulationSummary& s) {
-        return "SimulationSummary(final_time_s=" + num(s.final_state.time_s) + ", steps=" + std::to_string(s.steps) +
-               ", normal_mode=" + (s.monitor.normal_mode ? "True" : "False") + ", stopped_early=" +
-               (s.stopped_early ? "True" : "False") + ")";
+        return "SimulationSummary(final_time_s=" + float_repr(s.final_state.time_s) + ", steps=" + std::to_string(s.steps) +
+               ", normal_mode=" + bool_repr(s.monitor.normal_mode) + ", stopped_early=" +
+               bool_repr(s.stopped_early) + ")";
       });
 
   m.def("simulate", &run_simulate, py::arg("model"), py::arg("options") = SimulationOptions(), py::arg("initial") = py::none(),
@@ -251,9 +273,7 @@ void bind_tensegrity_sim(py::module_& m) {
         "cable that has a drive). The GIL is held only during the call; an exception raised by the controller\n"
         "stops the run and propagates unchanged. Rest lengths are checked against the cables' limits.\n"
         "Raises tendyn.SimulationError (with .time) on blow-up, tendyn.Error on bad input.");
-  m.def("summary_json", &summary_json, py::arg("model"), py::arg("options"), py::arg("summary"),
-        "The CLI's summary.json text for a run.");
   m.def("validate", py::overload_cast<const SimulationOptions&>(&validate), py::arg("options"), "Check simulation options.");
 }
 
-}  // namespace tendyn::python
+}  // namespace tendyn::python::tensegrity_bind

@@ -1,0 +1,176 @@
+// Bindings of include/tendyn/tensegrity/model.hpp: damping law, rods, nodes, cables, drives, the
+// Newton-Euler State, the ground, the Model and its checks. Vector members are bound by value
+// (copy_of / assign_to): assign a new list to change them.
+#include <pybind11/eigen.h>
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <tendyn/tensegrity/model.hpp>
+
+#include "tensegrity/expose.hpp"
+
+#include <array>
+#include <string>
+#include <utility>
+
+namespace tendyn::python::tensegrity_bind {
+
+namespace {
+
+// State.x = array: a multiple of 13 entries, and the current size unless the state is empty.
+void set_state_x(State& s, const py::array_t<double, py::array::forcecast>& x) {
+  const Eigen::Index expected = per_rod_size(x, s.x.size(), State::kStride, "State.x");
+  assign_vector(s.x, x, "State.x", expected, "13 per rod, " + std::to_string(expected / State::kStride) + " rods");
+}
+
+std::string state_repr(const State& s) {
+  return "State(time_s=" + float_repr(s.time_s) + ", nrod=" + std::to_string(s.x.size() / State::kStride) + ")";
+}
+
+}  // namespace
+
+void expose_model(py::module_& m) {
+  py::enum_<DampingLaw>(m, "DampingLaw", "Cable damping law: axial (gamma * dl/dt) or document 000's relative-velocity law.")
+      .value("kAxial", DampingLaw::kAxial)
+      .value("kRelativeVelocity", DampingLaw::kRelativeVelocity);
+
+  py::class_<Rod> rod(m, "Rod", "A rigid rod. Body frame: origin at the COM, z from end 0 to end 1.");
+  rod.def_readwrite("mass_kg", &Rod::mass_kg, "mass [kg]")
+      .def_readwrite("length_m", &Rod::length_m, "length between the end nodes [m]")
+      .def_readwrite("com_ratio", &Rod::com_ratio, "a in [0, 1]: r_C = a r_end0 + (1 - a) r_end1 (dimensionless)")
+      .def_readwrite("inertia_transverse_kgm2", &Rod::inertia_transverse_kgm2, "I_t about the COM, across the rod [kg m^2]")
+      .def_readwrite("inertia_axial_kgm2", &Rod::inertia_axial_kgm2, "I_a about the rod axis [kg m^2] (0: thin rod)")
+      .def_property("node", [](const Rod& r) { return std::array<int, 2>{r.node[0], r.node[1]}; },
+                    [](Rod& r, const std::array<int, 2>& n) { r.node[0] = n[0]; r.node[1] = n[1]; },
+                    "(2) node indices of end 0 and end 1");
+  def_kw_init(rod);
+  m.def("make_thin_rod", &make_thin_rod, py::arg("mass_kg"), py::arg("length_m"),
+        "A thin uniform rod: I_t = m L^2 / 12 [kg m^2], I_a = 0.");
+  m.def("make_hollow_rod", &make_hollow_rod, py::arg("mass_kg"), py::arg("length_m"), py::arg("radius_outer_m"),
+        py::arg("radius_inner_m"), "A hollow cylinder (document 001, 2-14): radii [m] r1 >= r2 >= 0.");
+
+  py::class_<Node> node(m, "Node", "A rod end (rod >= 0, end 0/1) or a world anchor (rod = -1, p_W_anchor [m]).");
+  node.def_readwrite("rod", &Node::rod, "rod index, or -1 for a world anchor")
+      .def_readwrite("end", &Node::end, "0 or 1: which end of the rod")
+      .def_readwrite("p_W_anchor", &Node::p_W_anchor, "(3) anchor position in the world frame [m] (anchors only)")
+      .def("is_anchor", &Node::is_anchor, "True for a world anchor.");
+  def_kw_init(node);
+
+  py::class_<Cable> cable(m, "Cable", "A tension-only cable or (tension_only = False) a spring between two nodes.");
+  cable.def_property("node", [](const Cable& c) { return std::array<int, 2>{c.node[0], c.node[1]}; },
+                     [](Cable& c, const std::array<int, 2>& n) { c.node[0] = n[0]; c.node[1] = n[1]; },
+                     "(2) node indices")
+      .def_readwrite("stiffness_Npm", &Cable::stiffness_Npm, "stiffness s >= 0 [N/m]")
+      .def_readwrite("damping_Nspm", &Cable::damping_Nspm, "damping gamma >= 0 [N s/m]")
+      .def_readwrite("rest_length_m", &Cable::rest_length_m, "rest length rho >= 0 [m]")
+      .def_readwrite("tension_only", &Cable::tension_only, "True: a cable (no force when slack); False: a spring that also pushes")
+      .def_readwrite("rest_length_min_m", &Cable::rest_length_min_m, "lowest rest length drives and controllers may set [m]")
+      .def_readwrite("rest_length_max_m", &Cable::rest_length_max_m, "highest rest length drives and controllers may set [m]")
+      .def_readwrite("rest_rate_max_mps", &Cable::rest_rate_max_mps, "largest |d(rest length)/dt| [m/s]");
+  def_kw_init(cable);
+
+  py::class_<SinusoidDrive> sinusoid(m, "SinusoidDrive", "Rest-length offset u(t) = a sin(b t + c) + d [m] (document 001, 2-66).");
+  sinusoid.def(py::init([](double a, double b, double c, double d) { return SinusoidDrive{a, b, c, d}; }),
+               py::arg("a_m"), py::arg("b_radps"), py::arg("c_rad"), py::arg("d_m"))
+      .def_readwrite("a_m", &SinusoidDrive::a_m, "amplitude a [m]")
+      .def_readwrite("b_radps", &SinusoidDrive::b_radps, "angular frequency b [rad/s]")
+      .def_readwrite("c_rad", &SinusoidDrive::c_rad, "phase c [rad]")
+      .def_readwrite("d_m", &SinusoidDrive::d_m, "offset d [m]");
+  def_kw_init(sinusoid);
+  py::class_<TableDrive> table(m, "TableDrive", "Rest-length offset u(t), piecewise linear through (t_s[i], u_m[i]), held outside.");
+  table.def_readwrite("t_s", &TableDrive::t_s, "knot times [s], strictly increasing")
+      .def_readwrite("u_m", &TableDrive::u_m, "offsets at the knots [m]");
+  def_kw_init(table);
+  py::class_<CableDrive> drive(m, "CableDrive", "Drive of one cable: rest length = rest_length_m + u(t).");
+  drive.def_readwrite("cable", &CableDrive::cable, "cable index")
+      .def_readwrite("u", &CableDrive::u, "u(t): a SinusoidDrive or a TableDrive [m]");
+  def_kw_init(drive);
+  m.def("drive_offset", &drive_offset, py::arg("drive"), py::arg("t_s"), "u(t) [m] of a drive at time t_s [s].");
+
+  py::class_<State>(m, "State",
+                    "Newton-Euler state: time_s [s] and x (13 nrod): per rod p_WC [m], q_WB (w, x, y, z), v_WC [m/s], w_W [rad/s].")
+      .def(py::init<>())
+      .def(py::init([](const py::array_t<double, py::array::forcecast>& x, double t) {
+             State s;
+             s.time_s = t;
+             set_state_x(s, x);
+             return s;
+           }),
+           py::arg("x"), py::arg("time_s") = 0.0, "State from x (13 nrod entries) at time_s [s].")
+      .def_readwrite("time_s", &State::time_s, "time [s]")
+      .def_property("x", [](py::object self) { return vector_view(self.cast<State&>().x, self); }, &set_state_x,
+                    "(13 nrod) per rod [p_WC (3) m, q_WB (4: w x y z), v_WC (3) m/s, w_W (3) rad/s]; a writable view "
+                    "(copy it to keep a snapshot). Assigning an array of another length raises ValueError.")
+      .def_property_readonly("nrod", [](const State& s) { return static_cast<int>(s.x.size() / State::kStride); }, "x.size / 13")
+      .def("copy", [](const State& s) { return s; }, "An independent copy.")
+      .def("__repr__", &state_repr);
+
+  py::class_<Ground> ground(m, "Ground", "The ground plane z = height_m: none, impulse (document 001 2.3) or compliant.");
+  py::enum_<Ground::Type>(ground, "Type", "Ground model.")
+      .value("kNone", Ground::Type::kNone)
+      .value("kImpulse", Ground::Type::kImpulse)
+      .value("kCompliant", Ground::Type::kCompliant);
+  ground.def_readwrite("type", &Ground::type, "Ground.Type: kNone, kImpulse or kCompliant")
+      .def_readwrite("height_m", &Ground::height_m, "height of the plane [m]")
+      .def_readwrite("friction", &Ground::friction, "Coulomb coefficient mu >= 0 (dimensionless)")
+      .def_readwrite("restitution", &Ground::restitution, "impulse: Newton restitution e in [0, 1] (dimensionless)")
+      .def_readwrite("max_penetration_m", &Ground::max_penetration_m, "impulse: impacts are located so that no end sinks deeper [m]")
+      .def_readwrite("baumgarte", &Ground::baumgarte, "impulse: resting-contact depth correction per step, in (0, 1] (dimensionless)")
+      .def_readwrite("stiffness_Npm", &Ground::stiffness_Npm, "compliant: normal stiffness per rod end [N/m]")
+      .def_readwrite("damping_Nspm", &Ground::damping_Nspm, "compliant: normal damping per rod end [N s/m]")
+      .def_readwrite("slip_velocity_mps", &Ground::slip_velocity_mps, "compliant: friction regularisation velocity [m/s]");
+  def_kw_init(ground);
+
+  py::class_<Model>(m, "Model", "A tensegrity model (rods, nodes, cables, drives, ground); algorithms never change it.")
+      .def(py::init<>())
+      .def_readwrite("name", &Model::name, "model name")
+      .def_property("rods", copy_of(&Model::rods), assign_to(&Model::rods), "list of Rod (a copy: assign a new list to change)")
+      .def_property("nodes", copy_of(&Model::nodes), assign_to(&Model::nodes), "list of Node (a copy: assign a new list to change)")
+      .def_property("cables", copy_of(&Model::cables), assign_to(&Model::cables), "list of Cable (a copy: assign a new list to change)")
+      .def_readwrite("rod_ids", &Model::rod_ids, "rod names")
+      .def_readwrite("node_ids", &Model::node_ids, "node names")
+      .def_readwrite("cable_ids", &Model::cable_ids, "cable names")
+      .def_readwrite("gravity_W", &Model::gravity_W, "(3) gravity in the world frame [m/s^2]")
+      .def_readwrite("damping_law", &Model::damping_law, "DampingLaw of all cables")
+      .def_property("drives", copy_of(&Model::drives), assign_to(&Model::drives), "list of CableDrive (a copy: assign a new list to change)")
+      .def_readwrite("ground", &Model::ground, "the Ground")
+      .def_property("f_W_ext_node",
+                    [](const Model& mo) {
+                      Eigen::MatrixX3d f = Eigen::MatrixX3d::Zero(mo.nnode(), 3);
+                      for (int i = 0; i < mo.nnode() && i < static_cast<int>(mo.f_W_ext_node.size()); ++i)
+                        f.row(i) = mo.f_W_ext_node[static_cast<std::size_t>(i)].transpose();
+                      return f;
+                    },
+                    [](Model& mo, const py::array_t<double, py::array::forcecast>& f) {
+                      mo.f_W_ext_node.assign(static_cast<std::size_t>(mo.nnode()), Eigen::Vector3d::Zero());
+                      assign_rows3(mo.f_W_ext_node, f, "Model.f_W_ext_node", "one row per node");
+                    },
+                    "(nnode x 3) constant external force on each node [N] (a copy; assign to change)")
+      .def_property("initial_state", [](Model& mo) -> State& { return mo.initial_state; },
+                    [](Model& mo, const State& s) {
+                      if (s.x.size() != State::kStride * mo.nrod())
+                        throw py::value_error("Model.initial_state: expected x of shape (" + std::to_string(State::kStride * mo.nrod()) +
+                                              ",) (13 per rod, " + std::to_string(mo.nrod()) + " rods), got (" +
+                                              std::to_string(s.x.size()) + ",)");
+                      mo.initial_state = s;
+                    },
+                    py::return_value_policy::reference_internal, "State a run starts from (time_s [s], x: 13 nrod)")
+      .def_property_readonly("nrod", &Model::nrod, "number of rods")
+      .def_property_readonly("nnode", &Model::nnode, "number of nodes (rod ends and anchors)")
+      .def_property_readonly("ncable", &Model::ncable, "number of cables and springs")
+      .def_property_readonly("ndrive", [](const Model& mo) { return static_cast<int>(mo.drives.size()); }, "number of driven cables")
+      .def("total_mass", &Model::total_mass, "Total mass of the rods [kg].")
+      .def("p_BN", &Model::p_BN, py::arg("node"), "Node position in its rod's body frame [m].")
+      .def("__repr__", [](const Model& mo) {
+        return "Model(name=" + py::repr(py::str(mo.name)).cast<std::string>() + ", nrod=" + std::to_string(mo.nrod()) +
+               ", nnode=" + std::to_string(mo.nnode()) + ", ncable=" + std::to_string(mo.ncable()) +
+               ", ndrive=" + std::to_string(mo.drives.size()) + ")";
+      });
+  m.def("validate", py::overload_cast<const Model&>(&validate), py::arg("model"),
+        "Check every model invariant; raises tendyn.Error naming the element.");
+  m.def("state_from_node_positions", &state_from_node_positions, py::arg("model"), py::arg("p_W_nodes"),
+        py::arg("length_tol") = 1e-6, "State at rest from (nnode x 3) node positions [m]; rod lengths must match (relative length_tol).");
+}
+
+}  // namespace tendyn::python::tensegrity_bind
