@@ -4,6 +4,7 @@
 #include <tendyn/io/result_set.hpp>
 #include <tendyn/tensegrity/output.hpp>
 #include <tendyn/tensegrity/psi_study.hpp>
+#include <tendyn/tensegrity/sweep.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -14,7 +15,6 @@
 
 #include "cli_util.hpp"
 #include "commands.hpp"
-#include "sweep_spec.hpp"
 
 namespace tendyn::cli {
 
@@ -29,6 +29,31 @@ struct SweepArgs {
   std::string spec;
   bool quiet = false;
 };
+
+// `sweep --spec`: the library runs the grid (tensegrity/sweep.hpp); here, options and messages.
+void run_spec(const SweepArgs& a, bool out_given) {
+  namespace ts = tensegrity;
+  const ts::SweepSpec spec = ts::load_sweep_spec(a.spec);
+  ts::SweepRunOptions o;
+  // -o DIR: DIR/results.jsonl instead of the spec's `out`
+  if (out_given) o.out = (std::filesystem::path(a.out_dir) / "results.jsonl").string();
+  o.threads = a.threads;
+  const std::string out = o.out.empty() ? spec.out : o.out;
+  Progress progress("sweep", !a.quiet);
+  o.on_start = [&](std::size_t npoint, std::size_t nresumed, int threads) {
+    if (!a.quiet) std::printf("sweep %s: %zu points (%zu already in %s), %d threads\n", a.spec.c_str(), npoint, nresumed, out.c_str(), threads);
+  };
+  o.progress = [&](std::size_t done, std::size_t total) { progress.update(static_cast<double>(done) / static_cast<double>(total)); };
+  ts::SweepRunReport report;
+  try {
+    report = ts::run_sweep(spec, o);
+  } catch (...) {
+    progress.finish();
+    throw;
+  }
+  progress.finish();
+  if (!a.quiet) std::printf("ran %zu points; results in %s (one JSON line per point, resumable)\n", report.nrun, out.c_str());
+}
 
 void run_sweep(const SweepArgs& a) {
   namespace ts = tensegrity;
@@ -157,8 +182,7 @@ void register_sweep(CLI::App& app) {
       ->check(existing_file());
   cmd->add_flag("-q,--quiet", a->quiet, "no table or progress");
   cmd->callback([a, out] {
-    if (!a->spec.empty())
-      run_sweep_spec(a->spec, a->threads, a->quiet, out->count() ? (std::filesystem::path(a->out_dir) / "results.jsonl").string() : "");
+    if (!a->spec.empty()) run_spec(*a, out->count() > 0);
     else run_sweep(*a);
   });
 }

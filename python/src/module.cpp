@@ -16,6 +16,7 @@ py::handle g_error, g_sim_error;
 }  // namespace
 
 void bind_tensegrity(py::module_& m);
+void bind_sweep(py::module_& m);
 #ifdef TENDYN_WITH_CDPR
 void bind_cdpr(py::module_& m);
 #endif
@@ -64,6 +65,7 @@ PYBIND11_MODULE(_tendyn, m) {
 
   py::module_ tensegrity = m.def_submodule("tensegrity", "Tensegrity robots: rods + cables (tendyn::tensegrity).");
   bind_tensegrity(tensegrity);
+  bind_sweep(tensegrity);
 #ifdef TENDYN_WITH_CDPR
   py::module_ cdpr = m.def_submodule("cdpr", "Cable-driven parallel robots: geometry and tension solvers (tendyn::cdpr).");
   bind_cdpr(cdpr);
