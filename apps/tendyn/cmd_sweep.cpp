@@ -78,8 +78,17 @@ void run_sweep(const SweepArgs& a) {
   o.simulation.output_interval_s = 0.01;
   o.threads = a.threads;
   ensure_directory(a.out_dir);
+  // finished angles are journaled; a rerun after an interruption runs only the others
+  const auto journal = std::filesystem::path(a.out_dir) / "sweep.journal.jsonl";
+  o.journal_path = journal.string();
   Progress progress("sweep", !a.quiet);
-  const auto res = ts::run_psi_study(o, [&](int done, int total) { progress.update(static_cast<double>(done) / total); });
+  ts::PsiStudyResult res;
+  try {
+    res = ts::run_psi_study(o, [&](int done, int total) { progress.update(static_cast<double>(done) / total); });
+  } catch (...) {
+    progress.finish();
+    throw;
+  }
   progress.finish();
 
   std::string csv = "psi_deg,normal,first_slack_cable,first_slack_time_s,first_overstrain_cable,first_overstrain_time_s";
@@ -133,9 +142,12 @@ void run_sweep(const SweepArgs& a) {
     write_summary(results.file("sweep.json"), summary, provenance(summary["prism"].dump(), ""));
     results.commit();
   }
+  std::filesystem::remove(journal);  // the set is complete: the journal has served
   const bool plotted = render_plot("sweep", std::filesystem::path(a.out_dir) / "sweep.csv", std::filesystem::path(a.out_dir) / "sweep.png");
 
   if (a.quiet) return;
+  if (res.resumed > 0)
+    std::printf("resumed: %d of %d angles read from the journal of an interrupted run (not run again)\n", res.resumed, n);
   std::printf("psi study: radius %.4g m, pivot %.3g, damping %.3g N s/m (%s), %d angles, %.3g s each\n", o.prism.radius_m,
               o.prism.pivot, a.damping, a.damping_law.c_str(), n, a.duration);
   std::printf("%6s %-7s %-22s %-22s %23s %23s %23s  %s\n", "psi", "normal", "first slack", "first over-strain",
