@@ -3,6 +3,7 @@
 #include "viewer_cli.hpp"
 
 #include <tendyn/core/error.hpp>
+#include <tendyn/io/csv.hpp>
 #include <tendyn/io/atomic_file.hpp>
 #include <tendyn/version.hpp>
 
@@ -167,11 +168,7 @@ double display_value(double x, double scale, double rel_tol) {
   return x;
 }
 
-std::string file_number(double v) {
-  char buf[32];
-  const int n = std::snprintf(buf, sizeof buf, "%.12g", v + 0.0);
-  return std::string(buf, static_cast<std::size_t>(n));
-}
+std::string file_number(double v) { return io::format_number(v); }
 
 void clean_negative_zeros(nlohmann::json& j) {
   if (j.is_number_float()) {

@@ -6,6 +6,8 @@
 //   urdf      write the model as URDF
 #include <tendyn/core/error.hpp>
 #include <tendyn/io/atomic_file.hpp>
+#include <tendyn/io/csv.hpp>
+#include <tendyn/io/result_set.hpp>
 #include <tendyn/tree/algorithms.hpp>
 #include <tendyn/tree/block.hpp>
 #include <tendyn/tree/model_io.hpp>
@@ -48,6 +50,7 @@ struct TreeOptions {
   int every = 1;
   bool zero_gravity = false;
   std::string html_dir;  ///< simulate: write scene.json + view.html here
+  OutputBudget budget;   ///< simulate: --max-output-mb, --max-memory-mb
 };
 
 BaseMode parse_base(const std::string& s) {
@@ -66,20 +69,11 @@ Model load(const TreeOptions& o) {
 // "0.1,0.2,..." -> vector of size n; empty -> fallback.
 Eigen::VectorXd parse_vec(const std::string& text, const char* opt, int n, const Eigen::VectorXd& fallback) {
   if (text.empty()) return fallback;
-  std::vector<double> vals;
-  std::stringstream ss(text);
-  std::string tok;
-  while (std::getline(ss, tok, ',')) {
-    char* end = nullptr;
-    const double x = std::strtod(tok.c_str(), &end);
-    if (tok.empty() || end == tok.c_str() || *end != '\0' || !std::isfinite(x))
-      throw Error(std::string(opt) + ": not a finite number: '" + tok + "'");
-    vals.push_back(x);
-  }
+  const std::vector<double> vals = io::parse_finite_list(text, opt);
   if (static_cast<int>(vals.size()) != n)
     throw Error(std::string(opt) + ": expected " + std::to_string(n) + " comma-separated values, got " +
                 std::to_string(vals.size()));
-  return Eigen::Map<Eigen::VectorXd>(vals.data(), n);
+  return Eigen::Map<const Eigen::VectorXd>(vals.data(), n);
 }
 
 nlohmann::json to_json(const Eigen::VectorXd& x) { return std::vector<double>(x.data(), x.data() + x.size()); }
@@ -299,6 +293,26 @@ void run_dynamics(const TreeOptions& o, bool inverse) {
   }
 }
 
+constexpr double kFrameInterval_s = 0.01;  ///< viewer frames of tree simulate --html
+
+/// Refuses (tendyn::Error, before the run) a simulation whose result file or in-memory samples
+/// would exceed the budget: samples = sample_count(steps, every), one number per column of the CSV
+/// (t, q, v, tau, energy) in memory as doubles and in the file as up to ~18 characters; frames of
+/// the viewer every 10 ms (3 numbers per link and joint).
+void check_tree_simulate_budget(const Model& m, const tree::SimulationOptions& so, bool html, const OutputBudget& budget) {
+  constexpr double kBytesPerNumber = 18.0;  // "%.12g" with sign, exponent and separator
+  const long steps = tree::simulation_steps(so);
+  const double samples = static_cast<double>(tree::sample_count(steps, std::lround(so.output_interval_s / so.dt_s)));
+  const double cols = 2.0 + m.nq + 2.0 * m.nv;
+  const double frames = html ? std::floor(so.duration_s / kFrameInterval_s) + 2.0 : 0.0;
+  const double frame_values = 6.0 * m.nlinks();
+  char what_out[200], what_mem[200];
+  std::snprintf(what_out, sizeof what_out, "%.3g rows x %.0f columns of results and %.3g viewer frames", samples, cols, frames);
+  std::snprintf(what_mem, sizeof what_mem, "%.3g samples of %.0f numbers and %.3g viewer frames", samples, cols, frames);
+  budget.check("tree simulate", kBytesPerNumber * (samples * cols + frames * frame_values), what_out,
+               8.0 * (samples * cols + frames * frame_values), what_mem);
+}
+
 void run_simulate(const TreeOptions& o) {
   const Model m = load(o);
   if (o.every < 1) throw Error("--every: expected an integer >= 1 (got " + std::to_string(o.every) + ")");
@@ -320,6 +334,7 @@ void run_simulate(const TreeOptions& o) {
   };
   const std::string fmt = format_of(o) == "json" ? "json" : "csv";
   if (!o.html_dir.empty()) require_viewer();
+  check_tree_simulate_budget(m, so, !o.html_dir.empty(), o.budget);
 
   // Viewer frames at most every 10 ms (a fine step would make the page large), the last always.
   struct Frames : tree::Observer {
@@ -328,7 +343,8 @@ void run_simulate(const TreeOptions& o) {
     tree::Data data;
     Frames(const Model& model, const Eigen::VectorXd& q0) : m(model), scene(viz::make_scene(model, q0)), data(model) {}
     void on_step(long step, long steps, double t, const Eigen::VectorXd& q, const Eigen::VectorXd& v) override {
-      if (step == steps || scene.t_s.empty() || t >= scene.t_s.back() + 0.01 - 1e-9) viz::add_tree_frame(scene, m, data, t, q, v);
+      if (step == steps || scene.t_s.empty() || t >= scene.t_s.back() + kFrameInterval_s - 1e-9)
+        viz::add_tree_frame(scene, m, data, t, q, v);
     }
   };
   std::unique_ptr<Frames> frames;
@@ -341,38 +357,44 @@ void run_simulate(const TreeOptions& o) {
   const tree::SimulationResult r =
       tree::simulate(m, so, q0, v0, torque, frames.get(), [&progress](double f) { progress.update(f); });
   progress.finish();
-  if (frames) {
-    ensure_directory(o.html_dir);
-    const auto html = write_scene_outputs(o.html_dir, frames->scene, true);
-    std::fprintf(stderr, "viewer: %s\n", html.string().c_str());
-  }
 
-  const auto row = [](const tree::SimulationResult::RowMatrix& M, Eigen::Index i) { return Eigen::VectorXd(M.row(i).transpose()); };
-  const Eigen::Index n = r.t_s.size();
+  std::string text;
   if (fmt == "csv") {
-    std::ostringstream csv;
-    csv.precision(15);
-    csv << simulate_csv_header(m);
-    for (Eigen::Index i = 0; i < n; ++i)
-      csv << r.t_s[i] << "," << fmtv(row(r.q, i)) << (m.nv ? "," : "") << fmtv(row(r.v, i)) << (m.nv ? "," : "")
-          << fmtv(row(r.tau, i)) << "," << r.energy_J[i] << "\n";
-    emit(o, csv.str());
+    text = simulate_csv_header(m);
+    io::CsvLine line;
+    for (Eigen::Index i = 0; i < r.t_s.size(); ++i) {
+      line.clear();
+      line.num(r.t_s[i], 15).nums(r.q.row(i)).nums(r.v.row(i)).nums(r.tau.row(i)).num(r.energy_J[i], 15);
+      text += line.str();
+      text += '\n';
+    }
+  } else {
+    const auto row = [](const tree::SimulationResult::RowMatrix& M, Eigen::Index i) { return Eigen::VectorXd(M.row(i).transpose()); };
+    nlohmann::json js;
+    js["model"] = m.name;
+    js["dt"] = o.dt;
+    js["q_names"] = q_names(m);
+    js["v_names"] = v_names(m);
+    for (const char* k : {"t", "q", "v", "tau", "energy"}) js[k] = nlohmann::json::array();
+    for (Eigen::Index i = 0; i < r.t_s.size(); ++i) {
+      js["t"].push_back(r.t_s[i]);
+      js["q"].push_back(to_json(row(r.q, i)));
+      js["v"].push_back(to_json(row(r.v, i)));
+      js["tau"].push_back(to_json(row(r.tau, i)));
+      js["energy"].push_back(r.energy_J[i]);
+    }
+    text = js.dump() + "\n";
+  }
+  if (o.out.empty()) {
+    emit(o, text);
     return;
   }
-  nlohmann::json js;
-  js["model"] = m.name;
-  js["dt"] = o.dt;
-  js["q_names"] = q_names(m);
-  js["v_names"] = v_names(m);
-  for (const char* k : {"t", "q", "v", "tau", "energy"}) js[k] = nlohmann::json::array();
-  for (Eigen::Index i = 0; i < n; ++i) {
-    js["t"].push_back(r.t_s[i]);
-    js["q"].push_back(to_json(row(r.q, i)));
-    js["v"].push_back(to_json(row(r.v, i)));
-    js["tau"].push_back(to_json(row(r.tau, i)));
-    js["energy"].push_back(r.energy_J[i]);
-  }
-  emit(o, js.dump() + "\n");
+  // results.<fmt>, scene.json and view.html appear together (docs/CLI.md "Outputs")
+  io::ResultSet results(o.out_dir);
+  io::write_file_atomic(results.file(std::filesystem::path(o.out).filename().string()), text);
+  const auto html = frames ? write_scene_outputs(results.staging(), frames->scene, true) : std::filesystem::path();
+  results.commit();
+  if (frames) std::fprintf(stderr, "viewer: %s\n", (std::filesystem::path(o.out_dir) / html.filename()).string().c_str());
 }
 
 void add_common(CLI::App* sub, TreeOptions& o) {
@@ -383,10 +405,12 @@ void add_common(CLI::App* sub, TreeOptions& o) {
   sub->add_option("-o,--out", o.out_dir, "Write the result into this directory, as DIR/<command>.<format> (default: stdout)");
 }
 
-/// -o DIR: the file the command writes (DIR/<stem>.<format>, format text -> .txt).
-void set_output_file(TreeOptions& o, const std::string& stem) {
+/// -o DIR: the file the command writes (DIR/<stem>.<format>, format text -> .txt). The directory
+/// is created here unless the command writes through an io::ResultSet (simulate), which creates it
+/// only when the run succeeds.
+void set_output_file(TreeOptions& o, const std::string& stem, bool create_dir = true) {
   if (o.out_dir.empty()) return;
-  ensure_directory(o.out_dir);
+  if (create_dir) ensure_directory(o.out_dir);
   if (o.format != "text" && o.format != "json" && o.format != "csv")
     throw Error("--format: expected text, json or csv (got '" + o.format + "')");
   o.out = (std::filesystem::path(o.out_dir) / (stem + "." + (o.format == "text" ? "txt" : o.format))).string();
@@ -437,12 +461,13 @@ void register_tree(CLI::App& app) {
   sim->add_option("--duration", opts->duration, "Simulated time [s]");
   sim->add_option("--dt", opts->dt, "Step [s]");
   sim->add_option("--every", opts->every, "Record every k-th step");
+  opts->budget.add_to(*sim);
   sim->add_flag("--html", opts->html,
                 "Also write scene.json and view.html (3D viewer, docs/VIEWER.md) into the output directory (-o; default out/<model file name>)");
   sim->callback([opts] {
     if (opts->format == "text") opts->format = "csv";
     if (opts->html && opts->out_dir.empty()) opts->out_dir = (std::filesystem::path("out") / std::filesystem::path(opts->model).stem()).string();
-    set_output_file(*opts, "results");
+    set_output_file(*opts, "results", false);
     if (opts->html) opts->html_dir = opts->out_dir;
     run_simulate(*opts);
   });

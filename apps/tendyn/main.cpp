@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <exception>
 #include <optional>
 #include <string>
@@ -111,6 +112,11 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "tendyn: simulation failed: %s\n", e.what());
     return 3;
   } catch (const tendyn::Error& e) {
+    std::fprintf(stderr, "tendyn: error: %s\n", e.what());
+    return 2;
+  } catch (const std::filesystem::filesystem_error& e) {
+    // a path the run cannot read or write (permissions, a file where a directory is expected, a
+    // full disk): bad input in the user's environment, with the path(s) in the message
     std::fprintf(stderr, "tendyn: error: %s\n", e.what());
     return 2;
   } catch (const std::exception& e) {

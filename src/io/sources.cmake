@@ -5,4 +5,5 @@ list(APPEND TENDYN_SOURCES
   io/signal_cleanup.cpp
   io/yaml_util.cpp
   io/markup.cpp
+  io/csv.cpp
 )

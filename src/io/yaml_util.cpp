@@ -90,6 +90,11 @@ YamlNode YamlNode::load_string(const std::string& text, const std::string& name)
 
 YamlNode YamlNode::load_file(const std::string& file) {
   require_readable_file(file);
+  std::error_code ec;
+  const auto bytes = std::filesystem::file_size(file, ec);
+  if (!ec && bytes > kMaxFileBytes)
+    throw Error(file + ": " + std::to_string(bytes) + " bytes, larger than the " + std::to_string(kMaxFileBytes >> 20) +
+                " MiB limit of YAML input files (docs/MODEL_FORMAT.md, limits)");
   std::ifstream in(file, std::ios::binary);
   if (!in) throw Error(file + ": cannot read file");
   std::stringstream ss;
@@ -112,6 +117,12 @@ void YamlNode::require_map() const {
 }
 void YamlNode::require_sequence() const {
   if (!node_.IsSequence()) fail("expected a list");
+}
+void YamlNode::require_sequence(std::size_t max_entries) const {
+  require_sequence();
+  if (node_.size() > max_entries)
+    fail("has " + std::to_string(node_.size()) + " entries; at most " + std::to_string(max_entries) +
+         " are accepted (docs/MODEL_FORMAT.md, limits)");
 }
 
 bool YamlNode::has(const std::string& key) const {

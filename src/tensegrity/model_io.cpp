@@ -70,6 +70,9 @@ void read_simulation(const YamlNode& s, SimulationOptions& o) {
   if (auto v = s.get("energy_growth_limit")) o.energy_growth_limit = positive(*v);
 }
 
+/// Entries per list (nodes, rods, cables, drives); docs/MODEL_FORMAT.md "Limits".
+constexpr std::size_t kMaxElements = 100000;
+
 Model read_elements(const YamlNode& root) {
   Model m;
   m.name = root.get_string("name", "tensegrity");
@@ -78,7 +81,7 @@ Model read_elements(const YamlNode& root) {
 
   // nodes
   const auto nodes = root.at("nodes");
-  nodes.require_sequence();
+  nodes.require_sequence(kMaxElements);
   std::set<std::string> seen;
   std::map<std::string, int> node_index;
   std::vector<Eigen::Vector3d> pos;
@@ -105,7 +108,7 @@ Model read_elements(const YamlNode& root) {
 
   // rods
   const auto rods = root.at("rods");
-  rods.require_sequence();
+  rods.require_sequence(kMaxElements);
   if (rods.size() == 0) rods.fail("at least one rod is needed");
   seen.clear();
   std::vector<std::pair<Eigen::Vector3d, Eigen::Vector3d>> rod_vel;
@@ -163,7 +166,7 @@ Model read_elements(const YamlNode& root) {
   // cables
   seen.clear();
   if (auto cables = root.get("cables")) {
-    cables->require_sequence();
+    cables->require_sequence(kMaxElements);
     for (std::size_t k = 0; k < cables->size(); ++k) {
       const auto c = (*cables)[k];
       c.require_keys({"id", "nodes", "stiffness", "damping", "rest_length", "tension_only", "rest_length_min",
@@ -376,7 +379,7 @@ TableDrive read_table_csv(const YamlNode& where, const std::string& path) {
 }
 
 void read_drives(const YamlNode& list, Model& m, const std::string& base_dir) {
-  list.require_sequence();
+  list.require_sequence(kMaxElements);
   std::set<int> seen;
   for (std::size_t i = 0; i < list.size(); ++i) {
     const auto d = list[i];

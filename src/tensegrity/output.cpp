@@ -6,12 +6,6 @@
 
 namespace tendyn::tensegrity {
 
-void append_number(std::string& out, double v) {
-  char buf[32];
-  const int n = std::snprintf(buf, sizeof buf, "%.12g", v + 0.0);  // + 0.0: -0 is written as 0
-  out.append(buf, static_cast<std::size_t>(n));
-}
-
 CsvWriter::CsvWriter(const Model& m, const std::filesystem::path& path) : file_(path) {
   std::string h = "t_s";
   for (const auto& id : m.rod_ids)

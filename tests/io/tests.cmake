@@ -2,4 +2,5 @@
 list(APPEND TENDYN_TESTS_io
   io/atomic_file_test.cpp
   io/result_set_test.cpp
+  io/csv_test.cpp
 )

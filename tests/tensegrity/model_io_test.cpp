@@ -3,8 +3,11 @@
 #include <tendyn/core/error.hpp>
 #include <tendyn/tensegrity/model_io.hpp>
 
+#include <filesystem>
 #include <fstream>
 #include <regex>
+
+#include <unistd.h>
 
 #include "support/tensegrity_fixtures.hpp"
 
@@ -148,6 +151,25 @@ TEST(ModelIo, OtherStructuralErrors) {
   expect_error(b2, 4, {"builder.n", "must be in [3, 10000]"});
   EXPECT_THROW(ts::load_model_string("", "empty.yaml"), tendyn::Error);
   EXPECT_THROW(ts::load_model_file("/nonexistent/model.yaml"), tendyn::Error);
+}
+
+TEST(ModelIo, ListsAndFilesAreBounded) {
+  // 100,001 cables are refused before any is read (flow list: parsing stays fast)
+  std::string many = replace(kGood, "cables:\n", "cables: [");
+  many = many.substr(0, many.find("cables: [") + 9);
+  for (int i = 0; i < 100001; ++i) many += i ? ",0" : "0";
+  many += "]\n";
+  expect_error(many, line_of(many, "cables:"), {"cables: has 100001 entries; at most 100000 are accepted"});
+  // files above 16 MiB are refused before they are read
+  const auto big = std::filesystem::temp_directory_path() / ("tendyn_big_model_" + std::to_string(::getpid()) + ".yaml");
+  std::ofstream(big) << kGood << "description: '" << std::string(17u << 20, 'x') << "'\n";
+  try {
+    (void)ts::load_model_file(big.string());
+    ADD_FAILURE() << "no error";
+  } catch (const tendyn::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("larger than the 16 MiB limit of YAML input files"), std::string::npos) << e.what();
+  }
+  std::filesystem::remove(big);
 }
 
 TEST(ModelIo, SimulationSectionIsValidated) {

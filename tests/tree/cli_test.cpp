@@ -92,4 +92,26 @@ TEST(TreeCli, BadInputExitsWith2) {
   EXPECT_NE(r.out.find("fictitious"), std::string::npos) << r.out;
 }
 
+TEST(TreeCli, SimulateRefusesRunsAboveTheBudgetBeforeWriting) {
+  const auto dir = tendyn::test::fresh_dir("tree_budget");
+  // 1e7 steps of the biped: ~1e7 rows x 60 columns, far above 2 GB of CSV
+  CliRun r = run("tree simulate " + model("biped.yaml") + " --duration 1e4 --dt 1e-3 -o " + (dir / "run").string());
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("tree simulate: the run would write about"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--max-output-mb"), std::string::npos) << r.out;
+  r = run("tree simulate " + model("biped.yaml") + " --duration 1e4 --dt 1e-3 --max-output-mb 1e6 -o " + (dir / "run").string());
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("--max-memory-mb"), std::string::npos) << r.out;
+  EXPECT_FALSE(std::filesystem::exists(dir / "run"));
+  EXPECT_EQ(run("tree simulate " + model("double_pendulum.yaml") + " --duration 0.1 --max-output-mb 0.001 -o " + (dir / "run").string()).code, 2);
+  EXPECT_EQ(run("tree simulate " + model("double_pendulum.yaml") + " --duration 0.1 --max-output-mb 1 -o " + (dir / "run").string()).code, 0);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(TreeCli, ListOptionsNameTheBadEntry) {
+  const CliRun r = run("tree inverse " + model("double_pendulum.yaml") + " --q 0.1,,0.2");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("--q (entry 2): empty field, a number is expected"), std::string::npos) << r.out;
+}
+
 }  // namespace

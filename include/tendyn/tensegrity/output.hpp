@@ -9,6 +9,7 @@
 // Numbers are printed with 12 significant digits by one fixed routine, so the same run gives
 // byte-identical files.
 #pragma once
+#include <tendyn/io/csv.hpp>
 #include <tendyn/io/atomic_file.hpp>
 #include <tendyn/tensegrity/simulate.hpp>
 
@@ -50,7 +51,7 @@ class Recorder final : public Observer {
 /// max drift), COM and momenta, normal-mode report with cable ids, final lengths/strains/tensions.
 std::string summary_json(const Model& model, const SimulationOptions& options, const SimulationSummary& summary);
 
-/// Appends `v` with 12 significant digits ("%.12g"), the single formatting routine of all outputs.
-void append_number(std::string& out, double v);
+/// The number formatting of all outputs ("%.12g", -0 as 0): io::append_number (io/csv.hpp).
+using io::append_number;
 
 }  // namespace tendyn::tensegrity
