@@ -1,6 +1,7 @@
 // tendyn sweep: document 000's tilt-angle (psi) study of the 3-prism.
 #include <tendyn/core/error.hpp>
 #include <tendyn/io/atomic_file.hpp>
+#include <tendyn/io/csv.hpp>
 #include <tendyn/io/result_set.hpp>
 #include <tendyn/tensegrity/output.hpp>
 #include <tendyn/tensegrity/psi_study.hpp>
@@ -91,30 +92,27 @@ void run_sweep(const SweepArgs& a) {
   }
   progress.finish();
 
-  std::string csv = "psi_deg,normal,first_slack_cable,first_slack_time_s,first_overstrain_cable,first_overstrain_time_s";
+  io::CsvLine line;
+  for (const char* h : {"psi_deg", "normal", "first_slack_cable", "first_slack_time_s", "first_overstrain_cable", "first_overstrain_time_s"})
+    line.text(h);
   for (const char* t : ts::kTripleName)
-    for (const char* q : {"max_strain", "min_strain", "final_strain", "shape"}) csv += std::string(",") + t + "_" + q;
-  csv += ",triple_spread\n";
+    for (const char* q : {"max_strain", "min_strain", "final_strain", "shape"}) line.text(std::string(t) + "_" + q);
+  line.text("triple_spread");
+  std::string csv = line.str() + "\n";
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& r : res.rows) {
-    std::string line;
-    ts::append_number(line, r.psi_deg);
-    line += r.normal ? ",1," : ",0,";
+    line.clear();
+    line.num(r.psi_deg).flag(r.normal);
     // "never": an empty cell (the library's -1 never reaches a file)
-    line += r.first_slack_cable + ",";
-    if (!r.first_slack_cable.empty()) ts::append_number(line, r.first_slack_time_s);
-    line += "," + r.first_overstrain_cable + ",";
-    if (!r.first_overstrain_cable.empty()) ts::append_number(line, r.first_overstrain_time_s);
-    for (int t = 0; t < 3; ++t) {
-      for (double v : {r.max_strain[t], r.min_strain[t], r.final_strain[t]}) {
-        line += ",";
-        ts::append_number(line, v);
-      }
-      line += "," + r.shape[t];
-    }
-    line += ",";
-    ts::append_number(line, r.triple_spread);
-    csv += line + "\n";
+    line.text(r.first_slack_cable);
+    if (r.first_slack_cable.empty()) line.text("");
+    else line.num(r.first_slack_time_s);
+    line.text(r.first_overstrain_cable);
+    if (r.first_overstrain_cable.empty()) line.text("");
+    else line.num(r.first_overstrain_time_s);
+    for (int t = 0; t < 3; ++t) line.num(r.max_strain[t]).num(r.min_strain[t]).num(r.final_strain[t]).text(r.shape[t]);
+    line.num(r.triple_spread);
+    csv += line.str() + "\n";
     nlohmann::json j = {{"psi_deg", r.psi_deg}, {"normal", r.normal}, {"triple_spread", r.triple_spread}};
     j["first_slack"] = r.first_slack_cable.empty() ? nlohmann::json(nullptr)
                                                    : nlohmann::json({{"cable", r.first_slack_cable}, {"time_s", r.first_slack_time_s}});

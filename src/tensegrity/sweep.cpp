@@ -347,13 +347,21 @@ double sweep_npoint(const SweepSpec& spec) {
   return n;
 }
 
-std::vector<SweepPoint> grid_points(const SweepSpec& spec) {
+namespace {
+// The number of points; tendyn::Error above the limit.
+std::size_t grid_points_checked(const SweepSpec& spec) {
   const double n = sweep_npoint(spec);
   if (n > kSweepMaxGridPoints) {
     char buf[200];
     std::snprintf(buf, sizeof buf, ": grid: the grid has %.0f points, above the limit %.0f", n, kSweepMaxGridPoints);
     throw Error(place_or(spec.grid_place, spec) + buf);
   }
+  return static_cast<std::size_t>(n);
+}
+}  // namespace
+
+std::vector<SweepPoint> grid_points(const SweepSpec& spec) {
+  (void)grid_points_checked(spec);
   std::vector<SweepPoint> points(1);
   for (const auto& axis : spec.grid) {
     std::vector<SweepPoint> next;
@@ -367,6 +375,18 @@ std::vector<SweepPoint> grid_points(const SweepSpec& spec) {
     points.swap(next);
   }
   return points;
+}
+
+SweepPoint grid_point(const SweepSpec& spec, std::size_t index) {
+  if (static_cast<double>(index) >= sweep_npoint(spec)) throw std::out_of_range("grid_point: index beyond the grid");
+  SweepPoint p(spec.grid.size());
+  // mixed radix, the last axis fastest
+  for (std::size_t a = spec.grid.size(); a-- > 0;) {
+    const auto& axis = spec.grid[a];
+    p[a] = {axis.name, axis.values[index % axis.values.size()], axis.place};
+    index /= axis.values.size();
+  }
+  return p;
 }
 
 SweepSetup make_sweep_setup(const SweepSpec& spec, const SweepPoint& point) {
@@ -541,20 +561,20 @@ void SweepJournal::record(std::size_t index, const std::string& result_json) {
 // ------------------------------------------------------------------------------- runs
 SweepRunReport run_sweep(const SweepSpec& spec, const SweepRunOptions& options) {
   validate(spec);
-  const std::vector<SweepPoint> points = grid_points(spec);
   SweepRunReport report;
-  report.npoint = points.size();
+  report.npoint = grid_points_checked(spec);
   report.out = !options.out.empty() ? options.out : spec.out;
   report.threads = options.threads > 0 ? options.threads : spec.threads;
   if (report.threads <= 0) report.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   // a model file that cannot be read is refused before the results file is touched
-  if (!points.empty()) (void)make_sweep_setup(spec, points.front());
-  std::vector<std::string> points_json;
-  points_json.reserve(points.size());
-  for (const auto& p : points) points_json.push_back(sweep_point_json(p));
+  (void)make_sweep_setup(spec, grid_point(spec, 0));
+  std::vector<std::string> points_json;  // the points themselves are made again when they run
+  points_json.reserve(report.npoint);
+  for (std::size_t i = 0; i < report.npoint; ++i) points_json.push_back(sweep_point_json(grid_point(spec, i)));
   SweepJournal journal(report.out, points_json);
+  points_json = {};
   std::vector<std::size_t> todo;
-  for (std::size_t i = 0; i < points.size(); ++i)
+  for (std::size_t i = 0; i < report.npoint; ++i)
     if (!journal.done(i)) todo.push_back(i);
   report.nresumed = journal.nresumed();
   if (options.on_start) options.on_start(report.npoint, report.nresumed, report.threads);
@@ -562,7 +582,7 @@ SweepRunReport run_sweep(const SweepSpec& spec, const SweepRunOptions& options) 
   std::size_t finished = 0;
   parallel_for(todo.size(), report.threads, [&](std::size_t k) {
     const std::size_t i = todo[k];
-    journal.record(i, sweep_metrics_json(run_sweep_point(spec, points[i])));
+    journal.record(i, sweep_metrics_json(run_sweep_point(spec, grid_point(spec, i))));
     std::lock_guard<std::mutex> lock(mu);
     ++finished;
     if (options.progress) options.progress(finished, todo.size());
@@ -573,9 +593,9 @@ SweepRunReport run_sweep(const SweepSpec& spec, const SweepRunOptions& options) 
 
 std::size_t check_sweep_spec(const std::string& text, const std::string& name) {
   const SweepSpec spec = sweep_spec_from_string(text, name);
-  const auto points = grid_points(spec);
-  for (const auto& point : points) (void)make_sweep_setup(spec, point);
-  return points.size();
+  const std::size_t n = grid_points_checked(spec);
+  for (std::size_t i = 0; i < n; ++i) (void)make_sweep_setup(spec, grid_point(spec, i));
+  return n;
 }
 
 }  // namespace tendyn::tensegrity

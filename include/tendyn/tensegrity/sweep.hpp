@@ -108,6 +108,9 @@ double sweep_npoint(const SweepSpec& spec);
 /// The grid points in order: the Cartesian product, first axis slowest (nested loops in the
 /// grid's order). Throws tendyn::Error above kSweepMaxGridPoints.
 std::vector<SweepPoint> grid_points(const SweepSpec& spec);
+/// Point `index` of grid_points(spec) without building the others (index < sweep_npoint(spec),
+/// else std::out_of_range). Cost: O(number of axes).
+SweepPoint grid_point(const SweepSpec& spec, std::size_t index);
 
 /// The model and options of one point: the spec's prism section (applied by name in sorted order,
 /// then the point's prism fields) built by make_prism, or the model file and its simulation
