@@ -67,6 +67,9 @@ TEST(Sweep, GridIsTheCartesianProductFirstNameSlowestInFileOrder) {
   EXPECT_EQ(points[2][0].value.kind, ts::SweepValue::Kind::kReal);
   EXPECT_EQ(points[2][0].value.place, "s.yaml:2:22");
   EXPECT_EQ(ts::check_sweep_spec("grid: {psi_deg: [1, 2, 3], duration_s: [0.1, 0.2]}\n", "s.yaml"), 6u);
+  // point i made alone (what run_sweep does) is point i of the expansion
+  for (std::size_t i = 0; i < 6; ++i) EXPECT_EQ(ts::sweep_point_json(ts::grid_point(spec, i)), ts::sweep_point_json(points[i])) << i;
+  EXPECT_THROW((void)ts::grid_point(spec, 6), std::out_of_range);
 }
 
 TEST(Sweep, BadSpecsAreRefusedWithTheirPlace) {
