@@ -27,7 +27,7 @@ void run(benchmark::State& state, Method method) {
   tendyn::cdpr::Workspace ws(m, n);
   tendyn::cdpr::TensionResult r;
   tendyn::cdpr::SolverOptions o;
-  if (method == Method::closed_form || method == Method::improved_closed_form) o.f_max_N = 3.0;
+  if (method == Method::kClosedForm || method == Method::kImprovedClosedForm) o.f_max_N = 3.0;
   // Warm up: sizes the exhaustive norm buffers once.
   tendyn::cdpr::solve_tensions(method, ps[0].J, ps[0].w, o, ws, r);
   std::size_t k = 0;
@@ -39,11 +39,11 @@ void run(benchmark::State& state, Method method) {
   state.SetLabel(std::to_string(m) + "x" + std::to_string(n));
 }
 
-void BM_Exhaustive(benchmark::State& s) { run(s, Method::exhaustive); }
-void BM_LawsonHanson(benchmark::State& s) { run(s, Method::lawson_hanson); }
-void BM_Exact(benchmark::State& s) { run(s, Method::exact); }
-void BM_ClosedForm(benchmark::State& s) { run(s, Method::closed_form); }
-void BM_ImprovedClosedForm(benchmark::State& s) { run(s, Method::improved_closed_form); }
+void BM_Exhaustive(benchmark::State& s) { run(s, Method::kExhaustive); }
+void BM_LawsonHanson(benchmark::State& s) { run(s, Method::kLawsonHanson); }
+void BM_Exact(benchmark::State& s) { run(s, Method::kExact); }
+void BM_ClosedForm(benchmark::State& s) { run(s, Method::kClosedForm); }
+void BM_ImprovedClosedForm(benchmark::State& s) { run(s, Method::kImprovedClosedForm); }
 
 BENCHMARK(BM_Exhaustive)->Args({3, 4})->Args({6, 8})->Args({6, 12})->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Exhaustive)->Args({6, 16})->Unit(benchmark::kMillisecond)->Iterations(20);

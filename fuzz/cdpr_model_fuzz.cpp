@@ -14,7 +14,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     } catch (const tendyn::Error& e) {
       tendyn::fuzz::finding("cdpr_model_fuzz", "loaded model fails validate_model", e.what());
     }
-    const long pose_len = f.model.motion == cd::Motion::planar ? 3 : 6;
+    const long pose_len = f.model.motion == cd::Motion::kPlanar ? 3 : 6;
     if (f.default_pose.size() != 0 && f.default_pose.size() != pose_len)
       tendyn::fuzz::finding("cdpr_model_fuzz", "default pose of the wrong length", text);
   });

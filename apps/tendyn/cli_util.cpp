@@ -124,7 +124,7 @@ void OutputBudget::add_to(CLI::App& app) {
 }
 
 void OutputBudget::check(const std::string& command, double output_bytes, const std::string& output_what, double memory_bytes,
-                         const std::string& memory_what) const {
+                         const std::string& memory_what, const std::string& memory_hint) const {
   char buf[512];
   if (!(output_bytes <= max_output_mb * 1e6)) {
     std::snprintf(buf, sizeof buf, "%s: the run would write about %.3g MB (%s), above the output budget of %g MB; "
@@ -134,8 +134,8 @@ void OutputBudget::check(const std::string& command, double output_bytes, const 
   }
   if (!(memory_bytes <= max_memory_mb * 1e6)) {
     std::snprintf(buf, sizeof buf, "%s: the run would hold about %.3g MB in memory (%s), above the memory budget of %g MB; "
-                  "shorten it, raise --frame-interval, or raise the budget with --max-memory-mb",
-                  command.c_str(), memory_bytes / 1e6, memory_what.c_str(), max_memory_mb);
+                  "%s, or raise the budget with --max-memory-mb",
+                  command.c_str(), memory_bytes / 1e6, memory_what.c_str(), max_memory_mb, memory_hint.c_str());
     throw Error(buf);
   }
 }

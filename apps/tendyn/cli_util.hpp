@@ -57,9 +57,10 @@ struct OutputBudget {
   double max_memory_mb = 1024.0;  ///< --max-memory-mb: data recorded in memory (the viewer's frames)
   void add_to(CLI::App& app);
   /// Throws tendyn::Error when `output_bytes` or `memory_bytes` exceeds the budget; `what`
-  /// describes the estimate (e.g. "1e8 rows x 84 columns of results.csv").
+  /// describes the estimate (e.g. "1e8 rows x 84 columns of results.csv"); `memory_hint` says
+  /// how to need less memory (before "or raise the budget with --max-memory-mb").
   void check(const std::string& command, double output_bytes, const std::string& output_what, double memory_bytes,
-             const std::string& memory_what) const;
+             const std::string& memory_what, const std::string& memory_hint = "shorten it, raise --frame-interval") const;
 };
 
 /// Creates `dir` (and parents); throws tendyn::Error naming the directory on failure.

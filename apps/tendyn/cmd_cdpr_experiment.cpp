@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -58,7 +59,7 @@ void run(const ExpArgs& a) {
   cfg.control_dt_s = a.control_dt;
   cfg.layer_z_m = a.layer_z;
   cfg.carriage_offset_m = a.layer_z - 3.0;
-  cfg.controller.method = cdpr::parse_method(a.method);
+  cfg.controller.method = cdpr::method_from_string(a.method);
   cfg.controller.tau_tension_s = a.tension_tau;
   cfg.controller.tau_filter_s = a.filter_tau;
   if (a.noise) cfg.sensors = cdpr::typical_sensor_noise(a.seed);
@@ -119,27 +120,25 @@ void run(const ExpArgs& a) {
   viz::Scene scene = viz::make_scene(model.geometry);
   scene.title = model.geometry.name + ": stage 2, with tension control";
   cdpr::Data geometry = cdpr::make_data(model.geometry);
-  std::vector<double> t_s, norm1, norm2, opt, pos1, pos2, rot1, rot2;
-  for (std::size_t i = 0; i < s2.samples.size(); ++i) {
+  for (std::size_t i : cdpr::frame_samples(s2, 0.25)) {
     const auto& smp = s2.samples[i];
-    if (scene.t_s.empty() || smp.t_s >= scene.t_s.back() + 0.25 - 1e-9 || i + 1 == s2.samples.size()) {
-      cdpr::Pose pose;
-      pose.p_WP = smp.p;
-      pose.R_WP = smp.q_WP.toRotationMatrix();
-      cdpr::update_geometry(model.geometry, pose, geometry);
-      viz::add_cdpr_frame(scene, model.geometry, geometry, pose, smp.t_s, std::span<const double>(smp.f_N.data(), static_cast<std::size_t>(smp.f_N.size())),
-                          {}, &smp.p_WA);
-    }
-    if (i < s1.samples.size()) {
-      t_s.push_back(smp.t_s);
-      norm1.push_back(s1.samples[i].lower_norm_N);
-      norm2.push_back(smp.lower_norm_N);
-      opt.push_back(smp.opt_lower_norm_N);
-      pos1.push_back(1e3 * s1.samples[i].pos_err_m);
-      pos2.push_back(1e3 * smp.pos_err_m);
-      rot1.push_back(1e3 * s1.samples[i].rot_err_rad);
-      rot2.push_back(1e3 * smp.rot_err_rad);
-    }
+    const cdpr::Pose pose = cdpr::sample_pose(smp);
+    cdpr::update_geometry(model.geometry, pose, geometry);
+    viz::add_cdpr_frame(scene, model.geometry, geometry, pose, smp.t_s,
+                        std::span<const double>(smp.f_N.data(), static_cast<std::size_t>(smp.f_N.size())), {}, &smp.p_WA);
+  }
+  // plotted series: both stages over their common samples, errors in mm and mrad
+  std::vector<double> t_s, norm1, norm2, opt, pos1, pos2, rot1, rot2;
+  for (std::size_t i = 0; i < std::min(s1.samples.size(), s2.samples.size()); ++i) {
+    const auto &a1 = s1.samples[i], &a2 = s2.samples[i];
+    t_s.push_back(a2.t_s);
+    norm1.push_back(a1.lower_norm_N);
+    norm2.push_back(a2.lower_norm_N);
+    opt.push_back(a2.opt_lower_norm_N);
+    pos1.push_back(1e3 * a1.pos_err_m);
+    pos2.push_back(1e3 * a2.pos_err_m);
+    rot1.push_back(1e3 * a1.rot_err_rad);
+    rot2.push_back(1e3 * a2.rot_err_rad);
   }
   scene.plots.push_back({"lower-group tension norm", "N", t_s, {{"without control", norm1}, {"with control", norm2}, {"optimal", opt}}});
   scene.plots.push_back({"position error", "mm", t_s, {{"without control", pos1}, {"with control", pos2}}});

@@ -1,10 +1,12 @@
 // tendyn plan [MODEL.yaml]: cable-actuation trajectory planning (document 001, chapter 3).
 #include <tendyn/core/error.hpp>
 #include <tendyn/io/atomic_file.hpp>
+#include <tendyn/io/csv.hpp>
 #include <tendyn/io/result_set.hpp>
 #include <tendyn/tensegrity/model_io.hpp>
-#include <tendyn/tensegrity/output.hpp>
+#include <tendyn/tensegrity/output_estimate.hpp>
 #include <tendyn/tensegrity/planner.hpp>
+#include <tendyn/viz/plan_scene.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -12,7 +14,6 @@
 #include <cstdio>
 #include <memory>
 #include <optional>
-#include <sstream>
 
 #include "cli_util.hpp"
 #include "commands.hpp"
@@ -33,15 +34,25 @@ struct PlanArgs {
   std::string out_dir = "out/plan";
   bool quiet = false;
   bool html = false;
+  OutputBudget budget;
 };
 
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  std::string item;
-  while (std::getline(ss, item, sep))
-    if (!item.empty()) out.push_back(item);
-  return out;
+constexpr double kFrameInterval_s = 0.01;  // viewer frames of the replay
+constexpr const char* kPlanMemoryHint = "shorten it, drive fewer cables, narrow --beam";
+
+/// --path / --turn-x / --points as a PlanPath (option parsing; the path itself is checked by plan()).
+tensegrity::PlanPath parse_path(const PlanArgs& a) {
+  namespace ts = tensegrity;
+  if (a.path == "straight") return ts::PlanPath::straight_x();
+  if (a.path == "turn") return ts::PlanPath::right_angle(a.turn_x);
+  if (a.path != "polyline") throw Error("plan: --path must be straight, turn or polyline");
+  ts::PlanPath p;
+  for (const auto& pt : io::split_fields(a.points, ';')) {
+    const auto xy = io::split_fields(pt, ',');
+    if (xy.size() != 2) throw Error("plan: --points expects 'x,y;x,y;...' (got '" + pt + "')");
+    p.points.emplace_back(io::parse_finite(xy[0], "plan: --points '" + pt + "'"), io::parse_finite(xy[1], "plan: --points '" + pt + "'"));
+  }
+  return p;
 }
 
 void run_plan(const PlanArgs& a) {
@@ -50,21 +61,12 @@ void run_plan(const PlanArgs& a) {
                               : ts::load_model_file(a.model);
   const auto prov = model_provenance(a.model, file);
   ts::PlannerOptions o;
-  for (const auto& id : split(a.drive, ',')) {
-    const auto it = std::find(file.model.cable_ids.begin(), file.model.cable_ids.end(), id);
-    if (it == file.model.cable_ids.end()) throw Error("plan: --drive names cable '" + id + "', which the model does not have");
-    o.drive_cables.push_back(static_cast<int>(it - file.model.cable_ids.begin()));
-  }
-  // the planner owns the drive cables: drop the model's own drives on them
-  auto& drives = file.model.drives;
-  const auto before = drives.size();
-  drives.erase(std::remove_if(drives.begin(), drives.end(),
-                              [&](const ts::CableDrive& d) {
-                                return std::find(o.drive_cables.begin(), o.drive_cables.end(), d.cable) != o.drive_cables.end();
-                              }),
-               drives.end());
-  if (!a.quiet && drives.size() != before)
-    std::printf("note: the model's drives on the planned cables were removed (%zu)\n", before - drives.size());
+  const auto drive_ids = io::split_fields(a.drive, ',');
+  o.drive_cables = ts::cable_indices(file.model, drive_ids, "plan: --drive");
+  // the planner owns the drive cables (the model's own drives on them are dropped), and an impulse
+  // ground is planned and replayed with a fixed step (planner.hpp, "planning policies")
+  const int dropped = ts::remove_drives_on(file.model, o.drive_cables);
+  if (!a.quiet && dropped > 0) std::printf("note: the model's drives on the planned cables were removed (%d)\n", dropped);
   o.u0_m = a.u0;
   o.period_s = a.period;
   o.duration_s = a.duration;
@@ -74,90 +76,38 @@ void run_plan(const PlanArgs& a) {
   o.lateral_weight = a.lateral_weight;
   o.lateral_tolerance_m = a.lateral_tol;
   o.ramp_fraction = a.ramp;
-  o.rollout = file.simulation;
-  if (a.dt) o.rollout.dt_s = *a.dt;
-  if (o.rollout.integrator == ts::Integrator::kDormandPrince45 && file.model.ground.type == ts::Ground::Type::kImpulse)
-    o.rollout.integrator = ts::Integrator::kRK4;
+  if (a.dt) file.simulation.dt_s = *a.dt;
+  o.rollout = ts::rollout_options(file.model, file.simulation);
   try {
     o.planner = ts::planner_from_name(a.planner);
   } catch (const Error& e) {
     throw Error(std::string("plan: --planner: ") + e.what());
   }
-  if (a.path == "straight") o.path = ts::PlanPath::straight_x();
-  else if (a.path == "turn") o.path = ts::PlanPath::right_angle(a.turn_x);
-  else if (a.path == "polyline") {
-    ts::PlanPath p;
-    for (const auto& pt : split(a.points, ';')) {
-      const auto xy = split(pt, ',');
-      if (xy.size() != 2) throw Error("plan: --points expects 'x,y;x,y;...' (got '" + pt + "')");
-      try {
-        p.points.emplace_back(std::stod(xy[0]), std::stod(xy[1]));
-      } catch (const std::exception&) {
-        throw Error("plan: --points: '" + pt + "' is not two numbers");
-      }
-    }
-    o.path = p;
-  } else {
-    throw Error("plan: --path must be straight, turn or polyline");
-  }
+  o.path = parse_path(a);
   if (a.html) require_viewer();
+  // the executed schedule is replayed for the viewer (scene.json, and view.html with --html)
+  auto sim = o.rollout;
+  sim.duration_s = ts::plan_nperiod(o) * o.period_s;
+  auto view_sim = sim;
+  view_sim.output_interval_s = std::min(view_sim.output_interval_s > 0 ? view_sim.output_interval_s : 0.01, 0.01);
+  const auto estimate = ts::estimate_plan_output(file.model, o, view_sim, kFrameInterval_s);
+  a.budget.check("plan", estimate.output_bytes, estimate.output_what, estimate.memory_bytes, estimate.memory_what, kPlanMemoryHint);
   io::ResultSet results(a.out_dir);  // the files appear together at commit() (docs/CLI.md "Outputs")
   Progress progress("plan", !a.quiet);
   const auto r = ts::plan(file.model, o, [&](int done, int total) { progress.update(static_cast<double>(done) / total); });
   progress.finish();
 
   // executed schedule: one CSV (t_s, then u_m per drive cable) and the model with the schedule as drives
-  std::string csv = "t_s";
-  for (int k : o.drive_cables) csv += "," + file.model.cable_ids[static_cast<std::size_t>(k)] + ".u_m";
-  csv += ",cx_m,cy_m,cost_m,path_error_m";
-  for (int k : o.drive_cables) csv += "," + file.model.cable_ids[static_cast<std::size_t>(k)] + ".tension_N";
-  csv += "\n";
-  ts::PathTracker tracker(o.path);
-  for (std::size_t i = 0; i < r.period_start_s.size(); ++i) {
-    std::string line;
-    ts::append_number(line, r.period_start_s[i]);
-    for (Eigen::Index c = 0; c < r.offset_m[i].size(); ++c) {
-      line += ",";
-      ts::append_number(line, r.offset_m[i][c]);
-    }
-    for (double v : {r.centroid_m[i].x(), r.centroid_m[i].y(), i == 0 ? 0.0 : r.cost[i - 1], tracker.distance(r.centroid_m[i])}) {
-      line += ",";
-      ts::append_number(line, v);
-    }
-    for (Eigen::Index c = 0; c < r.tension_N[i].size(); ++c) {
-      line += ",";
-      ts::append_number(line, r.tension_N[i][c]);
-    }
-    csv += line + "\n";
-  }
-  io::write_file_atomic(results.file("schedule.csv"), csv);
+  io::write_file_atomic(results.file("schedule.csv"), ts::plan_schedule_csv(file.model, o.drive_cables, r));
   auto planned = file.model;
   for (const auto& d : r.as_drives(o.drive_cables)) planned.drives.push_back(d);
   planned.name = file.model.name + "-planned";
-  auto sim = file.simulation;
   sim.duration_s = r.period_start_s.back() - r.period_start_s.front();
+  view_sim.duration_s = sim.duration_s;
   io::write_file_atomic(results.file("planned.yaml"), ts::to_yaml(planned, &sim));
-  // the executed schedule, simulated once more for the viewer (scene.json, and view.html with --html)
-  {
-    auto view_sim = sim;
-    view_sim.output_interval_s = std::min(view_sim.output_interval_s > 0 ? view_sim.output_interval_s : 0.01, 0.01);
-    viz::Scene scene = simulate_scene(planned, view_sim, 0.01);
-    ts::PathTracker path_error(o.path);
-    std::vector<double> err;
-    for (int f = 0; f < scene.nframe(); ++f) {
-      // centroid of the rod centres (the planner's C): mean of the rod end midpoints
-      Eigen::Vector2d c = Eigen::Vector2d::Zero();
-      for (const auto& r : scene.rods)
-        for (int end : {r.a, r.b})
-          c += 0.5 * Eigen::Vector2d(scene.positions_m[static_cast<std::size_t>(3 * (scene.npoint() * f + end))],
-                                     scene.positions_m[static_cast<std::size_t>(3 * (scene.npoint() * f + end) + 1)]);
-      c /= static_cast<double>(std::max<std::size_t>(scene.rods.size(), 1));
-      err.push_back(path_error.distance(c));
-    }
-    scene.plots.push_back({"distance of the centroid from the path", "m", {}, {{"path error", err}}});
-    if (!write_scene_outputs(results.staging(), scene, a.html).empty() && !a.quiet)
-      std::printf("viewer: %s\n", (std::filesystem::path(a.out_dir) / "view.html").string().c_str());
-  }
+  if (!write_scene_outputs(results.staging(), viz::simulate_plan_scene(planned, view_sim, o.path, kFrameInterval_s), a.html).empty() &&
+      !a.quiet)
+    std::printf("viewer: %s\n", (std::filesystem::path(a.out_dir) / "view.html").string().c_str());
   nlohmann::json path_points = nlohmann::json::array();
   for (const auto& pt : o.path.points) path_points.push_back({pt.x(), pt.y()});
   const nlohmann::json j = {{"planner", a.planner},
@@ -165,7 +115,7 @@ void run_plan(const PlanArgs& a) {
                             {"u0_m", a.u0},
                             {"period_s", a.period},
                             {"duration_s", a.duration},
-                            {"drive_cables", split(a.drive, ',')},
+                            {"drive_cables", drive_ids},
                             {"progress_m", r.progress_m},
                             {"speed_mps", r.speed_mps},
                             {"max_path_error_m", r.max_path_error_m},
@@ -221,6 +171,7 @@ void register_plan(CLI::App& app) {
   cmd->add_option("-o,--out", a->out_dir, "output directory");
   cmd->add_flag("-q,--quiet", a->quiet, "no report");
   cmd->add_flag("--html", a->html, "also write view.html: the executed plan in the 3D viewer (docs/VIEWER.md)");
+  a->budget.add_to(*cmd);
   cmd->callback([a] { run_plan(*a); });
 }
 

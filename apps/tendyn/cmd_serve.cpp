@@ -206,8 +206,8 @@ class StudioServer : public httplib::Server {
     }
   }
   void refuse(int fd) const {
-    const std::string body = "{\"error\":\"busy: " + std::to_string(limits_.max_connections) +
-                             " connections open (the studio's limit); try again\"}";
+    const std::string body =
+        json{{"error", "busy: " + std::to_string(limits_.max_connections) + " connections open (the studio's limit); try again"}}.dump();
     const std::string msg = "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: " +
                             std::to_string(body.size()) + "\r\n\r\n" + body;
     (void)::send(fd, msg.data(), msg.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -358,7 +358,8 @@ class Studio {
       if (!j.is_object() || !j.contains("yaml") || !j["yaml"].is_string()) return reply_error(res, 400, "request.yaml: missing, or not a string");
       try {
         const auto r = studio::edit_model(j["yaml"].get<std::string>(), j.contains("edits") ? j["edits"].dump() : std::string(), limits_);
-        res.set_content("{\"yaml\":" + json(r.yaml).dump() + ",\"model\":" + r.model_json + "}", "application/json");
+        res.set_content(nlohmann::ordered_json{{"yaml", r.yaml}, {"model", nlohmann::ordered_json::parse(r.model_json)}}.dump(),
+                        "application/json");
       } catch (const studio::BadRequest& e) {
         reply_error(res, 400, e.what());
       } catch (const Error& e) {

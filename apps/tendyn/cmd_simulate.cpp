@@ -3,6 +3,7 @@
 #include <tendyn/io/atomic_file.hpp>
 #include <tendyn/io/result_set.hpp>
 #include <tendyn/tensegrity/output.hpp>
+#include <tendyn/tensegrity/output_estimate.hpp>
 #include <tendyn/viz/tensegrity_scene.hpp>
 
 #include <nlohmann/json.hpp>
@@ -34,26 +35,6 @@ struct SimulateArgs {
   OutputBudget budget;
 };
 
-/// Bytes per number in results.csv and scene.json: "%.12g" of a signed value with its separator
-/// (e.g. "-0.123456789012," is 16; exponents make it up to 20).
-constexpr double kBytesPerNumber = 18.0;
-
-/// Refuses (tendyn::Error) a run whose results.csv + scene.json or in-memory scene would exceed
-/// the budget: rows = duration / output step, frames = duration / max(frame interval, output step).
-void check_simulate_budget(const tensegrity::Model& m, const tensegrity::SimulationOptions& o, double frame_interval_s, bool files,
-                           const OutputBudget& budget) {
-  if (!files) return;
-  const double out_dt = std::max(o.output_interval_s > 0.0 ? o.output_interval_s : o.dt_s, o.dt_s);
-  const double rows = std::floor(o.duration_s / out_dt) + 2.0;
-  const double cols = 1.0 + 7.0 * m.nrod() + 3.0 * m.nnode() + 4.0 * m.ncable() + 8.0;
-  const double frames = std::floor(o.duration_s / std::max(frame_interval_s, out_dt)) + 2.0;
-  const double frame_values = 3.0 * (2.0 * m.nrod() + m.nnode()) + 2.0 * m.ncable() + 3.0 + 6.0;
-  char what_out[200], what_mem[200];
-  std::snprintf(what_out, sizeof what_out, "%.3g rows x %.0f columns of results.csv and %.3g frames of scene.json", rows, cols, frames);
-  std::snprintf(what_mem, sizeof what_mem, "%.3g viewer frames of %.0f numbers", frames, frame_values);
-  budget.check("simulate", kBytesPerNumber * (rows * cols + frames * frame_values), what_out, 8.0 * frames * frame_values, what_mem);
-}
-
 void run_simulate(const SimulateArgs& a) {
   namespace ts = tensegrity;
   auto file = load_model_or_default(a.model);
@@ -65,7 +46,8 @@ void run_simulate(const SimulateArgs& a) {
   const std::filesystem::path dir = a.out_dir.empty() ? std::filesystem::path("out") / file.model.name : std::filesystem::path(a.out_dir);
   if (a.html) require_viewer();
   if (a.html && a.no_csv) throw Error("simulate: --html needs the recorded frames; drop --no-csv");
-  check_simulate_budget(file.model, opt, a.no_csv ? 0.0 : a.frame_interval, !a.no_csv, a.budget);
+  const auto estimate = ts::estimate_simulate_output(file.model, opt, a.no_csv ? 0.0 : a.frame_interval, !a.no_csv);
+  a.budget.check("simulate", estimate.output_bytes, estimate.output_what, estimate.memory_bytes, estimate.memory_what);
   io::ResultSet results(dir);  // every file appears together at commit() (docs/CLI.md "Outputs")
   std::unique_ptr<ts::CsvWriter> csv;
   if (!a.no_csv) csv = std::make_unique<ts::CsvWriter>(file.model, results.file("results.csv"));

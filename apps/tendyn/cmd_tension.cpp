@@ -1,28 +1,29 @@
 // tendyn tension: cable tension distribution for cable-driven parallel robots (document 002).
+// Option parsing and printing only: the problem (cdpr::TensionProblem), trajectories and the
+// study are library functions (include/tendyn/cdpr/tension_problem.hpp, study.hpp).
 //   tendyn tension solve MODEL.yaml [--pose ...] [--wrench ...] [--group G] [--rows fx,fy,mz]
-//   tendyn tension trajectory MODEL.yaml --in poses.csv --out tensions.csv [--method exact]
+//   tendyn tension trajectory MODEL.yaml --in poses.csv [-o DIR] [--method exact]
 //   tendyn tension study [--count N] [--seed S] [--size 6x12]    (also: tendyn tension --random-study)
 #include <tendyn/cdpr/geometry.hpp>
 #include <tendyn/cdpr/model_io.hpp>
 #include <tendyn/cdpr/study.hpp>
 #include <tendyn/cdpr/tension.hpp>
+#include <tendyn/cdpr/tension_problem.hpp>
 #include <tendyn/core/error.hpp>
 #include <tendyn/io/atomic_file.hpp>
+#include <tendyn/io/csv.hpp>
 #include <tendyn/io/result_set.hpp>
 #include <tendyn/viz/cdpr_scene.hpp>
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
-#include <iomanip>
-#include <limits>
 #include <memory>
 #include <optional>
 #include <span>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -35,55 +36,15 @@ namespace {
 
 using cdpr::Method;
 
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::string cur;
-  std::istringstream in(s);
-  while (std::getline(in, cur, sep)) {
-    const auto a = cur.find_first_not_of(" \t\r");
-    const auto b = cur.find_last_not_of(" \t\r");
-    out.push_back(a == std::string::npos ? "" : cur.substr(a, b - a + 1));
-  }
-  return out;
-}
-
-double parse_number(const std::string& s, const std::string& where) {
-  try {
-    std::size_t pos = 0;
-    const double v = std::stod(s, &pos);
-    if (pos != s.size() || !std::isfinite(v)) throw std::invalid_argument(s);
-    return v;
-  } catch (const std::exception&) {
-    throw Error(where + ": '" + s + "' is not a finite number");
-  }
-}
-
-Eigen::VectorXd parse_list(const std::string& s, const std::string& what) {
-  const auto parts = split(s, ',');
-  Eigen::VectorXd v(static_cast<Eigen::Index>(parts.size()));
-  for (std::size_t i = 0; i < parts.size(); ++i)
-    v[static_cast<Eigen::Index>(i)] = parse_number(parts[i], what);
-  return v;
-}
-
 std::vector<Method> parse_methods(const std::string& s) {
-  std::vector<Method> m;
   if (s == "all")
-    return {Method::exhaustive, Method::lawson_hanson, Method::exact, Method::closed_form,
-            Method::improved_closed_form};
-  for (const auto& p : split(s, ',')) m.push_back(cdpr::parse_method(p));
+    return {Method::kExhaustive, Method::kLawsonHanson, Method::kExact, Method::kClosedForm,
+            Method::kImprovedClosedForm};
+  std::vector<Method> m;
+  for (const auto& p : io::split_fields(s)) m.push_back(cdpr::method_from_string(p));
   if (m.empty()) throw Error("--method: empty list");
   return m;
 }
-
-/// The problem a model + options define: column subset (group), row subset, bounds.
-struct Setup {
-  cdpr::ModelFile mf;
-  std::vector<int> cols;                 // cable indices used
-  std::vector<cdpr::WrenchRow> rows;     // empty = all rows
-  cdpr::SolverOptions opt;
-  cdpr::Data data;
-};
 
 struct CommonArgs {
   std::string model, group, rows, method = "all";
@@ -92,45 +53,21 @@ struct CommonArgs {
   bool json = false;
 };
 
-Setup make_setup(const CommonArgs& a) {
-  Setup s;
-  s.mf = cdpr::load_model(a.model);
-  const auto& m = s.mf.model;
-  if (a.group.empty()) {
-    for (int i = 0; i < m.num_cables(); ++i) s.cols.push_back(i);
-  } else {
-    s.cols = cdpr::cables_in_group(m, a.group);
-  }
-  if (!a.rows.empty())
-    for (const auto& r : split(a.rows, ',')) s.rows.push_back(cdpr::parse_wrench_row(r));
-  s.opt.f_min_N = a.fmin ? *a.fmin : m.f_min_N;
-  s.opt.f_max_N = a.fmax ? *a.fmax : (m.f_max_N >= 1e300 ? std::numeric_limits<double>::infinity() : m.f_max_N);
-  s.opt.iqr_coefficient = a.iqr;
-  s.opt.residual_precision = a.precision;
-  s.data = cdpr::make_data(m);
-  return s;
+/// The options' problem: cable group, wrench rows, bounds and tolerances (cdpr::TensionProblem).
+cdpr::TensionProblem make_problem(const cdpr::Model& m, const CommonArgs& a) {
+  std::vector<cdpr::WrenchRow> rows;
+  for (const auto& r : io::split_fields(a.rows)) rows.push_back(cdpr::wrench_row_from_string(r));
+  cdpr::TensionProblem p = cdpr::make_tension_problem(m, a.group, rows);
+  if (a.fmin) p.options.f_min_N = *a.fmin;
+  if (a.fmax) p.options.f_max_N = *a.fmax;
+  p.options.iqr_coefficient = a.iqr;
+  p.options.residual_precision = a.precision;
+  return p;
 }
 
-/// J (rows x cols subset) and the wrench (rows subset) at a pose.
-void problem_at(Setup& s, const cdpr::Pose& pose, Eigen::MatrixXd& J, Eigen::VectorXd& w_full) {
-  cdpr::update_geometry(s.mf.model, pose, s.data);
-  Eigen::MatrixXd Jc(s.data.J.rows(), static_cast<Eigen::Index>(s.cols.size()));
-  for (std::size_t k = 0; k < s.cols.size(); ++k) Jc.col(static_cast<Eigen::Index>(k)) = s.data.J.col(s.cols[k]);
-  J = s.rows.empty() ? Jc : cdpr::select_rows(Jc, s.rows);
-  w_full = cdpr::gravity_compensation_wrench(s.mf.model, pose);
-}
-
-Eigen::VectorXd rows_of(const Setup& s, const Eigen::VectorXd& w_full) {
-  if (s.rows.empty()) return w_full;
-  Eigen::MatrixXd W = w_full.transpose();
-  return cdpr::select_rows(W.transpose(), s.rows).col(0);
-}
-
-bool method_applicable(Method m, const cdpr::SolverOptions& o, int n) {
-  if ((m == Method::closed_form || m == Method::improved_closed_form) && !std::isfinite(o.f_max_N))
-    return false;
-  if (m == Method::exhaustive && n > 24) return false;
-  return true;
+Eigen::VectorXd parse_vector(const std::string& s, const std::string& what) {
+  const auto v = io::parse_finite_list(s, what);
+  return Eigen::Map<const Eigen::VectorXd>(v.data(), static_cast<Eigen::Index>(v.size()));
 }
 
 // ------------------------------------------------------------------------------------ solve
@@ -139,15 +76,15 @@ struct SolveArgs : CommonArgs {
 };
 
 void run_solve(const SolveArgs& a) {
-  Setup s = make_setup(a);
-  const auto& model = s.mf.model;
-  Eigen::VectorXd q = a.pose.empty() ? s.mf.default_pose : parse_list(a.pose, "--pose");
+  const cdpr::ModelFile mf = cdpr::load_model(a.model);
+  const auto& model = mf.model;
+  cdpr::TensionProblem s = make_problem(model, a);
+  Eigen::VectorXd q = a.pose.empty() ? mf.default_pose : parse_vector(a.pose, "--pose");
   if (q.size() == 0) throw Error("--pose: model has no default pose; give --pose");
   const cdpr::Pose pose = cdpr::pose_from_vector(model, q);
-  Eigen::MatrixXd J;
-  Eigen::VectorXd wfull;
-  problem_at(s, pose, J, wfull);
-  Eigen::VectorXd w = a.wrench.empty() ? rows_of(s, wfull) : parse_list(a.wrench, "--wrench");
+  cdpr::update_tension_problem(model, pose, s);
+  const Eigen::MatrixXd& J = s.J;
+  Eigen::VectorXd w = a.wrench.empty() ? s.w : parse_vector(a.wrench, "--wrench");
   if (w.size() != J.rows())
     throw Error("--wrench: needs " + std::to_string(J.rows()) + " values (rows of J), got " +
                 std::to_string(w.size()));
@@ -158,22 +95,22 @@ void run_solve(const SolveArgs& a) {
   out["pose"] = std::vector<double>(q.data(), q.data() + q.size());
   out["wrench"] = std::vector<double>(w.data(), w.data() + w.size());
   out["rows"] = J.rows();
-  out["f_min"] = s.opt.f_min_N;
-  out["f_max"] = std::isfinite(s.opt.f_max_N) ? nlohmann::json(s.opt.f_max_N) : nlohmann::json(nullptr);
+  out["f_min"] = s.options.f_min_N;
+  out["f_max"] = std::isfinite(s.options.f_max_N) ? nlohmann::json(s.options.f_max_N) : nlohmann::json(nullptr);
   std::vector<std::string> names;
-  for (int c : s.cols) names.push_back(model.cable_names[c]);
+  for (int c : s.cables) names.push_back(model.cable_names[static_cast<std::size_t>(c)]);
   out["cables"] = names;
   std::vector<std::pair<Method, cdpr::TensionResult>> results;
   std::vector<double> times;
   for (Method m : methods) {
-    if (!method_applicable(m, s.opt, static_cast<int>(J.cols()))) {
-      std::fprintf(stderr, "tendyn tension: skipping %s (%s)\n", cdpr::method_name(m),
-                   m == Method::exhaustive ? "more than 24 cables" : "needs a finite f_max");
+    const auto why = cdpr::method_inapplicable_reason(m, s);
+    if (!why.empty()) {
+      std::fprintf(stderr, "tendyn tension: skipping %s (%.*s)\n", cdpr::to_string(m), static_cast<int>(why.size()), why.data());
       continue;
     }
     cdpr::TensionResult r;
     const auto t0 = std::chrono::steady_clock::now();
-    cdpr::solve_tensions(m, J, w, s.opt, ws, r);
+    cdpr::solve_tensions(m, J, w, s.options, ws, r);
     times.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
     results.emplace_back(m, r);
   }
@@ -182,8 +119,8 @@ void run_solve(const SolveArgs& a) {
     nlohmann::json arr = nlohmann::json::array();
     for (std::size_t k = 0; k < results.size(); ++k) {
       const auto& [m, r] = results[k];
-      arr.push_back({{"method", cdpr::method_name(m)},
-                     {"status", cdpr::status_name(r.status)},
+      arr.push_back({{"method", cdpr::to_string(m)},
+                     {"status", cdpr::to_string(r.status)},
                      {"reason", r.reason},
                      {"tensions_N", std::vector<double>(r.f_N.data(), r.f_N.data() + r.f_N.size())},
                      {"loaded", r.loaded_count},
@@ -200,9 +137,8 @@ void run_solve(const SolveArgs& a) {
   }
   std::printf("model %s (%s, %zu of %d cables), J %ld x %ld, tensions in [%g, %g] N (exact and "
               "closed forms; exhaustive and lawson-hanson use f >= 0)\n",
-              model.name.c_str(), model.motion == cdpr::Motion::spatial ? "spatial" : "planar",
-              s.cols.size(), model.num_cables(), static_cast<long>(J.rows()), static_cast<long>(J.cols()),
-              s.opt.f_min_N, s.opt.f_max_N);
+              model.name.c_str(), cdpr::to_string(model.motion), s.cables.size(), model.ncable(),
+              static_cast<long>(J.rows()), static_cast<long>(J.cols()), s.options.f_min_N, s.options.f_max_N);
   // printed values: round-off noise next to the column's scale shows as 0 (--json keeps every digit)
   const auto span = [](const Eigen::VectorXd& v) { return std::span<const double>(v.data(), static_cast<std::size_t>(v.size())); };
   std::printf("wrench w =");
@@ -212,16 +148,16 @@ void run_solve(const SolveArgs& a) {
   for (std::size_t k = 0; k < results.size(); ++k) {
     const auto& [m, r] = results[k];
     const double rel = wn > 0 ? r.residual_norm / wn : r.residual_norm;
-    std::printf("%-22s %-14s %4d/%-2ld %12.6g %12.4g %10.3g %6d %9.1f\n", cdpr::method_name(m), cdpr::status_name(r.status),
+    std::printf("%-22s %-14s %4d/%-2ld %12.6g %12.4g %10.3g %6d %9.1f\n", cdpr::to_string(m), cdpr::to_string(r.status),
                 r.loaded_count, static_cast<long>(J.cols()), r.tension_norm, display_value(r.residual_norm, std::max(wn, r.tension_norm), 1e-12),
                 display_value(rel, 1.0, 1e-12), r.iterations, times[k]);
   }
   for (const auto& [m, r] : results)
-    if (r.status != cdpr::Status::ok) std::printf("%s: %s\n", cdpr::method_name(m), r.reason);
+    if (r.status != cdpr::Status::kOk) std::printf("%s: %s\n", cdpr::to_string(m), r.reason);
   std::printf("\n%-8s", "cable");
-  for (const auto& mr : results) std::printf(" %14.14s", cdpr::method_name(mr.first));
+  for (const auto& mr : results) std::printf(" %14.14s", cdpr::to_string(mr.first));
   std::printf("\n");
-  for (std::size_t c = 0; c < s.cols.size(); ++c) {
+  for (std::size_t c = 0; c < s.cables.size(); ++c) {
     std::printf("%-8s", names[c].c_str());
     for (const auto& mr : results)
       std::printf(" %14.6g", display_value(mr.second.f_N[static_cast<Eigen::Index>(c)], column_scale(span(mr.second.f_N))));
@@ -235,124 +171,48 @@ struct TrajArgs : CommonArgs {
   bool html = false;
 };
 
-/// Index of column `name` (or `name` + `unit`, e.g. x or x_m) in `header`; -1 if absent.
-int find_column(const std::vector<std::string>& header, const std::string& name, const std::string& unit) {
-  for (std::size_t i = 0; i < header.size(); ++i)
-    if (header[i] == name || (!unit.empty() && header[i] == name + unit)) return static_cast<int>(i);
-  return -1;
-}
-
 void run_trajectory(TrajArgs a) {
   if (a.method == "all") a.method = "exact";
   const auto methods = parse_methods(a.method);
   if (methods.size() != 1) throw Error("trajectory: give exactly one --method");
   const Method meth = methods[0];
-  Setup s = make_setup(a);
-  const auto& model = s.mf.model;
-  if (!method_applicable(meth, s.opt, static_cast<int>(s.cols.size())))
-    throw Error(std::string("trajectory: method ") + cdpr::method_name(meth) + " is not applicable here");
-  std::ifstream in(a.in);
-  if (!in) throw Error(a.in + ": cannot read file");
-  std::string line;
-  if (!std::getline(in, line)) throw Error(a.in + ":1: empty file (expected a header line)");
-  const auto header = split(line, ',');
-  // input columns with or without their unit suffix (x or x_m, t or t_s, ...)
-  const bool planar = model.motion == cdpr::Motion::planar;
-  const std::vector<std::string> pose_cols =
-      planar ? std::vector<std::string>{"x", "y", "phi"} : std::vector<std::string>{"x", "y", "z", "roll", "pitch", "yaw"};
-  const std::vector<std::string> pose_units =
-      planar ? std::vector<std::string>{"_m", "_m", "_rad"} : std::vector<std::string>{"_m", "_m", "_m", "_rad", "_rad", "_rad"};
-  std::vector<int> pidx;
-  for (std::size_t c = 0; c < pose_cols.size(); ++c) {
-    const int k = find_column(header, pose_cols[c], pose_units[c]);
-    if (k < 0) throw Error(a.in + ":1: missing column '" + pose_cols[c] + "' (or '" + pose_cols[c] + pose_units[c] + "')");
-    pidx.push_back(k);
-  }
-  const int tcol = find_column(header, "t", "_s");
-  static const char* wnames[] = {"fx", "fy", "fz", "mx", "my", "mz"};
-  std::vector<int> widx;  // columns of wrench entries (all-or-nothing)
-  for (const char* wn : wnames) {
-    const int k = find_column(header, wn, wn[0] == 'f' ? "_N" : "_Nm");
-    if (k >= 0) widx.push_back(k);
-  }
-  const std::filesystem::path dir(a.out_dir);
-  io::ResultSet results(dir);  // tensions.csv and scene.json appear together (docs/CLI.md "Outputs")
-  io::AtomicFile outf(results.file("tensions.csv"));
-  auto& os = outf.stream();
-  if (tcol >= 0) os << "t_s,";
-  for (std::size_t c = 0; c < pose_cols.size(); ++c) os << pose_cols[c] << pose_units[c] << ",";
-  os << "status,loaded,residual_norm_N,tension_norm_N";
-  for (int c : s.cols) os << "," << model.cable_names[c] << ".tension_N";
-  os << "\n";
-  cdpr::Workspace ws(6, static_cast<int>(s.cols.size()));
-  cdpr::TensionResult r;
+  const cdpr::ModelFile mf = cdpr::load_model(a.model);
+  const auto& model = mf.model;
+  cdpr::TensionProblem s = make_problem(model, a);
+  if (!cdpr::method_applicable(meth, s))
+    throw Error(std::string("trajectory: method ") + cdpr::to_string(meth) + " is not applicable here");
+  const cdpr::PoseTrajectory traj = cdpr::read_pose_trajectory(a.in, model);
   if (a.html) require_viewer();
   viz::Scene scene = viz::make_scene(model);
-  cdpr::Data geometry = cdpr::make_data(model);
-  std::vector<double> f_all(static_cast<std::size_t>(model.p_WA.cols()));
+  Eigen::VectorXd f_all;
   std::vector<double> norm_f, residual;  // per frame, for the viewer's plots
-  Eigen::MatrixXd J;
-  Eigen::VectorXd wfull;
-  int lineno = 1, rows = 0, bad = 0;
-  while (std::getline(in, line)) {
-    ++lineno;
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    const auto f = split(line, ',');
-    if (f.size() != header.size())
-      throw Error(a.in + ":" + std::to_string(lineno) + ": " + std::to_string(f.size()) +
-                  " fields, header has " + std::to_string(header.size()));
-    const std::string where = a.in + ":" + std::to_string(lineno);
-    Eigen::VectorXd q(static_cast<Eigen::Index>(pidx.size()));
-    for (std::size_t k = 0; k < pidx.size(); ++k)
-      q[static_cast<Eigen::Index>(k)] = parse_number(f[static_cast<std::size_t>(pidx[k])], where + ": " + pose_cols[k]);
-    try {
-      problem_at(s, cdpr::pose_from_vector(model, q), J, wfull);
-    } catch (const Error& e) {
-      throw Error(where + ": " + e.what());
-    }
-    Eigen::VectorXd w;
-    if (!widx.empty()) {
-      w.resize(static_cast<Eigen::Index>(widx.size()));
-      for (std::size_t k = 0; k < widx.size(); ++k)
-        w[static_cast<Eigen::Index>(k)] = parse_number(f[static_cast<std::size_t>(widx[k])], where + ": wrench");
-      if (w.size() != J.rows())
-        throw Error(where + ": " + std::to_string(w.size()) + " wrench columns but J has " +
-                    std::to_string(J.rows()) + " rows");
-    } else {
-      w = rows_of(s, wfull);
-    }
-    cdpr::solve_tensions(meth, J, w, s.opt, ws, r);
-    if (r.status != cdpr::Status::ok) ++bad;
-    if (tcol >= 0) os << file_number(parse_number(f[static_cast<std::size_t>(tcol)], where + ": t")) << ",";
-    for (Eigen::Index k = 0; k < q.size(); ++k) os << file_number(q[k]) << ",";
-    os << cdpr::status_name(r.status) << "," << r.loaded_count << "," << file_number(r.residual_norm) << "," << file_number(r.tension_norm);
-    for (Eigen::Index k = 0; k < r.f_N.size(); ++k) os << "," << file_number(r.f_N[k]);
-    os << "\n";
-    {
-      // the viewer's frame time: column t, or the row number at 10 frames per second
-      const double t = tcol >= 0 ? parse_number(f[static_cast<std::size_t>(tcol)], where + ": t") : 0.1 * rows;
-      const auto pose = cdpr::pose_from_vector(model, q);
-      cdpr::update_geometry(model, pose, geometry);
-      std::fill(f_all.begin(), f_all.end(), 0.0);
-      for (std::size_t k = 0; k < s.cols.size(); ++k) f_all[static_cast<std::size_t>(s.cols[k])] = r.f_N[static_cast<Eigen::Index>(k)];
-      try {
-        viz::add_cdpr_frame(scene, model, geometry, pose, t, f_all);
-      } catch (const Error& e) {
-        throw Error(where + ": " + e.what());
-      }
-      norm_f.push_back(r.tension_norm);
-      residual.push_back(r.residual_norm);
-    }
-    ++rows;
-  }
-  scene.plots.push_back({"tension norm |f| (" + std::string(cdpr::method_name(meth)) + ")", "N", {}, {{"|f|", norm_f}}});
+  const auto results = cdpr::solve_tension_trajectory(
+      model, s, meth, traj,
+      [&](std::size_t row, const cdpr::Pose& pose, const cdpr::TensionProblem& p, const cdpr::TensionResult& r) {
+        // the viewer's frame time: column t, or the row number at 10 frames per second
+        const double t = traj.t_s.size() != 0 ? traj.t_s[static_cast<Eigen::Index>(row)] : 0.1 * static_cast<double>(row);
+        cdpr::scatter_tensions(model, p, r.f_N, f_all);
+        try {
+          viz::add_cdpr_frame(scene, model, p.geometry, pose, t,
+                              std::span<const double>(f_all.data(), static_cast<std::size_t>(f_all.size())));
+        } catch (const Error& e) {
+          throw Error(traj.places[row] + ": " + e.what());
+        }
+        norm_f.push_back(r.tension_norm);
+        residual.push_back(r.residual_norm);
+      });
+  const auto bad = std::count_if(results.begin(), results.end(),
+                                 [](const cdpr::TensionResult& r) { return r.status != cdpr::Status::kOk; });
+  scene.plots.push_back({"tension norm |f| (" + std::string(cdpr::to_string(meth)) + ")", "N", {}, {{"|f|", norm_f}}});
   scene.plots.push_back({"wrench residual |J f - w|", "N", {}, {{"residual", residual}}});
-  outf.commit();
-  const bool wrote_html = !write_scene_outputs(results.staging(), scene, a.html).empty();
-  results.commit();
+  const std::filesystem::path dir(a.out_dir);
+  io::ResultSet out(dir);  // tensions.csv and scene.json appear together (docs/CLI.md "Outputs")
+  io::write_file_atomic(out.file("tensions.csv"), cdpr::tension_trajectory_csv(model, s, traj, results));
+  const bool wrote_html = !write_scene_outputs(out.staging(), scene, a.html).empty();
+  out.commit();
   const auto html = wrote_html ? dir / "view.html" : std::filesystem::path();
-  std::printf("wrote %s and scene.json: %d poses, method %s, %d not ok\n", (dir / "tensions.csv").string().c_str(), rows,
-              cdpr::method_name(meth), bad);
+  std::printf("wrote %s and scene.json: %ld poses, method %s, %ld not ok\n", (dir / "tensions.csv").string().c_str(),
+              static_cast<long>(results.size()), cdpr::to_string(meth), static_cast<long>(bad));
   if (!html.empty()) std::printf("viewer: %s\n", html.string().c_str());
 }
 
@@ -367,20 +227,22 @@ struct StudyArgs {
 };
 
 void run_study(const StudyArgs& a) {
-  const auto dims = split(a.size, 'x');
+  const auto dims = io::split_fields(a.size, 'x');
   if (dims.size() != 2) throw Error("--size: expected MxN, e.g. 6x12 (got '" + a.size + "')");
-  const int m = static_cast<int>(parse_number(dims[0], "--size"));
-  const int n = static_cast<int>(parse_number(dims[1], "--size"));
+  const int m = static_cast<int>(io::parse_finite(dims[0], "--size"));
+  const int n = static_cast<int>(io::parse_finite(dims[1], "--size"));
   if (m < 1 || m > 6 || n < 1 || n > 20) throw Error("--size: need 1 <= M <= 6 and 1 <= N <= 20");
   if (a.count < 1) throw Error("--count: must be >= 1");
-  cdpr::WrenchMode mode;
-  if (a.mode == "feasible") mode = cdpr::WrenchMode::feasible;
-  else if (a.mode == "uniform") mode = cdpr::WrenchMode::uniform;
-  else throw Error("--mode: expected feasible or uniform (got '" + a.mode + "')");
+  cdpr::WrenchMode mode{};
+  try {
+    mode = cdpr::wrench_mode_from_string(a.mode);
+  } catch (const Error& e) {
+    throw Error(std::string("--mode: ") + e.what());
+  }
   cdpr::SolverOptions o;
   o.iqr_coefficient = a.iqr;
   o.residual_precision = a.precision;
-  const std::vector<Method> methods{Method::exhaustive, Method::lawson_hanson, Method::exact};
+  const std::vector<Method> methods{Method::kExhaustive, Method::kLawsonHanson, Method::kExact};
   // in chunks of consecutive seeds for the progress line (problem k depends on its seed only:
   // the rows are those of one call)
   std::vector<cdpr::StudyRow> rows;
@@ -429,7 +291,7 @@ void run_study(const StudyArgs& a) {
   std::printf("random %s study: %d problems, seeds %llu..%llu, J ~ U[-1,1], w %s; exhaustive "
               "(IQR k = %g, residual precision %g) vs Lawson-Hanson (lsqnonneg) vs exact\n\n",
               a.size.c_str(), a.count, static_cast<unsigned long long>(a.seed),
-              static_cast<unsigned long long>(a.seed + a.count - 1), mode == cdpr::WrenchMode::feasible ? "= J f0, f0 ~ U[0,1]" : "~ U[-1,1]",
+              static_cast<unsigned long long>(a.seed + a.count - 1), mode == cdpr::WrenchMode::kFeasible ? "= J f0, f0 ~ U[0,1]" : "~ U[-1,1]",
               a.iqr, a.precision);
   const int ex = std::min(a.examples, a.count);
   std::printf("%-28s", "example (seed)");
@@ -451,7 +313,7 @@ void run_study(const StudyArgs& a) {
   line("loaded cables", [&](const cdpr::StudyRow& r, std::size_t mm) { return std::to_string(r.results[mm].loaded_count); });
   line("norm |f|", [&](const cdpr::StudyRow& r, std::size_t mm) { return fmt(r.results[mm].tension_norm, "%.3f"); });
   line("relative residual", [&](const cdpr::StudyRow& r, std::size_t mm) { return fmt(display_value(r.relative_residual[mm], 1.0, 1e-12), "%.1e"); });
-  line("status", [&](const cdpr::StudyRow& r, std::size_t mm) { return std::string(cdpr::status_name(r.results[mm].status)).substr(0, 8); });
+  line("status", [&](const cdpr::StudyRow& r, std::size_t mm) { return std::string(cdpr::to_string(r.results[mm].status)).substr(0, 8); });
   auto pct = [&](int k) { return 100.0 * k / sum.problems; };
   std::printf("\n\nsummary over %d problems (exhaustive vs lsqnonneg):\n", sum.problems);
   std::printf("  loads more cables      %6.1f%%   (equal %.1f%%, fewer %.1f%%); mean loaded %.2f vs %.2f\n",

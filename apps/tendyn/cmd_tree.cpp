@@ -295,24 +295,6 @@ void run_dynamics(const TreeOptions& o, bool inverse) {
 
 constexpr double kFrameInterval_s = 0.01;  ///< viewer frames of tree simulate --html
 
-/// Refuses (tendyn::Error, before the run) a simulation whose result file or in-memory samples
-/// would exceed the budget: samples = sample_count(steps, every), one number per column of the CSV
-/// (t, q, v, tau, energy) in memory as doubles and in the file as up to ~18 characters; frames of
-/// the viewer every 10 ms (3 numbers per link and joint).
-void check_tree_simulate_budget(const Model& m, const tree::SimulationOptions& so, bool html, const OutputBudget& budget) {
-  constexpr double kBytesPerNumber = 18.0;  // "%.12g" with sign, exponent and separator
-  const long steps = tree::simulation_steps(so);
-  const double samples = static_cast<double>(tree::sample_count(steps, std::lround(so.output_interval_s / so.dt_s)));
-  const double cols = 2.0 + m.nq + 2.0 * m.nv;
-  const double frames = html ? std::floor(so.duration_s / kFrameInterval_s) + 2.0 : 0.0;
-  const double frame_values = 6.0 * m.nlinks();
-  char what_out[200], what_mem[200];
-  std::snprintf(what_out, sizeof what_out, "%.3g rows x %.0f columns of results and %.3g viewer frames", samples, cols, frames);
-  std::snprintf(what_mem, sizeof what_mem, "%.3g samples of %.0f numbers and %.3g viewer frames", samples, cols, frames);
-  budget.check("tree simulate", kBytesPerNumber * (samples * cols + frames * frame_values), what_out,
-               8.0 * (samples * cols + frames * frame_values), what_mem);
-}
-
 void run_simulate(const TreeOptions& o) {
   const Model m = load(o);
   if (o.every < 1) throw Error("--every: expected an integer >= 1 (got " + std::to_string(o.every) + ")");
@@ -334,7 +316,9 @@ void run_simulate(const TreeOptions& o) {
   };
   const std::string fmt = format_of(o) == "json" ? "json" : "csv";
   if (!o.html_dir.empty()) require_viewer();
-  check_tree_simulate_budget(m, so, !o.html_dir.empty(), o.budget);
+  const auto estimate = tree::estimate_simulate_output(m, so, o.html_dir.empty() ? 0.0 : kFrameInterval_s);
+  o.budget.check("tree simulate", estimate.output_bytes, estimate.output_what, estimate.memory_bytes, estimate.memory_what,
+                 "shorten it, raise --every");
 
   // Viewer frames at most every 10 ms (a fine step would make the page large), the last always.
   struct Frames : tree::Observer {

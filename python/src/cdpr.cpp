@@ -1,4 +1,5 @@
-// Bindings of tendyn::cdpr (include/tendyn/cdpr/*.hpp): geometry, model files, tension solvers.
+// Bindings of tendyn::cdpr (include/tendyn/cdpr/*.hpp): geometry, model files, tension solvers,
+// the tension problem (assembly at a pose, trajectories: the functions `tendyn tension` calls).
 // Every field's docstring gives its unit; option structs take keyword constructors
 // (SolverOptions(f_min_N=1)) and print as Name(field=value, ...) (the fields off their defaults).
 #include <pybind11/eigen.h>
@@ -8,6 +9,7 @@
 #include <tendyn/cdpr/geometry.hpp>
 #include <tendyn/cdpr/model_io.hpp>
 #include <tendyn/cdpr/tension.hpp>
+#include <tendyn/cdpr/tension_problem.hpp>
 
 #include "bind_util.hpp"
 
@@ -25,12 +27,15 @@ std::string num(double v) { return py::repr(py::float_(v)).cast<std::string>(); 
 
 void bind_cdpr(py::module_& m) {
   py::enum_<Motion>(m, "Motion", "Spatial (6 wrench rows) or planar (3 rows) platform motion.")
-      .value("spatial", Motion::spatial)
-      .value("planar", Motion::planar);
+      .value("kSpatial", Motion::kSpatial)
+      .value("kPlanar", Motion::kPlanar);
+  m.def("motion_from_string", &motion_from_string, py::arg("name"), "'spatial' or 'planar' -> Motion (tendyn.Error otherwise).");
+  m.def("to_string", py::overload_cast<Motion>(&to_string), py::arg("motion"), "'spatial' or 'planar'.");
   py::enum_<WrenchRow>(m, "WrenchRow", "A wrench row: fx fy fz mx my mz.")
-      .value("fx", WrenchRow::fx).value("fy", WrenchRow::fy).value("fz", WrenchRow::fz)
-      .value("mx", WrenchRow::mx).value("my", WrenchRow::my).value("mz", WrenchRow::mz);
-  m.def("parse_wrench_row", &parse_wrench_row, py::arg("name"), "'fx' .. 'mz' -> WrenchRow.");
+      .value("kFx", WrenchRow::kFx).value("kFy", WrenchRow::kFy).value("kFz", WrenchRow::kFz)
+      .value("kMx", WrenchRow::kMx).value("kMy", WrenchRow::kMy).value("kMz", WrenchRow::kMz);
+  m.def("wrench_row_from_string", &wrench_row_from_string, py::arg("name"), "'fx' .. 'mz' -> WrenchRow (tendyn.Error otherwise).");
+  m.def("to_string", py::overload_cast<WrenchRow>(&to_string), py::arg("row"), "'fx' .. 'mz'.");
 
   py::class_<Model>(m, "Model", "A cable-driven parallel robot: anchors p_WA (3 x n), attachments p_PB (3 x n), bounds.")
       .def(py::init<>())
@@ -41,15 +46,15 @@ void bind_cdpr(py::module_& m) {
       .def_readwrite("cable_names", &Model::cable_names, "n cable names (default c1..cn)")
       .def_readwrite("cable_groups", &Model::cable_groups, "n group labels (e.g. 'upper', 'lower'; default '')")
       .def_readwrite("f_min_N", &Model::f_min_N, "lower tension bound [N] (>= 0)")
-      .def_readwrite("f_max_N", &Model::f_max_N, "upper tension bound [N] (> f_min_N; 1e300 = none)")
+      .def_readwrite("f_max_N", &Model::f_max_N, "upper tension bound [N] (> f_min_N; inf = none)")
       .def_readwrite("platform_mass_kg", &Model::platform_mass_kg, "platform mass [kg] (for the gravity wrench; may be 0)")
       .def_readwrite("p_PC", &Model::p_PC, "(3) platform centre of mass in the platform frame [m]")
       .def_readwrite("gravity_W", &Model::gravity_W, "(3) gravity in the world frame [m/s^2]")
-      .def("num_cables", &Model::num_cables, "Number of cables n.")
+      .def("ncable", &Model::ncable, "Number of cables n.")
       .def("wrench_dim", &Model::wrench_dim, "6 (spatial) or 3 (planar).")
       .def("__repr__", [](const Model& mo) {
         return "Model(name=" + py::repr(py::str(mo.name)).cast<std::string>() + ", motion=" +
-               (mo.motion == Motion::planar ? "planar" : "spatial") + ", cables=" + std::to_string(mo.num_cables()) + ")";
+               to_string(mo.motion) + ", cables=" + std::to_string(mo.ncable()) + ")";
       });
   m.def("make_model", &make_model, py::arg("name"), py::arg("motion"), py::arg("p_WA"), py::arg("p_PB"),
         py::arg("cable_names") = std::vector<std::string>{}, py::arg("cable_groups") = std::vector<std::string>{},
@@ -79,7 +84,7 @@ void bind_cdpr(py::module_& m) {
         "Cable vectors, lengths and the structure matrix at the pose.");
   m.def("select_rows", &select_rows, py::arg("J"), py::arg("rows"), "Keep the given wrench rows of J.");
   m.def("cables_in_group", &cables_in_group, py::arg("model"), py::arg("group"), "Indices of the cables of a group.");
-  m.def("gravity_compensation_wrench", &gravity_compensation_wrench, py::arg("model"), py::arg("pose"),
+  m.def("gravity_compensation_wrench", py::overload_cast<const Model&, const Pose&>(&gravity_compensation_wrench), py::arg("model"), py::arg("pose"),
         "The wrench the cables must apply to hold the platform against gravity.");
 
   py::class_<ModelFile>(m, "ModelFile", "A model file: model, default pose (may be empty), source citation.")
@@ -95,20 +100,21 @@ void bind_cdpr(py::module_& m) {
   m.def("parse_model", &parse_model, py::arg("text"), py::arg("name"), "Read a CDPR YAML model from a string.");
 
   py::enum_<Method>(m, "Method", "Tension distribution method (docs/CDPR.md).")
-      .value("exhaustive", Method::exhaustive)
-      .value("lawson_hanson", Method::lawson_hanson)
-      .value("exact", Method::exact)
-      .value("closed_form", Method::closed_form)
-      .value("improved_closed_form", Method::improved_closed_form);
-  m.def("parse_method", &parse_method, py::arg("name"), "Method from its name.");
-  m.def("method_name", &method_name, py::arg("method"), "The method's name, e.g. 'lawson-hanson'.");
+      .value("kExhaustive", Method::kExhaustive)
+      .value("kLawsonHanson", Method::kLawsonHanson)
+      .value("kExact", Method::kExact)
+      .value("kClosedForm", Method::kClosedForm)
+      .value("kImprovedClosedForm", Method::kImprovedClosedForm);
+  m.def("method_from_string", &method_from_string, py::arg("name"), "Method from its name (tendyn.Error for an unknown name).");
+  m.def("to_string", py::overload_cast<Method>(&to_string), py::arg("method"), "The method's name, e.g. 'lawson-hanson'.");
   py::enum_<Status>(m, "Status", "Solver status.")
-      .value("ok", Status::ok)
-      .value("near_singular", Status::near_singular)
-      .value("infeasible", Status::infeasible)
-      .value("iteration_limit", Status::iteration_limit)
-      .value("non_finite", Status::non_finite);
-  m.def("status_name", &status_name, py::arg("status"), "The status's name, e.g. 'ok'.");
+      .value("kOk", Status::kOk)
+      .value("kNearSingular", Status::kNearSingular)
+      .value("kInfeasible", Status::kInfeasible)
+      .value("kIterationLimit", Status::kIterationLimit)
+      .value("kNonFinite", Status::kNonFinite);
+  m.def("status_from_string", &status_from_string, py::arg("name"), "Status from its name, e.g. 'ok' (tendyn.Error otherwise).");
+  m.def("to_string", py::overload_cast<Status>(&to_string), py::arg("status"), "The status's name, e.g. 'ok'.");
 
   py::class_<SolverOptions> so(m, "SolverOptions", "Tension bounds [N] and solver tolerances.");
   so.def_readwrite("f_min_N", &SolverOptions::f_min_N, "lower tension bound (exact, closed forms) [N]")
@@ -136,7 +142,7 @@ void bind_cdpr(py::module_& m) {
       .def_readonly("iterations", &TensionResult::iterations, "active-set iterations, or subsets tried (exhaustive)")
       .def_readonly("outliers", &TensionResult::outliers, "exhaustive: subsets rejected by the IQR rule")
       .def("__repr__", [](const TensionResult& r) {
-        return "TensionResult(status=" + std::string(status_name(r.status)) + ", loaded_count=" + std::to_string(r.loaded_count) +
+        return "TensionResult(status=" + std::string(to_string(r.status)) + ", loaded_count=" + std::to_string(r.loaded_count) +
                ", residual_norm=" + num(r.residual_norm) + ", tension_norm=" + num(r.tension_norm) + ")";
       });
   m.def("solve_tensions", [](Method method, const Eigen::MatrixXd& J, const Eigen::VectorXd& w, const SolverOptions& o) {
@@ -146,7 +152,7 @@ void bind_cdpr(py::module_& m) {
         "Tensions f >= 0 (within bounds) with J f ~ w by the given method (GIL released).");
   m.def("solve_tensions", [](const std::string& method, const Eigen::MatrixXd& J, const Eigen::VectorXd& w,
                              const SolverOptions& o) {
-          const Method mt = parse_method(method);
+          const Method mt = method_from_string(method);
           py::gil_scoped_release release;
           return solve_tensions(mt, J, w, o);
         }, py::arg("method"), py::arg("J"), py::arg("w"), py::arg("options") = SolverOptions(),
@@ -154,4 +160,65 @@ void bind_cdpr(py::module_& m) {
   m.def("kkt_violation", &kkt_violation, py::arg("J"), py::arg("w"), py::arg("f"), py::arg("f_min_N") = 0.0,
         py::arg("f_max_N") = std::numeric_limits<double>::infinity(),
         "KKT violation of f for min |J f - w| within bounds (0 at an optimum).");
+
+  py::class_<TensionProblem>(m, "TensionProblem",
+                             "A model's tension problem: cables of a group, wrench rows, bounds; J and w at the last pose "
+                             "(make_tension_problem, update_tension_problem).")
+      .def_readonly("cables", &TensionProblem::cables, "(n) model index of each column of J")
+      .def_readonly("rows", &TensionProblem::rows, "(m) selected wrench rows (empty: every row)")
+      .def_readonly("row_index", &TensionProblem::row_index, "(m) row of the model's J for each row of J")
+      .def_readwrite("options", &TensionProblem::options,
+                     "SolverOptions: bounds f_min_N / f_max_N [N] (the model's by default) and tolerances")
+      .def_readonly("geometry", &TensionProblem::geometry, "Data of every model cable at the last pose")
+      .def_readonly("J", &TensionProblem::J, "(m x n) restricted structure matrix (dimensionless force rows; moment rows [m])")
+      .def_readonly("w", &TensionProblem::w, "(m) gravity-compensation wrench restricted to the rows [N; N m]")
+      .def_readonly("w_model", &TensionProblem::w_model, "(6 or 3) gravity-compensation wrench, every row [N; N m]")
+      .def("ncable", &TensionProblem::ncable, "Number of cables n of the problem.")
+      .def("nrow", &TensionProblem::nrow, "Number of wrench rows m of the problem.")
+      .def("__repr__", [](const TensionProblem& p) {
+        return "TensionProblem(cables=" + std::to_string(p.ncable()) + ", rows=" + std::to_string(p.nrow()) + ")";
+      });
+  m.def("make_tension_problem", &make_tension_problem, py::arg("model"), py::arg("group") = std::string(),
+        py::arg("rows") = std::vector<WrenchRow>{},
+        "Problem of the cables of `group` ('' = all) and wrench `rows` (empty = all), bounds from the model.");
+  m.def("make_tension_problem", [](const Model& model, const std::string& group, const std::vector<std::string>& rows) {
+          std::vector<WrenchRow> r;
+          for (const auto& name : rows) r.push_back(wrench_row_from_string(name));
+          return make_tension_problem(model, group, r);
+        }, py::arg("model"), py::arg("group"), py::arg("rows"), "As above with the rows by name, e.g. ['fx', 'fy', 'mz'].");
+  m.def("update_tension_problem", &update_tension_problem, py::arg("model"), py::arg("pose"), py::arg("problem"),
+        "Fill the problem's geometry, J and w at the pose.");
+  m.def("method_applicable", &method_applicable, py::arg("method"), py::arg("problem"),
+        "False for exhaustive with more than 24 cables and for the closed forms without a finite f_max.");
+  m.def("method_inapplicable_reason", [](Method method, const TensionProblem& p) {
+          return std::string(method_inapplicable_reason(method, p));
+        }, py::arg("method"), py::arg("problem"), "Why the method cannot solve the problem ('' when it can).");
+  m.def("scatter_tensions", [](const Model& model, const TensionProblem& p, const Eigen::VectorXd& f_N) {
+          Eigen::VectorXd all;
+          scatter_tensions(model, p, f_N, all);
+          return all;
+        }, py::arg("model"), py::arg("problem"), py::arg("f_N"),
+        "Tensions of every model cable [N]: the problem's tensions at its cables, 0 elsewhere.");
+
+  py::class_<PoseTrajectory> traj(m, "PoseTrajectory", "Poses along a trajectory, optional times and wrenches.");
+  traj.def_readwrite("q", &PoseTrajectory::q,
+                     "(N x 3) planar (x, y [m], phi [rad]) or (N x 6) spatial (x, y, z [m], roll, pitch, yaw [rad]) poses")
+      .def_readwrite("t_s", &PoseTrajectory::t_s, "(N) times [s], or empty")
+      .def_readwrite("w", &PoseTrajectory::w, "(N x m) wrenches to balance [N; N m], or empty (N x 0): gravity compensation")
+      .def_readwrite("places", &PoseTrajectory::places, "(N) place of each row for errors (file:line), or empty");
+  def_kw_init(traj);
+  m.def("read_pose_trajectory", &read_pose_trajectory, py::arg("path"), py::arg("model"),
+        "Read a pose CSV (x,y,z,roll,pitch,yaw or planar x,y,phi; optional t and fx..mz; names with or without units).");
+  m.def("solve_tension_trajectory", [](const Model& model, TensionProblem& p, Method method, const PoseTrajectory& t) {
+          py::gil_scoped_release release;
+          return solve_tension_trajectory(model, p, method, t);
+        }, py::arg("model"), py::arg("problem"), py::arg("method"), py::arg("trajectory"),
+        "One TensionResult per pose (the code of `tendyn tension trajectory`; GIL released).");
+  m.def("solve_tension_trajectory", [](const Model& model, TensionProblem& p, const std::string& method, const PoseTrajectory& t) {
+          const Method mt = method_from_string(method);
+          py::gil_scoped_release release;
+          return solve_tension_trajectory(model, p, mt, t);
+        }, py::arg("model"), py::arg("problem"), py::arg("method"), py::arg("trajectory"), "As above with the method by name.");
+  m.def("tension_trajectory_csv", &tension_trajectory_csv, py::arg("model"), py::arg("problem"), py::arg("trajectory"),
+        py::arg("results"), "The tensions.csv text of `tendyn tension trajectory`.");
 }

@@ -16,7 +16,6 @@ py::handle g_error, g_sim_error;
 }  // namespace
 
 void bind_tensegrity(py::module_& m);
-void bind_sweep(py::module_& m);
 #ifdef TENDYN_WITH_CDPR
 void bind_cdpr(py::module_& m);
 #endif
@@ -65,7 +64,8 @@ PYBIND11_MODULE(_tendyn, m) {
 
   py::module_ tensegrity = m.def_submodule("tensegrity", "Tensegrity robots: rods + cables (tendyn::tensegrity).");
   bind_tensegrity(tensegrity);
-  bind_sweep(tensegrity);
+  { void bind_plan_policy(py::module_&); bind_plan_policy(tensegrity); }  // plan_policy.cpp
+  { void bind_sweep(py::module_&); bind_sweep(tensegrity); }  // sweep.cpp
 #ifdef TENDYN_WITH_CDPR
   py::module_ cdpr = m.def_submodule("cdpr", "Cable-driven parallel robots: geometry and tension solvers (tendyn::cdpr).");
   bind_cdpr(cdpr);

@@ -18,20 +18,18 @@ METHODS = ["exhaustive", "lawson_hanson", "exact", "closed_form", "improved_clos
 
 
 def load_problem(name):
+    """J, w and bounds at the file's pose, assembled as `tendyn tension solve` does."""
     mf = cdpr.load_model(str(REPO / "models/cdpr" / name))
     pose = cdpr.pose_from_vector(mf.model, mf.default_pose)
-    d = cdpr.make_data(mf.model)
-    cdpr.update_geometry(mf.model, pose, d)
-    w = cdpr.gravity_compensation_wrench(mf.model, pose)
-    o = cdpr.SolverOptions()
-    o.f_min_N, o.f_max_N = mf.model.f_min_N, mf.model.f_max_N
-    return mf, d.J.copy(), w, o
+    p = cdpr.make_tension_problem(mf.model)
+    cdpr.update_tension_problem(mf.model, pose, p)
+    return mf, p.J.copy(), p.w.copy(), p.options
 
 
 def test_model_and_structure_matrix():
     mf, J, w, _ = load_problem("printer8.yaml")
     m = mf.model
-    assert m.num_cables() == 8 and m.wrench_dim() == 6 and J.shape == (6, 8)
+    assert m.ncable() == 8 and m.wrench_dim() == 6 and J.shape == (6, 8)
     assert m.p_WA.shape == (3, 8)
     # columns of the force rows are unit vectors
     np.testing.assert_allclose(np.linalg.norm(J[:3], axis=0), np.ones(8), atol=1e-14)
@@ -48,7 +46,7 @@ def test_every_method_and_exact_not_worse_than_lawson_hanson():
             assert r.tension_norm == pytest.approx(np.linalg.norm(r.f_N), rel=1e-12)
         # Lawson-Hanson has no upper bound and f >= 0 only: compare the exact solver on the same problem
         o0 = cdpr.SolverOptions()
-        ex, lh = cdpr.solve_tensions(cdpr.Method.exact, J, w, o0), cdpr.solve_tensions("lawson_hanson", J, w, o0)
+        ex, lh = cdpr.solve_tensions(cdpr.Method.kExact, J, w, o0), cdpr.solve_tensions("lawson_hanson", J, w, o0)
         assert ex.residual_norm <= lh.residual_norm + 1e-9 * max(1.0, np.linalg.norm(w))
         assert np.all(ex.f_N >= -1e-12)
         assert cdpr.kkt_violation(J, w, ex.f_N) < 1e-6 * max(1.0, np.linalg.norm(w))
@@ -64,7 +62,7 @@ def test_matches_cli(tmp_path):
     for m, e in expected.items():
         r = cdpr.solve_tensions(m, J, w, o)
         np.testing.assert_allclose(r.f_N, e["tensions_N"], rtol=1e-12, atol=1e-9)
-        assert cdpr.status_name(r.status) == e["status"]
+        assert cdpr.to_string(r.status) == e["status"]
 
 
 def test_bad_input_raises_tendyn_error():
@@ -72,7 +70,7 @@ def test_bad_input_raises_tendyn_error():
         cdpr.parse_model("kind: cdpr\nname: x\nmotion: sideways\n", "bad.yaml")
     assert "bad.yaml" in str(e.value)
     with pytest.raises(tendyn.Error):
-        cdpr.parse_method("simplex")
+        cdpr.method_from_string("simplex")
 
 
 def test_keyword_constructors_reprs_and_docstrings():
@@ -89,9 +87,77 @@ def test_keyword_constructors_reprs_and_docstrings():
     assert repr(mf.model) == "Model(name='cogiro', motion=spatial, cables=8)"
     r = cdpr.solve_tensions("exact", J, w, so)
     assert repr(r).startswith("TensionResult(status=ok, loaded_count=")
-    for cls in (cdpr.Model, cdpr.Data, cdpr.Pose, cdpr.SolverOptions, cdpr.TensionResult, cdpr.ModelFile):
+    for cls in (cdpr.Model, cdpr.Data, cdpr.Pose, cdpr.SolverOptions, cdpr.TensionResult, cdpr.ModelFile,
+                cdpr.TensionProblem, cdpr.PoseTrajectory):
         for field, attr in vars(cls).items():
             if isinstance(attr, property) and not field.startswith("_"):
                 assert (attr.__doc__ or "").strip(), f"{cls.__name__}.{field} has no docstring"
                 if field.endswith(("_m", "_N", "_kg")):
                     assert "[" in attr.__doc__, f"{cls.__name__}.{field}: no unit"
+
+
+def test_tension_problem_is_the_structure_matrix_restricted():
+    mf = cdpr.load_model(str(REPO / "models/cdpr/printer8.yaml"))
+    m = mf.model
+    pose = cdpr.pose_from_xyz_rpy([0.7, -0.4, 2.5], [0.02, -0.01, 0.05])
+    d = cdpr.make_data(m)
+    cdpr.update_geometry(m, pose, d)
+    g = cdpr.gravity_compensation_wrench(m, pose)
+    p = cdpr.make_tension_problem(m, "lower", ["fx", "fy", "mz"])
+    assert p.cables == [4, 5, 6, 7] and p.row_index == [0, 1, 5]
+    assert (p.ncable(), p.nrow()) == (4, 3)
+    assert (p.options.f_min_N, p.options.f_max_N) == (m.f_min_N, m.f_max_N)
+    cdpr.update_tension_problem(m, pose, p)
+    assert np.array_equal(p.J, d.J[np.ix_([0, 1, 5], [4, 5, 6, 7])])
+    assert np.array_equal(p.w, g[[0, 1, 5]])
+    q = cdpr.make_tension_problem(m, rows=[cdpr.WrenchRow.kFz])
+    cdpr.update_tension_problem(m, pose, q)
+    assert np.array_equal(q.J, d.J[[2]]) and q.w[0] == pytest.approx(300 * 9.81)
+    # options are the problem's own, changed in place
+    p.options.f_max_N = float("inf")
+    assert not cdpr.method_applicable(cdpr.Method.kClosedForm, p)
+    assert cdpr.method_inapplicable_reason(cdpr.Method.kImprovedClosedForm, p) == "needs a finite f_max"
+    assert cdpr.method_applicable(cdpr.Method.kExact, p)
+    with pytest.raises(tendyn.Error, match="no wrench row 'fz'"):
+        cdpr.make_tension_problem(cdpr.load_model(str(REPO / "models/cdpr/planar4.yaml")).model, "", ["fx", "fz"])
+    with pytest.raises(tendyn.Error, match="no cable in group 'middle'"):
+        cdpr.make_tension_problem(m, "middle")
+    full = cdpr.scatter_tensions(m, p, np.array([1.0, 2.0, 3.0, 4.0]))
+    assert list(full) == [0, 0, 0, 0, 1, 2, 3, 4]
+
+
+def test_trajectory_is_the_cli_file_byte_for_byte(tmp_path):
+    poses = tmp_path / "poses.csv"
+    poses.write_text("t_s,x_m,y_m,z_m,roll,pitch,yaw\n0,0,0,3,0,0,0\n1,0.5,0,3,0,0,0\n2,0.5,-0.3,2.5,0.01,0.02,-0.03\n")
+    model_file = str(REPO / "models/cdpr/printer8.yaml")
+    m = cdpr.load_model(model_file).model
+    t = cdpr.read_pose_trajectory(str(poses), m)
+    assert t.q.shape == (3, 6) and list(t.t_s) == [0, 1, 2] and t.w.shape == (3, 0)
+    assert t.places == [f"{poses}:2", f"{poses}:3", f"{poses}:4"]
+    p = cdpr.make_tension_problem(m, "lower", ["fx", "fy", "mz"])
+    res = cdpr.solve_tension_trajectory(m, p, "lawson-hanson", t)
+    assert len(res) == 3
+    # each row is a direct solve at its pose
+    for k, r in enumerate(res):
+        pose = cdpr.pose_from_vector(m, t.q[k])
+        d = cdpr.make_data(m)
+        cdpr.update_geometry(m, pose, d)
+        J = d.J[np.ix_([0, 1, 5], [4, 5, 6, 7])]
+        w = cdpr.gravity_compensation_wrench(m, pose)[[0, 1, 5]]
+        direct = cdpr.solve_tensions(cdpr.Method.kLawsonHanson, J, w, p.options)
+        assert np.array_equal(r.f_N, direct.f_N) and r.status == direct.status
+    csv = cdpr.tension_trajectory_csv(m, p, t, res)
+    assert csv.startswith("t_s,x_m,y_m,z_m,roll_rad,pitch_rad,yaw_rad,status,loaded,residual_norm_N,tension_norm_N,l1.tension_N,")
+    if not CLI.exists():
+        pytest.skip("CLI not built")
+    out = tmp_path / "out"
+    subprocess.run([str(CLI), "tension", "trajectory", model_file, "--in", str(poses), "-o", str(out),
+                    "--group", "lower", "--rows", "fx,fy,mz", "--method", "lawson-hanson"],
+                   check=True, capture_output=True, text=True)
+    assert (out / "tensions.csv").read_text() == csv
+    # a keyword-built trajectory with a wrench per pose
+    tw = cdpr.PoseTrajectory(q=t.q[:1], w=np.array([[10.0, 0.0, 1.0]]))
+    r = cdpr.solve_tension_trajectory(m, p, cdpr.Method.kExact, tw)[0]
+    assert r.residual_norm < 1e-9
+    with pytest.raises(tendyn.Error, match="pose 0: 2 wrench columns but J has 3 rows"):
+        cdpr.solve_tension_trajectory(m, p, "exact", cdpr.PoseTrajectory(q=t.q[:1], w=np.ones((1, 2))))

@@ -90,10 +90,10 @@ void solve_closed_form(const Scaled& p, const SolverOptions& o, bool improved,
       feasible = true;
     }
   }
-  res.status = Status::ok;
+  res.status = Status::kOk;
   finish_result(p, o, ws, res, true, fmid);
-  if (!feasible && res.status == Status::ok) {
-    res.status = Status::infeasible;
+  if (!feasible && res.status == Status::kOk) {
+    res.status = Status::kInfeasible;
     res.reason = improved ? "no tensions within [f_min, f_max] found: fewer free cables than "
                             "wrench rows remain"
                           : "the closed-form tensions leave [f_min, f_max]";

@@ -13,7 +13,7 @@ Measurement make_measurement(const DynamicModel& model, const std::string& lower
   const auto lower = cables_in_group(model.geometry, lower_group);
   m.lower_force_N = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(lower.size()));
   m.lower_inclination_rad = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(lower.size()));
-  m.rest_length_m = Eigen::VectorXd::Zero(model.num_cables());
+  m.rest_length_m = Eigen::VectorXd::Zero(model.ncable());
   return m;
 }
 
@@ -58,7 +58,7 @@ void Sensors::measure(const DynamicModel& model, const StateVector& x, const Dyn
     const Eigen::Vector3d u = data.geo.u_W.col(i);
     out.lower_inclination_rad[jj] = std::atan2(u.z(), u.head<2>().norm()) + noise(cfg_.inclination_sigma_rad);
   }
-  out.rest_length_m = x.tail(model.num_cables());
+  out.rest_length_m = x.tail(model.ncable());
 }
 
 Controller::Controller(const DynamicModel& model, const ControllerConfig& config)
@@ -67,7 +67,7 @@ Controller::Controller(const DynamicModel& model, const ControllerConfig& config
       upper_(cables_in_group(model.geometry, config.upper_group)),
       lower_(cables_in_group(model.geometry, config.lower_group)),
       geo_(model.geometry),
-      ws_(6, model.num_cables()),
+      ws_(6, model.ncable()),
       ws_up_(6, std::max(1, static_cast<int>(upper_.size()))) {
   if (!(cfg_.tau_winch_s > 0.0)) throw Error("cdpr controller: tau_winch must be > 0");
   if (!(cfg_.period_s > 0.0) || !(cfg_.tau_tension_s > 0.0) || !(cfg_.tension_rate_max_N_s > 0.0) ||
@@ -81,7 +81,7 @@ Controller::Controller(const DynamicModel& model, const ControllerConfig& config
   ref_data_ = make_data(geo_);
   opt_.f_min_N = cfg_.f_min_N;
   opt_.f_max_N = cfg_.f_max_N;
-  const int n = model.num_cables();
+  const int n = model.ncable();
   res_full_.f_N = Eigen::VectorXd::Zero(n);
   res_up_.f_N = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(upper_.size()));
   Ju_ = Eigen::MatrixXd::Zero(6, static_cast<Eigen::Index>(upper_.size()));
@@ -99,7 +99,7 @@ void Controller::reset() { have_offset_ = false; }
 
 void Controller::update(const Reference& ref, const Measurement& meas, Inputs& in) {
   const DynamicModel& m = *model_;
-  const int n = m.num_cables();
+  const int n = m.ncable();
   for (int i = 0; i < n; ++i)
     geo_.p_WA(2, i) = m.geometry.p_WA(2, i) + (m.on_carriage[i] != 0 ? in.carriage_z_m[i] : 0.0);
   update_geometry(geo_, meas.pose, data_);

@@ -33,8 +33,8 @@ Eigen::Matrix3d point_inertia(double m, const Eigen::Vector3d& d) {
 
 void finalize_dynamic_model(DynamicModel& m) {
   validate_model(m.geometry);
-  if (m.geometry.motion != Motion::spatial) throw Error("cdpr dynamics: the model must be spatial");
-  const int n = m.num_cables();
+  if (m.geometry.motion != Motion::kSpatial) throw Error("cdpr dynamics: the model must be spatial");
+  const int n = m.ncable();
   check_vec(m.EA_N, n, "EA", true);
   check_vec(m.damping_Ns_m, n, "damping", false);
   check_vec(m.winch_rate_max_m_s, n, "winch rate limit", true);
@@ -58,7 +58,7 @@ void finalize_dynamic_model(DynamicModel& m) {
 DynamicModel make_printer_dynamics(const Model& geometry, double load_mass_kg) {
   DynamicModel m;
   m.geometry = geometry;
-  const int n = geometry.num_cables();
+  const int n = geometry.ncable();
   m.platform_mass_kg = geometry.platform_mass_kg > 0.0 ? geometry.platform_mass_kg : 300.0;
   m.platform_com_P = geometry.p_PC;
   const double a = 1.0, b = 1.0, c = 0.8, M = m.platform_mass_kg;
@@ -78,7 +78,7 @@ DynamicModel make_printer_dynamics(const Model& geometry, double load_mass_kg) {
 }
 
 Inputs make_inputs(const DynamicModel& model) {
-  const int n = model.num_cables();
+  const int n = model.ncable();
   Inputs in;
   in.winch_rate_m_s = Eigen::VectorXd::Zero(n);
   in.carriage_z_m = Eigen::VectorXd::Zero(n);
@@ -87,7 +87,7 @@ Inputs make_inputs(const DynamicModel& model) {
 }
 
 DynamicData make_dynamic_data(const DynamicModel& model) {
-  const int n = model.num_cables();
+  const int n = model.ncable();
   const int s = model.state_size();
   DynamicData d;
   d.geo = make_data(model.geometry);
@@ -102,7 +102,7 @@ DynamicData make_dynamic_data(const DynamicModel& model) {
 }
 
 StateVector make_state(const DynamicModel& model, const Pose& pose, const Eigen::VectorXd& l0) {
-  const int n = model.num_cables();
+  const int n = model.ncable();
   if (l0.size() != n) throw Error("cdpr dynamics: rest lengths need one entry per cable");
   StateVector x = StateVector::Zero(model.state_size());
   x.segment<3>(0) = pose.p_WP;
@@ -126,7 +126,7 @@ namespace {
 
 // Geometry with moving carriages: fills d.geo (p_WB, l_W, length, u_W, J) and d.length_rate.
 void eval_cables(const DynamicModel& m, const Inputs& in, const StateVector& x, DynamicData& d) {
-  const int n = m.num_cables();
+  const int n = m.ncable();
   const Eigen::Vector3d p = x.segment<3>(0);
   const Eigen::Quaterniond q(x[3], x[4], x[5], x[6]);
   const Eigen::Matrix3d R = q.normalized().toRotationMatrix();
@@ -164,17 +164,17 @@ void eval_cables(const DynamicModel& m, const Inputs& in, const StateVector& x, 
 Eigen::VectorXd rest_lengths_for_tensions(const DynamicModel& m, const Inputs& in, const Pose& pose,
                                           const Eigen::VectorXd& f_N) {
   DynamicData d = make_dynamic_data(m);
-  const StateVector x = make_state(m, pose, Eigen::VectorXd::Ones(m.num_cables()));
+  const StateVector x = make_state(m, pose, Eigen::VectorXd::Ones(m.ncable()));
   eval_cables(m, in, x, d);
-  Eigen::VectorXd l0(m.num_cables());
-  for (int i = 0; i < m.num_cables(); ++i)
+  Eigen::VectorXd l0(m.ncable());
+  for (int i = 0; i < m.ncable(); ++i)
     l0[i] = m.EA_N[i] * d.geo.length_m[i] / (m.EA_N[i] + f_N[i]);
   return l0;
 }
 
 void compute_derivative(const DynamicModel& m, const Inputs& in, const StateVector& x,
                         DynamicData& d) {
-  const int n = m.num_cables();
+  const int n = m.ncable();
   eval_cables(m, in, x, d);
   const Eigen::Quaterniond q = Eigen::Quaterniond(x[3], x[4], x[5], x[6]).normalized();
   const Eigen::Matrix3d R = q.toRotationMatrix();
@@ -273,7 +273,7 @@ DynamicEnergy compute_energy(const DynamicModel& m, const Inputs& in, const Stat
   DynamicEnergy e;
   e.kinetic_J = 0.5 * m.mass_kg * vC.squaredNorm() + 0.5 * w.dot(m.inertia_C * w);
   e.gravity_J = -m.mass_kg * m.geometry.gravity_W.dot(x.segment<3>(0) + r);
-  for (int i = 0; i < m.num_cables(); ++i) {
+  for (int i = 0; i < m.ncable(); ++i) {
     const double l0 = x[13 + i];
     const double s = d.geo.length_m[i] - l0;
     if (s > 0.0) e.elastic_J += 0.5 * m.EA_N[i] / l0 * s * s;

@@ -42,7 +42,7 @@ void solve_exact(const Scaled& p, const SolverOptions& o, Workspace::Impl& ws, T
   res.iterations = it1;
   if (st1 != 0) {
     res.f_N = x;
-    res.status = Status::iteration_limit;
+    res.status = Status::kIterationLimit;
     finish_result(p, o, ws, res, true);
     return;
   }
@@ -156,7 +156,7 @@ void solve_exact(const Scaled& p, const SolverOptions& o, Workspace::Impl& ws, T
     }
   }
   res.f_N = x;
-  res.status = Status::ok;
+  res.status = Status::kOk;
   finish_result(p, o, ws, res, true);
 }
 

@@ -137,8 +137,8 @@ void solve_exhaustive(const Scaled& p, const SolverOptions& o, Workspace::Impl& 
   res.outliers = outliers;
   finish_result(p, o, ws, res);
   // The document's example 4: the smallest residuals belong to outlier (near-singular) subsets.
-  if (best_key_all < best_key && res.status != Status::iteration_limit) {
-    res.status = Status::near_singular;
+  if (best_key_all < best_key && res.status != Status::kIterationLimit) {
+    res.status = Status::kNearSingular;
     res.reason = "the smallest residuals belong to outlier subsets (near-singular subsets)";
   }
 }

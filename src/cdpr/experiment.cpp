@@ -2,12 +2,12 @@
 #include <tendyn/cdpr/experiment.hpp>
 #include <tendyn/core/error.hpp>
 #include <tendyn/core/rotation.hpp>
+#include <tendyn/io/csv.hpp>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <sstream>
 
 namespace tendyn::cdpr {
 
@@ -126,7 +126,7 @@ StageResult run_stage(const DynamicModel& model, const ExperimentConfig& config,
   Sensors sensors(model, cfg.sensors, cc.lower_group);
   Measurement meas = make_measurement(model, cc.lower_group);
   Inputs in = make_inputs(model);
-  for (int i = 0; i < model.num_cables(); ++i)
+  for (int i = 0; i < model.ncable(); ++i)
     if (model.on_carriage[i] != 0) in.carriage_z_m[i] = cfg.carriage_offset_m;
   in.force_ext_W = cfg.wind_N;
   DynamicData data = make_dynamic_data(model);
@@ -135,12 +135,12 @@ StageResult run_stage(const DynamicModel& model, const ExperimentConfig& config,
   const Reference r0 = layer_reference(cfg, 0.0);
   Pose pose0;
   pose0.p_WP = r0.p_W;
-  StateVector x = make_state(model, pose0, Eigen::VectorXd::Ones(model.num_cables()));
+  StateVector x = make_state(model, pose0, Eigen::VectorXd::Ones(model.ncable()));
   compute_derivative(model, in, x, data);  // geometry only (rest lengths are dummies)
   sensors.measure(model, x, data, meas);
   meas.pose = pose0;
   ctrl.update(r0, meas, in);
-  x.tail(model.num_cables()) = rest_lengths_for_tensions(model, in, pose0, ctrl.optimal_tensions());
+  x.tail(model.ncable()) = rest_lengths_for_tensions(model, in, pose0, ctrl.optimal_tensions());
   in.winch_rate_m_s.setZero();
   ctrl.reset();  // stage 1's kinematic offsets are taken at the first real cycle
 
@@ -214,26 +214,38 @@ StageResult run_stage(const DynamicModel& model, const ExperimentConfig& config,
 }
 
 std::string stage_csv(const DynamicModel& model, const StageResult& stage) {
-  std::ostringstream o;
-  o.precision(12);  // %.12g, as every tendyn file
-  const auto num = [&](double v) { o << ',' << v + 0.0; };  // -0 written as 0
-  o << "t_s,p_ref_x_m,p_ref_y_m,p_ref_z_m,p_x_m,p_y_m,p_z_m,pos_err_m,rot_err_rad";
-  for (const auto& n : model.geometry.cable_names) o << ',' << n << ".tension_N";
-  for (const auto& n : model.geometry.cable_names) o << ',' << n << ".tension_opt_N";
-  o << ",lower_norm_N,opt_lower_norm_N\n";
+  io::CsvLine line;  // %.12g, -0 written as 0, as every tendyn file
+  line.text("t_s").text("p_ref_x_m").text("p_ref_y_m").text("p_ref_z_m").text("p_x_m").text("p_y_m").text("p_z_m");
+  line.text("pos_err_m").text("rot_err_rad");
+  for (const auto& n : model.geometry.cable_names) line.text(n + ".tension_N");
+  for (const auto& n : model.geometry.cable_names) line.text(n + ".tension_opt_N");
+  line.text("lower_norm_N").text("opt_lower_norm_N");
+  std::string out = line.str() + "\n";
   for (const auto& s : stage.samples) {
-    o << s.t_s + 0.0;
-    for (int k = 0; k < 3; ++k) num(s.p_ref[k]);
-    for (int k = 0; k < 3; ++k) num(s.p[k]);
-    num(s.pos_err_m);
-    num(s.rot_err_rad);
-    for (Eigen::Index i = 0; i < s.f_N.size(); ++i) num(s.f_N[i]);
-    for (Eigen::Index i = 0; i < s.f_opt_N.size(); ++i) num(s.f_opt_N[i]);
-    num(s.lower_norm_N);
-    num(s.opt_lower_norm_N);
-    o << '\n';
+    line.clear();
+    line.num(s.t_s).nums(s.p_ref).nums(s.p).num(s.pos_err_m).num(s.rot_err_rad).nums(s.f_N).nums(s.f_opt_N);
+    line.num(s.lower_norm_N).num(s.opt_lower_norm_N);
+    out += line.str();
+    out += '\n';
   }
-  return o.str();
+  return out;
+}
+
+std::vector<std::size_t> frame_samples(const StageResult& stage, double period_s) {
+  if (!(period_s >= 0.0) || !std::isfinite(period_s))
+    throw Error("frame_samples: the period must be finite and >= 0 (got " + std::to_string(period_s) + ")");
+  std::vector<std::size_t> out;
+  const auto& smp = stage.samples;
+  for (std::size_t i = 0; i < smp.size(); ++i)
+    if (out.empty() || smp[i].t_s >= smp[out.back()].t_s + period_s - 1e-9 || i + 1 == smp.size()) out.push_back(i);
+  return out;
+}
+
+Pose sample_pose(const Sample& sample) {
+  Pose pose;
+  pose.p_WP = sample.p;
+  pose.R_WP = sample.q_WP.toRotationMatrix();
+  return pose;
 }
 
 std::string experiment_summary(const StageResult& a, const StageResult& b) {

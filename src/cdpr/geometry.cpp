@@ -20,7 +20,7 @@ std::string vec_str(const Eigen::Vector3d& v) {
 constexpr double kMinLength = 1e-9;  // [m]
 }  // namespace
 
-WrenchRow parse_wrench_row(const std::string& name) {
+WrenchRow wrench_row_from_string(const std::string& name) {
   std::string s;
   for (char c : name) s += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   static const char* names[] = {"fx", "fy", "fz", "mx", "my", "mz"};
@@ -29,14 +29,22 @@ WrenchRow parse_wrench_row(const std::string& name) {
   throw Error("wrench row '" + name + "': unknown (expected fx, fy, fz, mx, my, mz)");
 }
 
-const char* wrench_row_name(WrenchRow row) {
+const char* to_string(WrenchRow row) {
   static const char* names[] = {"fx", "fy", "fz", "mx", "my", "mz"};
   return names[static_cast<int>(row)];
 }
 
+Motion motion_from_string(const std::string& name) {
+  if (name == "spatial") return Motion::kSpatial;
+  if (name == "planar") return Motion::kPlanar;
+  throw Error("motion '" + name + "': unknown (expected spatial, planar)");
+}
+
+const char* to_string(Motion motion) { return motion == Motion::kPlanar ? "planar" : "spatial"; }
+
 void validate_model(const Model& model) {
   const std::string where = "cdpr model '" + model.name + "': ";
-  const int n = model.num_cables();
+  const int n = model.ncable();
   if (n < 1) throw Error(where + "needs at least one cable");
   if (n > 64) throw Error(where + "at most 64 cables are supported (got " + std::to_string(n) + ")");
   if (model.p_PB.cols() != n)
@@ -56,7 +64,7 @@ void validate_model(const Model& model) {
       throw Error(where + "cable " + cname(i) + ": anchor is not finite");
     if (!model.p_PB.col(i).allFinite())
       throw Error(where + "cable " + cname(i) + ": attachment point is not finite");
-    if (model.motion == Motion::planar && (model.p_WA(2, i) != 0.0 || model.p_PB(2, i) != 0.0))
+    if (model.motion == Motion::kPlanar && (model.p_WA(2, i) != 0.0 || model.p_PB(2, i) != 0.0))
       throw Error(where + "cable " + cname(i) + ": planar model needs z = 0");
   }
   for (int i = 0; i < n; ++i)
@@ -84,9 +92,9 @@ Model make_model(std::string name, Motion motion, Eigen::Matrix3Xd p_WA, Eigen::
   m.cable_names = std::move(cable_names);
   m.cable_groups = std::move(cable_groups);
   if (m.cable_names.empty())
-    for (int i = 0; i < m.num_cables(); ++i) m.cable_names.push_back("c" + std::to_string(i + 1));
-  if (m.cable_groups.empty()) m.cable_groups.assign(static_cast<std::size_t>(m.num_cables()), "");
-  if (motion == Motion::planar) m.gravity_W = Eigen::Vector3d(0.0, -9.81, 0.0);
+    for (int i = 0; i < m.ncable(); ++i) m.cable_names.push_back("c" + std::to_string(i + 1));
+  if (m.cable_groups.empty()) m.cable_groups.assign(static_cast<std::size_t>(m.ncable()), "");
+  if (motion == Motion::kPlanar) m.gravity_W = Eigen::Vector3d(0.0, -9.81, 0.0);
   validate_model(m);
   return m;
 }
@@ -107,7 +115,7 @@ Pose pose_planar(double x_m, double y_m, double phi_rad) {
 }
 
 Pose pose_from_vector(const Model& model, const Eigen::VectorXd& q) {
-  if (model.motion == Motion::planar) {
+  if (model.motion == Motion::kPlanar) {
     if (q.size() != 3)
       throw Error("pose: planar model '" + model.name + "' needs 3 values (x, y, phi), got " +
                   std::to_string(q.size()));
@@ -120,7 +128,7 @@ Pose pose_from_vector(const Model& model, const Eigen::VectorXd& q) {
 }
 
 Data make_data(const Model& model) {
-  const int n = model.num_cables();
+  const int n = model.ncable();
   Data d;
   d.p_WB.resize(3, n);
   d.l_W.resize(3, n);
@@ -131,7 +139,7 @@ Data make_data(const Model& model) {
 }
 
 void update_geometry(const Model& model, const Pose& pose, Data& d) {
-  const int n = model.num_cables();
+  const int n = model.ncable();
   if (d.J.cols() != n || d.J.rows() != model.wrench_dim())
     throw Error("update_geometry: data was made for another model");
   if (!pose.p_WP.allFinite() || !pose.R_WP.allFinite())
@@ -151,7 +159,7 @@ void update_geometry(const Model& model, const Pose& pose, Data& d) {
     const Eigen::Vector3d u = d.l_W.col(i) / len;
     d.u_W.col(i) = u;
     const Eigen::Vector3d m = r_W.cross(u);
-    if (model.motion == Motion::spatial) {
+    if (model.motion == Motion::kSpatial) {
       d.J.col(i).head<3>() = u;
       d.J.col(i).tail<3>() = m;
     } else {
@@ -168,12 +176,12 @@ Eigen::MatrixXd select_rows(const Eigen::MatrixXd& J, const std::vector<WrenchRo
   for (std::size_t k = 0; k < rows.size(); ++k) {
     int r = static_cast<int>(rows[k]);
     if (J.rows() == 3) {
-      if (rows[k] == WrenchRow::fx) r = 0;
-      else if (rows[k] == WrenchRow::fy) r = 1;
-      else if (rows[k] == WrenchRow::mz) r = 2;
+      if (rows[k] == WrenchRow::kFx) r = 0;
+      else if (rows[k] == WrenchRow::kFy) r = 1;
+      else if (rows[k] == WrenchRow::kMz) r = 2;
       else
         throw Error(std::string("select_rows: planar structure matrix has no row '") +
-                    wrench_row_name(rows[k]) + "' (rows are fx, fy, mz)");
+                    to_string(rows[k]) + "' (rows are fx, fy, mz)");
     } else if (J.rows() != 6) {
       throw Error("select_rows: J must have 3 or 6 rows");
     }
@@ -184,18 +192,21 @@ Eigen::MatrixXd select_rows(const Eigen::MatrixXd& J, const std::vector<WrenchRo
 
 std::vector<int> cables_in_group(const Model& model, const std::string& group) {
   std::vector<int> idx;
-  for (int i = 0; i < model.num_cables(); ++i)
-    if (model.cable_groups[i] == group) idx.push_back(i);
+  for (int i = 0; i < model.ncable(); ++i)
+    if (static_cast<std::size_t>(i) < model.cable_groups.size() && model.cable_groups[static_cast<std::size_t>(i)] == group)
+      idx.push_back(i);
   if (idx.empty())
     throw Error("cdpr model '" + model.name + "': no cable in group '" + group + "'");
   return idx;
 }
 
-Eigen::VectorXd gravity_compensation_wrench(const Model& model, const Pose& pose) {
-  Eigen::VectorXd w = Eigen::VectorXd::Zero(model.wrench_dim());
+void gravity_compensation_wrench(const Model& model, const Pose& pose, Eigen::Ref<Eigen::VectorXd> w) {
+  if (w.size() != model.wrench_dim())
+    throw Error("gravity_compensation_wrench: w has " + std::to_string(w.size()) + " entries, expected " +
+                std::to_string(model.wrench_dim()));
   const Eigen::Vector3d F = -model.platform_mass_kg * model.gravity_W;
   const Eigen::Vector3d M = (pose.R_WP * model.p_PC).cross(F);
-  if (model.motion == Motion::spatial) {
+  if (model.motion == Motion::kSpatial) {
     w.head<3>() = F;
     w.tail<3>() = M;
   } else {
@@ -203,6 +214,11 @@ Eigen::VectorXd gravity_compensation_wrench(const Model& model, const Pose& pose
     w[1] = F.y();
     w[2] = M.z();
   }
+}
+
+Eigen::VectorXd gravity_compensation_wrench(const Model& model, const Pose& pose) {
+  Eigen::VectorXd w(model.wrench_dim());
+  gravity_compensation_wrench(model, pose, w);
   return w;
 }
 

@@ -21,15 +21,13 @@ ModelFile parse_node(const io::YamlNode& root) {
   Model& m = mf.model;
   m.name = root.get_string("name", "cdpr");
   const std::string motion = root.get_string("motion", "spatial");
-  if (motion == "spatial") {
-    m.motion = Motion::spatial;
-  } else if (motion == "planar") {
-    m.motion = Motion::planar;
-    m.gravity_W = Eigen::Vector3d(0.0, -9.81, 0.0);
-  } else {
-    root.at("motion").fail("expected 'spatial' or 'planar' (got '" + motion + "')");
+  try {
+    m.motion = motion_from_string(motion);
+  } catch (const Error& e) {
+    root.at("motion").fail(e.what());
   }
-  const int dim = m.motion == Motion::spatial ? 3 : 2;
+  if (m.motion == Motion::kPlanar) m.gravity_W = Eigen::Vector3d(0.0, -9.81, 0.0);
+  const int dim = m.motion == Motion::kSpatial ? 3 : 2;
   mf.source = root.get_string("source", "");
   if (auto t = root.get("tension")) {
     t->require_keys({"min", "max"});
@@ -77,7 +75,7 @@ ModelFile parse_node(const io::YamlNode& root) {
             "coincides with the anchor of cable '" + m.cable_names[j] + "'");
     }
   if (auto p = root.get("pose")) {
-    mf.default_pose = p->as_vector(m.motion == Motion::spatial ? 6 : 3);
+    mf.default_pose = p->as_vector(m.motion == Motion::kSpatial ? 6 : 3);
   }
   try {
     validate_model(m);

@@ -22,7 +22,7 @@ void solve_lawson_hanson(const Scaled& p, const SolverOptions& o, Workspace::Imp
   const int st = bounded_least_squares(p, o, ws, ws.lo.data(), ws.hi.data(), ws.x.data(), &it);
   for (int j = 0; j < n; ++j) res.f_N[j] = std::ldexp(ws.x[j], -p.col_exp[j]);
   res.iterations = it;
-  res.status = st == 0 ? Status::ok : Status::iteration_limit;
+  res.status = st == 0 ? Status::kOk : Status::kIterationLimit;
   finish_result(p, o, ws, res, true);
 }
 

@@ -9,6 +9,7 @@ list(APPEND TENDYN_SOURCES
   cdpr/exact.cpp
   cdpr/closed_form.cpp
   cdpr/study.cpp
+  cdpr/tension_problem.cpp
 )
 list(APPEND TENDYN_SOURCES cdpr/dynamics.cpp)
 list(APPEND TENDYN_SOURCES cdpr/control.cpp cdpr/experiment.cpp)

@@ -19,6 +19,14 @@ struct SplitMix64 {
 };
 }  // namespace
 
+WrenchMode wrench_mode_from_string(const std::string& name) {
+  if (name == "feasible") return WrenchMode::kFeasible;
+  if (name == "uniform") return WrenchMode::kUniform;
+  throw Error("wrench mode '" + name + "': unknown (expected feasible, uniform)");
+}
+
+const char* to_string(WrenchMode mode) { return mode == WrenchMode::kUniform ? "uniform" : "feasible"; }
+
 RandomProblem random_problem(int m, int n, std::uint64_t seed, WrenchMode mode) {
   if (m < 1 || n < 1) throw Error("random_problem: sizes must be >= 1");
   SplitMix64 rng{seed * 0x2545F4914F6CDD1DULL + 12345};
@@ -26,7 +34,7 @@ RandomProblem random_problem(int m, int n, std::uint64_t seed, WrenchMode mode) 
   p.J.resize(m, n);
   for (int j = 0; j < n; ++j)
     for (int i = 0; i < m; ++i) p.J(i, j) = 2.0 * rng.unit() - 1.0;
-  if (mode == WrenchMode::feasible) {
+  if (mode == WrenchMode::kFeasible) {
     Eigen::VectorXd f0(n);
     for (int j = 0; j < n; ++j) f0[j] = rng.unit();
     p.w = p.J * f0;
@@ -81,8 +89,8 @@ StudySummary summarize_study(const std::vector<StudyRow>& rows, std::size_t a, s
     }
     s.max_rel_residual_a = std::max(s.max_rel_residual_a, row.relative_residual[a]);
     s.max_rel_residual_b = std::max(s.max_rel_residual_b, row.relative_residual[b]);
-    if (ra.status == Status::near_singular) ++s.near_singular_a;
-    if (rb.status == Status::near_singular) ++s.near_singular_b;
+    if (ra.status == Status::kNearSingular) ++s.near_singular_a;
+    if (rb.status == Status::kNearSingular) ++s.near_singular_b;
   }
   if (s.problems > 0) {
     s.mean_loaded_a /= s.problems;

@@ -13,40 +13,46 @@
 
 namespace tendyn::cdpr {
 
-Method parse_method(const std::string& name) {
+Method method_from_string(const std::string& name) {
   std::string s;
   for (char c : name) s += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   std::replace(s.begin(), s.end(), '_', '-');
-  if (s == "exhaustive") return Method::exhaustive;
-  if (s == "lawson-hanson" || s == "nnls" || s == "lsqnonneg") return Method::lawson_hanson;
-  if (s == "exact") return Method::exact;
-  if (s == "closed-form") return Method::closed_form;
-  if (s == "improved-closed-form") return Method::improved_closed_form;
+  if (s == "exhaustive") return Method::kExhaustive;
+  if (s == "lawson-hanson" || s == "nnls" || s == "lsqnonneg") return Method::kLawsonHanson;
+  if (s == "exact") return Method::kExact;
+  if (s == "closed-form") return Method::kClosedForm;
+  if (s == "improved-closed-form") return Method::kImprovedClosedForm;
   throw Error("tension method '" + name +
               "': unknown (expected exhaustive, lawson-hanson, exact, closed-form, "
               "improved-closed-form)");
 }
 
-const char* method_name(Method method) {
+const char* to_string(Method method) {
   switch (method) {
-    case Method::exhaustive: return "exhaustive";
-    case Method::lawson_hanson: return "lawson-hanson";
-    case Method::exact: return "exact";
-    case Method::closed_form: return "closed-form";
-    case Method::improved_closed_form: return "improved-closed-form";
+    case Method::kExhaustive: return "exhaustive";
+    case Method::kLawsonHanson: return "lawson-hanson";
+    case Method::kExact: return "exact";
+    case Method::kClosedForm: return "closed-form";
+    case Method::kImprovedClosedForm: return "improved-closed-form";
   }
   return "?";
 }
 
-const char* status_name(Status status) {
+const char* to_string(Status status) {
   switch (status) {
-    case Status::ok: return "ok";
-    case Status::near_singular: return "near_singular";
-    case Status::infeasible: return "infeasible";
-    case Status::iteration_limit: return "iteration_limit";
-    case Status::non_finite: return "non_finite";
+    case Status::kOk: return "ok";
+    case Status::kNearSingular: return "near_singular";
+    case Status::kInfeasible: return "infeasible";
+    case Status::kIterationLimit: return "iteration_limit";
+    case Status::kNonFinite: return "non_finite";
   }
   return "?";
+}
+
+Status status_from_string(const std::string& name) {
+  for (Status s : {Status::kOk, Status::kNearSingular, Status::kInfeasible, Status::kIterationLimit, Status::kNonFinite})
+    if (name == to_string(s)) return s;
+  throw Error("tension status '" + name + "': unknown (expected ok, near_singular, infeasible, iteration_limit, non_finite)");
 }
 
 Workspace::Impl::Impl(int mr, int mc)
@@ -188,7 +194,7 @@ void finish_result(const Scaled& p, const SolverOptions& o, Workspace::Impl& ws,
   const int m = static_cast<int>(p.J.rows());
   const int n = static_cast<int>(p.J.cols());
   if (!res.f_N.allFinite()) {  // cannot happen for finite scaled input; never report it as ok
-    res.status = Status::non_finite;
+    res.status = Status::kNonFinite;
     res.reason = "the solver produced a non-finite tension";
     return;
   }
@@ -207,7 +213,7 @@ void finish_result(const Scaled& p, const SolverOptions& o, Workspace::Impl& ws,
       ++res.loaded_count;
     }
   }
-  if (res.status == Status::iteration_limit) {
+  if (res.status == Status::kIterationLimit) {
     res.reason = "the active-set iteration cap was reached";
     return;
   }
@@ -220,17 +226,17 @@ void finish_result(const Scaled& p, const SolverOptions& o, Workspace::Impl& ws,
   const bool singular_J = n >= m && ratio < o.singular_rtol;
   const bool amplified = wn > 0.0 && xc_norm * p.Jc.norm() > o.amplification_limit * wn;
   if (singular_J || amplified) {
-    res.status = Status::near_singular;
+    res.status = Status::kNearSingular;
     res.reason = singular_J ? "the column-equilibrated J is near rank-deficient (pivot ratio below "
                               "singular_rtol)"
                             : "the tensions amplify the wrench by more than amplification_limit";
     return;
   }
-  if (res.status != Status::ok) return;
+  if (res.status != Status::kOk) return;
   const double rtol = exact_target ? o.infeasible_rtol
                                    : std::max(o.infeasible_rtol, o.residual_precision);
   if (res.residual_norm > residual_limit(p.J, p.w, res.f_N, rtol, f_floor)) {
-    res.status = Status::infeasible;
+    res.status = Status::kInfeasible;
     res.reason = "no tensions within the bounds meet the wrench: |J f - w| / |w| is above "
                  "infeasible_rtol";
   }
@@ -245,7 +251,7 @@ void solve_tensions(Method method, const Eigen::Ref<const Eigen::MatrixXd>& J,
   const auto m = J.rows();
   const auto n = J.cols();
   // Built only on the error path: the hot path must not allocate.
-  const auto where = [method] { return std::string("tension (") + method_name(method) + "): "; };
+  const auto where = [method] { return std::string("tension (") + to_string(method) + "): "; };
   if (m < 1 || n < 1) throw Error(where() + "empty structure matrix");
   if (w.size() != m)
     throw Error(where() + "wrench has " + std::to_string(w.size()) + " entries but J has " +
@@ -263,12 +269,12 @@ void solve_tensions(Method method, const Eigen::Ref<const Eigen::MatrixXd>& J,
     throw Error(where() + "f_max must be > f_min (got " + std::to_string(o.f_max_N) + ")");
   if (!(o.iqr_coefficient >= 0.0) || !(o.residual_precision > 0.0) || !(o.rank_rtol > 0.0))
     throw Error(where() + "iqr_coefficient must be >= 0, residual_precision and rank_rtol > 0");
-  const bool closed = method == Method::closed_form || method == Method::improved_closed_form;
+  const bool closed = method == Method::kClosedForm || method == Method::kImprovedClosedForm;
   if (closed && !std::isfinite(o.f_max_N))
     throw Error(where() + "needs a finite f_max (the method centres on (f_min + f_max)/2)");
   if (res.f_N.size() != n) res.f_N.resize(n);
   res.f_N.setZero();
-  res.status = Status::ok;
+  res.status = Status::kOk;
   res.reason = "";
   res.iterations = 0;
   res.outliers = 0;
@@ -304,21 +310,21 @@ void solve_tensions(Method method, const Eigen::Ref<const Eigen::MatrixXd>& J,
   const detail::Scaled p{Jg, wg, Jc, wt, ws.col_exp.data(), std::ldexp(o.f_min_N, b), f_max_g};
 
   switch (method) {
-    case Method::exhaustive: detail::solve_exhaustive(p, o, ws, res); break;
-    case Method::lawson_hanson: detail::solve_lawson_hanson(p, o, ws, res); break;
-    case Method::exact: detail::solve_exact(p, o, ws, res); break;
-    case Method::closed_form: detail::solve_closed_form(p, o, false, ws, res); break;
-    case Method::improved_closed_form: detail::solve_closed_form(p, o, true, ws, res); break;
+    case Method::kExhaustive: detail::solve_exhaustive(p, o, ws, res); break;
+    case Method::kLawsonHanson: detail::solve_lawson_hanson(p, o, ws, res); break;
+    case Method::kExact: detail::solve_exact(p, o, ws, res); break;
+    case Method::kClosedForm: detail::solve_closed_form(p, o, false, ws, res); break;
+    case Method::kImprovedClosedForm: detail::solve_closed_form(p, o, true, ws, res); break;
   }
 
   // Unscale: f = f_g 2^-b, |J f - w| = |J_g f_g - w_g| 2^(a - b).
   for (Eigen::Index j = 0; j < n; ++j) res.f_N[j] = std::ldexp(res.f_N[j], -b) + 0.0;  // no -0
   res.tension_norm = std::ldexp(res.tension_norm, -b);
   res.residual_norm = std::ldexp(res.residual_norm, a - b);
-  if (res.status != Status::non_finite &&
+  if (res.status != Status::kNonFinite &&
       (!res.f_N.allFinite() || !std::isfinite(res.tension_norm) ||
        !std::isfinite(res.residual_norm))) {
-    res.status = Status::non_finite;
+    res.status = Status::kNonFinite;
     res.reason = "the answer overflows the double range when unscaled (|w| too large for J)";
   }
 }

@@ -1,5 +1,6 @@
 #include <tendyn/core/error.hpp>
 #include <tendyn/core/parallel.hpp>
+#include <tendyn/io/csv.hpp>
 #include <tendyn/tensegrity/planner.hpp>
 
 #include <algorithm>
@@ -92,11 +93,76 @@ std::vector<CableDrive> PlanResult::as_drives(const std::vector<int>& cables) co
 
 namespace {
 
+// The planner's C (plan_centroid_m without the checks: the sizes are the planner's own).
 Eigen::Vector2d centroid(const Model& m, const State& s) {
   Eigen::Vector2d c = Eigen::Vector2d::Zero();
   for (int j = 0; j < m.nrod(); ++j) c += s.p_WC(j).head<2>();
   return c / m.nrod();
 }
+
+}  // namespace
+
+Eigen::Vector2d plan_centroid_m(const Model& model, const State& state) {
+  if (model.nrod() == 0) throw Error("plan centroid: the model has no rods");
+  if (state.x.size() != static_cast<Eigen::Index>(State::kStride) * model.nrod())
+    throw Error("plan centroid: the state has " + std::to_string(state.x.size()) + " numbers, the model's " +
+                std::to_string(model.nrod()) + " rods need " + std::to_string(State::kStride * model.nrod()));
+  return centroid(model, state);
+}
+
+std::vector<int> cable_indices(const Model& model, const std::vector<std::string>& ids, const std::string& where) {
+  std::vector<int> out;
+  out.reserve(ids.size());
+  for (const auto& id : ids) {
+    const auto it = std::find(model.cable_ids.begin(), model.cable_ids.end(), id);
+    if (it == model.cable_ids.end()) throw Error(where + ": no cable '" + id + "' in the model");
+    const int k = static_cast<int>(it - model.cable_ids.begin());
+    if (std::find(out.begin(), out.end(), k) != out.end()) throw Error(where + ": cable '" + id + "' listed twice");
+    out.push_back(k);
+  }
+  return out;
+}
+
+int remove_drives_on(Model& model, const std::vector<int>& cables) {
+  const auto removed = std::erase_if(model.drives, [&](const CableDrive& d) {
+    return std::find(cables.begin(), cables.end(), d.cable) != cables.end();
+  });
+  return static_cast<int>(removed);
+}
+
+SimulationOptions rollout_options(const Model& model, const SimulationOptions& simulation) {
+  SimulationOptions o = simulation;
+  if (o.integrator == Integrator::kDormandPrince45 && model.ground.type == Ground::Type::kImpulse) o.integrator = Integrator::kRK4;
+  return o;
+}
+
+std::string plan_schedule_csv(const Model& model, const std::vector<int>& drive_cables, const PlanResult& r) {
+  const auto m = static_cast<Eigen::Index>(drive_cables.size());
+  for (int k : drive_cables)
+    if (k < 0 || k >= model.ncable()) throw Error("plan schedule: drive cable index " + std::to_string(k) + " out of range");
+  const std::size_t nknot = r.period_start_s.size();
+  if (r.offset_m.size() != nknot || r.centroid_m.size() != nknot || r.tension_N.size() != nknot || r.path_error_m.size() != nknot ||
+      r.cost.size() + 1 != nknot || (nknot > 0 && (r.offset_m[0].size() != m || r.tension_N[0].size() != m)))
+    throw Error("plan schedule: the result does not match " + std::to_string(m) + " drive cables (not a result of plan())");
+  io::CsvLine line;
+  line.text("t_s");
+  for (int k : drive_cables) line.text(model.cable_ids[static_cast<std::size_t>(k)] + ".u_m");
+  line.text("cx_m").text("cy_m").text("cost_m").text("path_error_m");
+  for (int k : drive_cables) line.text(model.cable_ids[static_cast<std::size_t>(k)] + ".tension_N");
+  std::string csv = line.str() + "\n";
+  for (std::size_t i = 0; i < nknot; ++i) {
+    line.clear();
+    line.num(r.period_start_s[i]).nums(r.offset_m[i]);
+    line.num(r.centroid_m[i].x()).num(r.centroid_m[i].y()).num(i == 0 ? 0.0 : r.cost[i - 1]).num(r.path_error_m[i]);
+    line.nums(r.tension_N[i]);
+    csv += line.str() + "\n";
+  }
+  return csv;
+}
+
+int plan_nperiod(const PlannerOptions& o) { return std::max(1, static_cast<int>(std::lround(o.duration_s / o.period_s))); }
+
+namespace {
 
 struct Rollout {
   bool ok = false;          ///< simulated and within the rest-length limits
@@ -171,7 +237,7 @@ PlanResult plan(const Model& model, const PlannerOptions& o, const std::function
   if (!(o.lateral_weight >= 0.0)) throw Error("plan: lateral_weight must be >= 0");
   validate(o.rollout);
   const auto wall0 = std::chrono::steady_clock::now();
-  const int nperiod = std::max(1, static_cast<int>(std::lround(o.duration_s / o.period_s)));
+  const int nperiod = plan_nperiod(o);
   PathTracker tracker(o.path);
   PlanResult res;
   State state = model.initial_state;
@@ -181,6 +247,7 @@ PlanResult plan(const Model& model, const PlannerOptions& o, const std::function
   res.period_start_s.push_back(state.time_s);
   res.offset_m.push_back(u);
   res.centroid_m.push_back(centroid(model, state));
+  res.path_error_m.push_back(tracker.distance(res.centroid_m.back()));
   Data data0 = make_data(model);
   // slack cables of a state under drive offsets uu
   auto slack_at = [&](const State& s, const Eigen::VectorXd& uu) {
@@ -358,7 +425,8 @@ PlanResult plan(const Model& model, const PlannerOptions& o, const std::function
     res.period_start_s.push_back(state.time_s);
     res.offset_m.push_back(u);
     res.centroid_m.push_back(chosen.C);
-    res.max_path_error_m = std::max(res.max_path_error_m, tracker.distance(chosen.C));
+    res.path_error_m.push_back(tracker.distance(chosen.C));
+    res.max_path_error_m = std::max(res.max_path_error_m, res.path_error_m.back());
     if (progress) progress(p + 1, nperiod);
   }
   res.final_state = state;

@@ -13,5 +13,7 @@ list(APPEND TENDYN_SOURCES
   tensegrity/lagrange.cpp
   tensegrity/contact.cpp
   tensegrity/planner.cpp
+  tensegrity/output_estimate.cpp
+  tensegrity/plan_study.cpp
   tensegrity/form_finding.cpp
 )

@@ -166,6 +166,23 @@ long simulation_steps(const SimulationOptions& o) {
   return steps;
 }
 
+io::OutputEstimate estimate_simulate_output(const Model& model, const SimulationOptions& options, double frame_interval_s) {
+  const long steps = simulation_steps(options);
+  const double samples = static_cast<double>(sample_count(steps, output_stride(options)));
+  const double cols = 2.0 + model.nq + 2.0 * model.nv;
+  const double frames = frame_interval_s > 0.0 ? std::floor(options.duration_s / frame_interval_s) + 2.0 : 0.0;
+  const double frame_values = 6.0 * model.nlinks();
+  io::OutputEstimate e;
+  e.output_bytes = io::kBytesPerNumber * (samples * cols + frames * frame_values);
+  e.memory_bytes = 8.0 * (samples * cols + frames * frame_values);
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "%.3g rows x %.0f columns of results and %.3g viewer frames", samples, cols, frames);
+  e.output_what = buf;
+  std::snprintf(buf, sizeof buf, "%.3g samples of %.0f numbers and %.3g viewer frames", samples, cols, frames);
+  e.memory_what = buf;
+  return e;
+}
+
 long sample_count(long steps, long stride) {
   return 1 + steps / stride + (steps % stride != 0 ? 1 : 0);
 }

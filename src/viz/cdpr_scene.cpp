@@ -12,7 +12,7 @@ Scene make_scene(const cdpr::Model& m) {
   Scene s;
   s.title = m.name;
   s.kind = "cdpr";
-  const bool spatial = m.motion == cdpr::Motion::spatial;
+  const bool spatial = m.motion == cdpr::Motion::kSpatial;
   if (spatial) s.ground_z_m = std::min(0.0, m.p_WA.row(2).minCoeff());
   for (int i = 0; i < n; ++i) s.points.push_back("A_" + m.cable_names[static_cast<std::size_t>(i)]);
   for (int i = 0; i < n; ++i) s.points.push_back("B_" + m.cable_names[static_cast<std::size_t>(i)]);

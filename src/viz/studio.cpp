@@ -261,14 +261,15 @@ RunRequest parse_run_request(std::string_view body, const Limits& limits) {
     if (cables.empty()) throw Error("request.inverse.drive_cables: a non-empty array of cable ids");
     if (static_cast<int>(cables.size()) > limits.max_drive_cables)
       throw Error("request.inverse.drive_cables: at most " + std::to_string(limits.max_drive_cables) + " in the studio (3^m rollouts per period)");
+    std::vector<std::string> ids;
     for (std::size_t i = 0; i < cables.size(); ++i) {
       if (!cables[i].is_string()) throw BadRequest("request.inverse.drive_cables[" + std::to_string(i) + "]: must be a string (a cable id)");
-      const int k = index_of(m.cable_ids, cables[i].get<std::string>(), "cable", "request.inverse.drive_cables");
-      if (std::find(o.drive_cables.begin(), o.drive_cables.end(), k) != o.drive_cables.end())
-        throw Error("request.inverse.drive_cables: cable '" + cables[i].get<std::string>() + "' listed twice");
-      o.drive_cables.push_back(k);
-      std::erase_if(m.drives, [k](const ts::CableDrive& d) { return d.cable == k; });
+      ids.push_back(cables[i].get<std::string>());
     }
+    // the planning policies of `tendyn plan` (tensegrity/planner.hpp): the planner owns its cables,
+    // an impulse ground is planned (and replayed, run_job) with a fixed step
+    o.drive_cables = ts::cable_indices(m, ids, "request.inverse.drive_cables");
+    ts::remove_drives_on(m, o.drive_cables);
     o.u0_m = number(inv, "u0_m", "request.inverse", &o.u0_m);
     o.period_s = number(inv, "period_s", "request.inverse", &o.period_s);
     if (!(o.u0_m > 0.0) || o.u0_m > 0.1) throw Error("request.inverse.u0_m: must be in (0, 0.1] m");
@@ -291,9 +292,7 @@ RunRequest parse_run_request(std::string_view body, const Limits& limits) {
     } catch (const Error& e) {
       throw Error(std::string("request.inverse.planner: ") + e.what());
     }
-    o.rollout = sim;
-    if (o.rollout.integrator == ts::Integrator::kDormandPrince45 && m.ground.type == ts::Ground::Type::kImpulse)
-      o.rollout.integrator = ts::Integrator::kRK4;
+    o.rollout = ts::rollout_options(m, sim);
     o.threads = 0;
   }
   ts::validate(sim);
@@ -364,6 +363,7 @@ void run_job(const RunRequest& req, Job& job, const Limits& limits) {
         check_time();
       });
       for (const auto& d : r.as_drives(req.plan.drive_cables)) model.drives.push_back(d);
+      sim = ts::rollout_options(model, sim);
       sim.duration_s = r.period_start_s.back() - r.period_start_s.front();
       summary["speed_mps"] = r.speed_mps;
       summary["progress_m"] = r.progress_m;
@@ -398,16 +398,24 @@ void run_job(const RunRequest& req, Job& job, const Limits& limits) {
 }
 
 std::string job_json(Job& job, int from) {
-  std::lock_guard lock(job.mutex);
-  std::string o = "{\"status\":" + json(job.status).dump() + ",\"progress\":" + json(job.progress).dump() +
-                  ",\"frame_count\":" + std::to_string(job.scene.nframe());
-  if (!job.error.empty()) o += ",\"error\":" + json(job.error).dump();
-  if (from == 0 && job.status != "queued") o += ",\"scene\":" + scene_header_json(job.scene);
-  o += ",\"from\":" + std::to_string(std::max(from, 0));
-  o += ",\"frames\":" + frames_json(job.scene, from, job.scene.nframe());
-  if (!job.summary_json.empty()) o += ",\"summary\":" + job.summary_json;
-  o += "}";
-  return o;
+  // ordered_json: the keys in the order the front end was written against (docs/VIEWER.md)
+  using ordered = nlohmann::ordered_json;
+  ordered o;
+  std::string scene, frames, summary;
+  {
+    // the scene's text is taken under the lock, parsed after it: the simulating thread is not held
+    std::lock_guard lock(job.mutex);
+    o = {{"status", job.status}, {"progress", job.progress}, {"frame_count", job.scene.nframe()}};
+    if (!job.error.empty()) o["error"] = job.error;
+    if (from == 0 && job.status != "queued") scene = scene_header_json(job.scene);
+    frames = frames_json(job.scene, from, job.scene.nframe());
+    summary = job.summary_json;
+  }
+  if (!scene.empty()) o["scene"] = ordered::parse(scene);
+  o["from"] = std::max(from, 0);
+  o["frames"] = ordered::parse(frames);
+  if (!summary.empty()) o["summary"] = ordered::parse(summary);
+  return o.dump();
 }
 
 namespace {

@@ -15,14 +15,14 @@ TEST(ClosedForm, MatchesTheFormulaAndHitsTheWrench) {
   o.f_min_N = 1.0;
   o.f_max_N = 100.0;
   for (int k = 0; k < 50; ++k) {
-    const auto p = random_problem(6, 8, 100 + k, WrenchMode::uniform);
+    const auto p = random_problem(6, 8, 100 + k, WrenchMode::kUniform);
     const Eigen::VectorXd fm = Eigen::VectorXd::Constant(8, 50.5);
     const Eigen::VectorXd ref =
         fm + p.J.completeOrthogonalDecomposition().pseudoInverse() * (p.w - p.J * fm);
-    const auto r = solve_tensions(Method::closed_form, p.J, p.w, o);
+    const auto r = solve_tensions(Method::kClosedForm, p.J, p.w, o);
     EXPECT_LT((r.f_N - ref).norm(), 1e-9 * ref.norm());
     const bool inside = ref.minCoeff() >= o.f_min_N && ref.maxCoeff() <= o.f_max_N;
-    EXPECT_EQ(r.status == Status::ok, inside);
+    EXPECT_EQ(r.status == Status::kOk, inside);
     if (inside) {
       EXPECT_LT(r.residual_norm, 1e-9 * (1 + p.w.norm()));
     }
@@ -35,20 +35,20 @@ TEST(ClosedForm, ImprovedMethodRecoversCasesThePlainOneMisses) {
   o.f_max_N = 1.5;
   int plain_ok = 0, improved_ok = 0;
   for (int k = 0; k < 300; ++k) {
-    const auto p = random_problem(3, 6, 500 + k, WrenchMode::feasible);
-    const auto a = solve_tensions(Method::closed_form, p.J, p.w, o);
-    const auto b = solve_tensions(Method::improved_closed_form, p.J, p.w, o);
-    if (a.status == Status::ok) {
+    const auto p = random_problem(3, 6, 500 + k, WrenchMode::kFeasible);
+    const auto a = solve_tensions(Method::kClosedForm, p.J, p.w, o);
+    const auto b = solve_tensions(Method::kImprovedClosedForm, p.J, p.w, o);
+    if (a.status == Status::kOk) {
       ++plain_ok;
-      EXPECT_EQ(b.status, Status::ok) << k;  // improved never loses a plain success
+      EXPECT_EQ(b.status, Status::kOk) << k;  // improved never loses a plain success
     }
-    if (b.status == Status::ok) {
+    if (b.status == Status::kOk) {
       ++improved_ok;
       EXPECT_GE(b.f_N.minCoeff(), o.f_min_N - 1e-12);
       EXPECT_LE(b.f_N.maxCoeff(), o.f_max_N + 1e-12);
       EXPECT_LT(b.residual_norm, 1e-9 * (1 + p.w.norm()));
     } else {
-      EXPECT_EQ(b.status, Status::infeasible);
+      EXPECT_EQ(b.status, Status::kInfeasible);
     }
   }
   std::printf("[ closed form ] plain ok %d, improved ok %d of 300\n", plain_ok, improved_ok);
@@ -65,25 +65,25 @@ TEST(ClosedForm, NeverReturnsATensionJustOutsideTheBounds) {
       for (double fmax : {1.0, 100.0, 1000.0, 30000.0}) {
         for (int k = 0; k < 100; ++k) {
           for (int zero = 0; zero < 2; ++zero) {
-            const auto p = random_problem(m, n, 100 * k + n, WrenchMode::feasible);
+            const auto p = random_problem(m, n, 100 * k + n, WrenchMode::kFeasible);
             SolverOptions o;
             o.f_max_N = fmax;
             const Eigen::VectorXd w = zero ? Eigen::VectorXd::Zero(m)
                                            : Eigen::VectorXd(p.w * (0.3 * fmax));
-            for (Method meth : {Method::closed_form, Method::improved_closed_form}) {
+            for (Method meth : {Method::kClosedForm, Method::kImprovedClosedForm}) {
               const auto r = solve_tensions(meth, p.J, w, o);
               for (int i = 0; i < n; ++i) {
                 const double f = r.f_N[i];
-                ASSERT_FALSE(f < 0.0 && f >= -1e-12 * fmax) << f << " " << method_name(meth);
-                ASSERT_FALSE(f > fmax && f <= fmax * (1 + 1e-12)) << f << " " << method_name(meth);
+                ASSERT_FALSE(f < 0.0 && f >= -1e-12 * fmax) << f << " " << to_string(meth);
+                ASSERT_FALSE(f > fmax && f <= fmax * (1 + 1e-12)) << f << " " << to_string(meth);
               }
-              if (r.status == Status::ok) {
+              if (r.status == Status::kOk) {
                 ++ok;
                 ASSERT_GE(r.f_N.minCoeff(), 0.0);
                 ASSERT_LE(r.f_N.maxCoeff(), fmax);
               }
               if (zero) {
-                EXPECT_EQ(r.status, Status::ok) << method_name(meth) << ": " << r.reason;
+                EXPECT_EQ(r.status, Status::kOk) << to_string(meth) << ": " << r.reason;
               }
             }
           }
@@ -96,7 +96,7 @@ TEST(ClosedForm, NeverReturnsATensionJustOutsideTheBounds) {
 
 TEST(ClosedForm, NeedsFiniteUpperBound) {
   const auto p = random_problem(3, 4, 1);
-  EXPECT_THROW(solve_tensions(Method::closed_form, p.J, p.w), Error);
+  EXPECT_THROW(solve_tensions(Method::kClosedForm, p.J, p.w), Error);
 }
 
 }  // namespace

@@ -17,7 +17,7 @@ TEST(MinNormLS, MatchesCompleteOrthogonalDecompositionOnRankDeficientMatrices) {
   for (int seed = 0; seed < 200; ++seed) {
     const int m = 1 + seed % 6;
     const int k = 1 + (seed / 6) % 12;
-    auto p = random_problem(m, k, static_cast<std::uint64_t>(seed), WrenchMode::uniform);
+    auto p = random_problem(m, k, static_cast<std::uint64_t>(seed), WrenchMode::kUniform);
     Eigen::MatrixXd A = p.J;
     if (seed % 3 == 0 && k > 1) A.col(k - 1) = A.col(0) * 2.0;  // rank deficient
     if (seed % 5 == 0 && m > 1) A.row(m - 1) = A.row(0);       // dependent rows
@@ -42,7 +42,7 @@ TEST(MinNormLS, ReportsRankAndPivotRatio) {
 }
 
 TEST(GivensQR, AppendRemoveSolveMatchesDirectLeastSquares) {
-  auto p = random_problem(6, 6, 7, WrenchMode::uniform);
+  auto p = random_problem(6, 6, 7, WrenchMode::kUniform);
   GivensQR qr(6, 6);
   qr.reset(6);
   std::vector<int> cols;

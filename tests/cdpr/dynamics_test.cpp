@@ -31,8 +31,8 @@ Eigen::VectorXd holding_tensions(const DynamicModel& m, const Pose& pose, double
   SolverOptions opt;
   opt.f_min_N = f_min;
   opt.f_max_N = 30000.0;
-  const TensionResult r = solve_tensions(Method::exact, d.J, gravity_compensation_wrench(g, pose), opt);
-  EXPECT_EQ(r.status, Status::ok);
+  const TensionResult r = solve_tensions(Method::kExact, d.J, gravity_compensation_wrench(g, pose), opt);
+  EXPECT_EQ(r.status, Status::kOk);
   return r.f_N;
 }
 

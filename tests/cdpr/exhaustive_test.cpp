@@ -12,7 +12,7 @@ namespace tendyn::cdpr {
 namespace {
 
 TEST(Exhaustive, RandomStudyLoadsMoreCablesWithSmallerNormThanLawsonHanson) {
-  const auto rows = run_random_study(6, 12, 200, 1, {Method::exhaustive, Method::lawson_hanson});
+  const auto rows = run_random_study(6, 12, 200, 1, {Method::kExhaustive, Method::kLawsonHanson});
   const auto s = summarize_study(rows, 0, 1);
   std::printf("[ study ] more loaded %d/%d, smaller norm %d/%d, median reduction %.1f%%\n",
               s.a_more_loaded, s.problems, s.a_smaller_norm, s.problems,
@@ -24,12 +24,12 @@ TEST(Exhaustive, RandomStudyLoadsMoreCablesWithSmallerNormThanLawsonHanson) {
 
 TEST(Exhaustive, ResidualRoundingTradesResidualForNorm) {
   // A coarse precision may accept a small residual for a smaller norm, never a larger norm.
-  const auto p = random_problem(6, 12, 3, WrenchMode::feasible);
+  const auto p = random_problem(6, 12, 3, WrenchMode::kFeasible);
   SolverOptions fine, coarse;
   fine.residual_precision = 1e-12;
   coarse.residual_precision = 1e-1;
-  const auto a = solve_tensions(Method::exhaustive, p.J, p.w, fine);
-  const auto b = solve_tensions(Method::exhaustive, p.J, p.w, coarse);
+  const auto a = solve_tensions(Method::kExhaustive, p.J, p.w, fine);
+  const auto b = solve_tensions(Method::kExhaustive, p.J, p.w, coarse);
   EXPECT_LE(b.tension_norm, a.tension_norm * (1 + 1e-12));
   EXPECT_LT(b.residual_norm, 0.051 * p.w.norm() + 1e-12);
 }
@@ -41,17 +41,17 @@ TEST(Exhaustive, FlagsConstructedSingularStructureMatrix) {
       2, 1.0, -0.6, 0.4,   //
       0.1, -0.7, 0.4, 0.9;
   const Eigen::Vector3d w(1, 1, 0.5);
-  for (Method m : {Method::exhaustive, Method::lawson_hanson, Method::exact}) {
+  for (Method m : {Method::kExhaustive, Method::kLawsonHanson, Method::kExact}) {
     const auto r = solve_tensions(m, J, w);
-    EXPECT_EQ(r.status, Status::near_singular) << method_name(m);
+    EXPECT_EQ(r.status, Status::kNearSingular) << to_string(m);
     EXPECT_TRUE(r.f_N.allFinite());
   }
   // Nearly singular: a tiny perturbation keeps the flag and keeps tensions bounded.
   Eigen::MatrixXd Jn = J;
   Jn(1, 0) += 1e-11;
-  for (Method m : {Method::exhaustive, Method::lawson_hanson, Method::exact}) {
+  for (Method m : {Method::kExhaustive, Method::kLawsonHanson, Method::kExact}) {
     const auto r = solve_tensions(m, Jn, w);
-    EXPECT_EQ(r.status, Status::near_singular) << method_name(m);
+    EXPECT_EQ(r.status, Status::kNearSingular) << to_string(m);
   }
 }
 
@@ -59,8 +59,8 @@ TEST(Exhaustive, WellConditionedFeasibleProblemIsOk) {
   Eigen::MatrixXd J(2, 3);
   J << 1, -1, 0, 0, 0, 1;
   const Eigen::Vector2d w(0.0, 1.0);
-  const auto r = solve_tensions(Method::exhaustive, J, w);
-  EXPECT_EQ(r.status, Status::ok);
+  const auto r = solve_tensions(Method::kExhaustive, J, w);
+  EXPECT_EQ(r.status, Status::kOk);
   EXPECT_NEAR(r.f_N[2], 1.0, 1e-14);
   EXPECT_NEAR(r.f_N[0], 0.0, 1e-14);
   EXPECT_EQ(r.loaded_count, 1);
@@ -71,7 +71,7 @@ TEST(Exhaustive, TiesGoToTheMostLoadedCables) {
   Eigen::MatrixXd J(1, 2);
   J << 1, 1;
   const Eigen::VectorXd w = Eigen::VectorXd::Ones(1);
-  const auto r = solve_tensions(Method::exhaustive, J, w);
+  const auto r = solve_tensions(Method::kExhaustive, J, w);
   EXPECT_EQ(r.loaded_count, 2);
   EXPECT_NEAR(r.f_N[0], 0.5, 1e-14);
 }
@@ -81,19 +81,19 @@ TEST(Solvers, RejectBadInput) {
   Eigen::VectorXd w = Eigen::VectorXd::Ones(3);
   Eigen::MatrixXd Jnan = J;
   Jnan(1, 1) = std::numeric_limits<double>::quiet_NaN();
-  EXPECT_THROW(solve_tensions(Method::exact, Jnan, w), Error);
-  EXPECT_THROW(solve_tensions(Method::exact, J, Eigen::VectorXd::Ones(4)), Error);
+  EXPECT_THROW(solve_tensions(Method::kExact, Jnan, w), Error);
+  EXPECT_THROW(solve_tensions(Method::kExact, J, Eigen::VectorXd::Ones(4)), Error);
   Eigen::VectorXd wnan = w;
   wnan[0] = std::numeric_limits<double>::infinity();
-  EXPECT_THROW(solve_tensions(Method::lawson_hanson, J, wnan), Error);
+  EXPECT_THROW(solve_tensions(Method::kLawsonHanson, J, wnan), Error);
   SolverOptions o;
   o.f_min_N = 2;
   o.f_max_N = 1;
-  EXPECT_THROW(solve_tensions(Method::exact, J, w, o), Error);
-  EXPECT_THROW(solve_tensions(Method::exhaustive, Eigen::MatrixXd::Ones(3, 25), w), Error);
-  EXPECT_THROW(parse_method("simplex"), Error);
+  EXPECT_THROW(solve_tensions(Method::kExact, J, w, o), Error);
+  EXPECT_THROW(solve_tensions(Method::kExhaustive, Eigen::MatrixXd::Ones(3, 25), w), Error);
+  EXPECT_THROW(method_from_string("simplex"), Error);
   try {
-    solve_tensions(Method::exact, J, Eigen::VectorXd::Ones(4));
+    solve_tensions(Method::kExact, J, Eigen::VectorXd::Ones(4));
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("wrench has 4 entries but J has 3 rows"), std::string::npos);
   }
@@ -112,13 +112,13 @@ TEST(Exhaustive, OutlierRuleRejectsHugeTensionsLikeTheDocumentsExample4) {
   J << 1, -1, 0,  //
       0, 1e-7, -1;
   const Eigen::Vector2d w(0.0, 1.0);
-  const auto r = solve_tensions(Method::exhaustive, J, w);
-  EXPECT_EQ(r.status, Status::near_singular);
+  const auto r = solve_tensions(Method::kExhaustive, J, w);
+  EXPECT_EQ(r.status, Status::kNearSingular);
   EXPECT_GE(r.outliers, 1);
   EXPECT_LT(r.tension_norm, 10.0);
-  const auto lh = solve_tensions(Method::lawson_hanson, J, w);
+  const auto lh = solve_tensions(Method::kLawsonHanson, J, w);
   EXPECT_GT(lh.tension_norm, 1e6);  // lsqnonneg does return the huge tensions ...
-  EXPECT_EQ(lh.status, Status::near_singular);  // ... but we flag them
+  EXPECT_EQ(lh.status, Status::kNearSingular);  // ... but we flag them
 }
 
 }  // namespace

@@ -117,6 +117,26 @@ TEST(CdprExperiment, NoisySensorsDoNotMakeControlWorse) {
   EXPECT_LE(f.rms_pos_err_m, 1.002 * a.rms_pos_err_m);           // observed 1.0006
 }
 
+TEST(CdprExperiment, FrameSamplesAndSamplePose) {
+  StageResult st;
+  for (double t : {0.0, 0.1, 0.2, 0.25, 0.3, 0.5, 0.74, 0.8}) {
+    Sample smp;
+    smp.t_s = t;
+    st.samples.push_back(smp);
+  }
+  // first, then >= 0.25 s after the previous chosen one, and the last
+  EXPECT_EQ(frame_samples(st, 0.25), (std::vector<std::size_t>{0, 3, 5, 7}));
+  EXPECT_EQ(frame_samples(st, 0.0).size(), 8u);
+  EXPECT_TRUE(frame_samples(StageResult{}, 0.25).empty());
+  EXPECT_THROW((void)frame_samples(st, -1.0), Error);
+  Sample smp;
+  smp.p = Eigen::Vector3d(1, 2, 3);
+  smp.q_WP = Eigen::Quaterniond(Eigen::AngleAxisd(0.3, Eigen::Vector3d::UnitZ()));
+  const Pose pose = sample_pose(smp);
+  EXPECT_EQ(pose.p_WP, smp.p);
+  EXPECT_NEAR(pose.R_WP(1, 0), std::sin(0.3), 1e-15);
+}
+
 TEST(CdprExperiment, BadConfigIsRejected) {
   const DynamicModel m = printer();
   ExperimentConfig c = short_path();

@@ -22,7 +22,7 @@ Model box_robot() {
   B << -0.2, 0.2, 0.2, -0.2, 0.2, -0.2, -0.2, 0.2,  //
       -0.15, -0.15, 0.15, 0.15, 0.15, 0.15, -0.15, -0.15,  //
       -0.1, -0.1, -0.1, -0.1, 0.1, 0.1, 0.1, 0.1;
-  return make_model("box", Motion::spatial, A, B);
+  return make_model("box", Motion::kSpatial, A, B);
 }
 
 TEST(Geometry, StructureMatrixIsMinusTheLengthJacobianTransposed) {
@@ -52,7 +52,7 @@ TEST(Geometry, PlanarStructureMatrixByHand) {
   Eigen::Matrix3Xd A(3, 2), B(3, 2);
   A << 2, -2, 0, 0, 0, 0;
   B << 0.5, -0.5, 0.5, 0.5, 0, 0;
-  const Model m = make_model("p", Motion::planar, A, B);
+  const Model m = make_model("p", Motion::kPlanar, A, B);
   Data d = make_data(m);
   update_geometry(m, pose_planar(0, 0, 0), d);
   // cable 1: from (0.5, 0.5) to (2, 0): u = (1.5, -0.5)/|.|; moment b x u = 0.5*uy - 0.5*ux.
@@ -68,37 +68,37 @@ TEST(Geometry, RowSubsetForTheLowerCables) {
   const Model m = box_robot();
   Data d = make_data(m);
   update_geometry(m, pose_from_xyz_rpy(Eigen::Vector3d(0, 0, 1), Eigen::Vector3d::Zero()), d);
-  const auto Js = select_rows(d.J, {WrenchRow::fx, WrenchRow::fy, WrenchRow::mz});
+  const auto Js = select_rows(d.J, {WrenchRow::kFx, WrenchRow::kFy, WrenchRow::kMz});
   ASSERT_EQ(Js.rows(), 3);
   EXPECT_EQ(Js.row(2), d.J.row(5));
-  EXPECT_THROW(select_rows(Eigen::MatrixXd::Zero(3, 4), {WrenchRow::fz}), Error);
-  EXPECT_EQ(parse_wrench_row("Mz"), WrenchRow::mz);
-  EXPECT_THROW(parse_wrench_row("tz"), Error);
+  EXPECT_THROW(select_rows(Eigen::MatrixXd::Zero(3, 4), {WrenchRow::kFz}), Error);
+  EXPECT_EQ(wrench_row_from_string("Mz"), WrenchRow::kMz);
+  EXPECT_THROW(wrench_row_from_string("tz"), Error);
 }
 
 TEST(Geometry, RejectsBadModelsAndPoses) {
   Eigen::Matrix3Xd A(3, 3), B(3, 3);
   A << 0, 1, 0, 0, 0, 1, 0, 0, 0;
   B.setZero();
-  EXPECT_NO_THROW(make_model("ok", Motion::spatial, A, B));
+  EXPECT_NO_THROW(make_model("ok", Motion::kSpatial, A, B));
   Eigen::Matrix3Xd An = A;
   An(1, 1) = std::numeric_limits<double>::quiet_NaN();
-  EXPECT_THROW(make_model("nan", Motion::spatial, An, B), Error);
-  EXPECT_THROW(make_model("sizes", Motion::spatial, A, Eigen::Matrix3Xd::Zero(3, 2)), Error);
+  EXPECT_THROW(make_model("nan", Motion::kSpatial, An, B), Error);
+  EXPECT_THROW(make_model("sizes", Motion::kSpatial, A, Eigen::Matrix3Xd::Zero(3, 2)), Error);
   Eigen::Matrix3Xd Ac = A;
   Ac.col(2) = Ac.col(1);
   try {
-    make_model("same", Motion::spatial, Ac, B);
+    make_model("same", Motion::kSpatial, Ac, B);
     FAIL() << "coincident anchors accepted";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("coincident frame anchors"), std::string::npos) << e.what();
   }
-  EXPECT_THROW(make_model("names", Motion::spatial, A, B, {"a", "b"}), Error);
+  EXPECT_THROW(make_model("names", Motion::kSpatial, A, B, {"a", "b"}), Error);
   Eigen::Matrix3Xd Az = A;
   Az(2, 0) = 1.0;
-  EXPECT_THROW(make_model("planar z", Motion::planar, Az, B), Error);
+  EXPECT_THROW(make_model("planar z", Motion::kPlanar, Az, B), Error);
   // Zero-length cable: platform attachment on the anchor at the origin.
-  const Model m = make_model("zero", Motion::spatial, A, B);
+  const Model m = make_model("zero", Motion::kSpatial, A, B);
   Data d = make_data(m);
   try {
     update_geometry(m, Pose{}, d);

@@ -37,8 +37,8 @@ std::string error_of(const std::string& text) {
 
 TEST(ModelIo, ParsesAPlanarModel) {
   const auto mf = parse_model(kPlanar, "m.yaml");
-  EXPECT_EQ(mf.model.num_cables(), 4);
-  EXPECT_EQ(mf.model.motion, Motion::planar);
+  EXPECT_EQ(mf.model.ncable(), 4);
+  EXPECT_EQ(mf.model.motion, Motion::kPlanar);
   EXPECT_EQ(mf.model.cable_names[2], "c");
   EXPECT_DOUBLE_EQ(mf.model.f_max_N, 100.0);
   EXPECT_EQ(mf.default_pose.size(), 3);
@@ -85,8 +85,8 @@ TEST(ModelIo, ShippedModelsLoadAndHoldTheirPlatform) {
     SolverOptions o;
     o.f_min_N = mf.model.f_min_N;
     o.f_max_N = mf.model.f_max_N;
-    const auto r = solve_tensions(Method::exact, d.J, gravity_compensation_wrench(mf.model, pose), o);
-    EXPECT_EQ(r.status, Status::ok) << status_name(r.status) << " residual " << r.residual_norm;
+    const auto r = solve_tensions(Method::kExact, d.J, gravity_compensation_wrench(mf.model, pose), o);
+    EXPECT_EQ(r.status, Status::kOk) << to_string(r.status) << " residual " << r.residual_norm;
   }
   EXPECT_GE(count, 3);
 }
@@ -114,10 +114,10 @@ TEST(Printer, LowerGroupThreeByFourAlongAPathMatchesTheExactSolver) {
     update_geometry(mf.model, pose_from_xyz_rpy(Eigen::Vector3d(s, 2.0, 3.0), Eigen::Vector3d::Zero()), d);
     Eigen::MatrixXd Jl(6, 4);
     for (int c = 0; c < 4; ++c) Jl.col(c) = d.J.col(lower[static_cast<std::size_t>(c)]);
-    const Eigen::MatrixXd J = select_rows(Jl, {WrenchRow::fx, WrenchRow::fy, WrenchRow::mz});
-    solve_tensions(Method::exact, J, w, {}, ws, ex);
-    solve_tensions(Method::exhaustive, J, w, {}, ws, exh);
-    ASSERT_EQ(ex.status, Status::ok) << "x = " << s;
+    const Eigen::MatrixXd J = select_rows(Jl, {WrenchRow::kFx, WrenchRow::kFy, WrenchRow::kMz});
+    solve_tensions(Method::kExact, J, w, {}, ws, ex);
+    solve_tensions(Method::kExhaustive, J, w, {}, ws, exh);
+    ASSERT_EQ(ex.status, Status::kOk) << "x = " << s;
     EXPECT_LT((ex.f_N - exh.f_N).norm(), 1e-6 * ex.tension_norm) << "x = " << s;
     if (prev.size() > 0) {
       EXPECT_LT((ex.f_N - prev).norm(), 0.2 * ex.tension_norm) << "jump at x = " << s;

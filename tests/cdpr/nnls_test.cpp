@@ -21,15 +21,15 @@ struct Sized {
 Sized size_of(int k) {
   const int m = 3 + k % 4;                // 3..6
   const int n = m + 1 + (k / 4) % (13 - m - 1);  // m+1..12
-  return {m, n, (k / 2) % 2 == 0 ? WrenchMode::uniform : WrenchMode::feasible};
+  return {m, n, (k / 2) % 2 == 0 ? WrenchMode::kUniform : WrenchMode::kFeasible};
 }
 
 TEST(LawsonHanson, SatisfiesNnlsOptimalityConditions) {
   for (int k = 0; k < 300; ++k) {
     const auto s = size_of(k);
     const auto p = random_problem(s.m, s.n, 1000 + k, s.mode);
-    const auto r = solve_tensions(Method::lawson_hanson, p.J, p.w);
-    ASSERT_NE(r.status, Status::iteration_limit) << k;
+    const auto r = solve_tensions(Method::kLawsonHanson, p.J, p.w);
+    ASSERT_NE(r.status, Status::kIterationLimit) << k;
     EXPECT_GE(r.f_N.minCoeff(), 0.0);
     const Eigen::VectorXd g = p.J.transpose() * (p.w - p.J * r.f_N);  // -gradient
     for (int i = 0; i < s.n; ++i) {
@@ -40,11 +40,11 @@ TEST(LawsonHanson, SatisfiesNnlsOptimalityConditions) {
 }
 
 TEST(LawsonHanson, IterationCapIsReported) {
-  const auto p = random_problem(6, 12, 5, WrenchMode::uniform);
+  const auto p = random_problem(6, 12, 5, WrenchMode::kUniform);
   SolverOptions o;
   o.max_iterations = 1;
-  const auto r = solve_tensions(Method::lawson_hanson, p.J, p.w, o);
-  EXPECT_EQ(r.status, Status::iteration_limit);
+  const auto r = solve_tensions(Method::kLawsonHanson, p.J, p.w, o);
+  EXPECT_EQ(r.status, Status::kIterationLimit);
 }
 
 struct OctaveRow {
@@ -104,7 +104,7 @@ TEST(LawsonHanson, MatchesOctaveLsqnonnegOn1000Problems) {
   for (int k = 0; k < kCount; ++k) {
     const auto& p = problems[static_cast<std::size_t>(k)];
     const double res_oct = oct[static_cast<std::size_t>(k)].residual;
-    const auto r = solve_tensions(Method::lawson_hanson, p.J, p.w);
+    const auto r = solve_tensions(Method::kLawsonHanson, p.J, p.w);
     const double rel = std::abs(r.residual_norm - res_oct) / p.w.norm();
     max_rel = std::max(max_rel, rel);
     if (rel > 1e-9) ++worse;
@@ -132,8 +132,8 @@ TEST(LawsonHanson, MatchesOctaveLsqnonnegOnBadlyScaledProblems) {
   std::vector<RandomProblem> problems, unscaled;
   for (int fam = 0; fam < kFamilies; ++fam) {
     for (int k = 0; k < kPer; ++k) {
-      RandomProblem p = random_problem(6, 8, 300 + k, WrenchMode::uniform);
-      const auto q = random_problem(1, 8, 7000 + k, WrenchMode::uniform);
+      RandomProblem p = random_problem(6, 8, 300 + k, WrenchMode::kUniform);
+      const auto q = random_problem(1, 8, 7000 + k, WrenchMode::kUniform);
       const Eigen::VectorXd f0 = (q.J.row(0).transpose().array() + 1.0) / 2.0;
       p.w = p.J * f0;
       unscaled.push_back(p);
@@ -154,12 +154,12 @@ TEST(LawsonHanson, MatchesOctaveLsqnonnegOnBadlyScaledProblems) {
     for (int k = 0; k < kPer; ++k) {
       const auto idx = static_cast<std::size_t>(fam * kPer + k);
       const auto& p = problems[idx];
-      const auto r = solve_tensions(Method::lawson_hanson, p.J, p.w);
-      const auto u = solve_tensions(Method::lawson_hanson, unscaled[idx].J, unscaled[idx].w);
+      const auto r = solve_tensions(Method::kLawsonHanson, p.J, p.w);
+      const auto u = solve_tensions(Method::kLawsonHanson, unscaled[idx].J, unscaled[idx].w);
       const double wn = p.w.norm();
       max_diff = std::max(max_diff, std::abs(r.residual_norm - oct[idx].residual) / wn);
       max_rel = std::max(max_rel, r.residual_norm / wn);
-      EXPECT_EQ(r.status, Status::ok) << "family " << fam << " problem " << k << ": " << r.reason;
+      EXPECT_EQ(r.status, Status::kOk) << "family " << fam << " problem " << k << ": " << r.reason;
       EXPECT_LT(r.residual_norm / wn, 1e-12) << "family " << fam << " problem " << k;
       EXPECT_LE(std::abs(r.residual_norm - oct[idx].residual), 1e-12 * wn) << fam << " " << k;
       EXPECT_EQ(r.loaded_mask, oct[idx].mask) << "family " << fam << " problem " << k;

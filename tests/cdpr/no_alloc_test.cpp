@@ -34,12 +34,12 @@ TEST(NoAllocation, SolversAreAllocationFreeAfterWarmUp) {
 #ifndef TENDYN_COUNT_MALLOC
   GTEST_SKIP() << "malloc interposition needs glibc without AddressSanitizer";
 #else
-  for (Method m : {Method::exhaustive, Method::lawson_hanson, Method::exact, Method::closed_form,
-                   Method::improved_closed_form}) {
+  for (Method m : {Method::kExhaustive, Method::kLawsonHanson, Method::kExact, Method::kClosedForm,
+                   Method::kImprovedClosedForm}) {
     for (auto [rows, cols] : {std::pair{3, 4}, std::pair{6, 12}}) {
       std::vector<RandomProblem> ps;
       for (int k = 0; k < 20; ++k)
-        ps.push_back(random_problem(rows, cols, 100 + k, k % 2 ? WrenchMode::feasible : WrenchMode::uniform));
+        ps.push_back(random_problem(rows, cols, 100 + k, k % 2 ? WrenchMode::kFeasible : WrenchMode::kUniform));
       Workspace ws(rows, cols);
       TensionResult r;
       SolverOptions o;
@@ -50,7 +50,7 @@ TEST(NoAllocation, SolversAreAllocationFreeAfterWarmUp) {
       g_counting = true;
       for (const auto& p : ps) solve_tensions(m, p.J, p.w, o, ws, r);
       g_counting = false;
-      EXPECT_EQ(g_mallocs, 0) << method_name(m) << " " << rows << "x" << cols;
+      EXPECT_EQ(g_mallocs, 0) << to_string(m) << " " << rows << "x" << cols;
     }
   }
 #endif
@@ -80,11 +80,11 @@ TEST(NoAllocation, ClosedLoopPrinterStepIsAllocationFree) {
     DynamicData d = make_dynamic_data(m);
     Pose pose0;
     pose0.p_WP = layer_reference(cfg, 0.0).p_W;
-    StateVector x = make_state(m, pose0, Eigen::VectorXd::Ones(m.num_cables()));
+    StateVector x = make_state(m, pose0, Eigen::VectorXd::Ones(m.ncable()));
     compute_derivative(m, in, x, d);
     sensors.measure(m, x, d, meas);
     ctrl.update(layer_reference(cfg, 0.0), meas, in);
-    x.tail(m.num_cables()) = rest_lengths_for_tensions(m, in, pose0, ctrl.optimal_tensions());
+    x.tail(m.ncable()) = rest_lengths_for_tensions(m, in, pose0, ctrl.optimal_tensions());
     ctrl.reset();  // stage-1 length offsets from the first real cycle
     auto step = [&](int k) {
       const double t = 1e-3 * k;

@@ -13,10 +13,10 @@
 namespace tendyn::cdpr {
 namespace {
 
-constexpr Method kAll[] = {Method::exhaustive, Method::lawson_hanson, Method::exact,
-                           Method::closed_form, Method::improved_closed_form};
+constexpr Method kAll[] = {Method::kExhaustive, Method::kLawsonHanson, Method::kExact,
+                           Method::kClosedForm, Method::kImprovedClosedForm};
 
-bool closed(Method m) { return m == Method::closed_form || m == Method::improved_closed_form; }
+bool closed(Method m) { return m == Method::kClosedForm || m == Method::kImprovedClosedForm; }
 
 SolverOptions options_for(Method m) {
   SolverOptions o;
@@ -26,7 +26,7 @@ SolverOptions options_for(Method m) {
 
 /// Seeded f0 ~ U[0, 1]^n (independent of the problem's own draws).
 Eigen::VectorXd seeded_f0(int n, std::uint64_t seed) {
-  const auto q = random_problem(1, n, 7000 + seed, WrenchMode::uniform);
+  const auto q = random_problem(1, n, 7000 + seed, WrenchMode::kUniform);
   return (q.J.row(0).transpose().array() + 1.0) / 2.0;
 }
 
@@ -35,16 +35,16 @@ Eigen::VectorXd seeded_f0(int n, std::uint64_t seed) {
 // 6 cables, 3e-16); the comparison against Octave itself is in nnls_test.cpp.
 TEST(Equilibration, OneColumnTimes1e8IsSolvedToRoundOff) {
   for (int k = 0; k < 100; ++k) {
-    const auto p = random_problem(6, 8, 300 + k, WrenchMode::uniform);
+    const auto p = random_problem(6, 8, 300 + k, WrenchMode::kUniform);
     Eigen::MatrixXd J = p.J;
     J.col(k % 8) *= 1e8;
     const Eigen::VectorXd w = J * seeded_f0(8, k);
-    for (Method m : {Method::lawson_hanson, Method::exact}) {
+    for (Method m : {Method::kLawsonHanson, Method::kExact}) {
       const auto r = solve_tensions(m, J, w);
-      EXPECT_EQ(r.status, Status::ok) << method_name(m) << " problem " << k << ": " << r.reason;
-      EXPECT_LT(r.residual_norm / w.norm(), 1e-12) << method_name(m) << " problem " << k;
+      EXPECT_EQ(r.status, Status::kOk) << to_string(m) << " problem " << k << ": " << r.reason;
+      EXPECT_LT(r.residual_norm / w.norm(), 1e-12) << to_string(m) << " problem " << k;
       EXPECT_GE(r.f_N.minCoeff(), 0.0);
-      if (m == Method::lawson_hanson) {
+      if (m == Method::kLawsonHanson) {
         EXPECT_EQ(r.loaded_count, 6) << "problem " << k;
       } else {
         EXPECT_LT(kkt_violation(J, w, r.f_N), 1e-7) << "problem " << k;
@@ -60,14 +60,14 @@ TEST(Equilibration, OneColumnTimes1e8IsSolvedToRoundOff) {
 TEST(Equilibration, ColumnScalingKeepsTheUniqueLeastSquaresAnswer) {
   int compared = 0;
   for (int k = 0; k < 300; ++k) {
-    const auto p = random_problem(6, 8, 900 + k, WrenchMode::uniform);
-    const auto ref = solve_tensions(Method::lawson_hanson, p.J, p.w);
+    const auto p = random_problem(6, 8, 900 + k, WrenchMode::kUniform);
+    const auto ref = solve_tensions(Method::kLawsonHanson, p.J, p.w);
     if (ref.residual_norm < 1e-6 * p.w.norm()) continue;  // feasible: not unique
     ++compared;
     for (double c : {1e8, 1e-8, 3e5}) {
       Eigen::MatrixXd J = p.J;
       J.col(k % 8) *= c;
-      const auto r = solve_tensions(Method::lawson_hanson, J, p.w);
+      const auto r = solve_tensions(Method::kLawsonHanson, J, p.w);
       EXPECT_EQ(r.loaded_mask, ref.loaded_mask) << "problem " << k << " scale " << c;
       EXPECT_NEAR(r.residual_norm, ref.residual_norm, 1e-13 * p.w.norm()) << k << " " << c;
       Eigen::VectorXd f = r.f_N;
@@ -92,19 +92,19 @@ double roundoff_bound(const Eigen::MatrixXd& J, const Eigen::VectorXd& w, const 
 // up to 7e-8); docs/CDPR.md.
 TEST(Equilibration, RowTimes1e5KeepsTheExactAnswerAndRoundOffResiduals) {
   for (int k = 0; k < 3000; ++k) {
-    auto p = random_problem(6, 8, 100 + k, WrenchMode::uniform);
+    auto p = random_problem(6, 8, 100 + k, WrenchMode::kUniform);
     p.w = p.J * seeded_f0(8, k);
     Eigen::MatrixXd J = p.J;
     Eigen::VectorXd w = p.w;
     J.row(k % 6) *= 1e5;
     w[k % 6] *= 1e5;
-    for (Method m : {Method::lawson_hanson, Method::exact}) {
+    for (Method m : {Method::kLawsonHanson, Method::kExact}) {
       const auto r = solve_tensions(m, J, w);
-      EXPECT_EQ(r.status, Status::ok) << method_name(m) << " problem " << k << ": " << r.reason;
-      EXPECT_LE(r.residual_norm, roundoff_bound(J, w, r.f_N)) << method_name(m) << " " << k;
+      EXPECT_EQ(r.status, Status::kOk) << to_string(m) << " problem " << k << ": " << r.reason;
+      EXPECT_LE(r.residual_norm, roundoff_bound(J, w, r.f_N)) << to_string(m) << " " << k;
     }
-    const auto ref = solve_tensions(Method::exact, p.J, p.w);
-    const auto r = solve_tensions(Method::exact, J, w);
+    const auto ref = solve_tensions(Method::kExact, p.J, p.w);
+    const auto r = solve_tensions(Method::kExact, J, w);
     EXPECT_EQ(r.loaded_mask, ref.loaded_mask) << "problem " << k;
     EXPECT_LT((r.f_N - ref.f_N).norm(), 1e-9 * ref.f_N.norm()) << "problem " << k;
   }
@@ -113,7 +113,7 @@ TEST(Equilibration, RowTimes1e5KeepsTheExactAnswerAndRoundOffResiduals) {
 // Scaling J and w by powers of two is exact, so every method returns bit for bit the same
 // answer, scaled, whatever the magnitude (here down to 1e-271 and up to 1e301).
 TEST(Equilibration, PowerOfTwoScalingGivesBitIdenticalAnswers) {
-  const auto p = random_problem(6, 8, 42, WrenchMode::feasible);
+  const auto p = random_problem(6, 8, 42, WrenchMode::kFeasible);
   for (Method m : kAll) {
     const SolverOptions o = options_for(m);
     const auto ref = solve_tensions(m, p.J, p.w, o);
@@ -125,11 +125,11 @@ TEST(Equilibration, PowerOfTwoScalingGivesBitIdenticalAnswers) {
       os.f_min_N = std::ldexp(o.f_min_N, kw - kj);
       os.f_max_N = std::ldexp(o.f_max_N, kw - kj);
       const auto r = solve_tensions(m, J, w, os);
-      EXPECT_EQ(r.status, ref.status) << method_name(m) << " 2^" << kj << ", 2^" << kw;
-      EXPECT_EQ(r.loaded_mask, ref.loaded_mask) << method_name(m);
+      EXPECT_EQ(r.status, ref.status) << to_string(m) << " 2^" << kj << ", 2^" << kw;
+      EXPECT_EQ(r.loaded_mask, ref.loaded_mask) << to_string(m);
       for (int i = 0; i < 8; ++i)
-        EXPECT_EQ(r.f_N[i], std::ldexp(ref.f_N[i], kw - kj)) << method_name(m) << " cable " << i;
-      EXPECT_EQ(r.residual_norm, std::ldexp(ref.residual_norm, kw)) << method_name(m);
+        EXPECT_EQ(r.f_N[i], std::ldexp(ref.f_N[i], kw - kj)) << to_string(m) << " cable " << i;
+      EXPECT_EQ(r.residual_norm, std::ldexp(ref.residual_norm, kw)) << to_string(m);
     }
   }
 }
@@ -137,18 +137,18 @@ TEST(Equilibration, PowerOfTwoScalingGivesBitIdenticalAnswers) {
 // |w|^2 overflows for entries near 1e155 (and 1e300). Before: Lawson-Hanson and exact returned
 // status ok with f = 0 and residual inf. Now the answer is computed (finite: f ~ 1e155).
 TEST(NonFinite, HugeWrenchIsSolvedWhenTheAnswerIsRepresentable) {
-  const auto p = random_problem(3, 8, 1, WrenchMode::feasible);
+  const auto p = random_problem(3, 8, 1, WrenchMode::kFeasible);
   for (double scale : {1e155, 1e300}) {
     const Eigen::VectorXd w = p.w * scale;
-    for (Method m : {Method::exhaustive, Method::lawson_hanson, Method::exact}) {
+    for (Method m : {Method::kExhaustive, Method::kLawsonHanson, Method::kExact}) {
       const auto ref = solve_tensions(m, p.J, p.w);
       const auto r = solve_tensions(m, p.J, w);
-      EXPECT_EQ(r.status, ref.status) << method_name(m) << " " << scale << ": " << r.reason;
+      EXPECT_EQ(r.status, ref.status) << to_string(m) << " " << scale << ": " << r.reason;
       EXPECT_TRUE(r.f_N.allFinite() && std::isfinite(r.tension_norm) &&
                   std::isfinite(r.residual_norm));
-      EXPECT_EQ(r.loaded_mask, ref.loaded_mask) << method_name(m);
+      EXPECT_EQ(r.loaded_mask, ref.loaded_mask) << to_string(m);
       EXPECT_NEAR(r.tension_norm / scale, ref.tension_norm, 1e-12 * ref.tension_norm);
-      EXPECT_LT(r.residual_norm, 1e-12 * w.stableNorm()) << method_name(m);
+      EXPECT_LT(r.residual_norm, 1e-12 * w.stableNorm()) << to_string(m);
     }
   }
 }
@@ -156,15 +156,15 @@ TEST(NonFinite, HugeWrenchIsSolvedWhenTheAnswerIsRepresentable) {
 // When the answer itself overflows (|w| ~ 1e300 against |J| ~ 1e-10: tensions ~ 1e310) no method
 // may say ok: the status is non_finite with a reason.
 TEST(NonFinite, OverflowingAnswerIsNeverOk) {
-  const auto p = random_problem(3, 8, 1, WrenchMode::feasible);
+  const auto p = random_problem(3, 8, 1, WrenchMode::kFeasible);
   const Eigen::MatrixXd J = p.J * 1e-10;
   const Eigen::VectorXd w = Eigen::VectorXd::Constant(3, 1e300);
   for (Method m : kAll) {
     SolverOptions o;
     if (closed(m)) o.f_max_N = 1e300;
     const auto r = solve_tensions(m, J, w, o);
-    EXPECT_EQ(r.status, Status::non_finite) << method_name(m) << ": " << r.reason;
-    EXPECT_NE(std::string(r.reason).find("overflows"), std::string::npos) << method_name(m);
+    EXPECT_EQ(r.status, Status::kNonFinite) << to_string(m) << ": " << r.reason;
+    EXPECT_NE(std::string(r.reason).find("overflows"), std::string::npos) << to_string(m);
   }
 }
 
@@ -173,48 +173,48 @@ TEST(NonFinite, OverflowingAnswerIsNeverOk) {
 // said infeasible for every w = 0 and left values like -5.7e-13 in f).
 TEST(ZeroWrench, EveryMethodReturnsAValidAnswer) {
   for (int k = 0; k < 50; ++k) {
-    const auto p = random_problem(3 + k % 4, 8, 60 + k, WrenchMode::feasible);
+    const auto p = random_problem(3 + k % 4, 8, 60 + k, WrenchMode::kFeasible);
     const Eigen::VectorXd w = Eigen::VectorXd::Zero(p.J.rows());
     for (Method m : kAll) {
       const SolverOptions o = options_for(m);
       const auto r = solve_tensions(m, p.J, w, o);
-      EXPECT_EQ(r.status, Status::ok) << method_name(m) << " problem " << k << ": " << r.reason;
+      EXPECT_EQ(r.status, Status::kOk) << to_string(m) << " problem " << k << ": " << r.reason;
       EXPECT_STREQ(r.reason, "");
-      EXPECT_GE(r.f_N.minCoeff(), 0.0) << method_name(m) << " problem " << k;  // exact bound
-      EXPECT_LE(r.residual_norm, 1e-13 * (1.0 + r.tension_norm)) << method_name(m);
+      EXPECT_GE(r.f_N.minCoeff(), 0.0) << to_string(m) << " problem " << k;  // exact bound
+      EXPECT_LE(r.residual_norm, 1e-13 * (1.0 + r.tension_norm)) << to_string(m);
       if (!closed(m)) {
-        EXPECT_EQ(r.tension_norm, 0.0) << method_name(m);
+        EXPECT_EQ(r.tension_norm, 0.0) << to_string(m);
       }
     }
   }
 }
 
 TEST(ZeroWrench, LowerBoundIsReturnedWhenItMeetsTheWrench) {
-  const auto p = random_problem(6, 8, 77, WrenchMode::feasible);
+  const auto p = random_problem(6, 8, 77, WrenchMode::kFeasible);
   SolverOptions o;
   o.f_min_N = 2.0;
   o.f_max_N = 3.0;
   const Eigen::VectorXd w = p.J * Eigen::VectorXd::Constant(8, 2.0);  // f = f_min is exact
-  for (Method m : {Method::closed_form, Method::improved_closed_form, Method::exact}) {
+  for (Method m : {Method::kClosedForm, Method::kImprovedClosedForm, Method::kExact}) {
     const auto r = solve_tensions(m, p.J, w, o);
-    EXPECT_EQ(r.status, Status::ok) << method_name(m) << ": " << r.reason;
-    EXPECT_GE(r.f_N.minCoeff(), 2.0) << method_name(m);
-    EXPECT_LE(r.f_N.maxCoeff(), 3.0) << method_name(m);
-    EXPECT_LT(r.residual_norm, 1e-12 * w.norm()) << method_name(m);
+    EXPECT_EQ(r.status, Status::kOk) << to_string(m) << ": " << r.reason;
+    EXPECT_GE(r.f_N.minCoeff(), 2.0) << to_string(m);
+    EXPECT_LE(r.f_N.maxCoeff(), 3.0) << to_string(m);
+    EXPECT_LT(r.residual_norm, 1e-12 * w.norm()) << to_string(m);
   }
 }
 
 TEST(Reasons, EveryNonOkStatusSaysWhy) {
   int seen = 0;
   for (int k = 0; k < 100; ++k) {
-    const auto p = random_problem(6, 8, 200 + k, WrenchMode::uniform);
+    const auto p = random_problem(6, 8, 200 + k, WrenchMode::kUniform);
     for (Method m : kAll) {
       const auto r = solve_tensions(m, p.J, p.w, options_for(m));
-      if (r.status == Status::ok) {
+      if (r.status == Status::kOk) {
         EXPECT_STREQ(r.reason, "");
       } else {
         ++seen;
-        EXPECT_GT(std::strlen(r.reason), 10U) << method_name(m) << " " << status_name(r.status);
+        EXPECT_GT(std::strlen(r.reason), 10U) << to_string(m) << " " << to_string(r.status);
       }
     }
   }

@@ -3,6 +3,7 @@ list(APPEND TENDYN_TESTS_cdpr
   cdpr/dense_kernels_test.cpp
   cdpr/nnls_test.cpp
   cdpr/tension_test.cpp
+  cdpr/tension_problem_test.cpp
   cdpr/exact_test.cpp
   cdpr/exhaustive_test.cpp
   cdpr/closed_form_test.cpp

@@ -109,6 +109,32 @@ TEST(Outputs, RunAboveTheBudgetIsRefusedBeforeStarting) {
   EXPECT_EQ(run("simulate -q --duration 0.1 --max-output-mb 1 -o " + (root / "small").string()).code, 0);
 }
 
+// `plan` has the same budget (tensegrity::estimate_plan_output: schedule.csv, planned.yaml, the
+// replay's scene.json; in memory the replay's frames and the rollouts of a period), checked
+// before the planning starts: nothing is written.
+TEST(Outputs, PlanAboveTheBudgetIsRefusedBeforeWritingAnything) {
+  const auto root = fresh_dir("outputs_plan_budget");
+  const auto out = root / "run";
+  const auto r = run("plan --duration 0.3 --max-output-mb 0.01 -o " + out.string());
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("plan: the run would write about"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("rows x 13 columns of schedule.csv"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("above the output budget of 0.01 MB"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--max-output-mb"), std::string::npos);
+  EXPECT_FALSE(fs::exists(out));
+  EXPECT_EQ(count_partials(root), 0);
+  // memory: the lookahead planner keeps (1 + beam) x 3^m rollouts of a period
+  const auto m = run("plan --planner lookahead --beam 50 --drive c1,c2,c3,c4,c5,c6,c7,c8,c9 --max-memory-mb 100 -o " + out.string());
+  EXPECT_EQ(m.code, 2) << m.out;
+  EXPECT_NE(m.out.find("above the memory budget of 100 MB"), std::string::npos) << m.out;
+  EXPECT_NE(m.out.find("rollouts kept per period"), std::string::npos) << m.out;
+  EXPECT_NE(m.out.find("drive fewer cables"), std::string::npos) << m.out;
+  EXPECT_FALSE(fs::exists(out));
+  // the same small plan within a budget that admits it
+  EXPECT_EQ(run("plan -q --duration 0.1 --drive c1 --max-output-mb 1 -o " + out.string()).code, 0);
+  EXPECT_TRUE(fs::exists(out / "schedule.csv"));
+}
+
 }  // namespace
 
 namespace {

@@ -3,6 +3,9 @@
 #include <tendyn/tensegrity/model_io.hpp>
 #include <tendyn/tensegrity/planner.hpp>
 
+#include <algorithm>
+#include <cstdio>
+
 #include "support/tensegrity_fixtures.hpp"
 
 namespace ts = tendyn::tensegrity;
@@ -170,4 +173,131 @@ TEST(Planner, LookaheadBeatsExhaustiveOnTheStraightLine) {
   EXPECT_NEAR(la.max_path_error_m, 0.0025, 0.0005);
   EXPECT_GT(la.speed_mps, ex.speed_mps);
   EXPECT_LE(la.max_path_error_m, ex.max_path_error_m);
+}
+
+// ---- the centroid and the planning policies shared by `tendyn plan`, the studio and Python ----
+
+TEST(PlannerHelpers, CentroidIsTheMeanOfTheRodCentresOnTheFloor) {
+  const auto f = three_bar();
+  ASSERT_EQ(f.model.nrod(), 3);
+  ts::State s = f.model.initial_state;
+  // hand computation: rod centres (0.1, 0.2, 1), (0.3, -0.4, 2), (0.5, 0.8, 3) -> C = (0.9, 0.6) / 3
+  const double p[3][3] = {{0.1, 0.2, 1.0}, {0.3, -0.4, 2.0}, {0.5, 0.8, 3.0}};
+  for (int j = 0; j < 3; ++j) s.p_WC(j) = Eigen::Vector3d(p[j][0], p[j][1], p[j][2]);
+  const Eigen::Vector2d C = ts::plan_centroid_m(f.model, s);
+  EXPECT_NEAR(C.x(), 0.3, 1e-15);
+  EXPECT_NEAR(C.y(), 0.2, 1e-15);
+  // it is the planner's C: the first knot of a plan is the centroid of the initial state, exactly
+  auto o = options(f, 1, 0.1);
+  o.drive_cables = {0};
+  const auto r = ts::plan(f.model, o);
+  EXPECT_EQ(r.centroid_m.front(), ts::plan_centroid_m(f.model, f.model.initial_state));
+  EXPECT_EQ(r.centroid_m.back(), ts::plan_centroid_m(f.model, r.final_state));
+  // errors: a state of another model, a model without rods
+  ts::State short_state = s;
+  short_state.x.conservativeResize(13);
+  EXPECT_THROW(ts::plan_centroid_m(f.model, short_state), tendyn::Error);
+  EXPECT_THROW(ts::plan_centroid_m(ts::Model{}, ts::State{}), tendyn::Error);
+}
+
+TEST(PlannerHelpers, CableIndicesKeepTheOrderAndNameBadIds) {
+  const auto f = three_bar();
+  EXPECT_EQ(ts::cable_indices(f.model, {"c3", "c1", "c9"}, "w"), (std::vector<int>{2, 0, 8}));
+  EXPECT_TRUE(ts::cable_indices(f.model, {}, "w").empty());
+  try {
+    ts::cable_indices(f.model, {"c1", "nope"}, "plan: --drive");
+    ADD_FAILURE() << "no error";
+  } catch (const tendyn::Error& e) {
+    EXPECT_STREQ(e.what(), "plan: --drive: no cable 'nope' in the model");
+  }
+  try {
+    ts::cable_indices(f.model, {"c2", "c1", "c2"}, "request.inverse.drive_cables");
+    ADD_FAILURE() << "no error";
+  } catch (const tendyn::Error& e) {
+    EXPECT_STREQ(e.what(), "request.inverse.drive_cables: cable 'c2' listed twice");
+  }
+}
+
+TEST(PlannerHelpers, RemoveDrivesOnDropsOnlyThePlannedCablesDrives) {
+  auto withdrive = ts::load_model_file(std::string(TENDYN_SOURCE_DIR) + "/models/three_bar.yaml");
+  auto m = withdrive.model;
+  ASSERT_EQ(m.drives.size(), 4u);  // c1..c4 (document 001 eq. 2-66)
+  auto o = options(withdrive, 1, 0.1);
+  o.drive_cables = {1, 3};
+  EXPECT_THROW(ts::plan(m, o), tendyn::Error);  // plan() refuses drives on its cables
+  EXPECT_EQ(ts::remove_drives_on(m, o.drive_cables), 2);
+  ASSERT_EQ(m.drives.size(), 2u);
+  EXPECT_EQ(m.drives[0].cable, 0);  // the others stay, in their order
+  EXPECT_EQ(m.drives[1].cable, 2);
+  EXPECT_EQ(ts::remove_drives_on(m, o.drive_cables), 0);
+  const auto r = ts::plan(m, o);  // now accepted; the remaining drives still act
+  EXPECT_EQ(r.offset_m.size(), 2u);
+}
+
+TEST(PlannerHelpers, RolloutOptionsUseRk4OnlyForDopri5OnTheImpulseGround) {
+  auto f = three_bar();
+  ASSERT_EQ(f.model.ground.type, ts::Ground::Type::kImpulse);
+  ts::SimulationOptions sim = f.simulation;
+  sim.integrator = ts::Integrator::kDormandPrince45;
+  sim.dt_s = 2.5e-4;
+  const auto r = ts::rollout_options(f.model, sim);
+  EXPECT_EQ(r.integrator, ts::Integrator::kRK4);
+  EXPECT_EQ(r.dt_s, 2.5e-4);
+  EXPECT_EQ(r.output_interval_s, sim.output_interval_s);
+  sim.integrator = ts::Integrator::kLieVerlet;
+  EXPECT_EQ(ts::rollout_options(f.model, sim).integrator, ts::Integrator::kLieVerlet);
+  sim.integrator = ts::Integrator::kDormandPrince45;
+  auto compliant = f.model;
+  compliant.ground.type = ts::Ground::Type::kCompliant;
+  EXPECT_EQ(ts::rollout_options(compliant, sim).integrator, ts::Integrator::kDormandPrince45);
+  // what the policy is for: dopri5 rollouts on the impulse ground are refused, the fallback plans
+  auto o = options(f, 1, 0.1);
+  o.drive_cables = {0};
+  o.rollout = sim;
+  o.rollout.dt_s = 1e-3;
+  EXPECT_THROW(ts::plan(f.model, o), tendyn::Error);
+  o.rollout = ts::rollout_options(f.model, o.rollout);
+  EXPECT_EQ(ts::plan(f.model, o).rollouts, 3);
+}
+
+TEST(PlannerHelpers, ScheduleCsvHasOneRowPerKnotWithThePathError) {
+  const auto f = three_bar();
+  auto o = options(f, 1, 0.2);
+  o.drive_cables = {0, 2};
+  const auto r = ts::plan(f.model, o);
+  ASSERT_EQ(ts::plan_nperiod(o), 2);
+  ASSERT_EQ(r.path_error_m.size(), 3u);
+  ts::PathTracker tracker(o.path);
+  double max_error = 0.0;
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(r.path_error_m[i], tracker.distance(r.centroid_m[i]));
+    if (i > 0) max_error = std::max(max_error, r.path_error_m[i]);
+  }
+  EXPECT_EQ(r.max_path_error_m, max_error);
+  const std::string csv = ts::plan_schedule_csv(f.model, o.drive_cables, r);
+  const auto first_nl = csv.find('\n');
+  EXPECT_EQ(csv.substr(0, first_nl), "t_s,c1.u_m,c3.u_m,cx_m,cy_m,cost_m,path_error_m,c1.tension_N,c3.tension_N");
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 4);
+  // the first knot: t, u = 0, C, cost 0, |Cy|, the tensions; every number as %.12g
+  const auto num = [](double v) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.12g", v + 0.0);
+    return std::string(b);
+  };
+  const std::string row0 = num(r.period_start_s[0]) + ",0,0," + num(r.centroid_m[0].x()) + "," + num(r.centroid_m[0].y()) + ",0," +
+                           num(r.path_error_m[0]) + "," + num(r.tension_N[0][0]) + "," + num(r.tension_N[0][1]);
+  EXPECT_EQ(csv.substr(first_nl + 1, row0.size() + 1), row0 + "\n");
+  EXPECT_THROW(ts::plan_schedule_csv(f.model, {0}, r), tendyn::Error);       // not this run's cables
+  EXPECT_THROW(ts::plan_schedule_csv(f.model, {0, 99}, r), tendyn::Error);   // no such cable
+}
+
+TEST(PlannerHelpers, PeriodCountRoundsDurationOverPeriod) {
+  ts::PlannerOptions o;
+  o.period_s = 0.1;
+  o.duration_s = 0.26;
+  EXPECT_EQ(ts::plan_nperiod(o), 3);
+  o.duration_s = 0.01;
+  EXPECT_EQ(ts::plan_nperiod(o), 1);
+  o.duration_s = 3.0;
+  EXPECT_EQ(ts::plan_nperiod(o), 30);
 }

@@ -10,6 +10,8 @@ list(APPEND TENDYN_TESTS_tensegrity
   tensegrity/contact_test.cpp
   tensegrity/model_test.cpp
   tensegrity/planner_test.cpp
+  tensegrity/output_estimate_test.cpp
+  tensegrity/plan_study_test.cpp
   tensegrity/form_finding_test.cpp
   tensegrity/mjcf_test.cpp
   tensegrity/simulate_test.cpp

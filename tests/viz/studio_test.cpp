@@ -290,5 +290,50 @@ TEST(Studio, InverseRunPlansThenSimulatesTheSchedule) {
   EXPECT_NEAR(job.scene.t_s.back(), 0.2, 1e-12);
 }
 
+// The inverse mode applies the planning policies of `tendyn plan` (tensegrity/planner.hpp): the
+// model's drive on a planned cable is dropped, and a model file asking for dopri5 on the impulse
+// ground is planned and replayed with RK4 (before, the replay refused it after the planning).
+TEST(Studio, InverseRunAppliesThePlanningPolicies) {
+  std::string yaml = file_text("models/three_bar.yaml");
+  const auto at = yaml.find("integrator: rk4");
+  ASSERT_NE(at, std::string::npos);
+  yaml.replace(at, 15, "integrator: dopri5");
+  const json body = {{"yaml", yaml},
+                     {"mode", "inverse"},
+                     {"duration_s", 0.1},
+                     {"inverse", {{"drive_cables", {"c2"}}, {"period_s", 0.1}}}};
+  const auto r = parse_run_request(body.dump(), {});
+  EXPECT_EQ(r.file.simulation.integrator, ts::Integrator::kDormandPrince45);
+  EXPECT_EQ(r.plan.rollout.integrator, ts::Integrator::kRK4);
+  EXPECT_EQ(r.plan.drive_cables, std::vector<int>{1});
+  ASSERT_EQ(r.file.model.drives.size(), 3u);  // c1, c3, c4 keep theirs
+  for (const auto& d : r.file.model.drives) EXPECT_NE(d.cable, 1);
+  Job job;
+  run_job(r, job);
+  ASSERT_EQ(job.status, "done") << job.error;
+  EXPECT_EQ(json::parse(job.summary_json)["rollouts"], 3);
+}
+
+// job_json is built with nlohmann::ordered_json: the keys come in the order the front end and
+// docs/VIEWER.md list them (status, progress, frame_count, error, scene, from, frames, summary).
+TEST(Studio, JobJsonKeepsItsKeyOrder) {
+  const auto r = parse_run_request(json{{"yaml", default_yaml()}, {"duration_s", 0.05}}.dump(), {});
+  Job job;
+  run_job(r, job);
+  ASSERT_EQ(job.status, "done") << job.error;
+  const std::string text = job_json(job, 0);
+  EXPECT_EQ(text.rfind("{\"status\":\"done\",\"progress\":1.0,\"frame_count\":6,\"scene\":{", 0), 0u) << text.substr(0, 80);
+  const auto from = text.find(",\"from\":0,\"frames\":{"), summary = text.find(",\"summary\":{");
+  EXPECT_NE(from, std::string::npos);
+  EXPECT_NE(summary, std::string::npos);
+  EXPECT_LT(from, summary);
+  EXPECT_EQ(json::parse(text)["summary"], json::parse(job.summary_json));
+  Job failed;
+  failed.cancel = true;
+  run_job(r, failed);
+  const std::string e = job_json(failed, 3);
+  EXPECT_EQ(e.rfind("{\"status\":\"error\",\"progress\":0.0,\"frame_count\":1,\"error\":\"run cancelled\",\"from\":3,\"frames\":", 0), 0u) << e;
+}
+
 }  // namespace
 }  // namespace tendyn::viz::studio

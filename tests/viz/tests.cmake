@@ -3,6 +3,7 @@ list(APPEND TENDYN_TESTS_viz
   viz/scene_test.cpp
   viz/tensegrity_scene_test.cpp
   viz/studio_test.cpp
+  viz/plan_scene_test.cpp
 )
 if(TENDYN_WITH_CDPR)
   list(APPEND TENDYN_TESTS_viz viz/cdpr_scene_test.cpp)

@@ -53,7 +53,7 @@ struct ControllerConfig {
   double tau_filter_s = 0.0;     ///< low-pass of the readings it uses (0 = off) [s]
   double f_min_N = 200.0;     ///< printer8 tension.min
   double f_max_N = 30000.0;
-  Method method = Method::exact;
+  Method method = Method::kExact;
   bool tension_control = true;   ///< lower-cable (null-space) tension regulator on/off
   std::string upper_group = "upper";
   std::string lower_group = "lower";

@@ -44,8 +44,8 @@ struct DynamicModel {
   Eigen::Vector3d com_P = Eigen::Vector3d::Zero();          ///< total COM in P [m]
   Eigen::Matrix3d inertia_C = Eigen::Matrix3d::Identity();  ///< total inertia about com_P [kg m^2]
   Eigen::Matrix3d inertia_C_inv = Eigen::Matrix3d::Identity();
-  [[nodiscard]] int num_cables() const { return geometry.num_cables(); }
-  [[nodiscard]] int state_size() const { return 13 + num_cables(); }
+  [[nodiscard]] int ncable() const { return geometry.ncable(); }
+  [[nodiscard]] int state_size() const { return 13 + ncable(); }
 };
 
 /// Validates sizes/signs (throws tendyn::Error naming the field and cable) and fills the derived

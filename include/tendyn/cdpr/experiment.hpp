@@ -8,6 +8,7 @@
 
 #include <Eigen/Core>
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -67,6 +68,12 @@ StageResult run_stage(const DynamicModel& model, const ExperimentConfig& cfg, bo
 /// CSV (%.12g, units in the column names): t_s, p_ref_{x,y,z}_m, p_{x,y,z}_m, pos_err_m, rot_err_rad,
 /// <cable>.tension_N..., <cable>.tension_opt_N... (optimal profile), lower_norm_N, opt_lower_norm_N.
 std::string stage_csv(const DynamicModel& model, const StageResult& stage);
+/// Indices of the samples a viewer shows: the first, then each sample at least `period_s` [s]
+/// (less 1e-9 s) after the previously chosen one, and the last. Throws tendyn::Error for a
+/// negative or non-finite period. Cost O(samples).
+std::vector<std::size_t> frame_samples(const StageResult& stage, double period_s);
+/// The platform pose of a sample (p_WP = p, R_WP from q_WP).
+Pose sample_pose(const Sample& sample);
 /// Human-readable comparison of the two stages (also used by the CLI).
 std::string experiment_summary(const StageResult& without, const StageResult& with);
 

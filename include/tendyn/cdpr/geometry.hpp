@@ -14,6 +14,7 @@
 #include <Eigen/Core>
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -21,32 +22,39 @@ namespace tendyn::cdpr {
 
 /// Spatial robots have a 6-row structure matrix (Fx, Fy, Fz, Mx, My, Mz); planar robots move in
 /// the world x-y plane and have 3 rows (Fx, Fy, Mz).
-enum class Motion { spatial, planar };
+enum class Motion { kSpatial, kPlanar };
+/// "spatial" or "planar" (exact names, as in model files). Throws tendyn::Error otherwise.
+Motion motion_from_string(const std::string& name);
+/// "spatial" or "planar".
+const char* to_string(Motion motion);
 
 /// Rows of a spatial wrench, used to pick a row subset of J (e.g. the document's (Fx, Fy, Mz)
 /// system (4) for the lower cables).
-enum class WrenchRow : int { fx = 0, fy = 1, fz = 2, mx = 3, my = 4, mz = 5 };
+enum class WrenchRow : int { kFx = 0, kFy = 1, kFz = 2, kMx = 3, kMy = 4, kMz = 5 };
 
-/// Parses "fx", "fy", "fz", "mx", "my", "mz" (case-insensitive). Throws tendyn::Error otherwise.
-WrenchRow parse_wrench_row(const std::string& name);
-const char* wrench_row_name(WrenchRow row);
+/// Parses "fx", "fy", "fz", "mx", "my", "mz" (case-insensitive). Throws tendyn::Error naming the
+/// accepted names otherwise.
+WrenchRow wrench_row_from_string(const std::string& name);
+/// "fx", "fy", "fz", "mx", "my", "mz".
+const char* to_string(WrenchRow row);
 
 /// Immutable robot description. Built and validated by make_model() or load_model().
 struct Model {
   std::string name;
-  Motion motion = Motion::spatial;
+  Motion motion = Motion::kSpatial;
   Eigen::Matrix3Xd p_WA;                  ///< (3 x n) frame anchors in world [m]; planar: z = 0
   Eigen::Matrix3Xd p_PB;                  ///< (3 x n) attachment points in platform frame [m]
   std::vector<std::string> cable_names;   ///< n names (default "c1".."cn")
   std::vector<std::string> cable_groups;  ///< n group labels (e.g. "upper", "lower"; default "")
   double f_min_N = 0.0;                   ///< lower tension bound [N] (>= 0)
-  double f_max_N = 1e300;                 ///< upper tension bound [N] (> f_min_N); "none" = 1e300
+  /// upper tension bound [N] (> f_min_N); no bound = infinity (a model file without tension.max)
+  double f_max_N = std::numeric_limits<double>::infinity();
   double platform_mass_kg = 0.0;          ///< used only to build a gravity wrench (may be 0)
   Eigen::Vector3d p_PC = Eigen::Vector3d::Zero();  ///< platform centre of mass in P [m]
   Eigen::Vector3d gravity_W{0.0, 0.0, -9.81};  ///< [m/s^2]
-  [[nodiscard]] int num_cables() const { return static_cast<int>(p_WA.cols()); }
+  [[nodiscard]] int ncable() const { return static_cast<int>(p_WA.cols()); }
   /// 6 for spatial, 3 for planar.
-  [[nodiscard]] int wrench_dim() const { return motion == Motion::spatial ? 6 : 3; }
+  [[nodiscard]] int wrench_dim() const { return motion == Motion::kSpatial ? 6 : 3; }
 };
 
 /// Validates and returns a model. Throws tendyn::Error naming the cable and reason for: n < 1,
@@ -99,5 +107,7 @@ std::vector<int> cables_in_group(const Model& model, const std::string& group);
 /// The gravity wrench the cables must balance at `pose`: w = -[m g; (R_WP p_PC) x m g] (spatial)
 /// or -[m g_x; m g_y; ((R_WP p_PC) x m g)_z] (planar), [N; N m], moments about P.
 Eigen::VectorXd gravity_compensation_wrench(const Model& model, const Pose& pose);
+/// Same, into w (wrench_dim() entries; no allocation). Throws tendyn::Error on another size.
+void gravity_compensation_wrench(const Model& model, const Pose& pose, Eigen::Ref<Eigen::VectorXd> w);
 
 }  // namespace tendyn::cdpr

@@ -3,9 +3,9 @@
 //
 // Distribution (the document does not state its own; this is ours, docs/CDPR.md):
 //   J: entries i.i.d. uniform on [-1, 1];
-//   w: WrenchMode::feasible   w = J f0, f0 entries i.i.d. uniform on [0, 1] (a non-negative
+//   w: WrenchMode::kFeasible   w = J f0, f0 entries i.i.d. uniform on [0, 1] (a non-negative
 //                             solution exists, as in the document's examples 1-3);
-//      WrenchMode::uniform    w entries i.i.d. uniform on [-1, 1] (may be infeasible).
+//      WrenchMode::kUniform    w entries i.i.d. uniform on [-1, 1] (may be infeasible).
 // Random numbers: SplitMix64 (Steele, Lea, Flood 2014) seeded with `seed`; a double is
 // (x >> 11) 2^-53, so problems are identical on every platform and standard library.
 #pragma once
@@ -14,11 +14,16 @@
 #include <Eigen/Core>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace tendyn::cdpr {
 
-enum class WrenchMode { feasible, uniform };
+enum class WrenchMode { kFeasible, kUniform };
+/// "feasible" or "uniform" (exact names). Throws tendyn::Error naming the accepted names otherwise.
+WrenchMode wrench_mode_from_string(const std::string& name);
+/// "feasible" or "uniform".
+const char* to_string(WrenchMode mode);
 
 struct RandomProblem {
   Eigen::MatrixXd J;  ///< (m x n)
@@ -26,7 +31,7 @@ struct RandomProblem {
 };
 
 /// Problem number `seed` of the distribution above. Throws tendyn::Error if m < 1 or n < 1.
-RandomProblem random_problem(int m, int n, std::uint64_t seed, WrenchMode mode = WrenchMode::feasible);
+RandomProblem random_problem(int m, int n, std::uint64_t seed, WrenchMode mode = WrenchMode::kFeasible);
 
 /// One problem of a study: the results of each requested method, in the order given.
 struct StudyRow {
@@ -54,7 +59,7 @@ struct StudySummary {
 std::vector<StudyRow> run_random_study(int m, int n, int count, std::uint64_t seed,
                                        const std::vector<Method>& methods,
                                        const SolverOptions& options = {},
-                                       WrenchMode mode = WrenchMode::feasible);
+                                       WrenchMode mode = WrenchMode::kFeasible);
 
 /// Summary of method index a against index b of each row's results.
 StudySummary summarize_study(const std::vector<StudyRow>& rows, std::size_t a, std::size_t b);

@@ -52,24 +52,30 @@
 
 namespace tendyn::cdpr {
 
-enum class Method { exhaustive, lawson_hanson, exact, closed_form, improved_closed_form };
+enum class Method { kExhaustive, kLawsonHanson, kExact, kClosedForm, kImprovedClosedForm };
 /// "exhaustive", "lawson-hanson" (also "nnls", "lsqnonneg"), "exact", "closed-form",
-/// "improved-closed-form". Throws tendyn::Error for other names.
-Method parse_method(const std::string& name);
-const char* method_name(Method method);
+/// "improved-closed-form"; case-insensitive, '_' may stand for '-'. Throws tendyn::Error naming
+/// the accepted names for any other text.
+Method method_from_string(const std::string& name);
+/// "exhaustive", "lawson-hanson", "exact", "closed-form", "improved-closed-form".
+const char* to_string(Method method);
 
 enum class Status {
-  ok,              ///< solution found
-  near_singular,   ///< J (or the chosen loaded subset) is (near) rank deficient; f is returned
+  kOk,             ///< solution found
+  kNearSingular,   ///< J (or the chosen loaded subset) is (near) rank deficient; f is returned
                    ///< but equilibrium may not hold (see residual_norm)
-  infeasible,      ///< no f within the bounds meets the method's target (closed forms), or the
+  kInfeasible,     ///< no f within the bounds meets the method's target (closed forms), or the
                    ///< minimal residual is not zero (other methods: f is still the best one)
-  iteration_limit, ///< the iteration cap was reached; f is the last iterate
-  non_finite       ///< the answer is not representable: a tension, |f| or the residual overflows
+  kIterationLimit, ///< the iteration cap was reached; f is the last iterate
+  kNonFinite       ///< the answer is not representable: a tension, |f| or the residual overflows
                    ///< the double range (e.g. |w| near 1e300 with |J| ~ 1), or the solver met a
                    ///< non-finite intermediate. f may hold infinities; never use it.
 };
-const char* status_name(Status status);
+/// "ok", "near_singular", "infeasible", "iteration_limit", "non_finite" (the names in CSV and JSON
+/// outputs).
+const char* to_string(Status status);
+/// The inverse of to_string(Status) (exact names). Throws tendyn::Error naming the accepted names.
+Status status_from_string(const std::string& name);
 
 struct SolverOptions {
   double f_min_N = 0.0;    ///< lower tension bound (exact, closed forms) [N]
@@ -105,7 +111,7 @@ struct TensionResult {
   int loaded_count = 0;
   double residual_norm = 0.0;   ///< |J f - w| [N, N m mixed, as given]
   double tension_norm = 0.0;    ///< |f| [N]
-  Status status = Status::ok;
+  Status status = Status::kOk;
   /// Why the status is not ok (a static string, "" when ok), e.g. "a tension overflows the double
   /// range when unscaled".
   const char* reason = "";
@@ -137,7 +143,7 @@ class Workspace {
 /// Throws tendyn::Error (message names the method) on: J or w empty, non-finite, or of sizes that
 /// do not match each other or exceed the workspace; n > 64; f_min < 0 or f_max <= f_min; n > 24
 /// for exhaustive; an infinite f_max for the closed forms.
-/// Never returns status ok with a non-finite f, |f| or residual (see Status::non_finite).
+/// Never returns status ok with a non-finite f, |f| or residual (see Status::kNonFinite).
 /// Closed forms: a final tension within the method's slack (1e-12 f_max) outside [f_min, f_max]
 /// is round-off and is clamped to the bound; when the method finds no feasible point but
 /// f = f_min (every cable at its lower bound, e.g. f = 0 for w = 0) meets the wrench, that f is

@@ -78,6 +78,7 @@ struct PlanResult {
   std::vector<Eigen::VectorXd> offset_m;       ///< (nperiod + 1) drive offsets u at the knots
   std::vector<Eigen::Vector2d> centroid_m;     ///< (nperiod + 1) (Cx, Cy) at the knots
   std::vector<Eigen::VectorXd> tension_N;      ///< (nperiod + 1) drive-cable tensions at the knots [N]
+  std::vector<double> path_error_m;            ///< (nperiod + 1) distance of centroid_m from the path [m]
   std::vector<double> cost;                    ///< (nperiod) cost of the executed candidate
   int threshold_misses = 0;
   int forced_periods = 0;  ///< periods in which every candidate let a taut cable go slack (fewest chosen)
@@ -93,11 +94,51 @@ struct PlanResult {
   std::vector<CableDrive> as_drives(const std::vector<int>& drive_cables) const;
 };
 
+/// Number of control periods of a plan: max(1, round(duration_s / period_s)). Never throws.
+int plan_nperiod(const PlannerOptions& options);
+
 /// Plans from model.initial_state. The model's own drives must not act on the drive cables
-/// (Error). Throws tendyn::Error on bad options (no drive cables, bad indices, non-positive u0 /
+/// (Error; remove_drives_on() drops them). Throws tendyn::Error on bad options (no drive cables, bad indices, non-positive u0 /
 /// period / duration), SimulationError if a rollout blows up. `progress(done_periods, total)` is
 /// called after each period. Cost: nperiod x (3^m or ~2m x rounds) rollouts of period/dt steps.
 PlanResult plan(const Model& model, const PlannerOptions& options, const std::function<void(int, int)>& progress = {});
+
+/// The executed schedule as CSV text (schedule.csv of `tendyn plan`; io/csv.hpp conventions):
+/// header t_s, <id>.u_m per drive cable, cx_m, cy_m, cost_m, path_error_m, <id>.tension_N per
+/// drive cable; then one row per knot (cost_m 0 at the first knot), numbers "%.12g", '\n' after
+/// every line. `drive_cables` are PlannerOptions::drive_cables of the run. Throws tendyn::Error
+/// when they do not match the result (count, or an index outside the model). Cost O(nperiod m).
+std::string plan_schedule_csv(const Model& model, const std::vector<int>& drive_cables, const PlanResult& result);
+
+// ---- The planner's centroid and the planning policies shared by `tendyn plan`, the studio's
+// inverse mode (viz::studio) and Python, so that the three plan the same problem.
+
+/// The point the planner steers, C = (Cx, Cy) [m]: the mean over the rods of the floor projection
+/// (x, y) of each rod's centre of mass p_WC (world frame). This is PlanResult::centroid_m.
+/// Throws tendyn::Error when the model has no rods or `state` is not sized for the model.
+/// Cost O(nrod).
+Eigen::Vector2d plan_centroid_m(const Model& model, const State& state);
+
+/// Indices into model.cables of the cables named `ids`, in the order given. Throws tendyn::Error
+/// "<where>: no cable '<id>' in the model" for an unknown id and "<where>: cable '<id>' listed
+/// twice" for a repeated one (a cable has one planned schedule). An empty `ids` gives an empty
+/// list (plan() refuses it). Cost O(|ids| x ncable).
+std::vector<int> cable_indices(const Model& model, const std::vector<std::string>& ids, const std::string& where);
+
+/// Policy "the planner owns its drive cables": removes from model.drives every drive that acts
+/// on one of `cables` (indices), keeping the others in their order, and returns how many were
+/// removed. plan() refuses a model whose drives act on a planned cable; call this first (the
+/// executed schedule is appended as new drives by PlanResult::as_drives). Never throws.
+int remove_drives_on(Model& model, const std::vector<int>& cables);
+
+/// Policy "rollouts on an impulse ground use a fixed step": the impulse ground needs a fixed-step
+/// integrator (simulate refuses Dormand-Prince with it: impacts are located inside fixed steps),
+/// so a model file asking for kDormandPrince45 on an impulse ground is planned with kRK4 at the
+/// same dt_s (the first trial step of dopri5). Returns `simulation` with that substitution when
+/// model.ground.type is kImpulse and the integrator is kDormandPrince45, otherwise unchanged.
+/// Use the result as PlannerOptions::rollout and for the replay of the executed schedule (the
+/// planned model on the same ground). Never throws.
+SimulationOptions rollout_options(const Model& model, const SimulationOptions& simulation);
 
 /// Path cost and helpers (exposed for tests and studies).
 struct PathTracker {

@@ -6,6 +6,7 @@
 // used by `tendyn tree simulate` and `tendyn.tree.simulate`) and `Rk4` (one step, for callers
 // that drive the loop themselves).
 #pragma once
+#include <tendyn/io/output_estimate.hpp>
 #include <tendyn/tree/algorithms.hpp>
 
 #include <Eigen/Core>
@@ -91,6 +92,12 @@ long simulation_steps(const SimulationOptions& options);
 /// Number of output samples of a run with `steps` steps recorded every `stride` steps: t = 0,
 /// every multiple of stride and the last step.
 long sample_count(long steps, long stride);
+
+/// `tendyn tree simulate`: the result file (sample_count rows of 2 + nq + 2 nv numbers: t, q, v,
+/// tau, energy), held in memory as doubles until it is written, and, when frame_interval_s > 0,
+/// the viewer frames (floor(duration / frame_interval_s) + 2, 6 numbers per link) in scene.json
+/// and in memory. Throws tendyn::Error on options simulation_steps() rejects.
+io::OutputEstimate estimate_simulate_output(const Model& model, const SimulationOptions& options, double frame_interval_s);
 
 /// Samples of a run, one row per output time (row-major, so a row is one contiguous state).
 struct SimulationResult {
