@@ -1,9 +1,11 @@
 // tendyn sweep: document 000's tilt-angle (psi) study of the 3-prism.
 #include <tendyn/core/error.hpp>
 #include <tendyn/io/atomic_file.hpp>
+#include <tendyn/io/csv.hpp>
 #include <tendyn/io/result_set.hpp>
 #include <tendyn/tensegrity/output.hpp>
 #include <tendyn/tensegrity/psi_study.hpp>
+#include <tendyn/tensegrity/sweep.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -14,7 +16,6 @@
 
 #include "cli_util.hpp"
 #include "commands.hpp"
-#include "sweep_spec.hpp"
 
 namespace tendyn::cli {
 
@@ -29,6 +30,31 @@ struct SweepArgs {
   std::string spec;
   bool quiet = false;
 };
+
+// `sweep --spec`: the library runs the grid (tensegrity/sweep.hpp); here, options and messages.
+void run_spec(const SweepArgs& a, bool out_given) {
+  namespace ts = tensegrity;
+  const ts::SweepSpec spec = ts::load_sweep_spec(a.spec);
+  ts::SweepRunOptions o;
+  // -o DIR: DIR/results.jsonl instead of the spec's `out`
+  if (out_given) o.out = (std::filesystem::path(a.out_dir) / "results.jsonl").string();
+  o.threads = a.threads;
+  const std::string out = o.out.empty() ? spec.out : o.out;
+  Progress progress("sweep", !a.quiet);
+  o.on_start = [&](std::size_t npoint, std::size_t nresumed, int threads) {
+    if (!a.quiet) std::printf("sweep %s: %zu points (%zu already in %s), %d threads\n", a.spec.c_str(), npoint, nresumed, out.c_str(), threads);
+  };
+  o.progress = [&](std::size_t done, std::size_t total) { progress.update(static_cast<double>(done) / static_cast<double>(total)); };
+  ts::SweepRunReport report;
+  try {
+    report = ts::run_sweep(spec, o);
+  } catch (...) {
+    progress.finish();
+    throw;
+  }
+  progress.finish();
+  if (!a.quiet) std::printf("ran %zu points; results in %s (one JSON line per point, resumable)\n", report.nrun, out.c_str());
+}
 
 void run_sweep(const SweepArgs& a) {
   namespace ts = tensegrity;
@@ -53,34 +79,40 @@ void run_sweep(const SweepArgs& a) {
   o.simulation.output_interval_s = 0.01;
   o.threads = a.threads;
   ensure_directory(a.out_dir);
+  // finished angles are journaled; a rerun after an interruption runs only the others
+  const auto journal = std::filesystem::path(a.out_dir) / "sweep.journal.jsonl";
+  o.journal_path = journal.string();
   Progress progress("sweep", !a.quiet);
-  const auto res = ts::run_psi_study(o, [&](int done, int total) { progress.update(static_cast<double>(done) / total); });
+  ts::PsiStudyResult res;
+  try {
+    res = ts::run_psi_study(o, [&](int done, int total) { progress.update(static_cast<double>(done) / total); });
+  } catch (...) {
+    progress.finish();
+    throw;
+  }
   progress.finish();
 
-  std::string csv = "psi_deg,normal,first_slack_cable,first_slack_time_s,first_overstrain_cable,first_overstrain_time_s";
+  io::CsvLine line;
+  for (const char* h : {"psi_deg", "normal", "first_slack_cable", "first_slack_time_s", "first_overstrain_cable", "first_overstrain_time_s"})
+    line.text(h);
   for (const char* t : ts::kTripleName)
-    for (const char* q : {"max_strain", "min_strain", "final_strain", "shape"}) csv += std::string(",") + t + "_" + q;
-  csv += ",triple_spread\n";
+    for (const char* q : {"max_strain", "min_strain", "final_strain", "shape"}) line.text(std::string(t) + "_" + q);
+  line.text("triple_spread");
+  std::string csv = line.str() + "\n";
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& r : res.rows) {
-    std::string line;
-    ts::append_number(line, r.psi_deg);
-    line += r.normal ? ",1," : ",0,";
+    line.clear();
+    line.num(r.psi_deg).flag(r.normal);
     // "never": an empty cell (the library's -1 never reaches a file)
-    line += r.first_slack_cable + ",";
-    if (!r.first_slack_cable.empty()) ts::append_number(line, r.first_slack_time_s);
-    line += "," + r.first_overstrain_cable + ",";
-    if (!r.first_overstrain_cable.empty()) ts::append_number(line, r.first_overstrain_time_s);
-    for (int t = 0; t < 3; ++t) {
-      for (double v : {r.max_strain[t], r.min_strain[t], r.final_strain[t]}) {
-        line += ",";
-        ts::append_number(line, v);
-      }
-      line += "," + r.shape[t];
-    }
-    line += ",";
-    ts::append_number(line, r.triple_spread);
-    csv += line + "\n";
+    line.text(r.first_slack_cable);
+    if (r.first_slack_cable.empty()) line.text("");
+    else line.num(r.first_slack_time_s);
+    line.text(r.first_overstrain_cable);
+    if (r.first_overstrain_cable.empty()) line.text("");
+    else line.num(r.first_overstrain_time_s);
+    for (int t = 0; t < 3; ++t) line.num(r.max_strain[t]).num(r.min_strain[t]).num(r.final_strain[t]).text(r.shape[t]);
+    line.num(r.triple_spread);
+    csv += line.str() + "\n";
     nlohmann::json j = {{"psi_deg", r.psi_deg}, {"normal", r.normal}, {"triple_spread", r.triple_spread}};
     j["first_slack"] = r.first_slack_cable.empty() ? nlohmann::json(nullptr)
                                                    : nlohmann::json({{"cable", r.first_slack_cable}, {"time_s", r.first_slack_time_s}});
@@ -108,9 +140,12 @@ void run_sweep(const SweepArgs& a) {
     write_summary(results.file("sweep.json"), summary, provenance(summary["prism"].dump(), ""));
     results.commit();
   }
+  std::filesystem::remove(journal);  // the set is complete: the journal has served
   const bool plotted = render_plot("sweep", std::filesystem::path(a.out_dir) / "sweep.csv", std::filesystem::path(a.out_dir) / "sweep.png");
 
   if (a.quiet) return;
+  if (res.resumed > 0)
+    std::printf("resumed: %d of %d angles read from the journal of an interrupted run (not run again)\n", res.resumed, n);
   std::printf("psi study: radius %.4g m, pivot %.3g, damping %.3g N s/m (%s), %d angles, %.3g s each\n", o.prism.radius_m,
               o.prism.pivot, a.damping, a.damping_law.c_str(), n, a.duration);
   std::printf("%6s %-7s %-22s %-22s %23s %23s %23s  %s\n", "psi", "normal", "first slack", "first over-strain",
@@ -157,8 +192,7 @@ void register_sweep(CLI::App& app) {
       ->check(existing_file());
   cmd->add_flag("-q,--quiet", a->quiet, "no table or progress");
   cmd->callback([a, out] {
-    if (!a->spec.empty())
-      run_sweep_spec(a->spec, a->threads, a->quiet, out->count() ? (std::filesystem::path(a->out_dir) / "results.jsonl").string() : "");
+    if (!a->spec.empty()) run_spec(*a, out->count() > 0);
     else run_sweep(*a);
   });
 }

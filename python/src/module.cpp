@@ -79,6 +79,7 @@ PYBIND11_MODULE(_tendyn, m) {
     t::expose_lagrange(tensegrity);
     t::expose_psi_study(tensegrity);
     t::expose_planner(tensegrity);
+    t::expose_sweep(tensegrity);
     t::expose_output_estimate(tensegrity);
   }
 #ifdef TENDYN_WITH_CDPR

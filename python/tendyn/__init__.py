@@ -5,8 +5,9 @@ Thin bindings of the C++ library with the C++ names: ``tendyn.tensegrity``, ``te
 Errors: ``tendyn.Error`` (bad input, a ValueError) and ``tendyn.SimulationError`` (a failed run, also a
 RuntimeError, with ``.time``), both carrying the C++ message.
 
-Pure-Python helpers: :func:`sweep` (parallel, deterministic, resumable parameter sweeps, locally in
-threads or on a Dask cluster), :func:`grid_points` and :func:`run_spec`.
+Python helpers: :func:`sweep` (parallel, deterministic, resumable parameter sweeps, locally in
+threads or on a Dask cluster), :func:`grid_points` and :func:`run_spec` (the sweep spec of
+``tendyn sweep --spec``, run by the C++ library: include/tendyn/tensegrity/sweep.hpp).
 """
 from __future__ import annotations
 
@@ -99,68 +100,7 @@ def _drop_partial_line(path: str | os.PathLike) -> None:
         pass
 
 
-# The spec fields, as apps/tendyn/sweep_spec.cpp (`tendyn sweep --spec`) reads them: both refuse
-# the same specs with the same reasons.
-_PRISM_NUMBERS = ("rod_mass_kg", "rod_length_m", "rod_radius_outer_m", "rod_radius_inner_m", "stiffness_Npm",
-                  "stiffness_top_Npm", "stiffness_bottom_Npm", "stiffness_side_Npm", "damping_Nspm", "rest_length_m",
-                  "rest_top_m", "rest_bottom_m", "rest_side_m", "psi_rad", "radius_m", "pivot", "height_m", "psi_deg")
-_PRISM_FIELDS = frozenset(_PRISM_NUMBERS + ("n", "damping_law"))
-_SIMULATION_NUMBERS = ("duration_s", "dt_s", "output_interval_s", "strain_limit", "slack_tolerance")
-_SIMULATION_FIELDS = frozenset(_SIMULATION_NUMBERS + ("integrator",))
 MAX_GRID_POINTS = 1_000_000  # as `tendyn sweep --spec` (docs/CLI.md)
-
-
-def _checked(what: str, key: str, value: Any) -> Any:
-    """`value` of spec field `key` converted to its type; tendyn.Error naming `what` otherwise."""
-    import math
-    if key == "n":
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise Error(f"sweep spec: {what}: must be an integer (got {value!r})")
-        return value
-    if key in ("damping_law", "integrator"):
-        if not isinstance(value, str):
-            raise Error(f"sweep spec: {what}: must be text (got {value!r})")
-        if key == "damping_law" and value not in ("axial", "relative_velocity"):
-            raise Error(f"sweep spec: {what}: must be axial or relative_velocity (got {value!r})")
-        return value
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise Error(f"sweep spec: {what}: must be a finite number (got {value!r})")
-    return float(value)
-
-
-def _prism_params(base: Mapping[str, Any], point: Mapping[str, Any]):
-    p = tensegrity.PrismParams()
-    for what, src in (("prism", base), ("grid", point)):
-        for key, value in src.items():
-            if key not in _PRISM_FIELDS:
-                if what == "prism":
-                    raise Error(f"sweep spec: prism has no field '{key}'")
-                continue  # a simulation field (checked by run_spec)
-            value = _checked(f"{what}.{key}", key, value)
-            if key == "psi_deg":
-                p.psi_rad = value * 3.141592653589793 / 180.0
-            elif key == "damping_law":
-                p.damping_law = (tensegrity.DampingLaw.kAxial if value == "axial"
-                                 else tensegrity.DampingLaw.kRelativeVelocity)
-            else:
-                setattr(p, key, value)
-    return p
-
-
-def _simulation_options(base: tensegrity.SimulationOptions, section: Mapping[str, Any], point: Mapping[str, Any]):
-    o = base
-    for what, src in (("simulation", section), ("grid", point)):
-        for key, value in src.items():
-            if key not in _SIMULATION_FIELDS:
-                if what == "simulation":
-                    raise Error(f"sweep spec: simulation has no field '{key}'")
-                continue
-            value = _checked(f"{what}.{key}", key, value)
-            if key == "integrator":
-                o.integrator = tensegrity.integrator_from_string(value)
-            else:
-                setattr(o, key, value)
-    return o
 
 
 def _stderr_is_terminal() -> bool:
@@ -192,59 +132,24 @@ def _terminal_progress(total: int) -> Callable[[int, int], None]:
 def run_spec(spec: Mapping[str, Any], point: Mapping[str, Any]) -> dict:
     """Run one point of a declarative sweep spec and return its metrics (a JSON-ready dict).
 
-    Spec keys: ``model``: ``"prism"`` (built by make_prism from ``spec["prism"]`` updated by the
-    point's PrismParams names; ``psi_deg`` sets psi_rad; ``damping_law``: "axial" or
-    "relative_velocity") or a YAML model file path; ``simulation``: SimulationOptions fields
-    (``integrator`` by name). Point keys that are SimulationOptions fields override those too.
-    The fields are those of ``tendyn sweep --spec`` and are checked alike: an unknown field, a
-    non-finite number, a non-integer ``n``, or prism parameters with a model file raise tendyn.Error
-    (a point's ``seed``, added by :func:`sweep`, is allowed and ignored).
+    The spec and its checks are those of ``tendyn sweep --spec`` (the same C++ code,
+    ``tendyn.tensegrity.sweep_spec_from_dict`` and ``run_sweep_point``): keys ``model``
+    (``"prism"``, built by make_prism from ``spec["prism"]`` updated by the point's PrismParams
+    names, ``psi_deg`` setting psi_rad, ``damping_law`` "axial" or "relative_velocity"; or a model
+    file path), ``simulation`` (SimulationOptions fields, ``integrator`` by name), ``grid``,
+    ``out``, ``threads``. Point keys are prism or simulation fields. An unknown key at any level,
+    a non-finite number, a non-integer ``n``, or prism parameters with a model file raise
+    tendyn.Error with the same reason as the CLI.
     Metrics: normal_mode, first slack/over-strain (time, cable; both None when it never happens),
-    max/min strain per cable, final
-    energies, max energy drift, final COM, steps. Runs in C++ with the GIL released.
+    max/min strain per cable, final energies, max energy drift, final COM, steps. Runs in C++
+    with the GIL released.
     """
-    for key in spec:
-        if key not in ("model", "prism", "simulation", "grid", "out", "threads"):
-            raise Error(f"sweep spec: unknown field '{key}' (allowed: model, prism, simulation, grid, out, threads)")
-    model_spec = spec.get("model", "prism")
-    if not isinstance(model_spec, str):
-        raise Error('sweep spec: model: must be "prism" or a model file path')
-    for key in point:
-        if key not in _PRISM_FIELDS and key not in _SIMULATION_FIELDS and key != "seed":
-            raise Error(f"sweep spec: grid name '{key}' is neither a prism nor a simulation field")
-    if model_spec == "prism":
-        model = tensegrity.make_prism(_prism_params(spec.get("prism", {}), point))
-        options = tensegrity.SimulationOptions()
-    else:
-        if "prism" in spec:
-            raise Error(f"sweep spec: 'prism' is given but 'model' is the file '{model_spec}' "
-                        "(prism parameters apply only to model: prism)")
-        for key in point:
-            if key in _PRISM_FIELDS:
-                raise Error(f"sweep spec: grid name '{key}' is a prism parameter, but 'model' is the file "
-                            f"'{model_spec}' (prism parameters apply only to model: prism)")
-        mf = tensegrity.load_model_file(model_spec)
-        model, options = mf.model, mf.simulation
-    options = _simulation_options(options, spec.get("simulation", {}), point)
-    run = tensegrity.simulate(model, options, record=False)
-    s = run["summary"]
-    mon = s.monitor
-    return {
-        "normal_mode": bool(mon.normal_mode),
-        "first_slack_time_s": mon.first_slack_time_s if mon.first_slack_time_s >= 0 else None,  # None: never
-        "first_slack_cable": model.cable_ids[mon.first_slack_cable] if mon.first_slack_cable >= 0 else None,
-        "first_overstrain_time_s": mon.first_overstrain_time_s if mon.first_overstrain_time_s >= 0 else None,
-        "first_overstrain_cable": (model.cable_ids[mon.first_overstrain_cable]
-                                   if mon.first_overstrain_cable >= 0 else None),
-        "max_strain": mon.max_strain.tolist(),
-        "min_strain": mon.min_strain.tolist(),
-        "kinetic_final_J": s.final_energy.kinetic_J,
-        "elastic_final_J": s.final_energy.elastic_J,
-        "energy_final_J": s.final_energy.total(),
-        "max_abs_energy_drift_J": s.max_abs_energy_drift_J,
-        "com_final_m": s.com_final_m.tolist(),
-        "steps": s.steps,
-    }
+    return tensegrity.run_sweep_point(tensegrity.sweep_spec_from_dict(spec), point)
+
+
+def _run_spec_seeded(spec: Mapping[str, Any], point: Mapping[str, Any]) -> dict:
+    """run_spec for :func:`sweep` with ``seed``: the ``seed`` it adds to each point is not a spec field."""
+    return run_spec(spec, {k: v for k, v in point.items() if k != "seed"})
 
 
 def sweep(fn_or_spec: Callable[[dict], Any] | Mapping[str, Any],
@@ -274,7 +179,11 @@ def sweep(fn_or_spec: Callable[[dict], Any] | Mapping[str, Any],
     Results are normalised through JSON (so fresh and resumed results compare equal). If a point
     raises, the finished points are kept in ``out`` and the exception is re-raised.
     """
-    fn = fn_or_spec if callable(fn_or_spec) else functools.partial(run_spec, dict(fn_or_spec))
+    if callable(fn_or_spec):
+        fn = fn_or_spec
+    else:
+        tensegrity.sweep_spec_from_dict(fn_or_spec)  # a bad spec is refused before any point runs
+        fn = functools.partial(run_spec if seed is None else _run_spec_seeded, dict(fn_or_spec))
     points = grid_points(grid)
     if seed is not None:
         for i, p in enumerate(points):

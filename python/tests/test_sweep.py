@@ -169,3 +169,68 @@ def test_spec_errors_agree_with_cli(tmp_path, spec, point, message):
 def test_grid_size_is_bounded():
     with pytest.raises(tendyn.Error, match="the grid has 1000000000 points or more, above the limit 1000000"):
         tendyn.grid_points({"a": range(1000), "b": range(1000), "c": range(1000)})
+
+
+# Issue 13: the spec is read by the C++ library for Python and the CLI alike. Before, Python had
+# its own reader (it let unknown keys through where the CLI refused them); now an unknown key at any
+# level is refused by both with the very same reason (Python has no file:line:col: "sweep spec").
+UNKNOWN_KEYS = [
+    {"grid": {"psi_deg": [40.0]}, "outt": "x.jsonl"},
+    {"prism": {"stiffness": 5.0}, "grid": {"psi_deg": [40.0]}},
+    {"simulation": {"duration": 0.1}, "grid": {"psi_deg": [40.0]}},
+    {"grid": {"psi_degree": [40.0]}},
+    {"prism": {"damping_law": "viscous"}, "grid": {"psi_deg": [40.0]}},
+]
+
+
+@pytest.mark.parametrize("spec", UNKNOWN_KEYS)
+def test_unknown_keys_are_refused_exactly_like_the_cli(tmp_path, spec):
+    grid = spec["grid"]
+    base = {k: v for k, v in spec.items() if k != "grid"}
+    with pytest.raises(tendyn.Error) as py_err:
+        tendyn.sweep(base, grid)  # refused before any point runs
+    py_msg = str(py_err.value)
+    assert py_msg.startswith("sweep spec: ")
+    with pytest.raises(tendyn.Error) as run_err:
+        tendyn.run_spec(spec, tendyn.grid_points(grid)[0])
+    assert str(run_err.value) == py_msg
+    cli = Path(tendyn.__file__).resolve().parents[2] / "tendyn"
+    if not cli.exists():
+        pytest.skip(f"CLI not built at {cli}")
+    (tmp_path / "spec.yaml").write_text(json.dumps(spec))
+    r = subprocess.run([str(cli), "sweep", "--spec", str(tmp_path / "spec.yaml"), "-q", "-o", str(tmp_path / "o")],
+                       capture_output=True, text=True)
+    assert r.returncode == 2, r.stderr
+    # "tendyn: error: <dir>/spec.yaml:LINE:COL: <reason>" -> "<reason>"
+    cli_reason = r.stderr.strip().split("spec.yaml:1:", 1)[1].split(": ", 1)[1]
+    assert cli_reason == py_msg[len("sweep spec: "):]
+    assert not (tmp_path / "o").exists()
+
+
+def test_seed_is_a_spec_field_only_through_sweep_seed():
+    grid = {"psi_deg": [40.0]}
+    spec = {"simulation": {"duration_s": 0.05}}
+    seeded = tendyn.sweep(spec, grid, seed=7)  # sweep adds "seed" to each point: not a spec field
+    assert seeded == tendyn.sweep(spec, grid)
+    with pytest.raises(tendyn.Error, match="grid name 'seed' is neither a prism nor a simulation field"):
+        tendyn.sweep(spec, {**grid, "seed": [1]})
+
+
+def test_bound_spec_run_writes_the_cli_bytes(tmp_path):
+    """tendyn.tensegrity.run_sweep (a spec file read by the library) writes the CLI's results file."""
+    text = "simulation: {duration_s: 0.05}\ngrid:\n  psi_deg: [30, 45.5]\n  damping_law: [axial, relative_velocity]\n"
+    (tmp_path / "spec.yaml").write_text(text)
+    spec = tendyn.tensegrity.load_sweep_spec(str(tmp_path / "spec.yaml"))
+    assert spec.npoint == 4
+    pts = tendyn.tensegrity.grid_points(spec)
+    assert pts[1] == {"psi_deg": 30, "damping_law": "relative_velocity"} and type(pts[2]["psi_deg"]) is float
+    report = tendyn.tensegrity.run_sweep(spec, str(tmp_path / "py.jsonl"), 2)
+    assert (report["npoint"], report["nresumed"], report["nrun"]) == (4, 0, 4)
+    records = tendyn.load_results(tmp_path / "py.jsonl")
+    assert [records[i]["point"] for i in range(4)] == pts
+    assert records[3]["result"] == tendyn.run_spec({"simulation": {"duration_s": 0.05}}, pts[3])
+    cli = Path(tendyn.__file__).resolve().parents[2] / "tendyn"
+    if not cli.exists():
+        pytest.skip(f"CLI not built at {cli}")
+    subprocess.run([str(cli), "sweep", "--spec", str(tmp_path / "spec.yaml"), "-q", "-o", str(tmp_path / "cli")], check=True)
+    assert (tmp_path / "cli" / "results.jsonl").read_bytes() == (tmp_path / "py.jsonl").read_bytes()

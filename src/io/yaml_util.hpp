@@ -2,8 +2,8 @@
 // column (1-based) and the field path, e.g.
 //   models/prism.yaml:12:5: cables[3].stiffness: must be > 0 (got -10)
 // Used by all model-file readers (tensegrity, CDPR, tree) so they report errors alike.
-// Private header (not installed): yaml-cpp is a private dependency of the library; the program
-// (apps/tendyn/sweep_spec.cpp) reaches it through src/ on its include path.
+// Private header (not installed): yaml-cpp is a private dependency of the library (the sweep-spec
+// reader, src/tensegrity/sweep.cpp, uses it too; the program does not see it).
 #pragma once
 #include <yaml-cpp/yaml.h>
 

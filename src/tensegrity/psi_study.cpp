@@ -1,10 +1,14 @@
 #include <tendyn/core/error.hpp>
 #include <tendyn/core/parallel.hpp>
 #include <tendyn/tensegrity/psi_study.hpp>
+#include <tendyn/tensegrity/sweep.hpp>
+
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <memory>
 #include <mutex>
 #include <numbers>
 
@@ -74,6 +78,82 @@ PsiStudyRow run_one(const PsiStudyOptions& o, double psi_deg) {
   return r;
 }
 
+// ---- journal (options.journal_path): rows as JSON, exact (doubles round-trip through nlohmann_json)
+using nlohmann::json;
+
+// Everything a row depends on besides psi: a journal with another header belongs to another run.
+std::string journal_header(const PsiStudyOptions& o) {
+  const PrismParams& p = o.prism;
+  const SimulationOptions& s = o.simulation;
+  const json prism = {{"n", p.n},
+                      {"rod_mass_kg", p.rod_mass_kg},
+                      {"rod_length_m", p.rod_length_m},
+                      {"rod_radius_outer_m", p.rod_radius_outer_m},
+                      {"rod_radius_inner_m", p.rod_radius_inner_m},
+                      {"stiffness_Npm", {p.stiffness_Npm, p.stiffness_top_Npm, p.stiffness_bottom_Npm, p.stiffness_side_Npm}},
+                      {"damping_Nspm", p.damping_Nspm},
+                      {"damping_law", p.damping_law == DampingLaw::kAxial ? "axial" : "relative_velocity"},
+                      {"rest_length_m", {p.rest_length_m, p.rest_top_m, p.rest_bottom_m, p.rest_side_m}},
+                      {"radius_m", p.radius_m},
+                      {"pivot", p.pivot},
+                      {"height_m", p.height_m}};
+  const json sim = {{"duration_s", s.duration_s},
+                    {"integrator", to_string(s.integrator)},
+                    {"dt_s", s.dt_s},
+                    {"tolerance", {s.tolerance.rtol, s.tolerance.atol, s.tolerance.h_min_s, s.tolerance.h_max_s}},
+                    {"output_interval_s", s.output_interval_s},
+                    {"strain_limit", s.strain_limit},
+                    {"slack_tolerance", s.slack_tolerance},
+                    {"energy_growth_limit", s.energy_growth_limit},
+                    {"stop_on_abnormal", s.stop_on_abnormal},
+                    {"locate_slack_events", s.locate_slack_events}};
+  return json({{"psi_study", {{"prism", prism}, {"simulation", sim}}}}).dump();
+}
+
+std::string row_json(const PsiStudyRow& r) {
+  json j = {{"psi_deg", r.psi_deg},
+            {"normal", r.normal},
+            {"first_slack_time_s", r.first_slack_time_s},
+            {"first_slack_cable", r.first_slack_cable},
+            {"first_overstrain_time_s", r.first_overstrain_time_s},
+            {"first_overstrain_cable", r.first_overstrain_cable},
+            {"triple_spread", r.triple_spread},
+            {"kinetic_final_J", r.kinetic_final_J}};
+  for (const char* k : {"max_strain", "min_strain", "final_strain", "shape"}) j[k] = json::array();
+  for (int t = 0; t < 3; ++t) {
+    j["max_strain"].push_back(r.max_strain[t]);
+    j["min_strain"].push_back(r.min_strain[t]);
+    j["final_strain"].push_back(r.final_strain[t]);
+    j["shape"].push_back(r.shape[t]);
+  }
+  return j.dump();
+}
+
+PsiStudyRow row_from_json(const std::string& text, const std::string& where) {
+  try {
+    const json j = json::parse(text);
+    PsiStudyRow r;
+    r.psi_deg = j.at("psi_deg").get<double>();
+    r.normal = j.at("normal").get<bool>();
+    r.first_slack_time_s = j.at("first_slack_time_s").get<double>();
+    r.first_slack_cable = j.at("first_slack_cable").get<std::string>();
+    r.first_overstrain_time_s = j.at("first_overstrain_time_s").get<double>();
+    r.first_overstrain_cable = j.at("first_overstrain_cable").get<std::string>();
+    r.triple_spread = j.at("triple_spread").get<double>();
+    r.kinetic_final_J = j.at("kinetic_final_J").get<double>();
+    for (int t = 0; t < 3; ++t) {
+      const auto u = static_cast<std::size_t>(t);
+      r.max_strain[t] = j.at("max_strain").at(u).get<double>();
+      r.min_strain[t] = j.at("min_strain").at(u).get<double>();
+      r.final_strain[t] = j.at("final_strain").at(u).get<double>();
+      r.shape[t] = j.at("shape").at(u).get<std::string>();
+    }
+    return r;
+  } catch (const json::exception&) {
+    throw Error(where + ": not a psi-study row (delete the file to start over)");
+  }
+}
+
 }  // namespace
 
 PsiStudyResult run_psi_study(const PsiStudyOptions& o, const std::function<void(int, int)>& progress) {
@@ -85,10 +165,27 @@ PsiStudyResult run_psi_study(const PsiStudyOptions& o, const std::function<void(
   const int n = static_cast<int>(o.psi_deg.size());
   PsiStudyResult res;
   res.rows.resize(static_cast<std::size_t>(n));
-  std::atomic<int> done{0};
+  std::vector<int> todo;
+  std::unique_ptr<SweepJournal> journal;
+  if (!o.journal_path.empty()) {
+    std::vector<std::string> points;
+    for (double v : o.psi_deg) points.push_back(json({{"psi_deg", v}}).dump());
+    journal = std::make_unique<SweepJournal>(o.journal_path, points, journal_header(o),
+                                             "a psi sweep with other options; rerun with the same options, use another output "
+                                             "directory, or delete the file to start over");
+  }
+  for (int i = 0; i < n; ++i) {
+    const auto u = static_cast<std::size_t>(i);
+    if (journal && journal->done(u)) res.rows[u] = row_from_json(journal->result_json(u), o.journal_path + ": point " + std::to_string(i));
+    else todo.push_back(i);
+  }
+  res.resumed = n - static_cast<int>(todo.size());
+  std::atomic<int> done{res.resumed};
   std::mutex mu;
-  parallel_for(n, o.threads, [&](int i) {
-    res.rows[static_cast<std::size_t>(i)] = run_one(o, o.psi_deg[static_cast<std::size_t>(i)]);
+  parallel_for(todo.size(), o.threads, [&](std::size_t k) {
+    const auto i = static_cast<std::size_t>(todo[k]);
+    res.rows[i] = run_one(o, o.psi_deg[i]);
+    if (journal) journal->record(i, row_json(res.rows[i]));
     const int d = ++done;
     if (progress) {
       std::lock_guard<std::mutex> lock(mu);

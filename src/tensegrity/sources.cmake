@@ -9,6 +9,7 @@ list(APPEND TENDYN_SOURCES
   tensegrity/output.cpp
   tensegrity/mjcf.cpp
   tensegrity/psi_study.cpp
+  tensegrity/sweep.cpp
   tensegrity/lagrange.cpp
   tensegrity/contact.cpp
   tensegrity/planner.cpp

@@ -168,3 +168,58 @@ TEST(Outputs, SweepSpecJsonlIsInIndexOrderForAnyThreadCount) {
 }
 
 }  // namespace
+
+namespace {
+
+// Before: the plain psi sweep was not resumable (issue 15): an interrupted run started again from
+// the first angle. Finished angles are now journaled in <out>/sweep.journal.jsonl as they finish;
+// a rerun into the same directory runs only the others, and its files equal an uninterrupted run's.
+TEST(Outputs, PsiSweepResumesAnInterruptedRunWithIdenticalOutputs) {
+  const auto root = fresh_dir("outputs_psi_resume");
+  const std::string args = "sweep --psi-min 30 --psi-max 60 --psi-step 10 --duration 0.3 -j 2 ";
+  const auto ref = root / "ref", out = root / "run";
+  ASSERT_EQ(run(args + "-q -o " + ref.string()).code, 0);
+  const std::string csv = slurp(ref / "sweep.csv"), summary = slurp(ref / "sweep.json");
+  EXPECT_FALSE(fs::exists(ref / "sweep.journal.jsonl"));  // removed once the result set is published
+
+  // a run whose last write fails: no result set, every angle in the journal (header + 4 lines)
+  ASSERT_EQ(::setenv("TENDYN_TEST_FAIL_WRITE", "sweep.json", 1), 0);
+  const auto bad = run(args + "-q -o " + out.string());
+  ::unsetenv("TENDYN_TEST_FAIL_WRITE");
+  EXPECT_EQ(bad.code, 2) << bad.out;
+  EXPECT_FALSE(fs::exists(out / "sweep.csv"));  // the result set is atomic: nothing published
+  EXPECT_FALSE(fs::exists(out / "sweep.json"));
+  const std::string journal = slurp(out / "sweep.journal.jsonl");
+  ASSERT_EQ(std::count(journal.begin(), journal.end(), '\n'), 5) << journal;
+  EXPECT_EQ(journal.rfind("{\"psi_study\":{", 0), 0u) << journal.substr(0, 80);
+
+  // an interruption after two angles: the header, two records and a cut third line
+  std::size_t cut = 0;
+  for (int i = 0; i < 3; ++i) cut = journal.find('\n', cut) + 1;
+  const std::string interrupted = journal.substr(0, cut + 25);
+  std::ofstream(out / "sweep.journal.jsonl", std::ios::binary | std::ios::trunc) << interrupted;
+  const auto r = run(args + "-o " + out.string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("resumed: 2 of 4 angles read from the journal"), std::string::npos) << r.out;
+  EXPECT_EQ(slurp(out / "sweep.csv"), csv);
+  EXPECT_EQ(slurp(out / "sweep.json"), summary);
+  EXPECT_FALSE(fs::exists(out / "sweep.journal.jsonl"));
+  EXPECT_EQ(count_partials(root), 0);
+
+  // a journal left by a run with other options is refused (exit 2), the published set stays
+  std::ofstream(out / "sweep.journal.jsonl", std::ios::binary | std::ios::trunc) << interrupted;
+  const auto other = run(args + "--damping 3 -q -o " + out.string());
+  EXPECT_EQ(other.code, 2) << other.out;
+  EXPECT_NE(other.out.find("sweep.journal.jsonl:1: was written by a different run (a psi sweep with other options; rerun with "
+                           "the same options, use another output directory, or delete the file to start over)"),
+            std::string::npos)
+      << other.out;
+  EXPECT_EQ(slurp(out / "sweep.csv"), csv);
+  // other angles at the same positions are refused too
+  const auto moved = run("sweep --psi-min 31 --psi-max 61 --psi-step 10 --duration 0.3 -q -o " + out.string());
+  EXPECT_EQ(moved.code, 2) << moved.out;
+  EXPECT_NE(moved.out.find("sweep.journal.jsonl: holds point 0 of a different grid"), std::string::npos) << moved.out;
+  fs::remove_all(root);
+}
+
+}  // namespace

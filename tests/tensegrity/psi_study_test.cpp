@@ -4,6 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+
 namespace ts = tendyn::tensegrity;
 
 namespace {
@@ -73,4 +78,53 @@ TEST(PsiStudy, BadOptions) {
   auto o = study({40}, 1);
   o.prism.n = 4;
   EXPECT_THROW(ts::run_psi_study(o), tendyn::Error);
+}
+
+// options.journal_path (the resumable psi sweep, issue 15): rows read back from the journal are
+// the computed rows bit for bit; a journal of other options is refused.
+TEST(PsiStudy, JournalResumesWithTheSameRowsAndRefusesOtherOptions) {
+  const auto dir = std::filesystem::temp_directory_path() / ("tendyn_psi_journal_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  auto o = study({30, 45, 60, 75}, 2);
+  o.simulation.duration_s = 0.3;
+  const auto plain = ts::run_psi_study(o);
+  o.journal_path = (dir / "j.jsonl").string();
+  const auto first = ts::run_psi_study(o);
+  EXPECT_EQ(first.resumed, 0);
+  int calls = 0;
+  const auto again = ts::run_psi_study(o, [&](int done, int total) {
+    ++calls;
+    EXPECT_EQ(done, total);
+  });
+  EXPECT_EQ(again.resumed, 4);
+  EXPECT_EQ(calls, 0);  // nothing ran
+  for (std::size_t i = 0; i < 4; ++i)
+    for (const auto* r : {&first, &again}) {
+      const auto& a = plain.rows[i];
+      const auto& b = r->rows[i];
+      EXPECT_EQ(a.psi_deg, b.psi_deg);
+      EXPECT_EQ(a.normal, b.normal);
+      EXPECT_EQ(a.first_slack_time_s, b.first_slack_time_s);
+      EXPECT_EQ(a.first_slack_cable, b.first_slack_cable);
+      EXPECT_EQ(a.first_overstrain_time_s, b.first_overstrain_time_s);
+      EXPECT_EQ(a.first_overstrain_cable, b.first_overstrain_cable);
+      EXPECT_EQ(a.triple_spread, b.triple_spread);
+      EXPECT_EQ(a.kinetic_final_J, b.kinetic_final_J);
+      for (int t = 0; t < 3; ++t) {
+        EXPECT_EQ(a.max_strain[t], b.max_strain[t]);
+        EXPECT_EQ(a.min_strain[t], b.min_strain[t]);
+        EXPECT_EQ(a.final_strain[t], b.final_strain[t]);
+        EXPECT_EQ(a.shape[t], b.shape[t]);
+      }
+    }
+  EXPECT_EQ(again.has_range, plain.has_range);
+  EXPECT_EQ(again.range_min_deg, plain.range_min_deg);
+  o.prism.stiffness_Npm = 11.0;
+  try {
+    (void)ts::run_psi_study(o);
+    ADD_FAILURE() << "a journal of other options was accepted";
+  } catch (const tendyn::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("j.jsonl:1: was written by a different run"), std::string::npos) << e.what();
+  }
+  std::filesystem::remove_all(dir);
 }

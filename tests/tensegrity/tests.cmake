@@ -5,6 +5,7 @@ list(APPEND TENDYN_TESTS_tensegrity
   tensegrity/builders_test.cpp
   tensegrity/model_io_test.cpp
   tensegrity/psi_study_test.cpp
+  tensegrity/sweep_test.cpp
   tensegrity/lagrange_test.cpp
   tensegrity/contact_test.cpp
   tensegrity/model_test.cpp

@@ -18,6 +18,12 @@ struct PsiStudyOptions {
   std::vector<double> psi_deg;      ///< the tilt angles to run
   SimulationOptions simulation;     ///< duration, step, strain limit, ...
   int threads = 0;                  ///< 0 = all hardware threads; results do not depend on it
+  /// When not empty: a JSON-lines journal of the finished rows (tensegrity::SweepJournal, one
+  /// line per angle, flushed as it finishes; the first line holds prism and simulation). Rows
+  /// found in it are read instead of run (a rerun after an interruption resumes, with the same
+  /// rows bit for bit); a journal of other options or other angles is refused (tendyn::Error
+  /// naming the file). The caller removes it once the results are written.
+  std::string journal_path;
 };
 
 /// Triple index: 0 top, 1 bottom, 2 side (cable k belongs to triple k % 3).
@@ -43,10 +49,12 @@ struct PsiStudyResult {
   std::vector<PsiStudyRow> rows;
   bool has_range = false;
   double range_min_deg = 0.0, range_max_deg = 0.0;  ///< longest run of normal psi values
+  int resumed = 0;  ///< rows read from the journal (options.journal_path), not run
 };
 
 /// Runs the study (in parallel; identical results for any thread count). `progress(done, total)`
-/// is called from worker threads under a lock. Throws tendyn::Error for bad options.
+/// is called from worker threads under a lock (`done` counts journaled rows too). Throws
+/// tendyn::Error for bad options or a journal of another run.
 PsiStudyResult run_psi_study(const PsiStudyOptions& options,
                              const std::function<void(int, int)>& progress = {});
 

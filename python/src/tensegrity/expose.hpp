@@ -24,6 +24,7 @@ void expose_model_io(pybind11::module_& m);   // model_io.hpp: ModelFile, load_*
 void expose_lagrange(pybind11::module_& m);   // lagrange.hpp: the Lagrange formulation
 void expose_psi_study(pybind11::module_& m);  // psi_study.hpp: the psi study
 void expose_planner(pybind11::module_& m);    // planner.hpp: PlanPath, PlannerOptions, PlanResult, plan, planning policies
+void expose_sweep(pybind11::module_& m);      // sweep.hpp: sweep specs, grid, point metrics, run_sweep
 void expose_output_estimate(pybind11::module_& m);  // output_estimate.hpp: OutputEstimate, estimate_*_output
 
 }  // namespace tendyn::python::tensegrity_bind
