@@ -30,6 +30,6 @@ if [[ "${TENDYN_SKIP_SANITIZE:-0}" != 1 ]]; then
   # Planner.LookaheadAndShortRampSchedulesReplayInSimulate).
   (cd build-asan && UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 \
      ctest --output-on-failure -j"$(nproc)" \
-       -E 'Planner\.LookaheadBeatsExhaustive|Planner\.LookaheadIsBitIdentical|^install\.|^example|^regression|web_browser|Mujoco|TreeDart|peers')
+       -E 'Planner\.LookaheadBeatsExhaustive|Planner\.LookaheadIsBitIdentical|^install\.|^example|^regression|web_browser|Mujoco|mujoco|TreeDart|tree_dart|peers')
 fi
 echo "== all tests passed in $(( $(date +%s) - start )) s"
