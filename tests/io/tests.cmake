@@ -3,4 +3,6 @@ list(APPEND TENDYN_TESTS_io
   io/atomic_file_test.cpp
   io/result_set_test.cpp
   io/csv_test.cpp
+  io/markup_test.cpp
+  io/yaml_util_test.cpp
 )

@@ -11,6 +11,7 @@ list(APPEND TENDYN_TESTS_tensegrity
   tensegrity/model_test.cpp
   tensegrity/planner_test.cpp
   tensegrity/output_estimate_test.cpp
+  tensegrity/output_test.cpp
   tensegrity/plan_study_test.cpp
   tensegrity/form_finding_test.cpp
   tensegrity/mjcf_test.cpp

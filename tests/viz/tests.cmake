@@ -8,3 +8,6 @@ list(APPEND TENDYN_TESTS_viz
 if(TENDYN_WITH_CDPR)
   list(APPEND TENDYN_TESTS_viz viz/cdpr_scene_test.cpp)
 endif()
+if(TENDYN_WITH_TREE)
+  list(APPEND TENDYN_TESTS_viz viz/tree_scene_test.cpp)
+endif()

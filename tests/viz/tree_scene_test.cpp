@@ -1,0 +1,64 @@
+// Tree scenes: the recorded points are the links' frame origins and centres of mass from forward
+// kinematics, the COM track and the energies are the tree algorithms' values, and the document's
+// fictitious floating-base chain is not drawn.
+#include <tendyn/tree/algorithms.hpp>
+#include <tendyn/tree/model_io.hpp>
+#include <tendyn/viz/tree_scene.hpp>
+
+#include <gtest/gtest.h>
+
+#include "tree/tree_fixtures.hpp"
+
+namespace tendyn::viz {
+namespace {
+
+TEST(TreeScene, FramesAreForwardKinematicsAndTheTreeEnergies) {
+  const tree::Model m = tree::load_model(tree::testing::model_path("arm6.yaml"));
+  const int n = m.nlinks();
+  const Eigen::VectorXd q0 = m.neutral();
+  Scene s = make_scene(m, q0);
+  EXPECT_EQ(s.kind, "tree");
+  ASSERT_EQ(s.npoint(), 2 * n);
+  tree::Data d(m);
+  const Eigen::VectorXd q = m.random_configuration(7);
+  const Eigen::VectorXd v = Eigen::VectorXd::LinSpaced(m.nv, -1.0, 1.0);
+  add_tree_frame(s, m, d, 0.25, q0, Eigen::VectorXd::Zero(m.nv));
+  add_tree_frame(s, m, d, 0.5, q, v);
+  ASSERT_EQ(s.nframe(), 2);
+  tree::Data ref(m);
+  tree::forward_kinematics(m, ref, q);
+  const double* p = s.positions_m.data() + 3 * 2 * n;  // frame 1
+  for (int i = 0; i < n; ++i)
+    for (int k = 0; k < 3; ++k) EXPECT_EQ(p[3 * i + k], ref.X_WL[static_cast<std::size_t>(i)].p[k]) << i;
+  // a link's centre of mass keeps its distance from the link origin in every configuration
+  for (int i = 0; i < n; ++i) {
+    const Eigen::Map<const Eigen::Vector3d> o0(s.positions_m.data() + 3 * i), c0(s.positions_m.data() + 3 * (n + i));
+    const Eigen::Map<const Eigen::Vector3d> o1(p + 3 * i), c1(p + 3 * (n + i));
+    EXPECT_NEAR((c1 - o1).norm(), (c0 - o0).norm(), 1e-12) << i;
+  }
+  const Eigen::Vector3d com = tree::center_of_mass(m, ref, q);
+  for (int k = 0; k < 3; ++k) EXPECT_NEAR(s.com_m[3 + static_cast<std::size_t>(k)], com[k], 1e-14);
+  const double T = tree::kinetic_energy(m, ref, q, v), U = tree::potential_energy(m, ref, q);
+  EXPECT_NEAR(s.kinetic_J[1], T, 1e-12 * (1.0 + T));
+  EXPECT_GT(s.kinetic_J[1], 0.0);
+  EXPECT_EQ(s.kinetic_J[0], 0.0);  // at rest
+  EXPECT_NEAR(s.gravitational_J[1], U, 1e-12 * (1.0 + std::abs(U)));
+  EXPECT_EQ(s.elastic_J[1], 0.0);  // a tree has no springs
+  EXPECT_EQ(s.total_J[1], s.kinetic_J[1] + s.gravitational_J[1]);
+  EXPECT_NO_THROW(validate(s));
+}
+
+TEST(TreeScene, TheFictitiousBaseChainIsNotDrawn) {
+  const tree::Model m = tree::load_model(tree::testing::model_path("biped.yaml"));
+  const Scene s = make_scene(m, m.neutral());
+  int drawn_joints = 0, fictitious = 0;
+  for (int i = 0; i < m.nlinks(); ++i)
+    for (int c : m.children[static_cast<std::size_t>(i)]) (m.joints[static_cast<std::size_t>(c)].fictitious ? fictitious : drawn_joints)++;
+  EXPECT_GT(fictitious, 0);  // the document's biped stands on the 6-joint chain
+  int link_rods = 0;
+  for (const auto& r : s.rods) link_rods += r.b < m.nlinks() ? 1 : 0;  // origin-to-origin capsules
+  EXPECT_EQ(link_rods, drawn_joints);
+}
+
+}  // namespace
+}  // namespace tendyn::viz
