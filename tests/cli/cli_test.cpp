@@ -19,11 +19,11 @@ namespace {
 
 using tendyn::test::fresh_dir;
 using tendyn::test::slurp;
-tendyn::test::CliRun run(const std::string& args) { return tendyn::test::run_cli(args); }
+using tendyn::test::run;
 
 void write(const fs::path& p, const std::string& text) { std::ofstream(p) << text; }
 
-const std::string kModels = std::string(TENDYN_SOURCE_DIR) + "/models/";
+using tendyn::test::kModels;
 
 }  // namespace
 

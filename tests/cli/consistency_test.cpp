@@ -31,9 +31,9 @@ namespace {
 
 using tendyn::test::fresh_dir;
 using tendyn::test::slurp;
-tendyn::test::CliRun run(const std::string& args) { return tendyn::test::run_cli(args); }
+using tendyn::test::run;
 
-const std::string kModels = std::string(TENDYN_SOURCE_DIR) + "/models/";
+using tendyn::test::kModels;
 
 bool has_command(const std::string& name) { return run("--help").out.find("\n  " + name + " ") != std::string::npos; }
 

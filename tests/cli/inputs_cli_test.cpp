@@ -17,7 +17,7 @@ namespace {
 
 using tendyn::test::fresh_dir;
 using tendyn::test::slurp;
-tendyn::test::CliRun run(const std::string& args) { return tendyn::test::run_cli(args); }
+using tendyn::test::run;
 void write(const fs::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
 const std::string kPrism = std::string(TENDYN_SOURCE_DIR) + "/models/prism3.yaml";
 

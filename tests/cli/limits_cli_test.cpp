@@ -10,7 +10,7 @@
 namespace {
 
 using tendyn::test::fresh_dir;
-tendyn::test::CliRun run(const std::string& args) { return tendyn::test::run_cli(args); }
+using tendyn::test::run;
 
 #ifdef TENDYN_WITH_TREE
 // Before: a 350 KB URDF of 50,000 nested elements overflowed the recursive reader's stack and

@@ -18,7 +18,7 @@ namespace {
 namespace fs = std::filesystem;
 using tendyn::test::fresh_dir;
 using tendyn::test::slurp;
-tendyn::test::CliRun run(const std::string& args) { return tendyn::test::run_cli(args); }
+using tendyn::test::run;
 
 int count_partials(const fs::path& parent) {
   int n = 0;

@@ -30,9 +30,9 @@ namespace {
 
 using tendyn::test::fresh_dir;
 using tendyn::test::slurp;
-tendyn::test::CliRun run(const std::string& args) { return tendyn::test::run_cli(args); }
+using tendyn::test::run;
 
-const std::string kModels = std::string(TENDYN_SOURCE_DIR) + "/models/";
+using tendyn::test::kModels;
 
 bool built_with_viewer() { return run("view --help").out.find("self-contained") != std::string::npos && run("serve --help").code == 0; }
 

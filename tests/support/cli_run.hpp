@@ -33,6 +33,12 @@ inline CliRun run_shell(const std::string& cmd) {
 /// Runs `TENDYN_CLI args` through the shell, stdout and stderr together.
 inline CliRun run_cli(const std::string& args) { return run_shell(std::string(TENDYN_CLI) + " " + args + " 2>&1"); }
 
+/// The shipped models folder, with a trailing '/'.
+inline const std::string kModels = std::string(TENDYN_SOURCE_DIR) + "/models/";
+
+/// The end-to-end tests' shorthand: run_cli.
+inline CliRun run(const std::string& args) { return run_cli(args); }
+
 /// Runs `TENDYN_CLI args` with stdout and stderr captured apart (stderr through a file, so not a
 /// terminal): {exit code, stdout}, and stderr in `err`.
 inline CliRun run_cli_stderr_apart(const std::string& args, std::string& err) {
