@@ -4,6 +4,7 @@
 
 #include "support/cli_run.hpp"
 
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -50,5 +51,25 @@ TEST(ReaderLimits, TooManyTreeLinksExit2WithTheLimit) {
       << r.out;
 }
 #endif
+
+TEST(ReaderLimits, LargeTensegrityModelsExit2BeforeReading) {
+  const auto d = fresh_dir("limits_tensegrity");
+  // 100,001 cables (flow list: parsed in a fraction of a second) and a 17 MiB file
+  std::ofstream many(d / "many.yaml");
+  many << "tendyn: tensegrity\nnodes: [{id: a, position: [0, 0, 0]}, {id: b, position: [0, 0, 1]}]\n"
+          "rods: [{id: r, mass: 1, length: 1, nodes: [a, b]}]\ncables: [0";
+  for (int i = 0; i < 100000; ++i) many << ",0";
+  many << "]\n";
+  many.close();
+  auto r = run("validate " + (d / "many.yaml").string());
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("many.yaml:4:9: cables: has 100001 entries; at most 100000 are accepted"), std::string::npos) << r.out;
+  std::ofstream(d / "big.yaml") << "tendyn: tensegrity\n# " << std::string(17u << 20, 'x') << "\n";
+  r = run("simulate " + (d / "big.yaml").string() + " -o " + (d / "out").string());
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("larger than the 16 MiB limit of YAML input files"), std::string::npos) << r.out;
+  EXPECT_FALSE(std::filesystem::exists(d / "out"));
+  std::filesystem::remove_all(d);
+}
 
 }  // namespace
