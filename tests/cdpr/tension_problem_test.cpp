@@ -16,17 +16,12 @@
 
 #include "test_util.hpp"
 
+#include "support/error_of.hpp"
+
 namespace tendyn::cdpr {
 namespace {
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using tendyn::test::error_of;
 
 /// J(pose) and the gravity wrench computed directly, restricted with select_rows.
 void direct_problem(const Model& m, const Pose& pose, const std::vector<int>& cols, const std::vector<WrenchRow>& rows,
