@@ -61,10 +61,10 @@ TEST(TreeReachability, RejectsNonTreeMatrices) {
 TEST(TreeModel, DepthFirstNumberingAndSizes) {
   ModelBuilder b("t");
   Link l;
-  l.mass = 1.0;
-  l.inertia = Eigen::Matrix3d::Identity() * 0.1;
+  l.mass_kg = 1.0;
+  l.inertia_C_kgm2 = Eigen::Matrix3d::Identity() * 0.1;
   Joint rev;
-  rev.type = JointType::Revolute;
+  rev.type = JointType::kRevolute;
   l.name = "a";
   b.add_link(l, "", rev);
   l.name = "c";
@@ -83,10 +83,10 @@ TEST(TreeModel, DepthFirstNumberingAndSizes) {
 
 TEST(TreeModel, BuilderErrors) {
   Link l;
-  l.mass = 1.0;
-  l.inertia = Eigen::Matrix3d::Identity();
+  l.mass_kg = 1.0;
+  l.inertia_C_kgm2 = Eigen::Matrix3d::Identity();
   Joint rev;
-  rev.type = JointType::Revolute;
+  rev.type = JointType::kRevolute;
   {
     ModelBuilder b;
     l.name = "a";
@@ -105,7 +105,7 @@ TEST(TreeModel, BuilderErrors) {
     ModelBuilder b;
     Link bad = l;
     bad.name = "a";
-    bad.inertia = Eigen::Vector3d(1.0, 1.0, 5.0).asDiagonal();
+    bad.inertia_C_kgm2 = Eigen::Vector3d(1.0, 1.0, 5.0).asDiagonal();
     b.add_link(bad, "", rev);
     EXPECT_NE(error_of([&] { (void)b.build(); }).find("triangle"), std::string::npos);
   }
@@ -127,18 +127,18 @@ TEST(TreeModel, BuilderErrors) {
 }
 
 TEST(TreeModel, YamlAndUrdfBipedAgree) {
-  const Model y = load_model(model_path("biped.yaml"), BaseMode::Fictitious);
-  const Model u = load_model(model_path("biped.urdf"), BaseMode::Fictitious);
+  const Model y = load_model(model_path("biped.yaml"), BaseMode::kFictitious);
+  const Model u = load_model(model_path("biped.urdf"), BaseMode::kFictitious);
   ASSERT_EQ(y.nlinks(), u.nlinks());
   EXPECT_EQ(y.reachability, u.reachability);
   for (int i = 0; i < y.nlinks(); ++i) {
     EXPECT_EQ(y.links[i].name, u.links[i].name);
-    EXPECT_DOUBLE_EQ(y.links[i].mass, u.links[i].mass);
-    EXPECT_TRUE(y.links[i].inertia.isApprox(u.links[i].inertia));
+    EXPECT_DOUBLE_EQ(y.links[i].mass_kg, u.links[i].mass_kg);
+    EXPECT_TRUE(y.links[i].inertia_C_kgm2.isApprox(u.links[i].inertia_C_kgm2));
     EXPECT_TRUE(y.joints[i].axis.isApprox(u.joints[i].axis));
-    EXPECT_TRUE(y.joints[i].p_PJ.isApprox(u.joints[i].p_PJ) || y.joints[i].p_PJ.isZero());
+    EXPECT_TRUE(y.joints[i].p_PJ_m.isApprox(u.joints[i].p_PJ_m) || y.joints[i].p_PJ_m.isZero());
   }
-  const Model f = load_model(model_path("biped.urdf"), BaseMode::Free);
+  const Model f = load_model(model_path("biped.urdf"), BaseMode::kFree);
   EXPECT_EQ(f.nlinks(), 13);
   EXPECT_EQ(f.nq, 19);
   EXPECT_EQ(f.nv, 18);
@@ -150,7 +150,7 @@ TEST(TreeModel, UrdfRoundTrip) {
   ASSERT_EQ(a.nlinks(), b.nlinks());
   for (int i = 0; i < a.nlinks(); ++i) {
     EXPECT_TRUE(a.joints[i].R_PJ.isApprox(b.joints[i].R_PJ, 1e-12)) << i;
-    EXPECT_TRUE(a.joints[i].p_PJ.isApprox(b.joints[i].p_PJ, 1e-12) || a.joints[i].p_PJ.isZero()) << i;
+    EXPECT_TRUE(a.joints[i].p_PJ_m.isApprox(b.joints[i].p_PJ_m, 1e-12) || a.joints[i].p_PJ_m.isZero()) << i;
     EXPECT_EQ(a.joints[i].type, b.joints[i].type);
   }
 }
@@ -268,8 +268,8 @@ TEST(TreeLimits, LinkCountIsBoundedWithAClearError) {
   EXPECT_NE(e.find("big.yaml:3:3: links: 4097 links, more than the limit of 4096"), std::string::npos) << e;
   ModelBuilder b("many");
   Link l;
-  l.mass = 1.0;
-  l.inertia = Eigen::Matrix3d::Identity();
+  l.mass_kg = 1.0;
+  l.inertia_C_kgm2 = Eigen::Matrix3d::Identity();
   for (int i = 0; i <= kMaxLinks; ++i) {
     l.name = "l" + std::to_string(i);
     b.add_link(l, "", Joint{});
