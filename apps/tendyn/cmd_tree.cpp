@@ -250,7 +250,7 @@ void run_dynamics(const TreeOptions& o, bool inverse) {
       result = tree::block_forward_dynamics(m, bd, q, v, input);
     }
   } else {
-    tree::Data d(m);
+    tree::Data d = tree::make_data(m);
     M = tree::crba(m, d, q);
     b = tree::nonlinear_effects(m, d, q, v);
     if (inverse) {

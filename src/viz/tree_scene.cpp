@@ -14,7 +14,7 @@ Scene make_scene(const tree::Model& m, const Eigen::VectorXd& q) {
   // no ground plane: the tree module has no contact model, a floating base falls through z = 0
   for (const auto& l : m.links) s.points.push_back(l.name);
   for (const auto& l : m.links) s.points.push_back(l.name + "_com");
-  tree::Data d(m);
+  tree::Data d = tree::make_data(m);
   tree::forward_kinematics(m, d, q);
   Eigen::Vector3d lo = Eigen::Vector3d::Constant(1e300), hi = -lo;
   for (const auto& X : d.X_WL) {

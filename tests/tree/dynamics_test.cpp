@@ -69,6 +69,19 @@ double rel_err(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
   return (a - b).cwiseAbs().maxCoeff() / std::max(1.0, a.cwiseAbs().maxCoeff());
 }
 
+TEST(TreeData, MakeDataSizesTheWorkspaceLikeTheConstructor) {
+  const Model m = load_model(model_path("biped.urdf"), BaseMode::kFree);
+  const Data d = make_data(m);
+  EXPECT_EQ(d.X_PL.size(), static_cast<std::size_t>(m.nlinks()));
+  EXPECT_EQ(d.M.rows(), m.nv);
+  EXPECT_EQ(d.J_com.cols(), m.nv);
+  // I_L: the link inertia about its origin (parallel axis from p_LC_m, inertia_C_kgm2)
+  const Link& l = m.links[0];
+  const Eigen::Matrix3d c = l.p_LC_m.squaredNorm() * Eigen::Matrix3d::Identity() - l.p_LC_m * l.p_LC_m.transpose();
+  EXPECT_TRUE(d.I_L[0].I.isApprox(l.inertia_C_kgm2 + l.mass_kg * c, 1e-14));
+  EXPECT_DOUBLE_EQ(d.I_L[0].m, l.mass_kg);
+}
+
 TEST(TreeBlockVsRecursive, MassMatrixBiasTauAndAcceleration) {
   std::vector<Case> cs = one_dof_models();
   cs.push_back({"humanoid35_fictitious", load_model(model_path("humanoid35.urdf"), BaseMode::kFictitious)});

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <string>
 
@@ -203,6 +204,58 @@ std::string urdf_error(const std::string& joints) {
   return error_of([&] { (void)urdf_from_string(std::string(kUrdfHead) + kLinks + joints + "</robot>\n", "bad.urdf"); });
 }
 
+TEST(TreeModel, EnumNamesRoundTripAndUnknownNamesListTheAccepted) {
+  for (JointType t : {JointType::kFixed, JointType::kRevolute, JointType::kPrismatic, JointType::kFree})
+    EXPECT_EQ(joint_type_from_string(to_string(t)), t);
+  EXPECT_STREQ(to_string(JointType::kPrismatic), "prismatic");
+  EXPECT_EQ(joint_type_from_string("continuous"), JointType::kRevolute);
+  EXPECT_EQ(joint_type_from_string("floating"), JointType::kFree);
+  EXPECT_EQ(error_of([] { (void)joint_type_from_string("Revolute"); }),
+            "unknown joint type 'Revolute' (accepted: fixed, revolute, continuous, prismatic, free, floating)");
+  for (BaseMode m : {BaseMode::kAsWritten, BaseMode::kFictitious, BaseMode::kFree})
+    EXPECT_EQ(base_mode_from_string(to_string(m)), m);
+  EXPECT_STREQ(to_string(BaseMode::kAsWritten), "as-written");
+  EXPECT_EQ(error_of([] { (void)base_mode_from_string("as_written"); }),
+            "unknown base mode 'as_written' (accepted: as-written, fictitious, free)");
+}
+
+// validate() accepts every built model and names the broken invariant of a hand-edited one.
+TEST(TreeModel, ValidateNamesTheBrokenInvariant) {
+  const Model good = load_model(model_path("double_pendulum.yaml"));
+  EXPECT_NO_THROW(validate(good));
+  EXPECT_NO_THROW(validate(load_model(model_path("biped.urdf"), BaseMode::kFree)));
+  EXPECT_NO_THROW(validate(load_model(model_path("biped.yaml"), BaseMode::kFictitious)));
+  auto broken = [&](auto edit) {
+    Model m = good;
+    edit(m);
+    return error_of([&] { validate(m); });
+  };
+  std::string e = broken([](Model& m) { m.gravity_W_mps2.x() = std::nan(""); });
+  EXPECT_NE(e.find("tree model 'double_pendulum': gravity must be finite"), std::string::npos) << e;
+  e = broken([](Model& m) { m.links[1].mass_kg = -1.0; });
+  EXPECT_NE(e.find("link 'link2': mass must be finite and >= 0"), std::string::npos) << e;
+  e = broken([](Model& m) { m.links[0].p_LC_m.y() = INFINITY; });
+  EXPECT_NE(e.find("centre of mass must be finite"), std::string::npos) << e;
+  e = broken([](Model& m) { m.joints[1].p_PJ_m.z() = std::nan(""); });
+  EXPECT_NE(e.find("origin and axis must be finite"), std::string::npos) << e;
+  e = broken([](Model& m) { m.parent[1] = 1; });
+  EXPECT_NE(e.find("parent 1 must be -1 or < 1"), std::string::npos) << e;
+  e = broken([](Model& m) { m.joints[1].type = JointType::kPrismatic; m.joints[1].nv = 0; });
+  EXPECT_NE(e.find("do not match its type prismatic"), std::string::npos) << e;
+  e = broken([](Model& m) { m.nv = 3; });
+  EXPECT_NE(e.find("nq = 2, nv = 3 do not match the joints (2, 2)"), std::string::npos) << e;
+  e = broken([](Model& m) { m.children[0].clear(); });
+  EXPECT_NE(e.find("children do not match parent"), std::string::npos) << e;
+  e = broken([](Model& m) { m.reachability(1, 0) = 0; });
+  EXPECT_NE(e.find("reachability matrix does not match parent"), std::string::npos) << e;
+  e = broken([](Model& m) { m.joints[1].name = m.joints[0].name; });
+  EXPECT_NE(e.find("duplicate joint name 'link1_joint'"), std::string::npos) << e;
+  e = broken([](Model& m) { m.links.pop_back(); });
+  EXPECT_NE(e.find("must be sized nlinks = 1"), std::string::npos) << e;
+  e = broken([](Model& m) { m.links[1].mass_kg = 0.0; m.links[1].inertia_C_kgm2.setZero(); });
+  EXPECT_NE(e.find("joint 'link2_joint' moves a massless subtree"), std::string::npos) << e;
+}
+
 TEST(TreeUrdf, Errors) {
   const std::string j_ab = "  <joint name=\"j1\" type=\"revolute\"><parent link=\"a\"/><child link=\"b\"/><axis xyz=\"0 0 1\"/></joint>\n";
   // Closed loop: c is the child of two joints.
@@ -216,6 +269,10 @@ TEST(TreeUrdf, Errors) {
   EXPECT_NE(e.find("planar"), std::string::npos) << e;
   e = urdf_error(j_ab + "  <joint name=\"j2\" type=\"screw\"><parent link=\"b\"/><child link=\"c\"/></joint>\n");
   EXPECT_NE(e.find("unknown joint type 'screw'"), std::string::npos) << e;
+  // "free" is tendyn's name, not a URDF type (URDF: "floating")
+  e = urdf_error(j_ab + "  <joint name=\"j2\" type=\"free\"><parent link=\"b\"/><child link=\"c\"/></joint>\n");
+  EXPECT_NE(e.find("unknown joint type 'free' (accepted: fixed, revolute, continuous, prismatic, floating)"),
+            std::string::npos) << e;
   e = urdf_error(j_ab + "  <joint name=\"j2\" type=\"revolute\"><parent link=\"b\"/><child link=\"zz\"/></joint>\n");
   EXPECT_NE(e.find("unknown link 'zz'"), std::string::npos) << e;
   e = urdf_error(j_ab + "  <joint name=\"j2\" type=\"revolute\"><parent link=\"b\"/><child link=\"c\"/><mimic joint=\"j1\"/></joint>\n");
