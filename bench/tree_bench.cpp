@@ -21,9 +21,9 @@ using namespace tendyn::tree;
 std::string path(const char* f) { return std::string(TENDYN_SOURCE_DIR) + "/models/tree/" + f; }
 
 const Model& model(int id) {
-  static const Model biped = load_model(path("biped.yaml"), BaseMode::Fictitious);
-  static const Model humanoid_free = load_model(path("humanoid35.urdf"), BaseMode::Free);
-  static const Model humanoid_fict = load_model(path("humanoid35.urdf"), BaseMode::Fictitious);
+  static const Model biped = load_model(path("biped.yaml"), BaseMode::kFictitious);
+  static const Model humanoid_free = load_model(path("humanoid35.urdf"), BaseMode::kFree);
+  static const Model humanoid_fict = load_model(path("humanoid35.urdf"), BaseMode::kFictitious);
   switch (id) {
     case 0: return biped;
     case 1: return humanoid_fict;
@@ -145,13 +145,13 @@ Model binary_tree(int n) {
   for (int i = 0; i < n; ++i) {
     Link l;
     l.name = std::string("l").append(std::to_string(i));
-    l.mass = 1.0;
-    l.com = Eigen::Vector3d(0.0, 0.0, -0.1);
-    l.inertia = Eigen::Vector3d(0.01, 0.012, 0.008).asDiagonal();
+    l.mass_kg = 1.0;
+    l.p_LC_m = Eigen::Vector3d(0.0, 0.0, -0.1);
+    l.inertia_C_kgm2 = Eigen::Vector3d(0.01, 0.012, 0.008).asDiagonal();
     Joint j;
-    j.type = JointType::Revolute;
+    j.type = JointType::kRevolute;
     j.axis = Eigen::Vector3d::Unit(i % 3);
-    j.p_PJ = Eigen::Vector3d(0.05 * (i % 2 ? 1 : -1), 0.0, -0.2);
+    j.p_PJ_m = Eigen::Vector3d(0.05 * (i % 2 ? 1 : -1), 0.0, -0.2);
     b.add_link(l, i == 0 ? std::string() : std::string("l").append(std::to_string((i - 1) / 2)), j);
   }
   return b.build();

@@ -10,8 +10,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   return tendyn::fuzz::run_contract("tree_yaml_fuzz", data, size, [](const std::string& text) {
     namespace tr = tendyn::tree;
     const tr::Model m = tr::model_from_yaml_string(text, "<fuzz>");
-    const tr::Model fict = tr::convert_base(m, tr::BaseMode::Fictitious);
-    const tr::Model free = tr::convert_base(m, tr::BaseMode::Free);
+    const tr::Model fict = tr::convert_base(m, tr::BaseMode::kFictitious);
+    const tr::Model free = tr::convert_base(m, tr::BaseMode::kFree);
     if (fict.nv != m.nv || free.nv != m.nv) tendyn::fuzz::finding("tree_yaml_fuzz", "base conversion changed nv", text);
     const std::string urdf = tr::to_urdf(m);
     try {

@@ -53,16 +53,15 @@ struct TreeOptions {
   OutputBudget budget;   ///< simulate: --max-output-mb, --max-memory-mb
 };
 
-BaseMode parse_base(const std::string& s) {
-  if (s == "as-written") return BaseMode::AsWritten;
-  if (s == "fictitious") return BaseMode::Fictitious;
-  if (s == "free") return BaseMode::Free;
-  throw Error("--base: expected as-written, fictitious or free (got '" + s + "')");
-}
-
 Model load(const TreeOptions& o) {
-  Model m = tree::load_model(o.model, parse_base(o.base));
-  if (o.zero_gravity) m.gravity.setZero();
+  BaseMode base = BaseMode::kAsWritten;
+  try {
+    base = tree::base_mode_from_string(o.base);
+  } catch (const Error& e) {
+    throw Error(std::string("--base: ") + e.what());
+  }
+  Model m = tree::load_model(o.model, base);
+  if (o.zero_gravity) m.gravity_W_mps2.setZero();
   return m;
 }
 
@@ -107,11 +106,11 @@ struct Units {
 std::vector<Units> v_units(const Model& m) {
   std::vector<Units> u;
   for (const auto& j : m.joints) {
-    if (j.type == tree::JointType::Free) {
+    if (j.type == tree::JointType::kFree) {
       for (int k = 0; k < 3; ++k) u.push_back({"", "radps", "rad/s^2", "N m"});
       for (int k = 0; k < 3; ++k) u.push_back({"", "mps", "m/s^2", "N"});
     } else if (j.nv == 1) {
-      const bool rev = j.type == tree::JointType::Revolute;
+      const bool rev = j.type == tree::JointType::kRevolute;
       u.push_back({rev ? "rad" : "m", rev ? "radps" : "mps", rev ? "rad/s^2" : "m/s^2", rev ? "N m" : "N"});
     }
   }
@@ -121,7 +120,7 @@ std::vector<Units> v_units(const Model& m) {
 std::vector<std::string> v_names(const Model& m) {
   std::vector<std::string> n;
   for (const auto& j : m.joints) {
-    if (j.type == tree::JointType::Free) {
+    if (j.type == tree::JointType::kFree) {
       for (const char* s : {"wx", "wy", "wz", "vx", "vy", "vz"}) n.push_back(j.name + "." + s);
     } else if (j.nv == 1) {
       n.push_back(j.name);
@@ -134,10 +133,10 @@ std::vector<std::string> v_names(const Model& m) {
 std::string simulate_csv_header(const Model& m) {
   std::string h = "t_s";
   for (const auto& j : m.joints) {
-    if (j.type == tree::JointType::Free) {
+    if (j.type == tree::JointType::kFree) {
       for (const char* c : {"x_m", "y_m", "z_m", "qw", "qx", "qy", "qz"}) h += ",q:" + j.name + "." + c;
     } else if (j.nq == 1) {
-      h += ",q:" + j.name + (j.type == tree::JointType::Revolute ? "_rad" : "_m");
+      h += ",q:" + j.name + (j.type == tree::JointType::kRevolute ? "_rad" : "_m");
     }
   }
   const auto names = v_names(m);
@@ -150,7 +149,7 @@ std::string simulate_csv_header(const Model& m) {
 std::vector<std::string> q_names(const Model& m) {
   std::vector<std::string> n;
   for (const auto& j : m.joints) {
-    if (j.type == tree::JointType::Free) {
+    if (j.type == tree::JointType::kFree) {
       for (const char* s : {"x", "y", "z", "qw", "qx", "qy", "qz"}) n.push_back(j.name + "." + s);
     } else if (j.nq == 1) {
       n.push_back(j.name);
@@ -193,16 +192,16 @@ void run_info(const TreeOptions& o) {
     j["nq"] = m.nq;
     j["nv"] = m.nv;
     j["total_mass"] = m.total_mass();
-    j["gravity"] = to_json(Eigen::VectorXd(m.gravity));
+    j["gravity"] = to_json(Eigen::VectorXd(m.gravity_W_mps2));
     nlohmann::json links = nlohmann::json::array();
     for (int i = 0; i < m.nlinks(); ++i)
       links.push_back({{"index", i + 1},
                        {"name", m.links[i].name},
                        {"parent", m.parent[i] >= 0 ? m.links[m.parent[i]].name : "world"},
                        {"joint", m.joints[i].name},
-                       {"type", tree::joint_type_name(m.joints[i].type)},
+                       {"type", tree::to_string(m.joints[i].type)},
                        {"fictitious", m.joints[i].fictitious},
-                       {"mass", m.links[i].mass}});
+                       {"mass", m.links[i].mass_kg}});
     j["links"] = links;
     j["reachability"] = to_json(Eigen::MatrixXd(m.reachability.cast<double>()));
     emit(o, j.dump(2) + "\n");
@@ -210,14 +209,14 @@ void run_info(const TreeOptions& o) {
   }
   std::ostringstream os;
   os << "model " << m.name << ": " << m.nlinks() << " links, nq = " << m.nq << ", nv = " << m.nv
-     << ", mass = " << m.total_mass() << " kg, gravity = (" << m.gravity.transpose() << ") m/s^2\n";
+     << ", mass = " << m.total_mass() << " kg, gravity = (" << m.gravity_W_mps2.transpose() << ") m/s^2\n";
   os << " #  link                     parent                   joint type" << "\n";
   for (int i = 0; i < m.nlinks(); ++i) {
     char buf[256];
     std::snprintf(buf, sizeof buf, "%2d  %-24s %-24s %s%s  m=%g\n", i + 1, m.links[i].name.c_str(),
                   m.parent[i] >= 0 ? m.links[m.parent[i]].name.c_str() : "world",
-                  tree::joint_type_name(m.joints[i].type), m.joints[i].fictitious ? " (fictitious)" : "",
-                  m.links[i].mass);
+                  tree::to_string(m.joints[i].type), m.joints[i].fictitious ? " (fictitious)" : "",
+                  m.links[i].mass_kg);
     os << buf;
   }
   os << "reachability matrix D (d_ij = 1: link i reachable from link j):\n";
@@ -251,7 +250,7 @@ void run_dynamics(const TreeOptions& o, bool inverse) {
       result = tree::block_forward_dynamics(m, bd, q, v, input);
     }
   } else {
-    tree::Data d(m);
+    tree::Data d = tree::make_data(m);
     M = tree::crba(m, d, q);
     b = tree::nonlinear_effects(m, d, q, v);
     if (inverse) {

@@ -24,7 +24,7 @@ def random_qv(model, seed):
 
 @pytest.mark.parametrize("name", ["double_pendulum.yaml", "arm6.yaml", "biped.yaml", "biped.urdf"])
 def test_rnea_equals_crba_plus_bias_and_aba_inverts(name):
-    for mode in [tree.BaseMode.AsWritten, tree.BaseMode.Free]:
+    for mode in [tree.BaseMode.kAsWritten, tree.BaseMode.kFree]:
         model = tree.load_model(str(REPO / "models/tree" / name), mode)
         data = tree.Data(model)
         q, v, a = random_qv(model, 7)
@@ -83,7 +83,7 @@ def test_urdf_round_trip_and_errors():
 # tree.simulate (tree/simulate.hpp) with a torque callback or a schedule
 
 def load(name, mode=None):
-    return tree.load_model(str(REPO / "models/tree" / name), mode or tree.BaseMode.AsWritten)
+    return tree.load_model(str(REPO / "models/tree" / name), mode or tree.BaseMode.kAsWritten)
 
 
 def test_simulate_zero_torque_conserves_energy():
@@ -203,14 +203,14 @@ def test_simulate_options_and_shapes_are_checked():
         tree.kinetic_energy(model, data, "ab", [0.0, 0.0])
     with pytest.raises(ValueError, match="data was made for another model"):
         tree.crba(model, tree.Data(load("arm6.yaml")), [0.0, 0.0])
-    with pytest.raises(ValueError, match=r"Model.gravity: expected shape \(3,\), got shape \(2,\)"):
-        model.gravity = [0.0, 1.0]
-    model.gravity = [0.0, 0.0, -1.62]
-    np.testing.assert_array_equal(model.gravity, [0.0, 0.0, -1.62])
+    with pytest.raises(ValueError, match=r"Model.gravity_W_mps2: expected shape \(3,\), got shape \(2,\)"):
+        model.gravity_W_mps2 = [0.0, 1.0]
+    model.gravity_W_mps2 = [0.0, 0.0, -1.62]
+    np.testing.assert_array_equal(model.gravity_W_mps2, [0.0, 0.0, -1.62])
 
 
 def test_free_joint_model_simulates_and_normalises():
-    model = load("biped.urdf", tree.BaseMode.Free)
+    model = load("biped.urdf", tree.BaseMode.kFree)
     q0 = model.neutral()
     q0[3:7] = [2.0, 0.0, 0.0, 0.0]
     r = tree.simulate(model, q0, duration_s=0.05)
@@ -222,7 +222,7 @@ def test_free_joint_model_simulates_and_normalises():
 
 def test_simulate_releases_the_gil():
     import threading
-    model = load("humanoid35.urdf", tree.BaseMode.Free)
+    model = load("humanoid35.urdf", tree.BaseMode.kFree)
     done = threading.Event()
 
     def run():
@@ -241,8 +241,8 @@ def test_simulate_releases_the_gil():
 def test_reprs_keyword_constructors_and_docstrings():
     model = load("double_pendulum.yaml")
     assert repr(model) == "Model(name='double_pendulum', nlinks=2, nq=2, nv=2)"
-    assert repr(model.joints[0]).startswith("Joint(name='link1_joint', type=JointType.Revolute, nq=1, nv=1")
-    assert repr(model.links[0]).startswith("Link(name='link1', mass=1")
+    assert repr(model.joints[0]).startswith("Joint(name='link1_joint', type=JointType.kRevolute, nq=1, nv=1")
+    assert repr(model.links[0]).startswith("Link(name='link1', mass_kg=1")
     w = tree.LinkWrench(f_W=[1.0, 2.0, 3.0])
     assert repr(w) == "LinkWrench(f_W=[1, 2, 3], n_W=[0, 0, 0])"
     with pytest.raises(TypeError):
@@ -258,3 +258,27 @@ def test_reprs_keyword_constructors_and_docstrings():
     for name in ("t_s", "q", "v", "tau", "energy_J", "dt_s"):
         assert "[" in vars(tree.SimulationResult)[name].__doc__, name  # a unit
     assert "callable(t, q, v)" in tree.simulate.__doc__
+
+
+def test_enum_names_from_string_validate_and_make_data():
+    assert tree.to_string(tree.JointType.kPrismatic) == "prismatic"
+    assert tree.joint_type_from_string("continuous") == tree.JointType.kRevolute
+    assert tree.joint_type_from_string("floating") == tree.JointType.kFree
+    with pytest.raises(ValueError, match=r"unknown joint type 'hinge' \(accepted: fixed, revolute"):
+        tree.joint_type_from_string("hinge")
+    for mode in (tree.BaseMode.kAsWritten, tree.BaseMode.kFictitious, tree.BaseMode.kFree):
+        assert tree.base_mode_from_string(tree.to_string(mode)) == mode
+    with pytest.raises(ValueError, match=r"unknown base mode 'Free' \(accepted: as-written, fictitious, free\)"):
+        tree.base_mode_from_string("Free")
+    model = load("double_pendulum.yaml")
+    link = model.links[0]
+    assert link.mass_kg == 1.0 and link.p_LC_m.shape == (3,) and link.inertia_C_kgm2.shape == (3, 3)
+    assert model.joints[1].p_PJ_m.shape == (3,)
+    tree.validate(model)
+    model.gravity_W_mps2 = [0.0, 0.0, np.inf]
+    with pytest.raises(ValueError, match="gravity must be finite"):
+        tree.validate(model)
+    model.gravity_W_mps2 = [0.0, 0.0, -9.81]
+    data = tree.make_data(model)
+    assert repr(data) == "Data(nlinks=2, nv=2)"
+    np.testing.assert_array_equal(tree.crba(model, data, [0.3, -0.2]), tree.crba(model, tree.Data(model), [0.3, -0.2]))

@@ -40,9 +40,9 @@ Data::Data(const Model& model) {
   for (std::size_t i = 0; i < n; ++i) {
     const Link& l = model.links[i];
     Inertia& I = I_L[i];
-    I.m = l.mass;
-    I.h = l.mass * l.com;
-    I.I = l.inertia - l.mass * detail::skew(l.com) * detail::skew(l.com);
+    I.m = l.mass_kg;
+    I.h = l.mass_kg * l.p_LC_m;
+    I.I = l.inertia_C_kgm2 - l.mass_kg * detail::skew(l.p_LC_m) * detail::skew(l.p_LC_m);
   }
   tau = Eigen::VectorXd::Zero(model.nv);
   M = Eigen::MatrixXd::Zero(model.nv, model.nv);
@@ -50,27 +50,29 @@ Data::Data(const Model& model) {
   J_com = Eigen::MatrixXd::Zero(3, model.nv);
 }
 
+Data make_data(const Model& model) { return Data(model); }
+
 namespace {
 
 // Joint placement X_PL(q) of link i.
 inline void joint_transform(const Joint& j, const Eigen::VectorXd& q, SE3& X) {
   switch (j.type) {
-    case JointType::Fixed:
+    case JointType::kFixed:
       X.R = j.R_PJ;
-      X.p = j.p_PJ;
+      X.p = j.p_PJ_m;
       break;
-    case JointType::Revolute:
+    case JointType::kRevolute:
       X.R.noalias() = j.R_PJ * detail::axis_rotation(j.axis, q[j.idx_q]);
-      X.p = j.p_PJ;
+      X.p = j.p_PJ_m;
       break;
-    case JointType::Prismatic:
+    case JointType::kPrismatic:
       X.R = j.R_PJ;
-      X.p = j.p_PJ + j.R_PJ * (j.axis * q[j.idx_q]);
+      X.p = j.p_PJ_m + j.R_PJ * (j.axis * q[j.idx_q]);
       break;
-    case JointType::Free: {
+    case JointType::kFree: {
       const Eigen::Quaterniond quat(q[j.idx_q + 3], q[j.idx_q + 4], q[j.idx_q + 5], q[j.idx_q + 6]);
       X.R.noalias() = j.R_PJ * quat.normalized().toRotationMatrix();
-      X.p = j.p_PJ + j.R_PJ * q.segment<3>(j.idx_q);
+      X.p = j.p_PJ_m + j.R_PJ * q.segment<3>(j.idx_q);
       break;
     }
   }
@@ -80,10 +82,10 @@ inline void joint_transform(const Joint& j, const Eigen::VectorXd& q, SE3& X) {
 inline Vector6d S_times(const Joint& j, const double* xs) {
   Vector6d r = Vector6d::Zero();
   switch (j.type) {
-    case JointType::Fixed: break;
-    case JointType::Revolute: r.head<3>() = j.axis * xs[0]; break;
-    case JointType::Prismatic: r.tail<3>() = j.axis * xs[0]; break;
-    case JointType::Free: r = Eigen::Map<const Vector6d>(xs); break;
+    case JointType::kFixed: break;
+    case JointType::kRevolute: r.head<3>() = j.axis * xs[0]; break;
+    case JointType::kPrismatic: r.tail<3>() = j.axis * xs[0]; break;
+    case JointType::kFree: r = Eigen::Map<const Vector6d>(xs); break;
   }
   return r;
 }
@@ -91,10 +93,10 @@ inline Vector6d S_times(const Joint& j, const double* xs) {
 // out = S^T f (nv entries).
 inline void St_times(const Joint& j, const Vector6d& f, double* out) {
   switch (j.type) {
-    case JointType::Fixed: break;
-    case JointType::Revolute: out[0] = j.axis.dot(f.head<3>()); break;
-    case JointType::Prismatic: out[0] = j.axis.dot(f.tail<3>()); break;
-    case JointType::Free: {
+    case JointType::kFixed: break;
+    case JointType::kRevolute: out[0] = j.axis.dot(f.head<3>()); break;
+    case JointType::kPrismatic: out[0] = j.axis.dot(f.tail<3>()); break;
+    case JointType::kFree: {
       Eigen::Map<Vector6d> o(out);
       o = f;
       break;
@@ -106,10 +108,10 @@ inline void St_times(const Joint& j, const Vector6d& f, double* out) {
 inline Vector6d S_col(const Joint& j, int k) {
   Vector6d r = Vector6d::Zero();
   switch (j.type) {
-    case JointType::Fixed: break;
-    case JointType::Revolute: r.head<3>() = j.axis; break;
-    case JointType::Prismatic: r.tail<3>() = j.axis; break;
-    case JointType::Free: r[k] = 1.0; break;
+    case JointType::kFixed: break;
+    case JointType::kRevolute: r.head<3>() = j.axis; break;
+    case JointType::kPrismatic: r.tail<3>() = j.axis; break;
+    case JointType::kFree: r[k] = 1.0; break;
   }
   return r;
 }
@@ -140,7 +142,7 @@ void set_fext(const Model& model, Data& d, const std::vector<LinkWrench>& fext) 
     const Eigen::Matrix3d& R = d.X_WL[i].R;
     const Eigen::Vector3d f = R.transpose() * fext[i].f_W;
     d.Fext[i].tail<3>() = f;
-    d.Fext[i].head<3>() = R.transpose() * fext[i].n_W + model.links[i].com.cross(f);
+    d.Fext[i].head<3>() = R.transpose() * fext[i].n_W + model.links[i].p_LC_m.cross(f);
   }
 }
 
@@ -161,7 +163,7 @@ const Eigen::VectorXd& rnea(const Model& model, Data& d, const Eigen::VectorXd& 
   const bool has_ext = !fext.empty();
   set_fext(model, d, fext);
   Vector6d a0 = Vector6d::Zero();
-  a0.tail<3>() = -model.gravity;
+  a0.tail<3>() = -model.gravity_W_mps2;
   const int n = model.nlinks();
   for (int i = 0; i < n; ++i) {
     const Joint& j = model.joints[i];
@@ -251,7 +253,7 @@ const Eigen::VectorXd& aba(const Model& model, Data& d, const Eigen::VectorXd& q
     const Joint& j = model.joints[i];
     const int p = model.parent[i];
     Matrix6d& IA = d.IA[i];
-    if (j.type == JointType::Revolute || j.type == JointType::Prismatic) {
+    if (j.type == JointType::kRevolute || j.type == JointType::kPrismatic) {
       const Vector6d s = S_col(j, 0);
       d.U[i].col(0).noalias() = IA * s;
       const double D = s.dot(d.U[i].col(0));
@@ -268,7 +270,7 @@ const Eigen::VectorXd& aba(const Model& model, Data& d, const Eigen::VectorXd& q
         d.IA[p] += detail::matrix_to_parent(d.X_PL[i], Ia);
         d.pA[p] += force_to_parent(d.X_PL[i], pa);
       }
-    } else if (j.type == JointType::Free) {
+    } else if (j.type == JointType::kFree) {
       d.U[i] = IA;
       Eigen::LLT<Matrix6d> llt(IA);
       if (llt.info() != Eigen::Success)
@@ -285,21 +287,21 @@ const Eigen::VectorXd& aba(const Model& model, Data& d, const Eigen::VectorXd& q
     }
   }
   Vector6d a0 = Vector6d::Zero();
-  a0.tail<3>() = -model.gravity;
+  a0.tail<3>() = -model.gravity_W_mps2;
   for (int i = 0; i < n; ++i) {
     const Joint& j = model.joints[i];
     const int p = model.parent[i];
     Vector6d ap = motion_to_child(d.X_PL[i], p >= 0 ? d.A[p] : a0) + d.c[i];
     switch (j.type) {
-      case JointType::Fixed: break;
-      case JointType::Revolute:
-      case JointType::Prismatic: {
+      case JointType::kFixed: break;
+      case JointType::kRevolute:
+      case JointType::kPrismatic: {
         const double dd = d.Dinv[i](0, 0) * (d.u[i][0] - d.U[i].col(0).dot(ap));
         d.ddq[j.idx_v] = dd;
         ap += S_col(j, 0) * dd;
         break;
       }
-      case JointType::Free: {
+      case JointType::kFree: {
         // U = IA: ddq = IA^-1 (u - IA ap) = IA^-1 u - ap.
         Vector6d dd;
         dd.noalias() = d.Dinv[i] * d.u[i];
@@ -335,8 +337,8 @@ double potential_energy(const Model& model, Data& d, const Eigen::VectorXd& q) {
   fk(model, d, q);
   double U = 0.0;
   for (int i = 0; i < model.nlinks(); ++i) {
-    const Eigen::Vector3d c = d.X_WL[i].R * model.links[i].com + d.X_WL[i].p;
-    U -= model.links[i].mass * model.gravity.dot(c);
+    const Eigen::Vector3d c = d.X_WL[i].R * model.links[i].p_LC_m + d.X_WL[i].p;
+    U -= model.links[i].mass_kg * model.gravity_W_mps2.dot(c);
   }
   return U;
 }
@@ -347,8 +349,8 @@ Eigen::Vector3d center_of_mass(const Model& model, Data& d, const Eigen::VectorX
   Eigen::Vector3d h = Eigen::Vector3d::Zero();
   double m = 0.0;
   for (int i = 0; i < model.nlinks(); ++i) {
-    h += model.links[i].mass * (d.X_WL[i].R * model.links[i].com + d.X_WL[i].p);
-    m += model.links[i].mass;
+    h += model.links[i].mass_kg * (d.X_WL[i].R * model.links[i].p_LC_m + d.X_WL[i].p);
+    m += model.links[i].mass_kg;
   }
   if (!(m > 0.0)) throw Error("tree: center_of_mass: model '" + model.name + "' has no mass");
   d.p_com = h / m;
@@ -361,8 +363,8 @@ const Eigen::MatrixXd& jacobian_center_of_mass(const Model& model, Data& d,
   fk(model, d, q);
   const int n = model.nlinks();
   for (int i = 0; i < n; ++i) {
-    d.msub[i] = model.links[i].mass;
-    d.hsub[i] = model.links[i].mass * (d.X_WL[i].R * model.links[i].com + d.X_WL[i].p);
+    d.msub[i] = model.links[i].mass_kg;
+    d.hsub[i] = model.links[i].mass_kg * (d.X_WL[i].R * model.links[i].p_LC_m + d.X_WL[i].p);
   }
   for (int i = n - 1; i >= 0; --i)
     if (model.parent[i] >= 0) {
@@ -405,10 +407,10 @@ void velocity_to_qdot(const Model& model, const Eigen::VectorXd& q, const Eigen:
   qdot.resize(model.nq);
   for (const Joint& j : model.joints) {
     switch (j.type) {
-      case JointType::Fixed: break;
-      case JointType::Revolute:
-      case JointType::Prismatic: qdot[j.idx_q] = v[j.idx_v]; break;
-      case JointType::Free: {
+      case JointType::kFixed: break;
+      case JointType::kRevolute:
+      case JointType::kPrismatic: qdot[j.idx_q] = v[j.idx_v]; break;
+      case JointType::kFree: {
         const Eigen::Quaterniond quat(q[j.idx_q + 3], q[j.idx_q + 4], q[j.idx_q + 5],
                                       q[j.idx_q + 6]);
         const Eigen::Vector3d w = v.segment<3>(j.idx_v);
@@ -427,7 +429,7 @@ void velocity_to_qdot(const Model& model, const Eigen::VectorXd& q, const Eigen:
 void normalize_configuration(const Model& model, Eigen::VectorXd& q) {
   model.check_q(q);
   for (const Joint& j : model.joints)
-    if (j.type == JointType::Free) q.segment<4>(j.idx_q + 3).normalize();
+    if (j.type == JointType::kFree) q.segment<4>(j.idx_q + 3).normalize();
 }
 
 }  // namespace tendyn::tree

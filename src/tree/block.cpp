@@ -18,7 +18,7 @@ void check_one_dof(const Model& m) {
   if (!m.one_dof_joints_only())
     throw Error("tree: block-matrix formulation of model '" + m.name +
                 "' needs 1-DOF joints: load it with the floating base as the fictitious 6-joint "
-                "chain (BaseMode::Fictitious, CLI --base fictitious)");
+                "chain (BaseMode::kFictitious, CLI --base fictitious)");
 }
 
 void check_block_size(const Model& m) {
@@ -52,7 +52,7 @@ void dalembert_loads(const Model& m, BlockData& bd, const Eigen::VectorXd& ac,
   bd.N.noalias() = bd.Jw * wdot;
   for (int i = 0; i < N; ++i) {
     const Eigen::Vector3d wi = bd.w.segment<3>(3 * i);
-    bd.F.segment<3>(3 * i) = m.links[i].mass * (ac.segment<3>(3 * i) - m.gravity);
+    bd.F.segment<3>(3 * i) = m.links[i].mass_kg * (ac.segment<3>(3 * i) - m.gravity_W_mps2);
     bd.N.segment<3>(3 * i) += wi.cross(bd.Jw.block<3, 3>(3 * i, 3 * i) * wi);
     if (!fext.empty()) {
       bd.F.segment<3>(3 * i) -= fext[i].f_W;
@@ -87,11 +87,11 @@ BlockData::BlockData(const Model& model) : fk((check_block_size(model), model)) 
     }
   sigma = Eigen::VectorXd::Zero(nv);
   for (const Joint& j : model.joints)
-    if (j.type == JointType::Revolute) sigma[j.idx_v] = 1.0;
+    if (j.type == JointType::kRevolute) sigma[j.idx_v] = 1.0;
   Z = Zs = Zt = Zdot = Bw = Bv = Bc = K = Kw = Nm = Fm = Eigen::MatrixXd::Zero(n3, nv);
   Lc = Ll = Lcdot = Lldot = Jw = Eigen::MatrixXd::Zero(n3, n3);
   m3.resize(n3);
-  for (int i = 0; i < nl; ++i) m3.segment<3>(3 * i).setConstant(model.links[i].mass);
+  for (int i = 0; i < nl; ++i) m3.segment<3>(3 * i).setConstant(model.links[i].mass_kg);
   o = c = w = vo = vc = wf = wdot_bias = ac_bias = wdot = ac = ao = F = N = f = n =
       Eigen::VectorXd::Zero(n3);
   A = Eigen::MatrixXd::Zero(nv, nv);
@@ -107,8 +107,8 @@ void block_kinematics(const Model& model, BlockData& bd, const Eigen::VectorXd& 
   for (int i = 0; i < Nl; ++i) {
     const SE3& X = bd.fk.X_WL[i];
     bd.o.segment<3>(3 * i) = X.p;
-    bd.c.segment<3>(3 * i) = X.R * model.links[i].com + X.p;
-    bd.Jw.block<3, 3>(3 * i, 3 * i).noalias() = X.R * model.links[i].inertia * X.R.transpose();
+    bd.c.segment<3>(3 * i) = X.R * model.links[i].p_LC_m + X.p;
+    bd.Jw.block<3, 3>(3 * i, 3 * i).noalias() = X.R * model.links[i].inertia_C_kgm2 * X.R.transpose();
     const Joint& j = model.joints[i];
     if (j.nv == 1) {
       const Eigen::Vector3d z = X.R * j.axis;

@@ -12,19 +12,44 @@
 
 namespace tendyn::tree {
 
-const char* joint_type_name(JointType t) {
-  switch (t) {
-    case JointType::Fixed: return "fixed";
-    case JointType::Revolute: return "revolute";
-    case JointType::Prismatic: return "prismatic";
-    case JointType::Free: return "free";
+const char* to_string(JointType type) {
+  switch (type) {
+    case JointType::kFixed: return "fixed";
+    case JointType::kRevolute: return "revolute";
+    case JointType::kPrismatic: return "prismatic";
+    case JointType::kFree: return "free";
   }
   return "?";
 }
 
+JointType joint_type_from_string(const std::string& name) {
+  if (name == "fixed") return JointType::kFixed;
+  if (name == "revolute" || name == "continuous") return JointType::kRevolute;
+  if (name == "prismatic") return JointType::kPrismatic;
+  if (name == "free" || name == "floating") return JointType::kFree;
+  throw Error("unknown joint type '" + name +
+              "' (accepted: fixed, revolute, continuous, prismatic, free, floating)");
+}
+
+const char* to_string(BaseMode mode) {
+  switch (mode) {
+    case BaseMode::kAsWritten: return "as-written";
+    case BaseMode::kFictitious: return "fictitious";
+    case BaseMode::kFree: return "free";
+  }
+  return "?";
+}
+
+BaseMode base_mode_from_string(const std::string& name) {
+  if (name == "as-written") return BaseMode::kAsWritten;
+  if (name == "fictitious") return BaseMode::kFictitious;
+  if (name == "free") return BaseMode::kFree;
+  throw Error("unknown base mode '" + name + "' (accepted: as-written, fictitious, free)");
+}
+
 double Model::total_mass() const {
   double m = 0.0;
-  for (const auto& l : links) m += l.mass;
+  for (const auto& l : links) m += l.mass_kg;
   return m;
 }
 
@@ -36,14 +61,14 @@ int Model::link_index(const std::string& n) const {
 
 bool Model::one_dof_joints_only() const {
   for (const auto& j : joints)
-    if (j.type == JointType::Free) return false;
+    if (j.type == JointType::kFree) return false;
   return true;
 }
 
 Eigen::VectorXd Model::neutral() const {
   Eigen::VectorXd q = Eigen::VectorXd::Zero(nq);
   for (const auto& j : joints)
-    if (j.type == JointType::Free) q[j.idx_q + 3] = 1.0;
+    if (j.type == JointType::kFree) q[j.idx_q + 3] = 1.0;
   return q;
 }
 
@@ -55,10 +80,10 @@ Eigen::VectorXd Model::random_configuration(unsigned seed) const {
   Eigen::VectorXd q(nq);
   for (const auto& j : joints) {
     switch (j.type) {
-      case JointType::Fixed: break;
-      case JointType::Revolute: q[j.idx_q] = ang(rng); break;
-      case JointType::Prismatic: q[j.idx_q] = lin(rng); break;
-      case JointType::Free: {
+      case JointType::kFixed: break;
+      case JointType::kRevolute: q[j.idx_q] = ang(rng); break;
+      case JointType::kPrismatic: q[j.idx_q] = lin(rng); break;
+      case JointType::kFree: {
         for (int k = 0; k < 3; ++k) q[j.idx_q + k] = 2.0 * lin(rng);
         Eigen::Vector4d w(gauss(rng), gauss(rng), gauss(rng), gauss(rng));
         w.normalize();
@@ -101,12 +126,12 @@ void ModelBuilder::add_floating6(const Link& link, const std::string& parent,
   std::string prev = parent;
   for (int k = 0; k < 6; ++k) {
     Joint j;
-    j.type = k < 3 ? JointType::Prismatic : JointType::Revolute;
+    j.type = k < 3 ? JointType::kPrismatic : JointType::kRevolute;
     j.axis = axes[k];
     j.fictitious = true;
     if (k == 0) {
       j.R_PJ = R_PJ;
-      j.p_PJ = p_PJ;
+      j.p_PJ_m = p_PJ;
     }
     Link l;
     if (k < 5) {
@@ -126,12 +151,12 @@ namespace {
 void validate_link(const Model& m, int i) {
   const Link& l = m.links[i];
   const std::string where = "tree model '" + m.name + "': link '" + l.name + "': ";
-  if (!std::isfinite(l.mass) || l.mass < 0.0) throw Error(where + "mass must be finite and >= 0");
-  if (!l.com.allFinite()) throw Error(where + "centre of mass must be finite");
-  if (!l.inertia.allFinite()) throw Error(where + "inertia must be finite");
-  if ((l.inertia - l.inertia.transpose()).cwiseAbs().maxCoeff() > 1e-12 * (1.0 + l.inertia.norm()))
+  if (!std::isfinite(l.mass_kg) || l.mass_kg < 0.0) throw Error(where + "mass must be finite and >= 0");
+  if (!l.p_LC_m.allFinite()) throw Error(where + "centre of mass must be finite");
+  if (!l.inertia_C_kgm2.allFinite()) throw Error(where + "inertia must be finite");
+  if ((l.inertia_C_kgm2 - l.inertia_C_kgm2.transpose()).cwiseAbs().maxCoeff() > 1e-12 * (1.0 + l.inertia_C_kgm2.norm()))
     throw Error(where + "inertia must be symmetric");
-  Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> es(l.inertia);
+  Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> es(l.inertia_C_kgm2);
   const Eigen::Vector3d ev = es.eigenvalues();
   const double tol = 1e-12 * (1.0 + ev.cwiseAbs().maxCoeff());
   if (ev.minCoeff() < -tol) throw Error(where + "inertia must be positive semidefinite");
@@ -139,16 +164,75 @@ void validate_link(const Model& m, int i) {
     throw Error(where + "principal moments violate the triangle inequality (Ia + Ib >= Ic)");
   const Joint& j = m.joints[i];
   const std::string jw = "tree model '" + m.name + "': joint '" + j.name + "': ";
-  if (!j.R_PJ.allFinite() || !j.p_PJ.allFinite() || !j.axis.allFinite())
+  if (!j.R_PJ.allFinite() || !j.p_PJ_m.allFinite() || !j.axis.allFinite())
     throw Error(jw + "origin and axis must be finite");
   if ((j.R_PJ.transpose() * j.R_PJ - Eigen::Matrix3d::Identity()).norm() > 1e-9)
     throw Error(jw + "origin rotation is not orthonormal");
-  if ((j.type == JointType::Revolute || j.type == JointType::Prismatic) &&
+  if ((j.type == JointType::kRevolute || j.type == JointType::kPrismatic) &&
       std::abs(j.axis.norm() - 1.0) > 1e-9)
     throw Error(jw + "axis must be a unit vector (got norm " + std::to_string(j.axis.norm()) + ")");
 }
 
 }  // namespace
+
+void validate(const Model& m) {
+  const std::string where = "tree model '" + m.name + "': ";
+  const int n = m.nlinks();
+  if (n == 0) throw Error(where + "no links");
+  if (n > kMaxLinks)
+    throw Error(where + std::to_string(n) + " links, more than the limit of " + std::to_string(kMaxLinks));
+  const auto sz = static_cast<std::size_t>(n);
+  if (m.joints.size() != sz || m.parent.size() != sz || m.children.size() != sz ||
+      m.reachability.rows() != n || m.reachability.cols() != n)
+    throw Error(where + "joints, parent, children and reachability must be sized nlinks = " + std::to_string(n));
+  std::set<std::string> link_names, joint_names;
+  std::vector<std::vector<int>> kids(sz);
+  int iq = 0, iv = 0;
+  for (int i = 0; i < n; ++i) {
+    const Link& l = m.links[i];
+    const Joint& j = m.joints[i];
+    if (l.name.empty()) throw Error(where + "link " + std::to_string(i) + " has no name");
+    if (l.name == "world") throw Error(where + "'world' is reserved for the root");
+    if (!link_names.insert(l.name).second) throw Error(where + "duplicate link name '" + l.name + "'");
+    if (j.name.empty()) throw Error(where + "link '" + l.name + "': its joint has no name");
+    if (!joint_names.insert(j.name).second) throw Error(where + "duplicate joint name '" + j.name + "'");
+    if (m.parent[i] < -1 || m.parent[i] >= i)
+      throw Error(where + "link '" + l.name + "': parent " + std::to_string(m.parent[i]) + " must be -1 or < " +
+                  std::to_string(i) + " (parents numbered before children)");
+    if (m.parent[i] >= 0) kids[m.parent[i]].push_back(i);
+    const int nq = j.type == JointType::kFree ? 7 : (j.type == JointType::kFixed ? 0 : 1);
+    const int nv = j.type == JointType::kFree ? 6 : nq;
+    if (j.nq != nq || j.nv != nv || j.idx_q != iq || j.idx_v != iv)
+      throw Error(where + "joint '" + j.name + "': coordinates (nq " + std::to_string(j.nq) + ", nv " +
+                  std::to_string(j.nv) + ", idx_q " + std::to_string(j.idx_q) + ", idx_v " + std::to_string(j.idx_v) +
+                  ") do not match its type " + to_string(j.type) + " and its position (expected " + std::to_string(nq) +
+                  ", " + std::to_string(nv) + ", " + std::to_string(iq) + ", " + std::to_string(iv) + ")");
+    iq += nq;
+    iv += nv;
+  }
+  if (m.nq != iq || m.nv != iv)
+    throw Error(where + "nq = " + std::to_string(m.nq) + ", nv = " + std::to_string(m.nv) + " do not match the joints (" +
+                std::to_string(iq) + ", " + std::to_string(iv) + ")");
+  if (m.v_to_link.size() != static_cast<std::size_t>(iv)) throw Error(where + "v_to_link must be sized nv");
+  for (int i = 0; i < n; ++i)
+    for (int k = 0; k < m.joints[i].nv; ++k)
+      if (m.v_to_link[static_cast<std::size_t>(m.joints[i].idx_v + k)] != i)
+        throw Error(where + "v_to_link does not match the joints");
+  if (kids != m.children) throw Error(where + "children do not match parent");
+  if (m.reachability != reachability_from_parents(m.parent))
+    throw Error(where + "reachability matrix does not match parent");
+  if (!m.gravity_W_mps2.allFinite()) throw Error(where + "gravity must be finite");
+  for (int i = 0; i < n; ++i) validate_link(m, i);
+  // Every movable joint must carry a subtree with mass, or M is singular.
+  std::vector<double> isub(sz, 0.0);
+  for (int i = n - 1; i >= 0; --i) {
+    isub[i] += m.links[i].inertia_C_kgm2.trace() + m.links[i].mass_kg;
+    if (m.parent[i] >= 0) isub[m.parent[i]] += isub[i];
+  }
+  for (int i = 0; i < n; ++i)
+    if (m.joints[i].nv > 0 && !(isub[i] > 0.0))
+      throw Error(where + "joint '" + m.joints[i].name + "' moves a massless subtree (singular mass matrix)");
+}
 
 Model ModelBuilder::build() const {
   if (entries_.empty()) throw Error("tree model '" + name_ + "': no links");
@@ -207,8 +291,7 @@ Model ModelBuilder::build() const {
   }
   Model m;
   m.name = name_;
-  m.gravity = gravity_;
-  if (!gravity_.allFinite()) throw Error("tree model '" + name_ + "': gravity must be finite");
+  m.gravity_W_mps2 = gravity_;
   const int n = static_cast<int>(order.size());
   m.links.resize(n);
   m.joints.resize(n);
@@ -221,10 +304,10 @@ Model ModelBuilder::build() const {
     Joint j = e.joint;
     if (j.name.empty()) j.name = e.link.name + "_joint";
     switch (j.type) {
-      case JointType::Fixed: j.nq = j.nv = 0; break;
-      case JointType::Revolute:
-      case JointType::Prismatic: j.nq = j.nv = 1; break;
-      case JointType::Free: j.nq = 7; j.nv = 6; break;
+      case JointType::kFixed: j.nq = j.nv = 0; break;
+      case JointType::kRevolute:
+      case JointType::kPrismatic: j.nq = j.nv = 1; break;
+      case JointType::kFree: j.nq = 7; j.nv = 6; break;
     }
     j.idx_q = iq;
     j.idx_v = iv;
@@ -236,23 +319,8 @@ Model ModelBuilder::build() const {
   }
   m.nq = iq;
   m.nv = iv;
-  for (int i = 0; i < n; ++i) validate_link(m, i);
-  // Every movable joint must carry a subtree with mass, or M is singular.
-  std::vector<double> msub(n, 0.0);
-  std::vector<double> isub(n, 0.0);
-  for (int i = n - 1; i >= 0; --i) {
-    msub[i] += m.links[i].mass;
-    isub[i] += m.links[i].inertia.trace() + m.links[i].mass;
-    if (m.parent[i] >= 0) {
-      msub[m.parent[i]] += msub[i];
-      isub[m.parent[i]] += isub[i];
-    }
-  }
-  for (int i = 0; i < n; ++i)
-    if (m.joints[i].nv > 0 && !(isub[i] > 0.0))
-      throw Error("tree model '" + name_ + "': joint '" + m.joints[i].name +
-                  "' moves a massless subtree (singular mass matrix)");
   m.reachability = reachability_from_parents(m.parent);
+  validate(m);
   return m;
 }
 
@@ -307,16 +375,16 @@ std::vector<int> parents_from_reachability(const Eigen::MatrixXi& D) {
 }
 
 Model convert_base(const Model& m, BaseMode mode) {
-  if (mode == BaseMode::AsWritten) return m;
+  if (mode == BaseMode::kAsWritten) return m;
   ModelBuilder b(m.name);
-  b.set_gravity(m.gravity);
+  b.set_gravity(m.gravity_W_mps2);
   const int n = m.nlinks();
   auto parent_name = [&](int i) { return m.parent[i] >= 0 ? m.links[m.parent[i]].name : std::string(); };
   for (int i = 0; i < n; ++i) {
     const Joint& j = m.joints[i];
-    if (mode == BaseMode::Fictitious && j.type == JointType::Free) {
-      b.add_floating6(m.links[i], parent_name(i), j.R_PJ, j.p_PJ);
-    } else if (mode == BaseMode::Free && j.fictitious) {
+    if (mode == BaseMode::kFictitious && j.type == JointType::kFree) {
+      b.add_floating6(m.links[i], parent_name(i), j.R_PJ, j.p_PJ_m);
+    } else if (mode == BaseMode::kFree && j.fictitious) {
       // Keep only the body (the 6th link of the chain); its placement is the chain root's.
       bool last = true;
       for (int c : m.children[i])
@@ -331,9 +399,9 @@ Model convert_base(const Model& m, BaseMode mode) {
       }
       Joint f;
       f.name = m.links[i].name + "_free";
-      f.type = JointType::Free;
+      f.type = JointType::kFree;
       f.R_PJ = m.joints[root].R_PJ;
-      f.p_PJ = m.joints[root].p_PJ;
+      f.p_PJ_m = m.joints[root].p_PJ_m;
       b.add_link(m.links[i], parent_name(root), f);
     } else {
       std::string pn = parent_name(i);

@@ -58,13 +58,13 @@ Model model_from_yaml(const io::YamlNode& root, BaseMode mode) {
     ln.require_keys({"name", "parent", "joint", "mass", "com", "inertia"});
     Link l;
     l.name = ln.at("name").as_string();
-    l.mass = ln.get_double("mass", 0.0);
-    if (l.mass < 0.0) ln.at("mass").fail("must be >= 0 (got " + io::num(l.mass) + ")");
-    if (auto c = ln.get("com")) l.com = c->as_vector(3);
+    l.mass_kg = ln.get_double("mass", 0.0);
+    if (l.mass_kg < 0.0) ln.at("mass").fail("must be >= 0 (got " + io::num(l.mass_kg) + ")");
+    if (auto c = ln.get("com")) l.p_LC_m = c->as_vector(3);
     if (auto in = ln.get("inertia")) {
       in->require_map();
       in->require_keys({"ixx", "iyy", "izz", "ixy", "ixz", "iyz"});
-      l.inertia = inertia_from_6(in->at("ixx").as_double(), in->at("iyy").as_double(),
+      l.inertia_C_kgm2 = inertia_from_6(in->at("ixx").as_double(), in->at("iyy").as_double(),
                                  in->at("izz").as_double(), in->get_double("ixy", 0.0),
                                  in->get_double("ixz", 0.0), in->get_double("iyz", 0.0));
     }
@@ -86,7 +86,7 @@ Model model_from_yaml(const io::YamlNode& root, BaseMode mode) {
       if (auto x = jn->get("xyz")) p = x->as_vector(3);
       if (auto r = jn->get("rpy")) R = rpy_to_matrix(r->as_vector(3));
       j.R_PJ = R;
-      j.p_PJ = p;
+      j.p_PJ_m = p;
     }
     if (type == "floating6") {
       if (parent != "world" && !parent.empty())
@@ -94,13 +94,12 @@ Model model_from_yaml(const io::YamlNode& root, BaseMode mode) {
       b.add_floating6(l, parent, R, p);
       continue;
     }
-    if (type == "fixed") j.type = JointType::Fixed;
-    else if (type == "revolute" || type == "continuous") j.type = JointType::Revolute;
-    else if (type == "prismatic") j.type = JointType::Prismatic;
-    else if (type == "free" || type == "floating") j.type = JointType::Free;
-    else
+    try {
+      j.type = joint_type_from_string(type);
+    } catch (const Error&) {
       ln.at("joint").at("type").fail("unknown joint type '" + type +
-                                     "' (fixed, revolute, continuous, prismatic, free, floating6)");
+                                     "' (accepted: fixed, revolute, continuous, prismatic, free, floating, floating6)");
+    }
     b.add_link(l, parent, j);
   }
   Model m;
@@ -195,15 +194,15 @@ Model model_from_urdf(const std::string& text, const std::string& file, BaseMode
       cx.origin(*in, R, p);
       const xml::Element* mass = in->child("mass");
       if (!mass) cx.fail(*in, "missing <mass>");
-      l.mass = cx.number(*mass, "value");
-      if (l.mass < 0.0) cx.fail(*mass, "mass must be >= 0");
+      l.mass_kg = cx.number(*mass, "value");
+      if (l.mass_kg < 0.0) cx.fail(*mass, "mass must be >= 0");
       const xml::Element* ie = in->child("inertia");
       if (!ie) cx.fail(*in, "missing <inertia>");
       const Eigen::Matrix3d I =
           inertia_from_6(cx.number(*ie, "ixx"), cx.number(*ie, "iyy"), cx.number(*ie, "izz"),
                          cx.number(*ie, "ixy"), cx.number(*ie, "ixz"), cx.number(*ie, "iyz"));
-      l.com = p;
-      l.inertia = R * I * R.transpose();
+      l.p_LC_m = p;
+      l.inertia_C_kgm2 = R * I * R.transpose();
     }
     links[l.name] = l;
     link_elem[l.name] = &e;
@@ -225,14 +224,16 @@ Model model_from_urdf(const std::string& text, const std::string& file, BaseMode
     j.elem = &e;
     j.joint.name = cx.req(e, "name");
     const std::string type = cx.req(e, "type");
-    if (type == "fixed") j.joint.type = JointType::Fixed;
-    else if (type == "revolute" || type == "continuous") j.joint.type = JointType::Revolute;
-    else if (type == "prismatic") j.joint.type = JointType::Prismatic;
-    else if (type == "floating") j.joint.type = JointType::Free;
-    else if (type == "planar")
-      cx.fail(e, "joint '" + j.joint.name + "': joint type 'planar' is not supported");
-    else
-      cx.fail(e, "joint '" + j.joint.name + "': unknown joint type '" + type + "'");
+    if (type == "planar") cx.fail(e, "joint '" + j.joint.name + "': joint type 'planar' is not supported");
+    // "free" is tendyn's name for URDF's "floating", not a URDF type
+    const std::string unknown = "joint '" + j.joint.name + "': unknown joint type '" + type +
+                                "' (accepted: fixed, revolute, continuous, prismatic, floating)";
+    if (type == "free") cx.fail(e, unknown);
+    try {
+      j.joint.type = joint_type_from_string(type);
+    } catch (const Error&) {
+      cx.fail(e, unknown);
+    }
     if (e.child("mimic"))
       cx.fail(*e.child("mimic"), "joint '" + j.joint.name + "': <mimic> (a closed-loop coupling) is not supported");
     const xml::Element* pe = e.child("parent");
@@ -247,8 +248,8 @@ Model model_from_urdf(const std::string& text, const std::string& file, BaseMode
       cx.fail(e, "closed kinematic loop: link '" + j.child + "' is the child of joints '" + it->second +
                      "' and '" + j.joint.name + "' (only trees are supported)");
     child_of[j.child] = j.joint.name;
-    cx.origin(e, j.joint.R_PJ, j.joint.p_PJ);
-    if (j.joint.type == JointType::Revolute || j.joint.type == JointType::Prismatic) {
+    cx.origin(e, j.joint.R_PJ, j.joint.p_PJ_m);
+    if (j.joint.type == JointType::kRevolute || j.joint.type == JointType::kPrismatic) {
       Eigen::Vector3d ax = Eigen::Vector3d::UnitX();  // URDF default axis
       if (const xml::Element* a = e.child("axis")) ax = cx.vec3(*a, "xyz", ax);
       if (!(ax.norm() > 1e-12)) cx.fail(e, "joint '" + j.joint.name + "': zero axis");
@@ -267,7 +268,7 @@ Model model_from_urdf(const std::string& text, const std::string& file, BaseMode
   const std::string root = roots[0];
   ModelBuilder b(robot.attr("name").value_or("urdf"));
   const bool world_root = root == "world";
-  if (world_root && links[root].mass > 0.0)
+  if (world_root && links[root].mass_kg > 0.0)
     cx.fail(*link_elem[root], "link 'world' must be massless (it stands for the inertial frame)");
   if (!world_root) {
     Joint fixed;
@@ -275,7 +276,7 @@ Model model_from_urdf(const std::string& text, const std::string& file, BaseMode
     b.add_link(links[root], "", fixed);
   }
   for (const auto& j : joints) {
-    if (j.joint.type == JointType::Free && !(j.parent == root && world_root))
+    if (j.joint.type == JointType::kFree && !(j.parent == root && world_root))
       cx.fail(*j.elem, "joint '" + j.joint.name +
                            "': a floating joint must connect link 'world' to the base");
     b.add_link(links[j.child], (world_root && j.parent == root) ? std::string() : j.parent, j.joint);
@@ -332,12 +333,12 @@ Model load_model(const std::string& path, BaseMode mode) {
 }
 
 std::string to_urdf(const Model& in) {
-  const Model m = convert_base(in, BaseMode::Free);
+  const Model m = convert_base(in, BaseMode::kFree);
   std::ostringstream os;
   os << "<?xml version=\"1.0\"?>\n<!-- written by tendyn (tree::to_urdf) -->\n<robot name=\"" << io::escape_markup(m.name) << "\">\n";
   bool need_world = false;
   for (int i = 0; i < m.nlinks(); ++i)
-    if (m.parent[i] < 0 && (m.joints[i].type != JointType::Fixed || !m.joints[i].p_PJ.isZero() ||
+    if (m.parent[i] < 0 && (m.joints[i].type != JointType::kFixed || !m.joints[i].p_PJ_m.isZero() ||
                             !m.joints[i].R_PJ.isIdentity()))
       need_world = true;
   int roots = 0;
@@ -345,21 +346,21 @@ std::string to_urdf(const Model& in) {
   if (roots > 1) need_world = true;
   if (need_world) os << "  <link name=\"world\"/>\n";
   for (const Link& l : m.links) {
-    os << "  <link name=\"" << io::escape_markup(l.name) << "\">\n    <inertial>\n      <origin xyz=\"" << fmt3(l.com)
-       << "\" rpy=\"0 0 0\"/>\n      <mass value=\"" << fmt(l.mass) << "\"/>\n      <inertia ixx=\""
-       << fmt(l.inertia(0, 0)) << "\" iyy=\"" << fmt(l.inertia(1, 1)) << "\" izz=\"" << fmt(l.inertia(2, 2))
-       << "\" ixy=\"" << fmt(l.inertia(0, 1)) << "\" ixz=\"" << fmt(l.inertia(0, 2)) << "\" iyz=\""
-       << fmt(l.inertia(1, 2)) << "\"/>\n    </inertial>\n  </link>\n";
+    os << "  <link name=\"" << io::escape_markup(l.name) << "\">\n    <inertial>\n      <origin xyz=\"" << fmt3(l.p_LC_m)
+       << "\" rpy=\"0 0 0\"/>\n      <mass value=\"" << fmt(l.mass_kg) << "\"/>\n      <inertia ixx=\""
+       << fmt(l.inertia_C_kgm2(0, 0)) << "\" iyy=\"" << fmt(l.inertia_C_kgm2(1, 1)) << "\" izz=\"" << fmt(l.inertia_C_kgm2(2, 2))
+       << "\" ixy=\"" << fmt(l.inertia_C_kgm2(0, 1)) << "\" ixz=\"" << fmt(l.inertia_C_kgm2(0, 2)) << "\" iyz=\""
+       << fmt(l.inertia_C_kgm2(1, 2)) << "\"/>\n    </inertial>\n  </link>\n";
   }
   for (int i = 0; i < m.nlinks(); ++i) {
     const Joint& j = m.joints[i];
     if (m.parent[i] < 0 && !need_world) continue;
-    const char* type = j.type == JointType::Free ? "floating" : joint_type_name(j.type);
+    const char* type = j.type == JointType::kFree ? "floating" : to_string(j.type);
     os << "  <joint name=\"" << io::escape_markup(j.name) << "\" type=\"" << type << "\">\n    <parent link=\""
        << io::escape_markup(m.parent[i] >= 0 ? m.links[m.parent[i]].name : std::string("world")) << "\"/>\n    <child link=\""
-       << io::escape_markup(m.links[i].name) << "\"/>\n    <origin xyz=\"" << fmt3(j.p_PJ) << "\" rpy=\"" << fmt3(matrix_to_rpy(j.R_PJ))
+       << io::escape_markup(m.links[i].name) << "\"/>\n    <origin xyz=\"" << fmt3(j.p_PJ_m) << "\" rpy=\"" << fmt3(matrix_to_rpy(j.R_PJ))
        << "\"/>\n";
-    if (j.type == JointType::Revolute || j.type == JointType::Prismatic)
+    if (j.type == JointType::kRevolute || j.type == JointType::kPrismatic)
       os << "    <axis xyz=\"" << fmt3(j.axis) << "\"/>\n    <limit effort=\"1000\" velocity=\"100\" lower=\"-10\" upper=\"10\"/>\n";
     os << "  </joint>\n";
   }

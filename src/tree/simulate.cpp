@@ -87,7 +87,7 @@ void TorqueSchedule::eval(double t, Eigen::VectorXd& out) const {
   out = (1.0 - s) * tau_[k - 1] + s * tau_[k];
 }
 
-Rk4::Rk4(const Model& model) : model_(model), data_(model) {
+Rk4::Rk4(const Model& model) : model_(model), data_(make_data(model)) {
   for (auto* x : {&x_, &k_[0], &k_[1], &k_[2], &k_[3], &stage_}) x->setZero(model.nq + model.nv);
   for (auto* x : {&qs_, &dq_}) x->setZero(model.nq);
   for (auto* x : {&vs_, &dv_, &tau_}) x->setZero(model.nv);
@@ -212,7 +212,7 @@ SimulationResult simulate(const Model& model, const SimulationOptions& options, 
   Eigen::VectorXd q = q0, v = v0, tau = Eigen::VectorXd::Zero(model.nv);
   normalize_configuration(model, q);
   Rk4 rk(model);
-  Data d(model);
+  Data d = make_data(model);
   long row = 0;
   auto record = [&](double t) {
     tau.setZero();

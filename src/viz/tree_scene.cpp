@@ -14,7 +14,7 @@ Scene make_scene(const tree::Model& m, const Eigen::VectorXd& q) {
   // no ground plane: the tree module has no contact model, a floating base falls through z = 0
   for (const auto& l : m.links) s.points.push_back(l.name);
   for (const auto& l : m.links) s.points.push_back(l.name + "_com");
-  tree::Data d(m);
+  tree::Data d = tree::make_data(m);
   tree::forward_kinematics(m, d, q);
   Eigen::Vector3d lo = Eigen::Vector3d::Constant(1e300), hi = -lo;
   for (const auto& X : d.X_WL) {
@@ -27,7 +27,7 @@ Scene make_scene(const tree::Model& m, const Eigen::VectorXd& q) {
     for (int c : m.children[static_cast<std::size_t>(i)])
       if (!m.joints[static_cast<std::size_t>(c)].fictitious)  // the document's virtual floating-base chain is not drawn
         s.rods.push_back({name + "-" + m.links[static_cast<std::size_t>(c)].name, i, c, radius, true});
-    if (m.children[static_cast<std::size_t>(i)].empty() && m.links[static_cast<std::size_t>(i)].com.norm() > 1e-9)
+    if (m.children[static_cast<std::size_t>(i)].empty() && m.links[static_cast<std::size_t>(i)].p_LC_m.norm() > 1e-9)
       s.rods.push_back({name, i, n + i, radius, true});
   }
   return s;
@@ -39,7 +39,7 @@ void add_tree_frame(Scene& s, const tree::Model& m, tree::Data& d, double t_s, c
   std::vector<double> p(static_cast<std::size_t>(6 * n));
   for (int i = 0; i < n; ++i) {
     const auto& X = d.X_WL[static_cast<std::size_t>(i)];
-    const Eigen::Vector3d c = X.p + X.R * m.links[static_cast<std::size_t>(i)].com;
+    const Eigen::Vector3d c = X.p + X.R * m.links[static_cast<std::size_t>(i)].p_LC_m;
     for (int k = 0; k < 3; ++k) {
       p[static_cast<std::size_t>(3 * i + k)] = X.p[k];
       p[static_cast<std::size_t>(3 * (n + i) + k)] = c[k];

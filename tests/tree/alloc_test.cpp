@@ -51,7 +51,7 @@ TEST(TreeAllocation, RecursiveAlgorithmsDoNotAllocate) {
     EXPECT_GE(g_allocs.load(), 2);
     delete probe;
   }
-  for (BaseMode mode : {BaseMode::Free, BaseMode::Fictitious}) {
+  for (BaseMode mode : {BaseMode::kFree, BaseMode::kFictitious}) {
     const Model m = load_model(testing::model_path("humanoid35.urdf"), mode);
     Data d(m);
     const Eigen::VectorXd q = m.random_configuration(1), v = testing::random_vector(m.nv, 2),
@@ -77,7 +77,7 @@ TEST(TreeAllocation, SimulateAllocatesOnlyBeforeTheLoop) {
   GTEST_SKIP() << "malloc interposition needs glibc and no address/thread/memory sanitizer";
 #endif
   // The allocation count of a run does not depend on its number of steps or samples.
-  const Model m = load_model(testing::model_path("biped.urdf"), BaseMode::Free);
+  const Model m = load_model(testing::model_path("biped.urdf"), BaseMode::kFree);
   const TorqueSchedule sched({0.0, 1.0}, {testing::random_vector(m.nv, 1), testing::random_vector(m.nv, 2)});
   const TorqueFn torque = [&sched](double t, const Eigen::VectorXd&, const Eigen::VectorXd&, Eigen::VectorXd& tau) {
     sched.eval(t, tau);

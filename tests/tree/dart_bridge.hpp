@@ -25,12 +25,12 @@ inline dart::dynamics::SkeletonPtr to_dart(const Model& m) {
     BodyNode* parent = m.parent[i] >= 0 ? bodies[m.parent[i]] : nullptr;
     Eigen::Isometry3d T = Eigen::Isometry3d::Identity();
     T.linear() = j.R_PJ;
-    T.translation() = j.p_PJ;
+    T.translation() = j.p_PJ_m;
     BodyNode::Properties bp;
     bp.mName = m.links[i].name;
-    bp.mInertia = dart::dynamics::Inertia(m.links[i].mass, m.links[i].com, m.links[i].inertia);
+    bp.mInertia = dart::dynamics::Inertia(m.links[i].mass_kg, m.links[i].p_LC_m, m.links[i].inertia_C_kgm2);
     switch (j.type) {
-      case JointType::Revolute: {
+      case JointType::kRevolute: {
         RevoluteJoint::Properties jp;
         jp.mName = j.name;
         jp.mAxis = j.axis;
@@ -38,7 +38,7 @@ inline dart::dynamics::SkeletonPtr to_dart(const Model& m) {
         bodies[i] = skel->createJointAndBodyNodePair<RevoluteJoint>(parent, jp, bp).second;
         break;
       }
-      case JointType::Prismatic: {
+      case JointType::kPrismatic: {
         PrismaticJoint::Properties jp;
         jp.mName = j.name;
         jp.mAxis = j.axis;
@@ -46,18 +46,18 @@ inline dart::dynamics::SkeletonPtr to_dart(const Model& m) {
         bodies[i] = skel->createJointAndBodyNodePair<PrismaticJoint>(parent, jp, bp).second;
         break;
       }
-      case JointType::Fixed: {
+      case JointType::kFixed: {
         WeldJoint::Properties jp;
         jp.mName = j.name;
         jp.mT_ParentBodyToJoint = T;
         bodies[i] = skel->createJointAndBodyNodePair<WeldJoint>(parent, jp, bp).second;
         break;
       }
-      case JointType::Free:
-        throw std::runtime_error("to_dart: free joints are not mapped (use BaseMode::Fictitious)");
+      case JointType::kFree:
+        throw std::runtime_error("to_dart: free joints are not mapped (use BaseMode::kFictitious)");
     }
   }
-  skel->setGravity(m.gravity);
+  skel->setGravity(m.gravity_W_mps2);
   return skel;
 }
 

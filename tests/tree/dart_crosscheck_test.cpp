@@ -48,8 +48,8 @@ void crosscheck(const Model& m, const char* label) {
 
 TEST(TreeDart, MassMatrixAndInverseDynamics) {
   crosscheck(load_model(testing::model_path("arm6.yaml")), "arm6");
-  crosscheck(load_model(testing::model_path("biped.urdf"), BaseMode::Fictitious), "biped18");
-  crosscheck(load_model(testing::model_path("humanoid35.urdf"), BaseMode::Fictitious), "humanoid35");
+  crosscheck(load_model(testing::model_path("biped.urdf"), BaseMode::kFictitious), "biped18");
+  crosscheck(load_model(testing::model_path("humanoid35.urdf"), BaseMode::kFictitious), "humanoid35");
   crosscheck(testing::random_tree(30, 2026), "random30");
 }
 #else

@@ -51,7 +51,7 @@ std::vector<Case> one_dof_models() {
   std::vector<Case> c;
   c.push_back({"double_pendulum", load_model(model_path("double_pendulum.yaml"))});
   c.push_back({"arm6", load_model(model_path("arm6.yaml"))});
-  c.push_back({"biped18", load_model(model_path("biped.yaml"), BaseMode::Fictitious)});
+  c.push_back({"biped18", load_model(model_path("biped.yaml"), BaseMode::kFictitious)});
   c.push_back({"random30", testing::random_tree(30, 2026)});
   return c;
 }
@@ -69,9 +69,22 @@ double rel_err(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
   return (a - b).cwiseAbs().maxCoeff() / std::max(1.0, a.cwiseAbs().maxCoeff());
 }
 
+TEST(TreeData, MakeDataSizesTheWorkspaceLikeTheConstructor) {
+  const Model m = load_model(model_path("biped.urdf"), BaseMode::kFree);
+  const Data d = make_data(m);
+  EXPECT_EQ(d.X_PL.size(), static_cast<std::size_t>(m.nlinks()));
+  EXPECT_EQ(d.M.rows(), m.nv);
+  EXPECT_EQ(d.J_com.cols(), m.nv);
+  // I_L: the link inertia about its origin (parallel axis from p_LC_m, inertia_C_kgm2)
+  const Link& l = m.links[0];
+  const Eigen::Matrix3d c = l.p_LC_m.squaredNorm() * Eigen::Matrix3d::Identity() - l.p_LC_m * l.p_LC_m.transpose();
+  EXPECT_TRUE(d.I_L[0].I.isApprox(l.inertia_C_kgm2 + l.mass_kg * c, 1e-14));
+  EXPECT_DOUBLE_EQ(d.I_L[0].m, l.mass_kg);
+}
+
 TEST(TreeBlockVsRecursive, MassMatrixBiasTauAndAcceleration) {
   std::vector<Case> cs = one_dof_models();
-  cs.push_back({"humanoid35_fictitious", load_model(model_path("humanoid35.urdf"), BaseMode::Fictitious)});
+  cs.push_back({"humanoid35_fictitious", load_model(model_path("humanoid35.urdf"), BaseMode::kFictitious)});
   for (auto& c : cs) {
     SCOPED_TRACE(c.label);
     const Model& m = c.model;
@@ -124,7 +137,7 @@ TEST(TreeBlockKinematics, AccelerationsMatchRecursive) {
   // Zero gravity so that RNEA's spatial accelerations are the true ones; the classical
   // acceleration of a point is the spatial linear part + w x v.
   Model m = testing::random_tree(30, 98);
-  m.gravity.setZero();
+  m.gravity_W_mps2.setZero();
   Data d(m);
   BlockData bd(m);
   const Eigen::VectorXd q = m.random_configuration(7), v = random_vector(m.nv, 8), a = random_vector(m.nv, 9);
@@ -134,7 +147,7 @@ TEST(TreeBlockKinematics, AccelerationsMatchRecursive) {
     const Eigen::Matrix3d& R = d.X_WL[i].R;
     const Eigen::Vector3d w = d.V[i].head<3>(), vo = d.V[i].tail<3>();
     const Eigen::Vector3d ao = d.A[i].tail<3>() + w.cross(vo);
-    const Eigen::Vector3d c = m.links[i].com;
+    const Eigen::Vector3d c = m.links[i].p_LC_m;
     const Eigen::Vector3d ac = ao + d.A[i].head<3>().cross(c) + w.cross(w.cross(c));
     EXPECT_TRUE(near(bd.wdot.segment<3>(3 * i), R * d.A[i].head<3>(), 1e-11)) << i;
     EXPECT_TRUE(near(bd.ao.segment<3>(3 * i), R * ao, 1e-11)) << i;
@@ -143,7 +156,7 @@ TEST(TreeBlockKinematics, AccelerationsMatchRecursive) {
 }
 
 TEST(TreeBlock, RejectsFreeJoint) {
-  const Model m = load_model(model_path("biped.urdf"), BaseMode::Free);
+  const Model m = load_model(model_path("biped.urdf"), BaseMode::kFree);
   EXPECT_THROW(BlockData bd(m), Error);
 }
 
@@ -190,7 +203,7 @@ TEST(TreeAnalytic, DoublePendulumClosedForm) {
 TEST(TreeAnalytic, MassMatrixSymmetricPositiveDefiniteAndEnergy) {
   std::vector<Case> cs = one_dof_models();
   cs.push_back({"humanoid35", load_model(model_path("humanoid35.urdf"))});
-  cs.push_back({"biped_free", load_model(model_path("biped.urdf"), BaseMode::Free)});
+  cs.push_back({"biped_free", load_model(model_path("biped.urdf"), BaseMode::kFree)});
   for (auto& c : cs) {
     SCOPED_TRACE(c.label);
     Data d(c.model);
@@ -263,8 +276,8 @@ TEST(TreeSimulate, TorqueFreeEnergyConservation) {
 TEST(TreeSimulate, FreeFloatingBipedConservesMomentum) {
   // Zero gravity, no external force, joint torques acting (internal): linear and angular
   // momentum about the world origin are constant over 5 s.
-  Model m = load_model(model_path("biped.urdf"), BaseMode::Free);
-  m.gravity.setZero();
+  Model m = load_model(model_path("biped.urdf"), BaseMode::kFree);
+  m.gravity_W_mps2.setZero();
   Data d(m);
   Eigen::VectorXd q = m.neutral();
   Eigen::VectorXd v = random_vector(m.nv, 77, 0.5);
@@ -279,8 +292,8 @@ TEST(TreeSimulate, FreeFloatingBipedConservesMomentum) {
 
 TEST(TreeSimulate, FictitiousChainBipedConservesMomentum) {
   // Same with the document's fictitious 6-joint chain (slow base rotation: no Euler singularity).
-  Model m = load_model(model_path("biped.yaml"), BaseMode::Fictitious);
-  m.gravity.setZero();
+  Model m = load_model(model_path("biped.yaml"), BaseMode::kFictitious);
+  m.gravity_W_mps2.setZero();
   Data d(m);
   Eigen::VectorXd q = m.neutral();
   Eigen::VectorXd v = random_vector(m.nv, 78, 0.3);

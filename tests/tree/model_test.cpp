@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <string>
 
@@ -61,10 +62,10 @@ TEST(TreeReachability, RejectsNonTreeMatrices) {
 TEST(TreeModel, DepthFirstNumberingAndSizes) {
   ModelBuilder b("t");
   Link l;
-  l.mass = 1.0;
-  l.inertia = Eigen::Matrix3d::Identity() * 0.1;
+  l.mass_kg = 1.0;
+  l.inertia_C_kgm2 = Eigen::Matrix3d::Identity() * 0.1;
   Joint rev;
-  rev.type = JointType::Revolute;
+  rev.type = JointType::kRevolute;
   l.name = "a";
   b.add_link(l, "", rev);
   l.name = "c";
@@ -83,10 +84,10 @@ TEST(TreeModel, DepthFirstNumberingAndSizes) {
 
 TEST(TreeModel, BuilderErrors) {
   Link l;
-  l.mass = 1.0;
-  l.inertia = Eigen::Matrix3d::Identity();
+  l.mass_kg = 1.0;
+  l.inertia_C_kgm2 = Eigen::Matrix3d::Identity();
   Joint rev;
-  rev.type = JointType::Revolute;
+  rev.type = JointType::kRevolute;
   {
     ModelBuilder b;
     l.name = "a";
@@ -105,7 +106,7 @@ TEST(TreeModel, BuilderErrors) {
     ModelBuilder b;
     Link bad = l;
     bad.name = "a";
-    bad.inertia = Eigen::Vector3d(1.0, 1.0, 5.0).asDiagonal();
+    bad.inertia_C_kgm2 = Eigen::Vector3d(1.0, 1.0, 5.0).asDiagonal();
     b.add_link(bad, "", rev);
     EXPECT_NE(error_of([&] { (void)b.build(); }).find("triangle"), std::string::npos);
   }
@@ -127,18 +128,18 @@ TEST(TreeModel, BuilderErrors) {
 }
 
 TEST(TreeModel, YamlAndUrdfBipedAgree) {
-  const Model y = load_model(model_path("biped.yaml"), BaseMode::Fictitious);
-  const Model u = load_model(model_path("biped.urdf"), BaseMode::Fictitious);
+  const Model y = load_model(model_path("biped.yaml"), BaseMode::kFictitious);
+  const Model u = load_model(model_path("biped.urdf"), BaseMode::kFictitious);
   ASSERT_EQ(y.nlinks(), u.nlinks());
   EXPECT_EQ(y.reachability, u.reachability);
   for (int i = 0; i < y.nlinks(); ++i) {
     EXPECT_EQ(y.links[i].name, u.links[i].name);
-    EXPECT_DOUBLE_EQ(y.links[i].mass, u.links[i].mass);
-    EXPECT_TRUE(y.links[i].inertia.isApprox(u.links[i].inertia));
+    EXPECT_DOUBLE_EQ(y.links[i].mass_kg, u.links[i].mass_kg);
+    EXPECT_TRUE(y.links[i].inertia_C_kgm2.isApprox(u.links[i].inertia_C_kgm2));
     EXPECT_TRUE(y.joints[i].axis.isApprox(u.joints[i].axis));
-    EXPECT_TRUE(y.joints[i].p_PJ.isApprox(u.joints[i].p_PJ) || y.joints[i].p_PJ.isZero());
+    EXPECT_TRUE(y.joints[i].p_PJ_m.isApprox(u.joints[i].p_PJ_m) || y.joints[i].p_PJ_m.isZero());
   }
-  const Model f = load_model(model_path("biped.urdf"), BaseMode::Free);
+  const Model f = load_model(model_path("biped.urdf"), BaseMode::kFree);
   EXPECT_EQ(f.nlinks(), 13);
   EXPECT_EQ(f.nq, 19);
   EXPECT_EQ(f.nv, 18);
@@ -150,7 +151,7 @@ TEST(TreeModel, UrdfRoundTrip) {
   ASSERT_EQ(a.nlinks(), b.nlinks());
   for (int i = 0; i < a.nlinks(); ++i) {
     EXPECT_TRUE(a.joints[i].R_PJ.isApprox(b.joints[i].R_PJ, 1e-12)) << i;
-    EXPECT_TRUE(a.joints[i].p_PJ.isApprox(b.joints[i].p_PJ, 1e-12) || a.joints[i].p_PJ.isZero()) << i;
+    EXPECT_TRUE(a.joints[i].p_PJ_m.isApprox(b.joints[i].p_PJ_m, 1e-12) || a.joints[i].p_PJ_m.isZero()) << i;
     EXPECT_EQ(a.joints[i].type, b.joints[i].type);
   }
 }
@@ -203,6 +204,58 @@ std::string urdf_error(const std::string& joints) {
   return error_of([&] { (void)urdf_from_string(std::string(kUrdfHead) + kLinks + joints + "</robot>\n", "bad.urdf"); });
 }
 
+TEST(TreeModel, EnumNamesRoundTripAndUnknownNamesListTheAccepted) {
+  for (JointType t : {JointType::kFixed, JointType::kRevolute, JointType::kPrismatic, JointType::kFree})
+    EXPECT_EQ(joint_type_from_string(to_string(t)), t);
+  EXPECT_STREQ(to_string(JointType::kPrismatic), "prismatic");
+  EXPECT_EQ(joint_type_from_string("continuous"), JointType::kRevolute);
+  EXPECT_EQ(joint_type_from_string("floating"), JointType::kFree);
+  EXPECT_EQ(error_of([] { (void)joint_type_from_string("Revolute"); }),
+            "unknown joint type 'Revolute' (accepted: fixed, revolute, continuous, prismatic, free, floating)");
+  for (BaseMode m : {BaseMode::kAsWritten, BaseMode::kFictitious, BaseMode::kFree})
+    EXPECT_EQ(base_mode_from_string(to_string(m)), m);
+  EXPECT_STREQ(to_string(BaseMode::kAsWritten), "as-written");
+  EXPECT_EQ(error_of([] { (void)base_mode_from_string("as_written"); }),
+            "unknown base mode 'as_written' (accepted: as-written, fictitious, free)");
+}
+
+// validate() accepts every built model and names the broken invariant of a hand-edited one.
+TEST(TreeModel, ValidateNamesTheBrokenInvariant) {
+  const Model good = load_model(model_path("double_pendulum.yaml"));
+  EXPECT_NO_THROW(validate(good));
+  EXPECT_NO_THROW(validate(load_model(model_path("biped.urdf"), BaseMode::kFree)));
+  EXPECT_NO_THROW(validate(load_model(model_path("biped.yaml"), BaseMode::kFictitious)));
+  auto broken = [&](auto edit) {
+    Model m = good;
+    edit(m);
+    return error_of([&] { validate(m); });
+  };
+  std::string e = broken([](Model& m) { m.gravity_W_mps2.x() = std::nan(""); });
+  EXPECT_NE(e.find("tree model 'double_pendulum': gravity must be finite"), std::string::npos) << e;
+  e = broken([](Model& m) { m.links[1].mass_kg = -1.0; });
+  EXPECT_NE(e.find("link 'link2': mass must be finite and >= 0"), std::string::npos) << e;
+  e = broken([](Model& m) { m.links[0].p_LC_m.y() = INFINITY; });
+  EXPECT_NE(e.find("centre of mass must be finite"), std::string::npos) << e;
+  e = broken([](Model& m) { m.joints[1].p_PJ_m.z() = std::nan(""); });
+  EXPECT_NE(e.find("origin and axis must be finite"), std::string::npos) << e;
+  e = broken([](Model& m) { m.parent[1] = 1; });
+  EXPECT_NE(e.find("parent 1 must be -1 or < 1"), std::string::npos) << e;
+  e = broken([](Model& m) { m.joints[1].type = JointType::kPrismatic; m.joints[1].nv = 0; });
+  EXPECT_NE(e.find("do not match its type prismatic"), std::string::npos) << e;
+  e = broken([](Model& m) { m.nv = 3; });
+  EXPECT_NE(e.find("nq = 2, nv = 3 do not match the joints (2, 2)"), std::string::npos) << e;
+  e = broken([](Model& m) { m.children[0].clear(); });
+  EXPECT_NE(e.find("children do not match parent"), std::string::npos) << e;
+  e = broken([](Model& m) { m.reachability(1, 0) = 0; });
+  EXPECT_NE(e.find("reachability matrix does not match parent"), std::string::npos) << e;
+  e = broken([](Model& m) { m.joints[1].name = m.joints[0].name; });
+  EXPECT_NE(e.find("duplicate joint name 'link1_joint'"), std::string::npos) << e;
+  e = broken([](Model& m) { m.links.pop_back(); });
+  EXPECT_NE(e.find("must be sized nlinks = 1"), std::string::npos) << e;
+  e = broken([](Model& m) { m.links[1].mass_kg = 0.0; m.links[1].inertia_C_kgm2.setZero(); });
+  EXPECT_NE(e.find("joint 'link2_joint' moves a massless subtree"), std::string::npos) << e;
+}
+
 TEST(TreeUrdf, Errors) {
   const std::string j_ab = "  <joint name=\"j1\" type=\"revolute\"><parent link=\"a\"/><child link=\"b\"/><axis xyz=\"0 0 1\"/></joint>\n";
   // Closed loop: c is the child of two joints.
@@ -216,6 +269,10 @@ TEST(TreeUrdf, Errors) {
   EXPECT_NE(e.find("planar"), std::string::npos) << e;
   e = urdf_error(j_ab + "  <joint name=\"j2\" type=\"screw\"><parent link=\"b\"/><child link=\"c\"/></joint>\n");
   EXPECT_NE(e.find("unknown joint type 'screw'"), std::string::npos) << e;
+  // "free" is tendyn's name, not a URDF type (URDF: "floating")
+  e = urdf_error(j_ab + "  <joint name=\"j2\" type=\"free\"><parent link=\"b\"/><child link=\"c\"/></joint>\n");
+  EXPECT_NE(e.find("unknown joint type 'free' (accepted: fixed, revolute, continuous, prismatic, floating)"),
+            std::string::npos) << e;
   e = urdf_error(j_ab + "  <joint name=\"j2\" type=\"revolute\"><parent link=\"b\"/><child link=\"zz\"/></joint>\n");
   EXPECT_NE(e.find("unknown link 'zz'"), std::string::npos) << e;
   e = urdf_error(j_ab + "  <joint name=\"j2\" type=\"revolute\"><parent link=\"b\"/><child link=\"c\"/><mimic joint=\"j1\"/></joint>\n");
@@ -268,8 +325,8 @@ TEST(TreeLimits, LinkCountIsBoundedWithAClearError) {
   EXPECT_NE(e.find("big.yaml:3:3: links: 4097 links, more than the limit of 4096"), std::string::npos) << e;
   ModelBuilder b("many");
   Link l;
-  l.mass = 1.0;
-  l.inertia = Eigen::Matrix3d::Identity();
+  l.mass_kg = 1.0;
+  l.inertia_C_kgm2 = Eigen::Matrix3d::Identity();
   for (int i = 0; i <= kMaxLinks; ++i) {
     l.name = "l" + std::to_string(i);
     b.add_link(l, "", Joint{});

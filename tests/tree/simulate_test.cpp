@@ -147,7 +147,7 @@ TEST(TreeSimulate, TorqueCallbackObserverAndProgress) {
 }
 
 TEST(TreeSimulate, ZeroDurationGivesTheInitialSampleAndFreeJointsAreNormalised) {
-  const Model m = load_model(model_path("biped.urdf"), BaseMode::Free);
+  const Model m = load_model(model_path("biped.urdf"), BaseMode::kFree);
   Eigen::VectorXd q0 = m.neutral();
   q0.segment<4>(3) << 2.0, 0.0, 0.0, 0.0;  // not a unit quaternion
   SimulationOptions o;

@@ -27,18 +27,18 @@ inline Model random_tree(int n, unsigned seed) {
   for (int i = 0; i < n; ++i) {
     Link l;
     l.name = std::string("l").append(std::to_string(i));
-    l.mass = 0.2 + 2.0 * pos(rng);
-    l.com = 0.3 * Eigen::Vector3d(u(rng), u(rng), u(rng));
+    l.mass_kg = 0.2 + 2.0 * pos(rng);
+    l.p_LC_m = 0.3 * Eigen::Vector3d(u(rng), u(rng), u(rng));
     const Eigen::Vector3d d(pos(rng), pos(rng), pos(rng));  // diagonal of a box-like inertia
     const Eigen::Matrix3d Rr = Eigen::Quaterniond(u(rng), u(rng), u(rng), u(rng)).normalized().toRotationMatrix();
     const Eigen::Vector3d pm(d.y() + d.z(), d.x() + d.z(), d.x() + d.y());  // triangle-safe
-    l.inertia = 0.05 * l.mass * Rr * pm.asDiagonal() * Rr.transpose();
+    l.inertia_C_kgm2 = 0.05 * l.mass_kg * Rr * pm.asDiagonal() * Rr.transpose();
     Joint j;
     const double r = 0.5 * (u(rng) + 1.0);
-    j.type = i == 0 ? JointType::Revolute
-                    : (r < 0.6 ? JointType::Revolute : (r < 0.85 ? JointType::Prismatic : JointType::Fixed));
+    j.type = i == 0 ? JointType::kRevolute
+                    : (r < 0.6 ? JointType::kRevolute : (r < 0.85 ? JointType::kPrismatic : JointType::kFixed));
     j.axis = Eigen::Vector3d(u(rng), u(rng), u(rng)).normalized();
-    j.p_PJ = 0.5 * Eigen::Vector3d(u(rng), u(rng), u(rng));
+    j.p_PJ_m = 0.5 * Eigen::Vector3d(u(rng), u(rng), u(rng));
     j.R_PJ = Eigen::Quaterniond(u(rng), u(rng), u(rng), u(rng)).normalized().toRotationMatrix();
     std::uniform_int_distribution<int> pick(0, std::max(0, i - 1));
     const std::string parent = i == 0 ? std::string() : std::string("l").append(std::to_string(pick(rng)));

@@ -34,6 +34,7 @@ struct LinkWrench {
 };
 
 struct Data {
+  /// Sized for `model` (the same as make_data(model)).
   explicit Data(const Model& model);
 
   // Kinematics (filled by forward_kinematics and by every algorithm). Spatial motion vectors are
@@ -61,5 +62,11 @@ struct Data {
   Eigen::MatrixXd J_com;  ///< (3 x nv) centre-of-mass Jacobian
   Eigen::Vector3d p_com = Eigen::Vector3d::Zero();  ///< COM in world [m]
 };
+
+/// The workspace of the recursive algorithms for `model` (a validated Model: ModelBuilder::build
+/// or validate()). All storage is allocated here, O(nlinks + nv^2); the algorithms then run
+/// without heap allocation. One Data per thread; a Data belongs to one model (the C++ algorithms
+/// do not check this; the Python bindings do).
+[[nodiscard]] Data make_data(const Model& model);
 
 }  // namespace tendyn::tree

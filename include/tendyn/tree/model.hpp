@@ -25,20 +25,25 @@
 namespace tendyn::tree {
 
 /// Kind of joint between a link and its parent. The document's fictitious 6-joint floating base
-/// has no type of its own: ModelBuilder::add_floating6 (YAML type `floating6`, BaseMode::Fictitious)
+/// has no type of its own: ModelBuilder::add_floating6 (YAML type `floating6`, BaseMode::kFictitious)
 /// adds it as ordinary joints marked Joint::fictitious: prismatic along x, y, z of the frame placed
-/// by R_PJ, p_PJ, then revolute about z, y, x of each joint's own frame (yaw, pitch, roll); five
+/// by R_PJ, p_PJ_m, then revolute about z, y, x of each joint's own frame (yaw, pitch, roll); five
 /// massless links + the body.
-enum class JointType { Fixed, Revolute, Prismatic, Free };
+enum class JointType { kFixed, kRevolute, kPrismatic, kFree };
 
-[[nodiscard]] const char* joint_type_name(JointType t);
+/// "fixed", "revolute", "prismatic", "free".
+[[nodiscard]] const char* to_string(JointType type);
+/// The inverse of to_string(JointType), also accepting the URDF names "continuous" (= revolute)
+/// and "floating" (= free); exact, case-sensitive. Throws tendyn::Error "unknown joint type
+/// '<name>' (accepted: ...)" listing the accepted names for any other text.
+[[nodiscard]] JointType joint_type_from_string(const std::string& name);
 
 struct Joint {
   std::string name;
-  JointType type = JointType::Fixed;
+  JointType type = JointType::kFixed;
   Eigen::Vector3d axis = Eigen::Vector3d::UnitZ();        ///< unit axis in the joint frame
   Eigen::Matrix3d R_PJ = Eigen::Matrix3d::Identity();     ///< joint frame in parent frame
-  Eigen::Vector3d p_PJ = Eigen::Vector3d::Zero();         ///< [m]
+  Eigen::Vector3d p_PJ_m = Eigen::Vector3d::Zero();       ///< joint frame origin in parent frame [m]
   int nq = 0, nv = 0;   ///< 0 fixed, 1 revolute/prismatic, 7/6 free
   int idx_q = 0, idx_v = 0;  ///< first coordinate in q and in v
   bool fictitious = false;   ///< part of a fictitious floating-base chain (document 003)
@@ -46,9 +51,9 @@ struct Joint {
 
 struct Link {
   std::string name;
-  double mass = 0.0;                                    ///< [kg]
-  Eigen::Vector3d com = Eigen::Vector3d::Zero();        ///< p_LC [m], link frame
-  Eigen::Matrix3d inertia = Eigen::Matrix3d::Zero();    ///< about COM, link axes [kg m^2]
+  double mass_kg = 0.0;                                     ///< [kg]
+  Eigen::Vector3d p_LC_m = Eigen::Vector3d::Zero();         ///< centre of mass, link frame [m]
+  Eigen::Matrix3d inertia_C_kgm2 = Eigen::Matrix3d::Zero(); ///< about the COM, link axes [kg m^2]
 };
 
 class Model {
@@ -60,7 +65,7 @@ class Model {
   std::vector<std::vector<int>> children;  ///< (nlinks)
   Eigen::MatrixXi reachability;            ///< D (nlinks x nlinks), d_ij = 1 iff j is i or an ancestor of i
   std::vector<int> v_to_link;              ///< (nv) link owning each velocity coordinate
-  Eigen::Vector3d gravity{0.0, 0.0, -9.81};  ///< g_W [m/s^2]
+  Eigen::Vector3d gravity_W_mps2{0.0, 0.0, -9.81};  ///< g_W [m/s^2]
   int nq = 0, nv = 0;
 
   [[nodiscard]] int nlinks() const { return static_cast<int>(links.size()); }
@@ -85,10 +90,22 @@ class Model {
 /// ModelBuilder::build and the model readers reject more links with tendyn::Error.
 constexpr int kMaxLinks = 4096;
 
+/// Checks every invariant the algorithms rely on; throws tendyn::Error naming the model, the link
+/// or joint and the reason. Structure: 1..kMaxLinks links; links, joints, parent, children and
+/// reachability sized nlinks; parent[i] in [-1, i); children the inverse of parent (in index
+/// order); reachability == reachability_from_parents(parent); joint nq/nv/idx_q/idx_v consistent
+/// with the joint types (nq, nv the totals; v_to_link sized nv). Names: link names non-empty,
+/// unique and not "world"; joint names non-empty and unique. Physics: gravity finite; mass finite
+/// and >= 0, p_LC_m and inertia_C_kgm2 finite, the inertia symmetric positive semidefinite with
+/// the triangle inequality; R_PJ orthonormal, p_PJ_m and axis finite, unit axes on revolute and
+/// prismatic joints; every joint with nv > 0 moves a subtree with mass or inertia (else the mass
+/// matrix is singular). ModelBuilder::build calls it; call it after editing a Model by hand
+/// (e.g. its gravity). Cost O(nlinks^2) (the reachability comparison).
+void validate(const Model& model);
+
 /// Builds a model from links given in any order (parents by name). Checks: unique names, parents
-/// exist, no cycles, at most kMaxLinks links (checked before anything is allocated), finite and
-/// physical mass properties (mass >= 0, inertia symmetric positive semidefinite, triangle
-/// inequality), unit axes, and that every movable subtree has mass.
+/// exist, no cycles, at most kMaxLinks links (checked before anything is allocated), then numbers
+/// the links and runs validate() on the result.
 class ModelBuilder {
  public:
   explicit ModelBuilder(std::string name = "tree") : name_(std::move(name)) {}
@@ -98,9 +115,10 @@ class ModelBuilder {
   /// Adds a floating body as the document's fictitious chain: links <name>_fict_{px,py,pz,rz,ry}
   /// (massless) and the body itself on the last revolute joint (about x).
   void add_floating6(const Link& link, const std::string& parent, const Eigen::Matrix3d& R_PJ,
-                     const Eigen::Vector3d& p_PJ);
-  void set_gravity(const Eigen::Vector3d& g) { gravity_ = g; }
-  /// Numbers links depth-first (pre-order, children in insertion order) and validates.
+                     const Eigen::Vector3d& p_PJ_m);
+  /// Gravity g_W [m/s^2] of the built model (default (0, 0, -9.81)).
+  void set_gravity(const Eigen::Vector3d& gravity_W_mps2) { gravity_ = gravity_W_mps2; }
+  /// Numbers links depth-first (pre-order, children in insertion order) and validates (validate()).
   [[nodiscard]] Model build() const;
 
  private:
@@ -116,10 +134,15 @@ class ModelBuilder {
 
 /// How to model a floating base when loading: as written in the file, as the document's
 /// fictitious 6-joint chain, or as a free joint with a unit quaternion.
-enum class BaseMode { AsWritten, Fictitious, Free };
+enum class BaseMode { kAsWritten, kFictitious, kFree };
+/// "as-written", "fictitious", "free" (the CLI's --base values).
+[[nodiscard]] const char* to_string(BaseMode mode);
+/// The inverse of to_string(BaseMode) (exact names). Throws tendyn::Error "unknown base mode
+/// '<name>' (accepted: as-written, fictitious, free)".
+[[nodiscard]] BaseMode base_mode_from_string(const std::string& name);
 
 /// Returns a copy of `m` in which every free joint is replaced by the fictitious 6-joint chain
-/// (Fictitious) or every fictitious chain by a free joint (Free).
+/// (kFictitious) or every fictitious chain by a free joint (kFree).
 [[nodiscard]] Model convert_base(const Model& m, BaseMode mode);
 
 /// Reachability matrix from a parent array (parent[i] < i or -1). Cost O(n^2).

@@ -10,23 +10,23 @@
 namespace tendyn::tree {
 
 /// Loads a model; ".urdf" / ".xml" files as URDF, anything else as YAML.
-[[nodiscard]] Model load_model(const std::string& path, BaseMode mode = BaseMode::AsWritten);
+[[nodiscard]] Model load_model(const std::string& path, BaseMode mode = BaseMode::kAsWritten);
 
 /// YAML model from a file / from text (`name` stands for the file in messages). An optional
 /// `reachability` matrix in the file must equal the D of the tree built from the parents (after
 /// expanding floating6 joints), else tendyn::Error.
-[[nodiscard]] Model load_model_yaml(const std::string& file, BaseMode mode = BaseMode::AsWritten);
+[[nodiscard]] Model load_model_yaml(const std::string& file, BaseMode mode = BaseMode::kAsWritten);
 [[nodiscard]] Model model_from_yaml_string(const std::string& text, const std::string& name,
-                                           BaseMode mode = BaseMode::AsWritten);
+                                           BaseMode mode = BaseMode::kAsWritten);
 
 /// URDF from a file / from text. The root link attaches to the world by a fixed joint, except a
 /// root named "world" (massless), whose child joints attach to the world directly (type
 /// "floating" there = free joint). Unsupported and rejected with a clear error: closed loops (a
 /// link that is the child of two joints), joint types planar and unknown ones, <mimic>.
 /// <visual>, <collision>, <limit>, <dynamics>, <material>, <transmission>, <gazebo> are ignored.
-[[nodiscard]] Model load_urdf(const std::string& file, BaseMode mode = BaseMode::AsWritten);
+[[nodiscard]] Model load_urdf(const std::string& file, BaseMode mode = BaseMode::kAsWritten);
 [[nodiscard]] Model urdf_from_string(const std::string& text, const std::string& name,
-                                     BaseMode mode = BaseMode::AsWritten);
+                                     BaseMode mode = BaseMode::kAsWritten);
 
 /// URDF text of a model (fictitious chains are written as one "floating" joint from "world").
 [[nodiscard]] std::string to_urdf(const Model& model);

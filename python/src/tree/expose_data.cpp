@@ -21,8 +21,8 @@ void expose_data(py::module_& m) {
       .def_readwrite("n_W", &LinkWrench::n_W, "(3) couple, world frame [N m].")
       .def("__repr__", [](const LinkWrench& w) { return "LinkWrench(f_W=" + fmt(w.f_W) + ", n_W=" + fmt(w.n_W) + ")"; });
 
-  py::class_<Data>(m, "Data", "Scratch and outputs of the recursive algorithms, sized once for one model: Data(model).")
-      .def(py::init<const Model&>(), py::arg("model"))
+  py::class_<Data>(m, "Data", "Scratch and outputs of the recursive algorithms, sized once for one model: make_data(model) or Data(model).")
+      .def(py::init<const Model&>(), py::arg("model"), "Data(model): the same as make_data(model).")
       .def_readonly("tau", &Data::tau, "(nv) last RNEA / nonlinear_effects output [N m | N].")
       .def_readonly("M", &Data::M, "(nv x nv) last CRBA mass matrix [kg m^2 | kg | kg m].")
       .def_readonly("ddq", &Data::ddq, "(nv) last ABA output [rad/s^2 | m/s^2].")
@@ -31,6 +31,7 @@ void expose_data(py::module_& m) {
       .def("__repr__", [](const Data& d) {
         return "Data(nlinks=" + std::to_string(d.X_PL.size()) + ", nv=" + std::to_string(d.tau.size()) + ")";
       });
+  m.def("make_data", &make_data, py::arg("model"), "Data sized for `model` (the workspace of the recursive algorithms).");
 }
 
 }  // namespace tendyn::python::tree_bind

@@ -11,12 +11,12 @@
 namespace tendyn::python::tree_bind {
 
 void expose_model_io(py::module_& m) {
-  m.def("load_model", &load_model, py::arg("path"), py::arg("mode") = BaseMode::AsWritten, "Load a YAML or URDF model (by extension).");
-  m.def("load_model_yaml", &load_model_yaml, py::arg("file"), py::arg("mode") = BaseMode::AsWritten, "Load a tendyn tree YAML file.");
-  m.def("model_from_yaml_string", &model_from_yaml_string, py::arg("text"), py::arg("name"), py::arg("mode") = BaseMode::AsWritten,
+  m.def("load_model", &load_model, py::arg("path"), py::arg("mode") = BaseMode::kAsWritten, "Load a YAML or URDF model (by extension).");
+  m.def("load_model_yaml", &load_model_yaml, py::arg("file"), py::arg("mode") = BaseMode::kAsWritten, "Load a tendyn tree YAML file.");
+  m.def("model_from_yaml_string", &model_from_yaml_string, py::arg("text"), py::arg("name"), py::arg("mode") = BaseMode::kAsWritten,
         "Parse a tree YAML model from a string (`name` appears in error messages).");
-  m.def("load_urdf", &load_urdf, py::arg("file"), py::arg("mode") = BaseMode::AsWritten, "Load a URDF file.");
-  m.def("urdf_from_string", &urdf_from_string, py::arg("text"), py::arg("name"), py::arg("mode") = BaseMode::AsWritten,
+  m.def("load_urdf", &load_urdf, py::arg("file"), py::arg("mode") = BaseMode::kAsWritten, "Load a URDF file.");
+  m.def("urdf_from_string", &urdf_from_string, py::arg("text"), py::arg("name"), py::arg("mode") = BaseMode::kAsWritten,
         "Parse URDF text (`name` appears in error messages).");
   m.def("to_urdf", &to_urdf, py::arg("model"), "The model as URDF text.");
 }
