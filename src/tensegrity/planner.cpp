@@ -10,11 +10,19 @@
 
 namespace tendyn::tensegrity {
 
-Planner planner_from_name(const std::string& name) {
-  if (name == "exhaustive") return Planner::kExhaustive;
-  if (name == "coordinate") return Planner::kCoordinateSearch;
-  if (name == "lookahead") return Planner::kLookahead;
-  throw Error("planner '" + name + "' (valid: exhaustive, coordinate, lookahead)");
+Planner planner_from_string(const std::string& name) {
+  for (Planner p : {Planner::kExhaustive, Planner::kCoordinateSearch, Planner::kLookahead})
+    if (name == to_string(p)) return p;
+  throw Error("unknown planner '" + name + "' (valid: exhaustive, coordinate, lookahead)");
+}
+
+const char* to_string(Planner planner) {
+  switch (planner) {
+    case Planner::kExhaustive: return "exhaustive";
+    case Planner::kCoordinateSearch: return "coordinate";
+    case Planner::kLookahead: return "lookahead";
+  }
+  return "?";
 }
 
 PlanPath PlanPath::straight_x() { return PlanPath{{Eigen::Vector2d(0, 0), Eigen::Vector2d(1e3, 0)}}; }

@@ -92,7 +92,7 @@ std::string journal_header(const PsiStudyOptions& o) {
                       {"rod_radius_inner_m", p.rod_radius_inner_m},
                       {"stiffness_Npm", {p.stiffness_Npm, p.stiffness_top_Npm, p.stiffness_bottom_Npm, p.stiffness_side_Npm}},
                       {"damping_Nspm", p.damping_Nspm},
-                      {"damping_law", p.damping_law == DampingLaw::kAxial ? "axial" : "relative_velocity"},
+                      {"damping_law", to_string(p.damping_law)},
                       {"rest_length_m", {p.rest_length_m, p.rest_top_m, p.rest_bottom_m, p.rest_side_m}},
                       {"radius_m", p.radius_m},
                       {"pivot", p.pivot},

@@ -53,8 +53,11 @@ struct PlanPath {
 };
 
 enum class Planner { kExhaustive, kCoordinateSearch, kLookahead };
-/// "exhaustive" | "coordinate" | "lookahead" -> Planner; throws tendyn::Error listing the names.
-Planner planner_from_name(const std::string& name);
+/// "exhaustive" | "coordinate" | "lookahead" -> Planner (exact names). Throws tendyn::Error
+/// "unknown planner '<name>' (valid: exhaustive, coordinate, lookahead)" for any other text.
+Planner planner_from_string(const std::string& name);
+/// "exhaustive", "coordinate", "lookahead" (the names of `tendyn plan --planner` and plan.json).
+const char* to_string(Planner planner);
 
 struct PlannerOptions {
   std::vector<int> drive_cables;   ///< cable indices (m of them)

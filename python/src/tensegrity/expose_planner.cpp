@@ -23,6 +23,9 @@ void expose_planner(py::module_& m) {
       .value("kExhaustive", Planner::kExhaustive)
       .value("kCoordinateSearch", Planner::kCoordinateSearch)
       .value("kLookahead", Planner::kLookahead);
+  m.def("planner_from_string", &planner_from_string, py::arg("name"),
+        "'exhaustive', 'coordinate' or 'lookahead' -> Planner (tendyn.Error otherwise).");
+  m.def("to_string", py::overload_cast<Planner>(&to_string), py::arg("planner"), "'exhaustive', 'coordinate' or 'lookahead'.");
   py::class_<PlannerOptions> po(m, "PlannerOptions", "Options of plan(): drive cables, increment u0, period, duration, path.");
   po.def_readwrite("drive_cables", &PlannerOptions::drive_cables, "cable indices the planner drives")
       .def_readwrite("u0_m", &PlannerOptions::u0_m, "rest-length increment per period [m]")
