@@ -180,7 +180,7 @@ def test_plan_matches_cli(tmp_path):
     o.rollout = mf.simulation
     o.threads = 2
     r = ts.plan(model, o)
-    assert len(r.cost) == 3 and r.rollouts == expected["rollouts"]
+    assert len(r.cost_m) == 3 and r.rollouts == expected["rollouts"]
     assert list(r.centroid_m[-1]) == expected["final_centroid_m"]
     assert r.progress_m == expected["progress_m"]
     o.threads = 1
@@ -247,7 +247,7 @@ def test_reprs_are_short_and_evaluable():
 
 def test_every_field_has_a_docstring_with_its_unit():
     import re
-    unit_suffix = re.compile(r"_(m|s|N|kg|kgm2|Npm|Nspm|mps|rad|radps|deg|J|per_s)$")
+    unit_suffix = re.compile(r"_(m|s|N|kg|kgm2|Npm|Nspm|mps|rad|radps|deg|J|per_s|kgmps|kgm2ps)$")
     checked = 0
     for name in dir(ts):
         cls = getattr(ts, name)

@@ -150,7 +150,7 @@ std::string plan_schedule_csv(const Model& model, const std::vector<int>& drive_
     if (k < 0 || k >= model.ncable()) throw Error("plan schedule: drive cable index " + std::to_string(k) + " out of range");
   const std::size_t nknot = r.period_start_s.size();
   if (r.offset_m.size() != nknot || r.centroid_m.size() != nknot || r.tension_N.size() != nknot || r.path_error_m.size() != nknot ||
-      r.cost.size() + 1 != nknot || (nknot > 0 && (r.offset_m[0].size() != m || r.tension_N[0].size() != m)))
+      r.cost_m.size() + 1 != nknot || (nknot > 0 && (r.offset_m[0].size() != m || r.tension_N[0].size() != m)))
     throw Error("plan schedule: the result does not match " + std::to_string(m) + " drive cables (not a result of plan())");
   io::CsvLine line;
   line.text("t_s");
@@ -161,7 +161,7 @@ std::string plan_schedule_csv(const Model& model, const std::vector<int>& drive_
   for (std::size_t i = 0; i < nknot; ++i) {
     line.clear();
     line.num(r.period_start_s[i]).nums(r.offset_m[i]);
-    line.num(r.centroid_m[i].x()).num(r.centroid_m[i].y()).num(i == 0 ? 0.0 : r.cost[i - 1]).num(r.path_error_m[i]);
+    line.num(r.centroid_m[i].x()).num(r.centroid_m[i].y()).num(i == 0 ? 0.0 : r.cost_m[i - 1]).num(r.path_error_m[i]);
     line.nums(r.tension_N[i]);
     csv += line.str() + "\n";
   }
@@ -251,7 +251,7 @@ PlanResult plan(const Model& model, const PlannerOptions& o, const std::function
   State state = model.initial_state;
   Eigen::VectorXd u = Eigen::VectorXd::Zero(m);
   Eigen::VectorXi last = Eigen::VectorXi::Zero(m);
-  double threshold = o.threshold_start;
+  double threshold = o.threshold_start_m;
   res.period_start_s.push_back(state.time_s);
   res.offset_m.push_back(u);
   res.centroid_m.push_back(centroid(model, state));
@@ -429,7 +429,7 @@ PlanResult plan(const Model& model, const PlannerOptions& o, const std::function
     u += o.u0_m * chosen_delta.cast<double>();
     last = chosen_delta;
     tracker.advance(chosen.C);
-    res.cost.push_back(chosen.cost);
+    res.cost_m.push_back(chosen.cost);
     res.period_start_s.push_back(state.time_s);
     res.offset_m.push_back(u);
     res.centroid_m.push_back(chosen.C);

@@ -282,8 +282,8 @@ SimulationSummary simulate(const Model& model, const SimulationOptions& opt, Obs
   const double E_scale =
       std::max({std::abs(E0), sum.initial_energy.kinetic_J + sum.initial_energy.elastic_J, 1e-9});
   sum.com_initial_m = center_of_mass(model, state);
-  sum.linear_momentum_initial = linear_momentum(model, state);
-  sum.angular_momentum_initial = angular_momentum(model, state);
+  sum.linear_momentum_initial_kgmps = linear_momentum(model, state);
+  sum.angular_momentum_initial_kgm2ps = angular_momentum(model, state);
 
   const StepOptions step_opt = step_options(opt);
   long n_fixed = fixed ? fixed_step_count(opt) : 0;
@@ -382,8 +382,8 @@ SimulationSummary simulate(const Model& model, const SimulationOptions& opt, Obs
   sum.steps = step;
   sum.monitor = monitor.report();
   sum.com_final_m = center_of_mass(model, state);
-  sum.linear_momentum_final = linear_momentum(model, state);
-  sum.angular_momentum_final = angular_momentum(model, state);
+  sum.linear_momentum_final_kgmps = linear_momentum(model, state);
+  sum.angular_momentum_final_kgm2ps = angular_momentum(model, state);
   sum.final_length_m = data.cable_length_m;
   sum.final_tension_N = data.cable_tension_N;
   sum.final_strain.resize(model.ncable());
