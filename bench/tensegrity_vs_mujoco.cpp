@@ -25,6 +25,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <map>
 #include <sstream>
 #include <string>
@@ -41,7 +42,7 @@ namespace {
 
 constexpr double kDuration = 1.0;   // [s] simulated time of every run
 constexpr long kRefSteps = 100000;  // reference: RK4 with h = 1e-5 s
-constexpr double kInf = HUGE_VAL;
+constexpr double kInf = std::numeric_limits<double>::infinity();
 
 [[noreturn]] void die(const std::string& msg) {
   std::fprintf(stderr, "tensegrity_vs_mujoco: %s\n", msg.c_str());

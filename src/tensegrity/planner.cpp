@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <chrono>
 #include <cmath>
+#include <limits>
 
 namespace tendyn::tensegrity {
 
@@ -57,7 +58,7 @@ void PathTracker::advance(const Eigen::Vector2d& C) {
 }
 
 double PathTracker::distance(const Eigen::Vector2d& C) const {
-  double best = HUGE_VAL;
+  double best = std::numeric_limits<double>::infinity();
   for (std::size_t i = 0; i + 1 < path.points.size(); ++i) {
     const Eigen::Vector2d P = path.points[i], seg = path.points[i + 1] - P;
     const double tau = std::clamp((C - P).dot(seg) / seg.squaredNorm(), 0.0, 1.0);
@@ -67,7 +68,7 @@ double PathTracker::distance(const Eigen::Vector2d& C) const {
 }
 
 double PathTracker::arc_length(const Eigen::Vector2d& C) const {
-  double best = HUGE_VAL, at = 0.0, acc = 0.0;
+  double best = std::numeric_limits<double>::infinity(), at = 0.0, acc = 0.0;
   for (std::size_t i = 0; i + 1 < path.points.size(); ++i) {
     const Eigen::Vector2d P = path.points[i], seg = path.points[i + 1] - P;
     const double tau = std::clamp((C - P).dot(seg) / seg.squaredNorm(), 0.0, 1.0);
@@ -175,7 +176,7 @@ namespace {
 struct Rollout {
   bool ok = false;          ///< simulated and within the rest-length limits
   int new_slack = 0;        ///< cables taut at the period start that went slack
-  double cost = HUGE_VAL;
+  double cost = std::numeric_limits<double>::infinity();
   Eigen::Vector2d C = Eigen::Vector2d::Zero();
   State end;
 };
@@ -314,7 +315,7 @@ PlanResult plan(const Model& model, const PlannerOptions& o, const std::function
       std::vector<int> order;
       for (int i = 0; i < n; ++i)
         if (first[static_cast<std::size_t>(i)].ok && first[static_cast<std::size_t>(i)].new_slack == 0) order.push_back(i);
-      std::vector<double> j1(static_cast<std::size_t>(n), HUGE_VAL);
+      std::vector<double> j1(static_cast<std::size_t>(n), std::numeric_limits<double>::infinity());
       for (int i : order) j1[static_cast<std::size_t>(i)] = metric(first[static_cast<std::size_t>(i)].C);
       std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return j1[static_cast<std::size_t>(a)] < j1[static_cast<std::size_t>(b)]; });
       if (static_cast<int>(order.size()) > o.beam_width) order.resize(static_cast<std::size_t>(o.beam_width));
@@ -348,10 +349,10 @@ PlanResult plan(const Model& model, const PlannerOptions& o, const std::function
         for (const auto& r : children) res.rejected += (r.ok && r.new_slack == 0) ? 0 : 1;
         // score of a beam: best two-period outcome, lateral term on the worse of the two knots
         int best_b = 0;
-        double best_score = HUGE_VAL;
+        double best_score = std::numeric_limits<double>::infinity();
         for (int b = 0; b < nb; ++b) {
           const double d1 = tracker.distance(first[static_cast<std::size_t>(order[static_cast<std::size_t>(b)])].C);
-          double score = HUGE_VAL;
+          double score = std::numeric_limits<double>::infinity();
           for (int j = 0; j < n; ++j) {
             const Rollout& c = children[static_cast<std::size_t>(b * n + j)];
             if (!c.ok || c.new_slack > 0) continue;

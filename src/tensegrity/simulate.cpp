@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <sstream>
 
 namespace tendyn::tensegrity {
@@ -170,8 +171,8 @@ class Monitor {
  public:
   Monitor(const Model& m, const SimulationOptions& o) : model_(m), opt_(o) {
     const int nc = m.ncable();
-    rep_.max_strain = Eigen::VectorXd::Constant(nc, -HUGE_VAL);
-    rep_.min_strain = Eigen::VectorXd::Constant(nc, HUGE_VAL);
+    rep_.max_strain = Eigen::VectorXd::Constant(nc, -std::numeric_limits<double>::infinity());
+    rep_.min_strain = Eigen::VectorXd::Constant(nc, std::numeric_limits<double>::infinity());
     rep_.slack_first_time_s.assign(static_cast<std::size_t>(nc), -1.0);
   }
   // Returns true when an abnormal event happened at this step.
@@ -291,8 +292,8 @@ SimulationSummary simulate(const Model& model, const SimulationOptions& opt, Obs
   const double out_dt = opt.output_interval_s > 0.0 ? opt.output_interval_s : opt.dt_s;
   const double h_fixed = fixed && n_fixed > 0 ? opt.duration_s / static_cast<double>(n_fixed) : opt.dt_s;
   const bool every_step = opt.output_interval_s <= 0.0;
-  double next_out = every_step ? HUGE_VAL : state.time_s + out_dt;
-  double next_control = sampled ? state.time_s : HUGE_VAL;  // dopri5: next sampled-controller time
+  double next_out = every_step ? std::numeric_limits<double>::infinity() : state.time_s + out_dt;
+  double next_control = sampled ? state.time_s : std::numeric_limits<double>::infinity();  // dopri5: next sampled-controller time
   double h = opt.dt_s;
 
   auto observe_current = [&](const Energy& en) {
