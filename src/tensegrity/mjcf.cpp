@@ -1,7 +1,7 @@
 #include <tendyn/core/error.hpp>
+#include <tendyn/io/csv.hpp>
 #include <tendyn/io/markup.hpp>
 #include <tendyn/tensegrity/mjcf.hpp>
-#include <tendyn/tensegrity/output.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -17,7 +17,7 @@ std::string nums(std::initializer_list<double> v) {
   std::string s;
   for (double x : v) {
     if (!s.empty()) s += ' ';
-    append_number(s, x);
+    io::append_number(s, x);
   }
   return s;
 }

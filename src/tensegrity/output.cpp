@@ -1,3 +1,4 @@
+#include <tendyn/io/csv.hpp>
 #include <tendyn/tensegrity/output.hpp>
 
 #include <nlohmann/json.hpp>
@@ -21,10 +22,10 @@ CsvWriter::CsvWriter(const Model& m, const std::filesystem::path& path) : file_(
 
 void CsvWriter::on_output(const Model& m, const State& s, const Data& d, const Energy& e) {
   line_.clear();
-  append_number(line_, s.time_s);
+  io::append_number(line_, s.time_s);
   auto num = [&](double v) {
     line_ += ',';
-    append_number(line_, v);
+    io::append_number(line_, v);
   };
   for (int j = 0; j < m.nrod(); ++j) {
     const double* x = s.x.data() + State::kStride * j;
