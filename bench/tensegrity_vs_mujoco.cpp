@@ -25,6 +25,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <map>
 #include <sstream>
 #include <string>
@@ -41,7 +42,7 @@ namespace {
 
 constexpr double kDuration = 1.0;   // [s] simulated time of every run
 constexpr long kRefSteps = 100000;  // reference: RK4 with h = 1e-5 s
-constexpr double kInf = HUGE_VAL;
+constexpr double kInf = std::numeric_limits<double>::infinity();
 
 [[noreturn]] void die(const std::string& msg) {
   std::fprintf(stderr, "tensegrity_vs_mujoco: %s\n", msg.c_str());
@@ -358,16 +359,16 @@ int main(int argc, char** argv) {
 
     // 3. methods
     std::vector<Method> methods;
-    auto fixed_t = [&](const char* name, tt::Integrator integ) {
-      Method me{"tendyn", name, false, {}, {}, {}};
+    auto fixed_t = [&](tt::Integrator integ) {
+      Method me{"tendyn", tt::to_string(integ), false, {}, {}, {}};
       me.run = [&, integ](long n) { return Outcome{max_node_error(tendyn_fixed(model, data, integ, n).p_W_node, ref_t), n, 0}; };
       me.timed = [&, integ](long n) { (void)tendyn_fixed(model, data, integ, n); };
       methods.push_back(std::move(me));
     };
-    fixed_t("rk4", tt::Integrator::kRK4);
-    fixed_t("lie-verlet", tt::Integrator::kLieVerlet);
+    fixed_t(tt::Integrator::kRK4);
+    fixed_t(tt::Integrator::kLieVerlet);
     {
-      Method me{"tendyn", "dopri5", true, {}, {}, {}};
+      Method me{"tendyn", tt::to_string(tt::Integrator::kDormandPrince45), true, {}, {}, {}};
       me.run = [&](long k) {
         const TendynRun r = tendyn_dopri(model, data, tol_of(k));
         return Outcome{max_node_error(r.p_W_node, ref_t), r.steps, r.rejected};

@@ -3,7 +3,6 @@
 #include "viewer_cli.hpp"
 
 #include <tendyn/core/error.hpp>
-#include <tendyn/io/csv.hpp>
 #include <tendyn/io/atomic_file.hpp>
 #include <tendyn/version.hpp>
 
@@ -167,8 +166,6 @@ double display_value(double x, double scale, double rel_tol) {
   if (x == 0.0 || (std::isfinite(x) && std::abs(x) <= rel_tol * scale)) return 0.0;
   return x;
 }
-
-std::string file_number(double v) { return io::format_number(v); }
 
 void clean_negative_zeros(nlohmann::json& j) {
   if (j.is_number_float()) {

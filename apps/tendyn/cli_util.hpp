@@ -78,8 +78,6 @@ double column_scale(std::span<const double> values);
 /// `x` for display: 0 when |x| <= rel_tol * scale (round-off noise next to the column's largest
 /// value) or when x is -0; otherwise x. For printed tables only: files keep every digit.
 double display_value(double x, double scale, double rel_tol = 1e-9);
-/// A number as files write it: io::format_number ("%.12g", -0 as 0).
-std::string file_number(double v);
 /// Replaces every -0 number in `j` by 0 (nlohmann::json writes "-0.0").
 void clean_negative_zeros(nlohmann::json& j);
 

@@ -34,7 +34,11 @@ void register_export(CLI::App& app) {
     if (!a->mjcf.empty()) {
       tensegrity::MjcfOptions o;
       o.timestep_s = a->timestep;
-      o.integrator = a->integrator;
+      try {
+        o.integrator = tensegrity::mjcf_integrator_from_string(a->integrator);
+      } catch (const Error& e) {
+        throw Error(std::string("export: --mj-integrator: ") + e.what());
+      }
       o.rod_radius_m = a->rod_radius;
       const auto mj = tensegrity::export_mjcf(f.model, o);
       io::write_file_atomic(a->mjcf, mj.xml);

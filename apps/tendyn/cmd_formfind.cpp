@@ -10,6 +10,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <limits>
 #include <memory>
 
 #include "cli_util.hpp"
@@ -51,7 +52,7 @@ void register_formfind(CLI::App& app) {
     auto m = f.model;
     m.initial_state = r.state;
     if (a->on_ground) {
-      double zmin = HUGE_VAL;
+      double zmin = std::numeric_limits<double>::infinity();
       ts::Data d = ts::make_data(m);
       ts::forward_kinematics(m, m.initial_state, d);
       for (int i = 0; i < m.nnode(); ++i) zmin = std::min(zmin, d.p_W_node(2, i));

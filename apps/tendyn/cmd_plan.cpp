@@ -79,7 +79,7 @@ void run_plan(const PlanArgs& a) {
   if (a.dt) file.simulation.dt_s = *a.dt;
   o.rollout = ts::rollout_options(file.model, file.simulation);
   try {
-    o.planner = ts::planner_from_name(a.planner);
+    o.planner = ts::planner_from_string(a.planner);
   } catch (const Error& e) {
     throw Error(std::string("plan: --planner: ") + e.what());
   }
@@ -110,7 +110,7 @@ void run_plan(const PlanArgs& a) {
     std::printf("viewer: %s\n", (std::filesystem::path(a.out_dir) / "view.html").string().c_str());
   nlohmann::json path_points = nlohmann::json::array();
   for (const auto& pt : o.path.points) path_points.push_back({pt.x(), pt.y()});
-  const nlohmann::json j = {{"planner", a.planner},
+  const nlohmann::json j = {{"planner", ts::to_string(o.planner)},
                             {"path", a.path},
                             {"u0_m", a.u0},
                             {"period_s", a.period},
@@ -133,7 +133,7 @@ void run_plan(const PlanArgs& a) {
   else
     std::printf("no plot (needs python3 with matplotlib): /usr/bin/python3 %s/scripts/plot.py plan %s/schedule.csv %s/plan.png (or .svg)\n",
                 data_dir_hint().c_str(), a.out_dir.c_str(), a.out_dir.c_str());
-  std::printf("planned %zu periods of %g s with %s (%zu drive cables, u0 = %g m)\n", r.cost.size(), a.period, a.planner.c_str(),
+  std::printf("planned %zu periods of %g s with %s (%zu drive cables, u0 = %g m)\n", r.cost_m.size(), a.period, ts::to_string(o.planner),
               o.drive_cables.size(), a.u0);
   const auto fixed4 = [](double x) { return display_value(x, 1.0, 0.5e-4); };  // never "-0.0000"
   std::printf("progress along the path %.4f m, speed %.4f m/s, max path error %.4f m\n", fixed4(r.progress_m), fixed4(r.speed_mps),

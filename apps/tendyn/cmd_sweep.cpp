@@ -66,9 +66,11 @@ void run_sweep(const SweepArgs& a) {
   o.prism.stiffness_Npm = a.stiffness;
   o.prism.rest_length_m = a.rest_length;
   o.prism.damping_Nspm = a.damping;
-  if (a.damping_law == "axial") o.prism.damping_law = ts::DampingLaw::kAxial;
-  else if (a.damping_law == "relative_velocity") o.prism.damping_law = ts::DampingLaw::kRelativeVelocity;
-  else throw Error("sweep: --damping-law must be axial or relative_velocity");
+  try {
+    o.prism.damping_law = ts::damping_law_from_string(a.damping_law);
+  } catch (const Error& e) {
+    throw Error(std::string("sweep: --damping-law: ") + e.what());
+  }
   o.prism.radius_m = a.radius;
   o.prism.pivot = a.pivot;
   const int n = static_cast<int>(std::floor((a.psi_max - a.psi_min) / a.psi_step + 1e-9)) + 1;
@@ -128,8 +130,8 @@ void run_sweep(const SweepArgs& a) {
       {"study", "document 000 psi study (3-prism, zero gravity)"},
       {"prism",
        {{"rod_mass_kg", a.mass}, {"rod_length_m", a.length}, {"stiffness_Npm", a.stiffness}, {"rest_length_m", a.rest_length},
-        {"damping_Nspm", a.damping}, {"damping_law", a.damping_law}, {"radius_m", o.prism.radius_m}, {"pivot", o.prism.pivot}}},
-      {"simulation", {{"duration_s", a.duration}, {"dt_s", a.dt}, {"integrator", "rk4"}, {"strain_limit", a.strain_limit}}},
+        {"damping_Nspm", a.damping}, {"damping_law", ts::to_string(o.prism.damping_law)}, {"radius_m", o.prism.radius_m}, {"pivot", o.prism.pivot}}},
+      {"simulation", {{"duration_s", a.duration}, {"dt_s", a.dt}, {"integrator", ts::to_string(o.simulation.integrator)}, {"strain_limit", a.strain_limit}}},
       {"normal_range_deg", res.has_range ? nlohmann::json::array({res.range_min_deg, res.range_max_deg}) : nlohmann::json(nullptr)},
       {"paper_normal_range_deg", nlohmann::json::array({36, 68})},
       {"rows", rows}};

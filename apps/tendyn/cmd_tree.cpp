@@ -281,7 +281,7 @@ void run_dynamics(const TreeOptions& o, bool inverse) {
     const auto names = v_names(m);
     const auto units = v_units(m);
     for (int k = 0; k < m.nv; ++k)
-      os << names[k] << "," << file_number(result[k]) << "," << (inverse ? units[k].f : units[k].a) << "," << file_number(b[k]) << ","
+      os << names[k] << "," << io::format_number(result[k]) << "," << (inverse ? units[k].f : units[k].a) << "," << io::format_number(b[k]) << ","
          << units[k].f << "\n";
     emit(o, os.str());
   } else {

@@ -27,7 +27,7 @@ int main(int argc, char** argv) {
     const ts::SimulationSummary s = ts::simulate(file.model, options);
     const double e0 = s.initial_energy.total();
     const double drift = s.max_abs_energy_drift_J / std::max(std::abs(e0), 1e-12);
-    const double dp = (s.linear_momentum_final - s.linear_momentum_initial).norm();
+    const double dp = (s.linear_momentum_final_kgmps - s.linear_momentum_initial_kgmps).norm();
     std::printf("tendyn %s: %s, %ld steps, energy %.9f J, relative energy drift %.2e, momentum change %.2e kg m/s\n",
                 std::string(tendyn::kVersion).c_str(), path.c_str(), s.steps, e0, drift, dp);
     const bool ok = s.steps == 1000 && e0 > 0.0 && drift < 1e-6 && dp < 1e-9;

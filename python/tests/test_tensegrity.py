@@ -180,7 +180,7 @@ def test_plan_matches_cli(tmp_path):
     o.rollout = mf.simulation
     o.threads = 2
     r = ts.plan(model, o)
-    assert len(r.cost) == 3 and r.rollouts == expected["rollouts"]
+    assert len(r.cost_m) == 3 and r.rollouts == expected["rollouts"]
     assert list(r.centroid_m[-1]) == expected["final_centroid_m"]
     assert r.progress_m == expected["progress_m"]
     o.threads = 1
@@ -247,7 +247,7 @@ def test_reprs_are_short_and_evaluable():
 
 def test_every_field_has_a_docstring_with_its_unit():
     import re
-    unit_suffix = re.compile(r"_(m|s|N|kg|kgm2|Npm|Nspm|mps|rad|radps|deg|J|per_s)$")
+    unit_suffix = re.compile(r"_(m|s|N|kg|kgm2|Npm|Nspm|mps|rad|radps|deg|J|per_s|kgmps|kgm2ps)$")
     checked = 0
     for name in dir(ts):
         cls = getattr(ts, name)
@@ -308,3 +308,19 @@ def test_list_fields_are_copies_that_never_dangle():
     c[0].stiffness_Npm = 5.0  # ... until the list is assigned back
     m2.cables = c
     assert m2.cables[0].stiffness_Npm == 5.0
+
+
+def test_enum_names_round_trip_and_unknown_names_are_errors():
+    for parse, values in [(ts.damping_law_from_string, ts.DampingLaw.__members__.values()),
+                          (ts.ground_type_from_string, ts.Ground.Type.__members__.values()),
+                          (ts.integrator_from_string, ts.Integrator.__members__.values()),
+                          (ts.quaternion_stabilisation_from_string, ts.QuaternionStabilisation.__members__.values()),
+                          (ts.planner_from_string, ts.Planner.__members__.values())]:
+        for v in values:
+            assert parse(ts.to_string(v)) == v
+    assert ts.to_string(ts.DampingLaw.kRelativeVelocity) == "relative_velocity"
+    assert ts.to_string(ts.Planner.kCoordinateSearch) == "coordinate"
+    with pytest.raises(tendyn.Error, match="unknown damping law 'Axial' \\(valid: axial, relative_velocity\\)"):
+        ts.damping_law_from_string("Axial")
+    with pytest.raises(tendyn.Error, match="unknown planner 'greedy'"):
+        ts.planner_from_string("greedy")

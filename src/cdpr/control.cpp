@@ -70,7 +70,7 @@ Controller::Controller(const DynamicModel& model, const ControllerConfig& config
       ws_(6, model.ncable()),
       ws_up_(6, std::max(1, static_cast<int>(upper_.size()))) {
   if (!(cfg_.tau_winch_s > 0.0)) throw Error("cdpr controller: tau_winch must be > 0");
-  if (!(cfg_.period_s > 0.0) || !(cfg_.tau_tension_s > 0.0) || !(cfg_.tension_rate_max_N_s > 0.0) ||
+  if (!(cfg_.period_s > 0.0) || !(cfg_.tau_tension_s > 0.0) || !(cfg_.tension_rate_max_Nps > 0.0) ||
       !(cfg_.tau_filter_s >= 0.0) || !std::isfinite(cfg_.tau_filter_s))
     throw Error("cdpr controller: period, tau_tension and tension_rate_max must be > 0, tau_filter >= 0");
   if (!(cfg_.f_min_N >= 0.0) || !(cfg_.f_max_N > cfg_.f_min_N))
@@ -106,13 +106,13 @@ void Controller::update(const Reference& ref, const Measurement& meas, Inputs& i
   // 1. pose regulators -> desired wrench
   const Eigen::Vector3d r = meas.pose.R_WP * m.com_P;
   const Eigen::Vector3d F = m.mass_kg * (ref.a_W - m.geometry.gravity_W) - in.force_ext_W +
-                            cfg_.kp_pos_N_m * (ref.p_W - meas.pose.p_WP) + cfg_.kd_pos_Ns_m * (ref.v_W - meas.v_W);
+                            cfg_.kp_pos_Npm * (ref.p_W - meas.pose.p_WP) + cfg_.kd_pos_Nspm * (ref.v_W - meas.v_W);
   const Eigen::Quaterniond q(meas.pose.R_WP);
   const Eigen::Vector3d e_R = quat_log(ref.q_WP * q.conjugate());
   const Eigen::Vector3d w_W = meas.pose.R_WP * meas.gyro_P;
   w_d_.head<3>() = F;
   w_d_.tail<3>() = r.cross(m.mass_kg * (ref.a_W - m.geometry.gravity_W)) - in.moment_ext_W +
-                   cfg_.kp_rot_Nm * e_R - cfg_.kd_rot_Nms * w_W;
+                   cfg_.kp_rot_Nmprad * e_R - cfg_.kd_rot_Nmsprad * w_W;
   // 2. optimal distribution at the measured pose
   solve_tensions(cfg_.method, data_.J, w_d_, opt_, ws_, res_full_);
   f_opt_ = res_full_.f_N;
@@ -153,7 +153,7 @@ void Controller::update(const Reference& ref, const Measurement& meas, Inputs& i
   // first-order low-pass (exact discretisation at the control period) of the readings the
   // tension regulator uses; restarted from the current readings
   const double a_lp = cfg_.tau_filter_s > 0.0 ? 1.0 - std::exp(-cfg_.period_s / cfg_.tau_filter_s) : 1.0;
-  const double gain = cfg_.period_s / cfg_.tau_tension_s, df_max = cfg_.tension_rate_max_N_s * cfg_.period_s;
+  const double gain = cfg_.period_s / cfg_.tau_tension_s, df_max = cfg_.tension_rate_max_Nps * cfg_.period_s;
   twist_.head<3>() = ref.v_W + 0.5 * cfg_.period_s * ref.a_W;
   twist_.tail<3>().setZero();
   for (std::size_t j = 0; j < lower_.size(); ++j) {

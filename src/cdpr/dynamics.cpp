@@ -36,7 +36,7 @@ void finalize_dynamic_model(DynamicModel& m) {
   if (m.geometry.motion != Motion::kSpatial) throw Error("cdpr dynamics: the model must be spatial");
   const int n = m.ncable();
   check_vec(m.EA_N, n, "EA", true);
-  check_vec(m.damping_Ns_m, n, "damping", false);
+  check_vec(m.damping_Nspm, n, "damping", false);
   check_vec(m.winch_rate_max_m_s, n, "winch rate limit", true);
   if (m.on_carriage.size() != n) throw Error("cdpr dynamics: on_carriage needs one entry per cable");
   if (!(m.platform_mass_kg > 0.0) || !std::isfinite(m.platform_mass_kg))
@@ -67,7 +67,7 @@ DynamicModel make_printer_dynamics(const Model& geometry, double load_mass_kg) {
   m.load_mass_kg = load_mass_kg;
   m.load_position_P = Eigen::Vector3d(0.0, 0.0, -0.2);
   m.EA_N = Eigen::VectorXd::Constant(n, 2.0e7);
-  m.damping_Ns_m = Eigen::VectorXd::Constant(n, 2000.0);
+  m.damping_Nspm = Eigen::VectorXd::Constant(n, 2000.0);
   m.winch_rate_max_m_s = Eigen::VectorXd::Constant(n, 0.5);
   m.on_carriage = Eigen::VectorXi::Zero(n);
   for (int i = 0; i < n; ++i)
@@ -188,7 +188,7 @@ void compute_derivative(const DynamicModel& m, const Inputs& in, const StateVect
     const double l0dot = std::clamp(in.winch_rate_m_s[i], -m.winch_rate_max_m_s[i], m.winch_rate_max_m_s[i]);
     double f = 0.0;
     if (len > l0)
-      f = std::max(0.0, m.EA_N[i] / l0 * (len - l0) + m.damping_Ns_m[i] * (d.length_rate[i] - l0dot));
+      f = std::max(0.0, m.EA_N[i] / l0 * (len - l0) + m.damping_Nspm[i] * (d.length_rate[i] - l0dot));
     d.tension_N[i] = f;
     const Eigen::Vector3d fi = f * d.geo.u_W.col(i);
     F += fi;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace tendyn::tensegrity {
 
@@ -28,7 +29,7 @@ void apply_impulse(const Rod& rod, const Eigen::Vector3d& e, State& s, int j, co
 }  // namespace
 
 double lowest_end_height(const Model& model, const Data& data) {
-  double z = HUGE_VAL;
+  double z = std::numeric_limits<double>::infinity();
   for (const auto& r : model.rods)
     for (int e = 0; e < 2; ++e) z = std::min(z, data.p_W_node(2, r.node[e]) - model.ground.height_m);
   return z;

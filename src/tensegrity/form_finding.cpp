@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace tendyn::tensegrity {
 
@@ -69,7 +70,7 @@ double max_node_residual(const Model& model, const State& state) {
 FormFindingResult find_equilibrium(const Model& model, const FormFindingOptions& o) {
   validate(model);
   Model m = statics_model(model);
-  double k_max = 0.0, m_min = HUGE_VAL;
+  double k_max = 0.0, m_min = std::numeric_limits<double>::infinity();
   for (const auto& c : m.cables) k_max = std::max(k_max, c.stiffness_Npm);
   for (const auto& r : m.rods) m_min = std::min(m_min, r.mass_kg);
   if (!(k_max > 0.0)) throw Error("form finding: no element has stiffness");

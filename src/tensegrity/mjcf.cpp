@@ -1,7 +1,7 @@
 #include <tendyn/core/error.hpp>
+#include <tendyn/io/csv.hpp>
 #include <tendyn/io/markup.hpp>
 #include <tendyn/tensegrity/mjcf.hpp>
-#include <tendyn/tensegrity/output.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -17,7 +17,7 @@ std::string nums(std::initializer_list<double> v) {
   std::string s;
   for (double x : v) {
     if (!s.empty()) s += ' ';
-    append_number(s, x);
+    io::append_number(s, x);
   }
   return s;
 }
@@ -52,8 +52,21 @@ std::string drive_law(const Model& m, const CableDrive& d) {
 }
 }  // namespace
 
+MjcfIntegrator mjcf_integrator_from_string(const std::string& name) {
+  for (MjcfIntegrator i : {MjcfIntegrator::kRK4, MjcfIntegrator::kEuler})
+    if (name == to_string(i)) return i;
+  throw Error("unknown MJCF integrator '" + name + "' (valid: RK4, Euler)");
+}
+
+const char* to_string(MjcfIntegrator integrator) {
+  switch (integrator) {
+    case MjcfIntegrator::kRK4: return "RK4";
+    case MjcfIntegrator::kEuler: return "Euler";
+  }
+  return "?";
+}
+
 MjcfExport export_mjcf(const Model& m, const MjcfOptions& o) {
-  if (o.integrator != "RK4" && o.integrator != "Euler") throw Error("MJCF export: integrator must be RK4 or Euler (got '" + o.integrator + "')");
   if (!(o.timestep_s > 0.0 && std::isfinite(o.timestep_s))) throw Error("MJCF export: timestep must be positive and finite");
   if (!(o.rod_radius_m > 0.0 && std::isfinite(o.rod_radius_m))) throw Error("MJCF export: rod radius must be positive and finite");
   if (!(o.min_axial_inertia_ratio > 0.0 && std::isfinite(o.min_axial_inertia_ratio)))
@@ -154,7 +167,7 @@ MjcfExport export_mjcf(const Model& m, const MjcfOptions& o) {
     for (const auto& d : m.drives) x << "  " << comment_safe(drive_law(m, d)) << "\n";
   x << "-->\n";
   x << "<mujoco model=\"" << io::escape_markup(m.name) << "\">\n";
-  x << "  <option timestep=\"" << nums({o.timestep_s}) << "\" integrator=\"" << o.integrator << "\" gravity=\""
+  x << "  <option timestep=\"" << nums({o.timestep_s}) << "\" integrator=\"" << to_string(o.integrator) << "\" gravity=\""
     << nums({m.gravity_W.x(), m.gravity_W.y(), m.gravity_W.z()}) << "\"" << (ground ? " cone=\"elliptic\"" : "") << ">\n";
   x << "    <flag contact=\"" << (ground ? "enable" : "disable") << "\" energy=\"enable\"/>\n  </option>\n";
   x << "  <worldbody>\n";

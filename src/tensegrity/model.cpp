@@ -22,6 +22,35 @@ std::string name_of(const std::vector<std::string>& ids, int i, const char* kind
 bool finite(double v) { return std::isfinite(v); }
 }  // namespace
 
+DampingLaw damping_law_from_string(const std::string& name) {
+  for (DampingLaw law : {DampingLaw::kAxial, DampingLaw::kRelativeVelocity})
+    if (name == to_string(law)) return law;
+  throw Error("unknown damping law '" + name + "' (valid: axial, relative_velocity)");
+}
+
+const char* to_string(DampingLaw law) {
+  switch (law) {
+    case DampingLaw::kAxial: return "axial";
+    case DampingLaw::kRelativeVelocity: return "relative_velocity";
+  }
+  return "?";
+}
+
+Ground::Type ground_type_from_string(const std::string& name) {
+  for (Ground::Type type : {Ground::Type::kNone, Ground::Type::kImpulse, Ground::Type::kCompliant})
+    if (name == to_string(type)) return type;
+  throw Error("unknown ground type '" + name + "' (valid: none, impulse, compliant)");
+}
+
+const char* to_string(Ground::Type type) {
+  switch (type) {
+    case Ground::Type::kNone: return "none";
+    case Ground::Type::kImpulse: return "impulse";
+    case Ground::Type::kCompliant: return "compliant";
+  }
+  return "?";
+}
+
 Rod make_thin_rod(double mass_kg, double length_m) {
   Rod r;
   r.mass_kg = mass_kg;

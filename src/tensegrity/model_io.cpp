@@ -44,10 +44,11 @@ std::string read_id(const YamlNode& n, std::set<std::string>& seen, const char* 
 }
 
 DampingLaw read_damping_law(const YamlNode& n) {
-  const auto s = n.as_string();
-  if (s == "axial") return DampingLaw::kAxial;
-  if (s == "relative_velocity") return DampingLaw::kRelativeVelocity;
-  n.fail("unknown damping law '" + s + "' (valid: axial, relative_velocity)");
+  try {
+    return damping_law_from_string(n.as_string());
+  } catch (const Error& e) {
+    n.fail(e.what());
+  }
 }
 
 void read_simulation(const YamlNode& s, SimulationOptions& o) {
@@ -425,11 +426,11 @@ Ground read_ground(const YamlNode& g) {
                   "slip_velocity"});
   Ground out;
   const auto t = g.at("type");
-  const auto type = t.as_string();
-  if (type == "none") out.type = Ground::Type::kNone;
-  else if (type == "impulse") out.type = Ground::Type::kImpulse;
-  else if (type == "compliant") out.type = Ground::Type::kCompliant;
-  else t.fail("unknown ground type '" + type + "' (valid: none, impulse, compliant)");
+  try {
+    out.type = ground_type_from_string(t.as_string());
+  } catch (const Error& e) {
+    t.fail(e.what());
+  }
   if (auto v = g.get("height")) out.height_m = v->as_double();
   if (auto v = g.get("friction")) out.friction = non_negative(*v);
   if (auto v = g.get("restitution")) {
@@ -514,7 +515,7 @@ std::string to_yaml(const Model& m, const SimulationOptions* sim) {
   out << YAML::Key << "tendyn" << YAML::Value << "tensegrity";
   out << YAML::Key << "name" << YAML::Value << m.name;
   out << YAML::Key << "gravity" << YAML::Value << YAML::Flow << nums({m.gravity_W.x(), m.gravity_W.y(), m.gravity_W.z()});
-  out << YAML::Key << "damping_law" << YAML::Value << (m.damping_law == DampingLaw::kAxial ? "axial" : "relative_velocity");
+  out << YAML::Key << "damping_law" << YAML::Value << to_string(m.damping_law);
   Data d = make_data(m);
   forward_kinematics(m, m.initial_state, d);
   out << YAML::Key << "nodes" << YAML::Value << YAML::BeginSeq;
@@ -582,7 +583,7 @@ std::string to_yaml(const Model& m, const SimulationOptions* sim) {
   if (m.ground.type != Ground::Type::kNone) {
     const Ground& g = m.ground;
     out << YAML::Key << "ground" << YAML::Value << YAML::BeginMap;
-    out << YAML::Key << "type" << YAML::Value << (g.type == Ground::Type::kImpulse ? "impulse" : "compliant");
+    out << YAML::Key << "type" << YAML::Value << to_string(g.type);
     out << YAML::Key << "height" << YAML::Value << Num{g.height_m} << YAML::Key << "friction" << YAML::Value << Num{g.friction};
     out << YAML::Key << "restitution" << YAML::Value << Num{g.restitution} << YAML::Key << "max_penetration" << YAML::Value
         << Num{g.max_penetration_m} << YAML::Key << "baumgarte" << YAML::Value << Num{g.baumgarte};

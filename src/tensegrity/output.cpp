@@ -1,3 +1,4 @@
+#include <tendyn/io/csv.hpp>
 #include <tendyn/tensegrity/output.hpp>
 
 #include <nlohmann/json.hpp>
@@ -21,10 +22,10 @@ CsvWriter::CsvWriter(const Model& m, const std::filesystem::path& path) : file_(
 
 void CsvWriter::on_output(const Model& m, const State& s, const Data& d, const Energy& e) {
   line_.clear();
-  append_number(line_, s.time_s);
+  io::append_number(line_, s.time_s);
   auto num = [&](double v) {
     line_ += ',';
-    append_number(line_, v);
+    io::append_number(line_, v);
   };
   for (int j = 0; j < m.nrod(); ++j) {
     const double* x = s.x.data() + State::kStride * j;
@@ -108,10 +109,10 @@ std::string summary_json(const Model& m, const SimulationOptions& o, const Simul
       {"center_of_mass", {{"initial_m", vec(s.com_initial_m)}, {"final_m", vec(s.com_final_m)}, {"max_displacement_m", s.max_com_displacement_m},
                             {"floor_path_m", s.com_floor_path_m}}},
       {"momentum",
-       {{"linear_initial", vec(s.linear_momentum_initial)},
-        {"linear_final", vec(s.linear_momentum_final)},
-        {"angular_initial", vec(s.angular_momentum_initial)},
-        {"angular_final", vec(s.angular_momentum_final)}}},
+       {{"linear_initial", vec(s.linear_momentum_initial_kgmps)},
+        {"linear_final", vec(s.linear_momentum_final_kgmps)},
+        {"angular_initial", vec(s.angular_momentum_initial_kgm2ps)},
+        {"angular_final", vec(s.angular_momentum_final_kgm2ps)}}},
       {"normal_mode",
        {{"normal", s.monitor.normal_mode},
         {"strain_limit", o.strain_limit},

@@ -7,14 +7,23 @@
 #include <cstdint>
 #include <chrono>
 #include <cmath>
+#include <limits>
 
 namespace tendyn::tensegrity {
 
-Planner planner_from_name(const std::string& name) {
-  if (name == "exhaustive") return Planner::kExhaustive;
-  if (name == "coordinate") return Planner::kCoordinateSearch;
-  if (name == "lookahead") return Planner::kLookahead;
-  throw Error("planner '" + name + "' (valid: exhaustive, coordinate, lookahead)");
+Planner planner_from_string(const std::string& name) {
+  for (Planner p : {Planner::kExhaustive, Planner::kCoordinateSearch, Planner::kLookahead})
+    if (name == to_string(p)) return p;
+  throw Error("unknown planner '" + name + "' (valid: exhaustive, coordinate, lookahead)");
+}
+
+const char* to_string(Planner planner) {
+  switch (planner) {
+    case Planner::kExhaustive: return "exhaustive";
+    case Planner::kCoordinateSearch: return "coordinate";
+    case Planner::kLookahead: return "lookahead";
+  }
+  return "?";
 }
 
 PlanPath PlanPath::straight_x() { return PlanPath{{Eigen::Vector2d(0, 0), Eigen::Vector2d(1e3, 0)}}; }
@@ -49,7 +58,7 @@ void PathTracker::advance(const Eigen::Vector2d& C) {
 }
 
 double PathTracker::distance(const Eigen::Vector2d& C) const {
-  double best = HUGE_VAL;
+  double best = std::numeric_limits<double>::infinity();
   for (std::size_t i = 0; i + 1 < path.points.size(); ++i) {
     const Eigen::Vector2d P = path.points[i], seg = path.points[i + 1] - P;
     const double tau = std::clamp((C - P).dot(seg) / seg.squaredNorm(), 0.0, 1.0);
@@ -59,7 +68,7 @@ double PathTracker::distance(const Eigen::Vector2d& C) const {
 }
 
 double PathTracker::arc_length(const Eigen::Vector2d& C) const {
-  double best = HUGE_VAL, at = 0.0, acc = 0.0;
+  double best = std::numeric_limits<double>::infinity(), at = 0.0, acc = 0.0;
   for (std::size_t i = 0; i + 1 < path.points.size(); ++i) {
     const Eigen::Vector2d P = path.points[i], seg = path.points[i + 1] - P;
     const double tau = std::clamp((C - P).dot(seg) / seg.squaredNorm(), 0.0, 1.0);
@@ -142,7 +151,7 @@ std::string plan_schedule_csv(const Model& model, const std::vector<int>& drive_
     if (k < 0 || k >= model.ncable()) throw Error("plan schedule: drive cable index " + std::to_string(k) + " out of range");
   const std::size_t nknot = r.period_start_s.size();
   if (r.offset_m.size() != nknot || r.centroid_m.size() != nknot || r.tension_N.size() != nknot || r.path_error_m.size() != nknot ||
-      r.cost.size() + 1 != nknot || (nknot > 0 && (r.offset_m[0].size() != m || r.tension_N[0].size() != m)))
+      r.cost_m.size() + 1 != nknot || (nknot > 0 && (r.offset_m[0].size() != m || r.tension_N[0].size() != m)))
     throw Error("plan schedule: the result does not match " + std::to_string(m) + " drive cables (not a result of plan())");
   io::CsvLine line;
   line.text("t_s");
@@ -153,7 +162,7 @@ std::string plan_schedule_csv(const Model& model, const std::vector<int>& drive_
   for (std::size_t i = 0; i < nknot; ++i) {
     line.clear();
     line.num(r.period_start_s[i]).nums(r.offset_m[i]);
-    line.num(r.centroid_m[i].x()).num(r.centroid_m[i].y()).num(i == 0 ? 0.0 : r.cost[i - 1]).num(r.path_error_m[i]);
+    line.num(r.centroid_m[i].x()).num(r.centroid_m[i].y()).num(i == 0 ? 0.0 : r.cost_m[i - 1]).num(r.path_error_m[i]);
     line.nums(r.tension_N[i]);
     csv += line.str() + "\n";
   }
@@ -167,7 +176,7 @@ namespace {
 struct Rollout {
   bool ok = false;          ///< simulated and within the rest-length limits
   int new_slack = 0;        ///< cables taut at the period start that went slack
-  double cost = HUGE_VAL;
+  double cost = std::numeric_limits<double>::infinity();
   Eigen::Vector2d C = Eigen::Vector2d::Zero();
   State end;
 };
@@ -243,7 +252,7 @@ PlanResult plan(const Model& model, const PlannerOptions& o, const std::function
   State state = model.initial_state;
   Eigen::VectorXd u = Eigen::VectorXd::Zero(m);
   Eigen::VectorXi last = Eigen::VectorXi::Zero(m);
-  double threshold = o.threshold_start;
+  double threshold = o.threshold_start_m;
   res.period_start_s.push_back(state.time_s);
   res.offset_m.push_back(u);
   res.centroid_m.push_back(centroid(model, state));
@@ -306,7 +315,7 @@ PlanResult plan(const Model& model, const PlannerOptions& o, const std::function
       std::vector<int> order;
       for (int i = 0; i < n; ++i)
         if (first[static_cast<std::size_t>(i)].ok && first[static_cast<std::size_t>(i)].new_slack == 0) order.push_back(i);
-      std::vector<double> j1(static_cast<std::size_t>(n), HUGE_VAL);
+      std::vector<double> j1(static_cast<std::size_t>(n), std::numeric_limits<double>::infinity());
       for (int i : order) j1[static_cast<std::size_t>(i)] = metric(first[static_cast<std::size_t>(i)].C);
       std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return j1[static_cast<std::size_t>(a)] < j1[static_cast<std::size_t>(b)]; });
       if (static_cast<int>(order.size()) > o.beam_width) order.resize(static_cast<std::size_t>(o.beam_width));
@@ -340,10 +349,10 @@ PlanResult plan(const Model& model, const PlannerOptions& o, const std::function
         for (const auto& r : children) res.rejected += (r.ok && r.new_slack == 0) ? 0 : 1;
         // score of a beam: best two-period outcome, lateral term on the worse of the two knots
         int best_b = 0;
-        double best_score = HUGE_VAL;
+        double best_score = std::numeric_limits<double>::infinity();
         for (int b = 0; b < nb; ++b) {
           const double d1 = tracker.distance(first[static_cast<std::size_t>(order[static_cast<std::size_t>(b)])].C);
-          double score = HUGE_VAL;
+          double score = std::numeric_limits<double>::infinity();
           for (int j = 0; j < n; ++j) {
             const Rollout& c = children[static_cast<std::size_t>(b * n + j)];
             if (!c.ok || c.new_slack > 0) continue;
@@ -421,7 +430,7 @@ PlanResult plan(const Model& model, const PlannerOptions& o, const std::function
     u += o.u0_m * chosen_delta.cast<double>();
     last = chosen_delta;
     tracker.advance(chosen.C);
-    res.cost.push_back(chosen.cost);
+    res.cost_m.push_back(chosen.cost);
     res.period_start_s.push_back(state.time_s);
     res.offset_m.push_back(u);
     res.centroid_m.push_back(chosen.C);

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <numbers>
@@ -34,7 +35,7 @@ class TripleRecorder final : public Observer {
  public:
   void on_output(const Model& m, const State&, const Data& d, const Energy&) override {
     for (int t = 0; t < 3; ++t) {
-      double lo = HUGE_VAL, hi = -HUGE_VAL, mean = 0.0;
+      double lo = std::numeric_limits<double>::infinity(), hi = -std::numeric_limits<double>::infinity(), mean = 0.0;
       for (int k = t; k < m.ncable(); k += 3) {
         const double e = cable_strain(d, k);
         lo = std::min(lo, e);
@@ -64,8 +65,8 @@ PsiStudyRow run_one(const PsiStudyOptions& o, double psi_deg) {
   if (s.monitor.first_overstrain_cable >= 0)
     r.first_overstrain_cable = m.cable_ids[static_cast<std::size_t>(s.monitor.first_overstrain_cable)];
   for (int t = 0; t < 3; ++t) {
-    r.max_strain[t] = -HUGE_VAL;
-    r.min_strain[t] = HUGE_VAL;
+    r.max_strain[t] = -std::numeric_limits<double>::infinity();
+    r.min_strain[t] = std::numeric_limits<double>::infinity();
     for (int k = t; k < m.ncable(); k += 3) {
       r.max_strain[t] = std::max(r.max_strain[t], s.monitor.max_strain[k]);
       r.min_strain[t] = std::min(r.min_strain[t], s.monitor.min_strain[k]);
@@ -92,7 +93,7 @@ std::string journal_header(const PsiStudyOptions& o) {
                       {"rod_radius_inner_m", p.rod_radius_inner_m},
                       {"stiffness_Npm", {p.stiffness_Npm, p.stiffness_top_Npm, p.stiffness_bottom_Npm, p.stiffness_side_Npm}},
                       {"damping_Nspm", p.damping_Nspm},
-                      {"damping_law", p.damping_law == DampingLaw::kAxial ? "axial" : "relative_velocity"},
+                      {"damping_law", to_string(p.damping_law)},
                       {"rest_length_m", {p.rest_length_m, p.rest_top_m, p.rest_bottom_m, p.rest_side_m}},
                       {"radius_m", p.radius_m},
                       {"pivot", p.pivot},

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <sstream>
 
 namespace tendyn::tensegrity {
@@ -170,8 +171,8 @@ class Monitor {
  public:
   Monitor(const Model& m, const SimulationOptions& o) : model_(m), opt_(o) {
     const int nc = m.ncable();
-    rep_.max_strain = Eigen::VectorXd::Constant(nc, -HUGE_VAL);
-    rep_.min_strain = Eigen::VectorXd::Constant(nc, HUGE_VAL);
+    rep_.max_strain = Eigen::VectorXd::Constant(nc, -std::numeric_limits<double>::infinity());
+    rep_.min_strain = Eigen::VectorXd::Constant(nc, std::numeric_limits<double>::infinity());
     rep_.slack_first_time_s.assign(static_cast<std::size_t>(nc), -1.0);
   }
   // Returns true when an abnormal event happened at this step.
@@ -282,8 +283,8 @@ SimulationSummary simulate(const Model& model, const SimulationOptions& opt, Obs
   const double E_scale =
       std::max({std::abs(E0), sum.initial_energy.kinetic_J + sum.initial_energy.elastic_J, 1e-9});
   sum.com_initial_m = center_of_mass(model, state);
-  sum.linear_momentum_initial = linear_momentum(model, state);
-  sum.angular_momentum_initial = angular_momentum(model, state);
+  sum.linear_momentum_initial_kgmps = linear_momentum(model, state);
+  sum.angular_momentum_initial_kgm2ps = angular_momentum(model, state);
 
   const StepOptions step_opt = step_options(opt);
   long n_fixed = fixed ? fixed_step_count(opt) : 0;
@@ -291,8 +292,8 @@ SimulationSummary simulate(const Model& model, const SimulationOptions& opt, Obs
   const double out_dt = opt.output_interval_s > 0.0 ? opt.output_interval_s : opt.dt_s;
   const double h_fixed = fixed && n_fixed > 0 ? opt.duration_s / static_cast<double>(n_fixed) : opt.dt_s;
   const bool every_step = opt.output_interval_s <= 0.0;
-  double next_out = every_step ? HUGE_VAL : state.time_s + out_dt;
-  double next_control = sampled ? state.time_s : HUGE_VAL;  // dopri5: next sampled-controller time
+  double next_out = every_step ? std::numeric_limits<double>::infinity() : state.time_s + out_dt;
+  double next_control = sampled ? state.time_s : std::numeric_limits<double>::infinity();  // dopri5: next sampled-controller time
   double h = opt.dt_s;
 
   auto observe_current = [&](const Energy& en) {
@@ -382,8 +383,8 @@ SimulationSummary simulate(const Model& model, const SimulationOptions& opt, Obs
   sum.steps = step;
   sum.monitor = monitor.report();
   sum.com_final_m = center_of_mass(model, state);
-  sum.linear_momentum_final = linear_momentum(model, state);
-  sum.angular_momentum_final = angular_momentum(model, state);
+  sum.linear_momentum_final_kgmps = linear_momentum(model, state);
+  sum.angular_momentum_final_kgm2ps = angular_momentum(model, state);
   sum.final_length_m = data.cable_length_m;
   sum.final_tension_N = data.cable_tension_N;
   sum.final_strain.resize(model.ncable());

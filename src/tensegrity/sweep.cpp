@@ -97,7 +97,11 @@ void check_type(const SweepSpec& spec, const std::string& what, FieldType type, 
       return;
     case FieldType::kDampingLaw:
       if (v.kind != K::kText) throw Error(at + "must be text" + got);
-      if (v.text != "axial" && v.text != "relative_velocity") throw Error(at + "must be axial or relative_velocity" + got);
+      try {
+        (void)damping_law_from_string(v.text);
+      } catch (const Error& e) {
+        throw Error(at + e.what());
+      }
       return;
     case FieldType::kIntegrator:
       if (v.kind != K::kText) throw Error(at + "must be text" + got);
@@ -131,7 +135,7 @@ bool check_grid_value(const SweepSpec& spec, const std::string& what, const std:
 // Setters (after the checks). The expressions are those of the earlier CLI (bit-identical runs).
 void set_prism(PrismParams& p, const std::string& name, const SweepValue& v) {
   if (name == "psi_deg") p.psi_rad = v.number * std::numbers::pi / 180.0;
-  else if (name == "damping_law") p.damping_law = v.text == "axial" ? DampingLaw::kAxial : DampingLaw::kRelativeVelocity;
+  else if (name == "damping_law") p.damping_law = damping_law_from_string(v.text);
   else if (name == "n") p.n = static_cast<int>(v.number);
   else p.*(prism_fields().at(name).member) = v.number;
 }

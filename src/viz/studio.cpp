@@ -286,7 +286,7 @@ RunRequest parse_run_request(std::string_view body, const Limits& limits) {
       o.path.points.emplace_back(p[0].get<double>(), p[1].get<double>());
     }
     try {
-      o.planner = ts::planner_from_name(text_or(inv, "planner", "request.inverse", "exhaustive"));
+      o.planner = ts::planner_from_string(text_or(inv, "planner", "request.inverse", "exhaustive"));
     } catch (const BadRequest&) {
       throw;
     } catch (const Error& e) {

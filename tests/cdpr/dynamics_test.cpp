@@ -65,7 +65,7 @@ TEST(CdprDynamics, StaticsWithSolverTensionsHasZeroAcceleration) {
 
 TEST(CdprDynamics, EnergyConservedWithoutDampingOver10s) {
   DynamicModel m = printer();
-  m.damping_Ns_m.setZero();
+  m.damping_Nspm.setZero();
   const Inputs in = make_inputs(m);
   DynamicData d = make_dynamic_data(m);
   const Pose pose = pose_from_xyz_rpy(Eigen::Vector3d(0.3, -0.2, 3.0), Eigen::Vector3d::Zero());
@@ -95,7 +95,7 @@ TEST(CdprDynamics, EnergyConservedWithoutDampingOver10s) {
 
 TEST(CdprDynamics, Dopri5AgreesWithFineRk4AndConservesEnergy) {
   DynamicModel m = printer();
-  m.damping_Ns_m.setZero();
+  m.damping_Nspm.setZero();
   const Inputs in = make_inputs(m);
   DynamicData d = make_dynamic_data(m);
   const Pose pose = pose_from_xyz_rpy(Eigen::Vector3d(0.3, -0.2, 3.0), Eigen::Vector3d::Zero());
@@ -154,7 +154,7 @@ TEST(CdprDynamics, BadInputIsRejected) {
   m.EA_N[2] = -1.0;
   EXPECT_THROW(finalize_dynamic_model(m), Error);
   m = printer();
-  m.damping_Ns_m.resize(3);
+  m.damping_Nspm.resize(3);
   EXPECT_THROW(finalize_dynamic_model(m), Error);
   m = printer();
   EXPECT_THROW(make_state(m, Pose{}, Eigen::VectorXd::Ones(3)), Error);

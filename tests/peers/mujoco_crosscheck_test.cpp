@@ -46,7 +46,7 @@ Eigen::Matrix3Xd run_mujoco(const tt::Model& model) {
   const auto path = std::filesystem::temp_directory_path() /
                     ("tendyn_crosscheck_" + std::to_string(::getpid()) + ".xml");
   tt::MjcfOptions mo;
-  mo.integrator = "RK4";
+  mo.integrator = tt::MjcfIntegrator::kRK4;
   mo.timestep_s = 1.0 / kSteps;
   std::ofstream(path) << tt::to_mjcf(model, mo);
   char err[1000] = "";

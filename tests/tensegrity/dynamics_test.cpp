@@ -70,10 +70,10 @@ TEST(Dynamics, EnergyConservedForSpinningHollowRods) {
 TEST(Dynamics, MomentaConservedAndCentreOfMassDrifts) {
   const auto m = spinning_hollow_prism();
   const auto s = run(m, 5.0, 5e-4);
-  EXPECT_LT((s.linear_momentum_final - s.linear_momentum_initial).norm(), 1e-10);
-  EXPECT_LT((s.angular_momentum_final - s.angular_momentum_initial).norm(), 1e-8 * s.angular_momentum_initial.norm());
+  EXPECT_LT((s.linear_momentum_final_kgmps - s.linear_momentum_initial_kgmps).norm(), 1e-10);
+  EXPECT_LT((s.angular_momentum_final_kgm2ps - s.angular_momentum_initial_kgm2ps).norm(), 1e-8 * s.angular_momentum_initial_kgm2ps.norm());
   // COM moves uniformly: p(t) = p0 + P t / M
-  const Eigen::Vector3d expected = s.com_initial_m + 5.0 * s.linear_momentum_initial / m.total_mass();
+  const Eigen::Vector3d expected = s.com_initial_m + 5.0 * s.linear_momentum_initial_kgmps / m.total_mass();
   EXPECT_LT((s.com_final_m - expected).norm(), 1e-10);
 }
 
@@ -82,7 +82,7 @@ TEST(Dynamics, CentreOfMassStillInDocumentExperiment) {
   const auto m = doc000_prism(40.0, 0.5);
   const auto s = run(m, 5.0, 1e-3);
   EXPECT_LT(s.max_com_displacement_m, 1e-12);
-  EXPECT_LT(s.angular_momentum_final.norm(), 1e-12);
+  EXPECT_LT(s.angular_momentum_final_kgm2ps.norm(), 1e-12);
 }
 
 TEST(Dynamics, ElasticForcesAreMinusGradientOfPotential) {

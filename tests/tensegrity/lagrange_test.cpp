@@ -1,5 +1,6 @@
 // Lagrange formulation (document 001 chapter 2) against the Newton-Euler engine, energy and
 // finite-difference oracles.
+#include <tendyn/core/error.hpp>
 #include <tendyn/tensegrity/lagrange.hpp>
 #include <tendyn/tensegrity/model_io.hpp>
 
@@ -425,4 +426,16 @@ TEST(LagrangeErrors, BadArgumentsThrow) {
   bad.y.setZero(5);
   Eigen::VectorXd b;
   EXPECT_THROW(ts::velocity_term(m, bad, b), tendyn::Error);
+}
+
+TEST(LagrangeOptions, StabilisationNamesRoundTripAndUnknownNamesAreErrors) {
+  for (auto q : {ts::QuaternionStabilisation::kProjection, ts::QuaternionStabilisation::kBaumgarte, ts::QuaternionStabilisation::kNone})
+    EXPECT_EQ(ts::quaternion_stabilisation_from_string(ts::to_string(q)), q);
+  EXPECT_STREQ(ts::to_string(ts::QuaternionStabilisation::kBaumgarte), "baumgarte");
+  try {
+    (void)ts::quaternion_stabilisation_from_string("gram-schmidt");
+    ADD_FAILURE() << "no error";
+  } catch (const tendyn::Error& e) {
+    EXPECT_STREQ(e.what(), "unknown quaternion stabilisation 'gram-schmidt' (valid: projection, baumgarte, none)");
+  }
 }

@@ -276,11 +276,24 @@ TEST(Mjcf, CommentIsWellFormedWhateverTheNames) {
 TEST(Mjcf, BadOptionsThrow) {
   const auto m = exact_model();
   for (auto set : std::initializer_list<void (*)(ts::MjcfOptions&)>{
-           [](ts::MjcfOptions& o) { o.integrator = "implicit"; }, [](ts::MjcfOptions& o) { o.timestep_s = 0; },
+           [](ts::MjcfOptions& o) { o.timestep_s = 0; },
            [](ts::MjcfOptions& o) { o.rod_radius_m = -1; }, [](ts::MjcfOptions& o) { o.min_axial_inertia_ratio = 0; }}) {
     ts::MjcfOptions o;
     set(o);
     EXPECT_THROW(ts::export_mjcf(m, o), tendyn::Error);
   }
   EXPECT_EQ(ts::to_mjcf(m), ts::export_mjcf(m).xml);
+}
+
+TEST(Mjcf, IntegratorNamesAreMuJoCosAndStrict) {
+  for (auto i : {ts::MjcfIntegrator::kRK4, ts::MjcfIntegrator::kEuler}) EXPECT_EQ(ts::mjcf_integrator_from_string(ts::to_string(i)), i);
+  try {
+    (void)ts::mjcf_integrator_from_string("implicit");
+    ADD_FAILURE() << "no error";
+  } catch (const tendyn::Error& e) {
+    EXPECT_STREQ(e.what(), "unknown MJCF integrator 'implicit' (valid: RK4, Euler)");
+  }
+  ts::MjcfOptions o;
+  o.integrator = ts::MjcfIntegrator::kEuler;
+  EXPECT_NE(ts::export_mjcf(exact_model(), o).xml.find("integrator=\"Euler\""), std::string::npos);
 }

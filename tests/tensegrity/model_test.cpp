@@ -123,3 +123,24 @@ TEST(Model, ValidateNamesTheElement) {
   m.initial_state.x[3] = std::nan("");
   EXPECT_NE(message_of([&] { ts::validate(m); }).find("not finite"), std::string::npos);
 }
+
+TEST(Model, EnumNamesRoundTripAndUnknownNamesAreErrors) {
+  for (auto law : {ts::DampingLaw::kAxial, ts::DampingLaw::kRelativeVelocity})
+    EXPECT_EQ(ts::damping_law_from_string(ts::to_string(law)), law);
+  EXPECT_STREQ(ts::to_string(ts::DampingLaw::kRelativeVelocity), "relative_velocity");
+  for (auto type : {ts::Ground::Type::kNone, ts::Ground::Type::kImpulse, ts::Ground::Type::kCompliant})
+    EXPECT_EQ(ts::ground_type_from_string(ts::to_string(type)), type);
+  EXPECT_STREQ(ts::to_string(ts::Ground::Type::kImpulse), "impulse");
+  try {
+    (void)ts::damping_law_from_string("Axial");  // exact names only
+    ADD_FAILURE() << "no error";
+  } catch (const tendyn::Error& e) {
+    EXPECT_STREQ(e.what(), "unknown damping law 'Axial' (valid: axial, relative_velocity)");
+  }
+  try {
+    (void)ts::ground_type_from_string("soft");
+    ADD_FAILURE() << "no error";
+  } catch (const tendyn::Error& e) {
+    EXPECT_STREQ(e.what(), "unknown ground type 'soft' (valid: none, impulse, compliant)");
+  }
+}

@@ -301,3 +301,15 @@ TEST(PlannerHelpers, PeriodCountRoundsDurationOverPeriod) {
   o.duration_s = 3.0;
   EXPECT_EQ(ts::plan_nperiod(o), 30);
 }
+
+TEST(Planner, NamesRoundTripAndUnknownNamesAreErrors) {
+  for (auto p : {ts::Planner::kExhaustive, ts::Planner::kCoordinateSearch, ts::Planner::kLookahead})
+    EXPECT_EQ(ts::planner_from_string(ts::to_string(p)), p);
+  EXPECT_STREQ(ts::to_string(ts::Planner::kCoordinateSearch), "coordinate");
+  try {
+    (void)ts::planner_from_string("greedy");
+    ADD_FAILURE() << "no error";
+  } catch (const tendyn::Error& e) {
+    EXPECT_STREQ(e.what(), "unknown planner 'greedy' (valid: exhaustive, coordinate, lookahead)");
+  }
+}

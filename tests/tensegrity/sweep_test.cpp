@@ -92,7 +92,7 @@ TEST(Sweep, BadSpecsAreRefusedWithTheirPlace) {
       {"model: " + kModelsDir + "/prism3.yaml\ngrid: {psi_deg: [1, 2]}\n",
        "s.yaml:2:8: grid name 'psi_deg' is a prism parameter, but 'model' is the file"},
       {"model: " + kModelsDir + "/prism3.yaml\nprism: {n: 3}\ngrid: {duration_s: [1]}\n", "s.yaml:2:8: prism: 'prism' is given but"},
-      {"prism: {damping_law: sideways}\ngrid: {psi_deg: [1]}\n", "prism.damping_law: must be axial or relative_velocity (got 'sideways')"},
+      {"prism: {damping_law: sideways}\ngrid: {psi_deg: [1]}\n", "prism.damping_law: unknown damping law 'sideways' (valid: axial, relative_velocity)"},
       {"grid: {integrator: [rk5]}\n", "s.yaml:1:21: grid.integrator[0]: "},
       {"grid: {psi_deg: []}\n", "s.yaml:1:17: grid.psi_deg: must be a non-empty list"},
       {"model: prism\n", "s.yaml:1:1: needs a 'grid' mapping name -> list of values"},

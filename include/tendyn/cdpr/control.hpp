@@ -42,14 +42,14 @@
 namespace tendyn::cdpr {
 
 struct ControllerConfig {
-  double kp_pos_N_m = 5.5e4;     ///< position stiffness [N/m]
-  double kd_pos_Ns_m = 8.8e3;    ///< position damping [N s/m]
-  double kp_rot_Nm = 8.0e3;      ///< orientation stiffness [N m/rad]
-  double kd_rot_Nms = 1.3e3;     ///< orientation damping [N m s/rad]
+  double kp_pos_Npm = 5.5e4;     ///< position stiffness [N/m]
+  double kd_pos_Nspm = 8.8e3;    ///< position damping [N s/m]
+  double kp_rot_Nmprad = 8.0e3;  ///< orientation stiffness [N m/rad]
+  double kd_rot_Nmsprad = 1.3e3; ///< orientation damping [N m s/rad]
   double tau_winch_s = 0.01;     ///< rest-length tracking time constant [s]
   double period_s = 0.002;       ///< control period T [s] (winch rates are held over it)
   double tau_tension_s = 0.1;    ///< tension (null-space) regulator time constant [s]
-  double tension_rate_max_N_s = 1000.0;  ///< limit of its correction rate per cable [N/s]
+  double tension_rate_max_Nps = 1000.0;  ///< limit of its correction rate per cable [N/s]
   double tau_filter_s = 0.0;     ///< low-pass of the readings it uses (0 = off) [s]
   double f_min_N = 200.0;     ///< printer8 tension.min
   double f_max_N = 30000.0;

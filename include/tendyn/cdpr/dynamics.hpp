@@ -36,7 +36,7 @@ struct DynamicModel {
   double load_mass_kg = 0.0;           ///< extruder load (material in the hopper), point mass
   Eigen::Vector3d load_position_P = Eigen::Vector3d::Zero();  ///< [m]
   Eigen::VectorXd EA_N;                ///< (n) axial stiffness E A [N]
-  Eigen::VectorXd damping_Ns_m;        ///< (n) damping c [N s/m] (0 = conservative)
+  Eigen::VectorXd damping_Nspm;        ///< (n) damping c [N s/m] (0 = conservative)
   Eigen::VectorXd winch_rate_max_m_s;  ///< (n) rest-length rate limit [m/s]
   Eigen::VectorXi on_carriage;         ///< (n) 1 if the anchor rides a carriage (moves in world z)
   // Derived by finalize_dynamic_model():

@@ -64,6 +64,11 @@ enum class QuaternionStabilisation {
   kBaumgarte,
   kNone,  ///< the plain index-1 DAE of the document (drift grows with time)
 };
+/// "projection" | "baumgarte" | "none" -> QuaternionStabilisation (exact names). Throws
+/// tendyn::Error "unknown quaternion stabilisation '<name>' (valid: projection, baumgarte, none)".
+QuaternionStabilisation quaternion_stabilisation_from_string(const std::string& name);
+/// "projection", "baumgarte", "none".
+const char* to_string(QuaternionStabilisation stabilisation);
 
 struct LagrangeOptions {
   QuaternionStabilisation stabilisation = QuaternionStabilisation::kProjection;

@@ -25,9 +25,17 @@
 
 namespace tendyn::tensegrity {
 
+/// MuJoCo's integrator option (the names are MuJoCo's).
+enum class MjcfIntegrator { kRK4, kEuler };
+/// "RK4" | "Euler" -> MjcfIntegrator (exact names, as MuJoCo spells them). Throws tendyn::Error
+/// "unknown MJCF integrator '<name>' (valid: RK4, Euler)" for any other text.
+MjcfIntegrator mjcf_integrator_from_string(const std::string& name);
+/// "RK4", "Euler" (the value of <option integrator=...>).
+const char* to_string(MjcfIntegrator integrator);
+
 struct MjcfOptions {
   double timestep_s = 1e-3;        ///< MuJoCo option timestep [s], > 0
-  std::string integrator = "RK4";  ///< MuJoCo integrator: "RK4" or "Euler"
+  MjcfIntegrator integrator = MjcfIntegrator::kRK4;  ///< MuJoCo integrator
   double min_axial_inertia_ratio = 1e-6;  ///< I_a is exported as at least this times I_t, > 0
   /// true: a model with a ground gets a plane and rod capsules with contact; false (or a model
   /// without ground): contacts are disabled (flag contact="disable") and capsules only draw.

@@ -56,6 +56,11 @@ enum class DampingLaw {
   /// acting only while the element is loaded (taut, for a tension-only cable).
   kRelativeVelocity,
 };
+/// "axial" | "relative_velocity" -> DampingLaw (exact names). Throws tendyn::Error
+/// "unknown damping law '<name>' (valid: axial, relative_velocity)" for any other text.
+DampingLaw damping_law_from_string(const std::string& name);
+/// "axial", "relative_velocity" (the names in model files and sweep specs).
+const char* to_string(DampingLaw law);
 
 /// An elastic element between two nodes (document 000 eq. 2): a cable (tension-only, default) or,
 /// with tension_only = false, a spring that also pushes (the document's "relaxation" elements).
@@ -132,6 +137,11 @@ struct Ground {
   double damping_Nspm = 300.0;      ///< per rod end
   double slip_velocity_mps = 1e-3;  ///< friction regularisation
 };
+/// "none" | "impulse" | "compliant" -> Ground::Type (exact names). Throws tendyn::Error
+/// "unknown ground type '<name>' (valid: none, impulse, compliant)" for any other text.
+Ground::Type ground_type_from_string(const std::string& name);
+/// "none", "impulse", "compliant" (the names in model files).
+const char* to_string(Ground::Type type);
 
 struct Model {
   std::string name = "tensegrity";

@@ -9,7 +9,6 @@
 // Numbers are printed with 12 significant digits by one fixed routine, so the same run gives
 // byte-identical files.
 #pragma once
-#include <tendyn/io/csv.hpp>
 #include <tendyn/io/atomic_file.hpp>
 #include <tendyn/tensegrity/simulate.hpp>
 
@@ -50,8 +49,5 @@ class Recorder final : public Observer {
 /// Summary JSON text: model name and sizes, options, steps, wall time, energies (initial, final,
 /// max drift), COM and momenta, normal-mode report with cable ids, final lengths/strains/tensions.
 std::string summary_json(const Model& model, const SimulationOptions& options, const SimulationSummary& summary);
-
-/// The number formatting of all outputs ("%.12g", -0 as 0): io::append_number (io/csv.hpp).
-using io::append_number;
 
 }  // namespace tendyn::tensegrity

@@ -53,8 +53,11 @@ struct PlanPath {
 };
 
 enum class Planner { kExhaustive, kCoordinateSearch, kLookahead };
-/// "exhaustive" | "coordinate" | "lookahead" -> Planner; throws tendyn::Error listing the names.
-Planner planner_from_name(const std::string& name);
+/// "exhaustive" | "coordinate" | "lookahead" -> Planner (exact names). Throws tendyn::Error
+/// "unknown planner '<name>' (valid: exhaustive, coordinate, lookahead)" for any other text.
+Planner planner_from_string(const std::string& name);
+/// "exhaustive", "coordinate", "lookahead" (the names of `tendyn plan --planner` and plan.json).
+const char* to_string(Planner planner);
 
 struct PlannerOptions {
   std::vector<int> drive_cables;   ///< cable indices (m of them)
@@ -68,7 +71,7 @@ struct PlannerOptions {
   double lateral_weight = 5.0;     ///< lookahead: w in the path metric w d - s (5 as in (3-3))
   double lateral_tolerance_m = 0.002;  ///< lookahead: d beyond this is penalised 100 w
   double ramp_fraction = 1.0;      ///< the increment ramps over this fraction of the period, then holds
-  double threshold_start = 1e-10;  ///< n_0
+  double threshold_start_m = 1e-10;  ///< n_0, the first cost threshold [m]
   SimulationOptions rollout;       ///< integrator and step of every rollout (duration is set per period)
   int threads = 0;                 ///< 0 = all cores
 };
@@ -79,7 +82,7 @@ struct PlanResult {
   std::vector<Eigen::Vector2d> centroid_m;     ///< (nperiod + 1) (Cx, Cy) at the knots
   std::vector<Eigen::VectorXd> tension_N;      ///< (nperiod + 1) drive-cable tensions at the knots [N]
   std::vector<double> path_error_m;            ///< (nperiod + 1) distance of centroid_m from the path [m]
-  std::vector<double> cost;                    ///< (nperiod) cost of the executed candidate
+  std::vector<double> cost_m;                  ///< (nperiod) cost of the executed candidate [m]
   int threshold_misses = 0;
   int forced_periods = 0;  ///< periods in which every candidate let a taut cable go slack (fewest chosen)
   long rollouts = 0;

@@ -98,8 +98,8 @@ struct SimulationSummary {
   Eigen::Vector3d com_initial_m, com_final_m;
   double max_com_displacement_m = 0.0;
   double com_floor_path_m = 0.0;  ///< length of the COM's track projected on the floor (x, y)
-  Eigen::Vector3d linear_momentum_initial, linear_momentum_final;
-  Eigen::Vector3d angular_momentum_initial, angular_momentum_final;
+  Eigen::Vector3d linear_momentum_initial_kgmps, linear_momentum_final_kgmps;
+  Eigen::Vector3d angular_momentum_initial_kgm2ps, angular_momentum_final_kgm2ps;
   long steps = 0;
   long rejected_steps = 0;
   long split_steps = 0;  ///< fixed steps split at slack events

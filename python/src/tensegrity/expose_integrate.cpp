@@ -17,6 +17,7 @@ void expose_integrate(py::module_& m) {
       .value("kDormandPrince45", Integrator::kDormandPrince45)
       .value("kLieVerlet", Integrator::kLieVerlet);
   m.def("integrator_from_string", &integrator_from_string, py::arg("name"), "'rk4', 'dopri5' or 'lie-verlet' -> Integrator.");
+  m.def("to_string", py::overload_cast<Integrator>(&to_string), py::arg("integrator"), "'rk4', 'dopri5' or 'lie-verlet'.");
 
   py::class_<Tolerance> tol(m, "Tolerance", "Dormand-Prince error control: per component atol + rtol |x|.");
   tol.def_readwrite("rtol", &Tolerance::rtol, "relative tolerance (dimensionless)")

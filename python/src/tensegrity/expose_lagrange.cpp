@@ -19,6 +19,10 @@ void expose_lagrange(py::module_& m) {
       .value("kProjection", QuaternionStabilisation::kProjection)
       .value("kBaumgarte", QuaternionStabilisation::kBaumgarte)
       .value("kNone", QuaternionStabilisation::kNone);
+  m.def("quaternion_stabilisation_from_string", &quaternion_stabilisation_from_string, py::arg("name"),
+        "'projection', 'baumgarte' or 'none' -> QuaternionStabilisation (tendyn.Error otherwise).");
+  m.def("to_string", py::overload_cast<QuaternionStabilisation>(&to_string), py::arg("stabilisation"),
+        "'projection', 'baumgarte' or 'none'.");
   py::class_<LagrangeOptions> lo(m, "LagrangeOptions", "Options of the Lagrange formulation.");
   lo.def_readwrite("stabilisation", &LagrangeOptions::stabilisation, "QuaternionStabilisation")
       .def_readwrite("baumgarte_alpha_per_s", &LagrangeOptions::baumgarte_alpha_per_s, "Baumgarte alpha [1/s]")

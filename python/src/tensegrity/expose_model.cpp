@@ -34,6 +34,9 @@ void expose_model(py::module_& m) {
   py::enum_<DampingLaw>(m, "DampingLaw", "Cable damping law: axial (gamma * dl/dt) or document 000's relative-velocity law.")
       .value("kAxial", DampingLaw::kAxial)
       .value("kRelativeVelocity", DampingLaw::kRelativeVelocity);
+  m.def("damping_law_from_string", &damping_law_from_string, py::arg("name"),
+        "'axial' or 'relative_velocity' -> DampingLaw (tendyn.Error otherwise).");
+  m.def("to_string", py::overload_cast<DampingLaw>(&to_string), py::arg("law"), "'axial' or 'relative_velocity'.");
 
   py::class_<Rod> rod(m, "Rod", "A rigid rod. Body frame: origin at the COM, z from end 0 to end 1.");
   rod.def_readwrite("mass_kg", &Rod::mass_kg, "mass [kg]")
@@ -111,6 +114,9 @@ void expose_model(py::module_& m) {
       .value("kNone", Ground::Type::kNone)
       .value("kImpulse", Ground::Type::kImpulse)
       .value("kCompliant", Ground::Type::kCompliant);
+  m.def("ground_type_from_string", &ground_type_from_string, py::arg("name"),
+        "'none', 'impulse' or 'compliant' -> Ground.Type (tendyn.Error otherwise).");
+  m.def("to_string", py::overload_cast<Ground::Type>(&to_string), py::arg("type"), "'none', 'impulse' or 'compliant'.");
   ground.def_readwrite("type", &Ground::type, "Ground.Type: kNone, kImpulse or kCompliant")
       .def_readwrite("height_m", &Ground::height_m, "height of the plane [m]")
       .def_readwrite("friction", &Ground::friction, "Coulomb coefficient mu >= 0 (dimensionless)")

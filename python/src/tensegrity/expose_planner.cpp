@@ -23,6 +23,9 @@ void expose_planner(py::module_& m) {
       .value("kExhaustive", Planner::kExhaustive)
       .value("kCoordinateSearch", Planner::kCoordinateSearch)
       .value("kLookahead", Planner::kLookahead);
+  m.def("planner_from_string", &planner_from_string, py::arg("name"),
+        "'exhaustive', 'coordinate' or 'lookahead' -> Planner (tendyn.Error otherwise).");
+  m.def("to_string", py::overload_cast<Planner>(&to_string), py::arg("planner"), "'exhaustive', 'coordinate' or 'lookahead'.");
   py::class_<PlannerOptions> po(m, "PlannerOptions", "Options of plan(): drive cables, increment u0, period, duration, path.");
   po.def_readwrite("drive_cables", &PlannerOptions::drive_cables, "cable indices the planner drives")
       .def_readwrite("u0_m", &PlannerOptions::u0_m, "rest-length increment per period [m]")
@@ -35,7 +38,7 @@ void expose_planner(py::module_& m) {
       .def_readwrite("lateral_weight", &PlannerOptions::lateral_weight, "lookahead: w in the path metric w d - s (dimensionless)")
       .def_readwrite("lateral_tolerance_m", &PlannerOptions::lateral_tolerance_m, "lookahead: distance from the path beyond which it is penalised [m]")
       .def_readwrite("ramp_fraction", &PlannerOptions::ramp_fraction, "the increment ramps over this fraction of the period, then holds (dimensionless)")
-      .def_readwrite("threshold_start", &PlannerOptions::threshold_start, "exhaustive: initial cost threshold n_0 [m]")
+      .def_readwrite("threshold_start_m", &PlannerOptions::threshold_start_m, "exhaustive: initial cost threshold n_0 [m]")
       .def_readwrite("rollout", &PlannerOptions::rollout, "SimulationOptions of every rollout (its duration is set per period)")
       .def_readwrite("threads", &PlannerOptions::threads, "worker threads (0 = all cores); results do not depend on it");
   def_kw_init(po);
@@ -43,7 +46,7 @@ void expose_planner(py::module_& m) {
       .def_readonly("period_start_s", &PlanResult::period_start_s, "(nperiod + 1) knot times [s]")
       .def_readonly("offset_m", &PlanResult::offset_m, "(nperiod + 1) drive offsets u at the knots [m]")
       .def_readonly("centroid_m", &PlanResult::centroid_m, "(nperiod + 1) centroid (Cx, Cy) at the knots [m]")
-      .def_readonly("cost", &PlanResult::cost, "(nperiod) cost of the executed candidate [m]")
+      .def_readonly("cost_m", &PlanResult::cost_m, "(nperiod) cost of the executed candidate [m]")
       .def_readonly("tension_N", &PlanResult::tension_N, "(nperiod + 1) drive-cable tensions at the knots [N]")
       .def_readonly("threshold_misses", &PlanResult::threshold_misses, "exhaustive: periods without an admissible candidate")
       .def_readonly("forced_periods", &PlanResult::forced_periods, "periods in which every candidate let a taut cable go slack")
@@ -57,7 +60,7 @@ void expose_planner(py::module_& m) {
       .def_readonly("final_state", &PlanResult::final_state, "State at the end")
       .def("as_drives", &PlanResult::as_drives, py::arg("drive_cables"), "The executed schedule as table drives.")
       .def("__repr__", [](const PlanResult& r) {
-        return "PlanResult(periods=" + std::to_string(r.cost.size()) + ", progress_m=" +
+        return "PlanResult(periods=" + std::to_string(r.cost_m.size()) + ", progress_m=" +
                float_repr(r.progress_m) + ", max_path_error_m=" +
                float_repr(r.max_path_error_m) + ", rollouts=" + std::to_string(r.rollouts) + ")";
       });
