@@ -2,6 +2,7 @@
 #include <tendyn/viz/tree_scene.hpp>
 
 #include <algorithm>
+#include <limits>
 
 namespace tendyn::viz {
 
@@ -16,7 +17,7 @@ Scene make_scene(const tree::Model& m, const Eigen::VectorXd& q) {
   for (const auto& l : m.links) s.points.push_back(l.name + "_com");
   tree::Data d = tree::make_data(m);
   tree::forward_kinematics(m, d, q);
-  Eigen::Vector3d lo = Eigen::Vector3d::Constant(1e300), hi = -lo;
+  Eigen::Vector3d lo = Eigen::Vector3d::Constant(std::numeric_limits<double>::infinity()), hi = -lo;
   for (const auto& X : d.X_WL) {
     lo = lo.cwiseMin(X.p);
     hi = hi.cwiseMax(X.p);
