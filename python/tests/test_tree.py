@@ -264,11 +264,11 @@ def test_enum_names_from_string_validate_and_make_data():
     assert tree.to_string(tree.JointType.kPrismatic) == "prismatic"
     assert tree.joint_type_from_string("continuous") == tree.JointType.kRevolute
     assert tree.joint_type_from_string("floating") == tree.JointType.kFree
-    with pytest.raises(ValueError, match=r"unknown joint type 'hinge' \(accepted: fixed, revolute"):
+    with pytest.raises(ValueError, match=r"unknown joint type 'hinge' \(valid: fixed, revolute"):
         tree.joint_type_from_string("hinge")
     for mode in (tree.BaseMode.kAsWritten, tree.BaseMode.kFictitious, tree.BaseMode.kFree):
         assert tree.base_mode_from_string(tree.to_string(mode)) == mode
-    with pytest.raises(ValueError, match=r"unknown base mode 'Free' \(accepted: as-written, fictitious, free\)"):
+    with pytest.raises(ValueError, match=r"unknown base mode 'Free' \(valid: as-written, fictitious, free\)"):
         tree.base_mode_from_string("Free")
     model = load("double_pendulum.yaml")
     link = model.links[0]

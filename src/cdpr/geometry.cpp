@@ -26,7 +26,7 @@ WrenchRow wrench_row_from_string(const std::string& name) {
   static const char* names[] = {"fx", "fy", "fz", "mx", "my", "mz"};
   for (int i = 0; i < 6; ++i)
     if (s == names[i]) return static_cast<WrenchRow>(i);
-  throw Error("wrench row '" + name + "': unknown (expected fx, fy, fz, mx, my, mz)");
+  throw Error("unknown wrench row '" + name + "' (valid: fx, fy, fz, mx, my, mz)");
 }
 
 const char* to_string(WrenchRow row) {
@@ -37,7 +37,7 @@ const char* to_string(WrenchRow row) {
 Motion motion_from_string(const std::string& name) {
   if (name == "spatial") return Motion::kSpatial;
   if (name == "planar") return Motion::kPlanar;
-  throw Error("motion '" + name + "': unknown (expected spatial, planar)");
+  throw Error("unknown motion '" + name + "' (valid: spatial, planar)");
 }
 
 const char* to_string(Motion motion) { return motion == Motion::kPlanar ? "planar" : "spatial"; }

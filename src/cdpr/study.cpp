@@ -22,7 +22,7 @@ struct SplitMix64 {
 WrenchMode wrench_mode_from_string(const std::string& name) {
   if (name == "feasible") return WrenchMode::kFeasible;
   if (name == "uniform") return WrenchMode::kUniform;
-  throw Error("wrench mode '" + name + "': unknown (expected feasible, uniform)");
+  throw Error("unknown wrench mode '" + name + "' (valid: feasible, uniform)");
 }
 
 const char* to_string(WrenchMode mode) { return mode == WrenchMode::kUniform ? "uniform" : "feasible"; }

@@ -22,9 +22,8 @@ Method method_from_string(const std::string& name) {
   if (s == "exact") return Method::kExact;
   if (s == "closed-form") return Method::kClosedForm;
   if (s == "improved-closed-form") return Method::kImprovedClosedForm;
-  throw Error("tension method '" + name +
-              "': unknown (expected exhaustive, lawson-hanson, exact, closed-form, "
-              "improved-closed-form)");
+  throw Error("unknown tension method '" + name +
+              "' (valid: exhaustive, lawson-hanson, exact, closed-form, improved-closed-form)");
 }
 
 const char* to_string(Method method) {
@@ -52,7 +51,7 @@ const char* to_string(Status status) {
 Status status_from_string(const std::string& name) {
   for (Status s : {Status::kOk, Status::kNearSingular, Status::kInfeasible, Status::kIterationLimit, Status::kNonFinite})
     if (name == to_string(s)) return s;
-  throw Error("tension status '" + name + "': unknown (expected ok, near_singular, infeasible, iteration_limit, non_finite)");
+  throw Error("unknown tension status '" + name + "' (valid: ok, near_singular, infeasible, iteration_limit, non_finite)");
 }
 
 Workspace::Impl::Impl(int mr, int mc)

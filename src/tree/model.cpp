@@ -28,7 +28,7 @@ JointType joint_type_from_string(const std::string& name) {
   if (name == "prismatic") return JointType::kPrismatic;
   if (name == "free" || name == "floating") return JointType::kFree;
   throw Error("unknown joint type '" + name +
-              "' (accepted: fixed, revolute, continuous, prismatic, free, floating)");
+              "' (valid: fixed, revolute, continuous, prismatic, free, floating)");
 }
 
 const char* to_string(BaseMode mode) {
@@ -44,7 +44,7 @@ BaseMode base_mode_from_string(const std::string& name) {
   if (name == "as-written") return BaseMode::kAsWritten;
   if (name == "fictitious") return BaseMode::kFictitious;
   if (name == "free") return BaseMode::kFree;
-  throw Error("unknown base mode '" + name + "' (accepted: as-written, fictitious, free)");
+  throw Error("unknown base mode '" + name + "' (valid: as-written, fictitious, free)");
 }
 
 double Model::total_mass() const {

@@ -98,7 +98,7 @@ Model model_from_yaml(const io::YamlNode& root, BaseMode mode) {
       j.type = joint_type_from_string(type);
     } catch (const Error&) {
       ln.at("joint").at("type").fail("unknown joint type '" + type +
-                                     "' (accepted: fixed, revolute, continuous, prismatic, free, floating, floating6)");
+                                     "' (valid: fixed, revolute, continuous, prismatic, free, floating, floating6)");
     }
     b.add_link(l, parent, j);
   }
@@ -227,7 +227,7 @@ Model model_from_urdf(const std::string& text, const std::string& file, BaseMode
     if (type == "planar") cx.fail(e, "joint '" + j.joint.name + "': joint type 'planar' is not supported");
     // "free" is tendyn's name for URDF's "floating", not a URDF type
     const std::string unknown = "joint '" + j.joint.name + "': unknown joint type '" + type +
-                                "' (accepted: fixed, revolute, continuous, prismatic, floating)";
+                                "' (valid: fixed, revolute, continuous, prismatic, floating)";
     if (type == "free") cx.fail(e, unknown);
     try {
       j.joint.type = joint_type_from_string(type);

@@ -211,12 +211,12 @@ TEST(TreeModel, EnumNamesRoundTripAndUnknownNamesListTheAccepted) {
   EXPECT_EQ(joint_type_from_string("continuous"), JointType::kRevolute);
   EXPECT_EQ(joint_type_from_string("floating"), JointType::kFree);
   EXPECT_EQ(error_of([] { (void)joint_type_from_string("Revolute"); }),
-            "unknown joint type 'Revolute' (accepted: fixed, revolute, continuous, prismatic, free, floating)");
+            "unknown joint type 'Revolute' (valid: fixed, revolute, continuous, prismatic, free, floating)");
   for (BaseMode m : {BaseMode::kAsWritten, BaseMode::kFictitious, BaseMode::kFree})
     EXPECT_EQ(base_mode_from_string(to_string(m)), m);
   EXPECT_STREQ(to_string(BaseMode::kAsWritten), "as-written");
   EXPECT_EQ(error_of([] { (void)base_mode_from_string("as_written"); }),
-            "unknown base mode 'as_written' (accepted: as-written, fictitious, free)");
+            "unknown base mode 'as_written' (valid: as-written, fictitious, free)");
 }
 
 // validate() accepts every built model and names the broken invariant of a hand-edited one.
@@ -271,7 +271,7 @@ TEST(TreeUrdf, Errors) {
   EXPECT_NE(e.find("unknown joint type 'screw'"), std::string::npos) << e;
   // "free" is tendyn's name, not a URDF type (URDF: "floating")
   e = urdf_error(j_ab + "  <joint name=\"j2\" type=\"free\"><parent link=\"b\"/><child link=\"c\"/></joint>\n");
-  EXPECT_NE(e.find("unknown joint type 'free' (accepted: fixed, revolute, continuous, prismatic, floating)"),
+  EXPECT_NE(e.find("unknown joint type 'free' (valid: fixed, revolute, continuous, prismatic, floating)"),
             std::string::npos) << e;
   e = urdf_error(j_ab + "  <joint name=\"j2\" type=\"revolute\"><parent link=\"b\"/><child link=\"zz\"/></joint>\n");
   EXPECT_NE(e.find("unknown link 'zz'"), std::string::npos) << e;
