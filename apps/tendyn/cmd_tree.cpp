@@ -61,7 +61,7 @@ Model load(const TreeOptions& o) {
     throw Error(std::string("--base: ") + e.what());
   }
   Model m = tree::load_model(o.model, base);
-  if (o.zero_gravity) m.gravity_W_mps2.setZero();
+  if (o.zero_gravity) m.gravity_W.setZero();
   return m;
 }
 
@@ -192,7 +192,7 @@ void run_info(const TreeOptions& o) {
     j["nq"] = m.nq;
     j["nv"] = m.nv;
     j["total_mass"] = m.total_mass();
-    j["gravity"] = to_json(Eigen::VectorXd(m.gravity_W_mps2));
+    j["gravity"] = to_json(Eigen::VectorXd(m.gravity_W));
     nlohmann::json links = nlohmann::json::array();
     for (int i = 0; i < m.nlinks(); ++i)
       links.push_back({{"index", i + 1},
@@ -209,7 +209,7 @@ void run_info(const TreeOptions& o) {
   }
   std::ostringstream os;
   os << "model " << m.name << ": " << m.nlinks() << " links, nq = " << m.nq << ", nv = " << m.nv
-     << ", mass = " << m.total_mass() << " kg, gravity = (" << m.gravity_W_mps2.transpose() << ") m/s^2\n";
+     << ", mass = " << m.total_mass() << " kg, gravity = (" << m.gravity_W.transpose() << ") m/s^2\n";
   os << " #  link                     parent                   joint type" << "\n";
   for (int i = 0; i < m.nlinks(); ++i) {
     char buf[256];

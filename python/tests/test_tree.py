@@ -203,10 +203,10 @@ def test_simulate_options_and_shapes_are_checked():
         tree.kinetic_energy(model, data, "ab", [0.0, 0.0])
     with pytest.raises(ValueError, match="data was made for another model"):
         tree.crba(model, tree.Data(load("arm6.yaml")), [0.0, 0.0])
-    with pytest.raises(ValueError, match=r"Model.gravity_W_mps2: expected shape \(3,\), got shape \(2,\)"):
-        model.gravity_W_mps2 = [0.0, 1.0]
-    model.gravity_W_mps2 = [0.0, 0.0, -1.62]
-    np.testing.assert_array_equal(model.gravity_W_mps2, [0.0, 0.0, -1.62])
+    with pytest.raises(ValueError, match=r"Model.gravity_W: expected shape \(3,\), got shape \(2,\)"):
+        model.gravity_W = [0.0, 1.0]
+    model.gravity_W = [0.0, 0.0, -1.62]
+    np.testing.assert_array_equal(model.gravity_W, [0.0, 0.0, -1.62])
 
 
 def test_free_joint_model_simulates_and_normalises():
@@ -275,10 +275,10 @@ def test_enum_names_from_string_validate_and_make_data():
     assert link.mass_kg == 1.0 and link.p_LC_m.shape == (3,) and link.inertia_C_kgm2.shape == (3, 3)
     assert model.joints[1].p_PJ_m.shape == (3,)
     tree.validate(model)
-    model.gravity_W_mps2 = [0.0, 0.0, np.inf]
+    model.gravity_W = [0.0, 0.0, np.inf]
     with pytest.raises(ValueError, match="gravity must be finite"):
         tree.validate(model)
-    model.gravity_W_mps2 = [0.0, 0.0, -9.81]
+    model.gravity_W = [0.0, 0.0, -9.81]
     data = tree.make_data(model)
     assert repr(data) == "Data(nlinks=2, nv=2)"
     np.testing.assert_array_equal(tree.crba(model, data, [0.3, -0.2]), tree.crba(model, tree.Data(model), [0.3, -0.2]))

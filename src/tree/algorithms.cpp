@@ -163,7 +163,7 @@ const Eigen::VectorXd& rnea(const Model& model, Data& d, const Eigen::VectorXd& 
   const bool has_ext = !fext.empty();
   set_fext(model, d, fext);
   Vector6d a0 = Vector6d::Zero();
-  a0.tail<3>() = -model.gravity_W_mps2;
+  a0.tail<3>() = -model.gravity_W;
   const int n = model.nlinks();
   for (int i = 0; i < n; ++i) {
     const Joint& j = model.joints[i];
@@ -287,7 +287,7 @@ const Eigen::VectorXd& aba(const Model& model, Data& d, const Eigen::VectorXd& q
     }
   }
   Vector6d a0 = Vector6d::Zero();
-  a0.tail<3>() = -model.gravity_W_mps2;
+  a0.tail<3>() = -model.gravity_W;
   for (int i = 0; i < n; ++i) {
     const Joint& j = model.joints[i];
     const int p = model.parent[i];
@@ -338,7 +338,7 @@ double potential_energy(const Model& model, Data& d, const Eigen::VectorXd& q) {
   double U = 0.0;
   for (int i = 0; i < model.nlinks(); ++i) {
     const Eigen::Vector3d c = d.X_WL[i].R * model.links[i].p_LC_m + d.X_WL[i].p;
-    U -= model.links[i].mass_kg * model.gravity_W_mps2.dot(c);
+    U -= model.links[i].mass_kg * model.gravity_W.dot(c);
   }
   return U;
 }

@@ -52,7 +52,7 @@ void dalembert_loads(const Model& m, BlockData& bd, const Eigen::VectorXd& ac,
   bd.N.noalias() = bd.Jw * wdot;
   for (int i = 0; i < N; ++i) {
     const Eigen::Vector3d wi = bd.w.segment<3>(3 * i);
-    bd.F.segment<3>(3 * i) = m.links[i].mass_kg * (ac.segment<3>(3 * i) - m.gravity_W_mps2);
+    bd.F.segment<3>(3 * i) = m.links[i].mass_kg * (ac.segment<3>(3 * i) - m.gravity_W);
     bd.N.segment<3>(3 * i) += wi.cross(bd.Jw.block<3, 3>(3 * i, 3 * i) * wi);
     if (!fext.empty()) {
       bd.F.segment<3>(3 * i) -= fext[i].f_W;

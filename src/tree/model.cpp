@@ -221,7 +221,7 @@ void validate(const Model& m) {
   if (kids != m.children) throw Error(where + "children do not match parent");
   if (m.reachability != reachability_from_parents(m.parent))
     throw Error(where + "reachability matrix does not match parent");
-  if (!m.gravity_W_mps2.allFinite()) throw Error(where + "gravity must be finite");
+  if (!m.gravity_W.allFinite()) throw Error(where + "gravity must be finite");
   for (int i = 0; i < n; ++i) validate_link(m, i);
   // Every movable joint must carry a subtree with mass, or M is singular.
   std::vector<double> isub(sz, 0.0);
@@ -291,7 +291,7 @@ Model ModelBuilder::build() const {
   }
   Model m;
   m.name = name_;
-  m.gravity_W_mps2 = gravity_;
+  m.gravity_W = gravity_;
   const int n = static_cast<int>(order.size());
   m.links.resize(n);
   m.joints.resize(n);
@@ -377,7 +377,7 @@ std::vector<int> parents_from_reachability(const Eigen::MatrixXi& D) {
 Model convert_base(const Model& m, BaseMode mode) {
   if (mode == BaseMode::kAsWritten) return m;
   ModelBuilder b(m.name);
-  b.set_gravity(m.gravity_W_mps2);
+  b.set_gravity(m.gravity_W);
   const int n = m.nlinks();
   auto parent_name = [&](int i) { return m.parent[i] >= 0 ? m.links[m.parent[i]].name : std::string(); };
   for (int i = 0; i < n; ++i) {

@@ -57,7 +57,7 @@ inline dart::dynamics::SkeletonPtr to_dart(const Model& m) {
         throw std::runtime_error("to_dart: free joints are not mapped (use BaseMode::kFictitious)");
     }
   }
-  skel->setGravity(m.gravity_W_mps2);
+  skel->setGravity(m.gravity_W);
   return skel;
 }
 

@@ -137,7 +137,7 @@ TEST(TreeBlockKinematics, AccelerationsMatchRecursive) {
   // Zero gravity so that RNEA's spatial accelerations are the true ones; the classical
   // acceleration of a point is the spatial linear part + w x v.
   Model m = testing::random_tree(30, 98);
-  m.gravity_W_mps2.setZero();
+  m.gravity_W.setZero();
   Data d(m);
   BlockData bd(m);
   const Eigen::VectorXd q = m.random_configuration(7), v = random_vector(m.nv, 8), a = random_vector(m.nv, 9);
@@ -277,7 +277,7 @@ TEST(TreeSimulate, FreeFloatingBipedConservesMomentum) {
   // Zero gravity, no external force, joint torques acting (internal): linear and angular
   // momentum about the world origin are constant over 5 s.
   Model m = load_model(model_path("biped.urdf"), BaseMode::kFree);
-  m.gravity_W_mps2.setZero();
+  m.gravity_W.setZero();
   Data d(m);
   Eigen::VectorXd q = m.neutral();
   Eigen::VectorXd v = random_vector(m.nv, 77, 0.5);
@@ -293,7 +293,7 @@ TEST(TreeSimulate, FreeFloatingBipedConservesMomentum) {
 TEST(TreeSimulate, FictitiousChainBipedConservesMomentum) {
   // Same with the document's fictitious 6-joint chain (slow base rotation: no Euler singularity).
   Model m = load_model(model_path("biped.yaml"), BaseMode::kFictitious);
-  m.gravity_W_mps2.setZero();
+  m.gravity_W.setZero();
   Data d(m);
   Eigen::VectorXd q = m.neutral();
   Eigen::VectorXd v = random_vector(m.nv, 78, 0.3);

@@ -230,7 +230,7 @@ TEST(TreeModel, ValidateNamesTheBrokenInvariant) {
     edit(m);
     return error_of([&] { validate(m); });
   };
-  std::string e = broken([](Model& m) { m.gravity_W_mps2.x() = std::nan(""); });
+  std::string e = broken([](Model& m) { m.gravity_W.x() = std::nan(""); });
   EXPECT_NE(e.find("tree model 'double_pendulum': gravity must be finite"), std::string::npos) << e;
   e = broken([](Model& m) { m.links[1].mass_kg = -1.0; });
   EXPECT_NE(e.find("link 'link2': mass must be finite and >= 0"), std::string::npos) << e;

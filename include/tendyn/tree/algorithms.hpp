@@ -4,7 +4,7 @@
 //
 // Common inputs: q (nq) joint positions [rad | m; free joints: p [m] + quaternion w,x,y,z],
 // v (nv) joint velocities [rad/s | m/s; free: body w, body v], fext (empty or nlinks) external
-// wrenches (LinkWrench: force at the COM and couple, world coordinates). Gravity is model.gravity_W_mps2.
+// wrenches (LinkWrench: force at the COM and couple, world coordinates). Gravity is model.gravity_W.
 // Sizes are checked (tendyn::Error). No heap allocation after Data construction.
 #pragma once
 #include <tendyn/tree/data.hpp>

@@ -65,7 +65,7 @@ class Model {
   std::vector<std::vector<int>> children;  ///< (nlinks)
   Eigen::MatrixXi reachability;            ///< D (nlinks x nlinks), d_ij = 1 iff j is i or an ancestor of i
   std::vector<int> v_to_link;              ///< (nv) link owning each velocity coordinate
-  Eigen::Vector3d gravity_W_mps2{0.0, 0.0, -9.81};  ///< g_W [m/s^2]
+  Eigen::Vector3d gravity_W{0.0, 0.0, -9.81};  ///< g_W [m/s^2]
   int nq = 0, nv = 0;
 
   [[nodiscard]] int nlinks() const { return static_cast<int>(links.size()); }
@@ -117,7 +117,7 @@ class ModelBuilder {
   void add_floating6(const Link& link, const std::string& parent, const Eigen::Matrix3d& R_PJ,
                      const Eigen::Vector3d& p_PJ_m);
   /// Gravity g_W [m/s^2] of the built model (default (0, 0, -9.81)).
-  void set_gravity(const Eigen::Vector3d& gravity_W_mps2) { gravity_ = gravity_W_mps2; }
+  void set_gravity(const Eigen::Vector3d& gravity_W) { gravity_ = gravity_W; }
   /// Numbers links depth-first (pre-order, children in insertion order) and validates (validate()).
   [[nodiscard]] Model build() const;
 

@@ -1,5 +1,5 @@
 // Bindings of include/tendyn/tree/model.hpp: joint types, base modes, Joint, Link, Model and
-// convert_base. The model is immutable from Python except its gravity_W_mps2.
+// convert_base. The model is immutable from Python except its gravity_W.
 #include <pybind11/eigen.h>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -48,19 +48,19 @@ void expose_model(py::module_& m) {
       .def_readonly("p_LC_m", &Link::p_LC_m, "(3) centre of mass p_LC in the link frame [m].")
       .def_readonly("inertia_C_kgm2", &Link::inertia_C_kgm2, "(3 x 3) rotational inertia about the COM, link axes [kg m^2].")
       .def("__repr__", [](const Link& l) { return "Link(name='" + l.name + "', mass_kg=" + fmt(l.mass_kg) + ", p_LC_m=" + fmt(l.p_LC_m) + ")"; });
-  py::class_<Model>(m, "Model", "A tree-structured robot (links, joints, parents, reachability matrix D). Immutable except gravity_W_mps2.")
+  py::class_<Model>(m, "Model", "A tree-structured robot (links, joints, parents, reachability matrix D). Immutable except gravity_W.")
       .def_readonly("name", &Model::name, "Model name.")
       .def_readonly("links", &Model::links, "(nlinks) Link, parent before child.")
       .def_readonly("joints", &Model::joints, "(nlinks) Joint i attaches link i to parent[i].")
       .def_readonly("parent", &Model::parent, "(nlinks) parent link index, -1 for the world.")
       .def_readonly("reachability", &Model::reachability, "(nlinks x nlinks) D: d_ij = 1 iff link j is link i or an ancestor of it.")
       .def_property(
-          "gravity_W_mps2", [](const Model& mo) { return Eigen::Vector3d(mo.gravity_W_mps2); },
+          "gravity_W", [](const Model& mo) { return Eigen::Vector3d(mo.gravity_W); },
           [](Model& mo, const py::object& g) {
             DoubleArray a = DoubleArray::ensure(g);
             if (!a || a.ndim() != 1 || a.shape(0) != 3)
-              throw tendyn::Error("Model.gravity_W_mps2: expected shape (3,), got " + (a ? "shape " + shape_str(a) : "a " + type_name(g)));
-            mo.gravity_W_mps2 = Eigen::Map<const Eigen::Vector3d>(a.data());
+              throw tendyn::Error("Model.gravity_W: expected shape (3,), got " + (a ? "shape " + shape_str(a) : "a " + type_name(g)));
+            mo.gravity_W = Eigen::Map<const Eigen::Vector3d>(a.data());
           },
           "(3) gravity g_W in the world frame [m/s^2]; assign a (3,) array.")
       .def_readonly("nq", &Model::nq, "Number of position coordinates (size of q).")
@@ -77,7 +77,7 @@ void expose_model(py::module_& m) {
                ", nv=" + std::to_string(mo.nv) + ")";
       });
   m.def("validate", &validate, py::arg("model"),
-        "Check every invariant the algorithms rely on (e.g. after setting gravity_W_mps2); tendyn.Error naming the reason.");
+        "Check every invariant the algorithms rely on (e.g. after setting gravity_W); tendyn.Error naming the reason.");
   m.def("convert_base", &convert_base, py::arg("model"), py::arg("mode"), "The model with its floating base converted to `mode`.");
 }
 
