@@ -6,10 +6,10 @@
 // Each point simulates the prism (relative-velocity damping 5 N s/m, zero gravity, RK4 1 ms) and
 // records whether it stays in the normal mode; the program prints, per stiffness, the longest run
 // of normal tilt angles. Points run on T threads, written by index: same output for any T.
+#include <tendyn/core/parallel.hpp>
 #include <tendyn/tensegrity/builders.hpp>
 #include <tendyn/tensegrity/simulate.hpp>
 
-#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -40,28 +40,22 @@ int main(int argc, char** argv) {
   if (points > 0 && points < static_cast<int>(grid.size())) grid.resize(static_cast<std::size_t>(points));
   const int n = static_cast<int>(grid.size());
   std::vector<char> normal(static_cast<std::size_t>(n), 0);
-  std::atomic<int> next{0};
-  auto work = [&] {
-    for (int i = next++; i < n; i = next++) {
-      ts::PrismParams p;
-      p.rod_mass_kg = 1.0;
-      p.rod_length_m = 0.3;
-      p.rest_length_m = 0.2;
-      p.damping_Nspm = 5.0;
-      p.damping_law = ts::DampingLaw::kRelativeVelocity;
-      p.psi_rad = grid[static_cast<std::size_t>(i)].first * std::numbers::pi / 180.0;
-      p.stiffness_Npm = grid[static_cast<std::size_t>(i)].second;
-      ts::SimulationOptions o;
-      o.duration_s = duration;
-      o.dt_s = 1e-3;
-      o.strain_limit = 1.0;
-      normal[static_cast<std::size_t>(i)] = ts::simulate(ts::make_prism(p), o).monitor.normal_mode ? 1 : 0;
-    }
-  };
-  std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t) pool.emplace_back(work);
-  work();
-  for (auto& t : pool) t.join();
+  // the library's pool: indices handed out in order, results written by index (core/parallel.hpp)
+  tendyn::parallel_for(n, threads, [&](int i) {
+    ts::PrismParams p;
+    p.rod_mass_kg = 1.0;
+    p.rod_length_m = 0.3;
+    p.rest_length_m = 0.2;
+    p.damping_Nspm = 5.0;
+    p.damping_law = ts::DampingLaw::kRelativeVelocity;
+    p.psi_rad = grid[static_cast<std::size_t>(i)].first * std::numbers::pi / 180.0;
+    p.stiffness_Npm = grid[static_cast<std::size_t>(i)].second;
+    ts::SimulationOptions o;
+    o.duration_s = duration;
+    o.dt_s = 1e-3;
+    o.strain_limit = 1.0;
+    normal[static_cast<std::size_t>(i)] = ts::simulate(ts::make_prism(p), o).monitor.normal_mode ? 1 : 0;
+  });
 
   int count = 0;
   for (char c : normal) count += c;
