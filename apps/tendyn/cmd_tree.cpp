@@ -82,12 +82,8 @@ nlohmann::json to_json(const Eigen::MatrixXd& M) {
   return j;
 }
 
-std::string fmtv(const Eigen::VectorXd& x) {
-  std::ostringstream os;
-  os.precision(12);
-  for (int k = 0; k < x.size(); ++k) os << (k ? "," : "") << x[k] + 0.0;  // -0 written as 0
-  return os.str();
-}
+/// "x1,x2,..." as files write numbers (io::CsvLine: %.12g, -0 as 0).
+std::string fmtv(const Eigen::VectorXd& x) { return io::CsvLine().nums(x).str(); }
 
 // For printed text: round-off noise next to the largest entry shows as 0 (files keep it).
 Eigen::MatrixXd for_display(const Eigen::MatrixXd& M) {
