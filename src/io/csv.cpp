@@ -1,6 +1,7 @@
 #include <tendyn/core/error.hpp>
 #include <tendyn/io/csv.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -100,7 +101,8 @@ CsvLine& CsvLine::text(std::string_view s) {
   return *this;
 }
 
-CsvReader::CsvReader(const std::filesystem::path& path, CsvLimits limits) : path_(path.string()) {
+CsvReader::CsvReader(const std::filesystem::path& path, CsvLimits limits, CsvHeader header)
+    : path_(path.string()) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) throw Error(path_ + ": no such file");
   if (!std::filesystem::is_regular_file(path, ec)) throw Error(path_ + ": not a regular file");
@@ -110,7 +112,22 @@ CsvReader::CsvReader(const std::filesystem::path& path, CsvLimits limits) : path
     throw Error(path_ + ": file is larger than the limit of " + std::to_string(limits.max_bytes >> 20) + " MiB");
   in_.open(path);
   if (!in_) throw Error(path_ + ": cannot read file");
-  if (!read_line()) throw Error(path_ + ":1: empty file (expected a header line)");
+  if (!read_line())
+    throw Error(path_ + ":1: empty file (expected " +
+                (header == CsvHeader::kRequired ? "a header line)" : "rows of numbers)"));
+  width_ = fields_.size();
+  header_line_ = line_;
+  if (header == CsvHeader::kOptional) {
+    const bool any_number = std::any_of(fields_.begin(), fields_.end(), [](const std::string& f) {
+      char* end = nullptr;
+      (void)std::strtod(f.c_str(), &end);
+      return !f.empty() && *end == '\0';
+    });
+    if (any_number) {  // no header: the constructor has read the first data row
+      pending_row_ = true;
+      return;
+    }
+  }
   header_ = fields_;
   for (std::size_t c = 0; c < header_.size(); ++c)
     if (header_[c].empty()) throw Error(where(static_cast<int>(c)) + ": empty column name in the header");
@@ -137,7 +154,7 @@ int CsvReader::find_column(std::string_view name, std::string_view unit_suffix) 
 int CsvReader::require_column(std::string_view name, std::string_view unit_suffix) const {
   const int c = find_column(name, unit_suffix);
   if (c < 0) {
-    std::string msg = path_ + ":1: missing column '" + std::string(name) + "'";
+    std::string msg = path_ + ":" + std::to_string(header_line_) + ": missing column '" + std::string(name) + "'";
     if (!unit_suffix.empty()) msg += " (or '" + std::string(name) + std::string(unit_suffix) + "')";
     throw Error(msg);
   }
@@ -145,18 +162,23 @@ int CsvReader::require_column(std::string_view name, std::string_view unit_suffi
 }
 
 bool CsvReader::next() {
+  if (pending_row_) {
+    pending_row_ = false;
+    return true;
+  }
   if (!read_line()) return false;
-  if (fields_.size() != header_.size())
-    throw Error(where() + ": " + std::to_string(fields_.size()) + " fields, header has " +
-                std::to_string(header_.size()));
+  if (fields_.size() != width_)
+    throw Error(where() + ": " + std::to_string(fields_.size()) + " fields, " +
+                (header_.empty() ? "the first row has " : "header has ") + std::to_string(width_));
   return true;
 }
 
 bool CsvReader::empty(int col) const { return fields_.at(static_cast<std::size_t>(col)).empty(); }
 
 double CsvReader::number(int col) const {
-  return parse_finite(fields_.at(static_cast<std::size_t>(col)),
-                      where(col) + " (" + header_.at(static_cast<std::size_t>(col)) + ")");
+  const auto c = static_cast<std::size_t>(col);
+  const std::string name = header_.empty() ? "column " + std::to_string(c + 1) : header_.at(c);
+  return parse_finite(fields_.at(c), where(col) + " (" + name + ")");
 }
 
 std::string CsvReader::where() const { return path_ + ":" + std::to_string(line_); }

@@ -1,5 +1,6 @@
 #include <charconv>
 #include <tendyn/core/error.hpp>
+#include <tendyn/io/csv.hpp>
 #include <tendyn/tensegrity/builders.hpp>
 #include <tendyn/tensegrity/model_io.hpp>
 
@@ -15,6 +16,7 @@
 #include <map>
 #include <sstream>
 #include <numbers>
+#include <optional>
 #include <set>
 
 namespace tendyn::tensegrity {
@@ -350,32 +352,25 @@ Model read_matrices(const YamlNode& mx) {
   }
 }
 
+// A drive table file: rows "t_s,u_m" (two numbers, strictly increasing times), an optional
+// header line, '#' comments; read with io::CsvReader (256 MiB bound, path:line:col errors).
 TableDrive read_table_csv(const YamlNode& where, const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) where.fail("drive table '" + path + "' is not a readable file");
-  constexpr std::uintmax_t kMaxBytes = 256u << 20;
-  if (std::filesystem::file_size(path, ec) > kMaxBytes) where.fail("drive table '" + path + "' is larger than 256 MiB");
-  std::ifstream in(path);
-  if (!in) where.fail("cannot read drive table '" + path + "'");
-  TableDrive t;
-  std::string line;
-  int lineno = 0;
-  while (std::getline(in, line)) {
-    ++lineno;
-    if (line.empty() || line[0] == '#') continue;
-    double a = 0.0, b = 0.0;
-    char comma = 0;
-    std::istringstream ls(line);
-    if (!(ls >> a >> comma >> b) || comma != ',') {
-      if (t.t_s.empty() && lineno == 1) continue;  // header
-      throw Error(path + ":" + std::to_string(lineno) + ": expected 't_s,u_m' numbers, got '" + line + "'");
-    }
-    if (!std::isfinite(a) || !std::isfinite(b)) throw Error(path + ":" + std::to_string(lineno) + ": non-finite number");
-    if (!t.t_s.empty() && !(a > t.t_s.back())) throw Error(path + ":" + std::to_string(lineno) + ": times must increase strictly");
-    t.t_s.push_back(a);
-    t.u_m.push_back(b);
+  std::optional<io::CsvReader> csv;
+  try {
+    csv.emplace(path, io::CsvLimits{}, io::CsvHeader::kOptional);
+  } catch (const Error& e) {
+    where.fail(std::string("drive table: ") + e.what());
   }
-  if (t.t_s.size() < 2) throw Error(path + ": a drive table needs at least 2 rows");
+  if (csv->ncolumn() != 2)
+    throw Error(csv->path() + ": a drive table has 2 columns (t_s,u_m), this one has " + std::to_string(csv->ncolumn()));
+  TableDrive t;
+  while (csv->next()) {
+    const double t_s = csv->number(0), u_m = csv->number(1);
+    if (!t.t_s.empty() && !(t_s > t.t_s.back())) throw Error(csv->where(0) + ": times must increase strictly");
+    t.t_s.push_back(t_s);
+    t.u_m.push_back(u_m);
+  }
+  if (t.t_s.size() < 2) throw Error(csv->path() + ": a drive table needs at least 2 rows");
   return t;
 }
 

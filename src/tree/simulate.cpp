@@ -1,5 +1,6 @@
 #include <tendyn/core/error.hpp>
 #include <tendyn/core/integrate.hpp>
+#include <tendyn/io/csv.hpp>
 #include <tendyn/tree/simulate.hpp>
 
 #include "io/yaml_util.hpp"
@@ -7,8 +8,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 
 namespace tendyn::tree {
 
@@ -26,39 +25,17 @@ TorqueSchedule::TorqueSchedule(std::vector<double> t, std::vector<Eigen::VectorX
 }
 
 TorqueSchedule TorqueSchedule::load_csv(const std::string& file, int nv) {
-  std::ifstream in(file);
-  if (!in) throw Error(file + ": cannot read torque schedule");
+  io::CsvReader csv(file, io::CsvLimits{}, io::CsvHeader::kOptional);
+  if (csv.ncolumn() != nv + 1)
+    throw Error(file + ":" + std::to_string(csv.line()) + ": torque schedule: expected " + std::to_string(nv + 1) +
+                " columns (t and nv = " + std::to_string(nv) + " torques), got " + std::to_string(csv.ncolumn()));
   std::vector<double> ts;
   std::vector<Eigen::VectorXd> rows;
-  std::string line;
-  int ln = 0;
-  while (std::getline(in, line)) {
-    ++ln;
-    if (line.empty() || line[0] == '#') continue;
-    std::replace(line.begin(), line.end(), ',', ' ');
-    std::istringstream is(line);
-    std::vector<double> vals;
-    std::string tok;
-    bool numeric = true;
-    while (is >> tok) {
-      char* end = nullptr;
-      const double x = std::strtod(tok.c_str(), &end);
-      if (end == tok.c_str() || *end != '\0') {
-        numeric = false;
-        break;
-      }
-      vals.push_back(x);
-    }
-    if (!numeric) {
-      if (ts.empty() && ln == 1) continue;  // header
-      throw Error(file + ":" + std::to_string(ln) + ": torque schedule: not a number: '" + tok + "'");
-    }
-    if (static_cast<int>(vals.size()) != nv + 1)
-      throw Error(file + ":" + std::to_string(ln) + ": torque schedule: expected " +
-                  std::to_string(nv + 1) + " columns (t and nv = " + std::to_string(nv) +
-                  " torques), got " + std::to_string(vals.size()));
-    ts.push_back(vals[0]);
-    rows.push_back(Eigen::Map<Eigen::VectorXd>(vals.data() + 1, nv));
+  while (csv.next()) {
+    ts.push_back(csv.number(0));
+    Eigen::VectorXd tau(nv);
+    for (int j = 0; j < nv; ++j) tau[j] = csv.number(j + 1);
+    rows.push_back(std::move(tau));
   }
   if (ts.empty()) throw Error(file + ": torque schedule has no rows");
   try {

@@ -63,7 +63,7 @@ TEST(Csv, ReaderGivesRowsColumnsAndPlaces) {
   EXPECT_EQ(r.find_column("x", "_m"), 1);
   EXPECT_EQ(r.find_column("y", "_m"), 2);
   EXPECT_EQ(r.find_column("z", "_m"), -1);
-  EXPECT_EQ(error_of([&] { (void)r.require_column("z", "_m"); }), p.string() + ":1: missing column 'z' (or 'z_m')");
+  EXPECT_EQ(error_of([&] { (void)r.require_column("z", "_m"); }), p.string() + ":2: missing column 'z' (or 'z_m')");  // the header's line
   ASSERT_TRUE(r.next());
   EXPECT_EQ(r.line(), 3);
   EXPECT_EQ(r.number(2), 2.0);
@@ -75,6 +75,41 @@ TEST(Csv, ReaderGivesRowsColumnsAndPlaces) {
   ASSERT_TRUE(r.next());
   EXPECT_EQ(error_of([&] { (void)r.number(1); }), p.string() + ":6:5 (x): 'abc' is not a finite number");
   EXPECT_EQ(error_of([&] { (void)r.next(); }), p.string() + ":7: 2 fields, header has 3");
+  fs::remove_all(d);
+}
+
+TEST(Csv, OptionalHeaderIsTheFirstLineWithoutANumber) {
+  const auto d = tendyn::test::fresh_dir("io_csv_optional_header");
+  std::ofstream(d / "named.csv") << "# drive\nt_s,u_m\n0,0\n1,0.01\n";
+  CsvReader named(d / "named.csv", {}, CsvHeader::kOptional);
+  EXPECT_EQ(named.header(), (std::vector<std::string>{"t_s", "u_m"}));
+  EXPECT_EQ(named.ncolumn(), 2);
+  ASSERT_TRUE(named.next());
+  EXPECT_EQ(named.line(), 3);
+  EXPECT_EQ(named.number(1), 0.0);
+
+  // No header: the first line is the first row, every row has its width, errors name the column.
+  std::ofstream(d / "bare.csv") << "\n0,0.5,1\n1,abc,2\n2,3\n";
+  CsvReader bare(d / "bare.csv", {}, CsvHeader::kOptional);
+  EXPECT_TRUE(bare.header().empty());
+  EXPECT_EQ(bare.ncolumn(), 3);
+  ASSERT_TRUE(bare.next());
+  EXPECT_EQ(bare.line(), 2);
+  EXPECT_EQ(bare.number(1), 0.5);
+  ASSERT_TRUE(bare.next());
+  EXPECT_EQ(error_of([&] { (void)bare.number(1); }), (d / "bare.csv").string() + ":3:3 (column 2): 'abc' is not a finite number");
+  EXPECT_EQ(error_of([&] { (void)bare.next(); }), (d / "bare.csv").string() + ":4: 2 fields, the first row has 3");
+
+  // A first line with one number is data, so a typo in it is reported, not taken as a header.
+  std::ofstream(d / "typo.csv") << "0,1x\n1,2\n";
+  CsvReader typo(d / "typo.csv", {}, CsvHeader::kOptional);
+  ASSERT_TRUE(typo.next());
+  EXPECT_EQ(error_of([&] { (void)typo.number(1); }), (d / "typo.csv").string() + ":1:3 (column 2): '1x' is not a finite number");
+  // The required-header reader takes the same first line as a header.
+  EXPECT_EQ(CsvReader(d / "typo.csv").header(), (std::vector<std::string>{"0", "1x"}));
+  std::ofstream(d / "none.csv") << "# nothing\n";
+  EXPECT_EQ(error_of([&] { CsvReader r(d / "none.csv", {}, CsvHeader::kOptional); }),
+            (d / "none.csv").string() + ":1: empty file (expected rows of numbers)");
   fs::remove_all(d);
 }
 

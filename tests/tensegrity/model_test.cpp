@@ -100,7 +100,27 @@ TEST(Model, DrivesFromModelFileAndCsvTable) {
   EXPECT_NEAR(ts::drive_offset(f.model.drives[0], 1.5), 0.0, 1e-15);
   EXPECT_NEAR(ts::drive_offset(f.model.drives[1], 0.25), 0.01 * std::sin(0.5), 1e-15);
   std::ofstream(dir / "b.yaml") << base << "drives:\n  - {cable: top1, table: bad.csv}\n";
-  EXPECT_NE(message_of([&] { ts::load_model_file((dir / "b.yaml").string()); }).find("bad.csv:3:"), std::string::npos);
+  EXPECT_NE(message_of([&] { ts::load_model_file((dir / "b.yaml").string()); }).find("bad.csv:3:3 (u_m): 'oops' is not a finite number"),
+            std::string::npos);
+  // The table reader is io::CsvReader with an optional header: a bare table reads the same, text
+  // after the second number (once silently ignored) and a third column are refused.
+  std::ofstream(dir / "bare.csv") << "0,0\n1,0.01\n2,-0.01\n";
+  std::ofstream(dir / "bare.yaml") << base << "drives:\n  - {cable: top1, table: bare.csv}\n";
+  EXPECT_EQ(ts::drive_offset(ts::load_model_file((dir / "bare.yaml").string()).model.drives[0], 1.5),
+            ts::drive_offset(f.model.drives[0], 1.5));
+  const auto table_error = [&](const std::string& csv) {
+    std::ofstream(dir / "t.csv") << csv;
+    std::ofstream(dir / "t.yaml") << base << "drives:\n  - {cable: top1, table: t.csv}\n";
+    return message_of([&] { ts::load_model_file((dir / "t.yaml").string()); });
+  };
+  EXPECT_NE(table_error("0,0\n1,0.01 m\n").find("t.csv:2:3 (column 2): '0.01 m' is not a finite number"), std::string::npos);
+  EXPECT_NE(table_error("0,0,1\n1,0.01,1\n").find("a drive table has 2 columns (t_s,u_m), this one has 3"), std::string::npos);
+  EXPECT_NE(table_error("0,0\n0,0.01\n").find("t.csv:2:1: times must increase strictly"), std::string::npos);
+  EXPECT_NE(table_error("t_s,u_m\n0,0\n").find("a drive table needs at least 2 rows"), std::string::npos);
+  std::ofstream(dir / "m2.yaml") << base << "drives:\n  - {cable: top1, table: nowhere.csv}\n";
+  const auto missing = message_of([&] { ts::load_model_file((dir / "m2.yaml").string()); });
+  EXPECT_NE(missing.find("m2.yaml:4:26: drives[0].table: drive table: "), std::string::npos) << missing;
+  EXPECT_NE(missing.find("nowhere.csv: no such file"), std::string::npos) << missing;
   std::ofstream(dir / "c.yaml") << base << "drives:\n  - {cable: top9, sinusoid: {a: 0.01}}\n";
   const auto msg = message_of([&] { ts::load_model_file((dir / "c.yaml").string()); });
   EXPECT_NE(msg.find("c.yaml:4:"), std::string::npos) << msg;

@@ -226,7 +226,18 @@ TEST(TreeSimulate, TorqueScheduleCsvErrorsNameFileAndLine) {
   EXPECT_DOUBLE_EQ(out[0], 2.0);
   EXPECT_DOUBLE_EQ(out[1], 3.0);
   const std::string e = error_of([&] { (void)TorqueSchedule::load_csv(f.string(), 3); });
-  EXPECT_NE(e.find("sched.csv:2: torque schedule: expected 4 columns"), std::string::npos) << e;
+  EXPECT_NE(e.find("sched.csv:1: torque schedule: expected 4 columns (t and nv = 3 torques), got 3"), std::string::npos) << e;
+
+  // Without a header, '#' comments skipped; a bad cell is named by line, column and place.
+  std::ofstream(f) << "# t, tau\n0,1,2\n0.5,3,x\n";
+  const std::string bad = error_of([&] { (void)TorqueSchedule::load_csv(f.string(), 2); });
+  EXPECT_NE(bad.find("sched.csv:3:7 (column 3): 'x' is not a finite number"), std::string::npos) << bad;
+  // Blank-separated rows are not the documented format (docs/TREE.md: "t,tau_1,...").
+  std::ofstream(f) << "0 1 2\n0.5 3 4\n";
+  const std::string blanks = error_of([&] { (void)TorqueSchedule::load_csv(f.string(), 2); });
+  EXPECT_NE(blanks.find("expected 3 columns (t and nv = 2 torques), got 1"), std::string::npos) << blanks;
+  std::ofstream(f) << "0,1,2\n0,3,4\n";
+  EXPECT_NE(error_of([&] { (void)TorqueSchedule::load_csv(f.string(), 2); }).find("times must increase"), std::string::npos);
 }
 
 }  // namespace

@@ -74,19 +74,32 @@ struct CsvLimits {
   std::uintmax_t max_bytes = std::uintmax_t{256} << 20;  ///< file size, 256 MiB by default
 };
 
-/// Reads a CSV file with a header line, row by row, with bounded size and exact places.
-/// Blank lines and lines starting with '#' are skipped. Each row must have as many fields as
-/// the header ("path:line: N fields, header has M").
+/// Whether a CSV file must start with a header line.
+enum class CsvHeader {
+  kRequired,  ///< the first line is the header (result files, pose and motion logs)
+  /// The first line is a header when none of its fields is a number, else it is the first data
+  /// row (numeric tables: drive tables "t_s,u_m", torque schedules "t,tau_1,..").
+  kOptional,
+};
+
+/// Reads a CSV file with a header line (or, with CsvHeader::kOptional, possibly without one),
+/// row by row, with bounded size and exact places. Blank lines and lines starting with '#' are
+/// skipped. Each row must have as many fields as the header, or as the first row when there is
+/// no header ("path:line: N fields, header has M").
 class CsvReader {
  public:
   /// Opens `path` and reads its header. Throws tendyn::Error when the path is missing, not a
-  /// regular file, larger than the limit, or has no header line.
-  explicit CsvReader(const std::filesystem::path& path, CsvLimits limits = {});
+  /// regular file, larger than the limit, or has no line (no header, no rows).
+  explicit CsvReader(const std::filesystem::path& path, CsvLimits limits = {},
+                     CsvHeader header = CsvHeader::kRequired);
 
+  /// Column names; empty when an optional header was absent.
   [[nodiscard]] const std::vector<std::string>& header() const { return header_; }
+  /// Fields per row (the header's, or the first row's without a header).
+  [[nodiscard]] int ncolumn() const { return static_cast<int>(width_); }
   /// Index of the column called `name` or `name + unit_suffix` (e.g. "x" or "x_m"); -1 if absent.
   [[nodiscard]] int find_column(std::string_view name, std::string_view unit_suffix = {}) const;
-  /// Like find_column but throws "path:1: missing column 'x' (or 'x_m')".
+  /// Like find_column but throws "path:<header line>: missing column 'x' (or 'x_m')".
   [[nodiscard]] int require_column(std::string_view name, std::string_view unit_suffix = {}) const;
 
   /// Advances to the next data row; false at the end of the file.
@@ -107,6 +120,9 @@ class CsvReader {
  private:
   bool read_line();
   std::string path_;
+  std::size_t width_ = 0;
+  int header_line_ = 1;
+  bool pending_row_ = false;  // the first data row was read by the constructor (no header)
   std::ifstream in_;
   std::string text_;
   std::vector<std::string> header_, fields_;

@@ -31,7 +31,9 @@ class TorqueSchedule {
   TorqueSchedule() = default;
   /// Throws tendyn::Error if rows are ragged, non-finite or t not increasing.
   TorqueSchedule(std::vector<double> t, std::vector<Eigen::VectorXd> tau);
-  /// Reads a CSV file: optional header line, then "t,tau1,...,taunv". Throws naming file:line.
+  /// Reads a CSV file (io::CsvReader with an optional header: a first line with no number is
+  /// the header): rows "t,tau_1,...,tau_nv" [s, N m | N], comma-separated, '#' comments and
+  /// blank lines skipped, at most 256 MiB. Throws tendyn::Error naming path:line[:col].
   static TorqueSchedule load_csv(const std::string& file, int nv);
   /// tau(t) [N m | N] into `out` (sized nv by the caller; zero if the schedule is empty).
   /// Cost O(log rows), no allocation.
