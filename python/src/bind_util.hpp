@@ -1,4 +1,4 @@
-// Helpers shared by the binding files (python/src/<module>/expose_*.cpp, cdpr.cpp): keyword
+// Helpers shared by the binding files (python/src/<module>/expose_*.cpp): keyword
 // constructors and field reprs for plain structs, Python reprs of numbers, by-value vector members,
 // writable NumPy views of C++ arrays, and shape-checked assignment into them.
 #pragma once

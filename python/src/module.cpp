@@ -1,6 +1,6 @@
 // tendyn._tendyn: the extension module. One binding file per public header, as
 // python/src/<module>/expose_<header>.cpp with one expose_<header>(submodule) function each
-// (declared in python/src/<module>/expose.hpp; cdpr: cdpr.cpp). This file creates the submodules,
+// (declared in python/src/<module>/expose.hpp). This file creates the submodules,
 // translates the C++ errors and calls the expose functions, in an order where every type is bound
 // before a signature names it.
 #include <pybind11/numpy.h>
@@ -12,6 +12,9 @@
 #include <tendyn/version.hpp>
 
 #include "tensegrity/expose.hpp"
+#ifdef TENDYN_WITH_CDPR
+#include "cdpr/expose.hpp"
+#endif
 #ifdef TENDYN_WITH_TREE
 #include "tree/expose.hpp"
 #endif
@@ -22,10 +25,6 @@ namespace {
 // The Python exception classes; created once in the module init and kept for the process lifetime.
 py::handle g_error, g_sim_error;
 }  // namespace
-
-#ifdef TENDYN_WITH_CDPR
-void bind_cdpr(py::module_& m);
-#endif
 
 PYBIND11_MODULE(_tendyn, m) {
   m.doc() = "tendyn: rod-and-cable robots (tensegrity, cable-driven parallel, tree-structured). "
@@ -84,7 +83,13 @@ PYBIND11_MODULE(_tendyn, m) {
   }
 #ifdef TENDYN_WITH_CDPR
   py::module_ cdpr = m.def_submodule("cdpr", "Cable-driven parallel robots: geometry and tension solvers (tendyn::cdpr).");
-  bind_cdpr(cdpr);
+  {
+    namespace c = tendyn::python::cdpr_bind;
+    c::expose_geometry(cdpr);
+    c::expose_model_io(cdpr);
+    c::expose_tension(cdpr);
+    c::expose_tension_problem(cdpr);
+  }
 #endif
 #ifdef TENDYN_WITH_TREE
   py::module_ tree = m.def_submodule("tree", "Tree-structured robots: RNEA / CRBA / ABA and block-matrix EoM (tendyn::tree).");

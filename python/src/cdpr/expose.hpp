@@ -1,0 +1,23 @@
+// The CDPR binding files, one per public header include/tendyn/cdpr/<header>.hpp
+// (python/src/cdpr/expose_<header>.cpp), called by module.cpp in this order (each after the ones
+// whose types its signatures name). Every field's docstring gives its unit; option structs take
+// keyword constructors (SolverOptions(f_min_N=1)) and print as Name(field=value, ...) (the fields
+// off their defaults). The helpers of bind_util.hpp (tendyn::python) and the names of
+// tendyn::cdpr are visible in this namespace.
+#pragma once
+#include <pybind11/pybind11.h>
+
+#include "bind_util.hpp"
+
+namespace tendyn::cdpr {}  // declared by the public headers each binding file includes
+
+namespace tendyn::python::cdpr_bind {
+
+using namespace tendyn::cdpr;  // the binding files name the bound types as C++ does
+
+void expose_geometry(pybind11::module_& m);         // geometry.hpp: Motion, WrenchRow, Model, Pose, Data, J, gravity wrench
+void expose_model_io(pybind11::module_& m);         // model_io.hpp: ModelFile, load_model, parse_model
+void expose_tension(pybind11::module_& m);          // tension.hpp: Method, Status, SolverOptions, TensionResult, solve_tensions
+void expose_tension_problem(pybind11::module_& m);  // tension_problem.hpp: TensionProblem, PoseTrajectory, trajectories
+
+}  // namespace tendyn::python::cdpr_bind

@@ -1,0 +1,80 @@
+// Bindings of include/tendyn/cdpr/geometry.hpp: Motion, WrenchRow, Model, Pose, Data, the structure matrix, gravity compensation.
+#include <pybind11/eigen.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <tendyn/cdpr/geometry.hpp>
+
+#include "cdpr/expose.hpp"
+
+#include <string>
+#include <vector>
+
+namespace tendyn::python::cdpr_bind {
+
+namespace py = pybind11;
+
+void expose_geometry(py::module_& m) {
+  py::enum_<Motion>(m, "Motion", "Spatial (6 wrench rows) or planar (3 rows) platform motion.")
+      .value("kSpatial", Motion::kSpatial)
+      .value("kPlanar", Motion::kPlanar);
+  m.def("motion_from_string", &motion_from_string, py::arg("name"), "'spatial' or 'planar' -> Motion (tendyn.Error otherwise).");
+  m.def("to_string", py::overload_cast<Motion>(&to_string), py::arg("motion"), "'spatial' or 'planar'.");
+  py::enum_<WrenchRow>(m, "WrenchRow", "A wrench row: fx fy fz mx my mz.")
+      .value("kFx", WrenchRow::kFx).value("kFy", WrenchRow::kFy).value("kFz", WrenchRow::kFz)
+      .value("kMx", WrenchRow::kMx).value("kMy", WrenchRow::kMy).value("kMz", WrenchRow::kMz);
+  m.def("wrench_row_from_string", &wrench_row_from_string, py::arg("name"), "'fx' .. 'mz' -> WrenchRow (tendyn.Error otherwise).");
+  m.def("to_string", py::overload_cast<WrenchRow>(&to_string), py::arg("row"), "'fx' .. 'mz'.");
+
+  py::class_<Model>(m, "Model", "A cable-driven parallel robot: anchors p_WA (3 x n), attachments p_PB (3 x n), bounds.")
+      .def(py::init<>())
+      .def_readwrite("name", &Model::name, "model name")
+      .def_readwrite("motion", &Model::motion, "Motion: spatial (6 wrench rows) or planar (3)")
+      .def_readwrite("p_WA", &Model::p_WA, "(3 x n) frame anchors in the world frame [m]; planar: z = 0")
+      .def_readwrite("p_PB", &Model::p_PB, "(3 x n) attachment points in the platform frame [m]")
+      .def_readwrite("cable_names", &Model::cable_names, "n cable names (default c1..cn)")
+      .def_readwrite("cable_groups", &Model::cable_groups, "n group labels (e.g. 'upper', 'lower'; default '')")
+      .def_readwrite("f_min_N", &Model::f_min_N, "lower tension bound [N] (>= 0)")
+      .def_readwrite("f_max_N", &Model::f_max_N, "upper tension bound [N] (> f_min_N; inf = none)")
+      .def_readwrite("platform_mass_kg", &Model::platform_mass_kg, "platform mass [kg] (for the gravity wrench; may be 0)")
+      .def_readwrite("p_PC", &Model::p_PC, "(3) platform centre of mass in the platform frame [m]")
+      .def_readwrite("gravity_W", &Model::gravity_W, "(3) gravity in the world frame [m/s^2]")
+      .def("ncable", &Model::ncable, "Number of cables n.")
+      .def("wrench_dim", &Model::wrench_dim, "6 (spatial) or 3 (planar).")
+      .def("__repr__", [](const Model& mo) {
+        return "Model(name=" + py::repr(py::str(mo.name)).cast<std::string>() + ", motion=" +
+               to_string(mo.motion) + ", cables=" + std::to_string(mo.ncable()) + ")";
+      });
+  m.def("make_model", &make_model, py::arg("name"), py::arg("motion"), py::arg("p_WA"), py::arg("p_PB"),
+        py::arg("cable_names") = std::vector<std::string>{}, py::arg("cable_groups") = std::vector<std::string>{},
+        "Build and validate a model from (3 x n) anchors and attachments [m].");
+  m.def("validate_model", &validate_model, py::arg("model"), "Raises tendyn.Error on an invalid model.");
+
+  py::class_<Pose> pose(m, "Pose", "Platform pose: position p_WP [m] of the platform point P, rotation R_WP.");
+  pose.def_readwrite("p_WP", &Pose::p_WP, "(3) position of P in the world frame [m]")
+      .def_readwrite("R_WP", &Pose::R_WP, "(3 x 3) rotation of the platform frame in the world frame (dimensionless)");
+  def_kw_init(pose);
+  m.def("pose_from_xyz_rpy", &pose_from_xyz_rpy, py::arg("p_WP_m"), py::arg("rpy_rad"), "Pose from position and roll-pitch-yaw.");
+  m.def("pose_planar", &pose_planar, py::arg("x_m"), py::arg("y_m"), py::arg("phi_rad"), "Planar pose.");
+  m.def("pose_from_vector", &pose_from_vector, py::arg("model"), py::arg("q"),
+        "Pose from (x,y,z,roll,pitch,yaw) or planar (x,y,phi).");
+
+  py::class_<Data>(m, "Data", "Geometry at a pose (make_data, update_geometry); J is the structure matrix.")
+      .def_readonly("p_WB", &Data::p_WB, "(3 x n) attachment points in world [m]")
+      .def_readonly("l_W", &Data::l_W, "(3 x n) cable vectors p_WA - p_WB [m]")
+      .def_readonly("length_m", &Data::length_m, "(n) cable lengths [m]")
+      .def_readonly("u_W", &Data::u_W, "(3 x n) unit vectors towards the anchors (dimensionless)")
+      .def_readonly("J", &Data::J, "(6 x n) or (3 x n) structure matrix: rows 1 (force) and m (moment about P)")
+      .def("__repr__", [](const Data& d) {
+        return "Data(cables=" + std::to_string(d.length_m.size()) + ", wrench_rows=" + std::to_string(d.J.rows()) + ")";
+      });
+  m.def("make_data", &make_data, py::arg("model"), "Data sized for the model.");
+  m.def("update_geometry", &update_geometry, py::arg("model"), py::arg("pose"), py::arg("data"),
+        "Cable vectors, lengths and the structure matrix at the pose.");
+  m.def("select_rows", &select_rows, py::arg("J"), py::arg("rows"), "Keep the given wrench rows of J.");
+  m.def("cables_in_group", &cables_in_group, py::arg("model"), py::arg("group"), "Indices of the cables of a group.");
+  m.def("gravity_compensation_wrench", py::overload_cast<const Model&, const Pose&>(&gravity_compensation_wrench), py::arg("model"), py::arg("pose"),
+        "The wrench the cables must apply to hold the platform against gravity.");
+}
+
+}  // namespace tendyn::python::cdpr_bind
