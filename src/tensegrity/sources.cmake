@@ -4,6 +4,7 @@ list(APPEND TENDYN_SOURCES
   tensegrity/dynamics.cpp
   tensegrity/integrate.cpp
   tensegrity/simulate.cpp
+  tensegrity/batch.cpp
   tensegrity/builders.cpp
   tensegrity/model_io.cpp
   tensegrity/output.cpp

@@ -16,4 +16,5 @@ list(APPEND TENDYN_TESTS_tensegrity
   tensegrity/form_finding_test.cpp
   tensegrity/mjcf_test.cpp
   tensegrity/simulate_test.cpp
+  tensegrity/batch_test.cpp
 )

@@ -1,0 +1,126 @@
+#include <tendyn/core/error.hpp>
+#include <tendyn/core/parallel.hpp>
+#include <tendyn/tensegrity/batch.hpp>
+
+#include <cmath>
+#include <limits>
+#include <string>
+
+namespace tendyn::tensegrity {
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+void check_fits(const Model& model, const State& state, const std::string& what) {
+  const auto dim = static_cast<Eigen::Index>(State::kStride) * model.nrod();
+  if (state.x.size() != dim)
+    throw Error(what + ": the state has " + std::to_string(state.x.size()) + " entries, the model needs 13 nrod = " +
+                std::to_string(dim));
+  if (!state.x.allFinite() || !std::isfinite(state.time_s)) throw Error(what + ": the state is not finite");
+}
+
+void check_robot(const Batch& batch, int r) {
+  if (r < 0 || r >= batch.size())
+    throw Error("batch: robot " + std::to_string(r) + " out of range (the batch has " + std::to_string(batch.size()) +
+                " robots)");
+}
+
+// f(state) into data, or the failure into the robot's error.
+void refresh(const Model& model, Batch& batch, int r) {
+  const auto i = static_cast<std::size_t>(r);
+  try {
+    compute_derivative(model, batch.states[i], batch.datas[i]);
+  } catch (const SimulationError& e) {
+    batch.error[i] = e.what();
+    batch.error_time_s[i] = e.time();
+  }
+}
+
+}  // namespace
+
+int Batch::nrunning() const {
+  int n = 0;
+  for (const auto& e : error) n += e.empty() ? 1 : 0;
+  return n;
+}
+
+Batch make_batch(const Model& model, int count, const State* initial) {
+  if (count < 1) throw Error("batch: the robot count must be >= 1 (got " + std::to_string(count) + ")");
+  const State& s0 = initial ? *initial : model.initial_state;
+  check_fits(model, s0, "batch: initial state");
+  Batch b;
+  const auto n = static_cast<std::size_t>(count);
+  b.states.assign(n, s0);
+  b.datas.reserve(n);
+  for (std::size_t r = 0; r < n; ++r) b.datas.push_back(make_data(model));
+  b.error.assign(n, std::string());
+  b.error_time_s.assign(n, kNaN);
+  for (int r = 0; r < count; ++r) refresh(model, b, r);
+  return b;
+}
+
+void set_state(const Model& model, Batch& batch, int r, const State& state) {
+  check_robot(batch, r);
+  check_fits(model, state, "batch: robot " + std::to_string(r));
+  const auto i = static_cast<std::size_t>(r);
+  batch.states[i] = state;
+  batch.error[i].clear();
+  batch.error_time_s[i] = kNaN;
+  refresh(model, batch, r);
+}
+
+void set_rest_lengths(const Model& model, Batch& batch, const Eigen::Ref<const Eigen::MatrixXd>& rest_length_m) {
+  const int nc = model.ncable();
+  if (rest_length_m.rows() != batch.size() || rest_length_m.cols() != nc)
+    throw Error("batch: rest lengths must be (robots x ncable) = (" + std::to_string(batch.size()) + " x " +
+                std::to_string(nc) + "), got (" + std::to_string(rest_length_m.rows()) + " x " +
+                std::to_string(rest_length_m.cols()) + ")");
+  for (int r = 0; r < batch.size(); ++r) {
+    for (int k = 0; k < nc; ++k) {
+      const Cable& c = model.cables[static_cast<std::size_t>(k)];
+      const double l0 = rest_length_m(r, k);
+      if (!(l0 >= c.rest_length_min_m && l0 <= c.rest_length_max_m))
+        throw Error("batch: robot " + std::to_string(r) + ", cable '" + model.cable_ids[static_cast<std::size_t>(k)] +
+                    "': rest length " + std::to_string(l0) + " m is outside its limits [" +
+                    std::to_string(c.rest_length_min_m) + ", " + std::to_string(c.rest_length_max_m) + "] m");
+    }
+  }
+  for (int r = 0; r < batch.size(); ++r) {
+    const auto i = static_cast<std::size_t>(r);
+    batch.datas[i].cable_rest_length_m = rest_length_m.row(r).transpose();
+    if (batch.error[i].empty()) refresh(model, batch, r);
+  }
+}
+
+int step_batch(const Model& model, Batch& batch, const BatchStepOptions& options) {
+  if (!(options.h_s > 0.0) || !std::isfinite(options.h_s))
+    throw Error("batch: the step h must be > 0 s and finite (got " + std::to_string(options.h_s) + ")");
+  if (options.nstep < 1) throw Error("batch: nstep must be >= 1 (got " + std::to_string(options.nstep) + ")");
+  if (options.step.integrator == Integrator::kDormandPrince45)
+    throw Error("batch: dopri5 is not available (adaptive steps would take the robots to different times); use rk4 or lie-verlet");
+  if (batch.datas.size() != batch.states.size() || batch.error.size() != batch.states.size() ||
+      batch.error_time_s.size() != batch.states.size())
+    throw Error("batch: states, datas and errors differ in count (make the batch with make_batch)");
+  std::vector<char> failed(batch.states.size(), 0);
+  parallel_for(batch.size(), options.threads, [&](int r) {
+    const auto i = static_cast<std::size_t>(r);
+    if (!batch.error[i].empty()) return;
+    State& s = batch.states[i];
+    Data& d = batch.datas[i];
+    const double t0 = s.time_s;
+    try {
+      for (int k = 0; k < options.nstep; ++k)
+        step(model, d, s, options.h_s, options.step, t0 + (k + 1) * options.h_s);
+    } catch (const SimulationError& e) {
+      batch.error[i] = e.what();
+      batch.error_time_s[i] = e.time();
+      failed[i] = 1;
+    }
+  });
+  int n = 0;
+  for (char f : failed) n += f;
+  return n;
+}
+
+}  // namespace tendyn::tensegrity
