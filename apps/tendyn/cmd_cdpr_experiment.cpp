@@ -52,7 +52,7 @@ struct ExpArgs {
   std::string start_without = "optimal";
   std::string start_with = "optimal";
   double transient = 2.0;
-  std::string lower_profile = "full";
+  std::string lower_profile = "system4";
   std::string lower_method = "exhaustive";
   std::vector<double> sweep;
 };

@@ -53,6 +53,16 @@ void bind_cdpr_experiment(py::module_& m) {
       .def_readwrite("lower_profile", &ControllerConfig::lower_profile, "source of the optimal lower-group profile")
       .def_readwrite("lower_method", &ControllerConfig::lower_method, "solver of system (4) (lower_profile kSystem4)");
   def_kw_init(cc);
+  py::class_<SensorConfig> sc(m, "SensorConfig", "Gaussian sensor noise (sigma = 0: exact), seeded.");
+  sc.def_readwrite("force_sigma_N", &SensorConfig::force_sigma_N, "lower-cable force [N]")
+      .def_readwrite("inclination_sigma_rad", &SensorConfig::inclination_sigma_rad, "lower-cable inclination [rad]")
+      .def_readwrite("accel_sigma", &SensorConfig::accel_sigma, "accelerometer [m/s^2]")
+      .def_readwrite("gyro_sigma", &SensorConfig::gyro_sigma, "gyro [rad/s]")
+      .def_readwrite("position_sigma_m", &SensorConfig::position_sigma_m, "pose tracker position [m]")
+      .def_readwrite("velocity_sigma_m_s", &SensorConfig::velocity_sigma_m_s, "pose tracker velocity [m/s]")
+      .def_readwrite("seed", &SensorConfig::seed, "noise seed");
+  def_kw_init(sc);
+  m.def("typical_sensor_noise", &typical_sensor_noise, py::arg("seed"), "The noise levels of `tendyn cdpr-experiment --noise`.");
   py::class_<StageStart> st(m, "StageStart", "Start state of a stage's lower cables: factor of the optimum or tension [N].");
   py::enum_<StageStart::Kind>(st, "Kind").value("kFactor", StageStart::Kind::kFactor).value("kTension", StageStart::Kind::kTension);
   st.def_readwrite("kind", &StageStart::kind, "kFactor (value = factor [-]) or kTension (value [N])")
@@ -76,7 +86,8 @@ void bind_cdpr_experiment(py::module_& m) {
       .def_readwrite("start_without", &ExperimentConfig::start_without, "lower-cable start state of stage 1 (no tension control)")
       .def_readwrite("start_with", &ExperimentConfig::start_with, "lower-cable start state of stage 2 (tension control)")
       .def_readwrite("transient_s", &ExperimentConfig::transient_s, "start-up transient of the 'after' scores [s]")
-      .def_readwrite("controller", &ExperimentConfig::controller, "controller options");
+      .def_readwrite("controller", &ExperimentConfig::controller, "controller options")
+      .def_readwrite("sensors", &ExperimentConfig::sensors, "sensor noise");
   def_kw_init(ec, false);
   py::class_<StageResult>(m, "StageResult", "Scores of one stage (norms [N], errors [m], [rad]).")
       .def_readonly("tension_control", &StageResult::tension_control)

@@ -72,8 +72,9 @@ struct ControllerConfig {
   double f_min_N = 200.0;     ///< printer8 tension.min
   double f_max_N = 30000.0;
   Method method = Method::kExact;
-  /// Source of the optimal lower-group profile (see LowerProfile).
-  LowerProfile lower_profile = LowerProfile::kFull;
+  /// Source of the optimal lower-group profile (see LowerProfile). Default: the document's own
+  /// system (4) (issue 18 item 8; kFull was the default before).
+  LowerProfile lower_profile = LowerProfile::kSystem4;
   /// Solver of system (4) when lower_profile = kSystem4 (f >= 0; f_max_N applies to the exact
   /// and closed-form methods only).
   Method lower_method = Method::kExhaustive;
