@@ -9,7 +9,9 @@
 // starts from; its remark that the uncontrolled lower tensions "exceed [the optimal values] almost
 // twice" (text at Fig. 4) and the halving of the worst-case norm (Fig. 6) depend on it, so it is an
 // option here (a factor of the optimum or a value in N) and the comparison reports the ratio as a
-// function of it (pretension_sweep).
+// function of it (pretension_sweep). The optimal lower-group profile is the controller's
+// (ControllerConfig::lower_profile, default the document's system (4)). Results and the ratio
+// against the pretension: docs/VALIDATION.md, "Document 002: the two-stage printer experiment".
 #pragma once
 #include <tendyn/cdpr/control.hpp>
 #include <tendyn/cdpr/dynamics.hpp>
