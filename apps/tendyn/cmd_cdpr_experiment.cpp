@@ -1,9 +1,12 @@
 // tendyn cdpr-experiment: document 002's two-stage printer experiment (issue 6).
 //   tendyn cdpr-experiment [MODEL.yaml] [-o DIR] [--speed 0.15] [--dt 1e-3] [--noise] [--seed S]
 //                          [--tension-tau 0.1] [--filter-tau 0] [--html]
+//                          [--start-without optimal|xF|VN] [--start-with optimal|xF|VN] [--transient 2]
+//                          [--lower-profile full|system4] [--lower-method exhaustive]
+//                          [--sweep-pretension F1,F2,...]
 // Writes DIR/stage1_without.csv, DIR/stage2_with.csv, DIR/summary.json, DIR/summary.txt,
-// DIR/scene.json and DIR/experiment.png (scripts/plot.py cdpr, when matplotlib is there), prints the
-// summary.
+// DIR/scene.json, DIR/pretension_sweep.csv (with --sweep-pretension) and DIR/experiment.png
+// (scripts/plot.py cdpr, when matplotlib is there), prints the summary.
 #include <tendyn/cdpr/dynamics.hpp>
 #include <tendyn/cdpr/experiment.hpp>
 #include <tendyn/cdpr/model_io.hpp>
@@ -15,10 +18,12 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "cli_util.hpp"
 #include "commands.hpp"
@@ -44,6 +49,12 @@ struct ExpArgs {
   unsigned long long seed = 1;
   double tension_tau = 0.1;
   double filter_tau = 0.0;
+  std::string start_without = "optimal";
+  std::string start_with = "optimal";
+  double transient = 2.0;
+  std::string lower_profile = "system4";
+  std::string lower_method = "exhaustive";
+  std::vector<double> sweep;
 };
 
 void run(const ExpArgs& a) {
@@ -62,6 +73,15 @@ void run(const ExpArgs& a) {
   cfg.controller.method = cdpr::method_from_string(a.method);
   cfg.controller.tau_tension_s = a.tension_tau;
   cfg.controller.tau_filter_s = a.filter_tau;
+  cfg.controller.lower_profile = cdpr::lower_profile_from_string(a.lower_profile);
+  cfg.controller.lower_method = cdpr::method_from_string(a.lower_method);
+  cfg.start_without = cdpr::stage_start_from_string(a.start_without);
+  cfg.start_with = cdpr::stage_start_from_string(a.start_with);
+  cfg.transient_s = a.transient;
+  if (!(a.transient >= 0.0) || !std::isfinite(a.transient))
+    throw Error("cdpr-experiment: --transient must be finite and >= 0 s");
+  for (double f : a.sweep)
+    if (!(f >= 0.0) || !std::isfinite(f)) throw Error("cdpr-experiment: --sweep-pretension factors must be finite and >= 0");
   if (a.noise) cfg.sensors = cdpr::typical_sensor_noise(a.seed);
   cfg.sensors.seed = a.seed;
   if (a.html) require_viewer();
@@ -71,14 +91,22 @@ void run(const ExpArgs& a) {
   const auto s1 = cdpr::run_stage(model, cfg, false);
   progress.update(0.5);
   const auto s2 = cdpr::run_stage(model, cfg, true);
+  std::vector<cdpr::PretensionRow> sweep;
+  if (!a.sweep.empty()) {
+    progress.update(0.6);
+    sweep = cdpr::pretension_sweep(model, cfg, a.sweep);
+  }
   progress.finish();
+  const cdpr::StageComparison cmp = cdpr::compare_stages(s1, s2);
   const std::filesystem::path dir(a.out);
   io::ResultSet results(dir);  // every file appears together at commit() (docs/CLI.md "Outputs")
   io::write_file_atomic(results.file("stage1_without.csv"), cdpr::stage_csv(model, s1));
   io::write_file_atomic(results.file("stage2_with.csv"), cdpr::stage_csv(model, s2));
+  if (!sweep.empty()) io::write_file_atomic(results.file("pretension_sweep.csv"), cdpr::pretension_sweep_csv(sweep));
   const double T = s1.samples.empty() ? 0.0 : s1.samples.back().t_s;
   std::string summary = "tendyn cdpr-experiment: model " + (a.model.empty() ? std::string("printer8 (shipped default)") : a.model) + ", " + std::to_string(T) +
-                        " s simulated per stage\n" + cdpr::experiment_summary(s1, s2);
+                        " s simulated per stage\n" + cdpr::experiment_summary(s1, s2) +
+                        cdpr::comparison_summary(s1, s2, cmp);
   io::write_file_atomic(results.file("summary.txt"), summary);
   const auto stage_json = [](const cdpr::StageResult& s) {
     return nlohmann::json{{"worst_lower_norm_N", s.worst_lower_norm_N},
@@ -94,6 +122,12 @@ void run(const ExpArgs& a) {
                           {"max_rot_err_rad", s.max_rot_err_rad},
                           {"rms_rot_err_rad", s.rms_rot_err_rad},
                           {"max_winch_rate_mps", s.max_winch_rate_m_s},
+                          {"start", cdpr::to_string(s.start)},
+                          {"worst_lower_norm_after_N", s.worst_lower_norm_after_N},
+                          {"worst_opt_lower_norm_after_N", s.worst_opt_lower_norm_after_N},
+                          {"mean_lower_norm_after_N", s.mean_lower_norm_after_N},
+                          {"peak_lower_tension_after_N", s.peak_lower_tension_after_N},
+                          {"peak_opt_lower_tension_after_N", s.peak_opt_lower_tension_after_N},
                           {"samples", s.samples.size()},
                           {"duration_s", s.samples.empty() ? 0.0 : s.samples.back().t_s}};
   };
@@ -111,9 +145,30 @@ void run(const ExpArgs& a) {
                               {"noise", a.noise},
                               {"seed", a.seed},
                               {"tension_tau_s", a.tension_tau},
-                              {"filter_tau_s", a.filter_tau}}},
+                              {"filter_tau_s", a.filter_tau},
+                              {"start_without", cdpr::to_string(cfg.start_without)},
+                              {"start_with", cdpr::to_string(cfg.start_with)},
+                              {"transient_s", a.transient},
+                              {"lower_profile", cdpr::to_string(cfg.controller.lower_profile)},
+                              {"lower_method", cdpr::to_string(cfg.controller.lower_method)},
+                              {"sweep_pretension", a.sweep}}},
                             {"stage1_without", stage_json(s1)},
-                            {"stage2_with", stage_json(s2)}};
+                            {"stage2_with", stage_json(s2)},
+                            {"comparison",
+                             {{"transient_s", cmp.transient_s},
+                              {"ratio_worst_norm", cmp.ratio_worst_norm},
+                              {"ratio_worst_norm_after", cmp.ratio_worst_norm_after},
+                              {"ratio_mean_norm_after", cmp.ratio_mean_norm_after},
+                              {"t_worst_s", cmp.t_worst_s},
+                              {"without_at_worst_N", cmp.without_at_worst_N},
+                              {"with_at_worst_N", cmp.with_at_worst_N},
+                              {"ratio_at_worst", cmp.ratio_at_worst},
+                              {"t_worst_after_s", cmp.t_worst_after_s},
+                              {"without_at_worst_after_N", cmp.without_at_worst_after_N},
+                              {"with_at_worst_after_N", cmp.with_at_worst_after_N},
+                              {"ratio_at_worst_after", cmp.ratio_at_worst_after},
+                              {"peak_over_opt_without", cmp.peak_over_opt_without},
+                              {"peak_over_opt_without_after", cmp.peak_over_opt_without_after}}}};
   write_summary(results.file("summary.json"), j, prov);
   // viewer: stage 2 (with tension control) in 3D at 4 frames per simulated second; the plots
   // compare both stages at the full sample rate
@@ -149,8 +204,8 @@ void run(const ExpArgs& a) {
   const bool plotted = !a.no_plot && render_plot("cdpr", dir, dir / "experiment.png");
   if (a.quiet) return;
   std::fputs(summary.c_str(), stdout);
-  std::printf("wrote %s/{stage1_without.csv,stage2_with.csv,summary.json,summary.txt,scene.json%s}\n", a.out.c_str(),
-              plotted ? ",experiment.png" : "");
+  std::printf("wrote %s/{stage1_without.csv,stage2_with.csv,summary.json,summary.txt,scene.json%s%s}\n", a.out.c_str(),
+              sweep.empty() ? "" : ",pretension_sweep.csv", plotted ? ",experiment.png" : "");
   if (!html_path.empty()) std::printf("viewer: %s\n", html_path.string().c_str());
   if (!plotted && !a.no_plot) std::printf("(no plot: Debian's python3-matplotlib is needed: scripts/install-deps.sh test)\n");
 }
@@ -169,10 +224,23 @@ void register_cdpr_experiment(CLI::App& app) {
   cmd->add_option("--control-dt", a->control_dt, "controller period [s]")->capture_default_str();
   cmd->add_option("--load", a->load, "extruder load mass [kg]")->capture_default_str();
   cmd->add_option("--layer-z", a->layer_z, "layer height of the platform [m] (carriages move with it)")->capture_default_str();
-  cmd->add_option("--method", a->method, "tension solver for the optimal profile")->capture_default_str();
+  cmd->add_option("--method", a->method, "tension solver of the full 6 x 8 distribution (upper cables; the lower ones too with --lower-profile full)")->capture_default_str();
   cmd->add_option("--tension-tau", a->tension_tau, "tension regulator time constant [s]")->capture_default_str();
   cmd->add_option("--filter-tau", a->filter_tau,
                   "low-pass time constant of the tension regulator's readings [s] (0 = off)")->capture_default_str();
+  cmd->add_option("--start-without", a->start_without,
+                  "start state of stage 1's lower cables: optimal, x<factor> of the optimum (x1.8) or <tension>N (900N); "
+                  "document 002 does not state it")->capture_default_str();
+  cmd->add_option("--start-with", a->start_with, "start state of stage 2's lower cables (same forms)")->capture_default_str();
+  cmd->add_option("--transient", a->transient,
+                  "start-up transient [s]: the 'after transient' scores use t >= this")->capture_default_str();
+  cmd->add_option("--lower-profile", a->lower_profile,
+                  "optimal lower-group profile: system4 (document 002's system (4): Fx, Fy, Mz, 3 x 4, f >= 0) or "
+                  "full (lower part of the 6 x 8 solution with the model's tension.min, the default before issue 18)")->capture_default_str();
+  cmd->add_option("--lower-method", a->lower_method, "solver of system (4) (with --lower-profile system4)")->capture_default_str();
+  cmd->add_option("--sweep-pretension", a->sweep,
+                  "also run stage 1 from each of these factors of the optimum; writes pretension_sweep.csv")
+      ->delimiter(',');
   cmd->add_flag("--noise", a->noise, "seeded Gaussian sensor noise");
   cmd->add_flag("--html", a->html, "also write view.html: stage 2 in the 3D viewer, both stages' norms and errors plotted");
   cmd->add_option("--seed", a->seed, "noise seed")->capture_default_str();

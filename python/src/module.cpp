@@ -82,13 +82,16 @@ PYBIND11_MODULE(_tendyn, m) {
     t::expose_output_estimate(tensegrity);
   }
 #ifdef TENDYN_WITH_CDPR
-  py::module_ cdpr = m.def_submodule("cdpr", "Cable-driven parallel robots: geometry and tension solvers (tendyn::cdpr).");
+  py::module_ cdpr = m.def_submodule("cdpr", "Cable-driven parallel robots: geometry, tension solvers, dynamics and the printer experiment (tendyn::cdpr).");
   {
     namespace c = tendyn::python::cdpr_bind;
     c::expose_geometry(cdpr);
     c::expose_model_io(cdpr);
     c::expose_tension(cdpr);
     c::expose_tension_problem(cdpr);
+    c::expose_dynamics(cdpr);
+    c::expose_control(cdpr);
+    c::expose_experiment(cdpr);
   }
 #endif
 #ifdef TENDYN_WITH_TREE

@@ -161,3 +161,30 @@ def test_trajectory_is_the_cli_file_byte_for_byte(tmp_path):
     assert r.residual_norm < 1e-9
     with pytest.raises(tendyn.Error, match="pose 0: 2 wrench columns but J has 3 rows"):
         cdpr.solve_tension_trajectory(m, p, "exact", cdpr.PoseTrajectory(q=t.q[:1], w=np.ones((1, 2))))
+
+
+def test_printer_experiment_start_state_scores_and_sweep(tmp_path):
+    """Document 002's two-stage experiment from Python: start states, after-transient and
+    worst-configuration scores, the pretension sweep; the CLI writes the same sweep CSV."""
+    assert cdpr.to_string(cdpr.stage_start_from_string("x1.8")) == "x1.8"
+    assert cdpr.stage_start_from_string("900N").kind == cdpr.StageStart.Kind.kTension
+    with pytest.raises(tendyn.Error, match="valid: optimal"):
+        cdpr.stage_start_from_string("1.8")
+    with pytest.raises(tendyn.Error, match="valid: full, system4"):
+        cdpr.lower_profile_from_string("3x4")
+    model = cdpr.make_printer_dynamics(cdpr.load_model(str(REPO / "models/cdpr/printer8.yaml")).model, 50.0)
+    cfg = cdpr.ExperimentConfig(path=[[0.0, -0.5], [0.6, -0.5], [0.6, 0.3]], settle_s=0.5, transient_s=1.5,
+                                start_without=cdpr.stage_start_from_string("x2"))
+    cfg.controller.lower_profile = cdpr.LowerProfile.kSystem4
+    a = cdpr.run_stage(model, cfg, False)
+    b = cdpr.run_stage(model, cfg, True)
+    f0, opt0 = a.f_N[0, 4:], a.f_opt_N[0, 4:]
+    np.testing.assert_allclose(f0, 2.0 * opt0, atol=1e-6 * np.linalg.norm(opt0))
+    assert (b.f_opt_N[:, 4:] >= 0.0).all()
+    c = cdpr.compare_stages(a, b)
+    assert c.transient_s == 1.5 and c.t_worst_after_s >= 1.5
+    assert c.ratio_worst_norm_after == pytest.approx(b.worst_lower_norm_after_N / a.worst_lower_norm_after_N)
+    assert c.ratio_worst_norm <= 1.0
+    rows = cdpr.pretension_sweep(model, cdpr.ExperimentConfig(path=cfg.path, settle_s=0.5), [1.0, 2.0])
+    assert [r.factor for r in rows] == [1.0, 2.0] and rows[1].cmp.ratio_worst_norm < rows[0].cmp.ratio_worst_norm
+    assert cdpr.pretension_sweep_csv(rows).startswith("pretension_factor,worst_without_N,")

@@ -4,9 +4,26 @@
 #include <tendyn/core/rotation.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 
 namespace tendyn::cdpr {
+
+LowerProfile lower_profile_from_string(const std::string& name) {
+  std::string s;
+  for (char c : name) s += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (s == "full") return LowerProfile::kFull;
+  if (s == "system4") return LowerProfile::kSystem4;
+  throw Error("unknown lower profile '" + name + "' (valid: full, system4)");
+}
+
+const char* to_string(LowerProfile profile) {
+  switch (profile) {
+    case LowerProfile::kFull: return "full";
+    case LowerProfile::kSystem4: return "system4";
+  }
+  return "?";
+}
 
 Measurement make_measurement(const DynamicModel& model, const std::string& lower_group) {
   Measurement m;
@@ -68,7 +85,8 @@ Controller::Controller(const DynamicModel& model, const ControllerConfig& config
       lower_(cables_in_group(model.geometry, config.lower_group)),
       geo_(model.geometry),
       ws_(6, model.ncable()),
-      ws_up_(6, std::max(1, static_cast<int>(upper_.size()))) {
+      ws_up_(6, std::max(1, static_cast<int>(upper_.size()))),
+      ws_low_(3, std::max(1, static_cast<int>(lower_.size()))) {
   if (!(cfg_.tau_winch_s > 0.0)) throw Error("cdpr controller: tau_winch must be > 0");
   if (!(cfg_.period_s > 0.0) || !(cfg_.tau_tension_s > 0.0) || !(cfg_.tension_rate_max_Nps > 0.0) ||
       !(cfg_.tau_filter_s >= 0.0) || !std::isfinite(cfg_.tau_filter_s))
@@ -81,6 +99,13 @@ Controller::Controller(const DynamicModel& model, const ControllerConfig& config
   ref_data_ = make_data(geo_);
   opt_.f_min_N = cfg_.f_min_N;
   opt_.f_max_N = cfg_.f_max_N;
+  opt_low_.f_min_N = 0.0;  // document 002: non-negative tensions
+  opt_low_.f_max_N = cfg_.f_max_N;
+  if (cfg_.lower_profile == LowerProfile::kSystem4 && (lower_.empty() || model.geometry.wrench_dim() != 6))
+    throw Error("cdpr controller: lower profile 'system4' needs a spatial model with a lower cable group");
+  res_low_.f_N = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(lower_.size()));
+  J4_ = Eigen::MatrixXd::Zero(3, static_cast<Eigen::Index>(lower_.size()));
+  w4_ = Eigen::VectorXd::Zero(3);
   const int n = model.ncable();
   res_full_.f_N = Eigen::VectorXd::Zero(n);
   res_up_.f_N = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(upper_.size()));
@@ -116,6 +141,19 @@ void Controller::update(const Reference& ref, const Measurement& meas, Inputs& i
   // 2. optimal distribution at the measured pose
   solve_tensions(cfg_.method, data_.J, w_d_, opt_, ws_, res_full_);
   f_opt_ = res_full_.f_N;
+  if (cfg_.lower_profile == LowerProfile::kSystem4) {
+    // document 002's system (4): rows Fx, Fy, Mz (0, 1, 5); right-hand side what the upper part
+    // of the full solution leaves in those rows
+    constexpr int kRows[3] = {0, 1, 5};
+    for (int r = 0; r < 3; ++r) {
+      double w = w_d_[kRows[r]];
+      for (int i : upper_) w -= data_.J(kRows[r], i) * f_opt_[i];
+      w4_[r] = w;
+      for (std::size_t j = 0; j < lower_.size(); ++j) J4_(r, static_cast<Eigen::Index>(j)) = data_.J(kRows[r], lower_[j]);
+    }
+    solve_tensions(cfg_.lower_method, J4_, w4_, opt_low_, ws_low_, res_low_);
+    for (std::size_t j = 0; j < lower_.size(); ++j) f_opt_[lower_[j]] = res_low_.f_N[static_cast<Eigen::Index>(j)];
+  }
   // 3. upper cables carry what the measured lower forces leave
   wu_ = w_d_;
   for (std::size_t j = 0; j < lower_.size(); ++j)

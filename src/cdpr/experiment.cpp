@@ -5,11 +5,50 @@
 #include <tendyn/io/csv.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <limits>
 
 namespace tendyn::cdpr {
+
+StageStart stage_start_from_string(const std::string& text) {
+  std::string s;
+  for (char c : text) s += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const auto bad = [&text](const char* why) {
+    return Error("cdpr-experiment: bad start state '" + text + "' (" + why +
+                 "; valid: optimal, x<factor> e.g. x1.8, <tension>N e.g. 900N)");
+  };
+  if (s == "optimal") return StageStart{};
+  StageStart st;
+  std::string num;
+  if (s.size() >= 2 && s.front() == 'x') {
+    st.kind = StageStart::Kind::kFactor;
+    num = s.substr(1);
+  } else if (s.size() >= 2 && s.back() == 'n') {
+    st.kind = StageStart::Kind::kTension;
+    num = s.substr(0, s.size() - 1);
+  } else {
+    throw bad("unknown form");
+  }
+  char* end = nullptr;
+  st.value = std::strtod(num.c_str(), &end);
+  if (num.empty() || end != num.c_str() + num.size() || std::isspace(static_cast<unsigned char>(num.front())))
+    throw bad("not a number");
+  if (!std::isfinite(st.value) || st.value < 0.0) throw bad("must be finite and >= 0");
+  return st;
+}
+
+std::string to_string(const StageStart& start) {
+  char buf[64];
+  if (start.kind == StageStart::Kind::kFactor)
+    std::snprintf(buf, sizeof buf, "x%g", start.value);
+  else
+    std::snprintf(buf, sizeof buf, "%gN", start.value);
+  return buf;
+}
 
 std::vector<Eigen::Vector2d> default_layer_path() {
   std::vector<Eigen::Vector2d> p;
@@ -75,7 +114,14 @@ void check_config(const ExperimentConfig& c) {
   if (c.control_dt_s / c.dt_s > 1e9 || c.sample_dt_s / c.dt_s > 1e9)
     throw Error("cdpr-experiment: control and sample periods must be at most 1e9 steps dt");
   if (!c.path.empty() && c.path.size() < 2) throw Error("cdpr-experiment: the path needs at least 2 points");
+  if (!(c.transient_s >= 0.0) || !std::isfinite(c.transient_s))
+    throw Error("cdpr-experiment: the start-up transient must be finite and >= 0 s");
+  for (const StageStart* st : {&c.start_without, &c.start_with})
+    if (!(st->value >= 0.0) || !std::isfinite(st->value))
+      throw Error("cdpr-experiment: a start state's factor or tension must be finite and >= 0 (got " + to_string(*st) + ")");
 }
+
+bool is_optimal_start(const StageStart& st) { return st.kind == StageStart::Kind::kFactor && st.value == 1.0; }
 
 }  // namespace
 
@@ -140,12 +186,33 @@ StageResult run_stage(const DynamicModel& model, const ExperimentConfig& config,
   sensors.measure(model, x, data, meas);
   meas.pose = pose0;
   ctrl.update(r0, meas, in);
-  x.tail(model.ncable()) = rest_lengths_for_tensions(model, in, pose0, ctrl.optimal_tensions());
+  const StageStart& start = tension_control ? cfg.start_with : cfg.start_without;
+  Eigen::VectorXd f0 = ctrl.optimal_tensions();
+  if (!is_optimal_start(start)) {
+    // lower cables at the start state; the upper ones re-solved to balance the desired wrench
+    const auto& low = ctrl.lower();
+    const auto& up = ctrl.upper();
+    for (int i : low) f0[i] = start.kind == StageStart::Kind::kFactor ? start.value * f0[i] : start.value;
+    Eigen::VectorXd wu = ctrl.desired_wrench();
+    for (int i : low) wu -= data.geo.J.col(i) * f0[i];
+    Eigen::MatrixXd Ju(6, static_cast<Eigen::Index>(up.size()));
+    for (std::size_t j = 0; j < up.size(); ++j) Ju.col(static_cast<Eigen::Index>(j)) = data.geo.J.col(up[j]);
+    SolverOptions so;
+    so.f_min_N = cc.f_min_N;
+    so.f_max_N = cc.f_max_N;
+    const TensionResult ru = solve_tensions(cc.method, Ju, wu, so);
+    for (std::size_t j = 0; j < up.size(); ++j) f0[up[j]] = ru.f_N[static_cast<Eigen::Index>(j)];
+  }
+  x.tail(model.ncable()) = rest_lengths_for_tensions(model, in, pose0, f0);
   in.winch_rate_m_s.setZero();
   ctrl.reset();  // stage 1's kinematic offsets are taken at the first real cycle
 
   StageResult res;
   res.tension_control = tension_control;
+  res.start = start;
+  res.transient_s = cfg.transient_s;
+  double sum_after = 0.0;
+  long count_after = 0;
   const double T = layer_duration(cfg);
   if (!(T / cfg.dt_s <= 1e9)) {
     char buf[160];
@@ -194,6 +261,16 @@ StageResult run_stage(const DynamicModel& model, const ExperimentConfig& config,
       res.mean_lower_norm_N += s.lower_norm_N;
       res.mean_opt_lower_norm_N += s.opt_lower_norm_N;
       res.worst_opt_lower_norm_N = std::max(res.worst_opt_lower_norm_N, s.opt_lower_norm_N);
+      if (t >= cfg.transient_s) {
+        res.worst_lower_norm_after_N = std::max(res.worst_lower_norm_after_N, s.lower_norm_N);
+        res.worst_opt_lower_norm_after_N = std::max(res.worst_opt_lower_norm_after_N, s.opt_lower_norm_N);
+        for (int i : lower) {
+          res.peak_lower_tension_after_N = std::max(res.peak_lower_tension_after_N, s.f_N[i]);
+          res.peak_opt_lower_tension_after_N = std::max(res.peak_opt_lower_tension_after_N, s.f_opt_N[i]);
+        }
+        sum_after += s.lower_norm_N;
+        ++count_after;
+      }
       res.max_pos_err_m = std::max(res.max_pos_err_m, s.pos_err_m);
       res.max_rot_err_rad = std::max(res.max_rot_err_rad, s.rot_err_rad);
       sum_p2 += s.pos_err_m * s.pos_err_m;
@@ -209,8 +286,88 @@ StageResult run_stage(const DynamicModel& model, const ExperimentConfig& config,
   res.rms_dev_opt_N = std::sqrt(sum_d2 / static_cast<double>(std::max(1L, count)));
   res.mean_lower_norm_N /= static_cast<double>(std::max(1L, count));
   res.mean_opt_lower_norm_N /= static_cast<double>(std::max(1L, count));
+  res.mean_lower_norm_after_N = sum_after / static_cast<double>(std::max(1L, count_after));
   res.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return res;
+}
+
+StageComparison compare_stages(const StageResult& a, const StageResult& b) {
+  if (a.samples.size() != b.samples.size() || a.samples.empty())
+    throw Error("compare_stages: the stages need the same, non-zero number of samples (got " +
+                std::to_string(a.samples.size()) + " and " + std::to_string(b.samples.size()) + ")");
+  StageComparison c;
+  c.transient_s = a.transient_s;
+  std::size_t iw = 0, iwa = a.samples.size();
+  for (std::size_t i = 0; i < a.samples.size(); ++i) {
+    const double na = a.samples[i].lower_norm_N;
+    if (na > a.samples[iw].lower_norm_N) iw = i;
+    if (a.samples[i].t_s >= a.transient_s && (iwa == a.samples.size() || na > a.samples[iwa].lower_norm_N)) iwa = i;
+  }
+  if (iwa == a.samples.size())
+    throw Error("compare_stages: no sample at or after the start-up transient (" + std::to_string(a.transient_s) + " s)");
+  const auto ratio = [](double x, double y) { return y > 0.0 ? x / y : std::numeric_limits<double>::quiet_NaN(); };
+  c.ratio_worst_norm = ratio(b.worst_lower_norm_N, a.worst_lower_norm_N);
+  c.ratio_worst_norm_after = ratio(b.worst_lower_norm_after_N, a.worst_lower_norm_after_N);
+  c.ratio_mean_norm_after = ratio(b.mean_lower_norm_after_N, a.mean_lower_norm_after_N);
+  c.without_at_worst_N = a.samples[iw].lower_norm_N;
+  c.with_at_worst_N = b.samples[iw].lower_norm_N;
+  c.without_at_worst_after_N = a.samples[iwa].lower_norm_N;
+  c.with_at_worst_after_N = b.samples[iwa].lower_norm_N;
+  c.t_worst_s = a.samples[iw].t_s;
+  c.ratio_at_worst = ratio(b.samples[iw].lower_norm_N, a.samples[iw].lower_norm_N);
+  c.t_worst_after_s = a.samples[iwa].t_s;
+  c.ratio_at_worst_after = ratio(b.samples[iwa].lower_norm_N, a.samples[iwa].lower_norm_N);
+  c.peak_over_opt_without = ratio(a.peak_lower_tension_N, a.peak_opt_lower_tension_N);
+  c.peak_over_opt_without_after = ratio(a.peak_lower_tension_after_N, a.peak_opt_lower_tension_after_N);
+  return c;
+}
+
+std::vector<PretensionRow> pretension_sweep(const DynamicModel& model, const ExperimentConfig& cfg,
+                                            const std::vector<double>& factors) {
+  if (factors.empty()) throw Error("pretension_sweep: give at least one pretension factor");
+  for (double f : factors)
+    if (!(f >= 0.0) || !std::isfinite(f))
+      throw Error("pretension_sweep: pretension factors must be finite and >= 0 (got " + std::to_string(f) + ")");
+  const StageResult with = run_stage(model, cfg, true);
+  std::vector<PretensionRow> rows;
+  for (double f : factors) {
+    ExperimentConfig c = cfg;
+    c.start_without = StageStart{StageStart::Kind::kFactor, f};
+    const StageResult without = run_stage(model, c, false);
+    PretensionRow r;
+    r.factor = f;
+    r.cmp = compare_stages(without, with);
+    r.worst_without_N = without.worst_lower_norm_N;
+    r.worst_with_N = with.worst_lower_norm_N;
+    r.worst_without_after_N = without.worst_lower_norm_after_N;
+    r.worst_with_after_N = with.worst_lower_norm_after_N;
+    r.peak_without_N = without.peak_lower_tension_N;
+    r.peak_opt_N = without.peak_opt_lower_tension_N;
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+std::string pretension_sweep_csv(const std::vector<PretensionRow>& rows) {
+  io::CsvLine line;
+  for (const char* h : {"pretension_factor", "worst_without_N", "worst_with_N", "ratio_worst_norm",
+                        "worst_without_after_N", "worst_with_after_N", "ratio_worst_norm_after",
+                        "ratio_mean_norm_after", "t_worst_s", "ratio_at_worst", "t_worst_after_s",
+                        "ratio_at_worst_after", "peak_without_N", "peak_opt_N", "peak_over_opt_without",
+                        "transient_s"})
+    line.text(h);
+  std::string out = line.str() + "\n";
+  for (const auto& r : rows) {
+    line.clear();
+    line.num(r.factor).num(r.worst_without_N).num(r.worst_with_N).num(r.cmp.ratio_worst_norm);
+    line.num(r.worst_without_after_N).num(r.worst_with_after_N).num(r.cmp.ratio_worst_norm_after);
+    line.num(r.cmp.ratio_mean_norm_after).num(r.cmp.t_worst_s).num(r.cmp.ratio_at_worst);
+    line.num(r.cmp.t_worst_after_s).num(r.cmp.ratio_at_worst_after).num(r.peak_without_N).num(r.peak_opt_N);
+    line.num(r.cmp.peak_over_opt_without).num(r.cmp.transient_s);
+    out += line.str();
+    out += '\n';
+  }
+  return out;
 }
 
 std::string stage_csv(const DynamicModel& model, const StageResult& stage) {
@@ -279,6 +436,31 @@ std::string experiment_summary(const StageResult& a, const StageResult& b) {
                 1e3 * b.max_rot_err_rad, b.max_rot_err_rad / a.max_rot_err_rad, 1e3 * a.rms_rot_err_rad,
                 1e3 * b.rms_rot_err_rad, b.rms_rot_err_rad / a.rms_rot_err_rad, a.max_winch_rate_m_s,
                 b.max_winch_rate_m_s, a.wall_s, b.wall_s);
+  return buf;
+}
+
+std::string comparison_summary(const StageResult& a, const StageResult& b, const StageComparison& c) {
+  char buf[2048];
+  std::snprintf(buf, sizeof buf,
+                "start state of the lower cables %10s %10s\n"
+                "after the start-up transient (t >= %g s):\n"
+                "worst |f_lower| [N]            %10.1f %10.1f   %.3f\n"
+                "worst |f*_lower| optimal [N]   %10.1f %10.1f\n"
+                "mean |f_lower| [N]             %10.1f %10.1f   %.3f\n"
+                "peak lower tension [N]         %10.1f %10.1f\n"
+                "peak optimal lower tension [N] %10.1f %10.1f\n"
+                "at the worst configuration (the uncontrolled stage's peak |f_lower|, same instant in both stages):\n"
+                "whole stage     t = %8.2f s   %10.1f %10.1f   %.3f\n"
+                "after transient t = %8.2f s   %10.1f %10.1f   %.3f\n"
+                "uncontrolled peak lower tension / its optimal peak: %.3f (whole stage), %.3f (after transient)\n",
+                to_string(a.start).c_str(), to_string(b.start).c_str(), c.transient_s, a.worst_lower_norm_after_N,
+                b.worst_lower_norm_after_N, c.ratio_worst_norm_after, a.worst_opt_lower_norm_after_N,
+                b.worst_opt_lower_norm_after_N, a.mean_lower_norm_after_N, b.mean_lower_norm_after_N,
+                c.ratio_mean_norm_after, a.peak_lower_tension_after_N, b.peak_lower_tension_after_N,
+                a.peak_opt_lower_tension_after_N, b.peak_opt_lower_tension_after_N, c.t_worst_s,
+                c.without_at_worst_N, c.with_at_worst_N, c.ratio_at_worst, c.t_worst_after_s,
+                c.without_at_worst_after_N, c.with_at_worst_after_N, c.ratio_at_worst_after,
+                c.peak_over_opt_without, c.peak_over_opt_without_after);
   return buf;
 }
 

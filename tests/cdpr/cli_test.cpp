@@ -123,5 +123,47 @@ TEST(TensionCli, BadInputExitsWithCode2AndAMessage) {
   EXPECT_EQ(test::run_command(cli() + " tension study --size 6by12", &out), 2);
 }
 
+// cdpr-experiment's start-state, transient, profile and sweep options (issue 18 item 8): strict
+// parsing (exit 2, the accepted forms named, nothing written) and the new outputs (a fast run at
+// 1 m/s with a coarse step, ~1 s).
+TEST(ExperimentCli, StartStateOptionsAndPretensionSweep) {
+  const auto dir = std::filesystem::temp_directory_path() / "tendyn_cdpr_experiment_cli";
+  std::filesystem::remove_all(dir);
+  const std::string base = cli() + " cdpr-experiment --speed 1 --dt 0.002 --control-dt 0.004 --no-plot -q -o \"" +
+                           dir.string() + "\" ";
+  std::string out;
+  EXPECT_EQ(test::run_command(base + "--start-without 1.8 2>&1", &out), 2);
+  EXPECT_NE(out.find("bad start state '1.8'"), std::string::npos) << out;
+  EXPECT_NE(out.find("valid: optimal, x<factor>"), std::string::npos) << out;
+  EXPECT_EQ(test::run_command(base + "--start-with x-2 2>&1", &out), 2);
+  EXPECT_EQ(test::run_command(base + "--lower-profile 3x4 2>&1", &out), 2);
+  EXPECT_NE(out.find("valid: full, system4"), std::string::npos) << out;
+  EXPECT_EQ(test::run_command(base + "--transient -1 2>&1", &out), 2);
+  EXPECT_EQ(test::run_command(base + "--sweep-pretension 1,-2 2>&1", &out), 2);
+  EXPECT_FALSE(std::filesystem::exists(dir / "summary.json"));
+  ASSERT_EQ(test::run_command(base + "--start-without x2 --transient 1 --sweep-pretension 1,2 2>&1", &out), 0) << out;
+  std::ifstream js(dir / "summary.json");
+  const auto j = nlohmann::json::parse(js);
+  EXPECT_EQ(j["options"]["start_without"], "x2");
+  EXPECT_EQ(j["options"]["start_with"], "x1");
+  EXPECT_EQ(j["options"]["transient_s"], 1.0);
+  EXPECT_EQ(j["stage1_without"]["start"], "x2");
+  const auto& c = j["comparison"];
+  EXPECT_NEAR(c["ratio_worst_norm_after"].get<double>(),
+              j["stage2_with"]["worst_lower_norm_after_N"].get<double>() / j["stage1_without"]["worst_lower_norm_after_N"].get<double>(),
+              1e-12);
+  EXPECT_GE(c["t_worst_after_s"].get<double>(), 1.0);
+  std::ifstream sw(dir / "pretension_sweep.csv");
+  std::string header, row1, row2, extra;
+  std::getline(sw, header);
+  std::getline(sw, row1);
+  std::getline(sw, row2);
+  EXPECT_EQ(header.rfind("pretension_factor,worst_without_N,worst_with_N,ratio_worst_norm,", 0), 0u) << header;
+  EXPECT_EQ(row1.rfind("1,", 0), 0u) << row1;
+  EXPECT_EQ(row2.rfind("2,", 0), 0u) << row2;
+  EXPECT_FALSE(std::getline(sw, extra));
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace tendyn::cdpr

@@ -8,6 +8,7 @@
 #include <tendyn/core/rotation.hpp>
 
 #include <cmath>
+#include <string>
 
 #include "cdpr/test_util.hpp"
 
@@ -91,6 +92,7 @@ TEST(CdprControl, RegulatesPositionAndDrivesLowerTensionsToTheOptimum) {
   const Pose pose = pose_from_xyz_rpy(Eigen::Vector3d(0.5, -1.0, 3.0), Eigen::Vector3d::Zero());
   L.start(pose, Eigen::VectorXd::Constant(8, 3000.0));  // far from the optimum
   ControllerConfig cc;
+  cc.lower_profile = LowerProfile::kFull;  // the 200 N minimum applies to every cable
   Controller c(L.model, cc);
   Sensors s(L.model, SensorConfig{});
   Reference ref;
@@ -117,6 +119,80 @@ TEST(CdprControl, WithoutTensionControlLowerWinchesFollowTheReferenceLengths) {
   // the reference did not move: lower rest lengths unchanged, their tensions stay where they were
   for (int i : c.lower()) EXPECT_NEAR(L.x[13 + i], l0_start[i], 1e-9);
   EXPECT_LT((L.x.segment<3>(0) - ref.p_W).norm(), 2e-3);
+}
+
+// Document 002's system (4): the lower group alone, rows (Fx, Fy, Mz), 3 x 4, f >= 0. At poses over
+// the layer, with and without a side load and a yaw moment, the profile is non-negative, solves its
+// equations to 1e-9 (relative) and is the minimum-norm solution (KKT); the upper part is that of
+// the full solution; the full profile's lower part never goes below the model's 200 N.
+TEST(CdprControl, System4LowerProfileIsNonNegativeAndSolvesItsEquations) {
+  Loop L;
+  ControllerConfig full_cfg;
+  full_cfg.lower_profile = LowerProfile::kFull;
+  ControllerConfig s4_cfg;
+  s4_cfg.lower_profile = LowerProfile::kSystem4;
+  Controller full(L.model, full_cfg), s4(L.model, s4_cfg);
+  Sensors s(L.model, SensorConfig{});
+  int zero_tensions = 0, solved = 0, nontrivial = 0;
+  for (const Eigen::Vector3d& p : {Eigen::Vector3d(-3, -4, 3), Eigen::Vector3d(3, -4, 3), Eigen::Vector3d(3, 4, 3),
+                                  Eigen::Vector3d(0, 0, 3), Eigen::Vector3d(-3, 2, 3)}) {
+    for (const Eigen::Vector3d& load : {Eigen::Vector3d(0, 0, 0), Eigen::Vector3d(300, -200, 0)}) {
+      const Pose pose = pose_from_xyz_rpy(p, Eigen::Vector3d::Zero());
+      L.start(pose, Eigen::VectorXd::Constant(8, 1000.0));
+      L.in.force_ext_W = load;
+      L.in.moment_ext_W = Eigen::Vector3d(0, 0, load.norm() > 0 ? 150.0 : 0.0);
+      compute_derivative(L.model, L.in, L.x, L.data);
+      s.measure(L.model, L.x, L.data, L.meas);
+      Reference ref;
+      ref.p_W = p;
+      full.reset();
+      s4.reset();
+      full.update(ref, L.meas, L.in);
+      s4.update(ref, L.meas, L.in);
+      const Eigen::MatrixXd& J4 = s4.lower_system_J();
+      const Eigen::VectorXd& w4 = s4.lower_system_w();
+      ASSERT_EQ(J4.rows(), 3);
+      ASSERT_EQ(J4.cols(), 4);
+      Eigen::VectorXd f(4);
+      for (int j = 0; j < 4; ++j) f[j] = s4.optimal_tensions()[s4.lower()[static_cast<std::size_t>(j)]];
+      EXPECT_GE(f.minCoeff(), 0.0);
+      zero_tensions += static_cast<int>((f.array() == 0.0).count());
+      // at the centre without load the upper cables leave nothing: w4 = 0 and f = 0 (the
+      // document's "trivial solution"); everywhere else a real problem
+      if (w4.norm() > 1.0) ++nontrivial;
+      EXPECT_LE((J4 * f - w4).norm(), 1e-9 * w4.norm()) << "pose " << p.transpose() << " load " << load.transpose();
+      EXPECT_LE(kkt_violation(J4, w4, f), 1e-9);
+      ++solved;
+      // the right-hand side: rows Fx, Fy, Mz of w_d - J_u f*_u; the upper part is the full solution's
+      const Eigen::Matrix<double, 6, 1> wd = s4.desired_wrench();
+      Eigen::Vector3d w_expect(wd[0], wd[1], wd[5]);
+      for (int i : s4.upper()) {
+        EXPECT_EQ(s4.optimal_tensions()[i], full.optimal_tensions()[i]);
+        w_expect -= full.optimal_tensions()[i] * Eigen::Vector3d(L.data.geo.J(0, i), L.data.geo.J(1, i), L.data.geo.J(5, i));
+      }
+      EXPECT_LT((w_expect - w4).norm(), 1e-6 * w4.norm());
+      // the full profile keeps the 200 N minimum on each lower cable; system (4) needs less
+      double nf = 0.0, n4 = 0.0;
+      for (int i : full.lower()) {
+        EXPECT_GE(full.optimal_tensions()[i], 200.0 - 1e-6);
+        nf += full.optimal_tensions()[i] * full.optimal_tensions()[i];
+        n4 += s4.optimal_tensions()[i] * s4.optimal_tensions()[i];
+      }
+      EXPECT_LT(n4, nf);
+    }
+  }
+  EXPECT_EQ(solved, 10);
+  EXPECT_EQ(nontrivial, 9);
+  EXPECT_GT(zero_tensions, 0);  // the document's method unloads cables (f = 0), unlike the 200 N minimum
+  EXPECT_EQ(lower_profile_from_string("System4"), LowerProfile::kSystem4);
+  EXPECT_EQ(lower_profile_from_string("full"), LowerProfile::kFull);
+  EXPECT_STREQ(to_string(LowerProfile::kSystem4), "system4");
+  try {
+    (void)lower_profile_from_string("3x4");
+    FAIL() << "no throw";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("valid: full, system4"), std::string::npos) << e.what();
+  }
 }
 
 TEST(CdprControl, BadConfigIsRejected) {

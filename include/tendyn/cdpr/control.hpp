@@ -5,7 +5,9 @@
 //       w_d = [ m (a_ref - g) + Kp e_p + Kd e_v ;  (r_C x m(a_ref - g)) + Kr e_R + Kw e_w ],
 //     e_p = p_ref - p, e_R = log(q_ref q^-1) (world rotation vector), e_w = -omega (world);
 //  2. optimal distribution f* = argmin |J f - w_d| then |f|, f_min <= f <= f_max (any solver of
-//     tension.hpp; default exact) at the measured pose: the optimal tension profile;
+//     tension.hpp; default exact) at the measured pose: the optimal tension profile; with
+//     lower_profile = kSystem4 its lower part is replaced by the solution of document 002's
+//     system (4) (see LowerProfile);
 //  3. upper cables (position / orientation regulators): upper tensions f_u from J_u f_u = w_d -
 //     J_l f_l, f_l the lower cables' measured forces (same solver, upper columns only);
 //  4. lower cables: their winches follow the reference pose's cable lengths (kinematic, open
@@ -41,6 +43,22 @@
 
 namespace tendyn::cdpr {
 
+/// Where the optimal lower-group tension profile f*_l comes from (document 002, issue 18 item 8).
+enum class LowerProfile {
+  /// "full": the lower part of the 6 x n solution of step 2 (bounds f_min..f_max of this config,
+  /// the model's 200 N minimum for printer8, so four lower cables cannot go below 400 N together).
+  kFull,
+  /// "system4": document 002's system (4): the lower group alone, rows (Fx, Fy, Mz), 3 x n_lower,
+  /// f >= 0 (no minimum), solved with lower_method (default the document's exhaustive NNLS with
+  /// outlier exclusion). Right-hand side: those rows of w_d - J_u f*_u, what the upper part f*_u
+  /// of step 2 leaves (the document takes the upper group as solved by its refs. [7, 13] and does
+  /// not state the upper law; ours is step 2). The upper part of f* is unchanged.
+  kSystem4,
+};
+/// "full" or "system4" (case-insensitive); throws tendyn::Error naming the accepted names.
+LowerProfile lower_profile_from_string(const std::string& name);
+const char* to_string(LowerProfile profile);
+
 struct ControllerConfig {
   double kp_pos_Npm = 5.5e4;     ///< position stiffness [N/m]
   double kd_pos_Nspm = 8.8e3;    ///< position damping [N s/m]
@@ -54,6 +72,12 @@ struct ControllerConfig {
   double f_min_N = 200.0;     ///< printer8 tension.min
   double f_max_N = 30000.0;
   Method method = Method::kExact;
+  /// Source of the optimal lower-group profile (see LowerProfile). Default: the document's own
+  /// system (4) (issue 18 item 8; kFull was the default before).
+  LowerProfile lower_profile = LowerProfile::kSystem4;
+  /// Solver of system (4) when lower_profile = kSystem4 (f >= 0; f_max_N applies to the exact
+  /// and closed-form methods only).
+  Method lower_method = Method::kExhaustive;
   bool tension_control = true;   ///< lower-cable (null-space) tension regulator on/off
   std::string upper_group = "upper";
   std::string lower_group = "lower";
@@ -123,6 +147,11 @@ class Controller {
   [[nodiscard]] const std::vector<int>& upper() const { return upper_; }
   [[nodiscard]] const std::vector<int>& lower() const { return lower_; }
   [[nodiscard]] const TensionResult& last_solution() const { return res_full_; }
+  /// System (4) of the last update (lower_profile kSystem4; zero otherwise): its (3 x n_lower)
+  /// matrix (rows Fx, Fy, Mz of the lower columns of J [-; m]), right-hand side [N; N m] and solution.
+  [[nodiscard]] const Eigen::MatrixXd& lower_system_J() const { return J4_; }
+  [[nodiscard]] const Eigen::VectorXd& lower_system_w() const { return w4_; }
+  [[nodiscard]] const TensionResult& lower_solution() const { return res_low_; }
 
  private:
   const DynamicModel* model_;
@@ -131,8 +160,11 @@ class Controller {
   std::vector<int> upper_, lower_;
   Model geo_;             // geometry with the controller's mass properties
   Data data_, ref_data_;
-  Workspace ws_, ws_up_;  // one per problem size (no resizing in the loop)
-  TensionResult res_full_, res_up_;
+  Workspace ws_, ws_up_, ws_low_;  // one per problem size (no resizing in the loop)
+  TensionResult res_full_, res_up_, res_low_;
+  SolverOptions opt_low_;  // system (4): f >= 0
+  Eigen::MatrixXd J4_;     // (3 x n_lower) rows Fx, Fy, Mz of the lower columns
+  Eigen::VectorXd w4_;     // (3) its right-hand side
   Eigen::MatrixXd Ju_;
   Eigen::VectorXd wu_, f_opt_, f_des_, offset_;
   Eigen::VectorXd f_meas_lp_, f_opt_lp_;  // (n) filtered lower readings (lower entries used)
