@@ -22,7 +22,7 @@ namespace {
 struct FormArgs {
   std::string model, out;  ///< out: the output directory (default out/<model name>-formfind)
   double relax = 60.0, tol = 1e-10, settle_max = 60.0, speed_tol = 1e-4, settle_tol = 1e-9;
-  bool on_ground = false, settle_only = false, allow_slack = false;
+  bool on_ground = false, settle_only = false, allow_slack = false, free_xy = false;
 };
 
 std::string g(double v) {
@@ -51,6 +51,9 @@ void register_formfind(CLI::App& app) {
       ->needs(on_ground);
   cmd->add_option("--settle-tolerance", a->settle_tol, "with --on-ground: residual tolerance of the rest state on the ground [N]")
       ->check(positive())
+      ->needs(on_ground);
+  cmd->add_flag("--free-xy", a->free_xy,
+                "with --on-ground: leave the rest state where it settled (default: translated back so the centroid of the rod centres has the start's x, y)")
       ->needs(on_ground);
   cmd->add_flag("--allow-slack", a->allow_slack, "with --on-ground: accept slack cables at rest (default: error naming the cable)")->needs(on_ground);
   cmd->callback([a] {
@@ -95,10 +98,12 @@ void register_formfind(CLI::App& app) {
       so.speed_tolerance_mps = a->speed_tol;
       so.tolerance_N = a->settle_tol;
       so.allow_slack = a->allow_slack;
+      so.keep_centroid_xy = !a->free_xy;
       if (a->settle_max != 60.0) command += " --settle-max " + g(a->settle_max);
       if (a->speed_tol != 1e-4) command += " --speed-tolerance " + g(a->speed_tol);
       if (a->settle_tol != 1e-9) command += " --settle-tolerance " + g(a->settle_tol);
       if (a->allow_slack) command += " --allow-slack";
+      if (a->free_xy) command += " --free-xy";
       const auto s = ts::settle_on_ground(m, so);
       m.initial_state = s.state;
       std::string contacts;

@@ -57,10 +57,14 @@ double max_node_residual(const Model& model, const State& state);
 // tangent stiffness of the rest state (finite differences of the rods' forces and torques, the
 // contacts held by stiff springs around their reactions) must have no negative eigenvalue; an
 // unstable balance (e.g. on a line through two contacts) is pushed 1 mm along its unstable mode,
-// towards the lower centre of mass, and steps (2)-(4) are repeated.
+// towards the lower centre of mass, and steps (2)-(4) are repeated. (5) keep_centroid_xy: the rest
+// state is translated horizontally so that the mean (x, y) of the rod centres is that of
+// model.initial_state (the point planners steer starts where the model put it); skipped for models
+// with world anchors.
 //
 // Residual: max over rods of |net force| and |net torque about the COM| / (L / 2) [N], with the
-// cable forces (damping off, zero velocity), gravity and the contact reactions.
+// cable forces (damping off, zero velocity), gravity and the contact reactions. The polish also
+// holds the contacts on their pins to tolerance_N / k_max [m] (k_max: the stiffest cable).
 
 struct SettleOptions {
   bool place_on_ground = true;       ///< first translate the model so its lowest rod end is on the ground
@@ -72,6 +76,7 @@ struct SettleOptions {
   double tolerance_N = 1e-9;         ///< the polish stops when the residual is below this [N]
   int max_newton_iterations = 30;
   bool allow_slack = false;          ///< false: a slack tension-only cable at rest is an error
+  bool keep_centroid_xy = true;      ///< translate the rest state back over the start's centroid (x, y)
 };
 
 struct SettleResult {
