@@ -3,6 +3,9 @@
   * slack: the tension-only cables that were slack at some output sample (and when first);
   * rod crossing: the smallest distance between two rod axes (segments) over the run; rods cross
     (interpenetrate) when it is below two rod radii (--rod-radius);
+  * drift: the largest distance of a node from its first-sample position [mm] (no alignment), and
+    the largest horizontal distance of the centroid of the rod centres (the point the planner
+    steers) from its first-sample position [mm];
   * shape deviation: at each sample the nodes are rigidly aligned to the first sample (Kabsch,
     proper rotation + translation) and the node distances after alignment are taken; printed are
     the largest rms over nodes and the largest single node distance over the run [mm].
@@ -48,11 +51,19 @@ def main():
 
     p0 = pos(rows[0])
     c0 = p0.mean(0)
-    worst_rms = worst_node = 0.0
+    worst_rms = worst_node = drift = centroid_drift = 0.0
+    nrod = len([k for k in rows[0] if k.startswith("rod") and k.endswith(".x_m")])
+
+    def centroid(r):
+        return np.array([sum(float(r[f"rod{j}.{c}_m"]) for j in range(1, nrod + 1)) / nrod for c in "xy"])
+
+    cen0 = centroid(rows[0])
     t_rms = 0.0
     gap, t_gap = math.inf, 0.0
     for r in rows:
         x = pos(r)
+        drift = max(drift, float(np.linalg.norm(x - p0, axis=1).max()))
+        centroid_drift = max(centroid_drift, float(np.linalg.norm(centroid(r) - cen0)))
         c = x.mean(0)
         u, _, vt = np.linalg.svd((x - c).T @ (p0 - c0))
         d = np.diag([1.0, 1.0, np.sign(np.linalg.det(vt.T @ u.T))])
@@ -78,6 +89,7 @@ def main():
     print("slack: " + (", ".join(f"{c} first at {t:g} s" for c, t in first.items()) if first else "none"))
     print(f"min rod-axis distance {gap * 1000:.1f} mm at t = {t_gap:g} s ({'CROSSING' if gap < 2 * a.rod_radius else 'no crossing'}: "
           f"threshold {2 * a.rod_radius * 1000:.0f} mm)")
+    print(f"drift: max node displacement {drift * 1000:.4f} mm, max centroid displacement {centroid_drift * 1000:.4f} mm")
     print(f"shape deviation after rigid alignment: rms max {worst_rms * 1000:.2f} mm (t = {t_rms:g} s), node max {worst_node * 1000:.2f} mm")
 
 
