@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <vector>
 
 #include "cli_util.hpp"
 #include "commands.hpp"
@@ -39,24 +40,25 @@ void register_formfind(CLI::App& app) {
   cmd->add_option("-o,--out", a->out, "output directory: model.yaml (the model at its equilibrium) and summary.json (default: out/<model name>-formfind)");
   cmd->add_option("--relax", a->relax, "dynamic-relaxation time of the zero-gravity form-finding [s]")->check(positive());
   cmd->add_option("--tolerance", a->tol, "node residual force tolerance of the zero-gravity form-finding [N]")->check(positive());
-  auto* on_ground = cmd->add_flag("--on-ground", a->on_ground,
-                                  "then put the result at rest on the ground (tensegrity::settle_on_ground: kinetic-damping settle + contact polish); "
-                                  "a model without gravity gets (0, 0, -9.81) m/s^2, one without ground an impulse ground (e = 0, mu = 0.8)");
-  cmd->add_flag("--settle-only", a->settle_only,
-                "with --on-ground: settle the model's own initial configuration, without the zero-gravity form-finding first")
-      ->needs(on_ground);
-  cmd->add_option("--settle-max", a->settle_max, "with --on-ground: simulated-time limit of the damped settle [s]")->check(positive())->needs(on_ground);
-  cmd->add_option("--speed-tolerance", a->speed_tol, "with --on-ground: at rest when every rod end is slower than this for 0.1 s [m/s]")
-      ->check(positive())
-      ->needs(on_ground);
-  cmd->add_option("--settle-tolerance", a->settle_tol, "with --on-ground: residual tolerance of the rest state on the ground [N]")
-      ->check(positive())
-      ->needs(on_ground);
-  cmd->add_flag("--free-xy", a->free_xy,
-                "with --on-ground: leave the rest state where it settled (default: translated back so the centroid of the rod centres has the start's x, y)")
-      ->needs(on_ground);
-  cmd->add_flag("--allow-slack", a->allow_slack, "with --on-ground: accept slack cables at rest (default: error naming the cable)")->needs(on_ground);
-  cmd->callback([a] {
+  cmd->add_flag("--on-ground", a->on_ground,
+                "then put the result at rest on the ground (tensegrity::settle_on_ground: kinetic-damping settle + contact polish); "
+                "a model without gravity gets (0, 0, -9.81) m/s^2, one without ground an impulse ground (e = 0, mu = 0.8)");
+  std::vector<CLI::Option*> ground_only;  // meaningful with --on-ground only (usage error otherwise)
+  ground_only.push_back(cmd->add_flag("--settle-only", a->settle_only,
+                "with --on-ground: settle the model's own initial configuration, without the zero-gravity form-finding first (default: off)"));
+  ground_only.push_back(cmd->add_option("--settle-max", a->settle_max, "with --on-ground: simulated-time limit of the damped settle [s]")->check(positive()));
+  ground_only.push_back(
+      cmd->add_option("--speed-tolerance", a->speed_tol, "with --on-ground: at rest when every rod end is slower than this for 0.1 s [m/s]")->check(positive()));
+  ground_only.push_back(
+      cmd->add_option("--settle-tolerance", a->settle_tol, "with --on-ground: residual tolerance of the rest state on the ground [N]")->check(positive()));
+  ground_only.push_back(cmd->add_flag(
+      "--free-xy", a->free_xy,
+      "with --on-ground: leave the rest state where it settled (default: translated back so the centroid of the rod centres has the start's x, y)"));
+  ground_only.push_back(cmd->add_flag("--allow-slack", a->allow_slack, "with --on-ground: accept slack cables at rest (default: error naming the cable)"));
+  cmd->callback([a, ground_only] {
+    if (!a->on_ground)
+      for (const auto* o : ground_only)
+        if (o->count() > 0) throw CLI::ValidationError(o->get_name(), "needs --on-ground");
     namespace ts = tensegrity;
     auto f = ts::load_model_file(a->model);
     const auto prov = model_provenance(a->model, f);
