@@ -111,9 +111,9 @@ void register_formfind(CLI::App& app) {
       std::string contacts;
       for (const int i : s.contact_nodes) contacts += (contacts.empty() ? "" : ",") + m.node_ids[static_cast<std::size_t>(i)];
       std::printf("at rest on the ground: residual %.3e N, fastest rod end %.3e m/s after %ld steps (%.3f s, %d kinetic-energy resets), "
-                  "min cable tension %.4g N, %d slack, contacts %s, max friction ratio %.3g\n",
+                  "min cable tension %.4g N, %d slack, contacts %s, max friction ratio %.3g, %d unstable balance(s) pushed off\n",
                   s.max_residual_N, s.max_node_speed_mps, s.steps, s.settle_time_s, s.kinetic_resets, s.min_cable_tension_N, s.slack_cables,
-                  contacts.c_str(), s.max_friction_ratio);
+                  contacts.c_str(), s.max_friction_ratio, s.unstable_pushes);
       header += "# at rest on the ground (tensegrity::settle_on_ground): residual " + g(s.max_residual_N) + " N, fastest rod end " +
                 g(s.max_node_speed_mps) + " m/s at the end of " + std::to_string(s.steps) + " settle steps (" + g(s.settle_time_s) +
                 " s), min cable tension " + g(s.min_cable_tension_N) + " N, " + std::to_string(s.slack_cables) + " slack, contacts " + contacts +
@@ -129,6 +129,8 @@ void register_formfind(CLI::App& app) {
                      {"contact_nodes", contacts},
                      {"min_normal_force_N", s.min_normal_force_N},
                      {"max_friction_ratio", s.max_friction_ratio},
+                     {"min_stiffness_eigenvalue", s.min_stiffness_eigenvalue},
+                     {"unstable_pushes", s.unstable_pushes},
                      {"settle_max_s", a->settle_max},
                      {"speed_tolerance_mps", a->speed_tol},
                      {"tolerance_N", a->settle_tol}};
