@@ -135,7 +135,11 @@ TEST(SettleOnGround, LyingStartStaysAtRestUnactuated) {
   EXPECT_LT(r.max_residual_N, 1e-9);
   EXPECT_GE(r.contact_nodes.size(), 3U);
   EXPECT_LE(r.max_friction_ratio, doc.ground.friction);
-  EXPECT_LT((ts::node_positions(m, r.state) - ts::node_positions(m, m.initial_state)).cwiseAbs().maxCoeff(), 1e-9);
+  EXPECT_GE(r.unstable_pushes, 1) << "the first balance found (on n2-n5 only) is unstable";
+  // (bit for bit today; 1 mm leaves room for a changed contact model, after which the shipped
+  // start should be regenerated: tendyn formfind models/gen/three_bar_lying_4-1.yaml --on-ground
+  // --settle-only -o out/lying && cp out/lying/model.yaml models/three_bar_lying.yaml)
+  EXPECT_LT((ts::node_positions(m, r.state) - ts::node_positions(m, m.initial_state)).cwiseAbs().maxCoeff(), 1e-3);
   // the residual is the one max_residual_on_ground computes with the reactions found
   EXPECT_NEAR(ts::max_residual_on_ground(doc, r.state, r.contact_nodes, r.contact_force_W_N), r.max_residual_N, 1e-12);
 }
