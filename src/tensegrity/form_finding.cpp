@@ -2,11 +2,14 @@
 #include <tendyn/core/rotation.hpp>
 #include <tendyn/tensegrity/form_finding.hpp>
 
+#include <Eigen/Eigenvalues>
 #include <Eigen/QR>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
+#include <string>
 
 namespace tendyn::tensegrity {
 
@@ -129,6 +132,326 @@ FormFindingResult find_equilibrium(const Model& model, const FormFindingOptions&
   compute_derivative(m, s, d);
   for (int k = 0; k < m.ncable(); ++k)
     res.slack_cables += (m.cables[static_cast<std::size_t>(k)].tension_only && d.cable_length_m[k] <= d.cable_rest_length_m[k]) ? 1 : 0;
+  res.state = s;
+  return res;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Settling on the ground
+
+namespace {
+
+std::string fmt(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%g", v);
+  return b;
+}
+
+// The model of the statics on the ground: gravity and the model's external forces kept, no
+// ground (its reactions are unknowns), no drives, no damping.
+Model ground_statics_model(const Model& m) {
+  Model s = m;
+  s.drives.clear();
+  s.ground.type = Ground::Type::kNone;
+  for (auto& c : s.cables) c.damping_Nspm = 0.0;
+  return s;
+}
+
+// Rod residuals (net force, net torque about the COM / (L/2)) at zero velocity with `reaction`
+// added at the contact nodes: 6 nrod numbers [N].
+Eigen::VectorXd rod_residual_on_ground(const Model& m, const State& st, const std::vector<int>& contacts,
+                                       const std::vector<Eigen::Vector3d>& reaction, Data& d) {
+  State s = st;
+  for (int j = 0; j < m.nrod(); ++j) {
+    s.v_WC(j).setZero();
+    s.w_W(j).setZero();
+  }
+  d.f_W_ext_node = m.f_W_ext_node;
+  d.f_W_ext_node.resize(static_cast<std::size_t>(m.nnode()), Eigen::Vector3d::Zero());
+  for (std::size_t c = 0; c < contacts.size(); ++c) d.f_W_ext_node[static_cast<std::size_t>(contacts[c])] += reaction[c];
+  compute_derivative(m, s, d);
+  Eigen::VectorXd r(6 * m.nrod());
+  for (int j = 0; j < m.nrod(); ++j) {
+    r.segment<3>(6 * j) = d.f_W_rod.col(j);
+    r.segment<3>(6 * j + 3) = d.tau_W_rod.col(j) / (0.5 * m.rods[static_cast<std::size_t>(j)].length_m);
+  }
+  return r;
+}
+
+std::string id_of(const std::vector<std::string>& ids, int i, const char* prefix) {
+  return static_cast<std::size_t>(i) < ids.size() ? ids[static_cast<std::size_t>(i)] : prefix + std::to_string(i);
+}
+
+double max_abs(const Eigen::VectorXd& v) { return v.size() ? v.cwiseAbs().maxCoeff() : 0.0; }
+
+double kinetic_energy_J(const Model& m, const State& s, const Data& d) {
+  double e = 0.0;
+  for (int j = 0; j < m.nrod(); ++j) {
+    const Rod& r = m.rods[static_cast<std::size_t>(j)];
+    const Eigen::Vector3d w = s.w_W(j), ax = d.e_W_rod.col(j);
+    const double wa = w.dot(ax);
+    e += 0.5 * r.mass_kg * s.v_WC(j).squaredNorm() + 0.5 * (r.inertia_transverse_kgm2 * (w.squaredNorm() - wa * wa) + r.inertia_axial_kgm2 * wa * wa);
+  }
+  return e;
+}
+
+double max_rod_end_speed(const Model& m, const Data& d) {
+  double v = 0.0;
+  for (int i = 0; i < m.nnode(); ++i)
+    if (!m.nodes[static_cast<std::size_t>(i)].is_anchor()) v = std::max(v, d.v_W_node.col(i).norm());
+  return v;
+}
+
+}  // namespace
+
+double max_residual_on_ground(const Model& model, const State& state, const std::vector<int>& contact_nodes,
+                              const std::vector<Eigen::Vector3d>& contact_force_W_N) {
+  if (contact_nodes.size() != contact_force_W_N.size()) throw Error("max_residual_on_ground: contact_nodes and contact_force_W_N differ in size");
+  for (const int i : contact_nodes)
+    if (i < 0 || i >= model.nnode()) throw Error("max_residual_on_ground: contact node index " + std::to_string(i) + " out of range");
+  const Model m = ground_statics_model(model);
+  Data d = make_data(m);
+  return max_abs(rod_residual_on_ground(m, state, contact_nodes, contact_force_W_N, d));
+}
+
+SettleResult settle_on_ground(const Model& model, const SettleOptions& o) {
+  validate(model);
+  if (model.ground.type == Ground::Type::kNone) throw Error("settle_on_ground: the model has no ground (ground.type is none)");
+  if (!(model.gravity_W.z() < 0.0)) throw Error("settle_on_ground: gravity must point down (gravity_W.z < 0), got " + fmt(model.gravity_W.z()));
+  if (model.nrod() == 0) throw Error("settle_on_ground: the model has no rods");
+  if (!(o.max_duration_s > 0.0) || !(o.speed_tolerance_mps > 0.0) || !(o.quiet_time_s >= 0.0) || !(o.contact_tolerance_m >= 0.0) ||
+      !(o.tolerance_N > 0.0) || o.max_newton_iterations < 1 || !std::isfinite(o.max_duration_s))
+    throw Error("settle_on_ground: options must be positive and finite (max_duration_s, speed_tolerance_mps, tolerance_N, "
+                "max_newton_iterations; quiet_time_s, contact_tolerance_m >= 0)");
+  const double h = model.ground.height_m;
+  double k_max = 0.0, m_min = std::numeric_limits<double>::infinity();
+  for (const auto& c : model.cables) k_max = std::max(k_max, c.stiffness_Npm);
+  for (const auto& r : model.rods) m_min = std::min(m_min, r.mass_kg);
+  if (!(k_max > 0.0)) throw Error("settle_on_ground: no element has stiffness");
+  const double dt = o.dt_s > 0.0 ? o.dt_s : 0.05 * std::sqrt(m_min / (4.0 * k_max));
+
+  Model dyn = model;
+  dyn.drives.clear();
+  State s = model.initial_state;
+  s.time_s = 0.0;
+  for (int j = 0; j < dyn.nrod(); ++j) {
+    s.v_WC(j).setZero();
+    s.w_W(j).setZero();
+  }
+  Data d = make_data(dyn);
+  if (o.place_on_ground) {
+    forward_kinematics(dyn, s, d);
+    double zmin = std::numeric_limits<double>::infinity();
+    for (int i = 0; i < dyn.nnode(); ++i)
+      if (!dyn.nodes[static_cast<std::size_t>(i)].is_anchor()) zmin = std::min(zmin, d.p_W_node(2, i));
+    for (int j = 0; j < dyn.nrod(); ++j) s.p_WC(j).z() += h - zmin;
+  }
+
+  SettleResult res;
+  StepOptions so;
+  so.integrator = Integrator::kRK4;
+  const long max_steps = static_cast<long>(std::ceil(o.max_duration_s / dt));
+  const Model st = ground_statics_model(model);
+  Data ds = make_data(st);
+  const int nr = 6 * st.nrod();
+  std::vector<int> contacts;
+  std::vector<Eigen::Vector3d> reaction;
+  for (int attempt = 0;; ++attempt) {
+    // (2) damped settle: kinetic damping
+    compute_derivative(dyn, s, d);
+    double ke_prev = 0.0, quiet_s = 0.0, speed = 0.0;
+    for (; res.steps < max_steps; ++res.steps) {
+      step(dyn, d, s, dt, so, static_cast<double>(res.steps + 1) * dt);
+      const double ke = kinetic_energy_J(dyn, s, d);
+      speed = max_rod_end_speed(dyn, d);
+      if (ke < ke_prev) {  // past a kinetic-energy peak: remove it
+        for (int j = 0; j < dyn.nrod(); ++j) {
+          s.v_WC(j).setZero();
+          s.w_W(j).setZero();
+        }
+        compute_derivative(dyn, s, d);
+        ++res.kinetic_resets;
+        ke_prev = 0.0;
+      } else {
+        ke_prev = ke;
+      }
+      quiet_s = speed < o.speed_tolerance_mps ? quiet_s + dt : 0.0;
+      if (quiet_s >= o.quiet_time_s && quiet_s > 0.0) {
+        ++res.steps;
+        break;
+      }
+    }
+    res.settle_time_s = static_cast<double>(res.steps) * dt;
+    res.max_node_speed_mps = speed;
+    if (quiet_s < o.quiet_time_s || quiet_s == 0.0)
+      throw SimulationError("settle_on_ground: not at rest after " + fmt(o.max_duration_s) + " s of damped settling (fastest rod end " +
+                                fmt(speed) + " m/s, tolerance " + fmt(o.speed_tolerance_mps) + " m/s for " + fmt(o.quiet_time_s) + " s)",
+                            res.settle_time_s);
+    for (int j = 0; j < dyn.nrod(); ++j) {
+      s.v_WC(j).setZero();
+      s.w_W(j).setZero();
+    }
+
+    // (3) contact polish
+    forward_kinematics(st, s, ds);
+    contacts.clear();
+    for (int i = 0; i < st.nnode(); ++i)
+      if (!st.nodes[static_cast<std::size_t>(i)].is_anchor() && ds.p_W_node(2, i) - h <= o.contact_tolerance_m) contacts.push_back(i);
+    std::vector<Eigen::Vector3d> pin;
+    double polish_residual = 0.0;
+    for (int round = 0;; ++round) {
+      if (contacts.empty()) throw SimulationError("settle_on_ground: no rod end rests on the ground after the damped settle", res.settle_time_s);
+      const int nc = static_cast<int>(contacts.size());
+      pin.assign(contacts.size(), Eigen::Vector3d::Zero());
+      forward_kinematics(st, s, ds);
+      for (int c = 0; c < nc; ++c) pin[static_cast<std::size_t>(c)] = Eigen::Vector3d(ds.p_W_node(0, contacts[static_cast<std::size_t>(c)]), ds.p_W_node(1, contacts[static_cast<std::size_t>(c)]), h);
+      reaction.assign(contacts.size(), Eigen::Vector3d::Zero());
+      auto residual = [&](const State& x, const std::vector<Eigen::Vector3d>& rc) {
+        Eigen::VectorXd r(nr + 3 * nc);
+        r.head(nr) = rod_residual_on_ground(st, x, contacts, rc, ds);  // also runs forward_kinematics on x
+        for (int c = 0; c < nc; ++c) r.segment<3>(nr + 3 * c) = k_max * (ds.p_W_node.col(contacts[static_cast<std::size_t>(c)]) - pin[static_cast<std::size_t>(c)]);
+        return r;
+      };
+      auto apply = [&](State& x, std::vector<Eigen::Vector3d>& rc, const Eigen::VectorXd& delta) {
+        perturb(st, x, delta.head(nr));
+        for (int c = 0; c < nc; ++c) rc[static_cast<std::size_t>(c)] += delta.segment<3>(nr + 3 * c);
+      };
+      const int n = nr + 3 * nc;
+      Eigen::MatrixXd J(n, n);
+      double lm_mu = -1.0;
+      Eigen::VectorXd r0 = residual(s, reaction);
+      for (int it = 0; it < o.max_newton_iterations && max_abs(r0) > o.tolerance_N; ++it) {
+        for (int c = 0; c < n; ++c) {
+          const double hc = c < nr ? 1e-7 : 1e-3;
+          Eigen::VectorXd dp = Eigen::VectorXd::Zero(n);
+          dp[c] = hc;
+          State sp = s, sm = s;
+          auto rp = reaction, rm = reaction;
+          apply(sp, rp, dp);
+          apply(sm, rm, -dp);
+          J.col(c) = (residual(sp, rp) - residual(sm, rm)) / (2 * hc);
+        }
+        // Levenberg-Marquardt: the pinned structure may keep a soft mode (a rotation about a line
+        // of contacts that only gravity resists), where a plain Gauss-Newton step explodes
+        const Eigen::MatrixXd JtJ = J.transpose() * J;
+        const Eigen::VectorXd g = J.transpose() * r0;
+        if (lm_mu < 0.0) lm_mu = 1e-8 * JtJ.diagonal().maxCoeff();
+        bool accepted = false;
+        for (int b = 0; b < 40 && !accepted; ++b) {
+          Eigen::MatrixXd A = JtJ;
+          A.diagonal().array() += lm_mu;
+          const Eigen::VectorXd delta = -A.ldlt().solve(g);
+          State xs = s;
+          auto rc = reaction;
+          apply(xs, rc, delta);
+          const Eigen::VectorXd r1 = residual(xs, rc);
+          if (r1.norm() < r0.norm()) {
+            s = xs;
+            reaction = rc;
+            r0 = r1;
+            accepted = true;
+            lm_mu = std::max(lm_mu / 4.0, 1e-14 * JtJ.diagonal().maxCoeff());
+          } else {
+            lm_mu *= 4.0;
+          }
+        }
+        ++res.newton_iterations;
+        if (!accepted) break;
+      }
+      polish_residual = max_abs(r0);
+      res.max_residual_N = max_abs(r0.head(nr));
+      // release the contacts that pull on the ground, then solve again
+      std::vector<int> keep;
+      for (int c = 0; c < nc; ++c)
+        if (reaction[static_cast<std::size_t>(c)].z() > 0.0) keep.push_back(contacts[static_cast<std::size_t>(c)]);
+      if (static_cast<int>(keep.size()) == nc || round >= st.nnode()) break;
+      contacts = keep;
+    }
+    if (!(polish_residual <= o.tolerance_N))
+      throw SimulationError("settle_on_ground: the contact polish did not converge (residual " + fmt(polish_residual) + " N, tolerance " +
+                                fmt(o.tolerance_N) + " N)",
+                            res.settle_time_s);
+
+    // (4) stability: the tangent stiffness of the pinned rest state (contacts as stiff springs
+    // around their reactions) must have no negative eigenvalue; an unstable balance (e.g. on a
+    // line of two contacts) is pushed along its unstable mode and settled again
+    const double k_pen = 1e3 * k_max;
+    auto wrench = [&](const State& x) {
+      forward_kinematics(st, x, ds);
+      std::vector<Eigen::Vector3d> rc = reaction;
+      for (std::size_t c = 0; c < contacts.size(); ++c) rc[c] -= k_pen * (ds.p_W_node.col(contacts[c]) - pin[c]);
+      Eigen::VectorXd r = rod_residual_on_ground(st, x, contacts, rc, ds);
+      for (int j = 0; j < st.nrod(); ++j) r.segment<3>(6 * j + 3) *= 0.5 * st.rods[static_cast<std::size_t>(j)].length_m;  // torque [N m]
+      return r;
+    };
+    Eigen::MatrixXd K(nr, nr);
+    for (int c = 0; c < nr; ++c) {
+      Eigen::VectorXd dp = Eigen::VectorXd::Zero(nr);
+      dp[c] = 1e-7;
+      State sp = s, sm = s;
+      perturb(st, sp, dp);
+      perturb(st, sm, -dp);
+      K.col(c) = -(wrench(sp) - wrench(sm)) / 2e-7;
+    }
+    const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(0.5 * (K + K.transpose()));
+    res.min_stiffness_eigenvalue = eig.eigenvalues()[0];
+    if (eig.eigenvalues()[0] >= -1e-6 * k_max) break;
+    if (attempt >= 20)
+      throw SimulationError("settle_on_ground: still an unstable balance after 20 pushes (stiffness eigenvalue " + fmt(eig.eigenvalues()[0]) + ")",
+                            res.settle_time_s);
+    ++res.unstable_pushes;
+    Eigen::VectorXd mode = eig.eigenvectors().col(0);
+    State sp = s;
+    perturb(st, sp, 1e-6 * mode);
+    forward_kinematics(st, sp, ds);
+    const Eigen::Matrix3Xd p1 = ds.p_W_node;
+    forward_kinematics(st, s, ds);
+    const double moved = (p1 - ds.p_W_node).colwise().norm().maxCoeff() / 1e-6;  // node displacement per unit of the mode
+    // push it down-hill: the direction that lowers the potential along the mode is either sign;
+    // take the one that lowers the COM
+    sp = s;
+    perturb(st, sp, 1e-6 * mode);
+    const double z_plus = center_of_mass(st, sp).z();
+    perturb(st, s, (z_plus <= center_of_mass(st, s).z() ? 1.0 : -1.0) * (1e-3 / std::max(moved, 1e-12)) * mode);
+  }
+  res.contact_nodes = contacts;
+  res.contact_force_W_N = reaction;
+  res.min_normal_force_N = std::numeric_limits<double>::infinity();
+  for (std::size_t c = 0; c < contacts.size(); ++c) {
+    const Eigen::Vector3d& f = reaction[c];
+    res.min_normal_force_N = std::min(res.min_normal_force_N, f.z());
+    res.max_friction_ratio = std::max(res.max_friction_ratio, f.head<2>().norm() / f.z());
+  }
+  if (!(res.min_normal_force_N > 0.0))
+    throw SimulationError("settle_on_ground: ground node " + id_of(model.node_ids, contacts.front(), "node ") + " would pull on the ground", res.settle_time_s);
+  if (res.max_friction_ratio > model.ground.friction * (1.0 + 1e-9))
+    throw SimulationError("settle_on_ground: the rest state needs friction " + fmt(res.max_friction_ratio) + " > ground friction " +
+                              fmt(model.ground.friction),
+                          res.settle_time_s);
+  // back over the start: a horizontal translation keeps a rest state on a flat ground (no anchors)
+  bool anchored = false;
+  for (const auto& nd : model.nodes) anchored = anchored || nd.is_anchor();
+  if (o.keep_centroid_xy && !anchored) {
+    Eigen::Vector2d shift = Eigen::Vector2d::Zero();
+    for (int j = 0; j < model.nrod(); ++j) shift += (model.initial_state.p_WC(j) - s.p_WC(j)).head<2>() / model.nrod();
+    for (int j = 0; j < model.nrod(); ++j) s.p_WC(j).head<2>() += shift;
+  }
+  // cables at rest
+  rod_residual_on_ground(st, s, contacts, reaction, ds);
+  res.min_cable_tension_N = std::numeric_limits<double>::infinity();
+  std::string first_slack;
+  for (int c = 0; c < st.ncable(); ++c) {
+    if (!st.cables[static_cast<std::size_t>(c)].tension_only) continue;
+    res.min_cable_tension_N = std::min(res.min_cable_tension_N, ds.cable_tension_N[c]);
+    if (ds.cable_slack[static_cast<std::size_t>(c)]) {
+      ++res.slack_cables;
+      if (first_slack.empty())
+        first_slack = id_of(model.cable_ids, c, "cable ") + " (length " + fmt(ds.cable_length_m[c]) + " m <= rest length " +
+                      fmt(ds.cable_rest_length_m[c]) + " m)";
+    }
+  }
+  if (res.slack_cables > 0 && !o.allow_slack)
+    throw Error("settle_on_ground: " + std::to_string(res.slack_cables) + " cable(s) slack at rest on the ground, first " + first_slack);
   res.state = s;
   return res;
 }

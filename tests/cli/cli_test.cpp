@@ -136,3 +136,32 @@ TEST(Cli, SweepSpecRunsAndResumes) {
   EXPECT_EQ(b.code, 2);
   EXPECT_NE(b.out.find("psi_degrees"), std::string::npos) << b.out;
 }
+
+TEST(Cli, FormfindOnGroundWritesTheRestStateWithItsCommandAndResiduals) {
+  const auto d = fresh_dir("formfind-ground");
+  const auto r = run("formfind " + kModels + "gen/three_bar_lying_4-1.yaml --on-ground --settle-only -o " + (d / "rest").string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("at rest on the ground: residual"), std::string::npos) << r.out;
+  const std::string yaml = slurp(d / "rest" / "model.yaml");
+  EXPECT_EQ(yaml.rfind("# Equilibrium found by: tendyn formfind ", 0), 0U) << yaml.substr(0, 200);
+  EXPECT_NE(yaml.find("--on-ground --settle-only\n# at rest on the ground (tensegrity::settle_on_ground): residual "), std::string::npos);
+  EXPECT_NE(yaml.find("0 slack, contacts n2,n4,n5"), std::string::npos) << yaml.substr(0, 400);
+  EXPECT_EQ(run("validate " + (d / "rest" / "model.yaml").string()).code, 0);
+  const std::string summary = slurp(d / "rest" / "summary.json");
+  EXPECT_NE(summary.find("\"slack_cables\": 0"), std::string::npos) << summary;
+  // the settle options need --on-ground (usage error); a slack cable at rest is bad input naming it
+  const auto u = run("formfind " + kModels + "tower_guess.yaml --settle-only -o " + (d / "x").string());
+  EXPECT_EQ(u.code, 1) << u.out;
+  EXPECT_NE(u.out.find("--settle-only"), std::string::npos) << u.out;
+  EXPECT_NE(u.out.find("needs --on-ground"), std::string::npos) << u.out;
+  EXPECT_FALSE(fs::exists(d / "x"));
+  std::string loose = slurp(fs::path(kModels) / "tower.yaml");
+  const auto at = loose.find("rest_length: 0.95", loose.find("id: c22"));
+  ASSERT_NE(at, std::string::npos);
+  loose.replace(at, 17, "rest_length: 2.0");
+  std::ofstream(d / "loose.yaml") << loose;
+  const auto s = run("formfind " + (d / "loose.yaml").string() + " --on-ground --settle-only -o " + (d / "y").string());
+  EXPECT_EQ(s.code, 2) << s.out;
+  EXPECT_NE(s.out.find("c22 (length"), std::string::npos) << s.out;
+  EXPECT_FALSE(fs::exists(d / "y"));
+}

@@ -26,5 +26,6 @@ void expose_psi_study(pybind11::module_& m);  // psi_study.hpp: the psi study
 void expose_planner(pybind11::module_& m);    // planner.hpp: PlanPath, PlannerOptions, PlanResult, plan, planning policies
 void expose_sweep(pybind11::module_& m);      // sweep.hpp: sweep specs, grid, point metrics, run_sweep
 void expose_output_estimate(pybind11::module_& m);  // output_estimate.hpp: OutputEstimate, estimate_*_output
+void expose_form_finding(pybind11::module_& m);     // form_finding.hpp: find_equilibrium, settle_on_ground
 
 }  // namespace tendyn::python::tensegrity_bind
