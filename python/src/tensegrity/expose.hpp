@@ -27,5 +27,6 @@ void expose_planner(pybind11::module_& m);    // planner.hpp: PlanPath, PlannerO
 void expose_sweep(pybind11::module_& m);      // sweep.hpp: sweep specs, grid, point metrics, run_sweep
 void expose_output_estimate(pybind11::module_& m);  // output_estimate.hpp: OutputEstimate, estimate_*_output
 void expose_form_finding(pybind11::module_& m);     // form_finding.hpp: find_equilibrium, settle_on_ground
+void expose_batch(pybind11::module_& m);            // batch.hpp: Batch, make_batch, set_state, set_rest_lengths, step_batch
 
 }  // namespace tendyn::python::tensegrity_bind

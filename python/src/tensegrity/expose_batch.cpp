@@ -1,0 +1,90 @@
+// Bindings of include/tendyn/tensegrity/batch.hpp: N robots of one model stepped side by side
+// (policy search, sampling-based control). step_batch releases the GIL; results are copied out as
+// NumPy arrays (robots first).
+#include <pybind11/eigen.h>
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <tendyn/tensegrity/batch.hpp>
+
+#include "tensegrity/expose.hpp"
+
+#include <string>
+#include <vector>
+
+namespace tendyn::python::tensegrity_bind {
+
+namespace py = pybind11;
+
+void expose_batch(py::module_& m) {
+  py::class_<Batch>(m, "Batch",
+                    "N robots of one model, each with its own State and Data (make_batch). Arrays are copies, "
+                    "robots first.")
+      .def_property_readonly("size", &Batch::size, "number of robots N")
+      .def("nrunning", &Batch::nrunning, "Robots that have not failed.")
+      .def_property_readonly("x", [](const Batch& b) {
+        const Eigen::Index dim = b.states.empty() ? 0 : b.states[0].x.size();
+        Eigen::MatrixXd out(b.size(), dim);
+        for (int r = 0; r < b.size(); ++r) out.row(r) = b.states[static_cast<std::size_t>(r)].x.transpose();
+        return out;
+      }, "(N x 13 nrod) states: per rod p_WC [m], q_WB (w, x, y, z), v_WC [m/s], w_W [rad/s]")
+      .def_property_readonly("time_s", [](const Batch& b) {
+        Eigen::VectorXd t(b.size());
+        for (int r = 0; r < b.size(); ++r) t[r] = b.states[static_cast<std::size_t>(r)].time_s;
+        return t;
+      }, "(N) each robot's time [s]")
+      .def("state", [](const Batch& b, int r) {
+        if (r < 0 || r >= b.size()) throw py::index_error("robot " + std::to_string(r) + " out of range");
+        return b.states[static_cast<std::size_t>(r)];
+      }, py::arg("r"), "A copy of robot r's State.")
+      .def_property_readonly("p_W_node", [](const Batch& b) {
+        const Eigen::Index nn = b.datas.empty() ? 0 : b.datas[0].p_W_node.cols();
+        py::array_t<double> out({static_cast<py::ssize_t>(b.size()), static_cast<py::ssize_t>(nn), py::ssize_t{3}});
+        auto a = out.mutable_unchecked<3>();
+        for (int r = 0; r < b.size(); ++r)
+          for (Eigen::Index j = 0; j < nn; ++j)
+            for (int c = 0; c < 3; ++c) a(r, j, c) = b.datas[static_cast<std::size_t>(r)].p_W_node(c, j);
+        return out;
+      }, "(N x nnode x 3) node positions [m] at each robot's current state")
+      .def_property_readonly("cable_tension_N", [](const Batch& b) {
+        const Eigen::Index nc = b.datas.empty() ? 0 : b.datas[0].cable_tension_N.size();
+        Eigen::MatrixXd out(b.size(), nc);
+        for (int r = 0; r < b.size(); ++r) out.row(r) = b.datas[static_cast<std::size_t>(r)].cable_tension_N.transpose();
+        return out;
+      }, "(N x ncable) cable tensions [N] at each robot's current state")
+      .def_property_readonly("cable_rest_length_m", [](const Batch& b) {
+        const Eigen::Index nc = b.datas.empty() ? 0 : b.datas[0].cable_rest_length_m.size();
+        Eigen::MatrixXd out(b.size(), nc);
+        for (int r = 0; r < b.size(); ++r) out.row(r) = b.datas[static_cast<std::size_t>(r)].cable_rest_length_m.transpose();
+        return out;
+      }, "(N x ncable) current rest lengths [m]")
+      .def_readonly("error", &Batch::error, "(N) '' while robot r runs, else its SimulationError text")
+      .def_readonly("error_time_s", &Batch::error_time_s, "(N) time of the failure [s], nan while running")
+      .def("__len__", &Batch::size)
+      .def("__repr__", [](const Batch& b) {
+        return "Batch(robots=" + std::to_string(b.size()) + ", running=" + std::to_string(b.nrunning()) + ")";
+      });
+  m.def("make_batch", [](const Model& model, int count, const State* initial) { return make_batch(model, count, initial); },
+        py::arg("model"), py::arg("count"), py::arg("initial") = nullptr,
+        "`count` robots starting from `initial` (model.initial_state if None); tendyn.Error on a bad count or state.");
+  m.def("set_state", py::overload_cast<const Model&, Batch&, int, const State&>(&set_state), py::arg("model"),
+        py::arg("batch"), py::arg("r"), py::arg("state"), "Gives robot r a new state and clears its error.");
+  m.def("set_rest_lengths", &set_rest_lengths, py::arg("model"), py::arg("batch"), py::arg("rest_length_m"),
+        "Rest lengths of every cable of every robot from an (N x ncable) array [m]; tendyn.Error naming robot and "
+        "cable for a value outside the cable's limits (nothing changed then).");
+  py::class_<BatchStepOptions> o(m, "BatchStepOptions", "Options of step_batch.");
+  o.def_readwrite("h_s", &BatchStepOptions::h_s, "fixed step [s], > 0")
+      .def_readwrite("nstep", &BatchStepOptions::nstep, "steps per call, >= 1")
+      .def_readwrite("step", &BatchStepOptions::step, "StepOptions: integrator rk4 or lie-verlet, slack events")
+      .def_readwrite("threads", &BatchStepOptions::threads, "0 = all hardware threads; results do not depend on it");
+  def_kw_init(o);
+  m.def("step_batch", [](const Model& model, Batch& batch, const BatchStepOptions& options) {
+          py::gil_scoped_release release;
+          return step_batch(model, batch, options);
+        }, py::arg("model"), py::arg("batch"), py::arg("options") = BatchStepOptions(),
+        "Advances every running robot by options.nstep steps (GIL released); returns the number of robots that "
+        "failed in this call (see Batch.error). Each robot equals stepping it alone with step(), for any thread count.");
+}
+
+}  // namespace tendyn::python::tensegrity_bind
