@@ -2,10 +2,13 @@
 #   tensegrity_step       Google Benchmark per-step costs (tendyn, and MuJoCo when found)
 #   tensegrity_vs_mujoco  matched-accuracy comparison with MuJoCo 2.2.2 (Debian libmujoco-dev);
 #                         built only when MuJoCo is found
+#   tensegrity_batch      batched rollouts (step_batch, 1 and 2 threads) vs MuJoCo per-robot throughput
 tendyn_add_bench(tensegrity_step tensegrity_step.cpp)
 if(TARGET mujoco::mujoco)
   tendyn_add_bench(tensegrity_vs_mujoco tensegrity_vs_mujoco.cpp)
   target_link_libraries(tensegrity_vs_mujoco PRIVATE mujoco::mujoco)
+  tendyn_add_bench(tensegrity_batch tensegrity_batch.cpp)
+  target_link_libraries(tensegrity_batch PRIVATE mujoco::mujoco)
   target_link_libraries(tensegrity_step PRIVATE mujoco::mujoco)
   target_compile_definitions(tensegrity_step PRIVATE TENDYN_HAVE_MUJOCO=1)
 else()

@@ -1,0 +1,161 @@
+// Batched rollouts: robot-steps per second of tensegrity::step_batch on 1 and 2 threads, against
+// MuJoCo 2.2.2 stepping the same exported model (one mjData per robot, robots split over the same
+// number of std::threads), same step h = 1 ms, same robot count, same 1 s of simulated time.
+//
+// Like with like: compiled C++ on both sides, the same rods and cables (tt::to_mjcf of the same
+// tendyn model; tests/support/peer_models.hpp: every cable stays taut, so MuJoCo's tendon springs
+// are the same force law), the same integrator (RK4) at the same step. MuJoCo is also timed with
+// its sparse Jacobian and with its default Euler integrator (cheaper per step, first order: at this
+// step its error is far larger, see docs/BENCHMARKS.md's matched-accuracy table), and the ratio is
+// taken against MuJoCo's fastest RK4 setting.
+//
+//   build-bench/bench/tensegrity_batch [--robots 64] [--reps 3]
+// Wall time, best of --reps repetitions of the whole 1 s batch run.
+#include <tendyn/core/error.hpp>
+#include <tendyn/tensegrity/batch.hpp>
+#include <tendyn/tensegrity/mjcf.hpp>
+
+#include <mujoco/mujoco.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <unistd.h>
+
+#include "support/peer_models.hpp"
+
+namespace tt = tendyn::tensegrity;
+
+namespace {
+
+constexpr double kH = 1e-3;    // [s]
+constexpr int kSteps = 1000;   // 1 s
+constexpr int kPerCall = 100;  // steps per step_batch call (a 0.1 s control period)
+
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+[[noreturn]] void die(const std::string& msg) {
+  std::fprintf(stderr, "tensegrity_batch: %s\n", msg.c_str());
+  std::exit(1);
+}
+
+double time_tendyn(const tt::Model& model, int robots, int threads, int reps) {
+  double best = 1e300;
+  for (int rep = 0; rep < reps; ++rep) {
+    tt::Batch b = tt::make_batch(model, robots);
+    tt::BatchStepOptions o;
+    o.h_s = kH;
+    o.nstep = kPerCall;
+    o.threads = threads;
+    const double t0 = now_s();
+    for (int c = 0; c < kSteps / kPerCall; ++c)
+      if (tt::step_batch(model, b, o) != 0) die("a tendyn robot failed: " + b.error[0]);
+    best = std::min(best, now_s() - t0);
+  }
+  return best;
+}
+
+mjModel* load_mujoco(const tt::Model& model) {
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("tendyn_batch_" + std::to_string(::getpid()) + "_" + model.name + ".xml");
+  {
+    std::ofstream f(path);
+    f << tt::to_mjcf(model);
+  }
+  char err[1000] = "";
+  mjModel* m = mj_loadXML(path.c_str(), nullptr, err, sizeof err);
+  std::filesystem::remove(path);
+  if (!m) die("MuJoCo could not load the exported MJCF: " + std::string(err));
+  m->opt.enableflags &= ~mjENBL_ENERGY;
+  m->opt.timestep = kH;
+  return m;
+}
+
+double time_mujoco(mjModel* m, int robots, int threads, int reps) {
+  std::vector<mjData*> d(static_cast<std::size_t>(robots));
+  for (auto& x : d) x = mj_makeData(m);
+  double best = 1e300;
+  for (int rep = 0; rep < reps; ++rep) {
+    for (auto* x : d) mj_resetData(m, x);
+    const double t0 = now_s();
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t)
+      pool.emplace_back([&, t] {
+        for (int r = t; r < robots; r += threads)
+          for (int k = 0; k < kSteps; ++k) mj_step(m, d[static_cast<std::size_t>(r)]);
+      });
+    for (auto& th : pool) th.join();
+    best = std::min(best, now_s() - t0);
+  }
+  for (auto* x : d)
+    if (x->warning[mjWARN_BADQACC].number > 0) die("MuJoCo reported a blow-up");
+  for (auto* x : d) mj_deleteData(x);
+  return best;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int robots = 64, reps = 3;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string a = argv[i];
+    if (a == "--robots") robots = std::atoi(argv[i + 1]);
+    else if (a == "--reps") reps = std::atoi(argv[i + 1]);
+    else die("unknown option " + a);
+  }
+  if (robots < 2 || reps < 1) die("--robots >= 2, --reps >= 1");
+  std::printf("robots %d, %d steps of %g s each (RK4), best of %d, wall time; %u hardware threads\n\n", robots, kSteps,
+              kH, reps, std::thread::hardware_concurrency());
+  std::printf("| model | engine / setting | threads | robot-steps/s | speed-up 2 vs 1 thread | tendyn / MuJoCo (best RK4, same threads) |\n");
+  std::printf("|---|---|---|---|---|---|\n");
+  struct Case {
+    const char* name;
+    tt::Model model;
+  };
+  const Case cases[] = {{"3-prism", tendyn::test::taut_prism(0.5)}, {"6-bar", tendyn::test::taut_six_bar(1.0)}};
+  const double work = static_cast<double>(robots) * kSteps;
+  for (const auto& c : cases) {
+    double tendyn_t[3] = {0, 0, 0}, mj_best[3] = {1e300, 1e300, 1e300};
+    for (int th : {1, 2}) tendyn_t[th] = time_tendyn(c.model, robots, th, reps);
+    mjModel* m = load_mujoco(c.model);
+    struct Setting {
+      const char* label;
+      int integrator, jacobian;
+    };
+    const Setting settings[] = {{"MuJoCo RK4, dense Jacobian", mjINT_RK4, mjJAC_DENSE},
+                                {"MuJoCo RK4, sparse Jacobian", mjINT_RK4, mjJAC_SPARSE},
+                                {"MuJoCo Euler (default), sparse", mjINT_EULER, mjJAC_SPARSE}};
+    std::vector<std::string> lines;
+    for (const auto& s : settings) {
+      m->opt.integrator = s.integrator;
+      m->opt.jacobian = s.jacobian;
+      double t[3] = {0, 0, 0};
+      for (int th : {1, 2}) {
+        t[th] = time_mujoco(m, robots, th, reps);
+        if (s.integrator == mjINT_RK4) mj_best[th] = std::min(mj_best[th], t[th]);
+      }
+      for (int th : {1, 2}) {
+        char buf[256];
+        std::snprintf(buf, sizeof buf, "| %s | %s | %d | %.3g | %s | |\n", c.name, s.label, th, work / t[th],
+                      th == 2 ? (std::to_string(t[1] / t[2]).substr(0, 4) + "x").c_str() : "");
+        lines.push_back(buf);
+      }
+    }
+    mj_deleteModel(m);
+    for (int th : {1, 2})
+      std::printf("| %s | tendyn step_batch | %d | %.3g | %s | %.1fx |\n", c.name, th, work / tendyn_t[th],
+                  th == 2 ? (std::to_string(tendyn_t[1] / tendyn_t[2]).substr(0, 4) + "x").c_str() : "",
+                  mj_best[th] / tendyn_t[th]);
+    for (const auto& l : lines) std::fputs(l.c_str(), stdout);
+  }
+  return 0;
+}
