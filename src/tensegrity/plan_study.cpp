@@ -104,6 +104,7 @@ PlanResult run_plan_study_variant(ModelFile f, const PlanStudyVariant& v, const 
   PlannerOptions o;
   o.drive_cables = cable_indices(f.model, v.drive_cables, where + " drive cables");
   o.u0_m = s.u0_m;
+  o.increment = s.increment;
   o.period_s = s.period_s;
   o.duration_s = s.duration_s;
   o.rollout = rollout_options(f.model, f.simulation);

@@ -35,6 +35,7 @@ struct PlanStudySettings {
   double duration_s = 2.0;  ///< planned time per variant
   double period_s = 0.1;    ///< control period
   double u0_m = 0.005;      ///< increment per period
+  IncrementShape increment = IncrementShape::kRamp;  ///< PlannerOptions::increment (document: open)
   int threads = 0;          ///< rollout threads (0 = all cores); results do not depend on it
 };
 
