@@ -27,7 +27,7 @@ struct PlanArgs {
   std::string model;
   std::string drive = "c1,c2,c3,c4";
   double u0 = 0.005, period = 0.1, duration = 3.0, turn_x = 0.01;
-  std::string path = "straight", points, planner = "exhaustive";
+  std::string path = "straight", points, planner = "exhaustive", increment = "ramp";
   int threads = 0, rounds = 3, beam = 3;
   double lateral_weight = 5.0, ramp = 1.0, lateral_tol = 0.002;
   std::optional<double> dt;
@@ -76,6 +76,12 @@ void run_plan(const PlanArgs& a) {
   o.lateral_weight = a.lateral_weight;
   o.lateral_tolerance_m = a.lateral_tol;
   o.ramp_fraction = a.ramp;
+  try {
+    o.increment = ts::increment_shape_from_string(a.increment);
+  } catch (const Error& e) {
+    throw Error(std::string("plan: --increment: ") + e.what());
+  }
+  if (o.increment == ts::IncrementShape::kStep && a.ramp != 1.0) throw Error("plan: --ramp applies to --increment ramp only");
   if (a.dt) file.simulation.dt_s = *a.dt;
   o.rollout = ts::rollout_options(file.model, file.simulation);
   try {
@@ -164,7 +170,9 @@ void register_plan(CLI::App& app) {
   cmd->add_option("--lateral-weight", a->lateral_weight, "lookahead: w in the path metric w d - s")->check(non_negative());
   cmd->add_option("--lateral-tol", a->lateral_tol, "lookahead: lateral distance [m] beyond which the metric penalises steeply")
       ->check(non_negative());
-  cmd->add_option("--ramp", a->ramp, "fraction of the period over which an increment ramps (1 = whole period, small = step)")
+  cmd->add_option("--increment", a->increment,
+                  "shape of a cable's increment within a period (document: open): ramp (linear, default) | step (whole increment at the period start)");
+  cmd->add_option("--ramp", a->ramp, "--increment ramp: fraction of the period over which an increment ramps (1 = whole period)")
       ->check(CLI::Range(1e-6, 1.0));
   cmd->add_option("--dt", a->dt, "integration step of the rollouts [s] (default: the model file's)")->check(positive());
   cmd->add_option("-j,--threads", a->threads, "rollout threads (0 = all cores); results do not depend on it");

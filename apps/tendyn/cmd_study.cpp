@@ -19,7 +19,7 @@ struct StudyArgs {
   std::string name;
   double duration = 2.0, period = 0.1, u0 = 0.005;
   int threads = 0;
-  std::string out_dir = "out/study";
+  std::string out_dir = "out/study", increment = "ramp";
   bool quiet = false, no_plot = false;
 };
 
@@ -31,6 +31,11 @@ void run_study(const StudyArgs& a) {
   settings.period_s = a.period;
   settings.u0_m = a.u0;
   settings.threads = a.threads;
+  try {
+    settings.increment = ts::increment_shape_from_string(a.increment);
+  } catch (const Error& e) {
+    throw Error(std::string("study: --increment: ") + e.what());
+  }
   ensure_directory(a.out_dir);
   std::string csv = ts::plan_study_csv_header() + "\n";
   if (!a.quiet)
@@ -78,6 +83,7 @@ void register_study(CLI::App& app) {
   cmd->add_option("--duration", a->duration, "planned time per variant [s]")->check(positive());
   cmd->add_option("--period", a->period, "control period [s]")->check(positive());
   cmd->add_option("--u0", a->u0, "increment per period [m]")->check(positive());
+  cmd->add_option("--increment", a->increment, "shape of an increment within a period: ramp (default) | step (tendyn plan --increment)");
   cmd->add_option("-j,--threads", a->threads, "rollout threads (0 = all cores)");
   cmd->add_option("-o,--out", a->out_dir, "output directory");
   cmd->add_flag("--no-plot", a->no_plot, "do not render the PNG");

@@ -47,3 +47,24 @@ def test_policy_errors_and_estimates():
     e = ts.estimate_plan_output(mf.model, o, mf.simulation, 0.01)
     assert e.output_bytes > 0 and e.memory_bytes > 0
     assert "rows x 13 columns of schedule.csv" in e.output_what
+
+
+def test_increment_shape_step_matches_the_cli(tmp_path):
+    """Issue 18 item 5: PlannerOptions.increment (document 001 leaves the shape open)."""
+    assert ts.PlannerOptions().increment == ts.IncrementShape.kRamp
+    for v in ts.IncrementShape.__members__.values():
+        assert ts.increment_shape_from_string(ts.to_string(v)) == v
+    with pytest.raises(tendyn.Error, match=r"unknown increment shape 'Step' \(valid: ramp, step\)"):
+        ts.increment_shape_from_string("Step")
+    if not CLI.exists():
+        pytest.skip(f"CLI not built at {CLI}")
+    subprocess.run([str(CLI), "plan", "--drive", "c1,c2", "--duration", "0.2", "--increment", "step", "-j", "2", "-q", "-o",
+                    str(tmp_path)], check=True, cwd=REPO, stdout=subprocess.DEVNULL)
+    mf = ts.load_model_file(str(REPO / "models/three_bar.yaml"))
+    model = mf.model
+    o = ts.PlannerOptions(drive_cables=[0, 1], duration_s=0.2, threads=2, increment=ts.IncrementShape.kStep)
+    ts.remove_drives_on(model, o.drive_cables)
+    o.rollout = ts.rollout_options(model, mf.simulation)
+    r = ts.plan(model, o)
+    assert r.increment == ts.IncrementShape.kStep
+    assert ts.plan_schedule_csv(model, o.drive_cables, r) == (tmp_path / "schedule.csv").read_text()

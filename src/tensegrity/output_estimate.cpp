@@ -35,7 +35,8 @@ OutputEstimate estimate_plan_output(const Model& m, const PlannerOptions& o, con
   const double nperiod = plan_nperiod(o);
   const double ndrive = static_cast<double>(o.drive_cables.size());
   const double rows = nperiod + 2.0, cols = 1.0 + 2.0 * ndrive + 4.0;
-  const double knots = o.ramp_fraction < 1.0 ? 2.0 * nperiod + 1.0 : nperiod + 1.0;
+  const bool extra_knot = o.ramp_fraction < 1.0 || o.increment == IncrementShape::kStep;  // as_drives: end of ramp, or the step
+  const double knots = extra_knot ? 2.0 * nperiod + 1.0 : nperiod + 1.0;
   const double yaml_numbers = 2.0 * knots * ndrive + 32.0 * (m.nrod() + m.nnode() + m.ncable());
   SimulationOptions view = replay;
   view.duration_s = nperiod * o.period_s;

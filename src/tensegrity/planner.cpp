@@ -26,6 +26,20 @@ const char* to_string(Planner planner) {
   return "?";
 }
 
+IncrementShape increment_shape_from_string(const std::string& name) {
+  for (IncrementShape s : {IncrementShape::kRamp, IncrementShape::kStep})
+    if (name == to_string(s)) return s;
+  throw Error("unknown increment shape '" + name + "' (valid: ramp, step)");
+}
+
+const char* to_string(IncrementShape shape) {
+  switch (shape) {
+    case IncrementShape::kRamp: return "ramp";
+    case IncrementShape::kStep: return "step";
+  }
+  return "?";
+}
+
 PlanPath PlanPath::straight_x() { return PlanPath{{Eigen::Vector2d(0, 0), Eigen::Vector2d(1e3, 0)}}; }
 PlanPath PlanPath::right_angle(double x_turn) {
   return PlanPath{{Eigen::Vector2d(0, 0), Eigen::Vector2d(x_turn, 0), Eigen::Vector2d(x_turn, 1e3)}};
@@ -87,8 +101,13 @@ std::vector<CableDrive> PlanResult::as_drives(const std::vector<int>& cables) co
   for (std::size_t c = 0; c < cables.size(); ++c) {
     TableDrive t;
     for (std::size_t k = 0; k < period_start_s.size(); ++k) {
+      // step: u_(k-1) at the period start, the full increment 1e-9 period later (IncrementShape::kStep)
+      if (k > 0 && increment == IncrementShape::kStep) {
+        t.t_s.push_back(period_start_s[k - 1] + 1e-9 * (period_start_s[k] - period_start_s[k - 1]));
+        t.u_m.push_back(offset_m[k][static_cast<Eigen::Index>(c)]);
+      }
       // ramp over the first ramp_fraction of each period, then hold: one extra knot per period
-      if (k > 0 && ramp_fraction < 1.0) {
+      if (k > 0 && increment == IncrementShape::kRamp && ramp_fraction < 1.0) {
         t.t_s.push_back(period_start_s[k - 1] + ramp_fraction * (period_start_s[k] - period_start_s[k - 1]));
         t.u_m.push_back(offset_m[k][static_cast<Eigen::Index>(c)]);
       }
@@ -181,7 +200,8 @@ struct Rollout {
   State end;
 };
 
-// Simulates one period with the drive offsets ramping linearly from u_start to u_start + delta.
+// Simulates one period with the drive offsets going from u_start to u_start + delta: a linear ramp
+// over ramp_fraction of the period (kRamp) or a step just after the period start (kStep).
 Rollout rollout(const Model& m, const PlannerOptions& o, const State& start, const Eigen::VectorXd& u_start,
                 const Eigen::VectorXi& delta, const PathTracker& tracker, const std::vector<std::uint8_t>& slack_at_start) {
   Rollout r;
@@ -192,8 +212,9 @@ Rollout rollout(const Model& m, const PlannerOptions& o, const State& start, con
     if (end < cab.rest_length_min_m || end > cab.rest_length_max_m || end <= 0.0) return r;  // rejected
   }
   const double t0 = start.time_s, period = o.period_s, ramp = o.ramp_fraction * o.period_s;
+  const bool step = o.increment == IncrementShape::kStep;
   auto controller = [&](double t, const State&, Data& d) {
-    const double f = std::clamp((t - t0) / ramp, 0.0, 1.0);
+    const double f = step ? (t > t0 ? 1.0 : 0.0) : std::clamp((t - t0) / ramp, 0.0, 1.0);
     for (int c = 0; c < nd; ++c) {
       const int k = o.drive_cables[static_cast<std::size_t>(c)];
       d.cable_rest_length_m[k] = m.cables[static_cast<std::size_t>(k)].rest_length_m + u_start[c] + f * o.u0_m * delta[c];
@@ -242,6 +263,8 @@ PlanResult plan(const Model& model, const PlannerOptions& o, const std::function
   }
   if (!(o.u0_m > 0.0) || !(o.period_s > 0.0) || !(o.duration_s > 0.0)) throw Error("plan: u0, period and duration must be > 0");
   if (!(o.ramp_fraction > 0.0 && o.ramp_fraction <= 1.0)) throw Error("plan: ramp_fraction must be in (0, 1]");
+  if (o.increment == IncrementShape::kStep && o.ramp_fraction != 1.0)
+    throw Error("plan: ramp_fraction applies to the ramp increment only (increment step, ramp_fraction " + std::to_string(o.ramp_fraction) + ")");
   if (o.beam_width < 1) throw Error("plan: beam_width must be >= 1");
   if (!(o.lateral_weight >= 0.0)) throw Error("plan: lateral_weight must be >= 0");
   validate(o.rollout);
@@ -442,6 +465,7 @@ PlanResult plan(const Model& model, const PlannerOptions& o, const std::function
   slack_at(state, u);
   record_tension();
   res.ramp_fraction = o.ramp_fraction;
+  res.increment = o.increment;
   res.progress_m = tracker.arc_length(res.centroid_m.back()) - tracker.arc_length(res.centroid_m.front());
   res.speed_mps = res.progress_m / (res.period_start_s.back() - res.period_start_s.front());
   res.wall_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();

@@ -60,6 +60,9 @@ TEST(OutputEstimate, PlanCountsScheduleModelReplayAndRollouts) {
   EXPECT_DOUBLE_EQ(ts::estimate_plan_output(f.model, o, replay, 0.125).memory_bytes, frames + 8 * rollout);
   o.ramp_fraction = 0.5;  // one more knot per period in planned.yaml
   EXPECT_DOUBLE_EQ(ts::estimate_plan_output(f.model, o, replay, 0.125).output_bytes, output + 18.0 * 2 * 3 * 4);
+  o.ramp_fraction = 1.0;
+  o.increment = ts::IncrementShape::kStep;  // the step knot: as many as a short ramp
+  EXPECT_DOUBLE_EQ(ts::estimate_plan_output(f.model, o, replay, 0.125).output_bytes, output + 18.0 * 2 * 3 * 4);
   // a long plan grows linearly: 30000 periods -> about 30000 rows of 13 numbers, 60000 replay frames
   o.duration_s = 3750.0;
   e = ts::estimate_plan_output(f.model, o, replay, 0.0);

@@ -145,6 +145,67 @@ TEST(Planner, LookaheadAndShortRampSchedulesReplayInSimulate) {
   }
 }
 
+// Issue 18 item 5: the increment's shape inside a period (document 001 leaves it open).
+// kStep: the rest length carries the whole increment after the first integration step of the
+// period, the rollouts ran exactly that schedule (the replay matches to round-off), and the plan
+// differs from the ramp's. kRamp: the default, bit for bit the plan before the option existed
+// (final centroid recorded with the previous build: `tendyn plan --duration 0.2 -j 1`, summary.json).
+TEST(Planner, StepIncrementIsFullAfterTheFirstStepAndRampIsUnchanged) {
+  EXPECT_EQ(ts::increment_shape_from_string("step"), ts::IncrementShape::kStep);
+  EXPECT_STREQ(ts::to_string(ts::IncrementShape::kRamp), "ramp");
+  try {
+    ts::increment_shape_from_string("Ramp");
+    ADD_FAILURE() << "no error";
+  } catch (const tendyn::Error& e) {
+    EXPECT_STREQ(e.what(), "unknown increment shape 'Ramp' (valid: ramp, step)");
+  }
+  const auto f = three_bar();
+  auto o = options(f, 0, 0.2);
+  EXPECT_EQ(o.increment, ts::IncrementShape::kRamp);
+  const auto ramp = ts::plan(f.model, o);
+  EXPECT_EQ(ramp.centroid_m.back(), Eigen::Vector2d(0.003652133960401177, 0.00012390297681507192));
+  EXPECT_EQ(ramp.as_drives(o.drive_cables)[0].u.index(), 1u);
+  EXPECT_EQ(std::get<ts::TableDrive>(ramp.as_drives(o.drive_cables)[0].u).t_s.size(), 3u);  // knots only
+
+  o.increment = ts::IncrementShape::kStep;
+  const auto step = ts::plan(f.model, o);
+  EXPECT_EQ(step.increment, ts::IncrementShape::kStep);
+  EXPECT_LT(replay_error_m(f, o, step), 1e-9);
+  EXPECT_GT((step.centroid_m.back() - ramp.centroid_m.back()).norm(), 1e-4);
+  const double dt = f.simulation.dt_s;
+  const auto drives = step.as_drives(o.drive_cables);
+  ASSERT_EQ(drives.size(), 4u);
+  int moved = 0;
+  for (std::size_t c = 0; c < drives.size(); ++c) {
+    const auto e = static_cast<Eigen::Index>(c);
+    EXPECT_EQ(std::get<ts::TableDrive>(drives[c].u).t_s.size(), 5u);  // a step knot per period
+    EXPECT_EQ(ts::drive_offset(drives[c], 0.0), 0.0);
+    const double t1 = step.period_start_s[1];  // 0.1 s up to round-off
+    for (const double t : {0.5 * dt, dt, 0.05, t1}) EXPECT_EQ(ts::drive_offset(drives[c], t), step.offset_m[1][e]) << c << " " << t;
+    EXPECT_EQ(ts::drive_offset(drives[c], t1 + 0.5 * dt), step.offset_m[2][e]) << c;
+    moved += step.offset_m[1][e] != 0.0 ? 1 : 0;
+  }
+  EXPECT_GT(moved, 0);
+  // in a simulation of the planned model the rest length after the first step is the full increment
+  struct Rest : ts::Observer {
+    std::vector<Eigen::VectorXd> rest;
+    void on_output(const ts::Model&, const ts::State&, const ts::Data& d, const ts::Energy&) override { rest.push_back(d.cable_rest_length_m); }
+  } obs;
+  auto m = f.model;
+  m.drives = drives;
+  auto sim = f.simulation;
+  sim.duration_s = dt;
+  sim.output_interval_s = 0.0;  // every step
+  ts::simulate(m, sim, &obs);
+  ASSERT_GE(obs.rest.size(), 2u);
+  for (int c = 0; c < 4; ++c) {
+    EXPECT_EQ(obs.rest.front()[c], f.model.cables[static_cast<std::size_t>(c)].rest_length_m) << c;
+    EXPECT_EQ(obs.rest.back()[c], f.model.cables[static_cast<std::size_t>(c)].rest_length_m + step.offset_m[1][c]) << c;
+  }
+  o.ramp_fraction = 0.5;  // a ramp fraction with a step is refused
+  EXPECT_THROW(ts::plan(f.model, o), tendyn::Error);
+}
+
 TEST(Planner, LookaheadBadOptions) {
   const auto f = three_bar();
   auto o = options(f, 0);

@@ -24,7 +24,7 @@ OutputEstimate estimate_simulate_output(const Model& model, const SimulationOpti
 
 /// `tendyn plan`: schedule.csv (nperiod + 2 rows of 1 + 2 m + 4 columns, m drive cables,
 /// nperiod = plan_nperiod(options)), planned.yaml (the model plus the schedule as table drives:
-/// (nperiod + 1) or, with ramp_fraction < 1, (2 nperiod + 1) knots of 2 numbers per drive cable,
+/// (nperiod + 1) or, with ramp_fraction < 1 or a step increment, (2 nperiod + 1) knots of 2 numbers per drive cable,
 /// plus 32 numbers per rod, node and cable for the model itself) and scene.json of the replay
 /// (the simulate estimate for duration nperiod x period_s with `replay` and frame_interval_s,
 /// plus one path-error value per frame). Memory: the replay's frames as for simulate, plus the

@@ -24,14 +24,18 @@ struct PlanStudyVariant {
 /// configuration.
 const std::vector<std::string>& plan_study_names();
 
-/// The variants of study `name` (document 001 sections 4.1-4.6). Throws tendyn::Error
-/// "study: unknown study '<name>' (valid: ...)".
+/// The variants of study `name` (document 001 sections 4.2.1-4.4.2; configuration holds 4.4.1 and
+/// 4.4.2). Drive cables: the section's own list where it gives one (4.3.1: c1-c4; 4.3.2, 4.3.3,
+/// 4.4.1: c2-c5), otherwise a consecutive run c_i..c_(i+j-1) as the document's software takes them
+/// (section 3.4.2); the sentence behind each choice is in plan_study.cpp and docs/VALIDATION.md.
+/// Throws tendyn::Error "study: unknown study '<name>' (valid: ...)".
 std::vector<PlanStudyVariant> plan_study_variants(const std::string& name);
 
 struct PlanStudySettings {
   double duration_s = 2.0;  ///< planned time per variant
   double period_s = 0.1;    ///< control period
   double u0_m = 0.005;      ///< increment per period
+  IncrementShape increment = IncrementShape::kRamp;  ///< PlannerOptions::increment (document: open)
   int threads = 0;          ///< rollout threads (0 = all cores); results do not depend on it
 };
 

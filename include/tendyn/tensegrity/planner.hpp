@@ -33,9 +33,10 @@
 //   next period's candidates (same start state, offsets and slack set), so after the first period
 //   a period costs beam_width x 3^m rollouts. On the document's two tasks it tracks more tightly and
 //   gets further than kExhaustive (docs/BENCHMARKS.md).
-// Increment timing: the document says only that u changes by one of {-u0, 0, u0} per period; by
-// default it ramps linearly over the whole period, `ramp_fraction` < 1 applies it over the first
-// part of the period and holds it (-> a step as ramp_fraction -> 0).
+// Increment timing (`increment`, IncrementShape): the document says only that u changes by one of
+// {-u0, 0, u0} per period (3-2) and leaves open how within the period (issue 18 item 5). kRamp (the
+// default) ramps it linearly over the whole period, or with `ramp_fraction` < 1 over the first part
+// of the period and holds it; kStep applies the whole increment at the start of the period.
 // Rollouts run on `threads` threads; candidates are indexed and reduced by index, so the executed
 // schedule is bit-identical for any thread count.
 #pragma once
@@ -59,6 +60,28 @@ Planner planner_from_string(const std::string& name);
 /// "exhaustive", "coordinate", "lookahead" (the names of `tendyn plan --planner` and plan.json).
 const char* to_string(Planner planner);
 
+/// How a drive cable's increment is applied within a control period. Document 001 (3-2) states
+/// only the increment per period, {-u0, 0, +u0}; the shape inside the period is left open (ours
+/// to choose, issue 18 item 5; docs/VALIDATION.md "Increment shape and friction").
+enum class IncrementShape {
+  /// Linear from u_start at the period start t0 to u_start + delta at t0 + ramp_fraction x period,
+  /// then held (ramp_fraction = 1: over the whole period). The default: the executed schedule is
+  /// the continuous piecewise-linear table of the knots.
+  kRamp,
+  /// The whole increment at the start of the period: the rest length is u_start at t = t0 exactly
+  /// and u_start + delta for every t > t0, so every integration step of the period (from the first
+  /// one on; only the first stage of the first step, evaluated at t0 itself, sees u_start) runs
+  /// with the full increment. As a table drive: the knot (t0, u_start), then (t0 + 1e-9 period,
+  /// u_start + delta), so that a replay in `simulate` with the rollouts' fixed step matches.
+  /// Requires ramp_fraction = 1 (plan() throws otherwise).
+  kStep,
+};
+/// "ramp" | "step" -> IncrementShape (exact names). Throws tendyn::Error
+/// "unknown increment shape '<name>' (valid: ramp, step)" for any other text.
+IncrementShape increment_shape_from_string(const std::string& name);
+/// "ramp", "step" (the names of `tendyn plan --increment`).
+const char* to_string(IncrementShape shape);
+
 struct PlannerOptions {
   std::vector<int> drive_cables;   ///< cable indices (m of them)
   double u0_m = 0.005;             ///< increment per period
@@ -70,7 +93,8 @@ struct PlannerOptions {
   int beam_width = 3;              ///< lookahead: candidates expanded into a second period
   double lateral_weight = 5.0;     ///< lookahead: w in the path metric w d - s (5 as in (3-3))
   double lateral_tolerance_m = 0.002;  ///< lookahead: d beyond this is penalised 100 w
-  double ramp_fraction = 1.0;      ///< the increment ramps over this fraction of the period, then holds
+  IncrementShape increment = IncrementShape::kRamp;  ///< shape of the increment within a period (document: open)
+  double ramp_fraction = 1.0;      ///< kRamp: the increment ramps over this fraction of the period, then holds; (0, 1]
   double threshold_start_m = 1e-10;  ///< n_0, the first cost threshold [m]
   SimulationOptions rollout;       ///< integrator and step of every rollout (duration is set per period)
   int threads = 0;                 ///< 0 = all cores
@@ -92,6 +116,7 @@ struct PlanResult {
   double progress_m = 0.0;        ///< arc length along the path at the end
   double speed_mps = 0.0;         ///< progress / duration
   double ramp_fraction = 1.0;     ///< copied from the options (as_drives adds the end-of-ramp knots)
+  IncrementShape increment = IncrementShape::kRamp;  ///< copied from the options (as_drives adds the step knots)
   State final_state;
   /// The executed schedule as drives (one TableDrive per drive cable) for Model::drives.
   std::vector<CableDrive> as_drives(const std::vector<int>& drive_cables) const;
@@ -102,7 +127,7 @@ int plan_nperiod(const PlannerOptions& options);
 
 /// Plans from model.initial_state. The model's own drives must not act on the drive cables
 /// (Error; remove_drives_on() drops them). Throws tendyn::Error on bad options (no drive cables, bad indices, non-positive u0 /
-/// period / duration), SimulationError if a rollout blows up. `progress(done_periods, total)` is
+/// period / duration, ramp_fraction outside (0, 1] or != 1 with kStep), SimulationError if a rollout blows up. `progress(done_periods, total)` is
 /// called after each period. Cost: nperiod x (3^m or ~2m x rounds) rollouts of period/dt steps.
 PlanResult plan(const Model& model, const PlannerOptions& options, const std::function<void(int, int)>& progress = {});
 

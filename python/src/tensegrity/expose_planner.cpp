@@ -26,6 +26,12 @@ void expose_planner(py::module_& m) {
   m.def("planner_from_string", &planner_from_string, py::arg("name"),
         "'exhaustive', 'coordinate' or 'lookahead' -> Planner (tendyn.Error otherwise).");
   m.def("to_string", py::overload_cast<Planner>(&to_string), py::arg("planner"), "'exhaustive', 'coordinate' or 'lookahead'.");
+  py::enum_<IncrementShape>(m, "IncrementShape", "Shape of a drive cable's increment within a control period (document 001 leaves it open).")
+      .value("kRamp", IncrementShape::kRamp, "linear over ramp_fraction of the period, then held (default)")
+      .value("kStep", IncrementShape::kStep, "the whole increment at the start of the period");
+  m.def("increment_shape_from_string", &increment_shape_from_string, py::arg("name"),
+        "'ramp' or 'step' -> IncrementShape (tendyn.Error otherwise).");
+  m.def("to_string", py::overload_cast<IncrementShape>(&to_string), py::arg("increment"), "'ramp' or 'step'.");
   py::class_<PlannerOptions> po(m, "PlannerOptions", "Options of plan(): drive cables, increment u0, period, duration, path.");
   po.def_readwrite("drive_cables", &PlannerOptions::drive_cables, "cable indices the planner drives")
       .def_readwrite("u0_m", &PlannerOptions::u0_m, "rest-length increment per period [m]")
@@ -37,7 +43,8 @@ void expose_planner(py::module_& m) {
       .def_readwrite("beam_width", &PlannerOptions::beam_width, "lookahead: candidates expanded into a second period")
       .def_readwrite("lateral_weight", &PlannerOptions::lateral_weight, "lookahead: w in the path metric w d - s (dimensionless)")
       .def_readwrite("lateral_tolerance_m", &PlannerOptions::lateral_tolerance_m, "lookahead: distance from the path beyond which it is penalised [m]")
-      .def_readwrite("ramp_fraction", &PlannerOptions::ramp_fraction, "the increment ramps over this fraction of the period, then holds (dimensionless)")
+      .def_readwrite("increment", &PlannerOptions::increment, "IncrementShape: ramp (default) or step (document 001: open)")
+      .def_readwrite("ramp_fraction", &PlannerOptions::ramp_fraction, "kRamp: the increment ramps over this fraction of the period, then holds (dimensionless, (0, 1]; 1 with kStep)")
       .def_readwrite("threshold_start_m", &PlannerOptions::threshold_start_m, "exhaustive: initial cost threshold n_0 [m]")
       .def_readwrite("rollout", &PlannerOptions::rollout, "SimulationOptions of every rollout (its duration is set per period)")
       .def_readwrite("threads", &PlannerOptions::threads, "worker threads (0 = all cores); results do not depend on it");
@@ -58,6 +65,7 @@ void expose_planner(py::module_& m) {
       .def_readonly("progress_m", &PlanResult::progress_m, "arc length along the path at the end [m]")
       .def_readonly("speed_mps", &PlanResult::speed_mps, "progress / duration [m/s]")
       .def_readonly("final_state", &PlanResult::final_state, "State at the end")
+      .def_readonly("increment", &PlanResult::increment, "IncrementShape of the plan (as_drives follows it)")
       .def("as_drives", &PlanResult::as_drives, py::arg("drive_cables"), "The executed schedule as table drives.")
       .def("__repr__", [](const PlanResult& r) {
         return "PlanResult(periods=" + std::to_string(r.cost_m.size()) + ", progress_m=" +
