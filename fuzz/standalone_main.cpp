@@ -72,7 +72,7 @@ const char* const kTokens[] = {
     "- {id: c, nodes: [a, b], stiffness: 1, rest_length: 0.5}\n", "id", "position", "fixed: true", "force", "mass",
     "length", "com_ratio", "radius_outer", "radius_inner", "inertia_transverse", "inertia_axial", "velocity",
     "angular_velocity", "stiffness", "damping", "rest_length", "tension_only: false", "type", "prism",
-    "expanded-octahedron", "n", "psi_deg", "pivot", "radius", "height", "spacing_scale", "perturbation", "R", "E",
+    "expanded-octahedron", "n", "psi_deg", "layout", "centred", "pivot", "radius", "height", "spacing_scale", "perturbation", "R", "E",
     "S", "Gamma", "P", "positions", "rod", "compression", "index_base: 0", "duration", "dt", "integrator",
     "dopri5", "lie-verlet", "rk4", "output_interval", "strain_limit", "slack_tolerance", "rtol", "atol",
     "energy_growth_limit", ": ", "- ", "[", "]", "{", "}", ", ", "\n", "\n  ", "\n    ", "true", "false", "~",

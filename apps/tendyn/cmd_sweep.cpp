@@ -22,7 +22,9 @@ namespace tendyn::cli {
 namespace {
 struct SweepArgs {
   double psi_min = 20, psi_max = 80, psi_step = 1;
-  double radius = tensegrity::PrismParams{}.radius_m, pivot = tensegrity::PrismParams{}.pivot, damping = 5.0, stiffness = 10.0, rest_length = 0.2, mass = 1.0, length = 0.3;
+  std::string layout = "centred";  // the psi study's default (tensegrity::PsiStudyOptions): the authors' construction
+  double radius = -1.0;            // < 0: the layout's default (L/8 centred, 0.12 m pivot)
+  double pivot = tensegrity::PrismParams{}.pivot, damping = 5.0, stiffness = 10.0, rest_length = 0.2, mass = 1.0, length = 0.3;
   std::string damping_law = "relative_velocity";
   double duration = 15.0, dt = 1e-3, strain_limit = 1.0;
   int threads = 0;
@@ -71,8 +73,14 @@ void run_sweep(const SweepArgs& a) {
   } catch (const Error& e) {
     throw Error(std::string("sweep: --damping-law: ") + e.what());
   }
+  try {
+    o.prism.layout = ts::prism_layout_from_string(a.layout);
+  } catch (const Error& e) {
+    throw Error(std::string("sweep: --layout: ") + e.what());
+  }
   o.prism.radius_m = a.radius;
   o.prism.pivot = a.pivot;
+  const double radius_m = ts::prism_radius_m(o.prism);
   const int n = static_cast<int>(std::floor((a.psi_max - a.psi_min) / a.psi_step + 1e-9)) + 1;
   for (int i = 0; i < n; ++i) o.psi_deg.push_back(a.psi_min + i * a.psi_step);
   o.simulation.duration_s = a.duration;
@@ -130,11 +138,12 @@ void run_sweep(const SweepArgs& a) {
       {"study", "document 000 psi study (3-prism, zero gravity)"},
       {"prism",
        {{"rod_mass_kg", a.mass}, {"rod_length_m", a.length}, {"stiffness_Npm", a.stiffness}, {"rest_length_m", a.rest_length},
-        {"damping_Nspm", a.damping}, {"damping_law", ts::to_string(o.prism.damping_law)}, {"radius_m", o.prism.radius_m}, {"pivot", o.prism.pivot}}},
+        {"damping_Nspm", a.damping}, {"damping_law", ts::to_string(o.prism.damping_law)}, {"layout", ts::to_string(o.prism.layout)}, {"radius_m", radius_m}}},
       {"simulation", {{"duration_s", a.duration}, {"dt_s", a.dt}, {"integrator", ts::to_string(o.simulation.integrator)}, {"strain_limit", a.strain_limit}}},
       {"normal_range_deg", res.has_range ? nlohmann::json::array({res.range_min_deg, res.range_max_deg}) : nlohmann::json(nullptr)},
       {"paper_normal_range_deg", nlohmann::json::array({36, 68})},
       {"rows", rows}};
+  if (o.prism.layout == ts::PrismLayout::kPivot) summary["prism"]["pivot"] = o.prism.pivot;
   {
     io::ResultSet results(a.out_dir);  // sweep.csv and sweep.json appear together (docs/CLI.md "Outputs")
     io::write_file_atomic(results.file("sweep.csv"), csv);
@@ -148,8 +157,12 @@ void run_sweep(const SweepArgs& a) {
   if (a.quiet) return;
   if (res.resumed > 0)
     std::printf("resumed: %d of %d angles read from the journal of an interrupted run (not run again)\n", res.resumed, n);
-  std::printf("psi study: radius %.4g m, pivot %.3g, damping %.3g N s/m (%s), %d angles, %.3g s each\n", o.prism.radius_m,
-              o.prism.pivot, a.damping, a.damping_law.c_str(), n, a.duration);
+  if (o.prism.layout == ts::PrismLayout::kPivot)
+    std::printf("psi study: layout pivot, radius %.4g m, pivot %.3g, damping %.3g N s/m (%s), %d angles, %.3g s each\n", radius_m,
+                o.prism.pivot, a.damping, a.damping_law.c_str(), n, a.duration);
+  else
+    std::printf("psi study: layout centred, radius of the rod centres %.4g m, damping %.3g N s/m (%s), %d angles, %.3g s each\n", radius_m,
+                a.damping, a.damping_law.c_str(), n, a.duration);
   std::printf("%6s %-7s %-22s %-22s %23s %23s %23s  %s\n", "psi", "normal", "first slack", "first over-strain",
               "top max/min/final [%]", "bottom max/min/final", "side max/min/final", "shapes (top, bottom, side)");
   for (const auto& r : res.rows) {
@@ -176,8 +189,13 @@ void register_sweep(CLI::App& app) {
   cmd->add_option("--psi-min", a->psi_min, "first tilt angle [deg]");
   cmd->add_option("--psi-max", a->psi_max, "last tilt angle [deg]");
   cmd->add_option("--psi-step", a->psi_step, "tilt step [deg]");
-  cmd->add_option("--radius", a->radius, "radius of the circle the rods stand on [m]")->check(positive());
-  cmd->add_option("--pivot", a->pivot, "fraction of the rod, from its bottom end, on that circle")->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("--layout", a->layout,
+                  "initial geometry: centred (the authors' n_prism.py: rod centres on a circle) or pivot (ours: rods turned about a point on a circle)");
+  cmd->add_option("--radius", a->radius,
+                  "radius of the circle [m]: of the rod centres (centred) or of the pivot points (pivot); default: the layout's, rod length / 8 or 0.12 m")
+      ->check(positive())
+      ->default_str("");
+  cmd->add_option("--pivot", a->pivot, "layout pivot: fraction of the rod, from its bottom end, on that circle")->check(CLI::Range(0.0, 1.0));
   cmd->add_option("--damping", a->damping, "cable damping gamma [N s/m]");
   cmd->add_option("--damping-law", a->damping_law, "relative_velocity (document eq. 3) or axial");
   cmd->add_option("--stiffness", a->stiffness, "cable stiffness [N/m]");

@@ -135,7 +135,7 @@ def run_spec(spec: Mapping[str, Any], point: Mapping[str, Any]) -> dict:
     The spec and its checks are those of ``tendyn sweep --spec`` (the same C++ code,
     ``tendyn.tensegrity.sweep_spec_from_dict`` and ``run_sweep_point``): keys ``model``
     (``"prism"``, built by make_prism from ``spec["prism"]`` updated by the point's PrismParams
-    names, ``psi_deg`` setting psi_rad, ``damping_law`` "axial" or "relative_velocity"; or a model
+    names, ``psi_deg`` setting psi_rad, ``damping_law`` "axial" or "relative_velocity", ``layout`` "pivot" or "centred"; or a model
     file path), ``simulation`` (SimulationOptions fields, ``integrator`` by name), ``grid``,
     ``out``, ``threads``. Point keys are prism or simulation fields. An unknown key at any level,
     a non-finite number, a non-integer ``n``, or prism parameters with a model file raise

@@ -147,13 +147,16 @@ def test_lagrange_mass_matrix_and_linearize():
 
 def test_psi_study_range_equals_cli(tmp_path):
     args = dict(psi_min=30, psi_max=75, psi_step=5, duration=3)
+    # rest length 0.14 m: with 0.2 m the centred layout (the default) has no normal angle (docs/VALIDATION.md)
     cli("sweep", "--psi-min", args["psi_min"], "--psi-max", args["psi_max"], "--psi-step", args["psi_step"],
-        "--duration", args["duration"], "-q", "-o", tmp_path)
+        "--duration", args["duration"], "--rest-length", 0.14, "-q", "-o", tmp_path)
     expected = json.loads((tmp_path / "sweep.json").read_text())
     o = ts.PsiStudyOptions()
-    # the CLI's defaults (apps/tendyn/cmd_sweep.cpp)
+    # the CLI's defaults (apps/tendyn/cmd_sweep.cpp): the authors' centred layout, radius L/8
+    assert o.prism.layout == ts.PrismLayout.kCentred and expected["prism"]["layout"] == "centred"
+    assert ts.prism_radius_m(o.prism) == expected["prism"]["radius_m"] == 0.3 / 8
     o.prism.rod_mass_kg, o.prism.rod_length_m = 1.0, 0.3
-    o.prism.stiffness_Npm, o.prism.rest_length_m, o.prism.damping_Nspm = 10.0, 0.2, 5.0
+    o.prism.stiffness_Npm, o.prism.rest_length_m, o.prism.damping_Nspm = 10.0, 0.14, 5.0
     o.prism.damping_law = ts.DampingLaw.kRelativeVelocity
     o.psi_deg = [float(p) for p in range(args["psi_min"], args["psi_max"] + 1, args["psi_step"])]
     o.simulation.duration_s = float(args["duration"])
@@ -315,12 +318,15 @@ def test_enum_names_round_trip_and_unknown_names_are_errors():
                           (ts.ground_type_from_string, ts.Ground.Type.__members__.values()),
                           (ts.integrator_from_string, ts.Integrator.__members__.values()),
                           (ts.quaternion_stabilisation_from_string, ts.QuaternionStabilisation.__members__.values()),
-                          (ts.planner_from_string, ts.Planner.__members__.values())]:
+                          (ts.planner_from_string, ts.Planner.__members__.values()),
+                          (ts.prism_layout_from_string, ts.PrismLayout.__members__.values())]:
         for v in values:
             assert parse(ts.to_string(v)) == v
     assert ts.to_string(ts.DampingLaw.kRelativeVelocity) == "relative_velocity"
     assert ts.to_string(ts.Planner.kCoordinateSearch) == "coordinate"
     with pytest.raises(tendyn.Error, match="unknown damping law 'Axial' \\(valid: axial, relative_velocity\\)"):
         ts.damping_law_from_string("Axial")
+    with pytest.raises(tendyn.Error, match="unknown prism layout 'centered' \\(valid: pivot, centred\\)"):
+        ts.prism_layout_from_string("centered")
     with pytest.raises(tendyn.Error, match="unknown planner 'greedy'"):
         ts.planner_from_string("greedy")

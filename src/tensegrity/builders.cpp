@@ -23,10 +23,30 @@ void add_cable(Model& m, const std::string& id, int a, int b, double k, double c
 }
 }  // namespace
 
+PrismLayout prism_layout_from_string(const std::string& name) {
+  for (PrismLayout layout : {PrismLayout::kPivot, PrismLayout::kCentred})
+    if (name == to_string(layout)) return layout;
+  throw Error("unknown prism layout '" + name + "' (valid: pivot, centred)");
+}
+
+const char* to_string(PrismLayout layout) {
+  switch (layout) {
+    case PrismLayout::kPivot: return "pivot";
+    case PrismLayout::kCentred: return "centred";
+  }
+  return "?";
+}
+
+double prism_radius_m(const PrismParams& p) {
+  if (p.radius_m > 0.0) return p.radius_m;
+  if (!(p.radius_m < 0.0)) throw Error("prism: radius must be > 0 (or < 0 for the layout's default)");
+  return p.layout == PrismLayout::kCentred ? p.rod_length_m / 8.0 : kPrismPivotDefaultRadius_m;
+}
+
 Model make_prism(const PrismParams& p) {
   if (p.n < 3 || p.n > 10000) throw Error("prism: n must be in [3, 10000] (got " + std::to_string(p.n) + ")");
-  if (!(p.radius_m > 0.0)) throw Error("prism: radius must be > 0");
-  if (!(p.pivot >= 0.0 && p.pivot <= 1.0)) throw Error("prism: pivot must be in [0, 1]");
+  const double radius = prism_radius_m(p);
+  if (p.layout == PrismLayout::kPivot && !(p.pivot >= 0.0 && p.pivot <= 1.0)) throw Error("prism: pivot must be in [0, 1]");
   const int n = p.n;
   Model m;
   m.name = std::to_string(n) + "-prism";
@@ -60,12 +80,23 @@ Model make_prism(const PrismParams& p) {
   m.f_W_ext_node.assign(static_cast<std::size_t>(2 * n), Eigen::Vector3d::Zero());
   Eigen::MatrixX3d P(2 * n, 3);
   const double L = p.rod_length_m;
+  const double pi = std::numbers::pi;
   for (int k = 0; k < n; ++k) {
-    const double th = std::numbers::pi / 2 + 2.0 * std::numbers::pi * k / n;
+    if (p.layout == PrismLayout::kCentred) {
+      // the authors' n_prism.py: centre at azimuth pi/n + 2 pi k/n, axis R_z(2 pi k/n) (sin psi, 0, -cos psi)
+      const double a = pi / n + 2.0 * pi * k / n, turn = 2.0 * pi * k / n;
+      const Eigen::Vector3d centre(radius * std::cos(a), radius * std::sin(a), p.height_m);
+      const Eigen::Vector3d u0(std::sin(p.psi_rad), 0.0, -std::cos(p.psi_rad));
+      const Eigen::Vector3d u(std::cos(turn) * u0.x() - std::sin(turn) * u0.y(), std::sin(turn) * u0.x() + std::cos(turn) * u0.y(), u0.z());
+      P.row(k) = (centre - 0.5 * L * u).transpose();      // their end a: top
+      P.row(n + k) = (centre + 0.5 * L * u).transpose();  // their end b: bottom
+      continue;
+    }
+    const double th = pi / 2 + 2.0 * pi * k / n;
     const Eigen::Vector3d radial(std::cos(th), std::sin(th), 0.0), tangent(-std::sin(th), std::cos(th), 0.0);
     // turn by psi about the rod's radial axis: for rod 1 (on +Y) a right-handed turn about Y
     const Eigen::Vector3d d = std::cos(p.psi_rad) * Eigen::Vector3d::UnitZ() - std::sin(p.psi_rad) * tangent;
-    const Eigen::Vector3d pivot = p.radius_m * radial + Eigen::Vector3d(0, 0, p.height_m);
+    const Eigen::Vector3d pivot = radius * radial + Eigen::Vector3d(0, 0, p.height_m);
     P.row(n + k) = (pivot - p.pivot * L * d).transpose();
     P.row(k) = (pivot + (1.0 - p.pivot) * L * d).transpose();
   }

@@ -235,7 +235,7 @@ Model read_builder(const YamlNode& b) {
   if (t == "prism") {
     b.require_keys({"type", "n", "rod_mass", "rod_length", "rod_radius_outer", "rod_radius_inner", "stiffness",
                     "stiffness_top", "stiffness_bottom", "stiffness_side", "damping", "rest_length", "rest_top",
-                    "rest_bottom", "rest_side", "psi_deg", "radius", "pivot", "height", "damping_law"});
+                    "rest_bottom", "rest_side", "psi_deg", "layout", "radius", "pivot", "height", "damping_law"});
     PrismParams p;
     if (auto v = b.get("n")) {
       p.n = v->as_int();
@@ -255,6 +255,13 @@ Model read_builder(const YamlNode& b) {
     if (auto v = b.get("rest_bottom")) p.rest_bottom_m = positive(*v);
     if (auto v = b.get("rest_side")) p.rest_side_m = positive(*v);
     if (auto v = b.get("psi_deg")) p.psi_rad = v->as_double() * kDeg;
+    if (auto v = b.get("layout")) {
+      try {
+        p.layout = prism_layout_from_string(v->as_string());
+      } catch (const Error& e) {
+        v->fail(e.what());
+      }
+    }
     if (auto v = b.get("radius")) p.radius_m = positive(*v);
     if (auto v = b.get("pivot")) {
       p.pivot = v->as_double();

@@ -95,6 +95,7 @@ std::string journal_header(const PsiStudyOptions& o) {
                       {"damping_Nspm", p.damping_Nspm},
                       {"damping_law", to_string(p.damping_law)},
                       {"rest_length_m", {p.rest_length_m, p.rest_top_m, p.rest_bottom_m, p.rest_side_m}},
+                      {"layout", to_string(p.layout)},
                       {"radius_m", p.radius_m},
                       {"pivot", p.pivot},
                       {"height_m", p.height_m}};

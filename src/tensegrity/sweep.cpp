@@ -30,7 +30,7 @@ namespace {
 using nlohmann::json;
 
 // ------------------------------------------------------------------------------- fields
-enum class FieldType { kNumber, kInteger, kDampingLaw, kIntegrator };
+enum class FieldType { kNumber, kInteger, kDampingLaw, kIntegrator, kLayout };
 
 struct PrismField {
   FieldType type;
@@ -58,7 +58,8 @@ const std::map<std::string, PrismField>& prism_fields() {
       {"height_m", {FieldType::kNumber, &PrismParams::height_m}},
       {"psi_deg", {FieldType::kNumber, nullptr}},
       {"n", {FieldType::kInteger, nullptr}},
-      {"damping_law", {FieldType::kDampingLaw, nullptr}}};
+      {"damping_law", {FieldType::kDampingLaw, nullptr}},
+      {"layout", {FieldType::kLayout, nullptr}}};
   return f;
 }
 
@@ -111,6 +112,14 @@ void check_type(const SweepSpec& spec, const std::string& what, FieldType type, 
         throw Error(at + e.what());
       }
       return;
+    case FieldType::kLayout:
+      if (v.kind != K::kText) throw Error(at + "must be text" + got);
+      try {
+        (void)prism_layout_from_string(v.text);
+      } catch (const Error& e) {
+        throw Error(at + e.what());
+      }
+      return;
   }
 }
 
@@ -136,6 +145,7 @@ bool check_grid_value(const SweepSpec& spec, const std::string& what, const std:
 void set_prism(PrismParams& p, const std::string& name, const SweepValue& v) {
   if (name == "psi_deg") p.psi_rad = v.number * std::numbers::pi / 180.0;
   else if (name == "damping_law") p.damping_law = damping_law_from_string(v.text);
+  else if (name == "layout") p.layout = prism_layout_from_string(v.text);
   else if (name == "n") p.n = static_cast<int>(v.number);
   else p.*(prism_fields().at(name).member) = v.number;
 }

@@ -107,13 +107,27 @@ TEST(Cli, ValidateAndExportMjcf) {
 
 TEST(Cli, SweepWritesTableAndRange) {
   const auto d = fresh_dir("sweep");
-  const auto r = run("sweep --psi-min 30 --psi-max 76 --psi-step 4 --duration 6 -q -o " + d.string());
+  // the default layout is the authors' (centred, radius L/8); with their stated l0 = 0.2 m no angle
+  // is normal, with 0.14 m a range appears (docs/VALIDATION.md)
+  auto r = run("sweep --psi-min 30 --psi-max 76 --psi-step 4 --duration 6 --rest-length 0.14 -q -o " + d.string());
   ASSERT_EQ(r.code, 0) << r.out;
-  const auto json = slurp(d / "sweep.json");
+  auto json = slurp(d / "sweep.json");
   EXPECT_NE(json.find("\"normal_range_deg\": ["), std::string::npos) << json.substr(0, 400);
+  EXPECT_NE(json.find("\"layout\": \"centred\""), std::string::npos) << json.substr(0, 400);
+  EXPECT_NE(json.find("\"radius_m\": 0.0375"), std::string::npos) << json.substr(0, 400);
   const auto csv = slurp(d / "sweep.csv");
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 12);
   EXPECT_EQ(run("sweep --psi-step 0 -o " + d.string()).code, 2);
+  // --layout pivot --radius: today's layout, its radius and pivot written
+  r = run("sweep --psi-min 50 --psi-max 50 --duration 0.1 --layout pivot --radius 0.1 -q -o " + d.string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  json = slurp(d / "sweep.json");
+  EXPECT_NE(json.find("\"layout\": \"pivot\""), std::string::npos) << json.substr(0, 400);
+  EXPECT_NE(json.find("\"radius_m\": 0.1"), std::string::npos) << json.substr(0, 400);
+  EXPECT_NE(json.find("\"pivot\": 0.7"), std::string::npos) << json.substr(0, 400);
+  r = run("sweep --layout centered -o " + d.string());
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("sweep: --layout: unknown prism layout 'centered' (valid: pivot, centred)"), std::string::npos) << r.out;
 }
 
 TEST(Cli, SweepSpecRunsAndResumes) {

@@ -180,7 +180,7 @@ TEST(CliConsistency, EveryHelpShowsTheDefaultsOfItsOptions) {
   EXPECT_GE(walked.size(), 11u);  // the root and its 10 commands without the CDPR and tree modules
   // the values themselves, one per kind of option
   std::vector<std::pair<std::string, std::string>> shown = {{"simulate", "--frame-interval FLOAT:NONNEGATIVE=0.01"},
-                                                            {"sweep", "--radius FLOAT:POSITIVE=0.12"},
+                                                            {"sweep", "--layout TEXT=centred"},
                                                             {"sweep", "--pivot FLOAT:FLOAT in [0 - 1]=0.7"},
                                                             {"plan", "-o,--out TEXT=out/plan"},
                                                             {"serve", "-p,--port INT=8787"}};
@@ -403,8 +403,9 @@ TEST(CliConsistency, EveryCsvColumnCarriesItsUnitAndNeverIsEmptyOrNull) {
   expect_units(d / "plan" / "schedule.csv");
   ASSERT_EQ(run("study drive-vs-passive -q --duration 0.1 --no-plot -o " + (d / "study").string()).code, 0);
   expect_units(d / "study" / "drive-vs-passive.csv");
-  // psi 24 deg leaves the normal mode (a cable goes slack), 50 deg stays in it
-  ASSERT_EQ(run("sweep -q --psi-min 24 --psi-max 50 --psi-step 26 --duration 3 -o " + (d / "sweep").string()).code, 0);
+  // psi 24 deg leaves the normal mode (a cable goes slack), 50 deg stays in it (with l0 = 0.14 m:
+  // with the default 0.2 m no angle is normal in the default centred layout)
+  ASSERT_EQ(run("sweep -q --psi-min 24 --psi-max 50 --psi-step 26 --duration 3 --rest-length 0.14 -o " + (d / "sweep").string()).code, 0);
   expect_units(d / "sweep" / "sweep.csv");
   const auto rows = lines_of(slurp(d / "sweep" / "sweep.csv"));
   ASSERT_EQ(rows.size(), 3u);

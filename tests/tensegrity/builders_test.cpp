@@ -1,6 +1,7 @@
 // Analytic equilibrium oracles for the builders' structures, reached by damped simulation.
 #include <tendyn/tensegrity/builders.hpp>
 
+#include <cmath>
 #include <numbers>
 
 #include "support/tensegrity_fixtures.hpp"
@@ -117,6 +118,129 @@ TEST(Builders, DocumentPrismTopology) {
         for (int e = 0; e < 2; ++e) count += m.nodes[m.cables[k].node[e]].rod == j ? 1 : 0;
       EXPECT_EQ(count, 2) << "rod " << j << " triple " << triple;
     }
+}
+
+namespace {
+// The authors' n-prism (vkurenkov/tensegrity, configurations/n_prism.py), rewritten here from their
+// formulas and independently of the builder: scipy's Rotation.from_euler("xyz", [0, a, 0]) is R_y(a)
+// (extrinsic), A * B applies B first; rod 0: R_y(-psi) * R_y(90 deg), rod i: R_z(360/n) * rod i-1;
+// centre i: offset (cos(2 pi i/n + pi/n), sin(...), 0); EndPoint a: r + q [-L/2, 0, 0], b: + L/2.
+struct AuthorsPrism {
+  std::vector<Eigen::Vector3d> a, b;
+};
+AuthorsPrism authors_prism(int n, double psi_deg, double offset, double L) {
+  const auto Ry = [](double deg) { return Eigen::AngleAxisd(deg * kDeg, Eigen::Vector3d::UnitY()).toRotationMatrix(); };
+  const Eigen::Matrix3d Rz = Eigen::AngleAxisd(360.0 / n * kDeg, Eigen::Vector3d::UnitZ()).toRotationMatrix();
+  Eigen::Matrix3d rot = Ry(-psi_deg) * Ry(90.0);
+  AuthorsPrism out;
+  for (int i = 0; i < n; ++i) {
+    if (i > 0) rot = Rz * rot;
+    const double ang = i * 2.0 * std::numbers::pi / n + std::numbers::pi / n;
+    const Eigen::Vector3d r(offset * std::cos(ang), offset * std::sin(ang), 0.0);
+    out.a.push_back(r + rot * Eigen::Vector3d(-L / 2, 0, 0));
+    out.b.push_back(r + rot * Eigen::Vector3d(L / 2, 0, 0));
+  }
+  return out;
+}
+}  // namespace
+
+TEST(Builders, CentredLayoutIsTheAuthorsConstruction) {
+  for (int n : {3, 4})
+    for (double psi : {30.0, 55.0}) {
+      SCOPED_TRACE("n " + std::to_string(n) + " psi " + std::to_string(psi));
+      ts::PrismParams p;
+      p.n = n;
+      p.layout = ts::PrismLayout::kCentred;
+      p.psi_rad = psi * kDeg;
+      const auto m = ts::make_prism(p);  // radius: the layout's default L/8 (their Offset 0.3/8)
+      EXPECT_DOUBLE_EQ(ts::prism_radius_m(p), 0.3 / 8.0);
+      const auto ref = authors_prism(n, psi, 0.3 / 8.0, 0.3);
+      const auto P = tendyn::test::node_positions(m, m.initial_state);
+      // our t<k+1> is their rod k's end a, our b<k+1> their end b
+      for (int k = 0; k < n; ++k) {
+        EXPECT_LT((P.row(k).transpose() - ref.a[k]).norm(), 1e-12) << "t" << k + 1;
+        EXPECT_LT((P.row(n + k).transpose() - ref.b[k]).norm(), 1e-12) << "b" << k + 1;
+      }
+      // their cables (top a_i - a_(i-1), bottom b_i - b_(i+1), side a_i - b_(i+1)) as node pairs are
+      // ours, triple by triple (our cable k is in triple k % 3: top, bottom, side)
+      const auto same_pair = [&](int cable, const Eigen::Vector3d& x, const Eigen::Vector3d& y) {
+        const Eigen::Vector3d u = P.row(m.cables[cable].node[0]).transpose(), v = P.row(m.cables[cable].node[1]).transpose();
+        return std::min((u - x).norm() + (v - y).norm(), (u - y).norm() + (v - x).norm()) < 1e-12;
+      };
+      for (int i = 0; i < n; ++i) {
+        const int prev = (i + n - 1) % n, next = (i + 1) % n;
+        const std::pair<Eigen::Vector3d, Eigen::Vector3d> theirs[3] = {
+            {ref.a[i], ref.a[prev]}, {ref.b[i], ref.b[next]}, {ref.a[i], ref.b[next]}};
+        for (int triple = 0; triple < 3; ++triple) {
+          int found = 0;
+          for (int k = triple; k < m.ncable(); k += 3) found += same_pair(k, theirs[triple].first, theirs[triple].second) ? 1 : 0;
+          EXPECT_EQ(found, 1) << "their cable of rod " << i << ", triple " << triple;
+        }
+      }
+      // their psi = 30 deg rod 0 axis (end a to end b) is (sin 30, 0, -cos 30) = (0.5, 0, -0.866)
+      if (psi == 30.0) {
+        EXPECT_LT(((ref.b[0] - ref.a[0]) / 0.3 - Eigen::Vector3d(0.5, 0, -std::sqrt(3.0) / 2)).norm(), 1e-15);
+      }
+    }
+  // an explicit radius and height: centres on that circle, in that plane
+  ts::PrismParams p;
+  p.layout = ts::PrismLayout::kCentred;
+  p.radius_m = 0.1;
+  p.height_m = 0.25;
+  p.psi_rad = 40 * kDeg;
+  const auto m = ts::make_prism(p);
+  const auto ref = authors_prism(3, 40.0, 0.1, 0.3);
+  const auto P = tendyn::test::node_positions(m, m.initial_state);
+  for (int k = 0; k < 3; ++k) {
+    EXPECT_LT((P.row(k).transpose() - ref.a[k] - Eigen::Vector3d(0, 0, 0.25)).norm(), 1e-12);
+    EXPECT_LT((P.row(3 + k).transpose() - ref.b[k] - Eigen::Vector3d(0, 0, 0.25)).norm(), 1e-12);
+  }
+}
+
+TEST(Builders, PivotLayoutUnchanged) {
+  // the default layout and radius are today's: pivot 0.7 on the circle of 0.12 m (formula of the
+  // builder before the centred layout, written out here)
+  ts::PrismParams p;
+  EXPECT_EQ(p.layout, ts::PrismLayout::kPivot);
+  EXPECT_EQ(ts::prism_radius_m(p), 0.12);
+  for (int n : {3, 5}) {
+    p.n = n;
+    const auto m = ts::make_prism(p);
+    ts::PrismParams q = p;
+    q.radius_m = 0.12;
+    const auto m2 = ts::make_prism(q);
+    const auto P = tendyn::test::node_positions(m, m.initial_state);
+    for (int k = 0; k < n; ++k) {
+      const double th = std::numbers::pi / 2 + 2.0 * std::numbers::pi * k / n;
+      const Eigen::Vector3d radial(std::cos(th), std::sin(th), 0.0), tangent(-std::sin(th), std::cos(th), 0.0);
+      const Eigen::Vector3d d = std::cos(p.psi_rad) * Eigen::Vector3d::UnitZ() - std::sin(p.psi_rad) * tangent;
+      EXPECT_LT((P.row(n + k).transpose() - (0.12 * radial - 0.7 * 0.3 * d)).norm(), 1e-12);
+      EXPECT_LT((P.row(k).transpose() - (0.12 * radial + 0.3 * 0.3 * d)).norm(), 1e-12);
+    }
+    EXPECT_TRUE(m.initial_state.x == m2.initial_state.x);  // bit for bit the same as an explicit radius of 0.12 m
+  }
+}
+
+TEST(Builders, PrismLayoutNames) {
+  EXPECT_EQ(ts::prism_layout_from_string("pivot"), ts::PrismLayout::kPivot);
+  EXPECT_EQ(ts::prism_layout_from_string("centred"), ts::PrismLayout::kCentred);
+  EXPECT_STREQ(ts::to_string(ts::PrismLayout::kCentred), "centred");
+  EXPECT_STREQ(ts::to_string(ts::PrismLayout::kPivot), "pivot");
+  try {
+    ts::prism_layout_from_string("centered");
+    ADD_FAILURE() << "no error";
+  } catch (const tendyn::Error& e) {
+    EXPECT_STREQ(e.what(), "unknown prism layout 'centered' (valid: pivot, centred)");
+  }
+  ts::PrismParams p;
+  p.radius_m = 0.0;
+  EXPECT_THROW(ts::make_prism(p), tendyn::Error);
+  p.radius_m = std::nan("");
+  EXPECT_THROW(ts::make_prism(p), tendyn::Error);
+  p.radius_m = -1.0;
+  p.layout = ts::PrismLayout::kCentred;
+  p.pivot = 2.0;  // not used by the centred layout
+  EXPECT_NO_THROW(ts::make_prism(p));
 }
 
 TEST(Builders, ExpandedOctahedronSettlesToSymmetricShape) {

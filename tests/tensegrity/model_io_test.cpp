@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <numbers>
 #include <regex>
 
 #include <unistd.h>
@@ -151,6 +152,20 @@ TEST(ModelIo, OtherStructuralErrors) {
   expect_error(b2, 4, {"builder.n", "must be in [3, 10000]"});
   EXPECT_THROW(ts::load_model_string("", "empty.yaml"), tendyn::Error);
   EXPECT_THROW(ts::load_model_file("/nonexistent/model.yaml"), tendyn::Error);
+}
+
+TEST(ModelIo, PrismBuilderLayout) {
+  expect_error("tendyn: tensegrity\nbuilder:\n  type: prism\n  layout: centered\n", 4,
+               {"builder.layout", "unknown prism layout 'centered' (valid: pivot, centred)"});
+  const auto f = ts::load_model_string("tendyn: tensegrity\nbuilder: {type: prism, layout: centred, psi_deg: 30}\n", "test.yaml");
+  ts::PrismParams p;
+  p.layout = ts::PrismLayout::kCentred;
+  p.psi_rad = 30.0 * std::numbers::pi / 180.0;
+  EXPECT_TRUE(f.model.initial_state.x == ts::make_prism(p).initial_state.x);
+  // without `layout`: the pivot layout, as before
+  const auto g = ts::load_model_string("tendyn: tensegrity\nbuilder: {type: prism, psi_deg: 30}\n", "test.yaml");
+  p.layout = ts::PrismLayout::kPivot;
+  EXPECT_TRUE(g.model.initial_state.x == ts::make_prism(p).initial_state.x);
 }
 
 TEST(ModelIo, ListsAndFilesAreBounded) {

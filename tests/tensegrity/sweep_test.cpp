@@ -94,6 +94,8 @@ TEST(Sweep, BadSpecsAreRefusedWithTheirPlace) {
       {"model: " + kModelsDir + "/prism3.yaml\nprism: {n: 3}\ngrid: {duration_s: [1]}\n", "s.yaml:2:8: prism: 'prism' is given but"},
       {"prism: {damping_law: sideways}\ngrid: {psi_deg: [1]}\n", "prism.damping_law: unknown damping law 'sideways' (valid: axial, relative_velocity)"},
       {"grid: {integrator: [rk5]}\n", "s.yaml:1:21: grid.integrator[0]: "},
+      {"prism: {layout: centered}\ngrid: {psi_deg: [1]}\n", "prism.layout: unknown prism layout 'centered' (valid: pivot, centred)"},
+      {"grid: {layout: [pivot, 3]}\n", "grid.layout[1]: must be text"},
       {"grid: {psi_deg: []}\n", "s.yaml:1:17: grid.psi_deg: must be a non-empty list"},
       {"model: prism\n", "s.yaml:1:1: needs a 'grid' mapping name -> list of values"},
       {"grids: {psi_deg: [1]}\n", "s.yaml:1:1: grids: unknown field 'grids' (allowed: model, prism, simulation, grid, out, threads)"},
@@ -159,6 +161,22 @@ TEST(Sweep, PointMetricsEqualADirectSimulation) {
   const std::string j = ts::sweep_metrics_json(m);
   EXPECT_NE(j.find("\"first_overstrain_cable\":null,\"first_overstrain_time_s\":null"), std::string::npos) << j;
   EXPECT_NE(j.find("\"steps\":200}"), std::string::npos) << j;
+}
+
+TEST(Sweep, LayoutIsAPrismFieldAndAGridName) {
+  const auto spec = ts::sweep_spec_from_string("prism: {radius_m: 0.05}\ngrid: {layout: [pivot, centred], psi_deg: [40]}\n", "s.yaml");
+  const auto points = ts::grid_points(spec);
+  ASSERT_EQ(points.size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i) {
+    ts::PrismParams p;
+    p.radius_m = 0.05;
+    p.psi_rad = 40.0 * std::numbers::pi / 180.0;
+    p.layout = i == 0 ? ts::PrismLayout::kPivot : ts::PrismLayout::kCentred;
+    const auto setup = ts::make_sweep_setup(spec, points[i]);
+    EXPECT_TRUE(setup.model.initial_state.x == ts::make_prism(p).initial_state.x) << i;
+  }
+  // the layouts differ (the test above would pass for either if they did not)
+  EXPECT_FALSE(ts::make_sweep_setup(spec, points[0]).model.initial_state.x == ts::make_sweep_setup(spec, points[1]).model.initial_state.x);
 }
 
 TEST(Sweep, ResultsFileIsTheSameForAnyThreadCountAndAfterAResume) {

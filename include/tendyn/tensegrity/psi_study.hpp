@@ -13,8 +13,17 @@
 
 namespace tendyn::tensegrity {
 
+/// PrismParams' defaults with layout = kCentred (the psi study's default prism).
+inline PrismParams centred_prism() {
+  PrismParams p;
+  p.layout = PrismLayout::kCentred;
+  return p;
+}
+
 struct PsiStudyOptions {
-  PrismParams prism;                ///< everything but psi (n must be 3)
+  /// Everything but psi (n must be 3). Default: PrismParams' defaults with layout kCentred (the
+  /// authors' own construction, radius L/8; ISSUE18 item 1); set layout = kPivot for ours.
+  PrismParams prism = centred_prism();
   std::vector<double> psi_deg;      ///< the tilt angles to run
   SimulationOptions simulation;     ///< duration, step, strain limit, ...
   int threads = 0;                  ///< 0 = all hardware threads; results do not depend on it

@@ -4,7 +4,7 @@
 //
 // A spec (YAML or JSON; docs/CLI.md, sweep specs):
 //   model: prism                  # "prism" (make_prism) or a tensegrity model file
-//   prism: {damping_Nspm: 5.0}    # PrismParams field names, psi_deg [deg], damping_law (model: prism only)
+//   prism: {damping_Nspm: 5.0}    # PrismParams field names, psi_deg [deg], damping_law, layout (model: prism only)
 //   simulation: {duration_s: 1}   # SimulationOptions field names, integrator by name
 //   grid:                         # name -> non-empty list; the Cartesian product, first name slowest
 //     psi_deg: [30, 50, 70]       # each name a prism or a simulation field

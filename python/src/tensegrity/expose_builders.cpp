@@ -11,6 +11,17 @@
 namespace tendyn::python::tensegrity_bind {
 
 void expose_builders(py::module_& m) {
+  py::enum_<PrismLayout>(m, "PrismLayout",
+                         "Initial geometry of make_prism: kPivot (ours: rods turned about a point on a circle) or kCentred "
+                         "(document 000's authors' n_prism.py: rod centres on a circle).")
+      .value("kPivot", PrismLayout::kPivot)
+      .value("kCentred", PrismLayout::kCentred);
+  m.def("prism_layout_from_string", &prism_layout_from_string, py::arg("name"),
+        "'pivot' or 'centred' -> PrismLayout (tendyn.Error otherwise).");
+  m.def("to_string", py::overload_cast<PrismLayout>(&to_string), py::arg("layout"), "'pivot' or 'centred'.");
+  m.def("prism_radius_m", &prism_radius_m, py::arg("params"),
+        "The radius make_prism uses [m]: radius_m if > 0, else the layout's default (0.12 m pivot, rod_length_m / 8 centred).");
+
   py::class_<PrismParams> prism(m, "PrismParams", "Parameters of the n-prism builder (document 000); per-class values < 0 mean 'use the common value'.");
   prism.def_readwrite("n", &PrismParams::n, "number of rods (>= 3)")
       .def_readwrite("rod_mass_kg", &PrismParams::rod_mass_kg, "rod mass [kg]")
@@ -27,9 +38,11 @@ void expose_builders(py::module_& m) {
       .def_readwrite("rest_bottom_m", &PrismParams::rest_bottom_m, "bottom-ring rest length [m] (< 0: rest_length_m)")
       .def_readwrite("rest_side_m", &PrismParams::rest_side_m, "side-cable rest length [m] (< 0: rest_length_m)")
       .def_readwrite("psi_rad", &PrismParams::psi_rad, "initial tilt psi [rad] (default 50 deg)")
-      .def_readwrite("radius_m", &PrismParams::radius_m, "radius of the circle the rods' pivot points lie on [m]")
-      .def_readwrite("pivot", &PrismParams::pivot, "fraction of the rod from its bottom end that lies on the circle (dimensionless)")
-      .def_readwrite("height_m", &PrismParams::height_m, "height of the pivot circle [m]")
+      .def_readwrite("layout", &PrismParams::layout, "PrismLayout of the initial geometry (default kPivot)")
+      .def_readwrite("radius_m", &PrismParams::radius_m,
+                     "radius [m] of the circle of the pivot points (kPivot) or of the rod centres (kCentred); < 0 (default): the layout's default")
+      .def_readwrite("pivot", &PrismParams::pivot, "kPivot: fraction of the rod from its bottom end that lies on the circle (dimensionless)")
+      .def_readwrite("height_m", &PrismParams::height_m, "height of the circle [m]")
       .def_readwrite("damping_law", &PrismParams::damping_law, "DampingLaw of the cables");
   def_kw_init(prism);
   m.def("make_prism", &make_prism, py::arg("params") = PrismParams(), "Build an n-prism (document 000).");
