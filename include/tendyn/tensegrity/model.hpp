@@ -69,7 +69,7 @@ enum class CableForceSign {
   /// l <= l0), its tension is exactly 0 and it is flagged slack (Data::cable_slack, the CSV's
   /// `slack` column, the normal-mode monitor). With DampingLaw::kRelativeVelocity the test is on
   /// the force's component along the cable, (f_a . u) < 0, and the whole force (also the damping
-  /// across the cable) is dropped. NTRT and MuJoCo tendons clamp in the same way.
+  /// across the cable) is dropped. (MuJoCo 2.2 tendons do not clamp: docs/MODEL_FORMAT.md, MJCF.)
   kClampTension,
   /// The damping law exactly as written (document 000 eq. (3) with kRelativeVelocity; T = k s +
   /// c dl/dt with kAxial), even when the resulting force along the cable is negative (pushes);
