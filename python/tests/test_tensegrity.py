@@ -316,6 +316,8 @@ def test_list_fields_are_copies_that_never_dangle():
 def test_enum_names_round_trip_and_unknown_names_are_errors():
     for parse, values in [(ts.damping_law_from_string, ts.DampingLaw.__members__.values()),
                           (ts.ground_type_from_string, ts.Ground.Type.__members__.values()),
+                          (ts.cable_force_sign_from_string, ts.CableForceSign.__members__.values()),
+                          (ts.friction_law_from_string, ts.Ground.FrictionLaw.__members__.values()),
                           (ts.integrator_from_string, ts.Integrator.__members__.values()),
                           (ts.quaternion_stabilisation_from_string, ts.QuaternionStabilisation.__members__.values()),
                           (ts.planner_from_string, ts.Planner.__members__.values()),
@@ -330,3 +332,16 @@ def test_enum_names_round_trip_and_unknown_names_are_errors():
         ts.prism_layout_from_string("centered")
     with pytest.raises(tendyn.Error, match="unknown planner 'greedy'"):
         ts.planner_from_string("greedy")
+
+
+def test_cable_force_sign_and_printed_friction_law_are_model_fields():
+    m = ts.load_model_file(str(REPO / "models/prism3.yaml")).model
+    assert m.cable_force_sign == ts.CableForceSign.kClampTension
+    m.cable_force_sign = ts.CableForceSign.kPaperLaw
+    assert m.cable_force_sign == ts.CableForceSign.kPaperLaw
+    g = m.ground
+    assert g.friction_law == ts.Ground.FrictionLaw.kCoulomb
+    g.friction_law = ts.Ground.FrictionLaw.kPrinted
+    assert ts.to_string(g.friction_law) == "printed"
+    with pytest.raises(tendyn.Error, match="unknown cable force sign 'signed' \\(valid: clamp_tension, paper_law\\)"):
+        ts.cable_force_sign_from_string("signed")

@@ -1,9 +1,11 @@
+#include <tendyn/core/error.hpp>
 #include <tendyn/core/rotation.hpp>
 #include <tendyn/tensegrity/contact.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string>
 
 namespace tendyn::tensegrity {
 
@@ -36,6 +38,47 @@ double lowest_end_height(const Model& model, const Data& data) {
 }
 
 namespace {
+
+// K[a][b]: velocity change at contact point a per unit impulse at point b (rod with axis e).
+void impulse_matrices(const Rod& rod, const Eigen::Vector3d& e, int nc, const Eigen::Vector3d r[2], Eigen::Matrix3d K[2][2]) {
+  Eigen::Matrix3d Iinv = (Eigen::Matrix3d::Identity() - e * e.transpose()) / rod.inertia_transverse_kgm2;
+  if (rod.inertia_axial_kgm2 > 0.0) Iinv += e * e.transpose() / rod.inertia_axial_kgm2;
+  for (int a = 0; a < nc; ++a)
+    for (int b = 0; b < nc; ++b) K[a][b] = Eigen::Matrix3d::Identity() / rod.mass_kg - skew(r[a]) * Iinv * skew(r[b]);
+}
+
+// Document 001 eqs. (2-62)-(2-64) as printed (Ground::FrictionLaw::kPrinted): the impulse at
+// point a is P_n a_vec[a], a_vec = (mu v_x, mu v_y, 1) with (v_x, v_y) the point's velocity before
+// the impact, and P_n = (target - u_n) / (n . K a_vec) (2-64, with target = -e u_n). Two points of
+// one rod: the same law at both, Gauss-Seidel to convergence (one point: exactly (2-64)).
+// Throws SimulationError when n . K a_vec <= 0 (then (2-64) gives no impulse that stops the end).
+void solve_printed(const Rod& rod, const Eigen::Vector3d& e, const Eigen::Vector3d& v0, const Eigen::Vector3d& w0, int nc,
+                   const Eigen::Vector3d r[2], const double target[2], const Eigen::Vector3d a_vec[2], double t_s,
+                   const std::string& rod_name, Eigen::Vector3d P[2]) {
+  Eigen::Matrix3d K[2][2];
+  impulse_matrices(rod, e, nc, r, K);
+  double denom[2] = {0.0, 0.0};
+  for (int a = 0; a < nc; ++a) {
+    denom[a] = K[a][a].row(2).dot(a_vec[a]);
+    if (!(denom[a] > 0.0))
+      throw SimulationError("rod '" + rod_name + "': the printed friction law (document 001 eq. 2-64) has no impulse that stops its end (n . K a <= 0: tangential speed too large for mu)",
+                            t_s);
+  }
+  P[0].setZero();
+  P[1].setZero();
+  for (int it = 0; it < 500; ++it) {
+    double change = 0.0;
+    for (int a = 0; a < nc; ++a) {
+      Eigen::Vector3d uc = v0 + w0.cross(r[a]);
+      for (int b = 0; b < nc; ++b)
+        if (b != a) uc += K[a][b] * P[b];
+      const Eigen::Vector3d Pa = std::max(0.0, (target[a] - uc.z()) / denom[a]) * a_vec[a];
+      change = std::max(change, (Pa - P[a]).norm());
+      P[a] = Pa;
+    }
+    if (change < 1e-16) break;
+  }
+}
 
 // Solves the impulse problem of one rod with nc <= 2 contact points r[a] (from the COM): find
 // impulses P[a] with P_n >= 0, |P_t| <= mu P_n, such that each point's velocity after the impulse
@@ -112,7 +155,17 @@ int apply_ground_impulses(const Model& model, Data& data, State& state, double h
     }
     if (nc > 0) {
       Eigen::Vector3d P[2];
-      solve_impulses(rod, e, state.v_WC(j), state.w_W(j), nc, r, target, g.friction, true, P);
+      if (g.friction_law == Ground::FrictionLaw::kPrinted) {
+        Eigen::Vector3d a_vec[2];
+        for (int a = 0; a < nc; ++a) {
+          const Eigen::Vector3d u = state.v_WC(j) + Eigen::Vector3d(state.w_W(j)).cross(r[a]);
+          a_vec[a] = Eigen::Vector3d(g.friction * u.x(), g.friction * u.y(), 1.0);
+        }
+        solve_printed(rod, e, state.v_WC(j), state.w_W(j), nc, r, target, a_vec, state.time_s,
+                      j < static_cast<int>(model.rod_ids.size()) ? model.rod_ids[static_cast<std::size_t>(j)] : std::to_string(j), P);
+      } else {
+        solve_impulses(rod, e, state.v_WC(j), state.w_W(j), nc, r, target, g.friction, true, P);
+      }
       for (int a = 0; a < nc; ++a) apply_impulse(rod, e, state, j, r[a], P[a]);
       count += nc;
     }
@@ -149,6 +202,8 @@ int apply_ground_impulses(const Model& model, Data& data, State& state, double h
 
 int apply_ground_pre_impulses(const Model& model, Data& data, State& state, double h) {
   const Ground& g = model.ground;
+  // the printed law of document 001 applies impulses after each step only (section 2.3.2)
+  if (g.friction_law == Ground::FrictionLaw::kPrinted) return 0;
   const double margin = 0.01 * g.max_penetration_m;
   int count = 0;
   for (int j = 0; j < model.nrod(); ++j) {

@@ -94,6 +94,7 @@ void compute_element_forces(const Model& model, const State& state, Data& data) 
   if (!model.drives.empty() || data.controller) update_rest_lengths(model, state, data);
   for (int i = 0; i < model.nnode(); ++i) data.f_W_node.col(i) = data.f_W_ext_node[static_cast<std::size_t>(i)];
   const bool relative = model.damping_law == DampingLaw::kRelativeVelocity;
+  const bool clamp = model.cable_force_sign == CableForceSign::kClampTension;
   for (int k = 0; k < nc; ++k) {
     const Cable& c = model.cables[static_cast<std::size_t>(k)];
     const int a = c.node[0], b = c.node[1];
@@ -123,13 +124,18 @@ void compute_element_forces(const Model& model, const State& state, Data& data) 
     if (relative) {
       // eq. (3): f_d on a = -gamma (v_a - v_b) = gamma dv
       f_a = tension * u + c.damping_Nspm * dv;
-      data.cable_tension_N[k] = f_a.dot(u);
+      tension = f_a.dot(u);
     } else {
       tension += c.damping_Nspm * rate;
-      if (c.tension_only && tension < 0.0) tension = 0.0;  // a cable cannot push, even while damping
       f_a = tension * u;
-      data.cable_tension_N[k] = tension;
     }
+    if (clamp && c.tension_only && tension < 0.0) {
+      // a cable cannot push, even while damping (CableForceSign::kClampTension): no force at all
+      data.cable_slack[static_cast<std::size_t>(k)] = 1;
+      data.cable_tension_N[k] = 0.0;
+      continue;
+    }
+    data.cable_tension_N[k] = tension;
     data.f_W_node.col(a) += f_a;
     data.f_W_node.col(b) -= f_a;
   }
@@ -198,8 +204,9 @@ Energy compute_energy(const Model& model, const State& state, const Data& data) 
     en.gravitational_J -= r.mass_kg * model.gravity_W.dot(p);
   }
   for (int k = 0; k < model.ncable(); ++k) {
-    if (data.cable_slack[static_cast<std::size_t>(k)]) continue;
+    // stored energy is a function of the length: a cable unloaded by the damping clamp still has it
     const double s = data.cable_length_m[k] - data.cable_rest_length_m[k];
+    if (model.cables[static_cast<std::size_t>(k)].tension_only && s <= 0.0) continue;
     en.elastic_J += 0.5 * model.cables[static_cast<std::size_t>(k)].stiffness_Npm * s * s;
   }
   for (int i = 0; i < model.nnode(); ++i) en.external_J -= data.f_W_ext_node[static_cast<std::size_t>(i)].dot(data.p_W_node.col(i));

@@ -135,6 +135,7 @@ template <class S>
 void generalized_forces(const Model& m, const S* y, const S* l0, const std::vector<Eigen::Vector3d>* ext, double t,
                         Work<S>& w, Data* ne) {
   const bool relative = m.damping_law == DampingLaw::kRelativeVelocity;
+  const bool clamp = m.cable_force_sign == CableForceSign::kClampTension;
   for (int i = 0; i < m.nnode(); ++i) {
     for (int c = 0; c < 3; ++c) w.f_node(c, i) = ext ? S((*ext)[static_cast<std::size_t>(i)][c]) : S(0.0);
   }
@@ -151,7 +152,7 @@ void generalized_forces(const Model& m, const S* y, const S* l0, const std::vect
     const V3<S> dv = w.v.col(b) - w.v.col(a);
     const S rate = u.dot(dv);
     const S stretch = l - l0[k];
-    const bool slack = cb.tension_only && value_of(stretch) <= 0.0;
+    bool slack = cb.tension_only && value_of(stretch) <= 0.0;
     S tension(0.0);
     V3<S> f_a = V3<S>::Zero();
     if (!slack) {
@@ -161,8 +162,12 @@ void generalized_forces(const Model& m, const S* y, const S* l0, const std::vect
         tension = f_a.dot(u);
       } else {
         tension += cb.damping_Nspm * rate;
-        if (cb.tension_only && value_of(tension) < 0.0) tension = S(0.0);
         f_a = tension * u;
+      }
+      if (clamp && cb.tension_only && value_of(tension) < 0.0) {  // CableForceSign::kClampTension
+        slack = true;
+        tension = S(0.0);
+        f_a = V3<S>::Zero();
       }
     }
     w.f_cable.col(k) = f_a;

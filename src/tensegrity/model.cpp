@@ -36,6 +36,34 @@ const char* to_string(DampingLaw law) {
   return "?";
 }
 
+CableForceSign cable_force_sign_from_string(const std::string& name) {
+  for (CableForceSign sign : {CableForceSign::kClampTension, CableForceSign::kPaperLaw})
+    if (name == to_string(sign)) return sign;
+  throw Error("unknown cable force sign '" + name + "' (valid: clamp_tension, paper_law)");
+}
+
+const char* to_string(CableForceSign sign) {
+  switch (sign) {
+    case CableForceSign::kClampTension: return "clamp_tension";
+    case CableForceSign::kPaperLaw: return "paper_law";
+  }
+  return "?";
+}
+
+Ground::FrictionLaw friction_law_from_string(const std::string& name) {
+  for (Ground::FrictionLaw law : {Ground::FrictionLaw::kCoulomb, Ground::FrictionLaw::kPrinted})
+    if (name == to_string(law)) return law;
+  throw Error("unknown friction law '" + name + "' (valid: coulomb, printed)");
+}
+
+const char* to_string(Ground::FrictionLaw law) {
+  switch (law) {
+    case Ground::FrictionLaw::kCoulomb: return "coulomb";
+    case Ground::FrictionLaw::kPrinted: return "printed";
+  }
+  return "?";
+}
+
 Ground::Type ground_type_from_string(const std::string& name) {
   for (Ground::Type type : {Ground::Type::kNone, Ground::Type::kImpulse, Ground::Type::kCompliant})
     if (name == to_string(type)) return type;
@@ -206,6 +234,9 @@ void validate(const Model& m) {
     throw Error("ground: max_penetration must be > 0 and baumgarte in (0, 1]");
   if (!(g.stiffness_Npm > 0.0) || !(g.damping_Nspm >= 0.0) || !(g.slip_velocity_mps > 0.0))
     throw Error("ground: stiffness and slip velocity must be > 0, damping >= 0");
+  if (g.friction_law == Ground::FrictionLaw::kPrinted && g.type != Ground::Type::kImpulse)
+    throw Error(std::string("ground: friction_law 'printed' (document 001 eqs. 2-62..2-64) is a law of the impulse ground, not of type '") +
+                to_string(g.type) + "'");
   if (!m.f_W_ext_node.empty() && static_cast<int>(m.f_W_ext_node.size()) != nn)
     throw Error("model '" + m.name + "': external force list must have one entry per node");
   for (int i = 0; i < static_cast<int>(m.f_W_ext_node.size()); ++i)

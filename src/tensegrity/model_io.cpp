@@ -53,6 +53,15 @@ DampingLaw read_damping_law(const YamlNode& n) {
   }
 }
 
+template <class Enum>
+Enum read_enum(const YamlNode& n, Enum (*from_string)(const std::string&)) {
+  try {
+    return from_string(n.as_string());
+  } catch (const Error& e) {
+    n.fail(e.what());
+  }
+}
+
 void read_simulation(const YamlNode& s, SimulationOptions& o) {
   s.require_keys({"duration", "dt", "integrator", "output_interval", "strain_limit", "slack_tolerance", "rtol", "atol",
                   "energy_growth_limit"});
@@ -424,8 +433,8 @@ void read_drives(const YamlNode& list, Model& m, const std::string& base_dir) {
 }
 
 Ground read_ground(const YamlNode& g) {
-  g.require_keys({"type", "height", "friction", "restitution", "max_penetration", "baumgarte", "stiffness", "damping",
-                  "slip_velocity"});
+  g.require_keys({"type", "height", "friction", "friction_law", "restitution", "max_penetration", "baumgarte", "stiffness",
+                  "damping", "slip_velocity"});
   Ground out;
   const auto t = g.at("type");
   try {
@@ -435,6 +444,7 @@ Ground read_ground(const YamlNode& g) {
   }
   if (auto v = g.get("height")) out.height_m = v->as_double();
   if (auto v = g.get("friction")) out.friction = non_negative(*v);
+  if (auto v = g.get("friction_law")) out.friction_law = read_enum(*v, &friction_law_from_string);
   if (auto v = g.get("restitution")) {
     out.restitution = v->as_double();
     if (out.restitution < 0.0 || out.restitution > 1.0) v->fail("must be in [0, 1]");
@@ -452,7 +462,7 @@ Ground read_ground(const YamlNode& g) {
 
 ModelFile read_root(const YamlNode& root) {
   root.require_map();
-  root.require_keys({"tendyn", "name", "gravity", "damping_law", "rods", "nodes", "cables", "builder", "matrices",
+  root.require_keys({"tendyn", "name", "gravity", "damping_law", "cable_force_sign", "rods", "nodes", "cables", "builder", "matrices",
                      "simulation", "description", "drives", "ground"});
   if (auto k = root.get("tendyn"))
     if (k->as_string() != "tensegrity") k->fail("this reader takes 'tensegrity' models, not '" + k->as_string() + "'");
@@ -471,6 +481,7 @@ ModelFile read_root(const YamlNode& root) {
   } else {
     f.model = read_elements(root);
   }
+  if (auto c = root.get("cable_force_sign")) f.model.cable_force_sign = read_enum(*c, &cable_force_sign_from_string);
   if (auto s = root.get("simulation")) read_simulation(*s, f.simulation);
   if (auto g = root.get("ground")) f.model.ground = read_ground(*g);
   if (auto d = root.get("drives")) {
@@ -518,6 +529,8 @@ std::string to_yaml(const Model& m, const SimulationOptions* sim) {
   out << YAML::Key << "name" << YAML::Value << m.name;
   out << YAML::Key << "gravity" << YAML::Value << YAML::Flow << nums({m.gravity_W.x(), m.gravity_W.y(), m.gravity_W.z()});
   out << YAML::Key << "damping_law" << YAML::Value << to_string(m.damping_law);
+  if (m.cable_force_sign != CableForceSign::kClampTension)
+    out << YAML::Key << "cable_force_sign" << YAML::Value << to_string(m.cable_force_sign);
   Data d = make_data(m);
   forward_kinematics(m, m.initial_state, d);
   out << YAML::Key << "nodes" << YAML::Value << YAML::BeginSeq;
@@ -587,6 +600,7 @@ std::string to_yaml(const Model& m, const SimulationOptions* sim) {
     out << YAML::Key << "ground" << YAML::Value << YAML::BeginMap;
     out << YAML::Key << "type" << YAML::Value << to_string(g.type);
     out << YAML::Key << "height" << YAML::Value << Num{g.height_m} << YAML::Key << "friction" << YAML::Value << Num{g.friction};
+    if (g.friction_law != Ground::FrictionLaw::kCoulomb) out << YAML::Key << "friction_law" << YAML::Value << to_string(g.friction_law);
     out << YAML::Key << "restitution" << YAML::Value << Num{g.restitution} << YAML::Key << "max_penetration" << YAML::Value
         << Num{g.max_penetration_m} << YAML::Key << "baumgarte" << YAML::Value << Num{g.baumgarte};
     out << YAML::Key << "stiffness" << YAML::Value << Num{g.stiffness_Npm} << YAML::Key << "damping" << YAML::Value << Num{g.damping_Nspm}

@@ -7,14 +7,19 @@
 
 namespace tendyn::tensegrity {
 
+const char* cable_force_column(const Model& m) {
+  return m.cable_force_sign == CableForceSign::kPaperLaw ? ".force_N" : ".tension_N";
+}
+
 CsvWriter::CsvWriter(const Model& m, const std::filesystem::path& path) : file_(path) {
   std::string h = "t_s";
   for (const auto& id : m.rod_ids)
     for (const char* c : {".x_m", ".y_m", ".z_m", ".qw", ".qx", ".qy", ".qz"}) h += "," + id + c;
   for (const auto& id : m.node_ids)
     for (const char* c : {".x_m", ".y_m", ".z_m"}) h += "," + id + c;
+  const char* force = cable_force_column(m);
   for (const auto& id : m.cable_ids)
-    for (const char* c : {".length_m", ".strain", ".tension_N", ".slack"}) h += "," + id + c;
+    for (const char* c : {".length_m", ".strain", force, ".slack"}) h += "," + id + c;
   h += ",kinetic_J,elastic_J,gravitational_J,external_J,total_J,com_x_m,com_y_m,com_z_m\n";
   file_.stream() << h;
   line_.reserve(h.size() * 2);
@@ -82,7 +87,7 @@ std::string summary_json(const Model& m, const SimulationOptions& o, const Simul
     cables.push_back({{"id", m.cable_ids[static_cast<std::size_t>(k)]},
                       {"final_length_m", s.final_length_m[k]},
                       {"final_strain", s.final_strain[k]},
-                      {"final_tension_N", s.final_tension_N[k]},
+                      {m.cable_force_sign == CableForceSign::kPaperLaw ? "final_force_N" : "final_tension_N", s.final_tension_N[k]},
                       {"max_strain", s.monitor.max_strain[k]},
                       {"min_strain", s.monitor.min_strain[k]},
                       {"first_slack_time_s", ts < 0 ? json(nullptr) : json(ts)}});

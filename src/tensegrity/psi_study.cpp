@@ -53,7 +53,8 @@ class TripleRecorder final : public Observer {
 PsiStudyRow run_one(const PsiStudyOptions& o, double psi_deg) {
   PrismParams p = o.prism;
   p.psi_rad = psi_deg * std::numbers::pi / 180.0;
-  const Model m = make_prism(p);
+  Model m = make_prism(p);
+  m.cable_force_sign = o.cable_force_sign;
   TripleRecorder rec;
   const auto s = simulate(m, o.simulation, &rec);
   PsiStudyRow r;

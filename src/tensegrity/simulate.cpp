@@ -182,7 +182,9 @@ class Monitor {
       const double eps = cable_strain(d, k);
       rep_.max_strain[k] = std::max(rep_.max_strain[k], eps);
       rep_.min_strain[k] = std::min(rep_.min_strain[k], eps);
-      if (model_.cables[static_cast<std::size_t>(k)].tension_only && eps < -opt_.slack_tolerance) {
+      // slack: shorter than its rest length, or unloaded by the tension clamp (pushing damping)
+      const bool clamped = d.cable_slack[static_cast<std::size_t>(k)] && d.cable_length_m[k] > d.cable_rest_length_m[k];
+      if (model_.cables[static_cast<std::size_t>(k)].tension_only && (eps < -opt_.slack_tolerance || clamped)) {
         auto& ft = rep_.slack_first_time_s[static_cast<std::size_t>(k)];
         if (ft < 0.0) ft = t;
         if (rep_.first_slack_cable < 0) {

@@ -170,6 +170,7 @@ std::string scene_header_json(const Scene& s) {
   h["rods"] = std::move(rods);
   h["cables"] = std::move(cables);
   h["faces"] = std::move(faces);
+  if (s.cable_force_signed) h["cable_force_signed"] = true;
   std::string o = h.dump();
   o.pop_back();  // the plots (number arrays: write_plots) close the object
   o += ",\"plots\":";

@@ -11,6 +11,7 @@ Scene make_scene(const tensegrity::Model& m) {
   s.kind = "tensegrity";
   if (m.ground.type != tensegrity::Ground::Type::kNone) s.ground_z_m = m.ground.height_m;
   s.points = m.node_ids;
+  s.cable_force_signed = m.cable_force_sign == tensegrity::CableForceSign::kPaperLaw;
   for (int j = 0; j < m.nrod(); ++j) {
     const auto& r = m.rods[static_cast<std::size_t>(j)];
     const double radius = r.inertia_axial_kgm2 > 0.0 ? std::sqrt(2.0 * r.inertia_axial_kgm2 / r.mass_kg) : r.length_m / 100.0;

@@ -183,3 +183,60 @@ TEST(Contact, GroundSectionInModelFile) {
     EXPECT_NE(std::string(e.what()).find("duplicate field 'ground'"), std::string::npos) << e.what();
   }
 }
+
+TEST(Contact, PrintedFrictionLawAddsEnergyToASlidingRod) {
+  // Document 001's (2-62)-(2-64) as printed: a = (mu v_x, mu v_y, 1). A rod lying on the ground,
+  // thrown sideways at v0 = 1 m/s, mu = 0.3, steps of h = 0.5 ms, 0.5 s. Each step gravity gives
+  // the ends u_n = -g h, the impulse P_n = m g h stops them and adds mu P_n v_x along the slip:
+  // v_x grows by the factor (1 + mu g h) per step, v(0.5 s) = (1 + mu g h)^1000 = 4.351 m/s, and
+  // the kinetic energy grows 18.9x. Coulomb friction (the default law) stops it in 0.34 s.
+  const double mu = 0.3, v0 = 1.0, h = 5e-4, T = 0.5, g = 9.81;
+  auto m = lone_rod(0.0, ts::Ground::Type::kImpulse, 0.0, mu);
+  m.initial_state.v_WC(0) = Eigen::Vector3d(0, v0, 0);
+  const auto coulomb = sim(m, T, h);
+  EXPECT_LT(std::abs(coulomb.final_state.v_WC(0).y()), 1e-9);
+  EXPECT_LT(coulomb.final_energy.kinetic_J, 1e-12);
+  EXPECT_LT(coulomb.final_energy.total(), coulomb.initial_energy.total() - 0.5 * 0.3 * v0 * v0 * 0.99);
+
+  m.ground.friction_law = ts::Ground::FrictionLaw::kPrinted;
+  ts::validate(m);
+  const auto printed = sim(m, T, h);
+  const double v_expected = std::pow(1.0 + mu * g * h, std::lround(T / h));
+  EXPECT_NEAR(v_expected, 4.351, 1e-3);
+  EXPECT_NEAR(printed.final_state.v_WC(0).y(), v_expected, 1e-3 * v_expected);
+  EXPECT_NEAR(printed.final_energy.kinetic_J / printed.initial_energy.kinetic_J, v_expected * v_expected, 0.01 * v_expected * v_expected);
+  EXPECT_GT(printed.final_energy.total(), printed.initial_energy.total() + 2.0);  // +2.7 J from the ground
+  EXPECT_GT(lowest_end(m, printed.final_state.x), -m.ground.max_penetration_m);
+  // a resting rod (v = 0) feels no tangential impulse: the printed law only amplifies slip
+  m.initial_state.v_WC(0).setZero();
+  const auto rest = sim(m, T, h);
+  EXPECT_LT(rest.final_state.v_WC(0).norm(), 1e-12);
+}
+
+TEST(Contact, FrictionLawInModelFile) {
+  auto m = lone_rod(0.2, ts::Ground::Type::kImpulse, 0.0, 0.5);
+  const std::string coulomb = ts::to_yaml(m);
+  EXPECT_EQ(coulomb.find("friction_law"), std::string::npos);  // the default is not written
+  m.ground.friction_law = ts::Ground::FrictionLaw::kPrinted;
+  const std::string text = ts::to_yaml(m);
+  EXPECT_NE(text.find("friction_law: printed"), std::string::npos);
+  EXPECT_EQ(ts::load_model_string(text, "g.yaml").model.ground.friction_law, ts::Ground::FrictionLaw::kPrinted);
+  std::string bad = text;
+  bad.replace(bad.find("friction_law: printed"), 21, "friction_law: literal");
+  try {
+    ts::load_model_string(bad, "g.yaml");
+    ADD_FAILURE();
+  } catch (const tendyn::Error& e) {
+    const std::string w = e.what();
+    EXPECT_NE(w.find("ground.friction_law"), std::string::npos) << w;
+    EXPECT_NE(w.find("unknown friction law 'literal' (valid: coulomb, printed)"), std::string::npos) << w;
+  }
+  std::string compliant = text;
+  compliant.replace(compliant.find("type: impulse"), 13, "type: compliant");
+  try {
+    ts::load_model_string(compliant, "g.yaml");
+    ADD_FAILURE();
+  } catch (const tendyn::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("a law of the impulse ground"), std::string::npos) << e.what();
+  }
+}

@@ -203,3 +203,84 @@ TEST(Dynamics, CompressionElementPushes) {
   ts::compute_derivative(m, m.initial_state, d);
   EXPECT_EQ(d.f_W_rod(2, 0), 0.0);
 }
+
+namespace {
+// A rod moving at 1 m/s towards a world anchor, tied to it by a taut tension-only cable
+// (k = 10 N/m, gamma = 5 N s/m, stretch 0.05 m): k s = 0.5 N, damping -5 N along the cable.
+ts::Model closing_cable(ts::DampingLaw law, ts::CableForceSign sign) {
+  ts::Model m;
+  auto rod = ts::make_thin_rod(1.0, 0.3);
+  rod.node[0] = 1;
+  rod.node[1] = 2;
+  m.rods = {rod};
+  m.nodes = {ts::Node{-1, 0, Eigen::Vector3d::Zero()}, ts::Node{0, 0, Eigen::Vector3d::Zero()}, ts::Node{0, 1, Eigen::Vector3d::Zero()}};
+  m.rod_ids = {"r"};
+  m.node_ids = {"o", "a", "b"};
+  ts::Cable c;
+  c.node[0] = 0;
+  c.node[1] = 1;
+  c.stiffness_Npm = 10.0;
+  c.damping_Nspm = 5.0;
+  c.rest_length_m = 0.2;
+  m.cables = {c};
+  m.cable_ids = {"c"};
+  m.f_W_ext_node.assign(3, Eigen::Vector3d::Zero());
+  m.damping_law = law;
+  m.cable_force_sign = sign;
+  Eigen::MatrixX3d P(3, 3);
+  P << 0, 0, 0, 0.25, 0, 0, 0.55, 0, 0;
+  m.initial_state = ts::state_from_node_positions(m, P);
+  m.initial_state.v_WC(0) = Eigen::Vector3d(-1.0, 0, 0);
+  ts::validate(m);
+  return m;
+}
+}  // namespace
+
+TEST(Dynamics, CableForceSignUnderFastClosingMotion) {
+  for (auto law : {ts::DampingLaw::kRelativeVelocity, ts::DampingLaw::kAxial}) {
+    SCOPED_TRACE(ts::to_string(law));
+    // paper law: k s + gamma (v_b - v_a) . u = 0.5 - 5 = -4.5 N, the cable pushes the rod away
+    const auto paper = closing_cable(law, ts::CableForceSign::kPaperLaw);
+    auto d = ts::make_data(paper);
+    ts::compute_derivative(paper, paper.initial_state, d);
+    EXPECT_NEAR(d.cable_tension_N[0], -4.5, 1e-12);
+    EXPECT_EQ(d.cable_slack[0], 0);
+    EXPECT_NEAR(d.f_W_rod(0, 0), 4.5, 1e-12);  // pushed along +x, away from the anchor
+    // clamp (the default): exactly no force, flagged slack
+    const auto clamp = closing_cable(law, ts::CableForceSign::kClampTension);
+    EXPECT_EQ(ts::Model().cable_force_sign, ts::CableForceSign::kClampTension);
+    auto dc = ts::make_data(clamp);
+    ts::compute_derivative(clamp, clamp.initial_state, dc);
+    EXPECT_EQ(dc.cable_tension_N[0], 0.0);
+    EXPECT_EQ(dc.cable_slack[0], 1);
+    EXPECT_EQ(dc.f_W_rod.col(0).norm(), 0.0);
+    // the stored energy is the length's: still 1/2 k s^2 while unloaded by the clamp
+    EXPECT_NEAR(ts::compute_energy(clamp, clamp.initial_state, dc).elastic_J, 0.5 * 10.0 * 0.05 * 0.05, 1e-15);
+    // the monitor reports the clamp as slack; under the paper law the cable is not slack
+    ts::SimulationOptions o;
+    o.duration_s = 0.01;
+    o.dt_s = 1e-3;
+    const auto sc = ts::simulate(clamp, o);
+    EXPECT_EQ(sc.monitor.first_slack_cable, 0);
+    EXPECT_EQ(sc.monitor.first_slack_time_s, 0.0);
+    EXPECT_FALSE(sc.monitor.normal_mode);
+    const auto sp = ts::simulate(paper, o);
+    EXPECT_EQ(sp.monitor.first_slack_cable, -1);
+    EXPECT_LT(sp.final_tension_N[0], -1.0);
+    // slow motion (0.05 m/s: damping -0.25 N): both give the same force, bit for bit
+    auto slow_p = paper, slow_c = clamp;
+    slow_p.initial_state.v_WC(0).x() = slow_c.initial_state.v_WC(0).x() = -0.05;
+    ts::compute_derivative(slow_p, slow_p.initial_state, d);
+    ts::compute_derivative(slow_c, slow_c.initial_state, dc);
+    EXPECT_NEAR(d.cable_tension_N[0], 0.25, 1e-12);
+    EXPECT_EQ(d.cable_tension_N[0], dc.cable_tension_N[0]);
+    EXPECT_EQ(d.xdot, dc.xdot);
+  }
+  EXPECT_EQ(ts::cable_force_sign_from_string("paper_law"), ts::CableForceSign::kPaperLaw);
+  try {
+    ts::cable_force_sign_from_string("signed");
+    ADD_FAILURE();
+  } catch (const tendyn::Error& e) {
+    EXPECT_STREQ(e.what(), "unknown cable force sign 'signed' (valid: clamp_tension, paper_law)");
+  }
+}

@@ -439,3 +439,37 @@ TEST(LagrangeOptions, StabilisationNamesRoundTripAndUnknownNamesAreErrors) {
     EXPECT_STREQ(e.what(), "unknown quaternion stabilisation 'gram-schmidt' (valid: projection, baumgarte, none)");
   }
 }
+
+TEST(LagrangeForces, CableForceSignAsInNewtonEuler) {
+  // Random fast states of the prism with strong damping: some taut cables' damped force pushes.
+  // The Lagrange form clamps (or keeps) it exactly as compute_element_forces does.
+  for (auto law : {ts::DampingLaw::kRelativeVelocity, ts::DampingLaw::kAxial}) {
+    for (auto sign : {ts::CableForceSign::kClampTension, ts::CableForceSign::kPaperLaw}) {
+      ts::Model m = prism(false);
+      for (auto& c : m.cables) c.damping_Nspm = 5.0;
+      m.damping_law = law;
+      m.cable_force_sign = sign;
+      int pushing = 0;
+      for (unsigned seed = 1; seed <= 5; ++seed) {
+        const ts::State s = random_state(m, seed);
+        ts::Data d = ts::make_data(m);
+        ts::compute_derivative(m, s, d);
+        ts::LagrangeData ld = ts::make_lagrange_data(m);
+        const ts::LagrangeState ls = ts::to_lagrange_state(m, s);
+        Eigen::VectorXd Q;
+        ts::cable_generalized_forces(m, ls, ld, Q);
+        for (int k = 0; k < m.ncable(); ++k) {
+          EXPECT_NEAR(ld.ne.cable_tension_N[k], d.cable_tension_N[k], 1e-12);
+          EXPECT_EQ(ld.ne.cable_slack[static_cast<std::size_t>(k)], d.cable_slack[static_cast<std::size_t>(k)]);
+          const bool taut = d.cable_length_m[k] > d.cable_rest_length_m[k];
+          if (sign == ts::CableForceSign::kPaperLaw && d.cable_tension_N[k] < 0.0) ++pushing;
+          if (sign == ts::CableForceSign::kClampTension && taut && d.cable_slack[static_cast<std::size_t>(k)]) ++pushing;
+          if (sign == ts::CableForceSign::kClampTension) {
+            EXPECT_GE(d.cable_tension_N[k], 0.0);
+          }
+        }
+      }
+      EXPECT_GT(pushing, 0) << "the states should include a pushing damped cable";
+    }
+  }
+}

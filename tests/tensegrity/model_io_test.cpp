@@ -214,3 +214,16 @@ TEST(ModelIo, ShippedModelsLoad) {
   const auto ra = tendyn::test::run(a.model, 2.0, 1e-3), rb = tendyn::test::run(b.model, 2.0, 1e-3);
   EXPECT_NEAR(ra.final_energy.total(), rb.final_energy.total(), 1e-9);
 }
+
+TEST(ModelIo, CableForceSign) {
+  EXPECT_EQ(ts::load_model_string(kGood, "test.yaml").model.cable_force_sign, ts::CableForceSign::kClampTension);
+  const auto t = replace(kGood, "gravity: [0, 0, -9.81]\n", "gravity: [0, 0, -9.81]\ncable_force_sign: paper_law\n");
+  const auto m = ts::load_model_string(t, "test.yaml").model;
+  EXPECT_EQ(m.cable_force_sign, ts::CableForceSign::kPaperLaw);
+  // canonical YAML keeps it (and leaves the default out)
+  EXPECT_NE(ts::to_yaml(m).find("cable_force_sign: paper_law"), std::string::npos);
+  EXPECT_EQ(ts::to_yaml(ts::load_model_string(kGood, "test.yaml").model).find("cable_force_sign"), std::string::npos);
+  EXPECT_EQ(ts::load_model_string(ts::to_yaml(m), "back.yaml").model.cable_force_sign, ts::CableForceSign::kPaperLaw);
+  const auto bad = replace(kGood, "gravity: [0, 0, -9.81]\n", "gravity: [0, 0, -9.81]\ncable_force_sign: clamp\n");
+  expect_error(bad, line_of(bad, "clamp"), {"cable_force_sign", "unknown cable force sign 'clamp' (valid: clamp_tension, paper_law)"});
+}

@@ -74,5 +74,31 @@ TEST(Output, ACsvWriterWithoutCommitLeavesNoFile) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(Output, ForceColumnIsSignedUnderThePaperLaw) {
+  // Under cable_force_sign paper_law the column is <cable>.force_N (may be negative), and the
+  // summary says final_force_N; under the default clamp it stays tension_N.
+  Model m = test::doc000_prism(50.0, 5.0);
+  EXPECT_STREQ(cable_force_column(m), ".tension_N");
+  m.cable_force_sign = CableForceSign::kPaperLaw;
+  EXPECT_STREQ(cable_force_column(m), ".force_N");
+  const auto dir = tendyn::test::fresh_dir("output_force");
+  SimulationOptions o;
+  o.duration_s = 0.02;
+  o.output_interval_s = 0.01;
+  SimulationSummary sum;
+  {
+    CsvWriter csv(m, dir / "results.csv");
+    sum = simulate(m, o, &csv);
+    csv.commit();
+  }
+  io::CsvReader r(dir / "results.csv");
+  EXPECT_EQ(r.header()[1 + 21 + 18 + 2], m.cable_ids[0] + ".force_N");
+  for (const auto& h : r.header()) EXPECT_EQ(h.find("tension"), std::string::npos) << h;
+  const auto j = nlohmann::json::parse(summary_json(m, o, sum));
+  EXPECT_TRUE(j["cables"][0].contains("final_force_N"));
+  EXPECT_FALSE(j["cables"][0].contains("final_tension_N"));
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace tendyn::tensegrity

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "support/tensegrity_fixtures.hpp"
 
 namespace tendyn::viz {
@@ -31,6 +33,35 @@ TEST(TensegrityScene, TopologyFollowsTheModel) {
   ASSERT_TRUE(t.ground_z_m.has_value());
   const auto& r = three_bar.rods[0];
   EXPECT_NEAR(t.rods[0].radius_m * t.rods[0].radius_m * r.mass_kg / 2.0, r.inertia_axial_kgm2, 1e-15);
+}
+
+TEST(TensegrityScene, SignedForcesUnderThePaperLaw) {
+  // A prism released with fast closing rods: under the paper law some cable force goes negative
+  // and the scene says so ("cable_force_signed": true, the viewer's colour bar then starts at
+  // the most negative force); under the clamp every force is >= 0 and the key is not written.
+  for (auto sign : {ts::CableForceSign::kClampTension, ts::CableForceSign::kPaperLaw}) {
+    auto m = test::doc000_prism(50.0, 5.0);
+    m.cable_force_sign = sign;
+    for (int j = 0; j < m.nrod(); ++j) m.initial_state.v_WC(j) = -2.0 * Eigen::Vector3d(m.initial_state.p_WC(j).x(), m.initial_state.p_WC(j).y(), 0.0);
+    Scene s = make_scene(m);
+    TensegritySceneRecorder rec(s);
+    ts::SimulationOptions o;
+    o.duration_s = 0.2;
+    o.output_interval_s = 0.01;
+    ts::simulate(m, o, &rec);
+    rec.finish();
+    const double min_force = *std::min_element(s.tension_N.begin(), s.tension_N.end());
+    const std::string json = scene_json(s);
+    if (sign == ts::CableForceSign::kPaperLaw) {
+      EXPECT_TRUE(s.cable_force_signed);
+      EXPECT_LT(min_force, -0.01);
+      EXPECT_NE(json.find("\"cable_force_signed\":true"), std::string::npos);
+    } else {
+      EXPECT_FALSE(s.cable_force_signed);
+      EXPECT_EQ(min_force, 0.0);
+      EXPECT_EQ(json.find("cable_force_signed"), std::string::npos);
+    }
+  }
 }
 
 TEST(TensegrityScene, RecorderMatchesTheSimulationAndDecimates) {

@@ -72,6 +72,8 @@ export function normalizeSceneMeta(s) {
     title: typeof s.title === 'string' && s.title ? s.title : 'scene',
     kind: typeof s.kind === 'string' ? s.kind : 'tensegrity',
     ground_z_m: ground,
+    // signed cable forces (a model under cable_force_sign: paper_law): negative values allowed
+    cable_force_signed: s.cable_force_signed === true,
     points: s.points.map(String),
     rods: outRods,
     cables: outCables,

@@ -44,6 +44,12 @@ function rampColor(x, out) {
   return out.setHSL((2 / 3) * (1 - c), 1, 0.45);
 }
 
+/// Negative (pushing) cable forces, x = force / most negative force in [0, 1]: grey (0) -> magenta (1).
+export function negRampColor(x, out) {
+  const c = Math.min(1, Math.max(0, x));
+  return out.setHSL(5 / 6, c, 0.45 + 0.1 * (1 - c));
+}
+
 /// True when WebGL is rendered by a CPU rasteriser.
 function isSoftwareGL() {
   try {
@@ -215,6 +221,7 @@ export class Viewer {
     this.simTime = store.n ? store.f.t_s[0] : 0;
     this.titleEl.textContent = meta.title;
     this.kindEl.textContent = meta.kind;
+    this.colorSel.options[0].textContent = meta.cable_force_signed ? 'force' : 'tension';
     document.title = `${meta.title} - tendyn`;
     this.computeRanges(0);
     this.buildObjects();
@@ -257,6 +264,7 @@ export class Viewer {
       this.bbMin = new Vector3(Infinity, Infinity, Infinity);
       this.bbMax = new Vector3(-Infinity, -Infinity, -Infinity);
       this.maxTension = 0;
+      this.minTension = 0;
       this.maxStrain = 0;
     }
     for (let i = start; i < this.store.n; i++) {
@@ -271,7 +279,10 @@ export class Viewer {
         if (y > this.bbMax.y) this.bbMax.y = y;
         if (z > this.bbMax.z) this.bbMax.z = z;
       }
-      for (const v of f.cable_tension_N[i]) if (v > this.maxTension) this.maxTension = v;
+      for (const v of f.cable_tension_N[i]) {
+        if (v > this.maxTension) this.maxTension = v;
+        if (v < this.minTension) this.minTension = v;
+      }
       for (const v of f.cable_strain[i]) if (v > this.maxStrain) this.maxStrain = v;
     }
     if (!Number.isFinite(this.bbMin.x)) {
@@ -282,14 +293,26 @@ export class Viewer {
   }
 
   updateColorbar() {
-    const max = this.colorMode === 'tension' ? this.maxTension : this.maxStrain;
-    const unit = this.colorMode === 'tension' ? ' N' : '';
+    const useT = this.colorMode === 'tension';
+    const max = useT ? this.maxTension : this.maxStrain;
+    const unit = useT ? ' N' : '';
     this.legendEl.innerHTML = '';
     if (!this.meta || this.meta.cables.length === 0) return;
-    this.legendEl.appendChild(el('span', { text: '0' }));
+    // signed forces (cable_force_sign: paper_law): the bar starts at the most negative force
+    if (useT && this.meta.cable_force_signed && this.minTension < 0) {
+      this.legendEl.appendChild(el('span', { id: 'colorbar-min', text: `${fmtEnergy(this.minTension)} N` }));
+      this.legendEl.appendChild(el('span', { class: 'tv-ramp-neg' }));
+    }
+    this.legendEl.appendChild(el('span', { id: 'colorbar-zero', text: '0' }));
     this.legendEl.appendChild(el('span', { class: 'tv-ramp' }));
-    this.legendEl.appendChild(el('span', { text: `${fmtEnergy(max)}${unit} ${this.colorMode}` }));
+    this.legendEl.appendChild(el('span', { text: `${fmtEnergy(max)}${unit} ${this.forceName()}` }));
     this.legendEl.appendChild(el('span', { class: 'tv-slack-key', text: 'slack' }));
+  }
+
+  /// 'force' for signed cable forces, else the colour mode ('tension' | 'strain').
+  forceName() {
+    if (this.colorMode !== 'tension') return this.colorMode;
+    return this.meta && this.meta.cable_force_signed ? 'force' : 'tension';
   }
 
   sizeScale() {
@@ -492,7 +515,7 @@ export class Viewer {
   makeCablePlot() {
     const tension = this.colorMode === 'tension';
     const p = new TimePlot(this.plotsEl, {
-      title: tension ? 'cable tension' : 'cable strain',
+      title: `cable ${this.forceName()}`,
       yLabel: tension ? 'N' : '(l - l0) / l0',
       names: this.meta.cables.map((c) => c.name),
       colors: palette(this.meta.cables.length),
@@ -668,6 +691,8 @@ export class Viewer {
     const strain = f.cable_strain[k];
     const useT = this.colorMode === 'tension';
     const max = useT ? this.maxTension : this.maxStrain;
+    const signed = this.meta.cable_force_signed;
+    const min = this.minTension;
     for (let i = 0; i < this.cableObjs.length; i++) {
       const o = this.cableObjs[i];
       const arr = o.pos.array;
@@ -675,7 +700,8 @@ export class Viewer {
       arr[0] = p[ia]; arr[1] = p[ia + 1]; arr[2] = p[ia + 2];
       arr[3] = p[ib]; arr[4] = p[ib + 1]; arr[5] = p[ib + 2];
       o.pos.needsUpdate = true;
-      const slack = !(tens[i] > 0);
+      // a signed force is slack only at exactly 0 (a pushing cable is loaded)
+      const slack = signed ? !(tens[i] !== 0) : !(tens[i] > 0);
       if (slack) {
         const dx = arr[3] - arr[0], dy = arr[4] - arr[1], dz = arr[5] - arr[2];
         o.dist.array[1] = Math.sqrt(dx * dx + dy * dy + dz * dz);
@@ -687,7 +713,8 @@ export class Viewer {
       }
       if (!slack) {
         const v = useT ? tens[i] : strain[i];
-        o.mat.color.copy(rampColor(max > 0 ? v / max : 0, c));
+        if (useT && v < 0) o.mat.color.copy(negRampColor(min < 0 ? v / min : 0, c));
+        else o.mat.color.copy(rampColor(max > 0 ? v / max : 0, c));
       }
     }
     // points

@@ -183,6 +183,45 @@ describe('viewer page', () => {
     }
   });
 
+  test('signed cable forces (cable_force_sign: paper_law): colour bar below 0, pushing cable not slack', { timeout: 60000 }, async (t) => {
+    if (skipNoBrowser(t)) return;
+    for (const signed of [true, false]) {
+      const scene = synth.prism3({ nframes: 20 });
+      if (signed) scene.cable_force_signed = true;
+      for (const row of scene.frames.cable_tension_N) {
+        row[0] = -0.99; // top1 pushes (document 000's damping law on a fast-closing cable)
+        row[1] = 0; // bottom1 slack
+      }
+      const errors = [];
+      const page = await open(htmlFromScene(scene, path.join(dir, `signed_${signed}.html`)), errors);
+      try {
+        await waitReady(page);
+        await page.evaluate(() => window.tendyn.seek(5));
+        const r = await page.evaluate(() => {
+          const v = window.tendyn._viewer;
+          const min = document.querySelector('#colorbar-min');
+          return {
+            min: min ? min.textContent : null,
+            option: document.querySelector('#color-mode').options[0].textContent,
+            slack: v.cableObjs.slice(0, 3).map((o) => o.slack),
+          };
+        });
+        if (signed) {
+          assert.equal(r.min, '-0.99 N');
+          assert.equal(r.option, 'force');
+          assert.deepEqual(r.slack, [false, true, false]);
+        } else {
+          assert.equal(r.min, null);
+          assert.equal(r.option, 'tension');
+          assert.deepEqual(r.slack, [true, true, false]);
+        }
+        assert.deepEqual(errors, []);
+      } finally {
+        await page.close();
+      }
+    }
+  });
+
   for (const [what, json, pattern] of [
     ['not JSON', '{"format": "tendyn-scene", "points": [', /not valid JSON/],
     ['bad point index', JSON.stringify({ ...synth.prism3({ nframes: 3 }), rods: [{ name: 'I', a: 0, b: 99 }] }), /rods\[0\]\.b/],

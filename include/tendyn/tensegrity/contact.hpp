@@ -9,6 +9,14 @@
 //   problem, iterated to convergence); with one contact this is exactly the document's law.
 //   Resting contact: an end at or below the ground that is not approaching but penetrates is pushed
 //   out at the rate baumgarte * depth / h (no energy is added at a located impact, where depth ~ 0).
+//   With Ground::FrictionLaw::kPrinted the velocity impulse is instead eqs. (2-62)-(2-64) as
+//   printed: P = P_n (mu v_x, mu v_y, 1), (v_x, v_y) the end's tangential velocity before the
+//   impact [m/s], P_n from (2-64) (two ends of a rod: the same law at both, solved together).
+//   That tangential impulse points along the slip, not against it: it accelerates a sliding
+//   end (a rod sliding on the ground speeds up as v0 exp(mu g t); tests/tensegrity/contact_test.cpp)
+//   and is not even dimensionally consistent (mu v is in m/s). No resting-contact pre-impulse is
+//   applied (the document applies impulses after each step); the depth correction is unchanged.
+//   Kept to show what the document's printed figures imply (docs/VALIDATION.md), not for use.
 // * Compliant (as in MuJoCo / NTRT users expect): per end a normal force
 //   F_n = max(0, k d - c u_n) for depth d > 0, and regularised Coulomb friction
 //   F_t = -mu F_n u_t / sqrt(|u_t|^2 + v_slip^2). A smooth force: works with every integrator.
@@ -20,7 +28,8 @@ namespace tendyn::tensegrity {
 /// Applies the impulse model at the current state for a step of size h [s] (h sets the
 /// resting-contact correction rate). Changes rod velocities only. Returns the number of rod ends
 /// that received an impulse. Requires forward_kinematics on `state` (node positions/velocities
-/// in data). O(nrod).
+/// in data). O(nrod). Throws SimulationError under FrictionLaw::kPrinted when (2-64) has no
+/// positive normal impulse (its denominator n . K a <= 0 at a fast sliding end).
 int apply_ground_impulses(const Model& model, Data& data, State& state, double h);
 
 /// Resting contact, before a step of size h [s]: for ends touching the ground that the forces
@@ -28,7 +37,8 @@ int apply_ground_impulses(const Model& model, Data& data, State& state, double h
 /// normal approach, Coulomb friction) is applied now and the other half follows at the step end
 /// (apply_ground_impulses), like the two kicks of a Verlet step. This removes the O(h) creep of a
 /// post-step-only impulse scheme (a block under a pull below mu N then does not move). Requires
-/// compute_derivative on `state`. Returns the number of ends that received an impulse.
+/// compute_derivative on `state`. Returns the number of ends that received an impulse (always 0
+/// under FrictionLaw::kPrinted: the document has no such step).
 int apply_ground_pre_impulses(const Model& model, Data& data, State& state, double h);
 
 /// Adds compliant ground forces to data.f_W_node (called by compute_element_forces when the

@@ -35,8 +35,10 @@ struct Data {
   Eigen::VectorXd cable_rest_length_m;  // (ncable) current rest lengths (actuation changes these)
   Eigen::VectorXd cable_length_m;       // (ncable)
   Eigen::VectorXd cable_rate_mps;       // (ncable) dl/dt
-  Eigen::VectorXd cable_tension_N;      // (ncable) axial force, > 0 pulls; 0 when slack
-  std::vector<std::uint8_t> cable_slack;  // (ncable) 1 if a tension-only element is slack (l <= l0)
+  Eigen::VectorXd cable_tension_N;      // (ncable) axial force, > 0 pulls; 0 when slack (< 0 only
+                                        // under CableForceSign::kPaperLaw, model.hpp)
+  std::vector<std::uint8_t> cable_slack;  // (ncable) 1 if a tension-only element carries no force:
+                                          // l <= l0, or its damped force was clamped (kClampTension)
 
   std::vector<Eigen::Vector3d> f_W_ext_node;  // (nnode) external forces [N], from the model
 

@@ -62,6 +62,27 @@ DampingLaw damping_law_from_string(const std::string& name);
 /// "axial", "relative_velocity" (the names in model files and sweep specs).
 const char* to_string(DampingLaw law);
 
+/// What a tension-only cable does when its damped force would push (its ends approach fast
+/// enough that k (l - l0) + c dl/dt < 0 while l > l0). Applies to both damping laws.
+enum class CableForceSign {
+  /// A cable cannot push (the default): the element then carries no force at all (as when
+  /// l <= l0), its tension is exactly 0 and it is flagged slack (Data::cable_slack, the CSV's
+  /// `slack` column, the normal-mode monitor). With DampingLaw::kRelativeVelocity the test is on
+  /// the force's component along the cable, (f_a . u) < 0, and the whole force (also the damping
+  /// across the cable) is dropped. (MuJoCo 2.2 tendons do not clamp: docs/MODEL_FORMAT.md, MJCF.)
+  kClampTension,
+  /// The damping law exactly as written (document 000 eq. (3) with kRelativeVelocity; T = k s +
+  /// c dl/dt with kAxial), even when the resulting force along the cable is negative (pushes);
+  /// the element is slack only when l <= l0. Outputs then call the axial force `force_N`
+  /// (signed, > 0 pulls), not `tension_N`, and the viewer's colour bar covers negative values.
+  kPaperLaw,
+};
+/// "clamp_tension" | "paper_law" -> CableForceSign (exact names). Throws tendyn::Error
+/// "unknown cable force sign '<name>' (valid: clamp_tension, paper_law)" for any other text.
+CableForceSign cable_force_sign_from_string(const std::string& name);
+/// "clamp_tension", "paper_law" (the names in model files: key `cable_force_sign`).
+const char* to_string(CableForceSign sign);
+
 /// An elastic element between two nodes (document 000 eq. 2): a cable (tension-only, default) or,
 /// with tension_only = false, a spring that also pushes (the document's "relaxation" elements).
 struct Cable {
@@ -125,7 +146,20 @@ struct State {
 /// The ground plane z = height_m under the robot (see contact.hpp). Rod ends touch it.
 struct Ground {
   enum class Type { kNone, kImpulse, kCompliant };
+  /// Tangential part of the impulse ground's law (document 001, section 2.3.2).
+  enum class FrictionLaw {
+    /// Coulomb friction in the impulse: sticking inside the cone |P_t| <= mu P_n, sliding on the
+    /// cone against the slip otherwise (eqs. 2-60, 2-61 read as Coulomb). The default.
+    kCoulomb,
+    /// Eqs. (2-62)-(2-64) exactly as printed: the impulse is P_n a with a = (mu v_x, mu v_y, 1),
+    /// (v_x, v_y) the contact point's tangential velocity [m/s] before the impact, i.e. a
+    /// tangential impulse mu P_n v_t along the slip (it accelerates a sliding end and adds
+    /// energy; see docs/VALIDATION.md). Applied after each step only (no resting-contact
+    /// pre-impulse, as the document); impulse ground only.
+    kPrinted,
+  };
   Type type = Type::kNone;
+  FrictionLaw friction_law = FrictionLaw::kCoulomb;
   double height_m = 0.0;
   double friction = 0.5;            ///< Coulomb coefficient mu >= 0
   // impulse model
@@ -142,6 +176,11 @@ struct Ground {
 Ground::Type ground_type_from_string(const std::string& name);
 /// "none", "impulse", "compliant" (the names in model files).
 const char* to_string(Ground::Type type);
+/// "coulomb" | "printed" -> Ground::FrictionLaw (exact names). Throws tendyn::Error
+/// "unknown friction law '<name>' (valid: coulomb, printed)" for any other text.
+Ground::FrictionLaw friction_law_from_string(const std::string& name);
+/// "coulomb", "printed" (the names in model files: ground key `friction_law`).
+const char* to_string(Ground::FrictionLaw law);
 
 struct Model {
   std::string name = "tensegrity";
@@ -153,6 +192,7 @@ struct Model {
   /// Constant external force on each node [N] (nnode entries; zero by default).
   std::vector<Eigen::Vector3d> f_W_ext_node;
   DampingLaw damping_law = DampingLaw::kAxial;
+  CableForceSign cable_force_sign = CableForceSign::kClampTension;
   std::vector<CableDrive> drives;  ///< actuated cables (at most one drive per cable)
   Ground ground;
   State initial_state;  ///< the state a run starts from (like MuJoCo's qpos0/qvel0)

@@ -5,6 +5,9 @@
 //   per rod R:   R.x_m R.y_m R.z_m R.qw R.qx R.qy R.qz
 //   per node N:  N.x_m N.y_m N.z_m
 //   per cable C: C.length_m C.strain C.tension_N C.slack
+//                (C.force_N instead of C.tension_N under CableForceSign::kPaperLaw: the signed
+//                axial force, > 0 pulls, which may then be negative; slack = the element carries
+//                no force: l <= l0, or its damped force was clamped, model.hpp)
 //   kinetic_J elastic_J gravitational_J external_J total_J com_x_m com_y_m com_z_m
 // Numbers are printed with 12 significant digits by one fixed routine, so the same run gives
 // byte-identical files.
@@ -17,6 +20,10 @@
 #include <vector>
 
 namespace tendyn::tensegrity {
+
+/// The suffix of a cable's force column: ".tension_N" (CableForceSign::kClampTension, never
+/// negative) or ".force_N" (kPaperLaw, signed).
+const char* cable_force_column(const Model& model);
 
 /// Observer writing the CSV described above through an AtomicFile: the file appears only when
 /// commit() is called after a successful run.
@@ -47,7 +54,8 @@ class Recorder final : public Observer {
 };
 
 /// Summary JSON text: model name and sizes, options, steps, wall time, energies (initial, final,
-/// max drift), COM and momenta, normal-mode report with cable ids, final lengths/strains/tensions.
+/// max drift), COM and momenta, normal-mode report with cable ids, final lengths/strains/tensions
+/// (`final_tension_N`; `final_force_N`, signed, under CableForceSign::kPaperLaw).
 std::string summary_json(const Model& model, const SimulationOptions& options, const SimulationSummary& summary);
 
 }  // namespace tendyn::tensegrity

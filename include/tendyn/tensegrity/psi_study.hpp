@@ -27,6 +27,10 @@ struct PsiStudyOptions {
   std::vector<double> psi_deg;      ///< the tilt angles to run
   SimulationOptions simulation;     ///< duration, step, strain limit, ...
   int threads = 0;                  ///< 0 = all hardware threads; results do not depend on it
+  /// The study reproduces document 000, so it runs the document's damping law as written (a taut
+  /// cable's damped force may push; "slack" = strain < 0, the document's normal mode), not the
+  /// models' default clamp (model.hpp; docs/VALIDATION.md, "Cable force sign").
+  CableForceSign cable_force_sign = CableForceSign::kPaperLaw;
   /// When not empty: a JSON-lines journal of the finished rows (tensegrity::SweepJournal, one
   /// line per angle, flushed as it finishes; the first line holds prism and simulation). Rows
   /// found in it are read instead of run (a rerun after an interruption resumes, with the same

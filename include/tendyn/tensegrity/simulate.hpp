@@ -21,7 +21,9 @@ struct SimulationOptions {
   Tolerance tolerance;               ///< dopri5 error control
   double output_interval_s = 0.01;   ///< observer call interval; <= 0 means every step
   double strain_limit = 1.0;         ///< over-strain threshold on (l - l0)/l0 (1.0 = 100 %)
-  double slack_tolerance = 0.0;      ///< a cable is slack when its strain < -slack_tolerance
+  /// A tension-only cable is slack when its strain < -slack_tolerance, or (under
+  /// CableForceSign::kClampTension, model.hpp) when the clamp has unloaded it although l > l0.
+  double slack_tolerance = 0.0;
   /// Blow-up guard: the run stops with SimulationError when the total energy exceeds its initial
   /// value by more than energy_growth_limit * max(|E0|, kinetic0 + elastic0, 1e-9 J).
   double energy_growth_limit = 1e3;

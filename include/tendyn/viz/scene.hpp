@@ -44,6 +44,10 @@ struct Scene {
   std::vector<SceneCable> cables;
   std::vector<std::vector<int>> faces;
   std::vector<ScenePlot> plots;
+  /// Cable forces may be negative (a tensegrity model under CableForceSign::kPaperLaw): the
+  /// viewer then labels them "force", colours negative values on their own scale and draws only
+  /// a zero force as slack. Written as "cable_force_signed": true (omitted when false).
+  bool cable_force_signed = false;
 
   // Frames, flat: frame f of positions is positions_m[3 * npoint * f ...].
   std::vector<double> t_s;

@@ -37,6 +37,14 @@ void expose_model(py::module_& m) {
   m.def("damping_law_from_string", &damping_law_from_string, py::arg("name"),
         "'axial' or 'relative_velocity' -> DampingLaw (tendyn.Error otherwise).");
   m.def("to_string", py::overload_cast<DampingLaw>(&to_string), py::arg("law"), "'axial' or 'relative_velocity'.");
+  py::enum_<CableForceSign>(m, "CableForceSign",
+                            "What a taut cable whose damped force would push does: kClampTension (default: no force, slack) or "
+                            "kPaperLaw (the law as written, signed force_N).")
+      .value("kClampTension", CableForceSign::kClampTension)
+      .value("kPaperLaw", CableForceSign::kPaperLaw);
+  m.def("cable_force_sign_from_string", &cable_force_sign_from_string, py::arg("name"),
+        "'clamp_tension' or 'paper_law' -> CableForceSign (tendyn.Error otherwise).");
+  m.def("to_string", py::overload_cast<CableForceSign>(&to_string), py::arg("sign"), "'clamp_tension' or 'paper_law'.");
 
   py::class_<Rod> rod(m, "Rod", "A rigid rod. Body frame: origin at the COM, z from end 0 to end 1.");
   rod.def_readwrite("mass_kg", &Rod::mass_kg, "mass [kg]")
@@ -117,9 +125,17 @@ void expose_model(py::module_& m) {
   m.def("ground_type_from_string", &ground_type_from_string, py::arg("name"),
         "'none', 'impulse' or 'compliant' -> Ground.Type (tendyn.Error otherwise).");
   m.def("to_string", py::overload_cast<Ground::Type>(&to_string), py::arg("type"), "'none', 'impulse' or 'compliant'.");
+  py::enum_<Ground::FrictionLaw>(ground, "FrictionLaw",
+                                 "Impulse ground: kCoulomb (default) or kPrinted (document 001 eqs. 2-62..2-64 as printed; adds energy).")
+      .value("kCoulomb", Ground::FrictionLaw::kCoulomb)
+      .value("kPrinted", Ground::FrictionLaw::kPrinted);
+  m.def("friction_law_from_string", &friction_law_from_string, py::arg("name"),
+        "'coulomb' or 'printed' -> Ground.FrictionLaw (tendyn.Error otherwise).");
+  m.def("to_string", py::overload_cast<Ground::FrictionLaw>(&to_string), py::arg("law"), "'coulomb' or 'printed'.");
   ground.def_readwrite("type", &Ground::type, "Ground.Type: kNone, kImpulse or kCompliant")
       .def_readwrite("height_m", &Ground::height_m, "height of the plane [m]")
       .def_readwrite("friction", &Ground::friction, "Coulomb coefficient mu >= 0 (dimensionless)")
+      .def_readwrite("friction_law", &Ground::friction_law, "Ground.FrictionLaw (impulse ground only): kCoulomb or kPrinted")
       .def_readwrite("restitution", &Ground::restitution, "impulse: Newton restitution e in [0, 1] (dimensionless)")
       .def_readwrite("max_penetration_m", &Ground::max_penetration_m, "impulse: impacts are located so that no end sinks deeper [m]")
       .def_readwrite("baumgarte", &Ground::baumgarte, "impulse: resting-contact depth correction per step, in (0, 1] (dimensionless)")
@@ -139,6 +155,7 @@ void expose_model(py::module_& m) {
       .def_readwrite("cable_ids", &Model::cable_ids, "cable names")
       .def_readwrite("gravity_W", &Model::gravity_W, "(3) gravity in the world frame [m/s^2]")
       .def_readwrite("damping_law", &Model::damping_law, "DampingLaw of all cables")
+      .def_readwrite("cable_force_sign", &Model::cable_force_sign, "CableForceSign of all tension-only cables (default kClampTension)")
       .def_property("drives", copy_of(&Model::drives), assign_to(&Model::drives), "list of CableDrive (a copy: assign a new list to change)")
       .def_readwrite("ground", &Model::ground, "the Ground")
       .def_property("f_W_ext_node",
