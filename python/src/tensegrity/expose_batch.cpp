@@ -17,6 +17,17 @@ namespace tendyn::python::tensegrity_bind {
 
 namespace py = pybind11;
 
+namespace {
+// (N x size) matrix whose row r is get(robot r) (a vector of every robot's equal size).
+template <class Get>
+Eigen::MatrixXd per_robot_rows(const Batch& b, Get get) {
+  const Eigen::Index size = b.states.empty() ? 0 : get(0).size();
+  Eigen::MatrixXd out(b.size(), size);
+  for (int r = 0; r < b.size(); ++r) out.row(r) = get(static_cast<std::size_t>(r)).transpose();
+  return out;
+}
+}  // namespace
+
 void expose_batch(py::module_& m) {
   py::class_<Batch>(m, "Batch",
                     "N robots of one model, each with its own State and Data (make_batch). Arrays are copies, "
@@ -24,10 +35,7 @@ void expose_batch(py::module_& m) {
       .def_property_readonly("size", &Batch::size, "number of robots N")
       .def("nrunning", &Batch::nrunning, "Robots that have not failed.")
       .def_property_readonly("x", [](const Batch& b) {
-        const Eigen::Index dim = b.states.empty() ? 0 : b.states[0].x.size();
-        Eigen::MatrixXd out(b.size(), dim);
-        for (int r = 0; r < b.size(); ++r) out.row(r) = b.states[static_cast<std::size_t>(r)].x.transpose();
-        return out;
+        return per_robot_rows(b, [&](std::size_t r) -> const Eigen::VectorXd& { return b.states[r].x; });
       }, "(N x 13 nrod) states: per rod p_WC [m], q_WB (w, x, y, z), v_WC [m/s], w_W [rad/s]")
       .def_property_readonly("time_s", [](const Batch& b) {
         Eigen::VectorXd t(b.size());
@@ -48,16 +56,10 @@ void expose_batch(py::module_& m) {
         return out;
       }, "(N x nnode x 3) node positions [m] at each robot's current state")
       .def_property_readonly("cable_tension_N", [](const Batch& b) {
-        const Eigen::Index nc = b.datas.empty() ? 0 : b.datas[0].cable_tension_N.size();
-        Eigen::MatrixXd out(b.size(), nc);
-        for (int r = 0; r < b.size(); ++r) out.row(r) = b.datas[static_cast<std::size_t>(r)].cable_tension_N.transpose();
-        return out;
+        return per_robot_rows(b, [&](std::size_t r) -> const Eigen::VectorXd& { return b.datas[r].cable_tension_N; });
       }, "(N x ncable) cable tensions [N] at each robot's current state")
       .def_property_readonly("cable_rest_length_m", [](const Batch& b) {
-        const Eigen::Index nc = b.datas.empty() ? 0 : b.datas[0].cable_rest_length_m.size();
-        Eigen::MatrixXd out(b.size(), nc);
-        for (int r = 0; r < b.size(); ++r) out.row(r) = b.datas[static_cast<std::size_t>(r)].cable_rest_length_m.transpose();
-        return out;
+        return per_robot_rows(b, [&](std::size_t r) -> const Eigen::VectorXd& { return b.datas[r].cable_rest_length_m; });
       }, "(N x ncable) current rest lengths [m]")
       .def_readonly("error", &Batch::error, "(N) '' while robot r runs, else its SimulationError text")
       .def_readonly("error_time_s", &Batch::error_time_s, "(N) time of the failure [s], nan while running")
