@@ -12,9 +12,9 @@
 namespace tendyn::tensegrity {
 
 Planner planner_from_string(const std::string& name) {
-  for (Planner p : {Planner::kExhaustive, Planner::kCoordinateSearch, Planner::kLookahead})
+  for (Planner p : {Planner::kExhaustive, Planner::kCoordinateSearch, Planner::kLookahead, Planner::kScreened})
     if (name == to_string(p)) return p;
-  throw Error("unknown planner '" + name + "' (valid: exhaustive, coordinate, lookahead)");
+  throw Error("unknown planner '" + name + "' (valid: exhaustive, coordinate, lookahead, screened)");
 }
 
 const char* to_string(Planner planner) {
@@ -22,6 +22,7 @@ const char* to_string(Planner planner) {
     case Planner::kExhaustive: return "exhaustive";
     case Planner::kCoordinateSearch: return "coordinate";
     case Planner::kLookahead: return "lookahead";
+    case Planner::kScreened: return "screened";
   }
   return "?";
 }
@@ -250,6 +251,63 @@ Eigen::VectorXi candidate(int index, int m) {  // base-3 digits -> {-1, 0, +1}
   return d;
 }
 
+// kScreened's choice of candidates (planner.hpp): rolls out the zero and the 2m single-cable
+// candidates (returned in `probes`, their indices in `probe_ids`), predicts every candidate's
+// centroid as the sum of its cables' single-cable effects, and returns the indices of the probes
+// plus the screen_count best predicted others, sorted. Cost: 2m + 1 rollouts + O(3^m m).
+std::vector<int> screen(const Model& model, const PlannerOptions& o, const State& state, const Eigen::VectorXd& u,
+                        const PathTracker& tracker, const std::vector<std::uint8_t>& slack0, int n,
+                        std::vector<int>& probe_ids, std::vector<Rollout>& probes) {
+  const int m = static_cast<int>(o.drive_cables.size());
+  std::vector<int> pow3(static_cast<std::size_t>(m));
+  int zero = 0;
+  for (int c = 0, p = 1; c < m; ++c, p *= 3) {
+    pow3[static_cast<std::size_t>(c)] = p;
+    zero += p;  // every digit 1: delta 0
+  }
+  // probes: 0 = the zero candidate, 1 + 2c = -e_c, 2 + 2c = +e_c
+  probe_ids.assign(static_cast<std::size_t>(2 * m + 1), 0);
+  probe_ids[0] = zero;
+  for (int c = 0; c < m; ++c) {
+    probe_ids[static_cast<std::size_t>(1 + 2 * c)] = zero - pow3[static_cast<std::size_t>(c)];
+    probe_ids[static_cast<std::size_t>(2 + 2 * c)] = zero + pow3[static_cast<std::size_t>(c)];
+  }
+  probes.assign(probe_ids.size(), Rollout{});
+  parallel_for(static_cast<int>(probe_ids.size()), o.threads, [&](int i) {
+    probes[static_cast<std::size_t>(i)] = rollout(model, o, state, u, candidate(probe_ids[static_cast<std::size_t>(i)], m), tracker, slack0);
+  });
+  // a probe that left the rest-length limits predicts nothing: its cable's move is screened out
+  const Eigen::Vector2d C0 = probes[0].ok ? probes[0].C : plan_centroid_m(model, state);
+  std::vector<Eigen::Vector2d> effect(static_cast<std::size_t>(2 * m), Eigen::Vector2d::Zero());
+  std::vector<char> usable(static_cast<std::size_t>(2 * m), 1);
+  for (int k = 0; k < 2 * m; ++k) {
+    const Rollout& r = probes[static_cast<std::size_t>(1 + k)];
+    usable[static_cast<std::size_t>(k)] = r.ok ? 1 : 0;
+    if (r.ok) effect[static_cast<std::size_t>(k)] = r.C - C0;
+  }
+  std::vector<std::pair<double, int>> predicted;
+  predicted.reserve(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    if (std::find(probe_ids.begin(), probe_ids.end(), i) != probe_ids.end()) continue;
+    Eigen::Vector2d C = C0;
+    bool ok = true;
+    for (int c = 0, idx = i; c < m; ++c, idx /= 3) {
+      const int d = idx % 3 - 1;
+      if (d == 0) continue;
+      const auto k = static_cast<std::size_t>(2 * c + (d > 0 ? 1 : 0));
+      ok = ok && usable[k];
+      C += effect[k];
+    }
+    if (ok) predicted.emplace_back(tracker.cost(C), i);
+  }
+  const auto keep = std::min(predicted.size(), static_cast<std::size_t>(o.screen_count));
+  std::partial_sort(predicted.begin(), predicted.begin() + static_cast<std::ptrdiff_t>(keep), predicted.end());
+  std::vector<int> ids(probe_ids.begin(), probe_ids.end());
+  for (std::size_t j = 0; j < keep; ++j) ids.push_back(predicted[j].second);
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
 }  // namespace
 
 PlanResult plan(const Model& model, const PlannerOptions& o, const std::function<void(int, int)>& progress) {
@@ -266,6 +324,7 @@ PlanResult plan(const Model& model, const PlannerOptions& o, const std::function
   if (o.increment == IncrementShape::kStep && o.ramp_fraction != 1.0)
     throw Error("plan: ramp_fraction applies to the ramp increment only (increment step, ramp_fraction " + std::to_string(o.ramp_fraction) + ")");
   if (o.beam_width < 1) throw Error("plan: beam_width must be >= 1");
+  if (o.screen_count < 1) throw Error("plan: screen_count must be >= 1");
   if (!(o.lateral_weight >= 0.0)) throw Error("plan: lateral_weight must be >= 0");
   validate(o.rollout);
   const auto wall0 = std::chrono::steady_clock::now();
@@ -393,16 +452,33 @@ PlanResult plan(const Model& model, const PlannerOptions& o, const std::function
       }
       if (!(chosen.cost < threshold)) ++res.threshold_misses;
       if (chosen.new_slack > 0) ++res.forced_periods;
-    } else if (o.planner == Planner::kExhaustive) {
+    } else if (o.planner == Planner::kExhaustive || o.planner == Planner::kScreened) {
       int n = 1;
       for (int c = 0; c < m; ++c) n *= 3;
-      std::vector<Rollout> rs(static_cast<std::size_t>(n));
-      std::vector<Eigen::VectorXi> deltas(static_cast<std::size_t>(n));
-      for (int i = 0; i < n; ++i) deltas[static_cast<std::size_t>(i)] = candidate(i, m);
-      parallel_for(n, o.threads, [&](int i) {
-        rs[static_cast<std::size_t>(i)] = rollout(model, o, state, u, deltas[static_cast<std::size_t>(i)], tracker, slack0);
+      // the candidates rolled out, by increasing candidate index (the exhaustive tie rule)
+      std::vector<int> ids, probe_ids;
+      std::vector<Rollout> probes;
+      if (o.planner == Planner::kExhaustive || o.screen_count + 2 * m + 1 >= n) {
+        for (int i = 0; i < n; ++i) ids.push_back(i);
+      } else {
+        ids = screen(model, o, state, u, tracker, slack0, n, probe_ids, probes);
+      }
+      const int nroll = static_cast<int>(ids.size());
+      std::vector<Rollout> rs(static_cast<std::size_t>(nroll));
+      std::vector<Eigen::VectorXi> deltas(static_cast<std::size_t>(nroll));
+      std::vector<int> todo;  // positions in ids not rolled out by the screening
+      for (int i = 0; i < nroll; ++i) {
+        const int id = ids[static_cast<std::size_t>(i)];
+        deltas[static_cast<std::size_t>(i)] = candidate(id, m);
+        const auto at = std::find(probe_ids.begin(), probe_ids.end(), id);
+        if (at != probe_ids.end()) rs[static_cast<std::size_t>(i)] = probes[static_cast<std::size_t>(at - probe_ids.begin())];
+        else todo.push_back(i);
+      }
+      parallel_for(static_cast<int>(todo.size()), o.threads, [&](int j) {
+        const auto i = static_cast<std::size_t>(todo[static_cast<std::size_t>(j)]);
+        rs[i] = rollout(model, o, state, u, deltas[i], tracker, slack0);
       });
-      res.rollouts += n;
+      res.rollouts += nroll;
       for (const auto& r : rs) res.rejected += (r.ok && r.new_slack == 0) ? 0 : 1;
       const auto [best, best_any] = consider(rs);
       const int pick = best >= 0 ? best : best_any;

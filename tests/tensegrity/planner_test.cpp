@@ -131,6 +131,37 @@ TEST(Planner, LookaheadIsBitIdenticalOnAnyThreadCountAndCountsItsRollouts) {
   EXPECT_EQ(a.rollouts, 81 + 3 * 3 * 81);
 }
 
+// The screened planner (issue 19 item 4): with screen_count covering every candidate it is the
+// exhaustive planner bit for bit; with a small screen it rolls out 2m + 1 + screen_count
+// candidates per period, chooses the same first action as the exhaustive planner on the
+// document's 4-cable straight line, is bit-identical for any thread count and replays in simulate.
+TEST(Planner, ScreenedEqualsExhaustiveWhenItScreensEverythingAndOtherwiseRollsOutFew) {
+  const auto f = three_bar();
+  const auto ex = ts::plan(f.model, options(f, 0, 0.3));
+  auto o = options(f, 0, 0.3);
+  o.planner = ts::Planner::kScreened;
+  o.screen_count = 81;
+  const auto all = ts::plan(f.model, o);
+  ASSERT_EQ(all.offset_m.size(), ex.offset_m.size());
+  for (std::size_t i = 0; i < ex.offset_m.size(); ++i) EXPECT_EQ(all.offset_m[i], ex.offset_m[i]) << i;
+  EXPECT_EQ(all.final_state.x, ex.final_state.x);
+  EXPECT_EQ(all.rollouts, ex.rollouts);
+
+  o.screen_count = 8;
+  o.threads = 1;
+  const auto few = ts::plan(f.model, o);
+  o.threads = 2;
+  const auto few2 = ts::plan(f.model, o);
+  EXPECT_EQ(few.rollouts, 3 * (2 * 4 + 1 + 8));
+  EXPECT_EQ(few.offset_m[1], ex.offset_m[1]);  // the same first action
+  EXPECT_EQ(few.final_state.x, few2.final_state.x);
+  for (std::size_t i = 0; i < few.offset_m.size(); ++i) EXPECT_EQ(few.offset_m[i], few2.offset_m[i]) << i;
+  EXPECT_LT(replay_error_m(f, o, few), 1e-9);
+  EXPECT_GT(few.progress_m, 0.5 * ex.progress_m);
+  o.screen_count = 0;
+  EXPECT_THROW(ts::plan(f.model, o), tendyn::Error);
+}
+
 // Reusing the executed beam's children as the next period's candidates is exact: the schedule
 // replays in simulate to round-off, also with a short ramp (the increment applied in 5 % of the period).
 TEST(Planner, LookaheadAndShortRampSchedulesReplayInSimulate) {
@@ -364,13 +395,13 @@ TEST(PlannerHelpers, PeriodCountRoundsDurationOverPeriod) {
 }
 
 TEST(Planner, NamesRoundTripAndUnknownNamesAreErrors) {
-  for (auto p : {ts::Planner::kExhaustive, ts::Planner::kCoordinateSearch, ts::Planner::kLookahead})
+  for (auto p : {ts::Planner::kExhaustive, ts::Planner::kCoordinateSearch, ts::Planner::kLookahead, ts::Planner::kScreened})
     EXPECT_EQ(ts::planner_from_string(ts::to_string(p)), p);
   EXPECT_STREQ(ts::to_string(ts::Planner::kCoordinateSearch), "coordinate");
   try {
     (void)ts::planner_from_string("greedy");
     ADD_FAILURE() << "no error";
   } catch (const tendyn::Error& e) {
-    EXPECT_STREQ(e.what(), "unknown planner 'greedy' (valid: exhaustive, coordinate, lookahead)");
+    EXPECT_STREQ(e.what(), "unknown planner 'greedy' (valid: exhaustive, coordinate, lookahead, screened)");
   }
 }

@@ -33,6 +33,15 @@
 //   next period's candidates (same start state, offsets and slack set), so after the first period
 //   a period costs beam_width x 3^m rollouts. On the document's two tasks it tracks more tightly and
 //   gets further than kExhaustive (docs/BENCHMARKS.md).
+// * kScreened (ours, for many drive cables in real time): per period, roll out the zero candidate
+//   and the 2m single-cable candidates (+-e_c), predict every other candidate's centroid as the sum
+//   of its cables' single-cable effects, C(delta) ~ C(0) + sum_c (C(delta_c e_c) - C(0)) (exact
+//   for single-cable candidates, first order in the coupling otherwise), rank all 3^m by the
+//   predicted cost and roll out the `screen_count` best with the full model; then the exhaustive
+//   planner's rule (threshold, admissibility, ties to the lowest candidate index) over the
+//   candidates rolled out. 2m + 1 + screen_count rollouts per period instead of 3^m; with
+//   screen_count >= 3^m it is the exhaustive planner, bit for bit. The path and cost are the
+//   document's; only the candidates simulated are fewer.
 // Increment timing (`increment`, IncrementShape): the document says only that u changes by one of
 // {-u0, 0, u0} per period (3-2) and leaves open how within the period (issue 18 item 5). kRamp (the
 // default) ramps it linearly over the whole period, or with `ramp_fraction` < 1 over the first part
@@ -53,11 +62,12 @@ struct PlanPath {
   static PlanPath right_angle(double x_turn_m = 0.01);  ///< (3-4)/(3-5)
 };
 
-enum class Planner { kExhaustive, kCoordinateSearch, kLookahead };
-/// "exhaustive" | "coordinate" | "lookahead" -> Planner (exact names). Throws tendyn::Error
-/// "unknown planner '<name>' (valid: exhaustive, coordinate, lookahead)" for any other text.
+enum class Planner { kExhaustive, kCoordinateSearch, kLookahead, kScreened };
+/// "exhaustive" | "coordinate" | "lookahead" | "screened" -> Planner (exact names). Throws
+/// tendyn::Error "unknown planner '<name>' (valid: exhaustive, coordinate, lookahead, screened)"
+/// for any other text.
 Planner planner_from_string(const std::string& name);
-/// "exhaustive", "coordinate", "lookahead" (the names of `tendyn plan --planner` and plan.json).
+/// "exhaustive", "coordinate", "lookahead", "screened" (the names of `tendyn plan --planner` and plan.json).
 const char* to_string(Planner planner);
 
 /// How a drive cable's increment is applied within a control period. Document 001 (3-2) states
@@ -91,6 +101,7 @@ struct PlannerOptions {
   Planner planner = Planner::kExhaustive;
   int max_rounds = 3;              ///< coordinate search rounds per period
   int beam_width = 3;              ///< lookahead: candidates expanded into a second period
+  int screen_count = 16;           ///< screened: candidates rolled out after the screening, >= 1
   double lateral_weight = 5.0;     ///< lookahead: w in the path metric w d - s (5 as in (3-3))
   double lateral_tolerance_m = 0.002;  ///< lookahead: d beyond this is penalised 100 w
   IncrementShape increment = IncrementShape::kRamp;  ///< shape of the increment within a period (document: open)
@@ -128,7 +139,7 @@ int plan_nperiod(const PlannerOptions& options);
 /// Plans from model.initial_state. The model's own drives must not act on the drive cables
 /// (Error; remove_drives_on() drops them). Throws tendyn::Error on bad options (no drive cables, bad indices, non-positive u0 /
 /// period / duration, ramp_fraction outside (0, 1] or != 1 with kStep), SimulationError if a rollout blows up. `progress(done_periods, total)` is
-/// called after each period. Cost: nperiod x (3^m or ~2m x rounds) rollouts of period/dt steps.
+/// called after each period. Cost: nperiod x (3^m, ~2m x rounds, or 2m + 1 + screen_count) rollouts of period/dt steps.
 PlanResult plan(const Model& model, const PlannerOptions& options, const std::function<void(int, int)>& progress = {});
 
 /// The executed schedule as CSV text (schedule.csv of `tendyn plan`; io/csv.hpp conventions):

@@ -22,7 +22,8 @@ void expose_planner(py::module_& m) {
   py::enum_<Planner>(m, "Planner", "Planner algorithm.")
       .value("kExhaustive", Planner::kExhaustive)
       .value("kCoordinateSearch", Planner::kCoordinateSearch)
-      .value("kLookahead", Planner::kLookahead);
+      .value("kLookahead", Planner::kLookahead)
+      .value("kScreened", Planner::kScreened);
   m.def("planner_from_string", &planner_from_string, py::arg("name"),
         "'exhaustive', 'coordinate' or 'lookahead' -> Planner (tendyn.Error otherwise).");
   m.def("to_string", py::overload_cast<Planner>(&to_string), py::arg("planner"), "'exhaustive', 'coordinate' or 'lookahead'.");
@@ -41,6 +42,7 @@ void expose_planner(py::module_& m) {
       .def_readwrite("planner", &PlannerOptions::planner, "Planner algorithm")
       .def_readwrite("max_rounds", &PlannerOptions::max_rounds, "coordinate search: rounds per period")
       .def_readwrite("beam_width", &PlannerOptions::beam_width, "lookahead: candidates expanded into a second period")
+      .def_readwrite("screen_count", &PlannerOptions::screen_count, "screened: candidates rolled out after the single-cable screening (>= 1)")
       .def_readwrite("lateral_weight", &PlannerOptions::lateral_weight, "lookahead: w in the path metric w d - s (dimensionless)")
       .def_readwrite("lateral_tolerance_m", &PlannerOptions::lateral_tolerance_m, "lookahead: distance from the path beyond which it is penalised [m]")
       .def_readwrite("increment", &PlannerOptions::increment, "IncrementShape: ramp (default) or step (document 001: open)")
