@@ -478,6 +478,48 @@ PlanResult plan(const Model& model, const PlannerOptions& o, const std::function
         const auto i = static_cast<std::size_t>(todo[static_cast<std::size_t>(j)]);
         rs[i] = rollout(model, o, state, u, deltas[i], tracker, slack0);
       });
+      // kScreened: up to max_rounds rounds of single-cable moves around the best candidate so far
+      // (those not rolled out yet), so that a poorly predicted coupling is corrected locally
+      if (o.planner == Planner::kScreened && nroll < n) {
+        for (int round = 0; round < o.max_rounds; ++round) {
+          const auto [b0, b0_any] = consider(rs);
+          const int at = b0 >= 0 ? b0 : b0_any;
+          if (at < 0) break;
+          std::vector<int> fresh;
+          const int base = ids[static_cast<std::size_t>(at)];
+          for (int c = 0, pw = 1; c < m; ++c, pw *= 3) {
+            const int digit = (base / pw) % 3;
+            for (int v = 0; v < 3; ++v) {
+              const int id = base + (v - digit) * pw;
+              if (v != digit && std::find(ids.begin(), ids.end(), id) == ids.end()) fresh.push_back(id);
+            }
+          }
+          if (fresh.empty()) break;
+          std::vector<Rollout> more(fresh.size());
+          parallel_for(static_cast<int>(fresh.size()), o.threads, [&](int j) {
+            more[static_cast<std::size_t>(j)] = rollout(model, o, state, u, candidate(fresh[static_cast<std::size_t>(j)], m), tracker, slack0);
+          });
+          for (std::size_t j = 0; j < fresh.size(); ++j) {
+            ids.push_back(fresh[j]);
+            deltas.push_back(candidate(fresh[j], m));
+            rs.push_back(more[j]);
+          }
+          if (consider(rs) == std::make_pair(b0, b0_any)) break;  // no better candidate found
+        }
+        // back to increasing candidate index, for the exhaustive tie rule
+        std::vector<std::size_t> order(ids.size());
+        for (std::size_t j = 0; j < order.size(); ++j) order[j] = j;
+        std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return ids[a] < ids[b]; });
+        std::vector<Rollout> rs2;
+        std::vector<Eigen::VectorXi> d2;
+        for (std::size_t j : order) {
+          rs2.push_back(rs[j]);
+          d2.push_back(deltas[j]);
+        }
+        rs.swap(rs2);
+        deltas.swap(d2);
+        res.rollouts += static_cast<long>(rs.size()) - nroll;
+      }
       res.rollouts += nroll;
       for (const auto& r : rs) res.rejected += (r.ok && r.new_slack == 0) ? 0 : 1;
       const auto [best, best_any] = consider(rs);

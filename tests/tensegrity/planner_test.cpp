@@ -133,7 +133,7 @@ TEST(Planner, LookaheadIsBitIdenticalOnAnyThreadCountAndCountsItsRollouts) {
 
 // The screened planner (issue 19 item 4): with screen_count covering every candidate it is the
 // exhaustive planner bit for bit; with a small screen it rolls out 2m + 1 + screen_count
-// candidates per period, chooses the same first action as the exhaustive planner on the
+// candidates per period plus the local refinement's, chooses the same first action as the exhaustive planner on the
 // document's 4-cable straight line, is bit-identical for any thread count and replays in simulate.
 TEST(Planner, ScreenedEqualsExhaustiveWhenItScreensEverythingAndOtherwiseRollsOutFew) {
   const auto f = three_bar();
@@ -152,7 +152,9 @@ TEST(Planner, ScreenedEqualsExhaustiveWhenItScreensEverythingAndOtherwiseRollsOu
   const auto few = ts::plan(f.model, o);
   o.threads = 2;
   const auto few2 = ts::plan(f.model, o);
-  EXPECT_EQ(few.rollouts, 3 * (2 * 4 + 1 + 8));
+  // per period: 2m + 1 probes + 8 screened + at most max_rounds (3) rounds of <= 2m single-cable moves
+  EXPECT_GE(few.rollouts, 3 * (2 * 4 + 1 + 8));
+  EXPECT_LE(few.rollouts, 3 * (2 * 4 + 1 + 8 + 3 * 8));
   EXPECT_EQ(few.offset_m[1], ex.offset_m[1]);  // the same first action
   EXPECT_EQ(few.final_state.x, few2.final_state.x);
   for (std::size_t i = 0; i < few.offset_m.size(); ++i) EXPECT_EQ(few.offset_m[i], few2.offset_m[i]) << i;

@@ -28,7 +28,7 @@ OutputEstimate estimate_simulate_output(const Model& model, const SimulationOpti
 /// plus 32 numbers per rod, node and cable for the model itself) and scene.json of the replay
 /// (the simulate estimate for duration nperiod x period_s with `replay` and frame_interval_s,
 /// plus one path-error value per frame). Memory: the replay's frames as for simulate, plus the
-/// rollouts kept at once (3^m candidates for kExhaustive, (1 + beam_width) 3^m for kLookahead, 2m + 1 + screen_count for kScreened, 2m
+/// rollouts kept at once (3^m candidates for kExhaustive, (1 + beam_width) 3^m for kLookahead, 2m (1 + max_rounds) + 1 + screen_count for kScreened, 2m
 /// for kCoordinateSearch), each an end state of 13 nrod numbers plus 3 cable flags per cable and
 /// 64 bytes of bookkeeping. Never throws.
 OutputEstimate estimate_plan_output(const Model& model, const PlannerOptions& options, const SimulationOptions& replay,

@@ -37,10 +37,13 @@
 //   and the 2m single-cable candidates (+-e_c), predict every other candidate's centroid as the sum
 //   of its cables' single-cable effects, C(delta) ~ C(0) + sum_c (C(delta_c e_c) - C(0)) (exact
 //   for single-cable candidates, first order in the coupling otherwise), rank all 3^m by the
-//   predicted cost and roll out the `screen_count` best with the full model; then the exhaustive
-//   planner's rule (threshold, admissibility, ties to the lowest candidate index) over the
-//   candidates rolled out. 2m + 1 + screen_count rollouts per period instead of 3^m; with
-//   screen_count >= 3^m it is the exhaustive planner, bit for bit. The path and cost are the
+//   predicted cost and roll out the `screen_count` best with the full model; then up to
+//   `max_rounds` rounds of single-cable moves around the best candidate so far (those not rolled
+//   out yet; a round that finds nothing better ends it), which corrects a poorly predicted
+//   coupling locally; then the exhaustive planner's rule (threshold, admissibility, ties to the
+//   lowest candidate index) over every candidate rolled out. 2m + 1 + screen_count + up to
+//   max_rounds 2m rollouts per period instead of 3^m; with screen_count + 2m + 1 >= 3^m it is the
+//   exhaustive planner, bit for bit. The path and cost are the
 //   document's; only the candidates simulated are fewer.
 // Increment timing (`increment`, IncrementShape): the document says only that u changes by one of
 // {-u0, 0, u0} per period (3-2) and leaves open how within the period (issue 18 item 5). kRamp (the
@@ -99,7 +102,7 @@ struct PlannerOptions {
   double duration_s = 3.0;         ///< planned time
   PlanPath path = PlanPath::straight_x();
   Planner planner = Planner::kExhaustive;
-  int max_rounds = 3;              ///< coordinate search rounds per period
+  int max_rounds = 3;              ///< coordinate search rounds per period (screened: refinement rounds)
   int beam_width = 3;              ///< lookahead: candidates expanded into a second period
   int screen_count = 16;           ///< screened: candidates rolled out after the screening, >= 1
   double lateral_weight = 5.0;     ///< lookahead: w in the path metric w d - s (5 as in (3-3))
