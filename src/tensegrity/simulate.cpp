@@ -298,8 +298,12 @@ SimulationSummary simulate(const Model& model, const SimulationOptions& opt, Obs
   double next_control = sampled ? state.time_s : std::numeric_limits<double>::infinity();  // dopri5: next sampled-controller time
   double h = opt.dt_s;
 
+  double observer_s = 0.0;  // wall time inside the observer (writing outputs)
   auto observe_current = [&](const Energy& en) {
-    if (observer) observer->on_output(model, state, data, en);
+    if (!observer) return;
+    const auto t0 = std::chrono::steady_clock::now();
+    observer->on_output(model, state, data, en);
+    observer_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   };
 
   long step = 0;
@@ -393,6 +397,7 @@ SimulationSummary simulate(const Model& model, const SimulationOptions& opt, Obs
   for (int k = 0; k < model.ncable(); ++k) sum.final_strain[k] = cable_strain(data, k);
   sum.final_state = state;
   sum.wall_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  sum.observer_time_s = observer_s;
   if (progress) progress(1.0);
   return sum;
 }

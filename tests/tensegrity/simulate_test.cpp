@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <cmath>
 #include <string>
@@ -360,4 +361,28 @@ TEST(StepCount, OutputIntervalLongerThanTheRunGivesStartAndEnd) {
   EXPECT_EQ(ts::output_stride(o, 50), 10);
   o.output_interval_s = 0.0;
   EXPECT_EQ(ts::output_stride(o, 50), 1);
+}
+
+// The summary separates the time spent in the observer (writing outputs) from the run's wall time,
+// so `tendyn simulate` can report steps/s without the output cost (issue 19 item 1).
+TEST(Simulate, ObserverTimeIsPartOfTheWallTime) {
+  struct Slow : ts::Observer {
+    int calls = 0;
+    void on_output(const ts::Model&, const ts::State&, const ts::Data&, const ts::Energy&) override {
+      ++calls;
+      const auto t0 = std::chrono::steady_clock::now();
+      while (std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(2)) {
+      }
+    }
+  } slow;
+  const ts::Model m = tendyn::test::doc000_prism(50.0, 0.5);
+  ts::SimulationOptions o;
+  o.duration_s = 0.05;
+  o.dt_s = 1e-3;
+  o.output_interval_s = 0.01;
+  const auto with = ts::simulate(m, o, &slow);
+  EXPECT_EQ(slow.calls, 6);
+  EXPECT_GE(with.observer_time_s, 6 * 0.002);
+  EXPECT_LE(with.observer_time_s, with.wall_time_s);
+  EXPECT_EQ(ts::simulate(m, o).observer_time_s, 0.0);
 }

@@ -106,6 +106,7 @@ struct SimulationSummary {
   long rejected_steps = 0;
   long split_steps = 0;  ///< fixed steps split at slack events
   double wall_time_s = 0.0;
+  double observer_time_s = 0.0;  ///< part of wall_time_s spent in the observer (writing outputs) [s]
   bool stopped_early = false;  ///< stop_on_abnormal triggered
   State final_state;
   Eigen::VectorXd final_length_m, final_strain, final_tension_N;

@@ -247,6 +247,7 @@ void expose_simulate(py::module_& m) {
       .def_readonly("rejected_steps", &SimulationSummary::rejected_steps, "dopri5: rejected trials")
       .def_readonly("split_steps", &SimulationSummary::split_steps, "fixed steps split at slack events or impacts")
       .def_readonly("wall_time_s", &SimulationSummary::wall_time_s, "wall-clock time of the run [s]")
+      .def_readonly("observer_time_s", &SimulationSummary::observer_time_s, "part of wall_time_s spent in the observer (writing outputs) [s]")
       .def_readonly("stopped_early", &SimulationSummary::stopped_early, "True when stop_on_abnormal ended the run")
       .def_readonly("final_state", &SimulationSummary::final_state, "State at the end")
       .def_readonly("final_length_m", &SimulationSummary::final_length_m, "(ncable) lengths at the end [m]")
