@@ -88,12 +88,8 @@ void solve_printed(const Rod& rod, const Eigen::Vector3d& e, const Eigen::Vector
 void solve_impulses(const Rod& rod, const Eigen::Vector3d& e, const Eigen::Vector3d& v0, const Eigen::Vector3d& w0,
                     int nc, const Eigen::Vector3d r[2], const double target[2], double mu, bool friction,
                     Eigen::Vector3d P[2]) {
-  Eigen::Matrix3d Iinv = (Eigen::Matrix3d::Identity() - e * e.transpose()) / rod.inertia_transverse_kgm2;
-  if (rod.inertia_axial_kgm2 > 0.0) Iinv += e * e.transpose() / rod.inertia_axial_kgm2;
   Eigen::Matrix3d K[2][2];
-  for (int a = 0; a < nc; ++a)
-    for (int b = 0; b < nc; ++b)  // velocity change at point a per unit impulse at point b
-      K[a][b] = Eigen::Matrix3d::Identity() / rod.mass_kg - skew(r[a]) * Iinv * skew(r[b]);
+  impulse_matrices(rod, e, nc, r, K);
   auto point_velocity = [&](int a) {
     Eigen::Vector3d u = v0 + w0.cross(r[a]);
     for (int b = 0; b < nc; ++b) u += K[a][b] * P[b];
