@@ -45,14 +45,7 @@ std::string read_id(const YamlNode& n, std::set<std::string>& seen, const char* 
   return id;
 }
 
-DampingLaw read_damping_law(const YamlNode& n) {
-  try {
-    return damping_law_from_string(n.as_string());
-  } catch (const Error& e) {
-    n.fail(e.what());
-  }
-}
-
+// An enum value through its strict x_from_string; its error is reported at the node (file:line:col).
 template <class Enum>
 Enum read_enum(const YamlNode& n, Enum (*from_string)(const std::string&)) {
   try {
@@ -67,13 +60,7 @@ void read_simulation(const YamlNode& s, SimulationOptions& o) {
                   "energy_growth_limit"});
   if (auto v = s.get("duration")) o.duration_s = non_negative(*v);
   if (auto v = s.get("dt")) o.dt_s = positive(*v);
-  if (auto v = s.get("integrator")) {
-    try {
-      o.integrator = integrator_from_string(v->as_string());
-    } catch (const Error& e) {
-      v->fail(e.what());
-    }
-  }
+  if (auto v = s.get("integrator")) o.integrator = read_enum(*v, &integrator_from_string);
   if (auto v = s.get("output_interval")) o.output_interval_s = non_negative(*v);
   if (auto v = s.get("strain_limit")) o.strain_limit = positive(*v);
   if (auto v = s.get("slack_tolerance")) o.slack_tolerance = non_negative(*v);
@@ -89,7 +76,7 @@ Model read_elements(const YamlNode& root) {
   Model m;
   m.name = root.get_string("name", "tensegrity");
   if (auto g = root.get("gravity")) m.gravity_W = g->as_vector(3);
-  if (auto d = root.get("damping_law")) m.damping_law = read_damping_law(*d);
+  if (auto d = root.get("damping_law")) m.damping_law = read_enum(*d, &damping_law_from_string);
 
   // nodes
   const auto nodes = root.at("nodes");
@@ -264,20 +251,14 @@ Model read_builder(const YamlNode& b) {
     if (auto v = b.get("rest_bottom")) p.rest_bottom_m = positive(*v);
     if (auto v = b.get("rest_side")) p.rest_side_m = positive(*v);
     if (auto v = b.get("psi_deg")) p.psi_rad = v->as_double() * kDeg;
-    if (auto v = b.get("layout")) {
-      try {
-        p.layout = prism_layout_from_string(v->as_string());
-      } catch (const Error& e) {
-        v->fail(e.what());
-      }
-    }
+    if (auto v = b.get("layout")) p.layout = read_enum(*v, &prism_layout_from_string);
     if (auto v = b.get("radius")) p.radius_m = positive(*v);
     if (auto v = b.get("pivot")) {
       p.pivot = v->as_double();
       if (p.pivot < 0.0 || p.pivot > 1.0) v->fail("must be in [0, 1]");
     }
     if (auto v = b.get("height")) p.height_m = v->as_double();
-    if (auto v = b.get("damping_law")) p.damping_law = read_damping_law(*v);
+    if (auto v = b.get("damping_law")) p.damping_law = read_enum(*v, &damping_law_from_string);
     // positions are written with 12 significant digits (export --yaml) and read back against the
     // rod length to 1e-6: a prism placed 1e4 rod lengths or more away would not round-trip
     for (const char* key : {"height", "radius"})
@@ -309,7 +290,7 @@ Model read_builder(const YamlNode& b) {
     if (auto v = b.get("rest_length")) p.rest_length_m = non_negative(*v);
     if (auto v = b.get("spacing_scale")) p.spacing_scale = positive(*v);
     if (auto v = b.get("perturbation")) p.perturbation_m = non_negative(*v);
-    if (auto v = b.get("damping_law")) p.damping_law = read_damping_law(*v);
+    if (auto v = b.get("damping_law")) p.damping_law = read_enum(*v, &damping_law_from_string);
     try {
       return make_expanded_octahedron(p);
     } catch (const Error& e) {
@@ -436,12 +417,7 @@ Ground read_ground(const YamlNode& g) {
   g.require_keys({"type", "height", "friction", "friction_law", "restitution", "max_penetration", "baumgarte", "stiffness",
                   "damping", "slip_velocity"});
   Ground out;
-  const auto t = g.at("type");
-  try {
-    out.type = ground_type_from_string(t.as_string());
-  } catch (const Error& e) {
-    t.fail(e.what());
-  }
+  out.type = read_enum(g.at("type"), &ground_type_from_string);
   if (auto v = g.get("height")) out.height_m = v->as_double();
   if (auto v = g.get("friction")) out.friction = non_negative(*v);
   if (auto v = g.get("friction_law")) out.friction_law = read_enum(*v, &friction_law_from_string);
@@ -476,7 +452,7 @@ ModelFile read_root(const YamlNode& root) {
   } else if (root.has("matrices")) {
     f.model = read_matrices(root.at("matrices"));
     if (auto g = root.get("gravity")) f.model.gravity_W = g->as_vector(3);
-    if (auto d = root.get("damping_law")) f.model.damping_law = read_damping_law(*d);
+    if (auto d = root.get("damping_law")) f.model.damping_law = read_enum(*d, &damping_law_from_string);
     if (auto n = root.get("name")) f.model.name = n->as_string();
   } else {
     f.model = read_elements(root);
