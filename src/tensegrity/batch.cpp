@@ -6,7 +6,6 @@
 #include <cmath>
 #include <limits>
 #include <string>
-#include <thread>
 
 namespace tendyn::tensegrity {
 
@@ -15,10 +14,7 @@ namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 void check_fits(const Model& model, const State& state, const std::string& what) {
-  const auto dim = static_cast<Eigen::Index>(State::kStride) * model.nrod();
-  if (state.x.size() != dim)
-    throw Error(what + ": the state has " + std::to_string(state.x.size()) + " entries, the model needs 13 nrod = " +
-                std::to_string(dim));
+  check_state_size(model, state, what);
   if (!state.x.allFinite() || !std::isfinite(state.time_s)) throw Error(what + ": the state is not finite");
 }
 
@@ -109,8 +105,7 @@ int step_batch(const Model& model, Batch& batch, const BatchStepOptions& options
   // heap blocks share cache lines, and stepping them on different threads would make the lines
   // bounce between cores. The results do not depend on the blocking.
   const int n = batch.size();
-  const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  const int nthread = std::min(options.threads > 0 ? options.threads : hw, n);
+  const int nthread = parallel_thread_count(n, options.threads);
   const int nblock = std::min(n, 4 * nthread);
   parallel_for(nblock, nthread, [&](int block) {
     const int first = static_cast<int>(static_cast<long>(block) * n / nblock);

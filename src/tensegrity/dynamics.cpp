@@ -214,10 +214,14 @@ Energy compute_energy(const Model& model, const State& state, const Data& data) 
   return en;
 }
 
-Eigen::MatrixX3d node_positions(const Model& model, const State& state) {
+void check_state_size(const Model& model, const State& state, const std::string& what) {
   if (state.x.size() != State::kStride * model.nrod())
-    throw Error("node_positions: the state has " + std::to_string(state.x.size()) + " entries, the model needs 13 * nrod = " +
+    throw Error(what + ": the state has " + std::to_string(state.x.size()) + " entries, the model needs 13 * nrod = " +
                 std::to_string(State::kStride * model.nrod()));
+}
+
+Eigen::MatrixX3d node_positions(const Model& model, const State& state) {
+  check_state_size(model, state, "node_positions");
   // through forward_kinematics itself, so that the numbers are those of data.p_W_node
   Data data = make_data(model);
   forward_kinematics(model, state, data);

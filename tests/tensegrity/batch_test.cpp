@@ -119,7 +119,7 @@ TEST(Batch, BadInputIsRefusedWithThePlace) {
   ts::State short_state;
   short_state.x = Eigen::VectorXd::Zero(5);
   EXPECT_EQ(error_of([&] { ts::set_state(su.model, b, 0, short_state); }),
-            "batch: robot 0: the state has 5 entries, the model needs 13 nrod = 39");
+            "batch: robot 0: the state has 5 entries, the model needs 13 * nrod = 39");
 }
 
 }  // namespace

@@ -10,6 +10,14 @@
 
 namespace tendyn {
 
+/// The number of threads parallel_for(count, threads, fn) uses: `threads`, or
+/// std::thread::hardware_concurrency() (at least 1) when threads <= 0, and never more than
+/// count (count >= 1). For callers that split their work into per-thread blocks.
+inline int parallel_thread_count(long count, int threads) {
+  const long hw = static_cast<long>(std::max(1u, std::thread::hardware_concurrency()));
+  return static_cast<int>(std::max(1L, std::min(threads > 0 ? static_cast<long>(threads) : hw, count)));
+}
+
 /// Runs fn(i) for every i in [0, count) on up to `threads` threads (the calling thread is one of
 /// them; threads <= 0 means std::thread::hardware_concurrency(); never more threads than indices)
 /// and returns when all have finished. Indices are handed out in increasing order by an atomic
@@ -29,8 +37,7 @@ template <class Index, class Fn>
 void parallel_for(Index count, int threads, Fn&& fn) {
   static_assert(std::is_integral_v<Index>, "parallel_for: the count must be an integer");
   if (count <= 0) return;
-  const auto hw = static_cast<Index>(std::max(1u, std::thread::hardware_concurrency()));
-  const Index nt = std::min(threads > 0 ? static_cast<Index>(threads) : hw, count);
+  const auto nt = static_cast<Index>(parallel_thread_count(static_cast<long>(count), threads));
   std::atomic<Index> next{0};
   std::atomic<bool> stop{false};
   std::mutex mu;

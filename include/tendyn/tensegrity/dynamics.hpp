@@ -99,6 +99,10 @@ struct Energy {
 /// Requires compute_element_forces (reads lengths). O(nrod + ncable).
 Energy compute_energy(const Model& model, const State& state, const Data& data);
 
+/// Throws tendyn::Error "<what>: the state has N entries, the model needs 13 * nrod = M" when
+/// state.x does not have the model's size. O(1).
+void check_state_size(const Model& model, const State& state, const std::string& what);
+
 /// Node positions [m] of a state, one row per node (nnode x 3; anchors at their fixed points):
 /// the same numbers forward_kinematics() writes into data.p_W_node (its transpose). Allocates the
 /// result (a convenience for analysis and controllers, not for a step). O(nnode).
