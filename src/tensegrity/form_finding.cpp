@@ -1,5 +1,6 @@
 #include <tendyn/core/error.hpp>
 #include <tendyn/core/rotation.hpp>
+#include <tendyn/io/csv.hpp>
 #include <tendyn/tensegrity/form_finding.hpp>
 
 #include <Eigen/Eigenvalues>
@@ -7,7 +8,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <limits>
 #include <string>
 
@@ -15,23 +15,36 @@ namespace tendyn::tensegrity {
 
 namespace {
 
-Model statics_model(const Model& m) {
+// Every rod at rest (velocities and angular velocities zero).
+void zero_velocities(const Model& m, State& s) {
+  for (int j = 0; j < m.nrod(); ++j) {
+    s.v_WC(j).setZero();
+    s.w_W(j).setZero();
+  }
+}
+
+// The model of the statics on the ground: gravity and the model's external forces kept, no
+// ground (its reactions are unknowns), no drives, no damping.
+Model ground_statics_model(const Model& m) {
   Model s = m;
-  s.gravity_W.setZero();
-  for (auto& f : s.f_W_ext_node) f.setZero();
   s.drives.clear();
   s.ground.type = Ground::Type::kNone;
   for (auto& c : s.cables) c.damping_Nspm = 0.0;
   return s;
 }
 
+// The free-standing statics of form-finding: the ground statics without gravity and external forces.
+Model statics_model(const Model& m) {
+  Model s = ground_statics_model(m);
+  s.gravity_W.setZero();
+  for (auto& f : s.f_W_ext_node) f.setZero();
+  return s;
+}
+
 // Rod residuals (net force, net torque about the COM) at zero velocity: 6 nrod numbers.
 Eigen::VectorXd rod_residual(const Model& m, const State& st, Data& d) {
   State s = st;
-  for (int j = 0; j < m.nrod(); ++j) {
-    s.v_WC(j).setZero();
-    s.w_W(j).setZero();
-  }
+  zero_velocities(m, s);
   compute_derivative(m, s, d);
   Eigen::VectorXd r(6 * m.nrod());
   for (int j = 0; j < m.nrod(); ++j) {
@@ -54,10 +67,7 @@ double max_node_residual(const Model& model, const State& state) {
   const Model m = statics_model(model);
   Data d = make_data(m);
   State s = state;
-  for (int j = 0; j < m.nrod(); ++j) {
-    s.v_WC(j).setZero();
-    s.w_W(j).setZero();
-  }
+  zero_velocities(m, s);
   compute_derivative(m, s, d);
   double worst = 0.0;
   for (int j = 0; j < m.nrod(); ++j) {
@@ -91,10 +101,7 @@ FormFindingResult find_equilibrium(const Model& model, const FormFindingOptions&
   FormFindingResult res;
   State s = relaxed.final_state;
   s.time_s = 0.0;
-  for (int j = 0; j < m.nrod(); ++j) {
-    s.v_WC(j).setZero();
-    s.w_W(j).setZero();
-  }
+  zero_velocities(m, s);
   Data d = make_data(m);
   const int n = 6 * m.nrod();
   Eigen::MatrixXd J(n, n);
@@ -141,31 +148,15 @@ FormFindingResult find_equilibrium(const Model& model, const FormFindingOptions&
 
 namespace {
 
-std::string fmt(double v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%g", v);
-  return b;
-}
-
-// The model of the statics on the ground: gravity and the model's external forces kept, no
-// ground (its reactions are unknowns), no drives, no damping.
-Model ground_statics_model(const Model& m) {
-  Model s = m;
-  s.drives.clear();
-  s.ground.type = Ground::Type::kNone;
-  for (auto& c : s.cables) c.damping_Nspm = 0.0;
-  return s;
-}
+// Numbers in error messages: 6 significant digits (io::format_number, as "%g").
+std::string fmt(double v) { return io::format_number(v, 6); }
 
 // Rod residuals (net force, net torque about the COM / (L/2)) at zero velocity with `reaction`
 // added at the contact nodes: 6 nrod numbers [N].
 Eigen::VectorXd rod_residual_on_ground(const Model& m, const State& st, const std::vector<int>& contacts,
                                        const std::vector<Eigen::Vector3d>& reaction, Data& d) {
   State s = st;
-  for (int j = 0; j < m.nrod(); ++j) {
-    s.v_WC(j).setZero();
-    s.w_W(j).setZero();
-  }
+  zero_velocities(m, s);
   d.f_W_ext_node = m.f_W_ext_node;
   d.f_W_ext_node.resize(static_cast<std::size_t>(m.nnode()), Eigen::Vector3d::Zero());
   for (std::size_t c = 0; c < contacts.size(); ++c) d.f_W_ext_node[static_cast<std::size_t>(contacts[c])] += reaction[c];
@@ -183,17 +174,6 @@ std::string id_of(const std::vector<std::string>& ids, int i, const char* prefix
 }
 
 double max_abs(const Eigen::VectorXd& v) { return v.size() ? v.cwiseAbs().maxCoeff() : 0.0; }
-
-double kinetic_energy_J(const Model& m, const State& s, const Data& d) {
-  double e = 0.0;
-  for (int j = 0; j < m.nrod(); ++j) {
-    const Rod& r = m.rods[static_cast<std::size_t>(j)];
-    const Eigen::Vector3d w = s.w_W(j), ax = d.e_W_rod.col(j);
-    const double wa = w.dot(ax);
-    e += 0.5 * r.mass_kg * s.v_WC(j).squaredNorm() + 0.5 * (r.inertia_transverse_kgm2 * (w.squaredNorm() - wa * wa) + r.inertia_axial_kgm2 * wa * wa);
-  }
-  return e;
-}
 
 double max_rod_end_speed(const Model& m, const Data& d) {
   double v = 0.0;
@@ -234,10 +214,7 @@ SettleResult settle_on_ground(const Model& model, const SettleOptions& o) {
   dyn.drives.clear();
   State s = model.initial_state;
   s.time_s = 0.0;
-  for (int j = 0; j < dyn.nrod(); ++j) {
-    s.v_WC(j).setZero();
-    s.w_W(j).setZero();
-  }
+  zero_velocities(dyn, s);
   Data d = make_data(dyn);
   if (o.place_on_ground) {
     forward_kinematics(dyn, s, d);
@@ -262,13 +239,10 @@ SettleResult settle_on_ground(const Model& model, const SettleOptions& o) {
     double ke_prev = 0.0, quiet_s = 0.0, speed = 0.0;
     for (; res.steps < max_steps; ++res.steps) {
       step(dyn, d, s, dt, so, static_cast<double>(res.steps + 1) * dt);
-      const double ke = kinetic_energy_J(dyn, s, d);
+      const double ke = compute_energy(dyn, s, d).kinetic_J;
       speed = max_rod_end_speed(dyn, d);
       if (ke < ke_prev) {  // past a kinetic-energy peak: remove it
-        for (int j = 0; j < dyn.nrod(); ++j) {
-          s.v_WC(j).setZero();
-          s.w_W(j).setZero();
-        }
+        zero_velocities(dyn, s);
         compute_derivative(dyn, s, d);
         ++res.kinetic_resets;
         ke_prev = 0.0;
@@ -287,10 +261,7 @@ SettleResult settle_on_ground(const Model& model, const SettleOptions& o) {
       throw SimulationError("settle_on_ground: not at rest after " + fmt(o.max_duration_s) + " s of damped settling (fastest rod end " +
                                 fmt(speed) + " m/s, tolerance " + fmt(o.speed_tolerance_mps) + " m/s for " + fmt(o.quiet_time_s) + " s)",
                             res.settle_time_s);
-    for (int j = 0; j < dyn.nrod(); ++j) {
-      s.v_WC(j).setZero();
-      s.w_W(j).setZero();
-    }
+    zero_velocities(dyn, s);
 
     // (3) contact polish
     forward_kinematics(st, s, ds);
