@@ -2,6 +2,7 @@
 // writes DIR/model.yaml (the model at its equilibrium) and DIR/summary.json.
 #include <tendyn/core/error.hpp>
 #include <tendyn/io/atomic_file.hpp>
+#include <tendyn/io/csv.hpp>
 #include <tendyn/io/result_set.hpp>
 #include <tendyn/tensegrity/form_finding.hpp>
 #include <tendyn/tensegrity/model_io.hpp>
@@ -20,17 +21,20 @@
 namespace tendyn::cli {
 
 namespace {
+// Option defaults are the library's (FormFindingOptions, SettleOptions).
+const tensegrity::FormFindingOptions kFormDefaults;
+const tensegrity::SettleOptions kSettleDefaults;
+
 struct FormArgs {
   std::string model, out;  ///< out: the output directory (default out/<model name>-formfind)
-  double relax = 60.0, tol = 1e-10, settle_max = 60.0, speed_tol = 1e-4, settle_tol = 1e-9;
+  double relax = kFormDefaults.relax_duration_s, tol = kFormDefaults.tolerance_N;
+  double settle_max = kSettleDefaults.max_duration_s, speed_tol = kSettleDefaults.speed_tolerance_mps,
+         settle_tol = kSettleDefaults.tolerance_N;
   bool on_ground = false, settle_only = false, allow_slack = false, free_xy = false;
 };
 
-std::string g(double v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%g", v);
-  return b;
-}
+// Numbers in messages and the model header: 6 significant digits (as "%g").
+std::string g(double v) { return io::format_number(v, 6); }
 }  // namespace
 
 void register_formfind(CLI::App& app) {
@@ -101,9 +105,9 @@ void register_formfind(CLI::App& app) {
       so.tolerance_N = a->settle_tol;
       so.allow_slack = a->allow_slack;
       so.keep_centroid_xy = !a->free_xy;
-      if (a->settle_max != 60.0) command += " --settle-max " + g(a->settle_max);
-      if (a->speed_tol != 1e-4) command += " --speed-tolerance " + g(a->speed_tol);
-      if (a->settle_tol != 1e-9) command += " --settle-tolerance " + g(a->settle_tol);
+      if (a->settle_max != kSettleDefaults.max_duration_s) command += " --settle-max " + g(a->settle_max);
+      if (a->speed_tol != kSettleDefaults.speed_tolerance_mps) command += " --speed-tolerance " + g(a->speed_tol);
+      if (a->settle_tol != kSettleDefaults.tolerance_N) command += " --settle-tolerance " + g(a->settle_tol);
       if (a->allow_slack) command += " --allow-slack";
       if (a->free_xy) command += " --free-xy";
       const auto s = ts::settle_on_ground(m, so);
