@@ -98,10 +98,36 @@ BENCHMARK(BM_BlockInverseDynamics)->Arg(0)->Arg(1);
 
 #ifdef TENDYN_HAVE_DART
 // DART: setPositions/setVelocities invalidate its caches, so every iteration recomputes.
+// Its states: tendyn's for the models whose coordinates are the joint angles (nq == nv); for the
+// free-base humanoid DART's own (6 free-joint coordinates: exponential coordinates + translation,
+// then the same 29 joint angles as tendyn's state), since tendyn's base holds a quaternion.
+struct DartState {
+  Eigen::VectorXd q0, q1, v, a;
+  bool flip = false;
+  const Eigen::VectorXd& next() {
+    flip = !flip;
+    return flip ? q1 : q0;
+  }
+  explicit DartState(const Model& m) {
+    const State s(m);
+    v = s.v;
+    a = s.a;
+    if (m.nq == m.nv) {
+      q0 = s.q0;
+      q1 = s.q1;
+      return;
+    }
+    std::mt19937_64 rng(4);
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    q0.resize(m.nv);
+    q1.resize(m.nv);
+    for (int k = 0; k < m.nv; ++k) q0[k] = u(rng), q1[k] = u(rng);
+  }
+};
 void BM_DART_InverseDynamics(benchmark::State& st) {
   const Model& m = model(static_cast<int>(st.range(0)));
   auto skel = tendyn::tree::testing::to_dart(m);
-  State s(m);
+  DartState s(m);
   for (auto _ : st) {
     skel->setPositions(s.next());
     skel->setVelocities(s.v);
@@ -114,7 +140,7 @@ void BM_DART_InverseDynamics(benchmark::State& st) {
 void BM_DART_MassMatrix(benchmark::State& st) {
   const Model& m = model(static_cast<int>(st.range(0)));
   auto skel = tendyn::tree::testing::to_dart(m);
-  State s(m);
+  DartState s(m);
   for (auto _ : st) {
     skel->setPositions(s.next());
     benchmark::DoNotOptimize(skel->getMassMatrix().data());
@@ -124,7 +150,7 @@ void BM_DART_MassMatrix(benchmark::State& st) {
 void BM_DART_ForwardDynamics(benchmark::State& st) {
   const Model& m = model(static_cast<int>(st.range(0)));
   auto skel = tendyn::tree::testing::to_dart(m);
-  State s(m);
+  DartState s(m);
   for (auto _ : st) {
     skel->setPositions(s.next());
     skel->setVelocities(s.v);
@@ -134,9 +160,9 @@ void BM_DART_ForwardDynamics(benchmark::State& st) {
   }
   st.SetLabel(model_label(static_cast<int>(st.range(0))));
 }
-BENCHMARK(BM_DART_InverseDynamics)->Arg(0)->Arg(1);
-BENCHMARK(BM_DART_MassMatrix)->Arg(0)->Arg(1);
-BENCHMARK(BM_DART_ForwardDynamics)->Arg(0)->Arg(1);
+BENCHMARK(BM_DART_InverseDynamics)->Arg(0)->Arg(1)->Arg(2);
+BENCHMARK(BM_DART_MassMatrix)->Arg(0)->Arg(1)->Arg(2);
+BENCHMARK(BM_DART_ForwardDynamics)->Arg(0)->Arg(1)->Arg(2);
 #endif
 
 // Cost growth with n: a binary tree of n revolute links (axes cycling x, y, z).
