@@ -22,8 +22,11 @@ export function fmtTime(t) {
   return `${Number(t).toFixed(3)} s`;
 }
 
+/// Lengths and positions: below 1 nm (round-off of a symmetric motion) printed as 0.
+const metres = (v) => (Math.abs(v) < 1e-9 ? 0 : v);
+
 function vec(v, unit) {
-  return `(${v.map((x) => fmtNum(x, 4)).join(', ')}) ${unit}`;
+  return `(${v.map((x) => fmtNum(metres(x), 4)).join(', ')}) ${unit}`;
 }
 
 function listCables(items, max = 6) {
@@ -56,7 +59,7 @@ export function verdict(s) {
 export function summaryLines(s) {
   const out = [];
   const add = (key, label, text) => out.push({ key, label, text });
-  add('verdict', s.mode === 'cdpr' ? 'result' : 'verdict', verdict(s));
+  if (s.mode === 'cdpr' || typeof s.normal_mode === 'boolean') add('verdict', s.mode === 'cdpr' ? 'result' : 'verdict', verdict(s));
   if (s.mode === 'cdpr') {
     if (s.tension_N) {
       const lo = s.tension_N.min, hi = s.tension_N.max;
@@ -67,15 +70,15 @@ export function summaryLines(s) {
     add('slack', 'slack', s.first_at_min
       ? `first cable at its lower tension bound: ${s.first_at_min.cable} at ${fmtTime(s.first_at_min.t_s)}${s.first_slack ? `; first at zero tension: ${s.first_slack.cable} at ${fmtTime(s.first_slack.t_s)}` : ''}`
       : 'no cable at its lower tension bound');
-  } else {
-    add('slack', 'slack cables', s.slack_cables && s.slack_cables.length
+  } else if (Array.isArray(s.slack_cables)) {
+    add('slack', 'slack cables', s.slack_cables.length
       ? `${listCables(s.slack_cables)} (first frame with zero tension)`
       : 'no cable went slack in the recorded frames');
   }
   if (s.com) {
     const c = s.com;
     const what = s.mode === 'cdpr' ? 'platform centre of mass' : 'centre of mass';
-    add('com', what, `travelled ${qty(c.travelled_m, 'm')} (on the floor ${qty(c.floor_travelled_m, 'm')}), moved ${qty(c.displacement_m, 'm')} from ${vec(c.initial_m, 'm')} to ${vec(c.final_m, 'm')}`);
+    add('com', what, `travelled ${qty(metres(c.travelled_m), 'm')} (on the floor ${qty(metres(c.floor_travelled_m), 'm')}), moved ${qty(metres(c.displacement_m), 'm')} from ${vec(c.initial_m, 'm')} to ${vec(c.final_m, 'm')}`);
   }
   if (s.energy_J) {
     const e = s.energy_J;
@@ -83,11 +86,13 @@ export function summaryLines(s) {
     if (typeof s.energy_max_abs_drift_J === 'number') text += `, largest |E(t) - E(0)| ${qty(s.energy_max_abs_drift_J, 'J')}`;
     add('energy', 'total energy', text);
   }
-  const run = [`${fmtTime(s.duration_s)} simulated`, `${s.frames} frames`];
+  const run = [];
+  if (typeof s.duration_s === 'number') run.push(`${fmtTime(s.duration_s)} simulated`);
+  if (typeof s.frames === 'number') run.push(`${s.frames} frames`);
   if (typeof s.steps === 'number') run.push(`${s.steps} steps`);
   if (typeof s.simulation_wall_time_s === 'number') run.push(`wall time ${qty(s.simulation_wall_time_s, 's', 3)}`);
   if (s.mode === 'cdpr') run.push(`path ${qty(s.path_length_m, 'm')} at ${qty(s.speed_mps, 'm/s')}`, `platform mass ${qty(s.platform_mass_kg, 'kg')}`);
-  add('run', 'run', run.join(', '));
+  if (run.length) add('run', 'run', run.join(', '));
   if (s.mode === 'inverse') {
     add('plan', 'plan', `speed ${qty(s.speed_mps, 'm/s')}, progress ${qty(s.progress_m, 'm')}, largest path error ${qty(s.max_path_error_m, 'm')}, ${s.rollouts} rollouts, planning wall time ${qty(s.planning_wall_time_s, 's', 3)}`);
   }
