@@ -596,8 +596,21 @@ TEST(Studio, CdprModelEditsRoundTripAndRun) {
             std::string::npos);
   EXPECT_NE(error_of([&] { parse_run_request(json{{"yaml", yaml}, {"cdpr", {{"method", "magic"}}}}.dump(), {}); }).find("request.cdpr.method"),
             std::string::npos);
+  // cancel and the wall-time limit end a CDPR job with a message, as a tensegrity one
+  Job cancelled;
+  cancelled.cancel = true;
+  run_job(parse_run_request(json{{"yaml", yaml}}.dump(), {}), cancelled);
+  EXPECT_EQ(cancelled.status, "error");
+  EXPECT_NE(cancelled.error.find("cancelled"), std::string::npos) << cancelled.error;
   // the CSV of a CDPR run: tensions per cable, no energies
   EXPECT_EQ(run_csv(j1).rfind("t_s,com_x_m,com_y_m,com_z_m,c1.tension_N,c1.strain,", 0), 0u);
+  // its JSON is a scene with the tension-norm and residual plots of `tendyn tension trajectory`
+  const std::string text = run_json(j1);
+  EXPECT_NO_THROW(check_scene_json(text, "run.json"));
+  const auto rj = json::parse(text);
+  ASSERT_EQ(rj["plots"].size(), 2u);
+  EXPECT_EQ(rj["plots"][0]["series"][0]["values"].size(), static_cast<std::size_t>(j1.scene.nframe()));
+  EXPECT_EQ(rj["summary"]["mode"], "cdpr");
 }
 #endif
 
