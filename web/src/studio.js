@@ -349,6 +349,7 @@ export function startStudio(root, { Viewer, hooks, showError, clearError }) {
       yamlArea.value = r.yaml;
       drivesBody.innerHTML = '';
       await edit([], undefined, true);
+      window.tendyn.loads = (window.tendyn.loads || 0) + 1;
     } catch (e) {
       report(e);
     }

@@ -58,13 +58,12 @@ async function openStudio(errors) {
   return page;
 }
 
+/// Loads a shipped model and waits until its tables show it (window.tendyn.loads counts loads).
 async function loadModel(page, name) {
+  const loads = await page.evaluate(() => window.tendyn.loads || 0);
   await page.selectOption('#model-select', name);
   await page.click('#load-model');
-  await page.waitForFunction((n) => {
-    const m = window.tendyn.model && window.tendyn.model();
-    return m && document.querySelector('#cable-table tr[data-cable]') && (n.startsWith('cdpr-') ? m.kind === 'cdpr' : m.kind !== 'cdpr');
-  }, name, { timeout: 30000 });
+  await page.waitForFunction((n) => (window.tendyn.loads || 0) > n && document.querySelector('#cable-table tr[data-cable]'), loads, { timeout: 30000 });
 }
 
 async function runAndWait(page) {
@@ -83,8 +82,7 @@ describe('studio', () => {
     try {
       const names = await page.$$eval('#model-select option', (os) => os.map((o) => o.value));
       assert.ok(names.includes('prism3'), `models: ${names}`);
-      await page.selectOption('#model-select', 'prism3');
-      await page.click('#load-model');
+      await loadModel(page, 'prism3');
       await page.waitForSelector('tr[data-cable] input[data-field="stiffness_Npm"]');
       await page.fill('#duration', '1');
       await page.fill('#output-interval', '0.01');
