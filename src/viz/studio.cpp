@@ -319,7 +319,7 @@ RunRequest parse_run_request(std::string_view body, const Limits& limits) {
   r.inverse = mode == "inverse";
   sim.duration_s = number(j, "duration_s", "request", &sim.duration_s);
   if (!(sim.duration_s > 0.0) || sim.duration_s > limits.max_duration_s)
-    throw Error("request.duration_s: must be in (0, " + std::to_string(limits.max_duration_s) + "] s");
+    throw Error("request.duration_s: must be in (0, " + io::format_number(limits.max_duration_s, 6) + "] s");
   const double default_interval = 0.01;
   sim.output_interval_s = number(j, "output_interval_s", "request", &default_interval);
   if (!(sim.output_interval_s > 0.0)) throw Error("request.output_interval_s: must be > 0");

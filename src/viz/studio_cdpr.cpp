@@ -13,6 +13,7 @@
 #include <tendyn/cdpr/model_io.hpp>
 #include <tendyn/cdpr/tension.hpp>
 #include <tendyn/cdpr/tension_problem.hpp>
+#include <tendyn/io/csv.hpp>
 #include <tendyn/viz/cdpr_scene.hpp>
 
 #include <algorithm>
@@ -247,8 +248,8 @@ std::shared_ptr<const CdprRun> parse_cdpr_run(const json& j, const Limits& limit
   if (!(length > 0.0)) throw Error("request.cdpr.path: the points do not move the platform (length 0)");
   const double duration = length / run->speed_mps;
   if (duration > limits.max_duration_s)
-    throw Error("request.cdpr: path length / speed = " + std::to_string(duration) + " s, more than the limit of " +
-                std::to_string(limits.max_duration_s) + " s");
+    throw Error("request.cdpr: path length / speed = " + io::format_number(duration, 6) + " s, more than the limit of " +
+                io::format_number(limits.max_duration_s, 6) + " s");
   if (duration / run->output_interval_s > limits.max_frames)
     throw Error("request: duration / output_interval_s = " + std::to_string(static_cast<long>(duration / run->output_interval_s)) +
                 " frames, more than the limit of " + std::to_string(limits.max_frames));
@@ -284,9 +285,7 @@ void run_cdpr_job(const CdprRun& run, Job& job, const std::function<void()>& che
     q.head(n) = p.head(n);
     traj.q.row(static_cast<Eigen::Index>(k)) = q.transpose();
     traj.t_s[static_cast<Eigen::Index>(k)] = times[k];
-    char place[64];
-    std::snprintf(place, sizeof place, "request.cdpr.path at t = %.6g s", times[k]);
-    traj.places.emplace_back(place);
+    traj.places.push_back("request.cdpr.path at t = " + io::format_number(times[k], 6) + " s");
   }
   {
     std::lock_guard lock(job.mutex);
