@@ -206,7 +206,11 @@ EditResult edit_cdpr_model(std::string_view yaml, const json& edits, const Limit
 
 std::shared_ptr<const CdprRun> parse_cdpr_run(const json& j, const Limits& limits) {
   auto run = std::make_shared<CdprRun>();
-  run->file = load(text(j, "yaml", "request"));
+  const std::string yaml = text(j, "yaml", "request");
+  if (yaml.size() > limits.max_yaml_bytes)
+    throw Error("model.yaml: " + std::to_string(yaml.size()) + " bytes, more than the studio's limit of " +
+                std::to_string(limits.max_yaml_bytes));
+  run->file = load(yaml);
   const auto& m = run->file.model;
   const json c = object_or(j, "cdpr", "request");
   run->speed_mps = number(c, "speed_mps", "request.cdpr", &run->speed_mps);

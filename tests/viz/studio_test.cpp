@@ -596,6 +596,10 @@ TEST(Studio, CdprModelEditsRoundTripAndRun) {
             std::string::npos);
   EXPECT_NE(error_of([&] { parse_run_request(json{{"yaml", yaml}, {"cdpr", {{"method", "magic"}}}}.dump(), {}); }).find("request.cdpr.method"),
             std::string::npos);
+  Limits small;
+  small.max_yaml_bytes = 100;
+  EXPECT_NE(error_of([&] { parse_run_request(json{{"yaml", yaml}}.dump(), small); }).find("limit"), std::string::npos);
+  EXPECT_NE(error_of([&] { edit_model(yaml, "", small); }).find("limit"), std::string::npos);
   // cancel and the wall-time limit end a CDPR job with a message, as a tensegrity one
   Job cancelled;
   cancelled.cancel = true;
