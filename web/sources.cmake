@@ -4,6 +4,8 @@ set(TENDYN_WEB_SOURCES
   ${TENDYN_WEB_DIR}/src/plots.js
   ${TENDYN_WEB_DIR}/src/scene.js
   ${TENDYN_WEB_DIR}/src/studio.js
+  ${TENDYN_WEB_DIR}/src/studio.css
+  ${TENDYN_WEB_DIR}/src/studio_summary.js
   ${TENDYN_WEB_DIR}/src/viewer.js
   ${TENDYN_WEB_DIR}/src/style.css
 )

@@ -258,23 +258,29 @@ void reply_error(httplib::Response& res, int status, const std::string& message)
   res.set_content(json{{"error", message}}.dump(), "application/json");
 }
 
-/// Shipped tensegrity models the studio offers (name -> YAML text); "default" is the built-in
-/// 3-prism of `tendyn simulate`.
+/// Shipped models the studio offers (name -> YAML text): "default" is the built-in 3-prism of
+/// `tendyn simulate`, then models/*.yaml (tensegrity) and, with the CDPR module,
+/// models/cdpr/*.yaml as "cdpr-NAME".
 std::map<std::string, std::string> shipped_models() {
   std::map<std::string, std::string> out;
   const auto def = tensegrity::default_model();
   out["default"] = tensegrity::to_yaml(def.model, &def.simulation);
-  const std::filesystem::path dir = data_dir() / "models";
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
-    if (entry.path().extension() != ".yaml") continue;
-    std::ifstream in(entry.path());
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    const std::string text = ss.str();
-    if (text.find("tendyn: tensegrity") == std::string::npos) continue;
-    out[entry.path().stem().string()] = text;
-  }
+  const auto scan = [&out](const std::filesystem::path& dir, const std::string& prefix, bool cdpr) {
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+      if (entry.path().extension() != ".yaml") continue;
+      std::ifstream in(entry.path());
+      std::ostringstream ss;
+      ss << in.rdbuf();
+      const std::string text = ss.str();
+      if (cdpr ? studio::model_kind(text) != "cdpr" : text.find("tendyn: tensegrity") == std::string::npos) continue;
+      out[prefix + entry.path().stem().string()] = text;
+    }
+  };
+  scan(data_dir() / "models", "", false);
+#ifdef TENDYN_WITH_CDPR
+  scan(data_dir() / "models" / "cdpr", "cdpr-", true);
+#endif
   return out;
 }
 
@@ -338,7 +344,11 @@ class Studio {
     svr.Get("/api/models", [this](const httplib::Request&, httplib::Response& res) {
       json list = json::array();
       for (const auto& [name, text] : models_)
-        list.push_back({{"name", name}, {"description", name == "default" ? "document 000's 3-prism (built in)" : "models/" + name + ".yaml"}});
+        list.push_back({{"name", name},
+                        {"kind", studio::model_kind(text)},
+                        {"description", name == "default"               ? "document 000's 3-prism (built in)"
+                                        : name.rfind("cdpr-", 0) == 0 ? "models/cdpr/" + name.substr(5) + ".yaml (CDPR)"
+                                                                        : "models/" + name + ".yaml"}});
       res.set_content(json{{"models", list}}.dump(), "application/json");
     });
     svr.Get(R"(/api/models/([A-Za-z0-9_.-]+))", [this](const httplib::Request& req, httplib::Response& res) {
@@ -394,14 +404,25 @@ class Studio {
       res.status = 202;
       res.set_content(json{{"job", std::to_string(id)}}.dump(), "application/json");
     });
-    svr.Get(R"(/api/jobs/(\d{1,9}))", [this](const httplib::Request& req, httplib::Response& res) {
-      std::shared_ptr<studio::Job> job;
+    // the run as a download: CSV (header line with units) or scene.json with the summary
+    svr.Get(R"(/api/jobs/(\d{1,9})/run\.(csv|json))", [this](const httplib::Request& req, httplib::Response& res) {
+      const auto job = find_job(req.matches[1], res);
+      if (!job) return;
       {
-        std::lock_guard lock(mutex_);
-        const auto it = jobs_.find(std::stoi(req.matches[1]));
-        if (it == jobs_.end()) return reply_error(res, 404, "no job " + std::string(req.matches[1]) + " (finished jobs are kept for a while only)");
-        job = it->second.job;
+        std::lock_guard lock(job->mutex);
+        if (job->status != "done")
+          return reply_error(res, 409, "job " + std::string(req.matches[1]) + " is " + job->status + ": the run can be downloaded when it is done");
       }
+      const bool csv = req.matches[2] == "csv";
+      res.set_header("Content-Disposition", "attachment; filename=\"run-" + std::string(req.matches[1]) + (csv ? ".csv\"" : ".json\""));
+      if (csv)
+        res.set_content(studio::run_csv(*job), "text/csv; charset=utf-8");
+      else
+        res.set_content(studio::run_json(*job), "application/json");
+    });
+    svr.Get(R"(/api/jobs/(\d{1,9}))", [this](const httplib::Request& req, httplib::Response& res) {
+      const auto job = find_job(req.matches[1], res);
+      if (!job) return;
       int from = 0;
       if (req.has_param("from")) {
         const std::string f = req.get_param_value("from");
@@ -435,6 +456,16 @@ class Studio {
     std::shared_ptr<studio::Job> job;
     std::thread thread;
   };
+  /// The job of that id, or null with 404 answered.
+  std::shared_ptr<studio::Job> find_job(const std::string& id, httplib::Response& res) {
+    std::lock_guard lock(mutex_);
+    const auto it = jobs_.find(std::stoi(id));
+    if (it == jobs_.end()) {
+      reply_error(res, 404, "no job " + id + " (finished jobs are kept for a while only)");
+      return nullptr;
+    }
+    return it->second.job;
+  }
   /// Keeps the 16 newest jobs; older finished ones are joined and dropped. Needs mutex_.
   void reap() {
     while (jobs_.size() > 16) {
@@ -483,7 +514,7 @@ void run_serve(const ServeArgs& a) {
 
 void register_serve(CLI::App& app) {
   auto a = std::make_shared<ServeArgs>();
-  auto* cmd = app.add_subcommand("serve", "Run the modelling studio: a web page to build, run and watch tensegrity models (docs/VIEWER.md)");
+  auto* cmd = app.add_subcommand("serve", "Run the modelling studio: a web page to build, run and watch tensegrity and CDPR models (docs/VIEWER.md)");
   cmd->add_option("--host", a->host, "address to listen on (127.0.0.1: this machine only)");
   cmd->add_option("-p,--port", a->port, "TCP port (0: any free port, printed)");
   cmd->add_option("--max-jobs", a->max_jobs, "runs at the same time")->check(CLI::Range(1, 64));

@@ -3,6 +3,7 @@ list(APPEND TENDYN_SOURCES
   viz/scene.cpp
   viz/tensegrity_scene.cpp
   viz/studio.cpp
+  viz/studio_cdpr.cpp
   viz/plan_scene.cpp
 )
 if(TENDYN_WITH_CDPR)

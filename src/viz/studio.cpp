@@ -1,4 +1,5 @@
 #include <tendyn/core/error.hpp>
+#include <tendyn/io/csv.hpp>
 #include <tendyn/tensegrity/dynamics.hpp>
 #include <tendyn/viz/studio.hpp>
 #include <tendyn/viz/tensegrity_scene.hpp>
@@ -9,17 +10,19 @@
 #include <cctype>
 #include <chrono>
 #include <cmath>
+#include <limits>
+#include <numeric>
 #include <vector>
+
+#include "studio_internal.hpp"
 
 namespace tendyn::viz::studio {
 
 namespace ts = tensegrity;
 using nlohmann::json;
 
-namespace {
+namespace detail {
 
-/// Parses JSON; malformed text (also a number outside the double range, e.g. 1e400) is a
-/// BadRequest naming the place of the failure: "request.forward.drives[0].a: ...".
 json parse_json(std::string_view text, const std::string& what) {
   struct Frame {
     bool array;
@@ -59,8 +62,7 @@ json parse_json(std::string_view text, const std::string& what) {
   }
 }
 
-/// A finite number field of a JSON object; `fallback` when absent (nullptr: required).
-double number(const json& obj, const char* key, const std::string& where, const double* fallback = nullptr) {
+double number(const json& obj, const char* key, const std::string& where, const double* fallback) {
   if (!obj.is_object()) throw BadRequest(where + ": must be a JSON object");
   if (!obj.contains(key)) {
     if (fallback) return *fallback;
@@ -78,13 +80,11 @@ std::string text(const json& obj, const char* key, const std::string& where) {
   return obj[key].get<std::string>();
 }
 
-/// An optional string field (`fallback` when absent).
 std::string text_or(const json& obj, const char* key, const std::string& where, const std::string& fallback) {
   if (!obj.contains(key)) return fallback;
   return text(obj, key, where);
 }
 
-/// An optional field that must be an object / an array when present (`fallback` when absent).
 json object_or(const json& obj, const char* key, const std::string& where) {
   if (!obj.contains(key)) return json::object();
   if (!obj[key].is_object()) throw BadRequest(where + "." + key + ": must be a JSON object");
@@ -101,6 +101,18 @@ int index_of(const std::vector<std::string>& ids, const std::string& id, const c
   if (it == ids.end()) throw Error(where + ": no " + kind + " '" + id + "' in the model");
   return static_cast<int>(it - ids.begin());
 }
+
+}  // namespace detail
+
+namespace {
+
+using detail::array_or;
+using detail::index_of;
+using detail::number;
+using detail::object_or;
+using detail::parse_json;
+using detail::text;
+using detail::text_or;
 
 double rod_radius_m(const ts::Rod& r) { return r.inertia_axial_kgm2 > 0.0 ? std::sqrt(2.0 * r.inertia_axial_kgm2 / r.mass_kg) : 0.0; }
 
@@ -120,6 +132,32 @@ ts::ModelFile load(std::string_view yaml, const Limits& limits) {
     throw Error("model.yaml: " + std::to_string(yaml.size()) + " bytes, more than the studio's limit of " +
                 std::to_string(limits.max_yaml_bytes));
   return ts::load_model_string(std::string(yaml), "model.yaml");
+}
+
+/// Moves node i's initial position along `axis` to `value_m`. An anchor just moves; a rod end
+/// changes its rod's length to the new distance of the rod's nodes (mass, radius and centre-of-mass
+/// ratio kept; inertia rebuilt as by reshape_rod) and the rod's initial pose to the new nodes
+/// (state_from_node_positions); the initial velocities of every rod are kept.
+void move_node(ts::Model& m, int i, int axis, double value_m, const std::string& where) {
+  Eigen::MatrixX3d P = ts::node_positions(m, m.initial_state);
+  P(i, axis) = value_m;
+  auto& node = m.nodes[static_cast<std::size_t>(i)];
+  if (node.is_anchor()) {
+    node.p_W_anchor[axis] = value_m;
+    return;
+  }
+  auto& r = m.rods[static_cast<std::size_t>(node.rod)];
+  const double length = (P.row(r.node[1]) - P.row(r.node[0])).norm();
+  if (!(length > 1e-9))
+    throw Error(where + ": rod '" + m.rod_ids[static_cast<std::size_t>(node.rod)] + "' would have its two nodes at one point");
+  reshape_rod(r, r.mass_kg, length, rod_radius_m(r));
+  const ts::State old = m.initial_state;
+  m.initial_state = ts::state_from_node_positions(m, P);
+  m.initial_state.time_s = old.time_s;
+  for (int j = 0; j < m.nrod(); ++j) {
+    m.initial_state.v_WC(j) = old.v_WC(j);
+    m.initial_state.w_W(j) = old.w_W(j);
+  }
 }
 
 void apply_edit(ts::Model& m, const json& e, const std::string& where) {
@@ -145,8 +183,13 @@ void apply_edit(ts::Model& m, const json& e, const std::string& where) {
       } catch (const Error& err) {
         throw Error(where + ": " + err.what());
       }
+    } else if (element == "node") {
+      const int i = index_of(m.node_ids, id, "node", where);
+      const int axis = field == "x_m" ? 0 : field == "y_m" ? 1 : field == "z_m" ? 2 : -1;
+      if (axis < 0) throw Error(where + ".field: '" + field + "' is not a node field (x_m, y_m, z_m)");
+      move_node(m, i, axis, v, where);
     } else {
-      throw Error(where + ".element: must be \"cable\" or \"rod\"");
+      throw Error(where + ".element: must be \"cable\", \"rod\" or \"node\"");
     }
   } else if (op == "add_cable") {
     const std::string id = text(e, "id", where);
@@ -199,10 +242,50 @@ std::string model_json(const ts::Model& m) {
                       {"rest_length_m", c.rest_length_m},
                       {"tension_only", c.tension_only}});
   }
-  return json{{"name", m.name}, {"nodes", m.node_ids}, {"rods", rods}, {"cables", cables}}.dump();
+  json nodes = json::array();
+  const Eigen::MatrixX3d P = ts::node_positions(m, m.initial_state);
+  for (int i = 0; i < static_cast<int>(m.node_ids.size()); ++i)
+    nodes.push_back({{"id", m.node_ids[static_cast<std::size_t>(i)]},
+                     {"x_m", P(i, 0)},
+                     {"y_m", P(i, 1)},
+                     {"z_m", P(i, 2)},
+                     {"fixed", m.nodes[static_cast<std::size_t>(i)].is_anchor()}});
+  return json{{"kind", "tensegrity"}, {"name", m.name}, {"nodes", m.node_ids}, {"node_positions", nodes}, {"rods", rods}, {"cables", cables}}
+      .dump();
+}
+
+std::string model_kind(std::string_view yaml) {
+  // a top-level `kind: cdpr` line (no indentation; optional quotes and a trailing comment)
+  std::size_t at = 0;
+  while (at < yaml.size()) {
+    const std::size_t end = std::min(yaml.find('\n', at), yaml.size());
+    std::string_view line = yaml.substr(at, end - at);
+    at = end + 1;
+    if (line.rfind("kind:", 0) != 0) continue;
+    line.remove_prefix(5);
+    const auto hash = line.find('#');
+    if (hash != std::string_view::npos) line = line.substr(0, hash);
+    std::string v;
+    for (char c : line)
+      if (!std::isspace(static_cast<unsigned char>(c)) && c != '"' && c != '\'') v += c;
+    return v == "cdpr" ? "cdpr" : "tensegrity";
+  }
+  return "tensegrity";
 }
 
 EditResult edit_model(std::string_view yaml, std::string_view edits_json, const Limits& limits) {
+  if (model_kind(yaml) == "cdpr") {
+    if (yaml.size() > limits.max_yaml_bytes)
+      throw Error("model.yaml: " + std::to_string(yaml.size()) + " bytes, more than the studio's limit of " +
+                  std::to_string(limits.max_yaml_bytes));
+    json edits = json::array();
+    if (!edits_json.empty()) {
+      edits = parse_json(edits_json, "edits");
+      if (!edits.is_array()) throw BadRequest("edits: must be an array");
+      if (edits.size() > 1000) throw Error("edits: more than 1000 edits in one request");
+    }
+    return detail::edit_cdpr_model(yaml, edits, limits);
+  }
   auto file = load(yaml, limits);
   if (!edits_json.empty()) {
     const json edits = parse_json(edits_json, "edits");
@@ -215,7 +298,7 @@ EditResult edit_model(std::string_view yaml, std::string_view edits_json, const 
       throw Error(std::string("after the edits: ") + e.what());
     }
   }
-  return {ts::to_yaml(file.model, &file.simulation), model_json(file.model)};
+  return {ts::to_yaml(file.model, &file.simulation), model_json(file.model), "tensegrity"};
 }
 
 RunRequest parse_run_request(std::string_view body, const Limits& limits) {
@@ -223,7 +306,12 @@ RunRequest parse_run_request(std::string_view body, const Limits& limits) {
   const json j = parse_json(body, "request");
   if (!j.is_object()) throw BadRequest("request: must be a JSON object");
   RunRequest r;
-  r.file = load(text(j, "yaml", "request"), limits);
+  const std::string yaml = text(j, "yaml", "request");
+  if (model_kind(yaml) == "cdpr") {
+    r.cdpr = detail::parse_cdpr_run(j, limits);
+    return r;
+  }
+  r.file = load(yaml, limits);
   auto& m = r.file.model;
   auto& sim = r.file.simulation;
   const std::string mode = text_or(j, "mode", "request", "forward");
@@ -231,7 +319,7 @@ RunRequest parse_run_request(std::string_view body, const Limits& limits) {
   r.inverse = mode == "inverse";
   sim.duration_s = number(j, "duration_s", "request", &sim.duration_s);
   if (!(sim.duration_s > 0.0) || sim.duration_s > limits.max_duration_s)
-    throw Error("request.duration_s: must be in (0, " + std::to_string(limits.max_duration_s) + "] s");
+    throw Error("request.duration_s: must be in (0, " + io::format_number(limits.max_duration_s, 6) + "] s");
   const double default_interval = 0.01;
   sim.output_interval_s = number(j, "output_interval_s", "request", &default_interval);
   if (!(sim.output_interval_s > 0.0)) throw Error("request.output_interval_s: must be > 0");
@@ -334,6 +422,54 @@ class JobRecorder final : public ts::Observer {
 
 }  // namespace
 
+namespace detail {
+
+void add_frame_summary(const Scene& sc, json& summary, const std::vector<double>& slack_N) {
+  const auto nf = static_cast<std::size_t>(sc.nframe()), nc = static_cast<std::size_t>(sc.ncable());
+  // each cable's first frame with a zero tension (tension <= its slack threshold)
+  json slack = json::array();
+  std::vector<std::pair<double, std::size_t>> first;
+  for (std::size_t k = 0; k < nc; ++k)
+    for (std::size_t f = 0; f < nf; ++f)
+      if (sc.tension_N[f * nc + k] <= slack_N[k]) {
+        first.emplace_back(sc.t_s[f], k);
+        break;
+      }
+  std::stable_sort(first.begin(), first.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const auto& [t, k] : first) slack.push_back({{"cable", sc.cables[k].name}, {"t_s", t}});
+  summary["first_slack"] = first.empty() ? json(nullptr) : slack[0];
+  summary["slack_cables"] = slack;
+  // centre of mass: distance along the recorded track, displacement start -> end
+  if (sc.com_m.size() == 3 * nf && nf > 0) {
+    double travelled = 0.0, floor = 0.0;
+    for (std::size_t f = 1; f < nf; ++f) {
+      const double dx = sc.com_m[3 * f] - sc.com_m[3 * f - 3], dy = sc.com_m[3 * f + 1] - sc.com_m[3 * f - 2],
+                   dz = sc.com_m[3 * f + 2] - sc.com_m[3 * f - 1];
+      travelled += std::sqrt(dx * dx + dy * dy + dz * dz);
+      floor += std::hypot(dx, dy);
+    }
+    const std::size_t e = 3 * (nf - 1);
+    summary["com"] = {{"initial_m", {sc.com_m[0], sc.com_m[1], sc.com_m[2]}},
+                      {"final_m", {sc.com_m[e], sc.com_m[e + 1], sc.com_m[e + 2]}},
+                      {"displacement_m", std::sqrt(std::pow(sc.com_m[e] - sc.com_m[0], 2) + std::pow(sc.com_m[e + 1] - sc.com_m[1], 2) +
+                                                   std::pow(sc.com_m[e + 2] - sc.com_m[2], 2))},
+                      {"travelled_m", travelled},
+                      {"floor_travelled_m", floor}};
+  }
+  if (sc.total_J.size() == nf && nf > 0) {
+    const auto [lo, hi] = std::minmax_element(sc.total_J.begin(), sc.total_J.end());
+    summary["energy_J"] = {{"initial", sc.total_J.front()},
+                           {"final", sc.total_J.back()},
+                           {"min", *lo},
+                           {"max", *hi},
+                           {"drift", sc.total_J.back() - sc.total_J.front()},
+                           {"min_t_s", sc.t_s[static_cast<std::size_t>(lo - sc.total_J.begin())]},
+                           {"max_t_s", sc.t_s[static_cast<std::size_t>(hi - sc.total_J.begin())]}};
+  }
+}
+
+}  // namespace detail
+
 void run_job(const RunRequest& req, Job& job, const Limits& limits) {
   const auto start = std::chrono::steady_clock::now();
   auto check_time = [&] {
@@ -343,6 +479,23 @@ void run_job(const RunRequest& req, Job& job, const Limits& limits) {
       throw Error("run stopped: wall time above the studio's limit of " + std::to_string(static_cast<int>(limits.max_wall_s)) +
                   " s (shorten the duration or run it with tendyn simulate / tendyn plan)");
   };
+  if (req.cdpr) {
+    try {
+      {
+        std::lock_guard lock(job.mutex);
+        job.status = "running";
+      }
+      detail::run_cdpr_job(*req.cdpr, job, check_time);
+      std::lock_guard lock(job.mutex);
+      job.progress = 1.0;
+      job.status = "done";
+    } catch (const std::exception& e) {
+      std::lock_guard lock(job.mutex);
+      job.error = e.what();
+      job.status = "error";
+    }
+    return;
+  }
   try {
     ts::Model model = req.file.model;
     ts::SimulationOptions sim = req.file.simulation;
@@ -383,9 +536,26 @@ void run_job(const RunRequest& req, Job& job, const Limits& limits) {
     summary["duration_s"] = sim.duration_s;
     summary["steps"] = s.steps;
     summary["simulation_wall_time_s"] = s.wall_time_s;
-    summary["normal_mode"] = s.monitor.normal_mode;
+    // the normal-mode monitor (simulate.hpp) sees every integration step, the frames only the
+    // output times: its first slack event is the one reported, the frames' list follows
+    const auto& mon = s.monitor;
+    summary["normal_mode"] = mon.normal_mode;
+    const auto cable_at = [&](int k, double t) { return json{{"cable", model.cable_ids[static_cast<std::size_t>(k)]}, {"t_s", t}}; };
+    const json monitor_slack = mon.first_slack_cable >= 0 ? cable_at(mon.first_slack_cable, mon.first_slack_time_s) : json(nullptr);
+    summary["first_overstrain"] =
+        mon.first_overstrain_cable >= 0 ? cable_at(mon.first_overstrain_cable, mon.first_overstrain_time_s) : json(nullptr);
+    summary["strain_limit"] = sim.strain_limit;
+    summary["energy_max_abs_drift_J"] = s.max_abs_energy_drift_J;
     summary["com_final_m"] = {s.com_final_m.x(), s.com_final_m.y(), s.com_final_m.z()};
     std::lock_guard lock(job.mutex);
+    // tension-only cables are slack at a tension of exactly 0; signed-force (paper-law) and
+    // spring elements never count as slack from their force
+    std::vector<double> slack_N(static_cast<std::size_t>(model.ncable()), -std::numeric_limits<double>::infinity());
+    for (int k = 0; k < model.ncable(); ++k)
+      if (model.cables[static_cast<std::size_t>(k)].tension_only && model.cable_force_sign == ts::CableForceSign::kClampTension)
+        slack_N[static_cast<std::size_t>(k)] = 0.0;
+    detail::add_frame_summary(job.scene, summary, slack_N);
+    if (!monitor_slack.is_null()) summary["first_slack"] = monitor_slack;  // exact step time
     summary["frames"] = job.scene.nframe();
     job.summary_json = summary.dump();
     job.progress = 1.0;
@@ -410,6 +580,45 @@ std::string job_json(Job& job, int from) {
   if (!job.summary_json.empty()) o += ",\"summary\":" + job.summary_json;
   o += "}";
   return o;
+}
+
+std::string run_csv(Job& job) {
+  std::lock_guard lock(job.mutex);
+  const Scene& sc = job.scene;
+  const auto nf = static_cast<std::size_t>(sc.nframe()), nc = static_cast<std::size_t>(sc.ncable()),
+             np = static_cast<std::size_t>(sc.npoint());
+  const bool com = sc.com_m.size() == 3 * nf && nf > 0, energy = sc.total_J.size() == nf && nf > 0;
+  io::CsvLine line(9);
+  line.text("t_s");
+  if (com) line.text("com_x_m").text("com_y_m").text("com_z_m");
+  if (energy) line.text("kinetic_J").text("elastic_J").text("gravitational_J").text("total_J");
+  const std::string force = sc.cable_force_signed ? ".force_N" : ".tension_N";
+  for (const auto& c : sc.cables) line.text(c.name + force).text(c.name + ".strain");
+  for (const auto& p : sc.points) line.text(p + ".x_m").text(p + ".y_m").text(p + ".z_m");
+  std::string out = line.str() + "\n";
+  for (std::size_t f = 0; f < nf; ++f) {
+    line.clear();
+    line.num(sc.t_s[f]);
+    if (com) line.num(sc.com_m[3 * f]).num(sc.com_m[3 * f + 1]).num(sc.com_m[3 * f + 2]);
+    if (energy) line.num(sc.kinetic_J[f]).num(sc.elastic_J[f]).num(sc.gravitational_J[f]).num(sc.total_J[f]);
+    for (std::size_t k = 0; k < nc; ++k) line.num(sc.tension_N[f * nc + k]).num(sc.strain[f * nc + k]);
+    for (std::size_t i = 0; i < 3 * np; ++i) line.num(sc.positions_m[f * 3 * np + i]);
+    out += line.str();
+    out += '\n';
+  }
+  return out;
+}
+
+std::string run_json(Job& job) {
+  std::lock_guard lock(job.mutex);
+  std::string o = scene_json(job.scene);
+  while (!o.empty() && o.back() != '}') o.pop_back();
+  if (o.empty()) throw Error("run_json: the scene's JSON is not an object");
+  if (!job.summary_json.empty()) {
+    o.pop_back();
+    o += ",\"summary\":" + job.summary_json + "}";
+  }
+  return o + "\n";
 }
 
 namespace {

@@ -1,10 +1,16 @@
 #include <tendyn/core/error.hpp>
+#include <tendyn/io/csv.hpp>
 #include <tendyn/tensegrity/model_io.hpp>
 #include <tendyn/viz/studio.hpp>
 #include <tendyn/viz/tensegrity_scene.hpp>
 
+#include <tendyn/tensegrity/dynamics.hpp>
+#include <tendyn/viz/scene.hpp>
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+
+#include <cmath>
 
 #include <fstream>
 #include <sstream>
@@ -334,6 +340,179 @@ TEST(Studio, JobJsonKeepsItsKeyOrder) {
   const std::string e = job_json(failed, 3);
   EXPECT_EQ(e.rfind("{\"status\":\"error\",\"progress\":0.0,\"frame_count\":1,\"error\":\"run cancelled\",\"from\":3,\"frames\":", 0), 0u) << e;
 }
+
+
+// Issue 17: node positions are edited in a table, not only as YAML text. Moving a rod end moves
+// that node only, the rod's length follows the new node distance (mass kept, inertia rebuilt),
+// the other nodes and every initial velocity stay.
+TEST(Studio, NodeEditMovesTheNodeAndSetsTheRodLength) {
+  std::string yaml = default_yaml();
+  const auto before = ts::load_model_string(yaml).model;
+  const Eigen::MatrixX3d P0 = ts::node_positions(before, before.initial_state);
+  const auto j0 = json::parse(model_json(before));
+  ASSERT_EQ(j0["node_positions"].size(), 6u);
+  EXPECT_EQ(j0["kind"], "tensegrity");
+  EXPECT_DOUBLE_EQ(j0["node_positions"][0]["x_m"].get<double>(), P0(0, 0));
+  EXPECT_EQ(j0["node_positions"][0]["fixed"], false);
+  const std::string id = before.node_ids[0];
+  const double x_new = P0(0, 0) + 0.02;
+  const auto r = edit_model(yaml, json::array({{{"op", "set"}, {"element", "node"}, {"id", id}, {"field", "x_m"}, {"value", x_new}}}).dump());
+  const auto after = ts::load_model_string(r.yaml).model;
+  const Eigen::MatrixX3d P1 = ts::node_positions(after, after.initial_state);
+  EXPECT_NEAR(P1(0, 0), x_new, 1e-9);
+  for (int i = 0; i < P0.rows(); ++i)
+    for (int a = 0; a < 3; ++a)
+      if (i != 0 || a != 0) {
+        EXPECT_NEAR(P1(i, a), P0(i, a), 1e-9) << "node " << i << " axis " << a;
+      }
+  const auto& rod = after.rods[static_cast<std::size_t>(after.nodes[0].rod)];
+  EXPECT_NEAR(rod.length_m, (P1.row(rod.node[1]) - P1.row(rod.node[0])).norm(), 1e-12);
+  EXPECT_GT(std::abs(rod.length_m - 0.3), 1e-3);  // was 0.3 m
+  EXPECT_DOUBLE_EQ(rod.mass_kg, 1.0);
+  EXPECT_DOUBLE_EQ(rod.inertia_transverse_kgm2, rod.mass_kg * rod.length_m * rod.length_m / 12.0);  // thin rod
+  EXPECT_NEAR(json::parse(r.model_json)["node_positions"][0]["x_m"].get<double>(), x_new, 1e-9);
+  // errors name the edit: unknown node, unknown field, both ends of a rod on one point
+  EXPECT_NE(error_of([&] { edit_model(yaml, R"([{"op":"set","element":"node","id":"zz","field":"x_m","value":0}])"); }).find("no node 'zz'"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { edit_model(yaml, R"([{"op":"set","element":"node","id":"t1","field":"w_m","value":0}])"); }).find("not a node field"),
+            std::string::npos);
+  const auto& r0 = before.rods[0];
+  const std::string a = before.node_ids[static_cast<std::size_t>(r0.node[0])], b = before.node_ids[static_cast<std::size_t>(r0.node[1])];
+  json onto = json::array();
+  for (int ax = 0; ax < 3; ++ax)
+    onto.push_back({{"op", "set"}, {"element", "node"}, {"id", a}, {"field", std::string(1, "xyz"[ax]) + "_m"}, {"value", P0(r0.node[1], ax)}});
+  EXPECT_NE(error_of([&] { edit_model(yaml, onto.dump()); }).find("edits[2]: rod"), std::string::npos) << error_of([&] { edit_model(yaml, onto.dump()); });
+}
+
+TEST(Studio, NodeEditMovesAnAnchor) {
+  const std::string yaml =
+      "tendyn: tensegrity\nname: pendulum\ngravity: [0, 0, -9.81]\n"
+      "nodes:\n  - {id: top, position: [0, 0, 1], fixed: true}\n  - {id: a, position: [0, 0, 0.5]}\n  - {id: b, position: [0, 0, 0.2]}\n"
+      "rods:\n  - {id: r, mass: 1, length: 0.3, nodes: [a, b]}\n"
+      "cables:\n  - {id: hang, nodes: [top, a], stiffness: 100, rest_length: 0.4}\n";
+  const auto j = json::parse(edit_model(yaml, "").model_json);
+  EXPECT_EQ(j["node_positions"][0]["fixed"], true);
+  const auto r = edit_model(yaml, R"([{"op":"set","element":"node","id":"top","field":"y_m","value":0.25}])");
+  const auto m = ts::load_model_string(r.yaml).model;
+  EXPECT_DOUBLE_EQ(m.nodes[0].p_W_anchor.y(), 0.25);
+  EXPECT_DOUBLE_EQ(m.rods[0].length_m, 0.3);
+}
+
+/// A forward run of the default 3-prism in which cable side1 is driven hard enough to go slack.
+void slack_run(Job& job, double duration_s = 1.0) {
+  const json body = {{"yaml", default_yaml()},
+                     {"duration_s", duration_s},
+                     {"output_interval_s", 0.01},
+                     {"forward", {{"drives", json::array({{{"cable", "side1"}, {"a", 0.08}, {"b", 12.0}, {"c", 0.0}, {"d", 0.0}}})}}}};
+  run_job(parse_run_request(body.dump(), {}), job);
+}
+
+// Issue 17: the summary is for people: which cable went slack first and when, how far the COM
+// went, the energies. Numbers checked against the recorded frames.
+TEST(Studio, SummaryNamesTheFirstSlackCableAndTheEnergies) {
+  Job job;
+  slack_run(job);
+  ASSERT_EQ(job.status, "done") << job.error;
+  const auto s = json::parse(job.summary_json);
+  const Scene& sc = job.scene;
+  const auto nc = static_cast<std::size_t>(sc.ncable());
+  ASSERT_TRUE(s["first_slack"].is_object()) << s.dump();
+  EXPECT_EQ(s["normal_mode"], false);
+  // the frames: the first one with a zero tension, and the cables slack in it
+  double t_frame = -1.0;
+  std::vector<std::string> slack_at_first;
+  for (std::size_t f = 0; f < static_cast<std::size_t>(sc.nframe()) && t_frame < 0.0; ++f)
+    for (std::size_t k = 0; k < nc; ++k)
+      if (sc.tension_N[f * nc + k] == 0.0) {
+        t_frame = sc.t_s[f];
+        slack_at_first.push_back(sc.cables[k].name);
+      }
+  ASSERT_GE(t_frame, 0.0);
+  // the summary's cable is one of them (the monitor sees each integration step: it tells which
+  // went first when several are slack by the first frame), at most one output interval earlier
+  const std::string first = s["first_slack"]["cable"];
+  EXPECT_NE(std::find(slack_at_first.begin(), slack_at_first.end(), first), slack_at_first.end()) << s.dump();
+  const double t = s["first_slack"]["t_s"].get<double>();
+  EXPECT_GT(t, 0.0);
+  EXPECT_LE(t, t_frame + 1e-12);
+  EXPECT_GT(t, t_frame - 0.01 - 1e-12);
+  // the per-cable list: first zero-tension frame of each, by time
+  ASSERT_GE(s["slack_cables"].size(), slack_at_first.size());
+  for (std::size_t i = 0; i < slack_at_first.size(); ++i) {
+    EXPECT_EQ(s["slack_cables"][i]["cable"], slack_at_first[i]);
+    EXPECT_DOUBLE_EQ(s["slack_cables"][i]["t_s"].get<double>(), t_frame);
+  }
+  EXPECT_TRUE(s["first_overstrain"].is_object());  // side1 is pulled beyond 100 % strain
+  // energies: initial, final, extremes and drift of the recorded total
+  const auto& e = s["energy_J"];
+  EXPECT_DOUBLE_EQ(e["initial"].get<double>(), sc.total_J.front());
+  EXPECT_DOUBLE_EQ(e["final"].get<double>(), sc.total_J.back());
+  EXPECT_DOUBLE_EQ(e["min"].get<double>(), *std::min_element(sc.total_J.begin(), sc.total_J.end()));
+  EXPECT_DOUBLE_EQ(e["max"].get<double>(), *std::max_element(sc.total_J.begin(), sc.total_J.end()));
+  EXPECT_DOUBLE_EQ(e["drift"].get<double>(), sc.total_J.back() - sc.total_J.front());
+  EXPECT_LT(e["final"].get<double>(), e["max"].get<double>());  // damped cables dissipate
+  // COM: this symmetric prism in zero gravity does not move it
+  EXPECT_LT(s["com"]["displacement_m"].get<double>(), 1e-12);
+  // the three-bar robot under gravity on its ground does: travelled >= displacement > 0, and the
+  // displacement is that of the first and last frame
+  Job walk;
+  run_job(parse_run_request(json{{"yaml", file_text("models/three_bar.yaml")}, {"duration_s", 0.5}}.dump(), {}), walk);
+  ASSERT_EQ(walk.status, "done") << walk.error;
+  const auto com = json::parse(walk.summary_json)["com"];
+  const auto& wc = walk.scene.com_m;
+  const double disp = com["displacement_m"].get<double>();
+  EXPECT_GT(disp, 1e-5);
+  EXPECT_GE(com["travelled_m"].get<double>(), disp);
+  EXPECT_GE(com["travelled_m"].get<double>(), com["floor_travelled_m"].get<double>());
+  const std::size_t last = wc.size() - 3;
+  EXPECT_NEAR(disp, std::hypot(wc[last] - wc[0], wc[last + 1] - wc[1], wc[last + 2] - wc[2]), 1e-15);
+  EXPECT_EQ(com["final_m"][2].get<double>(), wc[last + 2]);
+  // a run without slack says so
+  Job calm;
+  run_job(parse_run_request(json{{"yaml", default_yaml()}, {"duration_s", 0.05}}.dump(), {}), calm);
+  ASSERT_EQ(calm.status, "done") << calm.error;
+  const auto cs = json::parse(calm.summary_json);
+  if (cs["normal_mode"] == true) {
+    EXPECT_TRUE(cs["first_slack"].is_null());
+    EXPECT_TRUE(cs["slack_cables"].empty());
+  }
+}
+
+// Issue 17: the run as CSV (a header line with units) and as JSON (scene.json + summary).
+TEST(Studio, RunCsvAndJsonHoldTheFrames) {
+  Job job;
+  slack_run(job, 0.2);
+  ASSERT_EQ(job.status, "done") << job.error;
+  const std::string csv = run_csv(job);
+  std::vector<std::string> lines;
+  std::istringstream in(csv);
+  for (std::string l; std::getline(in, l);) lines.push_back(l);
+  ASSERT_EQ(lines.size(), static_cast<std::size_t>(job.scene.nframe()) + 1);
+  EXPECT_EQ(lines[0].rfind("t_s,com_x_m,com_y_m,com_z_m,kinetic_J,elastic_J,gravitational_J,total_J,", 0), 0u) << lines[0];
+  const auto header = io::split_fields(lines[0]);
+  EXPECT_EQ(header.size(), 8u + 2u * 9u + 3u * 6u);
+  const auto col = static_cast<std::size_t>(std::find(header.begin(), header.end(), "side1.tension_N") - header.begin());
+  ASSERT_LT(col, header.size());
+  const auto row = io::split_fields(lines[11]);  // frame 10
+  const auto k = static_cast<std::size_t>(std::find_if(job.scene.cables.begin(), job.scene.cables.end(),
+                                                       [](const SceneCable& c) { return c.name == "side1"; }) -
+                                          job.scene.cables.begin());
+  EXPECT_NEAR(std::stod(row[col]), job.scene.tension_N[10 * 9 + k], 1e-8 * std::max(1.0, job.scene.tension_N[10 * 9 + k]));
+  EXPECT_NEAR(std::stod(row[0]), 0.1, 1e-12);
+  const std::string text = run_json(job);
+  EXPECT_EQ(check_scene_json(text, "run.json"), job.scene.title);
+  const auto j = json::parse(text);
+  EXPECT_EQ(j["summary"], json::parse(job.summary_json));
+  EXPECT_EQ(j["frames"]["t_s"].size(), static_cast<std::size_t>(job.scene.nframe()));
+}
+
+TEST(Studio, ModelKindTellsCdprFromTensegrity) {
+  EXPECT_EQ(model_kind(default_yaml()), "tensegrity");
+  EXPECT_EQ(model_kind("# a robot\nkind: cdpr  # spatial\nname: x\n"), "cdpr");
+  EXPECT_EQ(model_kind("kind: \"cdpr\"\n"), "cdpr");
+  EXPECT_EQ(model_kind("name: x\n  kind: cdpr\n"), "tensegrity");  // not top level
+}
+
 
 }  // namespace
 }  // namespace tendyn::viz::studio

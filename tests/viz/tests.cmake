@@ -6,7 +6,7 @@ list(APPEND TENDYN_TESTS_viz
   viz/plan_scene_test.cpp
 )
 if(TENDYN_WITH_CDPR)
-  list(APPEND TENDYN_TESTS_viz viz/cdpr_scene_test.cpp)
+  list(APPEND TENDYN_TESTS_viz viz/cdpr_scene_test.cpp viz/studio_cdpr_test.cpp)
 endif()
 if(TENDYN_WITH_TREE)
   list(APPEND TENDYN_TESTS_viz viz/tree_scene_test.cpp)

@@ -1,6 +1,9 @@
 // The studio: edit a model through `tendyn serve`'s JSON API (docs/VIEWER.md), run it and watch
 // the streamed frames in the same viewer component as the standalone page.
 
+import './studio.css';
+import { fmtNum, summaryLines } from './studio_summary.js';
+
 const POLL_MS = 200;
 
 function el(tag, attrs = {}, children = []) {
@@ -50,8 +53,35 @@ export async function api(method, path, body) {
   return json;
 }
 
-const ROD_FIELDS = ['length_m', 'mass_kg', 'radius_m'];
-const CABLE_FIELDS = ['stiffness_Npm', 'damping_Nspm', 'rest_length_m'];
+// editable fields: [field, header, check(v) -> error text or '']
+const positive = (v) => (v > 0 ? '' : 'must be > 0');
+const nonNegative = (v) => (v >= 0 ? '' : 'must be >= 0');
+const any = () => '';
+const ROD_FIELDS = [['length_m', 'length [m]', positive], ['mass_kg', 'mass [kg]', positive], ['radius_m', 'radius [m]', nonNegative]];
+const CABLE_FIELDS = [['stiffness_Npm', 'k [N/m]', nonNegative], ['damping_Nspm', 'c [N s/m]', nonNegative], ['rest_length_m', 'l0 [m]', nonNegative]];
+const NODE_FIELDS = [['x_m', 'x [m]', any], ['y_m', 'y [m]', any], ['z_m', 'z [m]', any]];
+const AXES = ['x', 'y', 'z'];
+
+/// Marks an input as invalid with the message under it (a validation error shown at the cell).
+function setCellError(inp, msg) {
+  const td = inp.closest('td') || inp.parentElement;
+  let box = td.querySelector('.st-cell-error');
+  if (!msg) {
+    inp.classList.remove('st-invalid');
+    inp.removeAttribute('aria-invalid');
+    inp.removeAttribute('title');
+    if (box) box.remove();
+    return;
+  }
+  inp.classList.add('st-invalid');
+  inp.setAttribute('aria-invalid', 'true');
+  inp.title = msg;
+  if (!box) {
+    box = el('div', { class: 'st-cell-error', role: 'alert' });
+    td.appendChild(box);
+  }
+  box.textContent = msg;
+}
 
 export function startStudio(root, { Viewer, hooks, showError, clearError }) {
   const state = { model: null, models: [], busy: 0, runToken: 0, jobId: null };
@@ -98,17 +128,32 @@ export function startStudio(root, { Viewer, hooks, showError, clearError }) {
     el('div', { class: 'st-row' }, [el('label', { text: 'path: one "x, y" point [m] per line' })]), pathArea,
     el('div', { class: 'st-row' }, [el('label', { text: 'planner' }), planner]),
   ]);
+  const cdprPath = el('textarea', { id: 'cdpr-path', spellcheck: 'false' });
+  const cdprSpeed = el('input', { id: 'cdpr-speed', type: 'number', step: 'any', min: '0', value: '0.2', class: 'st-num' });
+  const cdprMethod = el('select', { id: 'cdpr-method' }, ['exact', 'lawson-hanson', 'exhaustive', 'closed-form', 'improved-closed-form'].map((m) => el('option', { value: m, text: m })));
+  const cdprBox = el('div', { id: 'cdpr-panel', hidden: '' }, [
+    el('div', { class: 'st-hint', text: 'tension distribution (J f = w, gravity) at poses along the platform path, as tendyn tension trajectory' }),
+    el('div', { class: 'st-row' }, [el('label', { text: 'path of the platform point P: one "x, y" (planar) or "x, y, z" point [m] per line' })]), cdprPath,
+    el('div', { class: 'st-row' }, [el('label', { text: 'speed [m/s]' }), cdprSpeed, el('label', { text: 'solver' }), cdprMethod]),
+  ]);
   const runBtn = el('button', { id: 'run', type: 'button', class: 'st-btn', text: 'Run' });
   const status = el('span', { id: 'status', 'data-status': 'idle', text: 'idle' });
   const progress = el('progress', { id: 'progress', max: '1', value: '0' });
-  const summary = el('div', { id: 'summary', class: 'st-hint' });
+  const csvBtn = el('button', { id: 'download-csv', type: 'button', class: 'st-btn', text: 'Download CSV', disabled: '', title: 'the run: one line per frame, header with units' });
+  const jsonBtn = el('button', { id: 'download-json', type: 'button', class: 'st-btn', text: 'Download JSON', disabled: '', title: 'the run as scene.json (tendyn view reads it) with the summary' });
+  const summary = el('div', { id: 'summary', class: 'st-summary' });
+  const modeRow = el('div', { class: 'st-row' }, [el('label', { text: 'mode' }), modeSel]);
+  const durationRow = el('div', { class: 'st-row' }, [el('label', { text: 'duration [s]' }), duration]);
   const runPanel = el('div', { class: 'st-panel' }, [
     el('h2', { text: 'Run' }),
-    el('div', { class: 'st-row' }, [el('label', { text: 'mode' }), modeSel]),
-    el('div', { class: 'st-row' }, [el('label', { text: 'duration [s]' }), duration, el('label', { text: 'output every [s]' }), outInt]),
-    fwdBox, invBox,
+    modeRow,
+    durationRow,
+    el('div', { class: 'st-row' }, [el('label', { text: 'output every [s]' }), outInt]),
+    fwdBox, invBox, cdprBox,
     el('div', { class: 'st-row' }, [runBtn, status]),
-    progress, summary,
+    progress,
+    el('div', { class: 'st-row' }, [csvBtn, jsonBtn]),
+    summary,
   ]);
 
   const viewerRoot = el('div', { id: 'viewer' });
@@ -141,43 +186,70 @@ export function startStudio(root, { Viewer, hooks, showError, clearError }) {
     return s;
   }
 
-  function numInput(value, element, id, field) {
+  /// A number cell: checked here (a number, the field's range), then sent as a "set" edit; an
+  /// error (here or from the server) is shown at the cell and the value stays for correction.
+  function numInput(value, element, id, field, check = any) {
     const inp = el('input', { type: 'number', step: 'any', 'data-field': field, value: value === undefined || value === null ? '' : String(value) });
     inp.addEventListener('change', () => {
       const v = Number(inp.value);
-      if (inp.value.trim() === '' || !Number.isFinite(v)) {
-        showError(`${element} ${id}: ${field} must be a number`);
+      let why = '';
+      if (inp.value.trim() === '' || !Number.isFinite(v)) why = `${field}: must be a number`;
+      else if (check(v)) why = `${field}: ${check(v)}`;
+      if (why) {
+        setCellError(inp, `${element} ${id}: ${why}`);
         return;
       }
-      edit([{ op: 'set', element, id, field, value: v }]);
+      setCellError(inp, '');
+      edit([{ op: 'set', element, id, field, value: v }], inp);
     });
     return inp;
+  }
+
+  function table(id, headers, rows) {
+    return el('table', { class: 'st-table', id }, [el('thead', {}, [el('tr', {}, headers.map((h) => el('th', { text: h })))]), el('tbody', {}, rows)]);
+  }
+
+  function section(title, node) {
+    return el('div', { class: 'st-section' }, [el('h3', { text: title }), node]);
   }
 
   function renderTables() {
     tables.innerHTML = '';
     const m = state.model;
     if (!m) return;
+    if (m.kind === 'cdpr') {
+      renderCdprTables(m);
+      return;
+    }
     const rods = m.rods || [];
     const cables = m.cables || [];
-    if (rods.length) {
-      const body = el('tbody');
-      for (const r of rods) {
-        body.appendChild(el('tr', { 'data-rod': r.id }, [
-          el('td', { text: r.id }), el('td', { text: `${r.from}-${r.to}` }),
-          ...ROD_FIELDS.map((f) => el('td', {}, [numInput(r[f], 'rod', r.id, f)])),
-        ]));
-      }
-      tables.appendChild(el('table', { class: 'st-table', id: 'rod-table' }, [
-        el('thead', {}, [el('tr', {}, ['rod', 'nodes', 'length [m]', 'mass [kg]', 'radius [m]'].map((h) => el('th', { text: h })))]), body]));
+    const ends = {};
+    for (const r of rods) {
+      ends[r.from] = `${r.id} end 0`;
+      ends[r.to] = `${r.id} end 1`;
     }
-    const body = el('tbody');
+    if (m.node_positions && m.node_positions.length) {
+      tables.appendChild(section('Nodes (initial positions; moving a rod end changes the rod length)', table('node-table', ['node', ...NODE_FIELDS.map((f) => f[1]), 'on'],
+        m.node_positions.map((n) => el('tr', { 'data-node': n.id }, [
+          el('td', { text: n.id }),
+          ...NODE_FIELDS.map(([f, , check]) => el('td', {}, [numInput(n[f], 'node', n.id, f, check)])),
+          el('td', { class: 'st-hint', text: n.fixed ? 'anchor' : ends[n.id] || '' }),
+        ])))));
+    }
+    if (rods.length) {
+      tables.appendChild(section('Rods', table('rod-table', ['rod', 'nodes', ...ROD_FIELDS.map((f) => f[1])],
+        rods.map((r) => el('tr', { 'data-rod': r.id }, [
+          el('td', { text: r.id }), el('td', { text: `${r.from}-${r.to}` }),
+          ...ROD_FIELDS.map(([f, , check]) => el('td', {}, [numInput(r[f], 'rod', r.id, f, check)])),
+        ])))));
+    }
+    const rows = [];
     for (const c of cables) {
       const rm = el('button', { type: 'button', class: 'st-x', title: `remove cable ${c.id}`, 'data-remove': c.id, text: 'x' });
       rm.addEventListener('click', () => edit([{ op: 'remove_cable', id: c.id }]));
-      body.appendChild(el('tr', { 'data-cable': c.id }, [
+      rows.push(el('tr', { 'data-cable': c.id }, [
         el('td', { text: c.id }), el('td', { text: `${c.from}-${c.to}` }),
-        ...CABLE_FIELDS.map((f) => el('td', {}, [numInput(c[f], 'cable', c.id, f)])),
+        ...CABLE_FIELDS.map(([f, , check]) => el('td', {}, [numInput(c[f], 'cable', c.id, f, check)])),
         el('td', {}, [rm]),
       ]));
     }
@@ -194,27 +266,75 @@ export function startStudio(root, { Viewer, hooks, showError, clearError }) {
     add.addEventListener('click', () => {
       const id = newId.value.trim();
       if (!id) {
-        showError('new cable: give it an id');
+        setCellError(newId, 'new cable: give it an id');
         return;
       }
-      edit([{ op: 'add_cable', id, from: from.value, to: to.value, stiffness_Npm: Number(k.value), rest_length_m: Number(l0.value) }]);
+      setCellError(newId, '');
+      edit([{ op: 'add_cable', id, from: from.value, to: to.value, stiffness_Npm: Number(k.value), rest_length_m: Number(l0.value) }], newId);
     });
-    body.appendChild(el('tr', { class: 'st-add' }, [el('td', {}, [newId]), el('td', {}, [from, to]), el('td', {}, [k]), el('td', {}), el('td', {}, [l0]), el('td', {}, [add])]));
-    tables.appendChild(el('table', { class: 'st-table', id: 'cable-table' }, [
-      el('thead', {}, [el('tr', {}, ['cable', 'nodes', 'k [N/m]', 'c [N s/m]', 'l0 [m]', ''].map((h) => el('th', { text: h })))]), body]));
+    rows.push(el('tr', { class: 'st-add' }, [el('td', {}, [newId]), el('td', {}, [from, to]), el('td', {}, [k]), el('td', {}), el('td', {}, [l0]), el('td', {}, [add])]));
+    tables.appendChild(section('Cables', table('cable-table', ['cable', 'nodes', ...CABLE_FIELDS.map((f) => f[1]), ''], rows)));
     // drive selectors follow the cables
     for (const sel of drivesBody.querySelectorAll('select')) cableOptions(sel, sel.value);
     if (drivesBody.children.length === 0 && cables.length) addDrive();
   }
 
-  async function edit(edits) {
+  function renderCdprTables(m) {
+    const dim = m.motion === 'planar' ? 2 : 3;
+    const axes = AXES.slice(0, dim);
+    const p = m.platform || {};
+    tables.appendChild(section(`Platform (${m.motion})`, table('platform-table', ['mass [kg]', ...axes.map((a) => `COM ${a} [m]`)], [
+      el('tr', { 'data-platform': '' }, [
+        el('td', {}, [numInput(p.mass_kg, 'platform', '', 'mass_kg', nonNegative)]),
+        ...axes.map((a, i) => el('td', {}, [numInput(p.com_m[i], 'platform', '', `com_${a}_m`)])),
+      ]),
+    ])));
+    const t = m.tension || {};
+    tables.appendChild(section('Cable tension bounds', table('tension-table', ['min [N]', 'max [N]'], [
+      el('tr', {}, [el('td', {}, [numInput(t.min_N, 'tension', '', 'min_N', nonNegative)]), el('td', {}, [numInput(t.max_N, 'tension', '', 'max_N', positive)])]),
+    ])));
+    const units = (f) => (f.endsWith('_rad') ? `${f.slice(0, -4)} [rad]` : `${f.slice(0, -2)} [m]`);
+    tables.appendChild(section('Start pose', table('pose-table', (m.pose_fields || []).map(units), [
+      el('tr', {}, (m.pose_fields || []).map((f, i) => el('td', {}, [numInput(m.pose[i], 'pose', '', f)]))),
+    ])));
+    tables.appendChild(section('Cables (anchor in the world, attachment in the platform frame)', table('cable-table',
+      ['cable', 'group', ...axes.map((a) => `anchor ${a} [m]`), ...axes.map((a) => `attach. ${a} [m]`)],
+      m.cables.map((c) => el('tr', { 'data-cable': c.id }, [
+        el('td', { text: c.id }), el('td', { class: 'st-hint', text: c.group || '' }),
+        ...axes.map((a, i) => el('td', {}, [numInput(c.anchor_m[i], 'cable', c.id, `anchor_${a}_m`)])),
+        ...axes.map((a, i) => el('td', {}, [numInput(c.attachment_m[i], 'cable', c.id, `attachment_${a}_m`)])),
+      ])))));
+  }
+
+  /// Shows the run controls of the model's kind; a new CDPR model gets its default path.
+  function showKind(fresh) {
+    const cdpr = state.model && state.model.kind === 'cdpr';
+    modeRow.hidden = cdpr;
+    durationRow.hidden = cdpr;
+    fwdBox.hidden = cdpr || modeSel.value !== 'forward';
+    invBox.hidden = cdpr || modeSel.value !== 'inverse';
+    cdprBox.hidden = !cdpr;
+    if (cdpr && (fresh || !cdprPath.value.trim()) && Array.isArray(state.model.default_path_m))
+      cdprPath.value = state.model.default_path_m.map((pt) => pt.map((v) => fmtNum(v, 6)).join(', ')).join('\n');
+  }
+
+  /// Sends the YAML and the edits; the server's canonical YAML and model replace ours. An error
+  /// of an edit made in a cell is shown at that cell (its value stays for correction); others in
+  /// the error box, and the tables show the last good model again.
+  async function edit(edits, cell, fresh = false) {
     clearError();
     try {
       const r = await api('POST', '/api/model', { yaml: yamlArea.value, edits });
       yamlArea.value = r.yaml;
+      const kindChanged = !state.model || state.model.kind !== r.model.kind || state.model.name !== r.model.name;
       state.model = r.model;
       renderTables();
+      showKind(fresh || kindChanged);
     } catch (e) {
+      if (cell && cell.isConnected) {
+        setCellError(cell, e.message);
+        return;
+      }
       report(e);
       renderTables(); // put back the last good values
     }
@@ -228,7 +348,8 @@ export function startStudio(root, { Viewer, hooks, showError, clearError }) {
       const r = await api('GET', `/api/models/${encodeURIComponent(name)}`);
       yamlArea.value = r.yaml;
       drivesBody.innerHTML = '';
-      await edit([]);
+      await edit([], undefined, true);
+      window.tendyn.loads = (window.tendyn.loads || 0) + 1;
     } catch (e) {
       report(e);
     }
@@ -245,7 +366,7 @@ export function startStudio(root, { Viewer, hooks, showError, clearError }) {
     if (!f) return;
     yamlArea.value = await f.text();
     drivesBody.innerHTML = '';
-    edit([]);
+    edit([], undefined, true);
   });
   saveBtn.addEventListener('click', () => {
     const blob = new Blob([yamlArea.value], { type: 'text/yaml' });
@@ -266,25 +387,30 @@ export function startStudio(root, { Viewer, hooks, showError, clearError }) {
     drivesBody.appendChild(tr);
   }
   addDriveBtn.addEventListener('click', addDrive);
-  modeSel.addEventListener('change', () => {
-    fwdBox.hidden = modeSel.value !== 'forward';
-    invBox.hidden = modeSel.value !== 'inverse';
-  });
+  modeSel.addEventListener('change', () => showKind(false));
 
-  function parsePath(text) {
+  function parsePath(text, dim = 2, what = 'path') {
     const pts = [];
+    const want = dim === 2 ? '"x, y"' : '"x, y, z"';
     text.split(/[\n;]+/).forEach((line, i) => {
       const s = line.trim();
       if (!s) return;
       const xy = s.split(/[\s,]+/).map(Number);
-      if (xy.length !== 2 || !xy.every(Number.isFinite)) throw new Error(`path line ${i + 1}: expected "x, y", got "${s}"`);
+      if (xy.length !== dim || !xy.every(Number.isFinite)) throw new Error(`${what} line ${i + 1}: expected ${want}, got "${s}"`);
       pts.push(xy);
     });
-    if (pts.length < 2) throw new Error('path: give at least 2 points');
+    if (pts.length < 2) throw new Error(`${what}: give at least 2 points`);
     return pts;
   }
 
   function runRequest() {
+    if (state.model && state.model.kind === 'cdpr') {
+      return {
+        yaml: yamlArea.value,
+        output_interval_s: Number(outInt.value),
+        cdpr: { path: parsePath(cdprPath.value, state.model.motion === 'planar' ? 2 : 3, 'platform path'), speed_mps: Number(cdprSpeed.value), method: cdprMethod.value },
+      };
+    }
     const req = {
       yaml: yamlArea.value,
       mode: modeSel.value,
@@ -326,6 +452,9 @@ export function startStudio(root, { Viewer, hooks, showError, clearError }) {
     setStatus('starting', 'starting...');
     progress.value = 0;
     summary.textContent = '';
+    window.tendyn.summary = null;
+    csvBtn.disabled = true;
+    jsonBtn.disabled = true;
     let job;
     try {
       const r = await api('POST', '/api/run', req);
@@ -384,7 +513,9 @@ export function startStudio(root, { Viewer, hooks, showError, clearError }) {
       if (typeof r.progress === 'number') progress.value = Math.min(1, Math.max(0, r.progress));
       if (r.status === 'done') {
         progress.value = 1;
-        if (r.summary) summary.textContent = summaryText(r.summary);
+        if (r.summary) showSummary(r.summary);
+        csvBtn.disabled = false;
+        jsonBtn.disabled = false;
         setStatus('done');
         window.tendyn.runs = (window.tendyn.runs || 0) + 1;
         return;
@@ -400,14 +531,33 @@ export function startStudio(root, { Viewer, hooks, showError, clearError }) {
   }
   runBtn.addEventListener('click', run);
 
-  function summaryText(s) {
-    const parts = [];
-    for (const [k, v] of Object.entries(s)) {
-      if (typeof v === 'number' || typeof v === 'string' || typeof v === 'boolean') parts.push(`${k}: ${v}`);
-      if (parts.length >= 8) break;
+  function showSummary(s) {
+    window.tendyn.summary = s;
+    summary.innerHTML = '';
+    let lines;
+    try {
+      lines = summaryLines(s);
+    } catch (e) {
+      report(new Error(`the run's summary could not be shown: ${e.message}`));
+      return;
     }
-    return parts.join(', ');
+    for (const l of lines) {
+      summary.appendChild(el('div', { class: `st-sum st-sum-${l.key}`, id: `summary-${l.key}` }, [el('b', { text: `${l.label}: ` }), l.text]));
+    }
+    const v = summary.querySelector('#summary-verdict');
+    if (v) v.classList.add(s.mode === 'cdpr' ? (s.not_ok_poses ? 'st-bad' : 'st-good') : s.normal_mode ? 'st-good' : 'st-bad');
   }
+
+  function download(ext) {
+    if (!state.jobId) return;
+    const name = `${((state.model && state.model.name) || 'run').replace(/[^A-Za-z0-9_.-]+/g, '_')}-run-${state.jobId}.${ext}`;
+    const a = el('a', { href: `/api/jobs/${encodeURIComponent(state.jobId)}/run.${ext}`, download: name });
+    document.body.appendChild(a);
+    a.click();
+    setTimeout(() => a.remove(), 1000);
+  }
+  csvBtn.addEventListener('click', () => download('csv'));
+  jsonBtn.addEventListener('click', () => download('json'));
 
   // ------------------------------------------------------------ start
   window.tendyn = hooks(viewer, { mode: 'studio', model: () => state.model, jobId: () => state.jobId });
@@ -417,6 +567,10 @@ export function startStudio(root, { Viewer, hooks, showError, clearError }) {
       state.models = Array.isArray(r.models) ? r.models : [];
       for (const m of state.models) modelSelect.appendChild(el('option', { value: m.name, text: m.name }));
       const pick = state.models.find((m) => m.name === 'prism3') || state.models[0];
+      for (const o of modelSelect.options) {
+        const m = state.models.find((x) => x.name === o.value);
+        if (m && m.kind === 'cdpr') o.textContent = `${m.name} (CDPR)`;
+      }
       if (pick) {
         modelSelect.value = pick.name;
         modelSelect.dispatchEvent(new Event('change'));

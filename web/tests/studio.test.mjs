@@ -2,6 +2,7 @@
 // TENDYN_STUDIO_MOCK=1 runs them against tests/fixtures/mock_server.mjs instead).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { bundle, cliCaps, freePort, launch, newPage, startServer, tempDir, WEB_DIR } from './helpers.mjs';
@@ -57,6 +58,14 @@ async function openStudio(errors) {
   return page;
 }
 
+/// Loads a shipped model and waits until its tables show it (window.tendyn.loads counts loads).
+async function loadModel(page, name) {
+  const loads = await page.evaluate(() => window.tendyn.loads || 0);
+  await page.selectOption('#model-select', name);
+  await page.click('#load-model');
+  await page.waitForFunction((n) => (window.tendyn.loads || 0) > n && document.querySelector('#cable-table tr[data-cable]'), loads, { timeout: 30000 });
+}
+
 async function runAndWait(page) {
   const runs = await page.evaluate(() => window.tendyn.runs || 0);
   await page.click('#run');
@@ -73,8 +82,7 @@ describe('studio', () => {
     try {
       const names = await page.$$eval('#model-select option', (os) => os.map((o) => o.value));
       assert.ok(names.includes('prism3'), `models: ${names}`);
-      await page.selectOption('#model-select', 'prism3');
-      await page.click('#load-model');
+      await loadModel(page, 'prism3');
       await page.waitForSelector('tr[data-cable] input[data-field="stiffness_Npm"]');
       await page.fill('#duration', '1');
       await page.fill('#output-interval', '0.01');
@@ -103,6 +111,234 @@ describe('studio', () => {
       assert.notDeepEqual(plots2[0].data.slice(1), plots1[0].data.slice(1), 'cable plot unchanged after the stiffness edit');
       const c = await page.evaluate(() => window.tendyn.counts());
       assert.ok(c.rods > 0 && c.cables > 0, JSON.stringify(c));
+      assert.deepEqual(errors, []);
+    } finally {
+      await page.close();
+    }
+  });
+
+  // Issue 17: a run in which a driven cable goes slack; the summary names the first slack cable
+  // and its time, which the streamed scene confirms (its first zero-tension frame).
+  test('summary names the first slack cable and its time (scene data agrees)', { timeout: 240000 }, async (t) => {
+    if (!(await needBrowser(t))) return;
+    if (MOCK) return t.skip('needs tendyn serve (the mock server has no summary, node table or downloads)');
+    const errors = [];
+    const page = await openStudio(errors);
+    try {
+      await loadModel(page, 'prism3');
+      await page.fill('#duration', '1');
+      await page.fill('#output-interval', '0.01');
+      const drive = 'tr.st-drive';
+      await page.waitForSelector(drive);
+      const cable = await page.$eval(`${drive} select`, (s) => s.value);
+      await page.fill(`${drive} input[data-field="a"]`, '0.08');
+      await page.fill(`${drive} input[data-field="b"]`, '12');
+      await runAndWait(page);
+      const s = await page.evaluate(() => window.tendyn.summary);
+      assert.ok(s && s.first_slack, `no first_slack in ${JSON.stringify(s)}`);
+      // the scene: the first frame in which a cable's tension is 0
+      const job = await page.evaluate(async () => (await fetch(`/api/jobs/${window.tendyn.jobId()}?from=0`)).json());
+      const names = job.scene.cables.map((c) => c.name);
+      // (several cables may be slack by that frame: the server's monitor, which sees every
+      // integration step, tells which went first)
+      let first = null;
+      job.frames.cable_tension_N.some((row, f) => {
+        const slack = names.filter((n, k) => row[k] === 0);
+        if (slack.length) first = { cables: slack, t: job.frames.t_s[f] };
+        return slack.length > 0;
+      });
+      assert.ok(first, 'no slack frame in the scene');
+      assert.ok(first.cables.includes(s.first_slack.cable), `summary ${s.first_slack.cable}, slack in the first slack frame: ${first.cables}`);
+      assert.ok(s.first_slack.t_s <= first.t + 1e-9 && s.first_slack.t_s > first.t - 0.01 - 1e-9, `summary ${s.first_slack.t_s} s, scene ${first.t} s`);
+      console.log(`# driven cable ${cable}; first slack ${s.first_slack.cable} at ${s.first_slack.t_s} s (frame ${first.t} s: ${first.cables})`);
+      // ... and says it in words, with units
+      const verdict = await page.textContent('#summary-verdict');
+      assert.ok(verdict.includes(`not normal: cable ${s.first_slack.cable} slack at ${s.first_slack.t_s.toFixed(3)} s`), verdict);
+      assert.match(await page.textContent('#summary-slack'), new RegExp(`${first.cables[0]} at ${first.t.toFixed(3)} s`));
+      const com = await page.textContent('#summary-com');
+      assert.match(com, /travelled [-0-9.e]+ m .*moved [-0-9.e]+ m/, com);
+      const energy = await page.textContent('#summary-energy');
+      assert.match(energy, /initial [-0-9.e]+ J, final [-0-9.e]+ J, min [-0-9.e]+ J at [0-9.]+ s, max [-0-9.e]+ J at [0-9.]+ s; drift/, energy);
+      const e0 = job.frames.energy_J.total[0];
+      assert.ok(Math.abs(s.energy_J.initial - e0) <= 1e-6 * Math.max(1, Math.abs(e0)), `${s.energy_J.initial} vs ${e0}`);
+      assert.ok(!(await page.textContent('#summary')).includes('normal_mode'), 'raw keys in the summary');
+      assert.deepEqual(errors, []);
+    } finally {
+      await page.close();
+    }
+  });
+
+  // Issue 17: node positions are edited in a table; the edit reaches the model the run sends.
+  test('editing a node position in the table changes the model sent to the server; bad values are shown at the cell', { timeout: 240000 }, async (t) => {
+    if (!(await needBrowser(t))) return;
+    if (MOCK) return t.skip('needs tendyn serve (the mock server has no summary, node table or downloads)');
+    const errors = [];
+    const page = await openStudio(errors);
+    try {
+      await loadModel(page, 'prism3');
+      const node = await page.$eval('#node-table tr[data-node]', (tr) => tr.dataset.node);
+      const input = `#node-table tr[data-node="${node}"] input[data-field="x_m"]`;
+      const x0 = Number(await page.inputValue(input));
+      const x1 = Number((x0 + 0.015).toFixed(6));
+      const yaml0 = await page.inputValue('#yaml');
+      await page.fill(input, String(x1));
+      await page.press(input, 'Enter');
+      await page.waitForFunction((y) => document.querySelector('#yaml').value !== y, yaml0, { timeout: 15000 });
+      assert.ok(Math.abs(Number(await page.inputValue(input)) - x1) < 1e-9, await page.inputValue(input));
+      // the rod of that node got the new length
+      const m = await page.evaluate(() => window.tendyn.model());
+      const rod = m.rods.find((r) => r.from === node || r.to === node);
+      const pos = Object.fromEntries(m.node_positions.map((n) => [n.id, [n.x_m, n.y_m, n.z_m]]));
+      const d = Math.hypot(...[0, 1, 2].map((i) => pos[rod.from][i] - pos[rod.to][i]));
+      assert.ok(Math.abs(Number(await page.inputValue(`#rod-table tr[data-rod="${rod.id}"] input[data-field="length_m"]`)) - d) < 1e-9);
+      // the run request carries the moved node
+      const sent = [];
+      page.on('request', (r) => { if (r.url().endsWith('/api/run')) sent.push(r.postDataJSON()); });
+      await page.fill('#duration', '0.1');
+      await runAndWait(page);
+      assert.equal(sent.length, 1);
+      const check = await page.evaluate(async (yaml) => (await fetch('/api/model', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ yaml }) })).json(), sent[0].yaml);
+      const n = check.model.node_positions.find((q) => q.id === node);
+      assert.ok(Math.abs(n.x_m - x1) < 1e-9, `sent x = ${n.x_m}, edited ${x1}`);
+      // the first frame of the run has the node there
+      const job = await page.evaluate(async () => (await fetch(`/api/jobs/${window.tendyn.jobId()}?from=0`)).json());
+      const p = job.scene.points.indexOf(node);
+      assert.ok(Math.abs(job.frames.positions_m[0][3 * p] - x1) < 1e-6, `frame 0 x = ${job.frames.positions_m[0][3 * p]}`);
+      // a rod mass <= 0 is refused at the cell, nothing is sent, the model stays
+      const mass = `#rod-table tr[data-rod="${rod.id}"] input[data-field="mass_kg"]`;
+      const yaml1 = await page.inputValue('#yaml');
+      await page.fill(mass, '-2');
+      await page.press(mass, 'Enter');
+      await page.waitForSelector(`#rod-table tr[data-rod="${rod.id}"] .st-cell-error`);
+      assert.match(await page.textContent(`#rod-table tr[data-rod="${rod.id}"] .st-cell-error`), /mass_kg: must be > 0/);
+      assert.equal(await page.getAttribute(mass, 'aria-invalid'), 'true');
+      assert.equal(await page.inputValue('#yaml'), yaml1);
+      // a server-side refusal is shown at the cell too (a node onto its rod's other end)
+      const other = rod.from === node ? rod.to : rod.from;
+      const errCell = `#node-table tr[data-node="${node}"] input[data-field="x_m"]`;
+      const [ox, oy, oz] = pos[other];
+      for (const [f, v] of [['y_m', oy], ['z_m', oz]]) {
+        const sel = `#node-table tr[data-node="${node}"] input[data-field="${f}"]`;
+        const y = await page.inputValue('#yaml');
+        await page.fill(sel, String(v));
+        await page.press(sel, 'Enter');
+        await page.waitForFunction((yy) => document.querySelector('#yaml').value !== yy, y, { timeout: 15000 });
+      }
+      await page.fill(errCell, String(ox));
+      await page.press(errCell, 'Enter');
+      await page.waitForSelector(`#node-table tr[data-node="${node}"] .st-cell-error`, { timeout: 15000 });
+      assert.match(await page.textContent(`#node-table tr[data-node="${node}"] .st-cell-error`), /two nodes at one point/);
+      assert.deepEqual(errors, []);
+    } finally {
+      await page.close();
+    }
+  });
+
+  // Issue 17: the run is downloaded as CSV (header with units) and JSON; both match the run.
+  test('download buttons give CSV and JSON of the run', { timeout: 240000 }, async (t) => {
+    if (!(await needBrowser(t))) return;
+    if (MOCK) return t.skip('needs tendyn serve (the mock server has no summary, node table or downloads)');
+    const errors = [];
+    const page = await openStudio(errors);
+    try {
+      await loadModel(page, 'prism3');
+      await page.fill('#duration', '0.3');
+      await page.fill('#output-interval', '0.01');
+      assert.equal(await page.isDisabled('#download-csv'), true);
+      await runAndWait(page);
+      const job = await page.evaluate(async () => (await fetch(`/api/jobs/${window.tendyn.jobId()}?from=0`)).json());
+      const get = async (button) => {
+        const [dl] = await Promise.all([page.waitForEvent('download'), page.click(button)]);
+        const file = path.join(dir, dl.suggestedFilename());
+        await dl.saveAs(file);
+        return { name: dl.suggestedFilename(), text: fs.readFileSync(file, 'utf8') };
+      };
+      const csv = await get('#download-csv');
+      assert.match(csv.name, /\.csv$/);
+      const lines = csv.text.trimEnd().split('\n');
+      const header = lines[0].split(',');
+      assert.equal(lines.length, job.frames.t_s.length + 1);
+      assert.deepEqual(header.slice(0, 8), ['t_s', 'com_x_m', 'com_y_m', 'com_z_m', 'kinetic_J', 'elastic_J', 'gravitational_J', 'total_J']);
+      for (const h of header) assert.match(h, /_(s|m|J|N)$|\.strain$/, `column without unit: ${h}`);
+      const c0 = job.scene.cables[0].name;
+      const col = header.indexOf(`${c0}.tension_N`);
+      assert.ok(col > 0, header.join(','));
+      for (const f of [0, 10, job.frames.t_s.length - 1]) {
+        const row = lines[f + 1].split(',').map(Number);
+        assert.ok(Math.abs(row[0] - job.frames.t_s[f]) < 1e-9);
+        const want = job.frames.cable_tension_N[f][0];
+        assert.ok(Math.abs(row[col] - want) <= 1e-6 * Math.max(1, Math.abs(want)), `frame ${f}: ${row[col]} vs ${want}`);
+        const p = header.indexOf(`${job.scene.points[1]}.z_m`);
+        assert.ok(Math.abs(row[p] - job.frames.positions_m[f][5]) <= 1e-6);
+      }
+      const js = await get('#download-json');
+      assert.match(js.name, /\.json$/);
+      const run = JSON.parse(js.text);
+      assert.equal(run.format, 'tendyn-scene');
+      assert.deepEqual(run.frames.t_s, job.frames.t_s);
+      assert.deepEqual(run.frames.cable_tension_N, job.frames.cable_tension_N);
+      assert.deepEqual(run.summary, await page.evaluate(() => window.tendyn.summary));
+      assert.deepEqual(errors, []);
+    } finally {
+      await page.close();
+    }
+  });
+
+  // Issue 17: CDPR models load, are edited in tables and run like tensegrity ones.
+  test('a CDPR model loads, its platform mass is edited, and it runs', { timeout: 240000 }, async (t) => {
+    if (!(await needBrowser(t))) return;
+    if (MOCK) return t.skip('needs tendyn serve (the mock server has no CDPR models)');
+    const errors = [];
+    const page = await openStudio(errors);
+    try {
+      const names = await page.$$eval('#model-select option', (os) => os.map((o) => o.value));
+      if (!names.includes('cdpr-planar4')) return t.skip(`no CDPR models (built without the CDPR module?): ${names}`);
+      await loadModel(page, 'cdpr-planar4');
+      await page.waitForSelector('#platform-table input[data-field="mass_kg"]');
+      assert.equal(await page.isVisible('#cdpr-panel'), true);
+      assert.equal(await page.isVisible('#forward-panel'), false);
+      assert.equal(await page.isVisible('#mode'), false, 'the tensegrity run mode is shown for a CDPR model');
+      assert.equal(await page.isVisible('#duration'), false, 'the duration is the path length / speed for a CDPR model');
+      assert.equal(await page.$$eval('#cable-table tr[data-cable]', (r) => r.length), 4);
+      assert.equal(Number(await page.inputValue('#cable-table tr[data-cable="c1"] input[data-field="anchor_x_m"]')), -1);
+      assert.match(await page.inputValue('#cdpr-path'), /\d.*\n.*\d/);
+      await page.fill('#output-interval', '0.05');
+      await runAndWait(page);
+      const s1 = await page.evaluate(() => window.tendyn.summary);
+      assert.equal(s1.mode, 'cdpr');
+      assert.equal(s1.platform_mass_kg, 1);
+      const c1 = await page.evaluate(() => window.tendyn.counts());
+      assert.equal(c1.cables, 4);
+      // edit the platform mass in its table: the model sent with the next run has it
+      const mass = '#platform-table input[data-field="mass_kg"]';
+      const yaml0 = await page.inputValue('#yaml');
+      await page.fill(mass, '3');
+      await page.press(mass, 'Enter');
+      await page.waitForFunction((y) => document.querySelector('#yaml').value !== y, yaml0, { timeout: 15000 });
+      assert.match(await page.inputValue('#yaml'), /platform: \{mass: 3,/);
+      const sent = [];
+      page.on('request', (r) => { if (r.url().endsWith('/api/run')) sent.push(r.postDataJSON()); });
+      await runAndWait(page);
+      assert.equal(sent.length, 1);
+      assert.match(sent[0].yaml, /mass: 3/);
+      assert.ok(Array.isArray(sent[0].cdpr.path) && sent[0].cdpr.path.length >= 2);
+      const s3 = await page.evaluate(() => window.tendyn.summary);
+      assert.equal(s3.platform_mass_kg, 3);
+      assert.equal(s3.not_ok_poses, 0);
+      assert.ok(s3.tension_N.max.value_N > 2 * s1.tension_N.max.value_N, `${s3.tension_N.max.value_N} vs ${s1.tension_N.max.value_N}`);
+      assert.match(await page.textContent('#summary-verdict'), /all \d+ poses solved/);
+      assert.match(await page.textContent('#summary-tension'), /highest c\d [0-9.e]+ N at [0-9.]+ s/);
+      // the scene's last frame: the platform point P at the path's end
+      const job = await page.evaluate(async () => (await fetch(`/api/jobs/${window.tendyn.jobId()}?from=0`)).json());
+      const P = job.scene.points.indexOf('P');
+      const last = job.frames.positions_m[job.frames.positions_m.length - 1];
+      const end = sent[0].cdpr.path[sent[0].cdpr.path.length - 1];
+      assert.ok(Math.abs(last[3 * P] - end[0]) < 1e-6 && Math.abs(last[3 * P + 1] - end[1]) < 1e-6, `P at ${last.slice(3 * P, 3 * P + 2)}, path end ${end}`);
+      // a planar path point with three numbers is refused before sending
+      await page.fill('#cdpr-path', '0, 0, 0\n0.1, 0, 0');
+      await page.click('#run');
+      await page.waitForSelector('#error', { state: 'visible' });
+      assert.match(await page.textContent('#error'), /platform path line 1: expected "x, y"/);
       assert.deepEqual(errors, []);
     } finally {
       await page.close();

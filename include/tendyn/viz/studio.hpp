@@ -2,7 +2,9 @@
 // HTTP server so that it can be tested directly: model summaries and edits, validation of run
 // requests against limits, and the run itself (forward: the model's drives plus sinusoidal drives
 // u = a sin(b t + c) + d; inverse: the planner of document 001 chapter 3, then the executed
-// schedule), streaming frames into a Job that the server reads concurrently.
+// schedule; CDPR models: the tension distribution along a platform path, as `tendyn tension
+// trajectory`), streaming frames into a Job that the server reads concurrently, and the run's
+// summary for people (first slack cable, COM travel, energies) and its CSV.
 #pragma once
 #include <tendyn/core/error.hpp>
 #include <tendyn/tensegrity/model_io.hpp>
@@ -10,6 +12,7 @@
 #include <tendyn/viz/scene.hpp>
 
 #include <atomic>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -60,30 +63,52 @@ HeaderVerdict check_request_headers(std::string_view method, const std::string* 
                                     const std::string* origin, const std::string* content_type,
                                     const Listen& listen);
 
-/// MODEL JSON: {"name", "nodes", "rods": [{id, from, to, length_m, mass_kg, radius_m}],
-/// "cables": [{id, from, to, stiffness_Npm, damping_Nspm, rest_length_m}]}.
+/// MODEL JSON of a tensegrity model: {"kind": "tensegrity", "name", "nodes": [ids],
+/// "node_positions": [{id, x_m, y_m, z_m, fixed}] (initial positions; fixed = world anchor),
+/// "rods": [{id, from, to, length_m, mass_kg, radius_m}],
+/// "cables": [{id, from, to, stiffness_Npm, damping_Nspm, rest_length_m, tension_only}]}.
 std::string model_json(const tensegrity::Model& model);
 
+/// "cdpr" when the model text has a top-level line `kind: cdpr` (a CDPR model file,
+/// docs/CDPR.md), else "tensegrity". Cost O(text size).
+std::string model_kind(std::string_view yaml);
+
 struct EditResult {
-  std::string yaml;        ///< canonical YAML of the edited model (tensegrity::to_yaml)
-  std::string model_json;  ///< model_json of it
+  std::string yaml;        ///< canonical YAML of the edited model (tensegrity::to_yaml; CDPR: see edit_model)
+  std::string model_json;  ///< model_json of it (CDPR: the CDPR MODEL JSON, docs/VIEWER.md)
+  std::string kind = "tensegrity";  ///< "tensegrity" | "cdpr"
 };
 /// Parses `yaml` (messages name "model.yaml:line:col"), applies `edits` (JSON array text, may be
 /// empty) in order, validates and returns the model. Throws tendyn::Error naming the edit or the
 /// place in the YAML (BadRequest when the edits are malformed: not JSON, wrong types, missing
-/// fields). Edits: {"op":"set","element":"cable"|"rod","id","field","value"},
+/// fields). Tensegrity edits: {"op":"set","element":"cable"|"rod"|"node","id","field","value"}
+/// (node fields x_m, y_m, z_m: the node's initial position; moving a rod end sets the rod's
+/// length to the new distance of its nodes, mass and radius kept, initial velocities kept),
 /// {"op":"add_cable","id","from","to","stiffness_Npm","rest_length_m"(default: current distance),
 /// "damping_Nspm"}, {"op":"remove_cable","id"} (drives on it are removed too).
+/// CDPR models (model_kind "cdpr", needs TENDYN_WITH_CDPR): {"op":"set","element":"cable","id",
+/// "field": anchor_{x,y,z}_m | attachment_{x,y,z}_m}, {"op":"set","element":"platform",
+/// "field": mass_kg | com_{x,y,z}_m}, {"op":"set","element":"tension","field": min_N | max_N},
+/// {"op":"set","element":"pose","field": x_m | y_m | z_m | ...}; planar models have no z
+/// fields. The YAML written back is the CDPR model file format (cdpr::parse_model reads it).
 EditResult edit_model(std::string_view yaml, std::string_view edits_json, const Limits& limits = {});
+
+/// A CDPR run (opaque here; src/viz/studio_cdpr.cpp): model, platform path, speed, solver.
+struct CdprRun;
 
 struct RunRequest {
   tensegrity::ModelFile file;  ///< with forward drives added and duration/output interval set
   bool inverse = false;
   tensegrity::PlannerOptions plan;  ///< inverse mode
+  std::shared_ptr<const CdprRun> cdpr;  ///< set for a CDPR model (then `file` is unused)
 };
 /// Parses and checks a POST /api/run body: JSON shape and types, the model, cable ids, finite
 /// numbers, the limits (duration, frames, drive cables). Throws BadRequest (malformed: the message
 /// names the field, e.g. "request.mode: must be a string") or tendyn::Error with the reason.
+/// A CDPR model (model_kind "cdpr") takes "cdpr": {"path": [[x, y(, z)], ...] [m] (2 to 100
+/// points of the platform reference point; default: the model's default_path_m), "speed_mps"
+/// (default 0.2), "method" (a tension solver of cdpr/tension.hpp, default "exact")} and
+/// "output_interval_s"; the duration is the path length / speed (checked against the limits).
 RunRequest parse_run_request(std::string_view body, const Limits& limits = {});
 
 /// One run, shared between the thread that runs it and the server that reports it. Lock `mutex`
@@ -94,7 +119,10 @@ struct Job {
   std::string status = "queued";  ///< queued | running | done | error
   double progress = 0.0;       ///< 0..1
   std::string error;           ///< when status is "error"
-  std::string summary_json;    ///< when done: {"duration_s", "frames", ...} (inverse: planner figures)
+  /// when done: the run summary (docs/VIEWER.md, "Run summary"): mode, duration_s, frames,
+  /// first_slack {cable, t_s} or null, slack_cables, normal_mode, COM travel [m], energies [J]
+  /// (tensegrity), tension extremes (CDPR), planner figures (inverse).
+  std::string summary_json;
   std::atomic<bool> cancel{false};
 };
 
@@ -102,6 +130,15 @@ struct Job {
 /// message). Frames are appended under the job's mutex as they are computed; the run stops with
 /// an error when `limits.max_wall_s` passes or `job.cancel` is set.
 void run_job(const RunRequest& request, Job& job, const Limits& limits = {});
+
+/// The run as CSV (io/csv.hpp, numbers %.9g): a header line with units, then one line per frame:
+/// t_s, com_{x,y,z}_m (when recorded), kinetic_J, elastic_J, gravitational_J, total_J (when
+/// recorded), <cable>.tension_N and <cable>.strain per cable, <point>.{x,y,z}_m per point.
+/// Reads the job's scene under its lock. Cost O(frames x (points + cables)).
+std::string run_csv(Job& job);
+/// The run as JSON: scene.json (format tendyn-scene, all frames; `tendyn view` reads it) with the
+/// summary added as "summary" (when done).
+std::string run_json(Job& job);
 
 /// GET /api/jobs/ID?from=K response body: status, progress, error, the scene without frames
 /// (only when from == 0), frames from K on, summary when done.
