@@ -68,6 +68,7 @@ void write_plots(std::string& out, const std::vector<ScenePlot>& plots) {
     const auto& p = plots[i];
     if (i) out += ',';
     open_object({{"title", p.title}, {"y_label", p.y_label}});
+    if (!p.id.empty()) out += ",\"id\":" + json(p.id).dump();
     if (!p.t_s.empty()) {
       out += ",\"t_s\":";
       write_numbers(out, p.t_s);
@@ -81,6 +82,21 @@ void write_plots(std::string& out, const std::vector<ScenePlot>& plots) {
       out += '}';
     }
     out += "]}";
+  }
+  out += ']';
+}
+
+/// Appends the "paths" array: names through nlohmann, the points as rows of 3 by append_rows.
+void write_paths(std::string& out, const std::vector<ScenePath>& paths) {
+  out += '[';
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    const auto& p = paths[i];
+    if (i) out += ',';
+    out += "{\"name\":" + nlohmann::json(p.name).dump();
+    if (p.per_frame) out += ",\"per_frame\":true";
+    out += ",\"points_m\":";
+    append_rows(out, p.points_m, 3, 0, static_cast<int>(p.points_m.size() / 3));
+    out += '}';
   }
   out += ']';
 }
@@ -137,7 +153,21 @@ void validate(const Scene& s) {
     for (int p : s.faces[i])
       if (!point_ok(p)) throw Error("scene: face " + std::to_string(i) + ": point index out of range");
   }
+  for (const auto& j : s.joints)
+    if (!point_ok(j.point) || j.q_index < -1 || j.v_index < -1 || (j.type != "revolute" && j.type != "prismatic"))
+      throw Error("scene: joint '" + j.name + "': point index out of range, bad series index or type '" + j.type +
+                  "' (expected revolute or prismatic)");
   const auto nf = static_cast<std::size_t>(s.nframe());
+  if (!s.joint_axes_W.empty() && s.joint_axes_W.size() != 3 * s.joints.size() * nf)
+    throw Error("scene: joint axes do not match the joints and frames");
+  for (const auto& p : s.paths) {
+    if (p.points_m.size() % 3 != 0) throw Error("scene: path '" + p.name + "': points_m is not a list of (x, y, z)");
+    if (p.per_frame && p.points_m.size() != 3 * nf)
+      throw Error("scene: path '" + p.name + "': " + std::to_string(p.points_m.size() / 3) + " points for " +
+                  std::to_string(nf) + " frames");
+    for (double v : p.points_m)
+      if (!std::isfinite(v)) throw Error("scene: path '" + p.name + "': non-finite point");
+  }
   if (s.positions_m.size() != 3 * static_cast<std::size_t>(np) * nf ||
       s.tension_N.size() != static_cast<std::size_t>(s.ncable()) * nf || s.strain.size() != s.tension_N.size())
     throw Error("scene: per-frame arrays do not match the number of frames");
@@ -171,8 +201,18 @@ std::string scene_header_json(const Scene& s) {
   h["cables"] = std::move(cables);
   h["faces"] = std::move(faces);
   if (s.cable_force_signed) h["cable_force_signed"] = true;
+  if (!s.joints.empty()) {
+    json joints = json::array();
+    for (const auto& j : s.joints)
+      joints.push_back({{"name", j.name}, {"type", j.type}, {"point", j.point}, {"q_index", j.q_index}, {"v_index", j.v_index}});
+    h["joints"] = std::move(joints);
+  }
   std::string o = h.dump();
-  o.pop_back();  // the plots (number arrays: write_plots) close the object
+  o.pop_back();  // the paths and plots (number arrays: write_paths, write_plots) close the object
+  if (!s.paths.empty()) {
+    o += ",\"paths\":";
+    write_paths(o, s.paths);
+  }
   o += ",\"plots\":";
   write_plots(o, s.plots);
   o += '}';
@@ -211,6 +251,10 @@ std::string frames_json(const Scene& s, int first, int last) {
     o += ",\"total\":";
     part(s.total_J);
     o += '}';
+  }
+  if (!s.joint_axes_W.empty()) {
+    o += ",\"joint_axes_W\":";
+    append_rows(o, s.joint_axes_W, 3 * s.joints.size(), first, last);
   }
   o += '}';
   return o;
