@@ -368,7 +368,8 @@ export class Viewer {
 
   /// Stretches the plots to fill the plot column when they would leave it partly empty.
   fitPlotHeights() {
-    if (!this.page || !this.plots.length) return;
+    // only in the two-column layout, where the plot column has the window's height (docs: style.css)
+    if (!this.page || !this.plots.length || window.matchMedia('(max-width: 900px)').matches) return;
     const avail = this.plotsEl.clientHeight;
     if (avail < 100) return;
     let extra = 0; // legends, titles, gaps
@@ -656,7 +657,7 @@ export class Viewer {
     this.jointObjs = [];
     if (meta.joints.length) {
       const capsR = meta.rods.reduce((m, r) => Math.max(m, r.radius), 0);
-      this.jointLen = Math.max(3 * capsR, diag * 0.06);
+      this.jointLen = Math.max(2.2 * capsR, diag * 0.05);
       for (const type of ['revolute', 'prismatic']) {
         const js = meta.joints.map((j, i) => ({ j, i })).filter((o) => (o.j.type === 'prismatic') === (type === 'prismatic'));
         if (!js.length) continue;
