@@ -420,13 +420,21 @@ export class Viewer {
     this.keyHasCom = undefined;
     meta.plots.forEach((p) => { if (p.id && !p.t_s) this.plotById[p.id] = p; });
     if (this.page) document.title = `${meta.title} - tendyn`;
+    this.buildAll();
+    this.ready = true;
+  }
+
+  /// Objects, camera and plots from the frames stored so far (sizes, ranges and the optional
+  /// per-frame series such as COM and energies are known from the first frame on).
+  buildAll() {
+    this.disposeWorld();
+    this.keyHasCom = undefined;
     this.computeRanges(0);
     this.buildObjects();
     this.fitInitial();
     this.buildPlots();
     this.afterAppend();
     this.applyFrame(0);
-    this.ready = true;
   }
 
   /// Appends a block of frames (the "frames" layout of scene.json; studio streaming).
@@ -435,15 +443,14 @@ export class Viewer {
     const start = this.store.n;
     const added = this.store.append(frames, 'frames');
     if (!added) return;
-    const firstFrames = start === 0;
-    this.computeRanges(start);
-    if (firstFrames) {
-      this.rebuildGround();
-      this.fitInitial();
+    if (start === 0) {
+      // the first frames of a scene loaded without any: sizes, camera and plots from them
+      this.buildAll();
+      return;
     }
+    this.computeRanges(start);
     this.afterAppend();
-    if (firstFrames) this.applyFrame(0);
-    else this.dirty = true;
+    this.dirty = true;
   }
 
   /// Appends one frame ({t_s, positions_m: [x0, y0, z0, ...], cable_tension_N, cable_strain,
@@ -525,12 +532,16 @@ export class Viewer {
 
   updateColorbar() {
     const box = this.legendEl;
-    box.innerHTML = '';
-    if (!this.meta || this.meta.cables.length === 0) return;
     const useT = this.colorMode === 'tension';
     const max = useT ? this.maxTension : this.maxStrain;
-    const signed = useT && this.meta.cable_force_signed && this.minTension < 0;
+    const signed = !!this.meta && useT && this.meta.cable_force_signed && this.minTension < 0;
     const min = signed ? this.minTension : 0;
+    // rebuilt only when something shown changes (streamed frames call this for every block)
+    const key = this.meta && this.meta.cables.length ? `${this.colorMode}|${this.forceName()}|${min}|${max}` : '';
+    if (key === this.colorbarKey && box.childElementCount === (key ? 2 : 0)) return;
+    this.colorbarKey = key;
+    box.innerHTML = '';
+    if (!key) return;
     const unit = useT ? ' N' : '';
     const label = useT ? `cable ${this.forceName()} [N]` : 'cable strain (l - l0) / l0';
     box.appendChild(el('div', { id: 'colorbar-label', class: 'tv-cb-label', text: label }));

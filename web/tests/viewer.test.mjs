@@ -546,6 +546,51 @@ describe('viewer for debugging (issue 17)', () => {
     }
   });
 
+  test('streaming (live views): a scene without frames, then 200 frames pushed one by one with appendFrame', { timeout: 60000 }, async (t) => {
+    if (skipNoBrowser(t)) return;
+    const full = synth.prism3({ nframes: 200 });
+    const { frames } = full;
+    const header = { ...full };
+    delete header.frames;
+    const errors = [];
+    const page = await open(htmlFromScene(header, path.join(dir, 'stream.html')), errors);
+    try {
+      await waitReady(page);
+      assert.equal(await page.evaluate(() => window.tendyn.nframes()), 0);
+      await page.evaluate((f) => {
+        const v = window.tendyn._viewer;
+        for (let i = 0; i < f.t_s.length; i++) {
+          v.appendFrame({
+            t_s: f.t_s[i], positions_m: f.positions_m[i], cable_tension_N: f.cable_tension_N[i], cable_strain: f.cable_strain[i], com_m: f.com_m[i],
+            energy_J: { kinetic: f.energy_J.kinetic[i], elastic: f.energy_J.elastic[i], gravitational: f.energy_J.gravitational[i], total: f.energy_J.total[i] },
+          });
+        }
+      }, frames);
+      const n = frames.t_s.length;
+      assert.equal(await page.evaluate(() => window.tendyn.nframes()), n);
+      assert.equal(await page.evaluate(() => window.tendyn.frame()), n - 1); // the view follows the newest frame
+      assert.equal(await page.textContent('#time-readout'), `t = ${lastOf(frames.t_s).toFixed(3)} s`);
+      assert.equal(Number(await page.textContent('#energy-total')), Number(lastOf(frames.energy_J.total).toPrecision(5)));
+      // the drawn positions are the last frame's
+      const drawn = await page.evaluate(() => {
+        const v = window.tendyn._viewer;
+        const m = v.pointMesh.instanceMatrix.array;
+        return Array.from({ length: v.pointMesh.count }, (_, i) => [m[16 * i + 12], m[16 * i + 13], m[16 * i + 14]]).flat();
+      });
+      const want = lastOf(frames.positions_m);
+      drawn.forEach((x, i) => assert.ok(Math.abs(x - want[i]) < 1e-6, `coordinate ${i}: ${x} vs ${want[i]}`));
+      // plots built from the first frame on (energies arrived with the frames), all frames in them
+      const plots = await page.evaluate(() => window.tendyn.plotData());
+      assert.deepEqual(plots.map((p) => p.kind), ['cable', 'energy', 'com']);
+      assert.equal(plots[0].data[0].length, n);
+      // sizes from the frames, not from the empty scene's placeholder box
+      assert.ok(await page.evaluate(() => window.tendyn._viewer.pointR) < 0.01);
+      assert.deepEqual(errors, []);
+    } finally {
+      await page.close();
+    }
+  });
+
   test('layout: the 3D view and the plots fill the window (no empty lower third)', { timeout: 60000 }, async (t) => {
     if (skipNoBrowser(t)) return;
     const errors = [];
