@@ -301,6 +301,30 @@ std::string check_scene_json(std::string_view text, std::string_view source) {
   };
   check_ends("rods");
   check_ends("cables");
+  std::size_t njoint = 0;
+  if (j.contains("joints")) {
+    if (!j["joints"].is_array()) fail("\"joints\" must be an array");
+    njoint = j["joints"].size();
+    for (std::size_t i = 0; i < njoint; ++i) {
+      const auto& e = j["joints"][i];
+      if (!e.is_object() || !e.contains("point") || !e["point"].is_number_integer() || e["point"].get<long>() < 0 ||
+          e["point"].get<long>() >= np)
+        fail("joints[" + std::to_string(i) + "].point: missing or not a point index in [0, " + std::to_string(np) + ")");
+    }
+  }
+  if (j.contains("paths")) {
+    if (!j["paths"].is_array()) fail("\"paths\" must be an array");
+    for (std::size_t i = 0; i < j["paths"].size(); ++i) {
+      const auto& e = j["paths"][i];
+      if (!e.is_object() || !e.contains("points_m") || !e["points_m"].is_array())
+        fail("paths[" + std::to_string(i) + "].points_m must be an array of [x, y, z]");
+      for (std::size_t k = 0; k < e["points_m"].size(); ++k) {
+        const auto& q = e["points_m"][k];
+        if (!q.is_array() || q.size() != 3 || !q[0].is_number() || !q[1].is_number() || !q[2].is_number())
+          fail("paths[" + std::to_string(i) + "].points_m[" + std::to_string(k) + "] must be [x, y, z]");
+      }
+    }
+  }
   const auto& f = j["frames"];
   if (!f.is_object() || !f.contains("t_s") || !f["t_s"].is_array() || !f.contains("positions_m") || !f["positions_m"].is_array())
     fail("\"frames\" must hold arrays \"t_s\" and \"positions_m\"");
@@ -316,6 +340,13 @@ std::string check_scene_json(std::string_view text, std::string_view source) {
     for (std::size_t i = 0; i < nf; ++i)
       if (!f[key][i].is_array() || f[key][i].size() != nc)
         fail(std::string("frames.") + key + "[" + std::to_string(i) + "] must have " + std::to_string(nc) + " numbers");
+  }
+  if (f.contains("joint_axes_W")) {
+    const auto& ax = f["joint_axes_W"];
+    if (!ax.is_array() || ax.size() != nf) fail("frames.joint_axes_W must have one row per frame");
+    for (std::size_t i = 0; i < nf; ++i)
+      if (!ax[i].is_array() || ax[i].size() != 3 * njoint)
+        fail("frames.joint_axes_W[" + std::to_string(i) + "] must have 3 x " + std::to_string(njoint) + " numbers");
   }
   return j.contains("title") && j["title"].is_string() ? j["title"].get<std::string>() : std::string();
 }

@@ -181,6 +181,27 @@ TEST(Scene, CheckSceneJsonRejectsMalformedFiles) {
   bad = j;
   bad["frames"]["cable_tension_N"][0].push_back(1.0);
   EXPECT_THROW(check_scene_json(bad.dump(), "x.json"), Error);
+  // joints, paths and joint axes (tree and plan scenes)
+  bad = j;
+  bad["joints"] = nlohmann::json::parse(R"([{"name": "hinge", "type": "revolute", "point": 5}])");
+  try {
+    check_scene_json(bad.dump(), "x.json");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("joints[0].point"), std::string::npos) << e.what();
+  }
+  bad["joints"][0]["point"] = 1;
+  bad["frames"]["joint_axes_W"] = nlohmann::json::parse("[[0, 0]]");
+  EXPECT_THROW(check_scene_json(bad.dump(), "x.json"), Error);
+  bad["frames"]["joint_axes_W"] = nlohmann::json::parse("[[0, 0, 1]]");
+  EXPECT_NO_THROW(check_scene_json(bad.dump(), "x.json"));
+  bad["paths"] = nlohmann::json::parse(R"([{"name": "target path", "points_m": [[0, 0, 0], [1, 0]]}])");
+  try {
+    check_scene_json(bad.dump(), "x.json");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("paths[0].points_m[1]"), std::string::npos) << e.what();
+  }
 }
 
 // Found by fuzz/scene_json_fuzz.cpp (regressions in fuzz/regressions/scene_json/): a number
