@@ -1092,6 +1092,7 @@ export class Viewer {
     const sel = this.selected;
     if (!sel || !this.store || !this.store.n) {
       this.pickEl.hidden = true;
+      if (!this.pointer) this.updateWorldReadout();
       return;
     }
     const info = this.elementInfo(sel, this.frameIndex);
@@ -1118,6 +1119,7 @@ export class Viewer {
       const text = r.unit ? `${r.text} ${r.unit}` : r.text;
       if (v.textContent !== text) v.textContent = text;
     }
+    if (sel.type === 'point' && !this.pointer) this.updateWorldReadout();
     const t = box.querySelector('.tv-pick-t');
     if (t) t.textContent = `at t = ${this.store.f.t_s[this.frameIndex].toFixed(3)} s`;
     box.hidden = false;
@@ -1219,23 +1221,31 @@ export class Viewer {
     } else {
       this.hoverEl.hidden = true;
     }
-    // world readout
+    this.updateWorldReadout();
+  }
+
+  /// World-frame readout: the hovered point, else the floor point under the cursor, else the
+  /// selected point (at the current frame), else nothing.
+  updateWorldReadout() {
     const step = this.gridStep || 0.01;
-    if (hov && hov.type === 'point') {
+    const ptr = this.pointer;
+    const pointText = (i, what) => {
       const p = this.store.f.positions_m[this.frameIndex];
-      const i = hov.index;
-      this.worldEl.textContent = `${this.meta.points[i]}: (${fmtM(p[3 * i], step)}, ${fmtM(p[3 * i + 1], step)}, ${fmtM(p[3 * i + 2], step)}) m`;
+      return `${what}${this.meta.points[i]}: (${fmtM(p[3 * i], step)}, ${fmtM(p[3 * i + 1], step)}, ${fmtM(p[3 * i + 2], step)}) m`;
+    };
+    let text = '';
+    if (this.hovered && this.hovered.type === 'point') {
+      text = pointText(this.hovered.index, '');
     } else if (ptr && this.meta) {
       const w = this.renderer.domElement.clientWidth, h = this.renderer.domElement.clientHeight;
       this.ndc.set((ptr.x / w) * 2 - 1, -(ptr.y / h) * 2 + 1);
       this.raycaster.setFromCamera(this.ndc, this.camera);
       const hit = this.raycaster.ray.intersectPlane(this.floorPlane, this.tmp.s);
-      this.worldEl.textContent = hit ? `cursor on the floor: (${fmtM(hit.x, step)}, ${fmtM(hit.y, step)}, ${fmtM(hit.z, step)}) m` : 'cursor: above the horizon';
-    } else if (this.selected && this.selected.type === 'point') {
-      this.worldEl.textContent = '';
-    } else {
-      this.worldEl.textContent = '';
+      text = hit ? `cursor on the floor: (${fmtM(hit.x, step)}, ${fmtM(hit.y, step)}, ${fmtM(hit.z, step)}) m` : 'cursor: above the horizon';
+    } else if (this.selected && this.selected.type === 'point' && this.store && this.store.n) {
+      text = pointText(this.selected.index, 'picked ');
     }
+    if (this.worldEl.textContent !== text) this.worldEl.textContent = text;
   }
 
   // ---------------------------------------------------------------- plots

@@ -339,6 +339,14 @@ describe('viewer for debugging (issue 17)', () => {
       if ((await page.evaluate(() => window.tendyn.selection())) !== null) await page.keyboard.press('Escape');
       assert.equal(await page.isVisible('#pick-info'), false);
       assert.equal((await page.evaluate(() => window.tendyn.plotData()))[0].kind !== 'pick', true);
+      // a picked point's coordinates (pointer off the 3D view)
+      await page.mouse.move(2, 2);
+      await page.evaluate((name) => window.tendyn.select('point', name), scene.points[0]);
+      const last = scene.frames.positions_m[n - 1];
+      const w = await page.textContent('#world-readout');
+      const m = new RegExp(`^picked ${scene.points[0]}: \\((-?[0-9.]+), (-?[0-9.]+), (-?[0-9.]+)\\) m$`).exec(w);
+      assert.ok(m, w);
+      for (let k = 0; k < 3; k++) assert.ok(Math.abs(Number(m[k + 1]) - last[k]) <= 1e-3, `${w} vs ${last.slice(0, 3)}`);
       assert.match(await page.textContent('#grid-scale'), /^grid: [0-9.e-]+ m per cell/);
       assert.ok(await page.isVisible('#axis-triad'));
       assert.deepEqual(errors, []);
