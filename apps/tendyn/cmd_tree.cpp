@@ -113,17 +113,7 @@ std::vector<Units> v_units(const Model& m) {
   return u;
 }
 
-std::vector<std::string> v_names(const Model& m) {
-  std::vector<std::string> n;
-  for (const auto& j : m.joints) {
-    if (j.type == tree::JointType::kFree) {
-      for (const char* s : {"wx", "wy", "wz", "vx", "vy", "vz"}) n.push_back(j.name + "." + s);
-    } else if (j.nv == 1) {
-      n.push_back(j.name);
-    }
-  }
-  return n;
-}
+std::vector<std::string> v_names(const Model& m) { return viz::tree_v_names(m); }
 // CSV header of tree simulate: t_s, q:<name>_<unit>..., v:<name>_<unit>..., tau:<name>_<unit>..., energy_J
 // (quaternion entries of a free joint are dimensionless: no suffix).
 std::string simulate_csv_header(const Model& m) {
@@ -142,17 +132,7 @@ std::string simulate_csv_header(const Model& m) {
   return h + ",energy_J\n";
 }
 
-std::vector<std::string> q_names(const Model& m) {
-  std::vector<std::string> n;
-  for (const auto& j : m.joints) {
-    if (j.type == tree::JointType::kFree) {
-      for (const char* s : {"x", "y", "z", "qw", "qx", "qy", "qz"}) n.push_back(j.name + "." + s);
-    } else if (j.nq == 1) {
-      n.push_back(j.name);
-    }
-  }
-  return n;
-}
+std::vector<std::string> q_names(const Model& m) { return viz::tree_q_names(m); }
 
 // Writes to --out (atomically) or stdout.
 void emit(const TreeOptions& o, const std::string& text) {
@@ -318,19 +298,25 @@ void run_simulate(const TreeOptions& o) {
   // Viewer frames at most every 10 ms (a fine step would make the page large), the last always.
   struct Frames : tree::Observer {
     const Model& m;
+    const tree::TorqueFn& torque;
     viz::Scene scene;
     tree::Data data;
-    Frames(const Model& model, const Eigen::VectorXd& q0) : m(model), scene(viz::make_scene(model, q0)), data(model) {}
+    Eigen::VectorXd tau;
+    Frames(const Model& model, const tree::TorqueFn& fn, const Eigen::VectorXd& q0)
+        : m(model), torque(fn), scene(viz::make_scene(model, q0)), data(model), tau(Eigen::VectorXd::Zero(model.nv)) {}
     void on_step(long step, long steps, double t, const Eigen::VectorXd& q, const Eigen::VectorXd& v) override {
-      if (step == steps || scene.t_s.empty() || t >= scene.t_s.back() + kFrameInterval_s - 1e-9)
-        viz::add_tree_frame(scene, m, data, t, q, v);
+      if (step == steps || scene.t_s.empty() || t >= scene.t_s.back() + kFrameInterval_s - 1e-9) {
+        tau.setZero();
+        if (torque) torque(t, q, v, tau);  // the torque the simulation applies at this state (SimulationResult::tau)
+        viz::add_tree_frame(scene, m, data, t, q, v, tau);
+      }
     }
   };
   std::unique_ptr<Frames> frames;
   if (!o.html_dir.empty()) {
     Eigen::VectorXd q_scene = q0;
     tree::normalize_configuration(m, q_scene);
-    frames = std::make_unique<Frames>(m, q_scene);
+    frames = std::make_unique<Frames>(m, torque, q_scene);
   }
   Progress progress("tree simulate", !o.out.empty());
   const tree::SimulationResult r =

@@ -148,7 +148,9 @@ io::OutputEstimate estimate_simulate_output(const Model& model, const Simulation
   const double samples = static_cast<double>(sample_count(steps, output_stride(options)));
   const double cols = 2.0 + model.nq + 2.0 * model.nv;
   const double frames = frame_interval_s > 0.0 ? std::floor(options.duration_s / frame_interval_s) + 2.0 : 0.0;
-  const double frame_values = 6.0 * model.nlinks();
+  // per viewer frame (viz::add_tree_frame): link origins and centres of mass, joint axes (at most
+  // one per link), COM, four energies, and q, qd, tau in the joint plots
+  const double frame_values = 9.0 * model.nlinks() + 7.0 + model.nq + 2.0 * model.nv;
   io::OutputEstimate e;
   e.output_bytes = io::kBytesPerNumber * (samples * cols + frames * frame_values);
   e.memory_bytes = 8.0 * (samples * cols + frames * frame_values);

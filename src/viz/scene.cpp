@@ -68,6 +68,7 @@ void write_plots(std::string& out, const std::vector<ScenePlot>& plots) {
     const auto& p = plots[i];
     if (i) out += ',';
     open_object({{"title", p.title}, {"y_label", p.y_label}});
+    if (!p.id.empty()) out += ",\"id\":" + json(p.id).dump();
     if (!p.t_s.empty()) {
       out += ",\"t_s\":";
       write_numbers(out, p.t_s);
@@ -81,6 +82,21 @@ void write_plots(std::string& out, const std::vector<ScenePlot>& plots) {
       out += '}';
     }
     out += "]}";
+  }
+  out += ']';
+}
+
+/// Appends the "paths" array: names through nlohmann, the points as rows of 3 by append_rows.
+void write_paths(std::string& out, const std::vector<ScenePath>& paths) {
+  out += '[';
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    const auto& p = paths[i];
+    if (i) out += ',';
+    out += "{\"name\":" + nlohmann::json(p.name).dump();
+    if (p.per_frame) out += ",\"per_frame\":true";
+    out += ",\"points_m\":";
+    append_rows(out, p.points_m, 3, 0, static_cast<int>(p.points_m.size() / 3));
+    out += '}';
   }
   out += ']';
 }
@@ -137,7 +153,21 @@ void validate(const Scene& s) {
     for (int p : s.faces[i])
       if (!point_ok(p)) throw Error("scene: face " + std::to_string(i) + ": point index out of range");
   }
+  for (const auto& j : s.joints)
+    if (!point_ok(j.point) || j.q_index < -1 || j.v_index < -1 || (j.type != "revolute" && j.type != "prismatic"))
+      throw Error("scene: joint '" + j.name + "': point index out of range, bad series index or type '" + j.type +
+                  "' (expected revolute or prismatic)");
   const auto nf = static_cast<std::size_t>(s.nframe());
+  if (!s.joint_axes_W.empty() && s.joint_axes_W.size() != 3 * s.joints.size() * nf)
+    throw Error("scene: joint axes do not match the joints and frames");
+  for (const auto& p : s.paths) {
+    if (p.points_m.size() % 3 != 0) throw Error("scene: path '" + p.name + "': points_m is not a list of (x, y, z)");
+    if (p.per_frame && p.points_m.size() != 3 * nf)
+      throw Error("scene: path '" + p.name + "': " + std::to_string(p.points_m.size() / 3) + " points for " +
+                  std::to_string(nf) + " frames");
+    for (double v : p.points_m)
+      if (!std::isfinite(v)) throw Error("scene: path '" + p.name + "': non-finite point");
+  }
   if (s.positions_m.size() != 3 * static_cast<std::size_t>(np) * nf ||
       s.tension_N.size() != static_cast<std::size_t>(s.ncable()) * nf || s.strain.size() != s.tension_N.size())
     throw Error("scene: per-frame arrays do not match the number of frames");
@@ -171,8 +201,18 @@ std::string scene_header_json(const Scene& s) {
   h["cables"] = std::move(cables);
   h["faces"] = std::move(faces);
   if (s.cable_force_signed) h["cable_force_signed"] = true;
+  if (!s.joints.empty()) {
+    json joints = json::array();
+    for (const auto& j : s.joints)
+      joints.push_back({{"name", j.name}, {"type", j.type}, {"point", j.point}, {"q_index", j.q_index}, {"v_index", j.v_index}});
+    h["joints"] = std::move(joints);
+  }
   std::string o = h.dump();
-  o.pop_back();  // the plots (number arrays: write_plots) close the object
+  o.pop_back();  // the paths and plots (number arrays: write_paths, write_plots) close the object
+  if (!s.paths.empty()) {
+    o += ",\"paths\":";
+    write_paths(o, s.paths);
+  }
   o += ",\"plots\":";
   write_plots(o, s.plots);
   o += '}';
@@ -211,6 +251,10 @@ std::string frames_json(const Scene& s, int first, int last) {
     o += ",\"total\":";
     part(s.total_J);
     o += '}';
+  }
+  if (!s.joint_axes_W.empty()) {
+    o += ",\"joint_axes_W\":";
+    append_rows(o, s.joint_axes_W, 3 * s.joints.size(), first, last);
   }
   o += '}';
   return o;
@@ -257,6 +301,30 @@ std::string check_scene_json(std::string_view text, std::string_view source) {
   };
   check_ends("rods");
   check_ends("cables");
+  std::size_t njoint = 0;
+  if (j.contains("joints")) {
+    if (!j["joints"].is_array()) fail("\"joints\" must be an array");
+    njoint = j["joints"].size();
+    for (std::size_t i = 0; i < njoint; ++i) {
+      const auto& e = j["joints"][i];
+      if (!e.is_object() || !e.contains("point") || !e["point"].is_number_integer() || e["point"].get<long>() < 0 ||
+          e["point"].get<long>() >= np)
+        fail("joints[" + std::to_string(i) + "].point: missing or not a point index in [0, " + std::to_string(np) + ")");
+    }
+  }
+  if (j.contains("paths")) {
+    if (!j["paths"].is_array()) fail("\"paths\" must be an array");
+    for (std::size_t i = 0; i < j["paths"].size(); ++i) {
+      const auto& e = j["paths"][i];
+      if (!e.is_object() || !e.contains("points_m") || !e["points_m"].is_array())
+        fail("paths[" + std::to_string(i) + "].points_m must be an array of [x, y, z]");
+      for (std::size_t k = 0; k < e["points_m"].size(); ++k) {
+        const auto& q = e["points_m"][k];
+        if (!q.is_array() || q.size() != 3 || !q[0].is_number() || !q[1].is_number() || !q[2].is_number())
+          fail("paths[" + std::to_string(i) + "].points_m[" + std::to_string(k) + "] must be [x, y, z]");
+      }
+    }
+  }
   const auto& f = j["frames"];
   if (!f.is_object() || !f.contains("t_s") || !f["t_s"].is_array() || !f.contains("positions_m") || !f["positions_m"].is_array())
     fail("\"frames\" must hold arrays \"t_s\" and \"positions_m\"");
@@ -272,6 +340,13 @@ std::string check_scene_json(std::string_view text, std::string_view source) {
     for (std::size_t i = 0; i < nf; ++i)
       if (!f[key][i].is_array() || f[key][i].size() != nc)
         fail(std::string("frames.") + key + "[" + std::to_string(i) + "] must have " + std::to_string(nc) + " numbers");
+  }
+  if (f.contains("joint_axes_W")) {
+    const auto& ax = f["joint_axes_W"];
+    if (!ax.is_array() || ax.size() != nf) fail("frames.joint_axes_W must have one row per frame");
+    for (std::size_t i = 0; i < nf; ++i)
+      if (!ax[i].is_array() || ax[i].size() != 3 * njoint)
+        fail("frames.joint_axes_W[" + std::to_string(i) + "] must have 3 x " + std::to_string(njoint) + " numbers");
   }
   return j.contains("title") && j["title"].is_string() ? j["title"].get<std::string>() : std::string();
 }

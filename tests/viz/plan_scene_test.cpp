@@ -49,6 +49,27 @@ TEST(PlanScene, PathErrorPlotHasOneValuePerFrameFromThePlannersCentroid) {
   ASSERT_EQ(scene.nframe(), 11);
   EXPECT_NEAR(err[5], r.path_error_m[1], 1e-12);
   EXPECT_NEAR(err[10], r.path_error_m[2], 1e-12);
+  // the target path (drawn whole) and the executed centroid track (one point per frame) on the floor
+  ASSERT_EQ(scene.paths.size(), 2u);
+  const auto& target = scene.paths[0];
+  EXPECT_EQ(target.name, viz::kTargetPathName);
+  EXPECT_FALSE(target.per_frame);
+  ASSERT_EQ(target.points_m.size(), 3 * o.path.points.size());
+  const double floor_m = scene.ground_z_m.value_or(0.0);
+  for (std::size_t i = 0; i < o.path.points.size(); ++i) {
+    EXPECT_EQ(target.points_m[3 * i], o.path.points[i].x());
+    EXPECT_EQ(target.points_m[3 * i + 1], o.path.points[i].y());
+    EXPECT_EQ(target.points_m[3 * i + 2], floor_m);
+  }
+  const auto& track = scene.paths[1];
+  EXPECT_EQ(track.name, viz::kCentroidTrackName);
+  EXPECT_TRUE(track.per_frame);
+  ASSERT_EQ(static_cast<int>(track.points_m.size()), 3 * scene.nframe());
+  // its knots are the planner's centroids (PlanResult::centroid_m) up to the replay's round-off
+  ASSERT_GE(r.centroid_m.size(), 3u);
+  EXPECT_EQ(track.points_m[0], r.centroid_m[0].x());
+  EXPECT_NEAR(track.points_m[3 * 10 + 1], r.centroid_m[2].y(), 1e-12);
+  EXPECT_NO_THROW(viz::validate(scene));
   // a bad path is an input error
   EXPECT_THROW(viz::simulate_plan_scene(planned, sim, ts::PlanPath{{Eigen::Vector2d(0, 0)}}, 0.02), tendyn::Error);
 }

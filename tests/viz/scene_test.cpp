@@ -72,6 +72,48 @@ TEST(Scene, JsonTextIsExact) {
   EXPECT_EQ(nlohmann::json::parse(scene_header_json(s))["rods"][0]["radius_m"].get<double>(), 0.0027744);
 }
 
+// Paths, joints, plot ids and joint axes (tree and plan scenes): written only when present, in
+// the order of docs/VIEWER.md.
+TEST(Scene, PathsJointsAndAxesJsonText) {
+  Scene s = two_point_scene();
+  s.cables.clear();
+  s.joints.push_back({"hinge", "revolute", 1, 0, 0});
+  s.paths.push_back({"target path", {0, 0, 0, 1.5, 0, 0}, false});
+  s.paths.push_back({"track", {}, true});
+  s.plots.push_back({"q", "rad", {}, {{"hinge", {}}}, "q"});
+  for (int f = 0; f < 2; ++f) {
+    const double p[6] = {0, 0, 0, 1, 0, 0.5 * f};
+    add_frame(s, 0.01 * f, p, {}, {});
+    s.joint_axes_W.insert(s.joint_axes_W.end(), {0.0, f ? 1.0 : 0.0, f ? 0.0 : 1.0});
+    s.paths[1].points_m.insert(s.paths[1].points_m.end(), {0.25 * f, 0.0, 0.0});
+    s.plots[0].series[0].second.push_back(0.5 * f);
+  }
+  EXPECT_EQ(scene_json(s),
+            R"({"format":"tendyn-scene","version":1,"title":"pair","kind":"tensegrity","ground_z_m":0,"points":["p","q"],)"
+            R"("rods":[{"name":"r","a":0,"b":1,"radius_m":0.01,"shape":"cylinder"}],"cables":[],"faces":[],)"
+            R"("joints":[{"name":"hinge","type":"revolute","point":1,"q_index":0,"v_index":0}],)"
+            R"("paths":[{"name":"target path","points_m":[[0,0,0],[1.5,0,0]]},{"name":"track","per_frame":true,"points_m":[[0,0,0],[0.25,0,0]]}],)"
+            R"("plots":[{"title":"q","y_label":"rad","id":"q","series":[{"name":"hinge","values":[0,0.5]}]}],)"
+            R"("frames":{"t_s":[0,0.01],"positions_m":[[0,0,0,1,0,0],[0,0,0,1,0,0.5]],"cable_tension_N":[[],[]],"cable_strain":[[],[]],)"
+            R"("joint_axes_W":[[0,0,1],[0,1,0]]}})"
+            "\n");
+  // a per-frame path with a point missing, an axis missing, a joint on no point: named errors
+  Scene bad = s;
+  bad.paths[1].points_m.resize(3);
+  EXPECT_THROW(validate(bad), Error);
+  bad = s;
+  bad.joint_axes_W.pop_back();
+  EXPECT_THROW(validate(bad), Error);
+  bad = s;
+  bad.joints[0].point = 2;
+  try {
+    validate(bad);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("hinge"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Scene, FramesJsonSlicesAndHeaderHasNoFrames) {
   Scene s = two_point_scene();
   for (int i = 0; i < 5; ++i) add(s, 0.1 * i, 1.0 + i);
@@ -139,6 +181,27 @@ TEST(Scene, CheckSceneJsonRejectsMalformedFiles) {
   bad = j;
   bad["frames"]["cable_tension_N"][0].push_back(1.0);
   EXPECT_THROW(check_scene_json(bad.dump(), "x.json"), Error);
+  // joints, paths and joint axes (tree and plan scenes)
+  bad = j;
+  bad["joints"] = nlohmann::json::parse(R"([{"name": "hinge", "type": "revolute", "point": 5}])");
+  try {
+    check_scene_json(bad.dump(), "x.json");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("joints[0].point"), std::string::npos) << e.what();
+  }
+  bad["joints"][0]["point"] = 1;
+  bad["frames"]["joint_axes_W"] = nlohmann::json::parse("[[0, 0]]");
+  EXPECT_THROW(check_scene_json(bad.dump(), "x.json"), Error);
+  bad["frames"]["joint_axes_W"] = nlohmann::json::parse("[[0, 0, 1]]");
+  EXPECT_NO_THROW(check_scene_json(bad.dump(), "x.json"));
+  bad["paths"] = nlohmann::json::parse(R"([{"name": "target path", "points_m": [[0, 0, 0], [1, 0]]}])");
+  try {
+    check_scene_json(bad.dump(), "x.json");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("paths[0].points_m[1]"), std::string::npos) << e.what();
+  }
 }
 
 // Found by fuzz/scene_json_fuzz.cpp (regressions in fuzz/regressions/scene_json/): a number

@@ -2,7 +2,7 @@
 // the viewer (embedded scene) or the studio (talks to `tendyn serve`).
 import './style.css';
 import 'uplot/dist/uPlot.min.css';
-import { Viewer } from './viewer.js';
+import { Viewer, createViewer } from './viewer.js';
 import { startStudio } from './studio.js';
 
 function errorBox() {
@@ -39,7 +39,9 @@ function readJson(id) {
   }
 }
 
-function hooks(viewer, extra = {}) {
+/// The test and automation hooks of a viewer page (web/README.md "Test hooks"); also used by the
+/// studio (and a live page) for their embedded viewer.
+export function hooks(viewer, extra = {}) {
   return {
     ready: false,
     counts: () => viewer.counts(),
@@ -51,6 +53,14 @@ function hooks(viewer, extra = {}) {
     renderedFrames: () => viewer.rendered,
     plotData: () => viewer.plotData(),
     setColorMode: (m) => viewer.setColorMode(m),
+    // picking: select('cable', 'top1') as a click on it would; selection() = what #pick-info shows
+    select: (type, name) => viewer.select(type === null ? null : { type, name }),
+    selection: () => (viewer.selected && viewer.store ? viewer.elementInfo(viewer.selected, viewer.frameIndex) : null),
+    pickAt: (x, y) => viewer.pickAt(x, y),
+    // camera: 'fit' | 'follow' | 'free'; project(x, y, z) -> {x, y (CSS px in the 3D view), ndc}
+    setCameraMode: (m) => viewer.setCameraMode(m),
+    cameraMode: () => viewer.cameraMode,
+    project: (x, y, z) => viewer.project(x, y, z),
     _viewer: viewer,
     ...extra,
   };
@@ -60,7 +70,7 @@ function startViewer() {
   const root = document.createElement('div');
   root.id = 'viewer';
   document.body.appendChild(root);
-  const viewer = new Viewer(root);
+  const viewer = new Viewer(root, { page: true });
   window.tendyn = hooks(viewer);
   const scene = readJson('tendyn-scene');
   if (scene.missing) {
@@ -94,7 +104,7 @@ function main() {
       const root = document.createElement('div');
       root.id = 'studio';
       document.body.appendChild(root);
-      startStudio(root, { Viewer, hooks, showError, clearError });
+      startStudio(root, { Viewer, hooks, showError, clearError, createViewer });
     } else if (mode === 'viewer' || mode === undefined) {
       startViewer();
     } else {

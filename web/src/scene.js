@@ -68,6 +68,29 @@ export function normalizeSceneMeta(s) {
         fail(`plots[${i}].series[${k}] has ${se.values.length} values for ${p.t_s.length} times`);
     });
   });
+  const paths = s.paths === undefined || s.paths === null ? [] : s.paths;
+  if (!Array.isArray(paths)) fail('scene.paths must be an array');
+  const outPaths = paths.map((p, i) => {
+    const where = `paths[${i}]`;
+    if (!p || typeof p !== 'object' || !Array.isArray(p.points_m)) fail(`${where}.points_m must be an array of [x, y, z]`);
+    p.points_m.forEach((q, k) => {
+      if (!Array.isArray(q) || q.length !== 3 || !q.every(isNum)) fail(`${where}.points_m[${k}] must be [x, y, z]`);
+    });
+    return { name: String(p.name ?? `path${i}`), points: p.points_m, per_frame: p.per_frame === true };
+  });
+  const joints = s.joints === undefined || s.joints === null ? [] : s.joints;
+  if (!Array.isArray(joints)) fail('scene.joints must be an array');
+  const outJoints = joints.map((j, i) => {
+    const where = `joints[${i}]`;
+    if (!j || typeof j !== 'object') fail(`${where} is not an object`);
+    checkIndex(j.point, npoints, where + '.point');
+    const idx = (v, k) => {
+      if (v === undefined || v === null) return -1;
+      if (!Number.isInteger(v) || v < -1) fail(`${where}.${k} must be an integer >= -1`);
+      return v;
+    };
+    return { name: String(j.name ?? `joint${i}`), type: String(j.type ?? 'revolute'), point: j.point, q_index: idx(j.q_index, 'q_index'), v_index: idx(j.v_index, 'v_index') };
+  });
   return {
     title: typeof s.title === 'string' && s.title ? s.title : 'scene',
     kind: typeof s.kind === 'string' ? s.kind : 'tensegrity',
@@ -78,9 +101,12 @@ export function normalizeSceneMeta(s) {
     rods: outRods,
     cables: outCables,
     faces: outFaces,
+    paths: outPaths,
+    joints: outJoints,
     plots: plots.map((p) => ({
       title: String(p.title ?? ''),
       y_label: String(p.y_label ?? ''),
+      id: typeof p.id === 'string' ? p.id : '',
       t_s: Array.isArray(p.t_s) ? p.t_s : null,
       series: p.series.map((se, k) => ({ name: String(se.name ?? `series ${k}`), values: se.values })),
     })),
@@ -90,7 +116,7 @@ export function normalizeSceneMeta(s) {
 function emptyFrames() {
   return {
     t_s: [], positions_m: [], cable_tension_N: [], cable_strain: [], com_m: null,
-    energy_J: null,
+    energy_J: null, joint_axes_W: null,
   };
 }
 
@@ -120,6 +146,11 @@ export function checkFrames(meta, f, where = 'frames') {
     if (!Array.isArray(f.com_m) || f.com_m.length !== n) fail(`${where}.com_m must have one entry per frame (${n})`);
     for (let i = 0; i < n; i++) if (!Array.isArray(f.com_m[i]) || f.com_m[i].length !== 3) fail(`${where}.com_m[${i}] must be [x, y, z]`);
   }
+  if (f.joint_axes_W !== undefined && f.joint_axes_W !== null) {
+    const na = 3 * meta.joints.length;
+    if (!Array.isArray(f.joint_axes_W) || f.joint_axes_W.length !== n) fail(`${where}.joint_axes_W must have one entry per frame (${n})`);
+    for (let i = 0; i < n; i++) if (!Array.isArray(f.joint_axes_W[i]) || f.joint_axes_W[i].length !== na) fail(`${where}.joint_axes_W[${i}] must have 3 x ${meta.joints.length} numbers`);
+  }
   if (f.energy_J !== undefined && f.energy_J !== null) {
     if (typeof f.energy_J !== 'object') fail(`${where}.energy_J must be an object`);
     for (const k of ['kinetic', 'elastic', 'gravitational', 'total']) {
@@ -138,6 +169,7 @@ export class FrameStore {
     this.n = 0;
     this.hasCom = false;
     this.hasEnergy = false;
+    this.hasAxes = false;
     this.energyKeys = [];
   }
 
@@ -152,6 +184,8 @@ export class FrameStore {
       this.hasCom = Array.isArray(block.com_m);
       this.hasEnergy = !!block.energy_J && typeof block.energy_J === 'object';
       if (this.hasCom) f.com_m = [];
+      this.hasAxes = Array.isArray(block.joint_axes_W) && this.meta.joints.length > 0;
+      if (this.hasAxes) f.joint_axes_W = [];
       if (this.hasEnergy) {
         f.energy_J = {};
         this.energyKeys = ['kinetic', 'elastic', 'gravitational', 'total'].filter((k) => Array.isArray(block.energy_J[k]));
@@ -164,9 +198,27 @@ export class FrameStore {
       f.cable_tension_N.push(block.cable_tension_N ? block.cable_tension_N[i] : zeros());
       f.cable_strain.push(block.cable_strain ? block.cable_strain[i] : zeros());
       if (this.hasCom) f.com_m.push(Array.isArray(block.com_m) ? block.com_m[i] : [NaN, NaN, NaN]);
+      if (this.hasAxes) f.joint_axes_W.push(Array.isArray(block.joint_axes_W) ? block.joint_axes_W[i] : null);
       if (this.hasEnergy) for (const k of this.energyKeys) f.energy_J[k].push(block.energy_J && block.energy_J[k] ? block.energy_J[k][i] : NaN);
     }
     this.n += n;
     return n;
   }
+}
+
+/// One frame -> a block of one frame (the "frames" layout): {t_s: t, positions_m: [x0, y0, z0, ...],
+/// cable_tension_N: [...], cable_strain: [...], com_m: [x, y, z], energy_J: {kinetic: e, ...},
+/// joint_axes_W: [...]} (everything but t_s and positions_m optional).
+export function blockOfFrame(frame) {
+  if (!frame || typeof frame !== 'object') fail('frame is missing or not an object');
+  const one = (v) => (v === undefined || v === null ? undefined : [v]);
+  const b = { t_s: [frame.t_s], positions_m: [frame.positions_m] };
+  for (const k of ['cable_tension_N', 'cable_strain', 'com_m', 'joint_axes_W']) {
+    if (frame[k] !== undefined && frame[k] !== null) b[k] = one(frame[k]);
+  }
+  if (frame.energy_J && typeof frame.energy_J === 'object') {
+    b.energy_J = {};
+    for (const [k, v] of Object.entries(frame.energy_J)) b.energy_J[k] = [v];
+  }
+  return b;
 }

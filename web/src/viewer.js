@@ -1,22 +1,44 @@
-// The 3D viewer component: three.js scene + playback controls + readouts + uPlot plots.
-// Used as the whole page in "viewer" mode and as the result pane of the studio, where frames
-// arrive in blocks (append()).
+// The 3D viewer component: three.js scene + playback controls + readouts + uPlot plots, picking
+// (hover and click on rods, cables, points), camera modes and keyboard shortcuts.
+// Used as the whole page in "viewer" mode and as the result pane of the studio and of the live
+// page, where frames arrive in blocks (append()) or one by one (appendFrame()).
+//
+//   const v = createViewer(container, scene);   // scene: docs/VIEWER.md (frames may be empty)
+//   v.appendFrame({t_s, positions_m, cable_tension_N, cable_strain, com_m, energy_J});
 import {
-  AmbientLight, BufferAttribute, BufferGeometry, Color, CylinderGeometry, DirectionalLight,
+  AmbientLight, AxesHelper, BufferAttribute, BufferGeometry, Color, CylinderGeometry, DirectionalLight,
   DoubleSide, GridHelper, Group, HemisphereLight, InstancedMesh, Line, LineBasicMaterial,
-  LineDashedMaterial, Matrix4, Mesh, MeshBasicMaterial, MeshLambertMaterial, PerspectiveCamera,
-  PlaneGeometry, Quaternion, Scene, SphereGeometry, Vector3, WebGLRenderer,
+  LineDashedMaterial, LineSegments, Matrix4, Mesh, MeshBasicMaterial, MeshLambertMaterial, PerspectiveCamera,
+  Plane, PlaneGeometry, Quaternion, Raycaster, Scene, SphereGeometry, Vector2, Vector3, WebGLRenderer,
 } from 'three';
 import { OrbitControls } from 'three/examples/jsm/controls/OrbitControls.js';
-import { FrameStore, normalizeSceneMeta } from './scene.js';
-import { TimePlot, palette } from './plots.js';
+import { FrameStore, blockOfFrame, normalizeSceneMeta } from './scene.js';
+import { PLOT_HEIGHT, TimePlot, fmtValue, palette } from './plots.js';
+import { viridis, viridisGradient } from './colormap.js';
 
 const SPEEDS = [0.25, 0.5, 1, 2, 4];
 const ENERGY_KEYS = ['kinetic', 'elastic', 'gravitational', 'total'];
 const ENERGY_COLORS = ['#d62728', '#1f77b4', '#2ca02c', '#222222'];
+const CAMERA_MODES = [['fit', 'fit (initial pose)'], ['follow', 'follow COM'], ['free', 'free']];
 const Y_AXIS = new Vector3(0, 1, 0);
 const SLACK_COLOR = new Color(0x8a8a8a);
+const COM_COLOR = '#e07b00';
+const PATH_COLORS = { target: '#e03131', track: '#ae3ec9' };
+const JOINT_COLORS = { revolute: '#c2255c', prismatic: '#1098ad' };
 const SOFTWARE_MAX_PIXELS = 250000;
+const PICK_PX = 8; // how close (CSS pixels) the pointer must be to an element to pick it
+
+const SHORTCUTS = [
+  ['space', 'play / pause'],
+  ['\u2190 / \u2192', 'previous / next frame (shift: 10 frames)'],
+  ['Home', 'first frame, camera reset (fit to the initial pose)'],
+  ['End', 'last frame'],
+  ['c', 'next camera mode (fit, follow, free)'],
+  ['Esc', 'clear the selection, close this help'],
+  ['?', 'show / hide this help'],
+  ['mouse', 'left drag: orbit, right drag: pan, wheel: zoom'],
+  ['click', 'pick a rod, cable or point: its values and its plot; click empty space to clear'],
+];
 
 function el(tag, attrs = {}, children = []) {
   const e = document.createElement(tag);
@@ -25,29 +47,17 @@ function el(tag, attrs = {}, children = []) {
     else if (k === 'class') e.className = v;
     else e.setAttribute(k, v);
   }
-  for (const c of children) e.appendChild(c);
+  for (const c of children) e.appendChild(typeof c === 'string' ? document.createTextNode(c) : c);
   return e;
 }
 
 /// Number shown in the readouts: 5 significant digits, no exponent for ordinary magnitudes.
-export function fmtEnergy(v) {
-  if (v === undefined || v === null || !Number.isFinite(v)) return '-';
-  if (v === 0) return '0';
-  const a = Math.abs(v);
-  if (a >= 1e-4 && a < 1e6) return String(Number(v.toPrecision(5)));
-  return v.toExponential(4);
-}
+export const fmtEnergy = fmtValue;
 
-/// Blue (0) -> cyan -> green -> yellow -> red (1).
-function rampColor(x, out) {
-  const c = Math.min(1, Math.max(0, x));
-  return out.setHSL((2 / 3) * (1 - c), 1, 0.45);
-}
-
-/// Negative (pushing) cable forces, x = force / most negative force in [0, 1]: grey (0) -> magenta (1).
-export function negRampColor(x, out) {
-  const c = Math.min(1, Math.max(0, x));
-  return out.setHSL(5 / 6, c, 0.45 + 0.1 * (1 - c));
+/// A coordinate in metres for the readouts (mm resolution, more for small scenes).
+function fmtM(v, step) {
+  const d = Math.max(3, Math.min(6, 1 - Math.floor(Math.log10(Math.max(step, 1e-9)))));
+  return v.toFixed(d);
 }
 
 /// True when WebGL is rendered by a CPU rasteriser.
@@ -65,9 +75,21 @@ function isSoftwareGL() {
   }
 }
 
+/// Distance from (px, py) to the segment a-b in the plane.
+function segDist(px, py, ax, ay, bx, by) {
+  const dx = bx - ax, dy = by - ay;
+  const l2 = dx * dx + dy * dy;
+  let t = l2 > 0 ? ((px - ax) * dx + (py - ay) * dy) / l2 : 0;
+  t = Math.max(0, Math.min(1, t));
+  return Math.hypot(px - (ax + t * dx), py - (ay + t * dy));
+}
+
 export class Viewer {
-  constructor(root, { onError } = {}) {
+  /// root: the element the viewer fills. options: onError(e), page (true: the viewer is the whole
+  /// page and takes its height; false: embedded, e.g. in the studio).
+  constructor(root, { onError, page = false } = {}) {
     this.root = root;
+    this.page = page;
     this.onError = onError || ((e) => { throw e; });
     this.meta = null;
     this.store = null;
@@ -76,6 +98,7 @@ export class Viewer {
     this.speed = 1;
     this.loop = true;
     this.colorMode = 'tension';
+    this.cameraMode = 'fit';
     this.simTime = 0;
     this.lastWall = null;
     this.rendered = 0;
@@ -84,6 +107,11 @@ export class Viewer {
     this.ready = false;
     this.plots = [];
     this.cablePlot = null;
+    this.pickPlot = null;
+    this.selected = null; // {type: 'cable' | 'rod' | 'point', index}
+    this.hovered = null;
+    this.pointer = null; // last pointer position over the canvas {x, y} (CSS px), or null
+    this.pointerMoved = false;
     this.tmp = { a: new Vector3(), b: new Vector3(), d: new Vector3(), mid: new Vector3(), m: new Matrix4(), q: new Quaternion(), s: new Vector3(), c: new Color() };
     this.buildDom();
     this.buildThree();
@@ -95,8 +123,10 @@ export class Viewer {
   buildDom() {
     const r = this.root;
     r.classList.add('tv-root');
+    if (this.page) r.classList.add('tv-page');
     this.titleEl = el('h1', { class: 'tv-title', text: 'tendyn' });
     this.kindEl = el('span', { class: 'tv-kind' });
+    this.helpBtn = el('button', { id: 'help', type: 'button', class: 'tv-btn tv-help-btn', title: 'keyboard shortcuts and mouse (?)', text: '?' });
     this.view3d = el('div', { class: 'tv-3d' });
     // readouts
     this.timeEl = el('span', { id: 'time-readout', text: 't = 0.000 s' });
@@ -111,11 +141,53 @@ export class Viewer {
     }
     readouts.appendChild(this.energyBox);
     this.view3d.appendChild(readouts);
-    this.legendEl = el('div', { class: 'tv-colorbar' });
-    this.view3d.appendChild(this.legendEl);
+    // bottom left: colour bar and the key of the lines (paths, COM track, joint axes)
+    this.legendEl = el('div', { class: 'tv-colorbar', id: 'colorbar' });
+    this.keyEl = el('div', { class: 'tv-key', id: 'path-legend' });
+    this.view3d.appendChild(el('div', { class: 'tv-bottom-left' }, [this.keyEl, this.legendEl]));
+    // bottom right: world readout, grid scale, axis triad
+    this.worldEl = el('div', { id: 'world-readout', class: 'tv-world', text: '' });
+    this.gridEl = el('div', { id: 'grid-scale', class: 'tv-grid-scale', text: '' });
+    // the axis triad: an SVG (the 3D view's only canvas stays the WebGL one)
+    const ns = 'http://www.w3.org/2000/svg';
+    this.triad = document.createElementNS(ns, 'svg');
+    for (const [k, v] of Object.entries({ id: 'axis-triad', class: 'tv-triad', width: '84', height: '84', viewBox: '0 0 84 84', role: 'img', 'aria-label': 'world axes x (red), y (green), z (blue)' })) this.triad.setAttribute(k, v);
+    this.triadAxes = [['x', '#d62728'], ['y', '#2b8a3e'], ['z', '#1c63d6']].map(([name, color]) => {
+      const line = document.createElementNS(ns, 'line');
+      line.setAttribute('stroke', color);
+      line.setAttribute('stroke-width', '2.5');
+      line.setAttribute('stroke-linecap', 'round');
+      const text = document.createElementNS(ns, 'text');
+      text.setAttribute('fill', color);
+      text.setAttribute('text-anchor', 'middle');
+      text.setAttribute('dominant-baseline', 'central');
+      text.setAttribute('font-size', '12');
+      text.setAttribute('font-weight', '700');
+      text.textContent = name;
+      const g = document.createElementNS(ns, 'g');
+      g.append(line, text);
+      this.triad.appendChild(g);
+      return { name, g, line, text };
+    });
+    this.view3d.appendChild(el('div', { class: 'tv-bottom-right' }, [el('div', { class: 'tv-world-box' }, [this.worldEl, this.gridEl]), this.triad]));
+    // top right: the picked element
+    this.pickEl = el('div', { id: 'pick-info', class: 'tv-pick' });
+    this.pickEl.hidden = true;
+    this.view3d.appendChild(this.pickEl);
+    this.hoverEl = el('div', { id: 'hover-info', class: 'tv-hover' });
+    this.hoverEl.hidden = true;
+    this.view3d.appendChild(this.hoverEl);
+    // help overlay
+    const rows = SHORTCUTS.map(([k, what]) => el('tr', {}, [el('td', {}, [el('kbd', { text: k })]), el('td', { text: what })]));
+    this.helpEl = el('div', { id: 'help-overlay', class: 'tv-help', role: 'dialog', 'aria-label': 'keyboard shortcuts' }, [
+      el('h2', { text: 'Keyboard and mouse' }), el('table', {}, rows),
+      el('p', { class: 'tv-help-note', text: 'Camera: "fit" frames the initial pose, "follow" keeps the centre of mass in the middle, "free" leaves the camera where you put it. Plots: click to seek; legend: click a series to hide it, type in the box to filter.' }),
+    ]);
+    this.helpEl.hidden = true;
+    this.view3d.appendChild(this.helpEl);
     // controls
     this.playBtn = el('button', { id: 'play', type: 'button', class: 'tv-btn', title: 'play / pause (space)', text: 'Play' });
-    this.scrub = el('input', { id: 'scrub', type: 'range', min: '0', max: '0', step: '1', value: '0', 'aria-label': 'frame' });
+    this.scrub = el('input', { id: 'scrub', type: 'range', min: '0', max: '0', step: '1', value: '0', 'aria-label': 'frame', title: 'frame (\u2190 \u2192, Home, End)' });
     this.speedSel = el('select', { id: 'speed', 'aria-label': 'playback speed' });
     for (const s of SPEEDS) {
       const o = el('option', { value: String(s), text: `${s}x` });
@@ -127,15 +199,19 @@ export class Viewer {
     this.colorSel = el('select', { id: 'color-mode', 'aria-label': 'cable colour' });
     this.colorSel.appendChild(el('option', { value: 'tension', text: 'tension' }));
     this.colorSel.appendChild(el('option', { value: 'strain', text: 'strain' }));
+    this.cableCtl = el('label', { class: 'tv-ctl', id: 'cable-control' }, ['cables ', this.colorSel]);
+    this.cameraSel = el('select', { id: 'camera-mode', 'aria-label': 'camera', title: 'camera mode (c)' });
+    for (const [v, text] of CAMERA_MODES) this.cameraSel.appendChild(el('option', { value: v, text }));
     const controls = el('div', { class: 'tv-controls' }, [
       this.playBtn, this.scrub,
-      el('label', { class: 'tv-ctl' }, [document.createTextNode('speed '), this.speedSel]),
-      el('label', { class: 'tv-ctl' }, [this.loopBox, document.createTextNode(' loop')]),
-      el('label', { class: 'tv-ctl' }, [document.createTextNode('cables '), this.colorSel]),
+      el('label', { class: 'tv-ctl' }, ['speed ', this.speedSel]),
+      el('label', { class: 'tv-ctl' }, [this.loopBox, ' loop']),
+      this.cableCtl,
+      el('label', { class: 'tv-ctl' }, ['camera ', this.cameraSel]),
     ]);
     this.plotsEl = el('div', { class: 'tv-plots' });
     const left = el('div', { class: 'tv-left' }, [this.view3d, controls]);
-    r.appendChild(el('div', { class: 'tv-header' }, [this.titleEl, this.kindEl]));
+    r.appendChild(el('div', { class: 'tv-header' }, [this.titleEl, this.kindEl, el('span', { class: 'tv-spacer' }), this.helpBtn]));
     r.appendChild(el('div', { class: 'tv-body' }, [left, this.plotsEl]));
 
     this.playBtn.addEventListener('click', () => (this.playing ? this.pause() : this.play()));
@@ -146,14 +222,62 @@ export class Viewer {
     this.speedSel.addEventListener('change', () => { this.speed = Number(this.speedSel.value) || 1; });
     this.loopBox.addEventListener('change', () => { this.loop = this.loopBox.checked; });
     this.colorSel.addEventListener('change', () => this.setColorMode(this.colorSel.value));
-    this.keyHandler = (ev) => {
-      const tag = ev.target && ev.target.tagName;
-      if (ev.code === 'Space' && tag !== 'INPUT' && tag !== 'TEXTAREA' && tag !== 'SELECT' && tag !== 'BUTTON') {
-        ev.preventDefault();
-        this.playing ? this.pause() : this.play();
-      }
-    };
+    this.cameraSel.addEventListener('change', () => this.setCameraMode(this.cameraSel.value));
+    this.helpBtn.addEventListener('click', () => this.toggleHelp());
+    this.keyHandler = (ev) => this.onKey(ev);
     window.addEventListener('keydown', this.keyHandler);
+  }
+
+  onKey(ev) {
+    if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    const tag = ev.target && ev.target.tagName;
+    const typing = tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'SELECT';
+    if (typing && !(tag === 'INPUT' && ev.target.type === 'range' && (ev.key === 'Home' || ev.key === ' '))) return;
+    const n = this.store ? this.store.n : 0;
+    switch (ev.key) {
+      case ' ':
+        if (tag === 'BUTTON') return; // the button's own click
+        ev.preventDefault();
+        if (this.playing) this.pause();
+        else this.play();
+        break;
+      case 'ArrowRight':
+      case 'ArrowLeft':
+        if (!n) return;
+        ev.preventDefault();
+        this.pause();
+        this.seek(this.frameIndex + (ev.key === 'ArrowRight' ? 1 : -1) * (ev.shiftKey ? 10 : 1));
+        break;
+      case 'Home':
+        ev.preventDefault();
+        this.pause();
+        this.seek(0);
+        this.resetCamera();
+        break;
+      case 'End':
+        if (!n) return;
+        ev.preventDefault();
+        this.pause();
+        this.seek(n - 1);
+        break;
+      case 'c': {
+        const i = CAMERA_MODES.findIndex(([v]) => v === this.cameraMode);
+        this.setCameraMode(CAMERA_MODES[(i + 1) % CAMERA_MODES.length][0]);
+        break;
+      }
+      case '?':
+        this.toggleHelp();
+        break;
+      case 'Escape':
+        if (!this.helpEl.hidden) this.toggleHelp(false);
+        else this.select(null);
+        break;
+      default:
+    }
+  }
+
+  toggleHelp(show) {
+    this.helpEl.hidden = show === undefined ? !this.helpEl.hidden : !show;
   }
 
   // ---------------------------------------------------------------- three.js
@@ -172,16 +296,61 @@ export class Viewer {
     this.camera.position.set(2, -3, 2);
     this.controls = new OrbitControls(this.camera, renderer.domElement);
     this.controls.enableDamping = false;
-    this.controls.addEventListener('change', () => { this.dirty = true; });
+    this.controls.addEventListener('change', () => { this.dirty = true; this.triadDirty = true; });
     this.scene3.add(new HemisphereLight(0xffffff, 0x667788, 1.6));
     this.scene3.add(new AmbientLight(0xffffff, 0.3));
     this.sun = new DirectionalLight(0xffffff, 1.4);
     this.sun.position.set(1, -2, 3);
     this.scene3.add(this.sun);
+    this.scene3.add(this.sun.target);
     this.world = new Group();
     this.scene3.add(this.world);
+    this.raycaster = new Raycaster();
+    this.floorPlane = new Plane(new Vector3(0, 0, 1), 0);
+    this.ndc = new Vector2();
+    // highlights of the selected (amber) and hovered (blue) element: one cylinder and one sphere each
+    const hiCyl = new CylinderGeometry(1, 1, 1, 12, 1, false);
+    hiCyl.userData.shared = true;
+    const hiSph = new SphereGeometry(1, 14, 10);
+    hiSph.userData.shared = true;
+    const mkHi = (color, opacity, order) => {
+      const mat = new MeshBasicMaterial({ color, transparent: true, opacity, depthTest: false, depthWrite: false });
+      const cyl = new Mesh(hiCyl, mat);
+      cyl.matrixAutoUpdate = false;
+      const sph = new Mesh(hiSph, mat);
+      for (const o of [cyl, sph]) {
+        o.visible = false;
+        o.renderOrder = order;
+        o.frustumCulled = false;
+        this.scene3.add(o);
+      }
+      return { cyl, sph };
+    };
+    this.hiSel = mkHi(0xffa400, 0.6, 10);
+    this.hiHov = mkHi(0x1c7ed6, 0.35, 9);
+    const cv = renderer.domElement;
+    cv.addEventListener('pointermove', (ev) => {
+      const r = cv.getBoundingClientRect();
+      this.pointer = { x: ev.clientX - r.left, y: ev.clientY - r.top };
+      this.pointerMoved = true;
+      if (this.down && Math.hypot(ev.clientX - this.down.x, ev.clientY - this.down.y) > 4) this.down.drag = true;
+    });
+    cv.addEventListener('pointerleave', () => {
+      this.pointer = null;
+      this.pointerMoved = true;
+    });
+    cv.addEventListener('pointerdown', (ev) => { this.down = { x: ev.clientX, y: ev.clientY, drag: false, button: ev.button }; });
+    cv.addEventListener('pointerup', (ev) => {
+      const d = this.down;
+      this.down = null;
+      if (!d || d.drag || d.button !== 0) return;
+      const r = cv.getBoundingClientRect();
+      this.select(this.pickAt(ev.clientX - r.left, ev.clientY - r.top));
+    });
     this.ro = new ResizeObserver(() => this.resize());
     this.ro.observe(this.view3d);
+    this.pro = new ResizeObserver(() => this.fitPlotHeights());
+    this.pro.observe(this.plotsEl);
   }
 
   resize() {
@@ -197,22 +366,45 @@ export class Viewer {
     this.dirty = true;
   }
 
+  /// Stretches the plots to fill the plot column when they would leave it partly empty.
+  fitPlotHeights() {
+    // only in the two-column layout, where the plot column has the window's height (docs: style.css)
+    if (!this.page || !this.plots.length || window.matchMedia('(max-width: 900px)').matches) return;
+    const avail = this.plotsEl.clientHeight;
+    if (avail < 100) return;
+    let extra = 0; // legends, titles, gaps
+    for (const p of this.plots) extra += p.box.offsetHeight - p.height + 8;
+    const per = Math.min(420, Math.floor((avail - extra) / this.plots.length));
+    for (const p of this.plots) p.setHeight(Math.max(PLOT_HEIGHT, per));
+  }
+
   disposeWorld() {
     this.world.traverse((o) => {
       if (o.geometry && !o.geometry.userData.shared) o.geometry.dispose();
     });
     this.world.clear();
+    for (const g of this.sharedGeos || []) g.dispose();
+    this.sharedGeos = [];
+    this.groundGroup = null;
     for (const p of this.plots) p.destroy();
     this.plots = [];
     this.cablePlot = null;
+    this.pickPlot = null;
+    this.selected = null;
+    this.hovered = null;
+    this.pickEl.hidden = true;
+    this.hoverEl.hidden = true;
+    for (const h of [this.hiSel, this.hiHov]) h.cyl.visible = h.sph.visible = false;
   }
 
   /// Replaces the scene. scene: a full scene (with "frames") or its static part and frames
-  /// given separately (studio). Throws SceneError on a malformed scene.
+  /// given separately (studio; frames may be omitted: no frames yet). Throws SceneError on a
+  /// malformed scene.
   load(scene, frames) {
     const meta = normalizeSceneMeta(scene);
     const store = new FrameStore(meta);
-    store.append(frames !== undefined ? frames : scene.frames, 'frames');
+    const block = frames !== undefined ? frames : scene.frames;
+    if (block !== undefined && block !== null) store.append(block, 'frames');
     this.pause();
     this.disposeWorld();
     this.meta = meta;
@@ -222,28 +414,51 @@ export class Viewer {
     this.titleEl.textContent = meta.title;
     this.kindEl.textContent = meta.kind;
     this.colorSel.options[0].textContent = meta.cable_force_signed ? 'force' : 'tension';
-    document.title = `${meta.title} - tendyn`;
-    this.computeRanges(0);
-    this.buildObjects();
-    this.frameCamera();
-    this.buildPlots();
-    this.afterAppend();
-    this.applyFrame(0);
+    this.cableCtl.style.display = meta.cables.length ? '' : 'none';
+    this.jointAt = new Map(meta.joints.map((j, i) => [j.point, i]));
+    this.plotById = {};
+    this.keyHasCom = undefined;
+    meta.plots.forEach((p) => { if (p.id && !p.t_s) this.plotById[p.id] = p; });
+    if (this.page) document.title = `${meta.title} - tendyn`;
+    this.buildAll();
     this.ready = true;
   }
 
-  /// Appends a block of frames (studio streaming).
+  /// Objects, camera and plots from the frames stored so far (sizes, ranges and the optional
+  /// per-frame series such as COM and energies are known from the first frame on).
+  buildAll() {
+    this.disposeWorld();
+    this.keyHasCom = undefined;
+    this.computeRanges(0);
+    this.buildObjects();
+    this.fitInitial();
+    this.buildPlots();
+    this.afterAppend();
+    this.applyFrame(0);
+  }
+
+  /// Appends a block of frames (the "frames" layout of scene.json; studio streaming).
   append(frames) {
     if (!this.store) throw new Error('append before load');
     const start = this.store.n;
     const added = this.store.append(frames, 'frames');
     if (!added) return;
-    const firstFrames = start === 0;
+    if (start === 0) {
+      // the first frames of a scene loaded without any: sizes, camera and plots from them
+      this.buildAll();
+      return;
+    }
     this.computeRanges(start);
-    if (firstFrames) this.frameCamera();
     this.afterAppend();
-    if (firstFrames) this.applyFrame(0);
-    else this.dirty = true;
+    this.dirty = true;
+  }
+
+  /// Appends one frame ({t_s, positions_m: [x0, y0, z0, ...], cable_tension_N, cable_strain,
+  /// com_m, energy_J: {kinetic, ...}, joint_axes_W}) and, unless playing or seekLast is false,
+  /// shows it (a live view follows the newest frame).
+  appendFrame(frame, { seekLast = true } = {}) {
+    this.append(blockOfFrame(frame));
+    if (seekLast && !this.playing && this.store.n) this.seek(this.store.n - 1);
   }
 
   clear() {
@@ -254,6 +469,10 @@ export class Viewer {
     this.ready = false;
     this.scrub.max = '0';
     this.timeEl.textContent = 't = 0.000 s';
+    this.keyEl.innerHTML = '';
+    this.legendEl.innerHTML = '';
+    this.gridEl.textContent = '';
+    this.worldEl.textContent = '';
     for (const k of ENERGY_KEYS) this.energyEls[k].textContent = '-';
     this.dirty = true;
   }
@@ -263,6 +482,7 @@ export class Viewer {
     if (start === 0) {
       this.bbMin = new Vector3(Infinity, Infinity, Infinity);
       this.bbMax = new Vector3(-Infinity, -Infinity, -Infinity);
+      this.bb0Min = null;
       this.maxTension = 0;
       this.minTension = 0;
       this.maxStrain = 0;
@@ -279,6 +499,11 @@ export class Viewer {
         if (y > this.bbMax.y) this.bbMax.y = y;
         if (z > this.bbMax.z) this.bbMax.z = z;
       }
+      if (i === 0) {
+        // the initial pose: what "fit" frames
+        this.bb0Min = this.bbMin.clone();
+        this.bb0Max = this.bbMax.clone();
+      }
       for (const v of f.cable_tension_N[i]) {
         if (v > this.maxTension) this.maxTension = v;
         if (v < this.minTension) this.minTension = v;
@@ -286,27 +511,57 @@ export class Viewer {
       for (const v of f.cable_strain[i]) if (v > this.maxStrain) this.maxStrain = v;
     }
     if (!Number.isFinite(this.bbMin.x)) {
+      // no frames (yet): the static paths, else a unit box
       this.bbMin.set(-0.5, -0.5, 0);
       this.bbMax.set(0.5, 0.5, 1);
+    }
+    if (!this.bb0Min || !Number.isFinite(this.bb0Min.x)) {
+      this.bb0Min = this.bbMin.clone();
+      this.bb0Max = this.bbMax.clone();
     }
     this.updateColorbar();
   }
 
-  updateColorbar() {
+  /// Cable value -> colour: viridis over [0, max] (tension, strain) or [min, max] (signed forces).
+  cableColor(v, out) {
     const useT = this.colorMode === 'tension';
     const max = useT ? this.maxTension : this.maxStrain;
+    const min = useT && this.meta.cable_force_signed ? Math.min(0, this.minTension) : 0;
+    return viridis(max > min ? (v - min) / (max - min) : 0, out);
+  }
+
+  updateColorbar() {
+    const box = this.legendEl;
+    const useT = this.colorMode === 'tension';
+    const max = useT ? this.maxTension : this.maxStrain;
+    const signed = !!this.meta && useT && this.meta.cable_force_signed && this.minTension < 0;
+    const min = signed ? this.minTension : 0;
+    // rebuilt only when something shown changes (streamed frames call this for every block)
+    const key = this.meta && this.meta.cables.length ? `${this.colorMode}|${this.forceName()}|${min}|${max}` : '';
+    if (key === this.colorbarKey && box.childElementCount === (key ? 2 : 0)) return;
+    this.colorbarKey = key;
+    box.innerHTML = '';
+    if (!key) return;
     const unit = useT ? ' N' : '';
-    this.legendEl.innerHTML = '';
-    if (!this.meta || this.meta.cables.length === 0) return;
-    // signed forces (cable_force_sign: paper_law): the bar starts at the most negative force
-    if (useT && this.meta.cable_force_signed && this.minTension < 0) {
-      this.legendEl.appendChild(el('span', { id: 'colorbar-min', text: `${fmtEnergy(this.minTension)} N` }));
-      this.legendEl.appendChild(el('span', { class: 'tv-ramp-neg' }));
+    const label = useT ? `cable ${this.forceName()} [N]` : 'cable strain (l - l0) / l0';
+    box.appendChild(el('div', { id: 'colorbar-label', class: 'tv-cb-label', text: label }));
+    const ramp = el('div', { class: 'tv-ramp' });
+    ramp.style.background = viridisGradient();
+    const ticks = el('div', { class: 'tv-cb-ticks' });
+    if (signed) {
+      ticks.appendChild(el('span', { id: 'colorbar-min', text: `${fmtValue(min)}${unit}` }));
+      const zero = el('span', { id: 'colorbar-zero', class: 'tv-cb-zero', text: '0' });
+      const x = max > min ? (100 * -min) / (max - min) : 0;
+      zero.style.left = `${x.toFixed(1)}%`;
+      const mark = el('span', { class: 'tv-cb-mark' });
+      mark.style.left = `${x.toFixed(1)}%`;
+      ramp.appendChild(mark);
+      ticks.appendChild(zero);
+    } else {
+      ticks.appendChild(el('span', { id: 'colorbar-zero', text: '0' }));
     }
-    this.legendEl.appendChild(el('span', { id: 'colorbar-zero', text: '0' }));
-    this.legendEl.appendChild(el('span', { class: 'tv-ramp' }));
-    this.legendEl.appendChild(el('span', { text: `${fmtEnergy(max)}${unit} ${this.forceName()}` }));
-    this.legendEl.appendChild(el('span', { class: 'tv-slack-key', text: 'slack' }));
+    ticks.appendChild(el('span', { id: 'colorbar-max', class: 'tv-cb-max', text: `${fmtValue(max)}${unit}` }));
+    box.appendChild(el('div', { class: 'tv-cb-row' }, [el('div', { class: 'tv-cb-bar' }, [ramp, ticks]), el('span', { class: 'tv-slack-key', text: 'slack' })]));
   }
 
   /// 'force' for signed cable forces, else the colour mode ('tension' | 'strain').
@@ -320,15 +575,22 @@ export class Viewer {
     return Math.max(d.length(), 1e-3);
   }
 
+  initialScale() {
+    const d = this.bb0Max.clone().sub(this.bb0Min);
+    return Math.max(d.length(), 1e-3);
+  }
+
   buildObjects() {
     const meta = this.meta;
-    const diag = this.sizeScale();
+    const diag = this.initialScale();
+    this.diag = diag;
     const minR = diag * 0.004;
     // rods
     this.rodGroup = new Group();
     this.rodGroup.name = 'rods';
     const cyl = new CylinderGeometry(1, 1, 1, 16, 1, false);
     const sph = new SphereGeometry(1, 16, 10);
+    sph.userData.shared = true; // used by several meshes: disposed once below
     this.rodObjs = meta.rods.map((rod, i) => {
       const r = Math.max(rod.radius, minR);
       const mat = new MeshLambertMaterial({ color: new Color().setHSL(((i * 0.137) % 1), 0.45, 0.42) });
@@ -348,6 +610,8 @@ export class Viewer {
       this.rodGroup.add(g);
       return { rod, r, body, caps };
     });
+    cyl.userData.shared = true;
+    this.sharedGeos = [cyl, sph];
     this.world.add(this.rodGroup);
     // cables: one 2-vertex Line each; material swapped between own colour and dashed slack
     this.cableGroup = new Group();
@@ -398,27 +662,115 @@ export class Viewer {
       return { face, mesh, pos, edgeGeo };
     });
     this.world.add(this.faceGroup);
-    // ground and COM track
-    const floorZ = meta.ground_z_m !== null ? meta.ground_z_m : this.bbMin.z;
+    // joint axes (tree robots): one segment per joint from its origin along its world axis
+    this.jointGroup = new Group();
+    this.jointGroup.name = 'joint-axes';
+    this.jointObjs = [];
+    if (meta.joints.length) {
+      const capsR = meta.rods.reduce((m, r) => Math.max(m, r.radius), 0);
+      this.jointLen = Math.max(2.2 * capsR, diag * 0.05);
+      for (const type of ['revolute', 'prismatic']) {
+        const js = meta.joints.map((j, i) => ({ j, i })).filter((o) => (o.j.type === 'prismatic') === (type === 'prismatic'));
+        if (!js.length) continue;
+        const geo = new BufferGeometry();
+        const pos = new BufferAttribute(new Float32Array(6 * js.length), 3);
+        geo.setAttribute('position', pos);
+        const seg = new LineSegments(geo, new LineBasicMaterial({ color: JOINT_COLORS[type], depthTest: false, transparent: true }));
+        seg.renderOrder = 5;
+        seg.frustumCulled = false;
+        seg.name = `${type} joint axes`;
+        this.jointGroup.add(seg);
+        this.jointObjs.push({ js, pos, seg });
+      }
+    }
+    this.world.add(this.jointGroup);
+    // paths: target paths drawn whole, per-frame tracks up to the current frame
+    this.pathGroup = new Group();
+    this.pathGroup.name = 'paths';
+    this.pathObjs = meta.paths.map((path) => {
+      const geo = new BufferGeometry();
+      const arr = new Float32Array(3 * Math.max(1, path.points.length));
+      path.points.forEach((q, i) => arr.set(q, 3 * i));
+      geo.setAttribute('position', new BufferAttribute(arr, 3));
+      geo.setDrawRange(0, path.per_frame ? 0 : path.points.length);
+      const color = path.per_frame ? PATH_COLORS.track : PATH_COLORS.target;
+      const line = new Line(geo, new LineBasicMaterial({ color }));
+      line.name = path.name;
+      line.frustumCulled = false;
+      line.renderOrder = 2;
+      this.pathGroup.add(line);
+      return { path, line, color };
+    });
+    this.world.add(this.pathGroup);
+    this.comCap = 0;
+    this.comLine = null;
+    this.comMat = null;
+    this.ensureComCapacity(Math.max(16, this.store.n));
+    this.rebuildGround();
+    this.updateKey();
+  }
+
+  /// The floor grid (at ground_z_m, or under the initial pose as a reference), its scale label and
+  /// the world axes at the origin (one grid cell long).
+  rebuildGround() {
+    if (this.groundGroup) {
+      this.groundGroup.traverse((o) => { if (o.geometry) o.geometry.dispose(); });
+      this.world.remove(this.groundGroup);
+    }
+    const meta = this.meta;
+    const g = new Group();
+    g.name = 'ground';
+    this.groundGroup = g;
+    const hasGround = meta.ground_z_m !== null;
+    const floorZ = hasGround ? meta.ground_z_m : this.bb0Min.z;
     this.floorZ = floorZ;
-    if (meta.ground_z_m !== null) {
-      const cx = (this.bbMin.x + this.bbMax.x) / 2, cy = (this.bbMin.y + this.bbMax.y) / 2;
-      const ext = Math.max(this.bbMax.x - this.bbMin.x, this.bbMax.y - this.bbMin.y, diag * 0.5);
-      const step = 10 ** Math.floor(Math.log10(ext / 4));
-      const size = Math.ceil((ext * 2) / step / 2) * 2 * step;
-      const grid = new GridHelper(size, Math.round(size / step), 0x9aa3ad, 0xc8ced4);
-      grid.rotation.x = Math.PI / 2;
-      grid.position.set(Math.round(cx / step) * step, Math.round(cy / step) * step, floorZ);
-      grid.name = 'ground';
+    this.floorPlane.constant = -floorZ;
+    const diag = this.initialScale();
+    const cx = (this.bbMin.x + this.bbMax.x) / 2, cy = (this.bbMin.y + this.bbMax.y) / 2;
+    // cells sized to the initial pose; the grid covers the whole run (at most 200 cells a side; in
+    // follow mode it moves with the centre of mass by whole cells, so it never ends)
+    const ext = Math.max(this.bbMax.x - this.bbMin.x, this.bbMax.y - this.bbMin.y, diag * 0.5) + diag * 0.5;
+    const step = 10 ** Math.floor(Math.log10(Math.max(diag, 1e-6) / 4));
+    this.gridStep = step;
+    const size = Math.min(200, Math.max(8, Math.ceil((ext * 1.1) / step / 2) * 2)) * step;
+    const grid = new GridHelper(size, Math.round(size / step), hasGround ? 0x9aa3ad : 0xb4bcc4, hasGround ? 0xc8ced4 : 0xdde1e5);
+    grid.rotation.x = Math.PI / 2;
+    grid.position.set(Math.round(cx / step) * step, Math.round(cy / step) * step, floorZ);
+    grid.name = 'grid';
+    if (hasGround) {
       const plane = new Mesh(new PlaneGeometry(size, size), new MeshBasicMaterial({ color: 0xe6eaee, transparent: true, opacity: 0.6, depthWrite: false }));
       plane.position.set(grid.position.x, grid.position.y, floorZ - diag * 1e-4);
       plane.renderOrder = -1;
-      this.world.add(plane);
-      this.world.add(grid);
+      plane.name = 'ground-plane';
+      g.add(plane);
+      this.groundPlane = plane;
+    } else {
+      this.groundPlane = null;
     }
-    this.comCap = 0;
-    this.comLine = null;
-    this.ensureComCapacity(Math.max(16, this.store.n));
+    g.add(grid);
+    this.grid = grid;
+    this.gridHome = { x: grid.position.x, y: grid.position.y };
+    const axes = new AxesHelper(step);
+    axes.name = 'world-axes';
+    axes.position.set(0, 0, floorZ);
+    g.add(axes);
+    this.world.add(g);
+    this.gridEl.textContent = `grid: ${fmtValue(step)} m per cell${hasGround ? '' : ' (reference plane)'}`;
+    this.gridEl.title = hasGround ? `ground at z = ${fmtValue(floorZ)} m` : `reference plane at z = ${fmtValue(floorZ)} m (no ground in this model)`;
+    this.dirty = true;
+  }
+
+  /// The key of the lines in the 3D view (COM track, paths, joint axes).
+  updateKey() {
+    this.keyEl.innerHTML = '';
+    const item = (color, text, cls = '') => {
+      const sw = el('span', { class: `tv-key-line ${cls}` });
+      sw.style.borderColor = color;
+      this.keyEl.appendChild(el('span', { class: 'tv-key-item' }, [sw, text]));
+    };
+    if (this.store && this.store.hasCom) item(COM_COLOR, 'COM track (floor)');
+    for (const o of this.pathObjs) item(o.color, o.path.name);
+    for (const o of this.jointObjs) item(o.seg.material.color.getStyle(), o.seg.name);
   }
 
   ensureComCapacity(n) {
@@ -436,7 +788,7 @@ export class Viewer {
     this.comPos = new BufferAttribute(arr, 3);
     geo.setAttribute('position', this.comPos);
     geo.setDrawRange(0, 0);
-    if (!this.comMat) this.comMat = new LineBasicMaterial({ color: 0xe07b00 });
+    if (!this.comMat) this.comMat = new LineBasicMaterial({ color: COM_COLOR });
     this.comLine = new Line(geo, this.comMat);
     this.comLine.frustumCulled = false;
     this.comLine.name = 'com-track';
@@ -451,7 +803,7 @@ export class Viewer {
     if (this.store.hasCom) {
       this.ensureComCapacity(n);
       const a = this.comPos.array;
-      const z = this.floorZ + this.sizeScale() * 5e-4;
+      const z = this.floorZ + this.initialScale() * 5e-4;
       for (let i = this.comFilled; i < n; i++) {
         const c = this.store.f.com_m[i];
         a[3 * i] = c[0];
@@ -461,14 +813,20 @@ export class Viewer {
       this.comFilled = n;
       this.comPos.needsUpdate = true;
     }
+    if (this.store.hasCom !== this.keyHasCom) {
+      this.keyHasCom = this.store.hasCom;
+      this.updateKey();
+    }
     this.updatePlotData();
     this.updateColorbar();
   }
 
-  frameCamera() {
-    const c = this.bbMin.clone().add(this.bbMax).multiplyScalar(0.5);
-    const r = Math.max(this.sizeScale() * 0.5, 1e-3);
-    const dist = r / Math.sin((this.camera.fov * Math.PI) / 360) * 1.05;
+  // ---------------------------------------------------------------- camera
+  /// Puts the camera in front of the box [lo, hi] (looking along -(0.55, -1, 0.6)).
+  frameBox(lo, hi) {
+    const c = lo.clone().add(hi).multiplyScalar(0.5);
+    const r = Math.max(hi.clone().sub(lo).length() * 0.5, 1e-3);
+    const dist = (r / Math.sin((this.camera.fov * Math.PI) / 360)) * 1.05;
     const dir = new Vector3(0.55, -1, 0.6).normalize();
     this.camera.position.copy(c).addScaledVector(dir, dist);
     this.camera.near = dist / 100;
@@ -476,10 +834,418 @@ export class Viewer {
     this.camera.updateProjectionMatrix();
     this.controls.target.copy(c);
     this.controls.update();
+    this.placeSun();
+    this.dirty = true;
+    this.triadDirty = true;
+  }
+
+  placeSun() {
+    const c = this.controls.target;
+    const r = this.initialScale() * 0.5;
     this.sun.position.copy(c).add(new Vector3(r, -2 * r, 3 * r));
     this.sun.target.position.copy(c);
     this.sun.target.updateMatrixWorld();
+  }
+
+  /// Camera fitted to the initial pose (frame 0), then, in follow mode, moved to the current COM.
+  fitInitial() {
+    this.frameBox(this.bb0Min, this.bb0Max);
+    if (this.grid && this.gridHome) {
+      this.grid.position.x = this.gridHome.x;
+      this.grid.position.y = this.gridHome.y;
+      if (this.groundPlane) this.groundPlane.position.set(this.gridHome.x, this.gridHome.y, this.groundPlane.position.z);
+    }
+    if (this.cameraMode === 'follow' && this.store && this.store.n) this.follow(this.frameIndex);
+  }
+
+  resetCamera() {
+    if (this.meta) this.fitInitial();
+  }
+
+  /// 'fit' (fit to the initial pose; the default), 'follow' (the orbit target moves with the centre
+  /// of mass, the view direction and distance are kept) or 'free' (the camera stays where the user
+  /// put it).
+  setCameraMode(mode) {
+    if (!CAMERA_MODES.some(([v]) => v === mode)) return;
+    this.cameraMode = mode;
+    this.cameraSel.value = mode;
+    if (!this.meta) return;
+    if (mode === 'fit') this.fitInitial();
+    else if (mode === 'follow' && this.store.n) this.follow(this.frameIndex);
+  }
+
+  /// The point followed at frame k: the COM, else the centre of the points.
+  followPoint(k, out) {
+    const f = this.store.f;
+    if (this.store.hasCom && f.com_m[k] && Number.isFinite(f.com_m[k][0])) return out.fromArray(f.com_m[k]);
+    const p = f.positions_m[k];
+    out.set(0, 0, 0);
+    const n = p.length / 3;
+    for (let i = 0; i < p.length; i += 3) { out.x += p[i]; out.y += p[i + 1]; out.z += p[i + 2]; }
+    return n ? out.multiplyScalar(1 / n) : out;
+  }
+
+  follow(k) {
+    const c = this.followPoint(k, this.tmp.d);
+    if (!Number.isFinite(c.x + c.y + c.z)) return;
+    const delta = this.tmp.mid.subVectors(c, this.controls.target);
+    if (delta.lengthSq() === 0) return;
+    this.camera.position.add(delta);
+    this.controls.target.copy(c);
+    this.controls.update();
+    this.placeSun();
+    // the grid under the followed point, moved by whole cells
+    if (this.grid) {
+      const st = this.gridStep;
+      const gx = Math.round(c.x / st) * st, gy = Math.round(c.y / st) * st;
+      this.grid.position.x = gx;
+      this.grid.position.y = gy;
+      if (this.groundPlane) this.groundPlane.position.set(gx, gy, this.groundPlane.position.z);
+    }
+  }
+
+  /// Screen position of a world point: {x, y} in CSS pixels from the canvas's top left, ndc
+  /// [-1, 1]^2 (inside the view when both are in range and z < 1).
+  project(x, y, z) {
+    this.camera.updateMatrixWorld();
+    const v = new Vector3(x, y, z).project(this.camera);
+    const w = this.renderer.domElement.clientWidth, h = this.renderer.domElement.clientHeight;
+    return { x: ((v.x + 1) / 2) * w, y: ((1 - v.y) / 2) * h, ndc: [v.x, v.y, v.z] };
+  }
+
+  /// Points the triad's x, y, z along the world axes as the camera sees them (far axis drawn first, faded).
+  drawTriad() {
+    const c = 42, L = 27;
+    const m = this.camera.matrixWorldInverse;
+    const dirs = [new Vector3(1, 0, 0), new Vector3(0, 1, 0), new Vector3(0, 0, 1)].map((v) => v.transformDirection(m));
+    const order = [0, 1, 2].sort((i, j) => dirs[i].z - dirs[j].z); // far first
+    for (const i of order) {
+      const a = this.triadAxes[i], v = dirs[i];
+      a.line.setAttribute('x1', String(c));
+      a.line.setAttribute('y1', String(c));
+      a.line.setAttribute('x2', (c + v.x * L).toFixed(1));
+      a.line.setAttribute('y2', (c - v.y * L).toFixed(1));
+      a.text.setAttribute('x', (c + v.x * (L + 9)).toFixed(1));
+      a.text.setAttribute('y', (c - v.y * (L + 9)).toFixed(1));
+      a.g.setAttribute('opacity', v.z < -0.2 ? '0.5' : '1');
+      this.triad.appendChild(a.g); // re-append: drawn in this order
+    }
+  }
+
+  // ---------------------------------------------------------------- picking
+  /// The element under (px, py) (CSS pixels in the canvas) at the current frame:
+  /// {type: 'point' | 'cable' | 'rod', index} or null. Screen-space: the nearest point, cable or rod
+  /// surface within PICK_PX pixels (points win near their spot).
+  pickAt(px, py) {
+    if (!this.store || !this.store.n) return null;
+    const p = this.store.f.positions_m[this.frameIndex];
+    const np = this.meta.points.length;
+    const cam = this.camera;
+    const h = this.renderer.domElement.clientHeight;
+    const pxPerM = h / 2 / Math.tan((cam.fov * Math.PI) / 360); // at unit depth
+    const sx = new Float32Array(np), sy = new Float32Array(np), sd = new Float32Array(np);
+    const v = this.tmp.a;
+    for (let i = 0; i < np; i++) {
+      v.fromArray(p, 3 * i);
+      const depth = v.distanceTo(cam.position);
+      const s = this.project(v.x, v.y, v.z);
+      sx[i] = s.x; sy[i] = s.y;
+      sd[i] = s.ndc[2] < 1 && s.ndc[2] > -1 ? depth : -1; // -1: behind the camera
+    }
+    let best = null, bestD = PICK_PX;
+    const consider = (type, index, d) => {
+      if (d < bestD) { bestD = d; best = { type, index }; }
+    };
+    for (let i = 0; i < np; i++) {
+      if (sd[i] < 0) continue;
+      const r = (this.pointR * pxPerM) / sd[i];
+      consider('point', i, Math.max(0, Math.hypot(px - sx[i], py - sy[i]) - r) - 3);
+    }
+    this.meta.cables.forEach((c, i) => {
+      if (sd[c.a] < 0 || sd[c.b] < 0) return;
+      consider('cable', i, segDist(px, py, sx[c.a], sy[c.a], sx[c.b], sy[c.b]));
+    });
+    this.rodObjs.forEach((o, i) => {
+      const { a, b } = o.rod;
+      if (sd[a] < 0 || sd[b] < 0) return;
+      const r = (o.r * pxPerM) / Math.max(1e-9, Math.min(sd[a], sd[b]));
+      consider('rod', i, Math.max(0, segDist(px, py, sx[a], sy[a], sx[b], sy[b]) - r));
+    });
+    return best;
+  }
+
+  /// Selects an element ({type, index}, or by name: {type, name}), null clears. Shows its values and
+  /// its plot.
+  select(sel) {
+    if (!this.meta) return;
+    if (sel && sel.name !== undefined && sel.index === undefined) {
+      const list = sel.type === 'cable' ? this.meta.cables : sel.type === 'rod' ? this.meta.rods : this.meta.points;
+      const index = list.findIndex((e) => (typeof e === 'string' ? e : e.name) === sel.name);
+      sel = index >= 0 ? { type: sel.type, index } : null;
+    }
+    const same = sel && this.selected && sel.type === this.selected.type && sel.index === this.selected.index;
+    if (same) return;
+    this.selected = sel;
+    if (this.pickPlot) {
+      this.plots = this.plots.filter((p) => p !== this.pickPlot);
+      this.pickPlot.destroy();
+      this.pickPlot = null;
+    }
+    if (sel) this.makePickPlot(sel);
+    this.fitPlotHeights();
+    this.updatePickInfo();
+    this.updateHighlights();
+    this.placeCursors();
     this.dirty = true;
+  }
+
+  /// The joint drawn at a point (tree robots), or null.
+  jointOfPoint(i) {
+    const j = this.jointAt ? this.jointAt.get(i) : undefined;
+    return j === undefined ? null : this.meta.joints[j];
+  }
+
+  jointOf(sel) {
+    if (!sel || !this.meta.joints.length) return null;
+    if (sel.type === 'point') return this.jointOfPoint(sel.index);
+    if (sel.type === 'rod') return this.jointOfPoint(this.meta.rods[sel.index].a); // a link is moved by the joint at its origin
+    return null;
+  }
+
+  /// Value of plot `id` ("q", "qd", "tau") series `s` at frame k, or undefined.
+  jointValue(id, s, k) {
+    const p = this.plotById[id];
+    if (!p || s < 0 || s >= p.series.length) return undefined;
+    const v = p.series[s].values[k];
+    return typeof v === 'number' ? v : undefined;
+  }
+
+  elementName(sel) {
+    if (sel.type === 'cable') return this.meta.cables[sel.index].name;
+    if (sel.type === 'rod') return this.meta.rods[sel.index].name;
+    return this.meta.points[sel.index];
+  }
+
+  /// What is shown for an element at frame k: {kind, name, rows: [{id, label, value, text, unit}]}.
+  elementInfo(sel, k) {
+    const f = this.store.f;
+    const p = f.positions_m[k];
+    const meta = this.meta;
+    const len = (a, b) => Math.hypot(p[3 * b] - p[3 * a], p[3 * b + 1] - p[3 * a + 1], p[3 * b + 2] - p[3 * a + 2]);
+    const rows = [];
+    const row = (id, label, value, unit = '', text = undefined) => rows.push({ id, label, value, unit, text: text !== undefined ? text : fmtValue(value) });
+    let kind = sel.type;
+    if (sel.type === 'cable') {
+      const c = meta.cables[sel.index];
+      const t = f.cable_tension_N[k][sel.index];
+      const signed = meta.cable_force_signed;
+      // the value of scene.json as written (7 significant digits), not rounded again
+      row('pick-tension', signed ? 'force' : 'tension', t, 'N', String(t));
+      row('pick-strain', 'strain', f.cable_strain[k][sel.index]);
+      row('pick-length', 'length', len(c.a, c.b), 'm');
+      const slack = signed ? t === 0 : !(t > 0);
+      row('pick-state', 'state', NaN, '', slack ? 'slack' : t < 0 ? 'pushing' : 'taut');
+      row('pick-ends', 'from - to', NaN, '', `${meta.points[c.a]} - ${meta.points[c.b]}`);
+    } else if (sel.type === 'rod') {
+      const r = meta.rods[sel.index];
+      if (meta.kind === 'tree') kind = 'link';
+      row('pick-length', 'length', len(r.a, r.b), 'm');
+      row('pick-ends', 'from - to', NaN, '', `${meta.points[r.a]} - ${meta.points[r.b]}`);
+    } else {
+      const i = sel.index;
+      const name = meta.points[i];
+      if (meta.kind === 'cdpr' && name.startsWith('A_')) kind = 'anchor';
+      row('pick-x', 'x', p[3 * i], 'm');
+      row('pick-y', 'y', p[3 * i + 1], 'm');
+      row('pick-z', 'z', p[3 * i + 2], 'm');
+      // resultant of the cable forces on the point (each cable pulls towards its other end)
+      let fx = 0, fy = 0, fz = 0, ncab = 0;
+      meta.cables.forEach((c, ci) => {
+        if (c.a !== i && c.b !== i) return;
+        const o = c.a === i ? c.b : c.a;
+        const l = len(i, o);
+        if (!(l > 0)) return;
+        const t = f.cable_tension_N[k][ci];
+        fx += (t * (p[3 * o] - p[3 * i])) / l;
+        fy += (t * (p[3 * o + 1] - p[3 * i + 1])) / l;
+        fz += (t * (p[3 * o + 2] - p[3 * i + 2])) / l;
+        ncab++;
+      });
+      if (ncab) {
+        row('pick-force', `cable force (${ncab} cable${ncab > 1 ? 's' : ''})`, Math.hypot(fx, fy, fz), 'N');
+        row('pick-force-vec', 'force x, y, z', NaN, 'N', `${fmtValue(fx)}, ${fmtValue(fy)}, ${fmtValue(fz)}`);
+      }
+    }
+    const j = this.jointOf(sel);
+    if (j) {
+      const unitQ = j.type === 'prismatic' ? 'm' : 'rad';
+      row('pick-joint', 'joint', NaN, '', `${j.name} (${j.type})`);
+      const q = this.jointValue('q', j.q_index, k), qd = this.jointValue('qd', j.v_index, k), tau = this.jointValue('tau', j.v_index, k);
+      if (q !== undefined) row('pick-q', 'q', q, unitQ);
+      if (qd !== undefined) row('pick-qd', 'qd', qd, `${unitQ}/s`);
+      if (tau !== undefined) row('pick-tau', 'tau', tau, j.type === 'prismatic' ? 'N' : 'N m');
+    }
+    return { kind, name: this.elementName(sel), rows };
+  }
+
+  updatePickInfo() {
+    const sel = this.selected;
+    if (!sel || !this.store || !this.store.n) {
+      this.pickEl.hidden = true;
+      if (!this.pointer) this.updateWorldReadout();
+      return;
+    }
+    const info = this.elementInfo(sel, this.frameIndex);
+    const box = this.pickEl;
+    if (box.dataset.key !== `${sel.type}:${sel.index}`) {
+      // rebuild the panel for a new element
+      box.innerHTML = '';
+      box.dataset.key = `${sel.type}:${sel.index}`;
+      box.dataset.kind = info.kind;
+      const close = el('button', { type: 'button', class: 'tv-pick-close', id: 'pick-close', title: 'clear the selection (Esc)', text: '\u00d7' });
+      close.addEventListener('click', () => this.select(null));
+      box.appendChild(el('div', { class: 'tv-pick-head' }, [el('span', { class: 'tv-pick-kind', text: info.kind }), el('span', { id: 'pick-name', class: 'tv-pick-name', text: info.name }), close]));
+      this.pickRows = {};
+      for (const r of info.rows) {
+        const v = el('span', { id: r.id, class: 'tv-num' });
+        box.appendChild(el('div', { class: 'tv-pick-row' }, [el('span', { class: 'tv-lbl', text: r.label }), v]));
+        this.pickRows[r.id] = v;
+      }
+      box.appendChild(el('div', { class: 'tv-pick-t', id: 'pick-time' }));
+    }
+    for (const r of info.rows) {
+      const v = this.pickRows[r.id];
+      if (!v) continue;
+      const text = r.unit ? `${r.text} ${r.unit}` : r.text;
+      if (v.textContent !== text) v.textContent = text;
+    }
+    if (sel.type === 'point' && !this.pointer) this.updateWorldReadout();
+    const t = box.querySelector('.tv-pick-t');
+    if (t) t.textContent = `at t = ${this.store.f.t_s[this.frameIndex].toFixed(3)} s`;
+    box.hidden = false;
+  }
+
+  /// Per-frame series of the picked element's plot: {title, yLabel, names, at(k) -> [values]}.
+  pickSeries(sel) {
+    const meta = this.meta;
+    const f = this.store.f;
+    const name = this.elementName(sel);
+    const len = (k, a, b) => {
+      const p = f.positions_m[k];
+      return Math.hypot(p[3 * b] - p[3 * a], p[3 * b + 1] - p[3 * a + 1], p[3 * b + 2] - p[3 * a + 2]);
+    };
+    if (sel.type === 'cable') {
+      const i = sel.index;
+      const fname = meta.cable_force_signed ? 'force' : 'tension';
+      return { title: `cable ${name}: ${fname}`, yLabel: 'N', names: [`${name} ${fname}`], at: (k) => [f.cable_tension_N[k][i]] };
+    }
+    const j = this.jointOf(sel);
+    if (j && this.plotById.q && j.q_index >= 0) {
+      const qs = this.plotById.q.series[j.q_index].values;
+      return { title: `joint ${j.name}: q`, yLabel: j.type === 'prismatic' ? 'm' : 'rad', names: [`${j.name} q`], at: (k) => [qs[k]] };
+    }
+    if (sel.type === 'rod') {
+      const r = meta.rods[sel.index];
+      return { title: `${meta.kind === 'tree' ? 'link' : 'rod'} ${name}: length`, yLabel: 'm', names: [`${name} length`], at: (k) => [len(k, r.a, r.b)] };
+    }
+    const i = sel.index;
+    return { title: `point ${name}: position`, yLabel: 'm', names: ['x', 'y', 'z'], colors: ['#d62728', '#2ca02c', '#1f77b4'], at: (k) => f.positions_m[k].slice(3 * i, 3 * i + 3) };
+  }
+
+  makePickPlot(sel) {
+    const s = this.pickSeries(sel);
+    const p = new TimePlot(this.plotsEl, {
+      title: s.title, yLabel: s.yLabel, names: s.names, colors: s.colors || ['#e8590c', '#2ca02c', '#1f77b4'],
+      onSeek: (t) => { this.pause(); this.seekTime(t); }, closable: true, onClose: () => this.select(null),
+    });
+    p.box.classList.add('tv-plot-pick');
+    p.box.id = 'pick-plot';
+    p.kind = 'pick';
+    p.series = s;
+    p.cols = s.names.map(() => []);
+    this.plotsEl.insertBefore(p.box, this.plotsEl.firstChild);
+    this.plots.unshift(p);
+    this.pickPlot = p;
+    this.updatePlotData();
+  }
+
+  /// Moves the highlight meshes onto the selected and hovered elements at the current frame.
+  updateHighlights() {
+    for (const [hi, sel, grow] of [[this.hiSel, this.selected, 1.0], [this.hiHov, this.hovered, 0.85]]) {
+      hi.cyl.visible = false;
+      hi.sph.visible = false;
+      if (!sel || !this.store || !this.store.n) continue;
+      const p = this.store.f.positions_m[this.frameIndex];
+      const { a, b, d, mid, m, q, s } = this.tmp;
+      if (sel.type === 'point') {
+        hi.sph.position.fromArray(p, 3 * sel.index);
+        hi.sph.scale.setScalar(this.pointR * 2.2 * grow);
+        hi.sph.visible = true;
+        continue;
+      }
+      const e = sel.type === 'cable' ? this.meta.cables[sel.index] : this.meta.rods[sel.index];
+      const r = sel.type === 'cable' ? Math.max(this.diag * 0.005, this.pointR * 0.7) : this.rodObjs[sel.index].r * 1.25 + this.diag * 0.002;
+      a.fromArray(p, 3 * e.a);
+      b.fromArray(p, 3 * e.b);
+      d.subVectors(b, a);
+      const l = d.length();
+      if (l > 1e-12) q.setFromUnitVectors(Y_AXIS, d.multiplyScalar(1 / l));
+      else q.identity();
+      s.set(r * grow, Math.max(l, 1e-9), r * grow);
+      m.compose(mid.addVectors(a, b).multiplyScalar(0.5), q, s);
+      hi.cyl.matrix.copy(m);
+      hi.cyl.matrixWorldNeedsUpdate = true;
+      hi.cyl.visible = true;
+    }
+  }
+
+  /// Hover: tooltip, highlight and the world readout (the pointer's point on the floor plane).
+  updateHover() {
+    this.pointerMoved = false;
+    const ptr = this.pointer;
+    let hov = null;
+    if (ptr && this.store && this.store.n && !this.down) hov = this.pickAt(ptr.x, ptr.y);
+    const changed = (hov === null) !== (this.hovered === null) || (hov && (hov.type !== this.hovered.type || hov.index !== this.hovered.index));
+    this.hovered = hov;
+    if (changed) {
+      this.updateHighlights();
+      this.dirty = true;
+    }
+    this.renderer.domElement.style.cursor = hov ? 'pointer' : '';
+    if (hov) {
+      const info = this.elementInfo(hov, this.frameIndex);
+      const main = info.rows[0];
+      this.hoverEl.textContent = `${info.kind} ${info.name}${main ? `: ${main.label} ${main.text}${main.unit ? ` ${main.unit}` : ''}` : ''}`;
+      this.hoverEl.style.transform = `translate(${Math.round(ptr.x + 14)}px, ${Math.round(ptr.y + 12)}px)`;
+      this.hoverEl.hidden = false;
+    } else {
+      this.hoverEl.hidden = true;
+    }
+    this.updateWorldReadout();
+  }
+
+  /// World-frame readout: the hovered point, else the floor point under the cursor, else the
+  /// selected point (at the current frame), else nothing.
+  updateWorldReadout() {
+    const step = this.gridStep || 0.01;
+    const ptr = this.pointer;
+    const pointText = (i, what) => {
+      const p = this.store.f.positions_m[this.frameIndex];
+      return `${what}${this.meta.points[i]}: (${fmtM(p[3 * i], step)}, ${fmtM(p[3 * i + 1], step)}, ${fmtM(p[3 * i + 2], step)}) m`;
+    };
+    let text = '';
+    if (this.hovered && this.hovered.type === 'point') {
+      text = pointText(this.hovered.index, '');
+    } else if (ptr && this.meta) {
+      const w = this.renderer.domElement.clientWidth, h = this.renderer.domElement.clientHeight;
+      this.ndc.set((ptr.x / w) * 2 - 1, -(ptr.y / h) * 2 + 1);
+      this.raycaster.setFromCamera(this.ndc, this.camera);
+      const hit = this.raycaster.ray.intersectPlane(this.floorPlane, this.tmp.s);
+      text = hit ? `cursor on the floor: (${fmtM(hit.x, step)}, ${fmtM(hit.y, step)}, ${fmtM(hit.z, step)}) m` : 'cursor: above the horizon';
+    } else if (this.selected && this.selected.type === 'point' && this.store && this.store.n) {
+      text = pointText(this.selected.index, 'picked ');
+    }
+    if (this.worldEl.textContent !== text) this.worldEl.textContent = text;
   }
 
   // ---------------------------------------------------------------- plots
@@ -491,6 +1257,15 @@ export class Viewer {
     if (meta.cables.length) {
       this.cablePlot = this.makeCablePlot();
     }
+    // a tree's joint plots first (q, qd, tau), then energies, COM and the other plots
+    const extras = [...meta.plots.filter((p) => p.id), ...meta.plots.filter((p) => !p.id)];
+    const addExtra = (xp) => {
+      const p = new TimePlot(this.plotsEl, { title: xp.title, yLabel: xp.y_label, names: xp.series.map((s) => s.name), styles: palette(xp.series.length), onSeek: seek });
+      p.kind = 'extra';
+      p.extra = xp;
+      this.plots.push(p);
+    };
+    for (const xp of extras.filter((p) => p.id)) addExtra(xp);
     if (this.store.hasEnergy) {
       const keys = this.store.energyKeys;
       this.energyPlot = new TimePlot(this.plotsEl, { title: 'energy', yLabel: 'J', names: keys, colors: keys.map((k) => ENERGY_COLORS[ENERGY_KEYS.indexOf(k)]), onSeek: seek });
@@ -504,12 +1279,8 @@ export class Viewer {
       p.kind = 'com';
       this.plots.push(p);
     }
-    for (const xp of meta.plots) {
-      const p = new TimePlot(this.plotsEl, { title: xp.title, yLabel: xp.y_label, names: xp.series.map((s) => s.name), colors: palette(xp.series.length), onSeek: seek });
-      p.kind = 'extra';
-      p.extra = xp;
-      this.plots.push(p);
-    }
+    for (const xp of extras.filter((p) => !p.id)) addExtra(xp);
+    requestAnimationFrame(() => this.fitPlotHeights());
   }
 
   makeCablePlot() {
@@ -518,13 +1289,15 @@ export class Viewer {
       title: `cable ${this.forceName()}`,
       yLabel: tension ? 'N' : '(l - l0) / l0',
       names: this.meta.cables.map((c) => c.name),
-      colors: palette(this.meta.cables.length),
+      styles: palette(this.meta.cables.length),
       onSeek: (t) => { this.pause(); this.seekTime(t); },
     });
     p.kind = 'cable';
-    // keep it first
-    this.plotsEl.insertBefore(p.box, this.plotsEl.firstChild);
-    this.plots.unshift(p);
+    // keep it first (after the picked element's plot)
+    const first = this.pickPlot ? this.pickPlot.box.nextSibling : this.plotsEl.firstChild;
+    this.plotsEl.insertBefore(p.box, first);
+    const at = this.pickPlot ? 1 : 0;
+    this.plots.splice(at, 0, p);
     return p;
   }
 
@@ -542,6 +1315,12 @@ export class Viewer {
         for (let c = 0; c < p.cols.length; c++) {
           const col = p.cols[c];
           for (let i = col.length; i < n; i++) col.push(src[i][c]);
+        }
+        p.setData([t, ...p.cols]);
+      } else if (p.kind === 'pick') {
+        for (let i = p.cols[0].length; i < n; i++) {
+          const v = p.series.at(i);
+          for (let c = 0; c < p.cols.length; c++) p.cols[c].push(typeof v[c] === 'number' ? v[c] : null);
         }
         p.setData([t, ...p.cols]);
       } else if (p.kind === 'energy') {
@@ -580,6 +1359,7 @@ export class Viewer {
       this.cablePlot.destroy();
       this.cablePlot = this.makeCablePlot();
       this.updatePlotData();
+      this.fitPlotHeights();
     }
     this.updateColorbar();
     if (this.store && this.store.n) this.applyFrame(this.frameIndex);
@@ -599,7 +1379,10 @@ export class Viewer {
   pause() {
     const was = this.playing;
     this.playing = false;
-    if (was) this.placeCursors();
+    if (was) {
+      this.placeCursors();
+      this.updatePickInfo();
+    }
     this.playBtn.textContent = 'Play';
     this.playBtn.classList.remove('tv-playing');
   }
@@ -655,10 +1438,15 @@ export class Viewer {
       if (k !== this.frameIndex) this.applyFrame(k);
       this.dirty = true;
     }
+    if (this.pointerMoved) this.updateHover();
     if (this.dirty) {
       this.dirty = false;
       this.renderer.render(this.scene3, this.camera);
       this.rendered++;
+      if (this.triadDirty) {
+        this.triadDirty = false;
+        this.drawTriad();
+      }
     }
   }
 
@@ -690,9 +1478,7 @@ export class Viewer {
     const tens = f.cable_tension_N[k];
     const strain = f.cable_strain[k];
     const useT = this.colorMode === 'tension';
-    const max = useT ? this.maxTension : this.maxStrain;
     const signed = this.meta.cable_force_signed;
-    const min = this.minTension;
     for (let i = 0; i < this.cableObjs.length; i++) {
       const o = this.cableObjs[i];
       const arr = o.pos.array;
@@ -711,11 +1497,7 @@ export class Viewer {
         o.line.material = slack ? this.slackMat : o.mat;
         o.slack = slack;
       }
-      if (!slack) {
-        const v = useT ? tens[i] : strain[i];
-        if (useT && v < 0) o.mat.color.copy(negRampColor(min < 0 ? v / min : 0, c));
-        else o.mat.color.copy(rampColor(max > 0 ? v / max : 0, c));
-      }
+      if (!slack) o.mat.color.copy(this.cableColor(useT ? tens[i] : strain[i], c));
     }
     // points
     const pm = this.pointMesh;
@@ -735,23 +1517,43 @@ export class Viewer {
       });
       o.pos.needsUpdate = true;
     }
+    // joint axes
+    const axes = st.hasAxes ? f.joint_axes_W[k] : null;
+    for (const o of this.jointObjs) {
+      o.seg.visible = !!axes;
+      if (!axes) continue;
+      const arr = o.pos.array;
+      o.js.forEach(({ j, i }, n) => {
+        const x = p[3 * j.point], y = p[3 * j.point + 1], z = p[3 * j.point + 2];
+        const L = this.jointLen;
+        arr[6 * n] = x - 0.5 * L * axes[3 * i]; arr[6 * n + 1] = y - 0.5 * L * axes[3 * i + 1]; arr[6 * n + 2] = z - 0.5 * L * axes[3 * i + 2];
+        arr[6 * n + 3] = x + L * axes[3 * i]; arr[6 * n + 4] = y + L * axes[3 * i + 1]; arr[6 * n + 5] = z + L * axes[3 * i + 2];
+      });
+      o.pos.needsUpdate = true;
+    }
+    // executed tracks up to this frame
+    for (const o of this.pathObjs) if (o.path.per_frame) o.line.geometry.setDrawRange(0, Math.min(k + 1, o.path.points.length));
     // COM track up to this frame
     if (this.comLine) this.comLine.geometry.setDrawRange(0, st.hasCom ? k + 1 : 0);
+    if (this.cameraMode === 'follow') this.follow(k);
+    if (this.selected || this.hovered) this.updateHighlights();
     // readouts
     const t = f.t_s[k];
     this.timeEl.textContent = `t = ${t.toFixed(3)} s`;
     this.frameEl.textContent = `frame ${k + 1} / ${st.n}`;
     if (st.hasEnergy) for (const key of ENERGY_KEYS) {
       const arr = f.energy_J[key];
-      this.energyEls[key].textContent = arr ? fmtEnergy(arr[k]) : '-';
+      this.energyEls[key].textContent = arr ? fmtValue(arr[k]) : '-';
     }
     if (this.scrub.value !== String(k)) this.scrub.value = String(k);
-    // Plot cursors: every frame, except during playback on a software renderer, where each
-    // moved cursor widens the composited area across the page (then ~8 updates a second).
+    // Plot cursors, legend values and the picked element's values: every frame, except during
+    // playback on a software renderer, where each moved cursor widens the composited area across
+    // the page (then ~8 updates a second).
     const now = performance.now();
     if (!this.playing || !this.software || now - this.cursorWall > 120) {
       this.cursorWall = now;
       this.placeCursors();
+      this.updatePickInfo();
     }
     this.dirty = true;
   }
@@ -763,16 +1565,28 @@ export class Viewer {
   }
 
   counts() {
-    if (!this.meta) return { rods: 0, cables: 0, points: 0, faces: 0 };
+    if (!this.meta) return { rods: 0, cables: 0, points: 0, faces: 0, paths: 0, joints: 0 };
     return {
       rods: this.rodGroup.children.length,
       cables: this.cableGroup.children.filter((o) => o.isLine).length,
       points: this.pointMesh.count,
       faces: this.faceGroup.children.filter((o) => o.isMesh).length,
+      paths: this.pathGroup.children.length,
+      joints: this.jointObjs.reduce((s, o) => s + o.js.length, 0),
     };
   }
 
   plotData() {
-    return this.plots.map((p) => ({ title: p.title, kind: p.kind, series: p.names, data: p.data() }));
+    return this.plots.map((p) => ({ title: p.title, kind: p.kind, series: p.names, data: p.data(), legend: p.legendValues(), shown: p.shownSeries() }));
   }
+}
+
+/// Creates a viewer in `container` (the element it fills) and, when given, loads `scene` (a full
+/// scene, or its static part: frames may be absent and come later through append / appendFrame).
+/// options: {onError, page}. Returns the Viewer: load(scene), append(block), appendFrame(frame),
+/// clear(), seek(i), play(), pause(), select({type, name}), setCameraMode(m), setColorMode(m).
+export function createViewer(container, scene = null, options = {}) {
+  const v = new Viewer(container, options);
+  if (scene) v.load(scene);
+  return v;
 }

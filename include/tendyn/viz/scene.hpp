@@ -33,6 +33,28 @@ struct ScenePlot {
   std::string title, y_label;
   std::vector<double> t_s;
   std::vector<std::pair<std::string, std::vector<double>>> series;
+  /// What the viewer may use the plot for, written as "id" when not empty: "q", "qd", "tau" (a tree's
+  /// joint coordinates, velocities, torques, one series per coordinate, x = the frames' time).
+  std::string id = {};
+};
+
+/// A polyline drawn in the 3D view (world frame [m], 3 values per point). per_frame: one point per
+/// frame, drawn up to the current frame (an executed track); else drawn whole (a target path).
+struct ScenePath {
+  std::string name;
+  std::vector<double> points_m;
+  bool per_frame = false;
+};
+
+/// A joint of a tree robot, drawn as its axis at a point (revolute, prismatic). `point`: index of
+/// the point at the joint origin (the child link's frame origin); q_index / v_index: its series in
+/// the plots with id "q" and "qd"/"tau" (-1: none). Its world-frame axis per frame is in
+/// Scene::joint_axes_W.
+struct SceneJoint {
+  std::string name;
+  std::string type;  ///< "revolute" | "prismatic"
+  int point = -1;
+  int q_index = -1, v_index = -1;
 };
 
 struct Scene {
@@ -48,6 +70,8 @@ struct Scene {
   /// viewer then labels them "force", colours negative values on their own scale and draws only
   /// a zero force as slack. Written as "cable_force_signed": true (omitted when false).
   bool cable_force_signed = false;
+  std::vector<ScenePath> paths;    ///< "paths" (omitted when empty)
+  std::vector<SceneJoint> joints;  ///< "joints" (omitted when empty)
 
   // Frames, flat: frame f of positions is positions_m[3 * npoint * f ...].
   std::vector<double> t_s;
@@ -56,6 +80,7 @@ struct Scene {
   std::vector<double> strain;       ///< ncable per frame
   std::vector<double> com_m;        ///< 3 per frame (empty: no COM track)
   std::vector<double> kinetic_J, elastic_J, gravitational_J, total_J;  ///< empty: no energies
+  std::vector<double> joint_axes_W;  ///< 3 * joints.size() per frame: unit axes, world frame (empty: none)
 
   [[nodiscard]] int npoint() const { return static_cast<int>(points.size()); }
   [[nodiscard]] int ncable() const { return static_cast<int>(cables.size()); }
@@ -73,8 +98,9 @@ struct FrameEnergy {
 void add_frame(Scene& scene, double t_s, std::span<const double> positions_m, std::span<const double> tension_N,
                std::span<const double> strain, const double* com_m = nullptr, const FrameEnergy* energy = nullptr);
 
-/// Checks indices and sizes (rods/cables/faces name existing points, per-frame arrays consistent,
-/// times non-decreasing); throws tendyn::Error naming the element.
+/// Checks indices and sizes (rods/cables/faces/joints name existing points, per-frame arrays and
+/// per-frame paths consistent with the frames, times non-decreasing); throws tendyn::Error naming
+/// the element.
 void validate(const Scene& scene);
 
 /// The whole scene as scene.json text (format "tendyn-scene", version 1).
