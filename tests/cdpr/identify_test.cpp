@@ -154,7 +154,7 @@ TEST(CdprIdentify, PlatformRegressorIsTheDynamics) {
 }
 
 // Noise-free log at 200 Hz, three-point rule: mass within 0.1 %, COM within 1 mm, principal inertias
-// within 1 % (measured: 3e-6, 0.2 mm, 0.1-0.9 %; the rest is the rule's O(dt^2) error on the
+// within 1 % (measured: 3e-6, 0.2 mm, 0.08-0.4 %; the rest is the rule's O(dt^2) error on the
 // cables' 30-40 Hz vibration).
 TEST(CdprIdentify, PlatformMassComInertiaNoiseFree) {
   const DynamicModel m = printer();
