@@ -1,3 +1,7 @@
 # CDPR subcommands (tendyn tension ...).
 list(APPEND TENDYN_CLI_SOURCES cmd_tension.cpp)
 list(APPEND TENDYN_CLI_SOURCES cmd_cdpr_experiment.cpp)
+# Linear identification (tendyn identify on CDPR models; shared file with tree.cmake).
+if(NOT "cmd_identify_linear.cpp" IN_LIST TENDYN_CLI_SOURCES)
+  list(APPEND TENDYN_CLI_SOURCES cmd_identify_linear.cpp)
+endif()

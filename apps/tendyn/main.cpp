@@ -96,6 +96,9 @@ int main(int argc, char** argv) {
 #ifdef TENDYN_WITH_TREE
   tendyn::cli::register_tree(app);
 #endif
+#if defined(TENDYN_WITH_TREE) || defined(TENDYN_WITH_CDPR)
+  tendyn::cli::register_identify_linear(app);  // temporary: folded into `identify` at the merge
+#endif
   tendyn::cli::require_finite_numbers(app);  // no nan/inf in any number option
   try {
     app.parse(argc, argv);

@@ -94,6 +94,7 @@ PYBIND11_MODULE(_tendyn, m) {
     c::expose_dynamics(cdpr);
     c::expose_control(cdpr);
     c::expose_experiment(cdpr);
+    c::expose_identify(cdpr);
   }
 #endif
 #ifdef TENDYN_WITH_TREE
@@ -106,6 +107,7 @@ PYBIND11_MODULE(_tendyn, m) {
     t::expose_algorithms(tree);
     t::expose_block(tree);
     t::expose_simulate(tree);
+    t::expose_identify(tree);
   }
 #endif
 }

@@ -13,3 +13,4 @@ list(APPEND TENDYN_SOURCES
 )
 list(APPEND TENDYN_SOURCES cdpr/dynamics.cpp)
 list(APPEND TENDYN_SOURCES cdpr/control.cpp cdpr/experiment.cpp)
+list(APPEND TENDYN_SOURCES cdpr/identify.cpp)

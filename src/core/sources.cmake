@@ -1,3 +1,4 @@
 # Sources of the core module (paths relative to src/).
 list(APPEND TENDYN_SOURCES
+  core/differentiate.cpp
 )

@@ -6,4 +6,5 @@ list(APPEND TENDYN_SOURCES
   tree/xml_lite.cpp
   tree/model_io.cpp
   tree/simulate.cpp
+  tree/identify.cpp
 )

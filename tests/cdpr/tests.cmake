@@ -15,3 +15,4 @@ list(APPEND TENDYN_TESTS_cdpr
 list(APPEND TENDYN_TESTS_cdpr cdpr/dynamics_test.cpp)
 list(APPEND TENDYN_TESTS_cdpr cdpr/control_test.cpp)
 list(APPEND TENDYN_TESTS_cdpr cdpr/experiment_test.cpp)
+list(APPEND TENDYN_TESTS_cdpr cdpr/identify_test.cpp)

@@ -6,6 +6,7 @@ list(APPEND TENDYN_TESTS_tree
   tree/cli_test.cpp
   tree/alloc_test.cpp
   tree/simulate_test.cpp
+  tree/identify_test.cpp
 )
 
 # Cross-check against DART (optional, heavy to compile): its own binary, skipped when DART is missing.

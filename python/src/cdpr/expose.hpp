@@ -22,5 +22,6 @@ void expose_tension_problem(pybind11::module_& m);  // tension_problem.hpp: Tens
 void expose_dynamics(pybind11::module_& m);         // dynamics.hpp: DynamicModel, make_printer_dynamics
 void expose_control(pybind11::module_& m);          // control.hpp: LowerProfile, ControllerConfig, SensorConfig
 void expose_experiment(pybind11::module_& m);       // experiment.hpp: StageStart, ExperimentConfig, stages, pretension sweep
+void expose_identify(pybind11::module_& m);         // identify.hpp: PlatformLog, cable and platform fits, identify
 
 }  // namespace tendyn::python::cdpr_bind

@@ -29,6 +29,7 @@ void expose_data(pybind11::module_& m);        // data.hpp: LinkWrench, Data
 void expose_algorithms(pybind11::module_& m);  // algorithms.hpp: forward_kinematics, rnea, crba, aba, ...
 void expose_block(pybind11::module_& m);       // block.hpp: BlockData, block_*
 void expose_simulate(pybind11::module_& m);    // simulate.hpp: TorqueSchedule, SimulationResult, simulate
+void expose_identify(pybind11::module_& m);    // identify.hpp: regressor, base parameters, MotionLog, identify
 
 using V = Eigen::VectorXd;
 using Fext = std::vector<LinkWrench>;

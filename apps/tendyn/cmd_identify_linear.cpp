@@ -1,0 +1,367 @@
+// Linear identification for tree and CDPR models (identify_linear.hpp): option parsing and
+// output only; the numbers come from tree/identify.hpp and cdpr/identify.hpp.
+#include <tendyn/core/error.hpp>
+#include <tendyn/io/atomic_file.hpp>
+#include <tendyn/io/csv.hpp>
+#include <tendyn/io/result_set.hpp>
+
+#include <Eigen/Core>
+
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli_util.hpp"
+#include "identify_linear.hpp"
+
+#ifdef TENDYN_WITH_TREE
+#include <tendyn/tree/identify.hpp>
+#include <tendyn/tree/model_io.hpp>
+#endif
+#ifdef TENDYN_WITH_CDPR
+#include <tendyn/cdpr/identify.hpp>
+#include <tendyn/cdpr/model_io.hpp>
+#endif
+
+namespace tendyn::cli {
+namespace {
+
+// --fit: "a,b=c" -> (key, value) pairs; names the option in errors.
+struct FitToken {
+  std::string key, value;
+  bool has_value = false;
+};
+std::vector<FitToken> fit_tokens(const std::string& fit) {
+  std::vector<FitToken> out;
+  for (const std::string& f : io::split_fields(fit)) {
+    if (f.empty()) throw Error("--fit: empty entry in '" + fit + "'");
+    FitToken t;
+    const auto eq = f.find('=');
+    t.key = f.substr(0, eq);
+    if (eq != std::string::npos) {
+      t.value = f.substr(eq + 1);
+      t.has_value = true;
+    }
+    out.push_back(t);
+  }
+  if (out.empty()) throw Error("--fit: no parameter given");
+  return out;
+}
+
+int positive_int(const FitToken& t) {
+  const double v = io::parse_finite(t.value, "--fit " + t.key);
+  if (!(v >= 1.0 && v <= 1000.0 && v == std::floor(v)))
+    throw Error("--fit " + t.key + ": must be a whole number in [1, 1000], got '" + t.value + "'");
+  return static_cast<int>(v);
+}
+
+std::filesystem::path out_dir_or_default(const std::filesystem::path& out_dir, const std::filesystem::path& model) {
+  return out_dir.empty() ? std::filesystem::path("out") / (model.stem().string() + "-identify") : out_dir;
+}
+
+nlohmann::json vec_json(const Eigen::VectorXd& v) {
+  nlohmann::json j = nlohmann::json::array();
+  for (Eigen::Index k = 0; k < v.size(); ++k) j.push_back(v[k]);
+  return j;
+}
+nlohmann::json mat_json(const Eigen::MatrixXd& m) {
+  nlohmann::json j = nlohmann::json::array();
+  for (Eigen::Index r = 0; r < m.rows(); ++r) j.push_back(vec_json(m.row(r).transpose()));
+  return j;
+}
+// Correlation matrix of a covariance.
+Eigen::MatrixXd correlation(const Eigen::MatrixXd& cov) {
+  const Eigen::VectorXd s = cov.diagonal().cwiseMax(0.0).cwiseSqrt();
+  Eigen::MatrixXd c = cov;
+  for (Eigen::Index i = 0; i < c.rows(); ++i)
+    for (Eigen::Index j = 0; j < c.cols(); ++j) c(i, j) = s[i] > 0.0 && s[j] > 0.0 ? cov(i, j) / (s[i] * s[j]) : 0.0;
+  return c;
+}
+
+}  // namespace
+
+#ifdef TENDYN_WITH_TREE
+void run_identify_tree(const std::filesystem::path& model_file, const std::filesystem::path& data,
+                       const std::string& fit, const std::filesystem::path& out_dir, bool quiet) {
+  bool inertia = false;
+  int smooth = 1;
+  tree::IdentifyOptions options;
+  for (const FitToken& t : fit_tokens(fit)) {
+    if (t.key == "inertia" && !t.has_value) inertia = true;
+    else if (t.key == "weighting" && t.has_value) options.weighting = tree::weighting_from_string(t.value);
+    else if (t.key == "smooth" && t.has_value) smooth = positive_int(t);
+    else
+      throw Error("--fit: unknown entry '" + t.key + (t.has_value ? "=" + t.value : "") +
+                  "' for a tree model (valid: inertia, weighting=none|joint, smooth=K)");
+  }
+  if (!inertia) throw Error("--fit: a tree model identifies 'inertia' (the links' inertial parameters); add it");
+  const tree::Model model = tree::load_model(model_file.string());
+  const tree::MotionLog log = tree::read_motion_log(data.string(), model, smooth);
+  const tree::Identification id = tree::identify_inertial_parameters(model, log, options);
+
+  const auto dir = out_dir_or_default(out_dir, model_file);
+  io::ResultSet out(dir);
+  // base_parameters.csv: one row per base parameter.
+  std::string csv = "index,base_parameter,nominal,identified,std,rel_std\n";
+  for (int k = 0; k < id.base.rank; ++k) {
+    io::CsvLine l;
+    l.integer(k).text(id.base.names[static_cast<std::size_t>(k)]).num(id.beta_nominal[k]).num(id.beta[k]);
+    l.num(id.beta_std[k]).num(id.beta[k] != 0.0 ? id.beta_std[k] / std::abs(id.beta[k]) : 0.0);
+    csv += l.str() + "\n";
+  }
+  io::write_file_atomic(out.file("base_parameters.csv"), csv);
+  // parameters.csv: the standard parameters, nominal and fitted (minimum-norm correction).
+  const auto names = tree::inertial_parameter_names(model);
+  const Eigen::VectorXd pi0 = tree::inertial_parameters(model);
+  csv = "parameter,nominal,fitted\n";
+  for (std::size_t k = 0; k < names.size(); ++k) {
+    io::CsvLine l;
+    l.text(names[k]).num(pi0[static_cast<Eigen::Index>(k)]).num(id.pi[static_cast<Eigen::Index>(k)]);
+    csv += l.str() + "\n";
+  }
+  io::write_file_atomic(out.file("parameters.csv"), csv);
+  // residuals.csv: measured - fitted torque per sample and coordinate.
+  {
+    std::string h = "t_s";
+    const std::string log_header = tree::motion_log_header(model);
+    for (const std::string& c : io::split_fields(log_header))
+      if (c.rfind("tau:", 0) == 0) h += ",residual_" + c;
+    csv = h + "\n";
+    io::CsvLine l;
+    for (Eigen::Index s = 0; s < id.residual.rows(); ++s) {
+      l.clear();
+      l.num(log.t_s[s]).nums(id.residual.row(s));
+      csv += l.str() + "\n";
+    }
+    io::write_file_atomic(out.file("residuals.csv"), csv);
+  }
+  if (id.physically_consistent) io::write_file_atomic(out.file("model.urdf"), tree::to_urdf(tree::with_inertial_parameters(model, id.pi)));
+  nlohmann::json j;
+  j["kind"] = "tree";
+  j["fit"] = fit;
+  j["data_file"] = data.string();
+  j["samples"] = id.nsample;
+  j["rows"] = id.nrow;
+  j["weighting"] = tree::to_string(options.weighting);
+  j["differentiation_half_width"] = smooth;
+  j["base_parameters"] = {{"rank", id.base.rank},
+                          {"nparam", id.base.nparam},
+                          {"names", id.base.names},
+                          {"nominal", vec_json(id.beta_nominal)},
+                          {"identified", vec_json(id.beta)},
+                          {"std", vec_json(id.beta_std)},
+                          {"correlation", mat_json(correlation(id.beta_cov))}};
+  j["condition_number"] = id.condition_number;
+  j["residual_rms_total"] = id.rms_total;
+  j["residual_rms_per_coordinate"] = vec_json(id.rms_joint);
+  j["joint_weight"] = vec_json(id.joint_weight);
+  j["sigma"] = id.sigma;
+  j["physically_consistent"] = id.physically_consistent;
+  if (!id.physically_consistent) j["consistency_note"] = id.consistency_note;
+  j["files"] = id.physically_consistent
+                   ? nlohmann::json{"base_parameters.csv", "parameters.csv", "residuals.csv", "model.urdf"}
+                   : nlohmann::json{"base_parameters.csv", "parameters.csv", "residuals.csv"};
+  write_summary(out.file("report.json"), j, provenance(read_file_bytes(model_file), model_file.string()));
+  out.commit();
+  if (!quiet) {
+    std::printf("tree identification of '%s' from %ld samples (%ld torque rows)\n", model.name.c_str(), id.nsample,
+                id.nrow);
+    std::printf("  %d base parameters of %d standard, condition number %s, residual rms %s\n", id.base.rank,
+                id.base.nparam, io::format_number(id.condition_number, 4).c_str(),
+                io::format_number(id.rms_total, 4).c_str());
+    std::printf("  fitted model %s\n", id.physically_consistent ? "physically consistent (model.urdf)" : "NOT physically consistent (no model.urdf)");
+    std::printf("  results in %s\n", dir.string().c_str());
+  }
+}
+#else
+void run_identify_tree(const std::filesystem::path&, const std::filesystem::path&, const std::string&,
+                       const std::filesystem::path&, bool) {
+  throw Error("tendyn was built without the tree module (TENDYN_WITH_TREE=OFF)");
+}
+#endif
+
+#ifdef TENDYN_WITH_CDPR
+void run_identify_cdpr(const std::filesystem::path& model_file, const std::filesystem::path& data,
+                       const std::string& fit, const std::filesystem::path& out_dir, bool quiet) {
+  bool cables = false, platform = false;
+  cdpr::CableFitOptions co;
+  cdpr::PlatformFitOptions po;
+  for (const FitToken& t : fit_tokens(fit)) {
+    if ((t.key == "stiffness" || t.key == "stiffness-rest-length") && !t.has_value) {
+      cables = true;
+      co.fit = cdpr::stiffness_fit_from_string(t.key);
+    } else if (t.key == "damping" && !t.has_value) {
+      co.damping = true;
+    } else if (t.key == "inertia" && !t.has_value) {
+      platform = true;
+    } else if (t.key == "smooth" && t.has_value) {
+      co.half_width = po.half_width = positive_int(t);
+    } else if (t.key == "taut-min" && t.has_value) {
+      co.taut_min_N = io::parse_finite(t.value, "--fit taut-min");
+      if (co.taut_min_N < 0.0) throw Error("--fit taut-min: must be >= 0 N, got '" + t.value + "'");
+    } else {
+      throw Error("--fit: unknown entry '" + t.key + (t.has_value ? "=" + t.value : "") +
+                  "' for a CDPR model (valid: stiffness, stiffness-rest-length, damping, inertia, smooth=K, taut-min=F)");
+    }
+  }
+  if (co.damping && !cables) throw Error("--fit damping: fit it with 'stiffness' or 'stiffness-rest-length'");
+  if (!cables && !platform) throw Error("--fit: nothing to identify for a CDPR model (give stiffness and/or inertia)");
+  const cdpr::ModelFile mf = cdpr::load_model(model_file.string());
+  const cdpr::PlatformLog log = cdpr::read_platform_log(data.string(), mf.model);
+  nlohmann::json j;
+  j["kind"] = "cdpr";
+  j["fit"] = fit;
+  j["data_file"] = data.string();
+  j["samples"] = log.nsample();
+  j["differentiation_half_width"] = co.half_width;
+  nlohmann::json files = nlohmann::json::array();
+  const auto dir = out_dir_or_default(out_dir, model_file);
+  // Solve first, then open the result set: bad data never leave a staging directory behind.
+  cdpr::CableIdentification cid;
+  cdpr::PlatformIdentification pid;
+  if (cables) cid = cdpr::identify_cables(mf.model, log, co);
+  if (platform) pid = cdpr::identify_platform(mf.model, log, po);
+  io::ResultSet out(dir);
+  if (cables) {
+    std::string csv =
+        "cable,EA_N,EA_std_N,k_Npm,k_std_Npm,rest_length_m,rest_length_std_m,damping_Nspm,damping_std_Nspm,rms_N,samples\n";
+    nlohmann::json jc = nlohmann::json::array();
+    for (const auto& c : cid.cables) {
+      io::CsvLine l;
+      l.text(c.name).num(c.EA_N).num(c.EA_std_N).num(c.k_Npm).num(c.k_std_Npm).num(c.rest_length_m);
+      l.num(c.rest_length_std_m).num(c.damping_Nspm).num(c.damping_std_Nspm).num(c.rms_N).integer(c.nsample);
+      csv += l.str() + "\n";
+      jc.push_back({{"name", c.name}, {"EA_N", c.EA_N}, {"EA_std_N", c.EA_std_N}, {"k_Npm", c.k_Npm},
+                    {"k_std_Npm", c.k_std_Npm}, {"rest_length_m", c.rest_length_m},
+                    {"rest_length_std_m", c.rest_length_std_m}, {"damping_Nspm", c.damping_Nspm},
+                    {"damping_std_Nspm", c.damping_std_Nspm}, {"rms_N", c.rms_N}, {"samples", c.nsample}});
+    }
+    io::write_file_atomic(out.file("cables.csv"), csv);
+    std::string h = "t_s";
+    for (const auto& c : mf.model.cable_names) h += ",residual_" + c + ".tension_N";
+    csv = h + "\n";
+    io::CsvLine l;
+    for (Eigen::Index r = 0; r < cid.residual_N.rows(); ++r) {
+      l.clear();
+      l.num(cid.t_s[r]);
+      for (Eigen::Index i = 0; i < cid.residual_N.cols(); ++i) {
+        if (std::isnan(cid.residual_N(r, i))) l.text("");  // sample left out (slack)
+        else l.num(cid.residual_N(r, i));
+      }
+      csv += l.str() + "\n";
+    }
+    io::write_file_atomic(out.file("residuals_cables.csv"), csv);
+    j["cables"] = {{"fit", cdpr::to_string(co.fit)}, {"damping", co.damping}, {"taut_min_N", co.taut_min_N},
+                   {"results", jc}};
+    files.push_back("cables.csv");
+    files.push_back("residuals_cables.csv");
+  }
+  if (platform) {
+    static const char* names[10] = {"m_kg",     "mcx_kgm",  "mcy_kgm",  "mcz_kgm",  "Ixx_P_kgm2",
+                                    "Ixy_P_kgm2", "Ixz_P_kgm2", "Iyy_P_kgm2", "Iyz_P_kgm2", "Izz_P_kgm2"};
+    std::string csv = "parameter,identified,std\n";
+    for (int k = 0; k < 10; ++k) {
+      io::CsvLine l;
+      l.text(names[k]).num(pid.pi[k]).num(pid.pi_std[k]);
+      csv += l.str() + "\n";
+    }
+    for (int k = 0; k < 3; ++k) {
+      io::CsvLine l;
+      l.text(std::string("com_") + "xyz"[k] + "_m").num(pid.com_P_m[k]).num(pid.com_std_m[k]);
+      csv += l.str() + "\n";
+    }
+    const char* ic[6] = {"Ixx_C_kgm2", "Ixy_C_kgm2", "Ixz_C_kgm2", "Iyy_C_kgm2", "Iyz_C_kgm2", "Izz_C_kgm2"};
+    const int rc[6][2] = {{0, 0}, {0, 1}, {0, 2}, {1, 1}, {1, 2}, {2, 2}};
+    for (int k = 0; k < 6; ++k) {
+      io::CsvLine l;
+      l.text(ic[k]).num(pid.inertia_C_kgm2(rc[k][0], rc[k][1])).text("");
+      csv += l.str() + "\n";
+    }
+    io::write_file_atomic(out.file("platform.csv"), csv);
+    csv = "t_s,residual_fx_N,residual_fy_N,residual_fz_N,residual_mx_P_Nm,residual_my_P_Nm,residual_mz_P_Nm\n";
+    io::CsvLine l;
+    for (Eigen::Index r = 0; r < pid.residual.rows(); ++r) {
+      l.clear();
+      l.num(pid.t_s[r]).nums(pid.residual.row(r));
+      csv += l.str() + "\n";
+    }
+    io::write_file_atomic(out.file("residuals_platform.csv"), csv);
+    j["platform"] = {{"mass_kg", pid.mass_kg},
+                     {"mass_std_kg", pid.mass_std_kg},
+                     {"com_P_m", vec_json(pid.com_P_m)},
+                     {"com_std_m", vec_json(pid.com_std_m)},
+                     {"inertia_C_kgm2", mat_json(pid.inertia_C_kgm2)},
+                     {"inertia_P_kgm2", mat_json(pid.inertia_P_kgm2)},
+                     {"pi", vec_json(pid.pi)},
+                     {"pi_std", vec_json(pid.pi_std)},
+                     {"correlation", mat_json(correlation(pid.cov))},
+                     {"residual_rms_per_row", vec_json(pid.rms_row)},
+                     {"row_weight", vec_json(pid.row_weight)},
+                     {"condition_number", pid.condition_number},
+                     {"samples", pid.nsample}};
+    files.push_back("platform.csv");
+    files.push_back("residuals_platform.csv");
+  }
+  j["files"] = files;
+  write_summary(out.file("report.json"), j, provenance(read_file_bytes(model_file), model_file.string()));
+  out.commit();
+  if (!quiet) {
+    std::printf("cdpr identification of '%s' from %ld samples\n", mf.model.name.c_str(), log.nsample());
+    if (cables)
+      for (const auto& c : cid.cables)
+        std::printf("  %s: EA %s N (std %s), k %s N/m, rest length %s m%s\n", c.name.c_str(),
+                    io::format_number(c.EA_N, 6).c_str(), io::format_number(c.EA_std_N, 2).c_str(),
+                    io::format_number(c.k_Npm, 6).c_str(), io::format_number(c.rest_length_m, 7).c_str(),
+                    co.damping ? (", damping " + io::format_number(c.damping_Nspm, 4) + " N s/m").c_str() : "");
+    if (platform)
+      std::printf("  platform: mass %s kg (std %s), COM [%s, %s, %s] m\n", io::format_number(pid.mass_kg, 6).c_str(),
+                  io::format_number(pid.mass_std_kg, 2).c_str(), io::format_number(pid.com_P_m.x(), 4).c_str(),
+                  io::format_number(pid.com_P_m.y(), 4).c_str(), io::format_number(pid.com_P_m.z(), 4).c_str());
+    std::printf("  results in %s\n", dir.string().c_str());
+  }
+}
+#else
+void run_identify_cdpr(const std::filesystem::path&, const std::filesystem::path&, const std::string&,
+                       const std::filesystem::path&, bool) {
+  throw Error("tendyn was built without the cdpr module (TENDYN_WITH_CDPR=OFF)");
+}
+#endif
+
+// Temporary subcommand `tendyn identify-linear` (folded into `tendyn identify` at the merge):
+// a model file whose YAML says `kind: cdpr` is a CDPR, anything else a tree model.
+void register_identify_linear(CLI::App& app) {
+  struct Args {
+    std::string model, data, fit, out;
+    bool quiet = false;
+  };
+  auto a = std::make_shared<Args>();
+  auto* cmd = app.add_subcommand("identify-linear",
+                                 "Identify a tree robot's inertial parameters or a CDPR's cables and platform by linear "
+                                 "least squares (docs/TREE.md, docs/CDPR_DYNAMICS.md: Identification)");
+  cmd->add_option("model", a->model, "tree model (YAML, URDF) or CDPR model file (YAML, kind: cdpr)")
+      ->required()
+      ->check(existing_file());
+  cmd->add_option("--data", a->data, "log CSV (tree: motion log; CDPR: platform log)")->required()->check(existing_file());
+  cmd->add_option("--fit", a->fit,
+                  "what to identify, comma list (tree: inertia[,weighting=joint][,smooth=K]; CDPR: "
+                  "stiffness|stiffness-rest-length[,damping][,inertia][,smooth=K][,taut-min=F])")
+      ->required();
+  cmd->add_option("-o,--out", a->out, "output directory (default out/<model name>-identify)");
+  cmd->add_flag("-q,--quiet", a->quiet, "print nothing on success");
+  cmd->callback([a] {
+    const std::filesystem::path model(a->model);
+    const std::string ext = model.extension().string();
+    bool is_cdpr = false;
+    if (ext != ".urdf" && ext != ".xml") {
+      const std::string text = read_file_bytes(model);
+      is_cdpr = text.rfind("kind: cdpr", 0) == 0 || text.find("\nkind: cdpr") != std::string::npos;
+    }
+    if (is_cdpr) run_identify_cdpr(model, a->data, a->fit, a->out, a->quiet);
+    else run_identify_tree(model, a->data, a->fit, a->out, a->quiet);
+  });
+}
+
+}  // namespace tendyn::cli
