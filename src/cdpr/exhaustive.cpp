@@ -20,9 +20,11 @@
 //    (Golub & Van Loan, 4th ed., 2.1.4), denominator 1 + a^T P a >= 1 (an update, never a
 //    downdate). O(m^2 + m k) per subset, no square roots. This is the normal-equation route:
 //    its x carries ~eps kappa^2 errors, so (i) subsets must pass the condition bound below, and
-//    (ii) when the residual matters (a tension was clipped, or residual_precision < 1e-8) one
-//    step of iterative refinement x += A_S^T P (w - A_S x) brings it to ~eps kappa (the corrected
-//    semi-normal equations, Bjorck 1996, sec. 2.5.4). When nothing is clipped and
+//    (ii) when the residual matters (a tension was clipped, or residual_precision < 1e-8) and
+//    its error bound 16 eps kappa_bound^2 |w| is not 1e4 times below the rounding unit
+//    residual_precision |w|, one step of iterative refinement x += A_S^T P (w - A_S x) brings it
+//    to ~eps kappa (the corrected semi-normal equations, Bjorck 1996, sec. 2.5.4). When nothing
+//    is clipped and
 //    residual_precision >= 1e-8 the residual is rounding noise (< 1e-9 |w| at kappa <= 1e4) whose
 //    rounded key is 0 for either kernel, and it is stored as 0.
 //    Chosen over Gray-code order with QR column updates/downdates: the depth-first tree needs no
@@ -50,6 +52,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 
 #include "tension_internal.hpp"
 
@@ -152,6 +155,8 @@ class Walker {
     w_ = p.w.data();
     cond_limit_ = std::min(kCondLimit, 0.01 / (o.rank_rtol * std::sqrt(static_cast<double>(m_))));
     zero_wide_residual_ = o.residual_precision >= 1e-8;
+    wn_ = p.w.norm();
+    unit_ = o.residual_precision * wn_;
     for (int j = 0; j < n_; ++j) {
       const double* a = col(j);
       double an = 0.0;
@@ -262,11 +267,12 @@ class Walker {
       }
     double* P0 = P(m);
     for (int c = 0; c < m; ++c)
-      for (int r = 0; r < m; ++r) {
+      for (int r = 0; r <= c; ++r) {  // symmetric: the upper triangle, mirrored
         double sum = 0.0;
         for (int i = 0; i < m; ++i)
           sum += B[r + static_cast<std::ptrdiff_t>(i) * m] * B[c + static_cast<std::ptrdiff_t>(i) * m];
         P0[r + static_cast<std::ptrdiff_t>(c) * m] = sum;
+        P0[c + static_cast<std::ptrdiff_t>(r) * m] = sum;
       }
     double* y0 = y(m);
     for (int r = 0; r < m; ++r) {
@@ -345,9 +351,19 @@ class Walker {
         resid_[slot] = 0.0;
         return;
       }
-      // The residual decides: one step of iterative refinement (the corrected semi-normal
-      // equations, Bjorck 1996, sec. 2.5.4): r = w - A_S x, x += A_S^T P r. Without it the
-      // residual carries ~eps kappa^2 |w|, too much for a fine residual_precision.
+      // The residual decides. Its error without refinement is ~eps kappa^2 |w| <= eps bound2 |w|;
+      // when that is not 1e4 times below the rounding unit, one step of iterative refinement
+      // (the corrected semi-normal equations, Bjorck 1996, sec. 2.5.4): x += A_S^T P (w - A_S x).
+      if (16.0 * std::numeric_limits<double>::epsilon() * bound2 * wn_ > 1e-4 * unit_) refine(x);
+    }
+    clip_and_measure(m, k, w_, x, s_.r.data(),
+                     [&](int j) { return col(s_.cols[static_cast<std::size_t>(j)]); },
+                     norms_[slot], resid_[slot]);
+  }
+
+  void refine(double* x) {
+    const int m = this->m(), k = k_;
+    {
       double* r = s_.r.data();
       for (int q = 0; q < m; ++q) r[q] = w_[q];
       for (int j = 0; j < k; ++j) {
@@ -369,9 +385,6 @@ class Walker {
         x[j] += sum;
       }
     }
-    clip_and_measure(m, k, w_, x, s_.r.data(),
-                     [&](int j) { return col(s_.cols[static_cast<std::size_t>(j)]); },
-                     norms_[slot], resid_[slot]);
   }
 
   const Scaled& p_;
@@ -385,6 +398,7 @@ class Walker {
   const double* w_ = nullptr;
   double cond_limit_ = 0.0;
   bool zero_wide_residual_ = true;
+  double wn_ = 0.0, unit_ = 0.0;  // |w|, the residual rounding unit residual_precision |w|
   std::uint32_t mask_ = 0;
 };
 
