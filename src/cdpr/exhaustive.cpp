@@ -9,8 +9,8 @@
 //     the last subset in enumeration order ("the last vector found").
 //
 // Step 3, updating kernel (default). The subsets are visited depth-first on the tree whose node S
-// has the children S + {j}, j > max S, so every subset's factorisation is its parent's plus one
-// column and nothing is ever removed (no downdates):
+// has the children S + {j}, j < min S, so every subset's factorisation is its parent's plus one
+// column and nothing is ever removed (no downdates); columns enter in descending index order:
 //  * tall subsets (k <= m columns): A_S = Q R by modified Gram-Schmidt with one
 //    re-orthogonalisation pass (Giraud, Langou, Rozloznik 2005: "twice is enough"), plus R^-1
 //    grown a column at a time; x = R^-1 (Q^T w). O(m k) per new column.
@@ -30,7 +30,7 @@
 //    Chosen over Gray-code order with QR column updates/downdates: the depth-first tree needs no
 //    downdate (the unstable half), and the update costs O(m^2) without square roots.
 //  A subset is solved this way only when its condition bound kappa <= |A_S|_F |R^-1|_F (tall;
-//  wide: the R^-1 of its first m columns, since adding columns cannot lower sigma_min) is at most
+//  wide: the R^-1 of its first m (highest) columns, since adding columns cannot lower sigma_min) is at most
 //  1e4 (and 0.01 / (rank_rtol sqrt(m))); then the reference QR below would find full rank too.
 //  Every other subset (rank deficient, near singular: the document's example-4 outliers) is
 //  solved by the reference kernel, so its numbers are exactly the reference's.
@@ -40,8 +40,8 @@
 //  scratch by MinNormLS (Householder QR with column pivoting of A_S^T, rank-revealing).
 // The selected subset is always re-solved by the reference kernel, so the returned tensions are
 // the reference kernel's whenever both kernels select the same subset.
-// Threads: the tree is cut into 2^d subtrees by the choices on the first d columns; each subset's
-// factorisation is still built from its columns in ascending order, so every norm and residual is
+// Threads: the tree is cut into 2^d subtrees by the choices on the top d columns; each subset's
+// factorisation is still built from its columns in descending order, so every norm and residual is
 // bit-identical for any thread count, and the selection (steps 4-6) runs serially in subset order.
 // No allocation per subset (and none at all with one thread after the first call of a size).
 #include <tendyn/core/error.hpp>
@@ -167,14 +167,20 @@ class Walker {
 
   /// Every subset whose intersection with the columns [0, d) is `prefix` (the empty subset
   /// excluded).
-  void run(std::uint32_t prefix, int d) {
+  /// Columns are added in descending index order: the deep levels of the walk then vary the low
+  /// bits of the mask, so consecutive subsets store their norm and residual close together (with
+  /// ascending order they land 2^(n-1) slots apart: a cache miss per subset from n ~ 18 on).
+  /// `task` in [0, 2^d) fixes the choices on the top d columns [n - d, n).
+  void run(std::uint32_t task, int d) {
     k_ = 0;
     mask_ = 0;
     s_.a2[0] = 0.0;
     s_.ri2[0] = 0.0;
-    for (std::uint32_t b = prefix; b != 0; b &= b - 1) push(std::countr_zero(b));
+    const std::uint32_t prefix = d > 0 ? task << (n_ - d) : 0;
+    for (int j = n_ - 1; j >= n_ - d; --j)
+      if ((prefix >> j) & 1u) push(j);
     if (prefix != 0) evaluate();
-    walk(d);
+    walk(n_ - d - 1);
   }
 
  private:
@@ -184,10 +190,10 @@ class Walker {
   double* y(int level) { return s_.y.data() + static_cast<std::ptrdiff_t>(level) * m(); }
 
   void walk(int start) {
-    for (int j = start; j < n_; ++j) {
+    for (int j = start; j >= 0; --j) {
       push(j);
       evaluate();
-      walk(j + 1);
+      walk(j - 1);
       --k_;
       mask_ &= ~(std::uint32_t{1} << j);
     }

@@ -30,7 +30,7 @@ struct ExhaustiveScratch {
   std::vector<double> B;         // m x m: Q R^-T at level m
   std::vector<double> P, y;      // per level >= m: (A_S A_S^T)^-1 (m x m) and P w (m)
   std::vector<double> x, r, t;   // n, m, m
-  std::vector<int> cols;         // n: the current subset's columns, ascending
+  std::vector<int> cols;         // n: the current subset's columns, descending
   std::vector<int> idx;          // n: the fallback's gathered column indices
   std::vector<double> colbuf;    // m x n: gathered columns of the reference fallback
   MinNormLS mnls;                // the reference fallback

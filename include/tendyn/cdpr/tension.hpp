@@ -161,7 +161,8 @@ class Workspace {
 /// is round-off and is clamped to the bound; when the method finds no feasible point but
 /// f = f_min (every cable at its lower bound, e.g. f = 0 for w = 0) meets the wrench, that f is
 /// returned with status ok.
-/// Cost: exhaustive O(2^n m^2 n); lawson_hanson O(m n + m^2) per active-set step (typically <= n
+/// Cost: exhaustive O(2^n m (m + n)) (options.threads threads; O(2^n m^2 n) with
+/// exhaustive_refactor); lawson_hanson O(m n + m^2) per active-set step (typically <= n
 /// steps); exact two such active-set solves plus an O(n m^2) QR; closed forms O(n m^2) per pass.
 void solve_tensions(Method method, const Eigen::Ref<const Eigen::MatrixXd>& J,
                     const Eigen::Ref<const Eigen::VectorXd>& w, const SolverOptions& options,
