@@ -190,6 +190,9 @@ def main():
             vals.append(statistics.median(per_round))
         print(f"{'time(' + den + ') / time(' + num + ')':80}" + "".join(f"{v:8.2f}" for v in vals))
 
+    print("per round [us/solve]:")
+    for (tool, size), v in sorted(rows.items()):
+        print(f"  {tool:34} {size:5} " + " ".join(f"{x / 1e3:8.3f}" for x in v))
     print("ratios (median over rounds of the per-round ratio; > 1: the first tool is faster)")
     ratio("tendyn C++ (compiled)", "scipy Fortran kernel (compiled)")
     ratio("tendyn from Python", "scipy.optimize.nnls from Python")
