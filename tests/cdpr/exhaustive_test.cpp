@@ -176,6 +176,12 @@ TEST(ExhaustiveUpdating, SelectsTheSameSubsetsAsTheReferenceKernelOnRandomProble
     worst = std::max(worst, expect_same_as_reference(p.J, p.w, "precision 1e-10 seed " + std::to_string(30000 + k), 1e-10));
     ++problems;
   }
+  // More than 6 rows: the kernel without a compile-time row count.
+  for (int k = 0; k < 6; ++k) {
+    const auto p = random_problem(7 + k % 2, 6 + 2 * (k % 3), 700 + k, k % 2 ? WrenchMode::kUniform : WrenchMode::kFeasible);
+    worst = std::max(worst, expect_same_as_reference(p.J, p.w, "7-8 rows seed " + std::to_string(700 + k)));
+    ++problems;
+  }
   // Larger ones, as in the benchmarks.
   for (int k = 0; k < 4; ++k) {
     const auto p = random_problem(6, 14, 1000 + k, k % 2 ? WrenchMode::kUniform : WrenchMode::kFeasible);
