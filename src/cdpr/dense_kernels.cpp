@@ -239,6 +239,26 @@ void GivensQR::solve(const double* b, double* z) {
   }
 }
 
+double GivensQR::sigma_min_lower_bound() {
+  if (k_ != m_ || m_ == 0) return 0.0;
+  // Column j of R^-1 by back substitution (R z = e_j, z_i = 0 for i > j); sum of squares.
+  const int ld = max_rows_;
+  const double* R = R_.data();
+  double* z = tmp_.data();
+  double f2 = 0.0;
+  for (int j = 0; j < k_; ++j) {
+    z[j] = 1.0 / R[j + j * ld];
+    f2 += z[j] * z[j];
+    for (int i = j - 1; i >= 0; --i) {
+      double s = 0.0;
+      for (int l = i + 1; l <= j; ++l) s -= R[i + l * ld] * z[l];
+      z[i] = s / R[i + i * ld];
+      f2 += z[i] * z[i];
+    }
+  }
+  return f2 > 0.0 && std::isfinite(f2) ? 1.0 / std::sqrt(f2) : 0.0;
+}
+
 // ---------------------------------------------------------------------------------------------
 BoundedLS::BoundedLS(int max_rows, int max_cols)
     : qr_(max_rows, max_cols),
@@ -270,13 +290,19 @@ int BoundedLS::solve(const Eigen::Ref<const Eigen::MatrixXd>& J,
   // Independence threshold for a new passive column (relative to its norm).
   constexpr double kIndep = 1e-13;
 
+  // Raw column pointers (the same arithmetic in the same order as J(r, i) indexing).
+  const double* Jd = J.data();
+  const Eigen::Index ldj = J.outerStride();
+  const double* wd = w.data();
+  double* rv = r_.data();
   auto residual = [&](bool skip_free) {
-    for (int r = 0; r < m; ++r) r_[r] = w[r];
+    for (int r = 0; r < m; ++r) rv[r] = wd[r];
     for (int i = 0; i < n; ++i) {
       if (skip_free && state_[i] == kFree) continue;
       const double xi = x[i];
       if (xi == 0.0) continue;
-      for (int r = 0; r < m; ++r) r_[r] -= J(r, i) * xi;
+      const double* c = Jd + i * ldj;
+      for (int r = 0; r < m; ++r) rv[r] -= c[r] * xi;
     }
   };
 
@@ -287,7 +313,8 @@ int BoundedLS::solve(const Eigen::Ref<const Eigen::MatrixXd>& J,
     for (int i = 0; i < n; ++i) {
       if (state_[i] == kFree || excluded_[i]) continue;
       double gi = 0.0;
-      for (int r = 0; r < m; ++r) gi += J(r, i) * r_[r];
+      const double* c = Jd + i * ldj;
+      for (int r = 0; r < m; ++r) gi += c[r] * rv[r];
       const double score = state_[i] == kLower ? gi : -gi;
       if (!(score > dual_tol)) continue;
       const double weighted = select_weight != nullptr ? score * select_weight[i] : score;
@@ -301,7 +328,7 @@ int BoundedLS::solve(const Eigen::Ref<const Eigen::MatrixXd>& J,
       status = 1;
       break;
     }
-    for (int r = 0; r < m; ++r) col_[r] = J(r, t);
+    for (int r = 0; r < m; ++r) col_[r] = Jd[t * ldj + r];
     if (!qr_.append(col_.data(), kIndep)) {
       excluded_[t] = 1;  // numerically dependent on the passive columns
       ++iters;

@@ -49,6 +49,9 @@ class GivensQR {
   /// Least squares on the kept columns: z (k) = argmin |A_k z - b|.
   void solve(const double* b, double* z);
   [[nodiscard]] int size() const { return k_; }
+  /// 1 / |R^-1|_F, a lower bound on sigma_min of the kept columns (their singular values are
+  /// R's), when they number m (square R); 0 when fewer or R is singular. O(m^3 / 6).
+  double sigma_min_lower_bound();
 
  private:
   void rotate_rows(int i, int j_from, double c, double s);  // rows (i, i+1) of R from column j
@@ -71,6 +74,8 @@ class BoundedLS {
   int solve(const Eigen::Ref<const Eigen::MatrixXd>& J, const Eigen::Ref<const Eigen::VectorXd>& w,
             const double* l, const double* u, double dual_tol, int max_iterations, double* x,
             int* iterations, const double* select_weight = nullptr);
+  /// The QR of the free (passive) columns of the last solve's J at its end.
+  GivensQR& qr() { return qr_; }
 
  private:
   GivensQR qr_;

@@ -20,10 +20,10 @@ void solve_lawson_hanson(const Scaled& p, const SolverOptions& o, Workspace::Imp
   ws.hi.head(n).setConstant(std::numeric_limits<double>::infinity());
   int it = 0;
   const int st = bounded_least_squares(p, o, ws, ws.lo.data(), ws.hi.data(), ws.x.data(), &it);
-  for (int j = 0; j < n; ++j) res.f_N[j] = std::ldexp(ws.x[j], -p.col_exp[j]);
+  for (int j = 0; j < n; ++j) res.f_N[j] = times_pow2(ws.x[j], -p.col_exp[j]);
   res.iterations = it;
   res.status = st == 0 ? Status::kOk : Status::kIterationLimit;
-  finish_result(p, o, ws, res, true);
+  finish_result(p, o, ws, res, true, 0.0, ws.bls_on_Jc ? &ws.bls.qr() : nullptr);
 }
 
 }  // namespace tendyn::cdpr::detail

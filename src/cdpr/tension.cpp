@@ -138,6 +138,7 @@ int bounded_least_squares(const Scaled& p, const SolverOptions& o, Workspace::Im
   const int maxit = o.max_iterations > 0 ? o.max_iterations : 3 * static_cast<int>(n) + 30;
   int it = 0;
   const int st = ws.bls.solve(p.Jc, p.w, lo, hi, tol, maxit, x, &it, p.wt.data());
+  ws.bls_on_Jc = true;
   *iterations = it;
   if (st != 0) return st;
   // Row sizes (largest entry per row of Jc) and their spread.
@@ -170,6 +171,7 @@ int bounded_least_squares(const Scaled& p, const SolverOptions& o, Workspace::Im
                        std::max({wr.norm(), p.f_min, std::numeric_limits<double>::min()});
   int it2 = 0;
   const int st2 = ws.bls.solve(Jr, wr, lo, hi, tol_r, maxit, ws.xr.data(), &it2);
+  ws.bls_on_Jc = false;  // its QR now holds columns of D Jc
   *iterations += it2;
   if (st2 != 0) return st;
   const auto xr = ws.xr.head(n);
@@ -189,7 +191,7 @@ double residual_limit(const Eigen::Ref<const Eigen::MatrixXd>& J,
 }
 
 void finish_result(const Scaled& p, const SolverOptions& o, Workspace::Impl& ws,
-                   TensionResult& res, bool exact_target, double f_floor) {
+                   TensionResult& res, bool exact_target, double f_floor, GivensQR* passive) {
   const int m = static_cast<int>(p.J.rows());
   const int n = static_cast<int>(p.J.cols());
   if (!res.f_N.allFinite()) {  // cannot happen for finite scaled input; never report it as ok
@@ -218,12 +220,26 @@ void finish_result(const Scaled& p, const SolverOptions& o, Workspace::Impl& ws,
   }
   // Conditioning on the column-equilibrated J (a change of a cable's tension unit is not a
   // singularity); amplification |x_c| |Jc| / |w| with x_c = f_g .* 2^e_j the unknowns of Jc.
-  double ratio = 1.0;
-  ws.mnls.factor(p.Jc.data(), static_cast<int>(p.Jc.outerStride()), m, n, o.rank_rtol, &ratio);
+  // The flag is "pivot ratio of the rank-revealing QR of Jc^T < singular_rtol" (MinNormLS). That
+  // ratio is at least sigma_min(Jc) / (sigma_max(Jc) sqrt(m)): pivot j is the largest column of
+  // a trailing block whose norm is >= sigma_(j+1), and pivot 0 <= sigma_max. With sigma_max <=
+  // |Jc|_F and sigma_min(Jc) >= sigma_min of any m of its columns (the solver's passive QR), a
+  // bound well above singular_rtol and rank_rtol proves the flag false without the QR.
+  const double jc_norm = p.Jc.norm();
+  bool singular_J = false;
+  if (n >= m) {
+    const double lb = passive != nullptr ? passive->sigma_min_lower_bound() : 0.0;
+    const double proven = lb / (jc_norm * std::sqrt(static_cast<double>(m)));
+    if (!(proven >= 2.0 * std::max(o.singular_rtol, o.rank_rtol) + 1e-10)) {
+      double ratio = 1.0;
+      ws.mnls.factor(p.Jc.data(), static_cast<int>(p.Jc.outerStride()), m, n, o.rank_rtol,
+                     &ratio);
+      singular_J = ratio < o.singular_rtol;
+    }
+  }
   const double wn = p.w.norm();
   const double xc_norm = res.f_N.cwiseProduct(p.wt).norm();
-  const bool singular_J = n >= m && ratio < o.singular_rtol;
-  const bool amplified = wn > 0.0 && xc_norm * p.Jc.norm() > o.amplification_limit * wn;
+  const bool amplified = wn > 0.0 && xc_norm * jc_norm > o.amplification_limit * wn;
   if (singular_J || amplified) {
     res.status = Status::kNearSingular;
     res.reason = singular_J ? "the column-equilibrated J is near rank-deficient (pivot ratio below "
@@ -282,8 +298,24 @@ void solve_tensions(Method method, const Eigen::Ref<const Eigen::MatrixXd>& J,
   const double jmax = J.cwiseAbs().maxCoeff();
   const int a = jmax > 0.0 ? std::ilogb(jmax) + 1 : 0;
   auto Jg = ws.Jg.topLeftCorner(m, n);
-  for (Eigen::Index j = 0; j < n; ++j)
-    for (Eigen::Index i = 0; i < m; ++i) Jg(i, j) = std::ldexp(J(i, j), -a);
+  auto Jc = ws.Jc.topLeftCorner(m, n);
+  auto wt = ws.wt.head(n);
+  // One pass per column: J 2^-a, its largest entry, then Jc = Jg 2^-e_j (raw pointers; the same
+  // values as element-wise ldexp).
+  for (Eigen::Index j = 0; j < n; ++j) {
+    const double* src = J.data() + j * J.outerStride();
+    double* g = ws.Jg.data() + j * ws.Jg.outerStride();
+    double cmax = 0.0;
+    for (Eigen::Index i = 0; i < m; ++i) {
+      g[i] = detail::times_pow2(src[i], -a);
+      cmax = std::max(cmax, std::abs(g[i]));
+    }
+    const int e = cmax > 0.0 ? std::ilogb(cmax) + 1 : 0;
+    ws.col_exp[static_cast<std::size_t>(j)] = e;
+    wt[j] = detail::times_pow2(1.0, e);
+    double* c = ws.Jc.data() + j * ws.Jc.outerStride();
+    for (Eigen::Index i = 0; i < m; ++i) c[i] = detail::times_pow2(g[i], -e);
+  }
   // Tension exponent: the largest of |w|_inf 2^-a, f_min (and f_max for the closed forms), in
   // exponent arithmetic so that nothing overflows on the way.
   const double winf = w.cwiseAbs().maxCoeff();
@@ -293,16 +325,7 @@ void solve_tensions(Method method, const Eigen::Ref<const Eigen::MatrixXd>& J,
   if (closed) t_exp = std::max(t_exp, std::ilogb(o.f_max_N));
   const int b = t_exp == std::numeric_limits<int>::min() ? 0 : -(t_exp + 1);
   auto wg = ws.wg.head(m);
-  for (Eigen::Index i = 0; i < m; ++i) wg[i] = std::ldexp(w[i], b - a);
-  auto Jc = ws.Jc.topLeftCorner(m, n);
-  auto wt = ws.wt.head(n);
-  for (Eigen::Index j = 0; j < n; ++j) {
-    const double cmax = Jg.col(j).cwiseAbs().maxCoeff();
-    const int e = cmax > 0.0 ? std::ilogb(cmax) + 1 : 0;
-    ws.col_exp[static_cast<std::size_t>(j)] = e;
-    wt[j] = std::ldexp(1.0, e);
-    for (Eigen::Index i = 0; i < m; ++i) Jc(i, j) = std::ldexp(Jg(i, j), -e);
-  }
+  for (Eigen::Index i = 0; i < m; ++i) wg[i] = detail::times_pow2(w[i], b - a);
   double f_max_g = std::ldexp(o.f_max_N, b);
   if (std::isinf(f_max_g) && std::isfinite(o.f_max_N))  // f_max beyond 2^1024 |w|: no bound
     f_max_g = std::numeric_limits<double>::max();
@@ -317,7 +340,7 @@ void solve_tensions(Method method, const Eigen::Ref<const Eigen::MatrixXd>& J,
   }
 
   // Unscale: f = f_g 2^-b, |J f - w| = |J_g f_g - w_g| 2^(a - b).
-  for (Eigen::Index j = 0; j < n; ++j) res.f_N[j] = std::ldexp(res.f_N[j], -b) + 0.0;  // no -0
+  for (Eigen::Index j = 0; j < n; ++j) res.f_N[j] = detail::times_pow2(res.f_N[j], -b) + 0.0;  // no -0
   res.tension_norm = std::ldexp(res.tension_norm, -b);
   res.residual_norm = std::ldexp(res.residual_norm, a - b);
   if (res.status != Status::kNonFinite &&

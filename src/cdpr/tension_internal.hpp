@@ -5,11 +5,38 @@
 #include <Eigen/Core>
 #include <Eigen/QR>
 
+#include <bit>
+#include <cmath>
+#include <cstdint>
+
 #include <vector>
 
 #include "dense_kernels.hpp"
 
 namespace tendyn::cdpr {
+
+namespace detail {
+
+/// Per-thread scratch of the updating exhaustive kernel (exhaustive.cpp), sized for m <= rows,
+/// n <= cols. Tall subsets (k <= m columns) keep A_S = Q R by Gram-Schmidt with
+/// re-orthogonalisation and R^-1; wide ones (k > m) P = (A_S A_S^T)^-1 and P w by
+/// Sherman-Morrison updates, one m x m matrix per level of the depth-first walk.
+struct ExhaustiveScratch {
+  ExhaustiveScratch(int rows, int cols);
+  std::vector<double> Q, R, Ri;  // m x m each (column-major, leading dimension m)
+  std::vector<double> c;         // m: Q^T w
+  std::vector<double> a2, ri2;   // n + 1: |A_S|_F^2 and |R^-1|_F^2 per level
+  std::vector<double> colsq;     // n: |J_j|^2
+  std::vector<double> B;         // m x m: Q R^-T at level m
+  std::vector<double> P, y;      // per level >= m: (A_S A_S^T)^-1 (m x m) and P w (m)
+  std::vector<double> x, r, t;   // n, m, m
+  std::vector<int> cols;         // n: the current subset's columns, descending
+  std::vector<int> idx;          // n: the fallback's gathered column indices
+  std::vector<double> colbuf;    // m x n: gathered columns of the reference fallback
+  MinNormLS mnls;                // the reference fallback
+};
+
+}  // namespace detail
 
 struct Workspace::Impl {
   Impl(int max_rows, int max_cols);
@@ -22,6 +49,7 @@ struct Workspace::Impl {
   std::vector<int> idx;         // n
   // exhaustive
   std::vector<double> norms, resid, sorted;  // 2^n - 1 each (n <= 24)
+  std::vector<detail::ExhaustiveScratch> ex;  // one per thread (sized by the first call)
   // exact
   Eigen::MatrixXd Jt, Q, N, E;
   Eigen::VectorXd hv, ev, u, hwork, tm, zbuf, fldp;
@@ -33,9 +61,18 @@ struct Workspace::Impl {
   std::vector<int> col_exp;     // n: e_j
   Eigen::MatrixXd Jr;           // max_rows x max_cols: D Jc (rows equilibrated, fallback solve)
   Eigen::VectorXd wr, xr;       // m: D w; n: the fallback's unknowns
+  bool bls_on_Jc = false;       // the last bls.solve ran on the scaled problem's Jc
 };
 
 namespace detail {
+
+/// x 2^e, bit-identical to std::ldexp(x, e) (a product with a power of two is exact, or correctly
+/// rounded when it under- or overflows), without a library call when 2^e is a normal number.
+inline double times_pow2(double x, int e) {
+  if (e >= -1022 && e <= 1023)
+    return x * std::bit_cast<double>(static_cast<std::uint64_t>(e + 1023) << 52);
+  return std::ldexp(x, e);
+}
 
 /// The equilibrated problem every method solves (see tension.hpp): tensions f_g = f 2^b.
 struct Scaled {
@@ -57,8 +94,13 @@ namespace detail {
 /// `f_floor`: tensions smaller than this still count as this large in the round-off floor of
 /// the residual (the closed forms compute f = f_m + correction, so their rounding is relative
 /// to f_m, not to f).
+/// `passive` (optional): a QR of some columns of p.Jc (the solver's own factorisation of its
+/// final free set). When it has m columns its R bounds sigma_min(Jc) from below, which usually
+/// proves J is not near singular without the rank-revealing QR of the whole Jc; only when the
+/// bound cannot decide is that QR run. The status is the same either way (docs/CDPR.md).
 void finish_result(const Scaled& p, const SolverOptions& o, Workspace::Impl& ws,
-                   TensionResult& res, bool exact_target = false, double f_floor = 0.0);
+                   TensionResult& res, bool exact_target = false, double f_floor = 0.0,
+                   GivensQR* passive = nullptr);
 
 /// sum_j |J_j| max(|f_j|, f_floor): the size of the terms of J f (a bound on |J f| that, unlike
 /// |J|_F |f|, stays tight when column sizes differ by orders of magnitude). O(m n), no allocation.

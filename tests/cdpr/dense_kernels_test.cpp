@@ -69,3 +69,30 @@ TEST(GivensQR, AppendRemoveSolveMatchesDirectLeastSquares) {
 
 }  // namespace
 }  // namespace tendyn::cdpr::detail
+
+#include <Eigen/SVD>
+
+namespace tendyn::cdpr::detail {
+namespace {
+
+TEST(GivensQR, SigmaMinLowerBoundIsABoundWithinSqrtM) {
+  // 1 / |R^-1|_F <= sigma_min(R) <= sqrt(m) / |R^-1|_F; 0 unless the kept columns are square.
+  GivensQR qr(6, 12);
+  for (int seed = 0; seed < 100; ++seed) {
+    const int m = 1 + seed % 6;
+    auto p = random_problem(m, m, static_cast<std::uint64_t>(40 + seed), WrenchMode::kUniform);
+    if (seed % 4 == 0 && m > 1) p.J.col(m - 1) = p.J.col(0) + 1e-6 * p.J.col(m - 1);
+    qr.reset(m);
+    for (int j = 0; j < m; ++j) {
+      EXPECT_EQ(qr.sigma_min_lower_bound(), 0.0);
+      ASSERT_TRUE(qr.append(p.J.col(j).data(), 1e-13));
+    }
+    const double smin = Eigen::JacobiSVD<Eigen::MatrixXd>(p.J).singularValues()(m - 1);
+    const double lb = qr.sigma_min_lower_bound();
+    EXPECT_LE(lb, smin + 1e-13) << seed;  // smin itself is known to ~eps |A|
+    EXPECT_GE(lb * std::sqrt(static_cast<double>(m)), smin - 1e-13) << seed;
+  }
+}
+
+}  // namespace
+}  // namespace tendyn::cdpr::detail

@@ -123,3 +123,138 @@ TEST(Exhaustive, OutlierRuleRejectsHugeTensionsLikeTheDocumentsExample4) {
 
 }  // namespace
 }  // namespace tendyn::cdpr
+
+// Issue 19: the updating kernel (depth-first subset tree, factorisations grown one column at a
+// time, optionally on several threads) against the issue-5 kernel that refactorises every subset
+// (options.exhaustive_refactor).
+#include <tendyn/cdpr/model_io.hpp>
+#include <tendyn/cdpr/tension_problem.hpp>
+
+#include <cmath>
+
+#include "cdpr/test_util.hpp"
+
+namespace tendyn::cdpr {
+namespace {
+
+/// Solves with the reference and the updating kernel; expects the same selected set, status,
+/// outlier count and tensions to 1e-10 relative. Returns |f_new - f_ref|_inf / |f_ref|_inf.
+double expect_same_as_reference(const Eigen::MatrixXd& J, const Eigen::VectorXd& w,
+                                const std::string& what, double precision = 1e-6) {
+  SolverOptions ref, upd;
+  ref.exhaustive_refactor = true;
+  ref.residual_precision = upd.residual_precision = precision;
+  const auto a = solve_tensions(Method::kExhaustive, J, w, ref);
+  const auto b = solve_tensions(Method::kExhaustive, J, w, upd);
+  EXPECT_EQ(a.loaded_mask, b.loaded_mask) << what;
+  EXPECT_EQ(a.status, b.status) << what;
+  EXPECT_EQ(a.outliers, b.outliers) << what;
+  EXPECT_EQ(a.iterations, b.iterations) << what;
+  const double scale = std::max(a.f_N.lpNorm<Eigen::Infinity>(), 1e-300);
+  const double d = (a.f_N - b.f_N).lpNorm<Eigen::Infinity>() / scale;
+  EXPECT_LE(d, 1e-10) << what;
+  EXPECT_LE(std::abs(a.residual_norm - b.residual_norm), 1e-10 * (w.norm() + a.residual_norm)) << what;
+  return d;
+}
+
+TEST(ExhaustiveUpdating, SelectsTheSameSubsetsAsTheReferenceKernelOnRandomProblems) {
+  int problems = 0;
+  double worst = 0.0;
+  for (int k = 0; k < 400; ++k) {
+    const int m = 1 + k % 6;
+    const int n = 1 + (k / 6) % 12;
+    const auto mode = (k / 72) % 2 == 0 ? WrenchMode::kFeasible : WrenchMode::kUniform;
+    const auto p = random_problem(m, n, 5000 + k, mode);
+    worst = std::max(worst, expect_same_as_reference(p.J, p.w, "random " + std::to_string(m) + "x" +
+                                                               std::to_string(n) + " seed " +
+                                                               std::to_string(5000 + k)));
+    ++problems;
+  }
+  // A fine residual rounding (the refined wide residuals decide; Exact.AgreesWithExhaustive...).
+  for (int k = 0; k < 60; ++k) {
+    const auto p = random_problem(3 + k % 4, 8, 30000 + k, WrenchMode::kFeasible);
+    worst = std::max(worst, expect_same_as_reference(p.J, p.w, "precision 1e-10 seed " + std::to_string(30000 + k), 1e-10));
+    ++problems;
+  }
+  // More than 6 rows: the kernel without a compile-time row count.
+  for (int k = 0; k < 6; ++k) {
+    const auto p = random_problem(7 + k % 2, 6 + 2 * (k % 3), 700 + k, k % 2 ? WrenchMode::kUniform : WrenchMode::kFeasible);
+    worst = std::max(worst, expect_same_as_reference(p.J, p.w, "7-8 rows seed " + std::to_string(700 + k)));
+    ++problems;
+  }
+  // Larger ones, as in the benchmarks.
+  for (int k = 0; k < 4; ++k) {
+    const auto p = random_problem(6, 14, 1000 + k, k % 2 ? WrenchMode::kUniform : WrenchMode::kFeasible);
+    worst = std::max(worst, expect_same_as_reference(p.J, p.w, "6x14 seed " + std::to_string(1000 + k)));
+    ++problems;
+  }
+  std::printf("[ kernels ] %d problems, max |f_new - f_ref| / |f_ref| = %.2g\n", problems, worst);
+}
+
+TEST(ExhaustiveUpdating, SelectsTheSameSubsetsOnStructuredAndSingularProblems) {
+  // Exact column and row dependences, zero columns, the document's example-4 outlier pair,
+  // badly scaled columns: the subsets the condition bound rejects go to the reference kernel.
+  for (int k = 0; k < 120; ++k) {
+    const int m = 2 + k % 5;
+    const int n = m + 1 + (k / 5) % 6;
+    auto p = random_problem(m, n, 9000 + k, k % 2 ? WrenchMode::kUniform : WrenchMode::kFeasible);
+    Eigen::MatrixXd J = p.J;
+    switch (k % 6) {
+      case 0: J.col(n - 1) = J.col(0); break;                         // duplicate cable
+      case 1: J.col(1) = -2.0 * J.col(0); break;                      // antiparallel pair
+      case 2: J.row(m - 1) = J.row(0); break;                         // dependent rows
+      case 3: J.col(2).setZero(); break;                              // slack geometry
+      case 4: J.col(1) = -J.col(0) + 1e-7 * J.col(2); break;          // near-singular pair
+      case 5: J.col(0) *= 1e6; J.col(n - 1) *= 1e-5; break;           // badly scaled
+    }
+    const Eigen::VectorXd f0 = random_problem(n, 1, 9500 + k).J.col(0).cwiseAbs();
+    expect_same_as_reference(J, J * f0, "structured case " + std::to_string(k % 6) + " k " + std::to_string(k));
+    expect_same_as_reference(J, p.w, "structured (w) case " + std::to_string(k % 6) + " k " + std::to_string(k));
+  }
+  Eigen::MatrixXd J(2, 3);
+  J << 1, -1, 0,  //
+      0, 1e-7, -1;
+  expect_same_as_reference(J, Eigen::Vector2d(0.0, 1.0), "example 4");
+}
+
+TEST(ExhaustiveUpdating, SelectsTheSameSubsetsOnThePrinterModel) {
+  const auto file = load_model(test::model_path("printer8.yaml"));
+  for (const auto& [group, rows] :
+       {std::pair<std::string, std::vector<WrenchRow>>{"", {}},
+        std::pair<std::string, std::vector<WrenchRow>>{"lower", {WrenchRow::kFx, WrenchRow::kFy, WrenchRow::kMz}}}) {
+    auto prob = make_tension_problem(file.model, group, rows);
+    for (int k = 0; k < 8; ++k) {
+      const double s = 0.7 * k;
+      update_tension_problem(file.model, pose_from_xyz_rpy({std::sin(s), 2.0 * std::cos(s), 5.0 + k}, {0.0, 0.0, 0.05 * k}),
+                             prob);
+      expect_same_as_reference(prob.J, prob.w, "printer8 group '" + group + "' pose " + std::to_string(k));
+    }
+  }
+}
+
+TEST(ExhaustiveUpdating, IsBitIdenticalForAnyThreadCount) {
+  for (int k = 0; k < 6; ++k) {
+    const int n = 10 + k % 3;  // 2^10 .. 2^12 subsets: the threaded path
+    const auto p = random_problem(6, n, 300 + k, k % 2 ? WrenchMode::kUniform : WrenchMode::kFeasible);
+    SolverOptions o;
+    o.threads = 1;
+    const auto a = solve_tensions(Method::kExhaustive, p.J, p.w, o);
+    for (int threads : {2, 3, 4, 0}) {
+      o.threads = threads;
+      Workspace ws(6, n);
+      TensionResult b;
+      for (int rep = 0; rep < 2; ++rep) {  // also the second call with sized thread scratch
+        solve_tensions(Method::kExhaustive, p.J, p.w, o, ws, b);
+        EXPECT_EQ(a.loaded_mask, b.loaded_mask) << threads;
+        EXPECT_EQ(a.status, b.status) << threads;
+        EXPECT_EQ(a.outliers, b.outliers) << threads;
+        EXPECT_EQ(a.tension_norm, b.tension_norm) << threads;
+        EXPECT_EQ(a.residual_norm, b.residual_norm) << threads;
+        for (int i = 0; i < n; ++i) EXPECT_EQ(a.f_N[i], b.f_N[i]) << threads << " cable " << i;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tendyn::cdpr

@@ -174,3 +174,51 @@ TEST(LawsonHanson, MatchesOctaveLsqnonnegOnBadlyScaledProblems) {
 
 }  // namespace
 }  // namespace tendyn::cdpr
+
+// Issue 19: finish_result decides "J near singular" from the solver's own QR of its passive
+// columns when that proves the answer, else by the rank-revealing QR of the column-equilibrated
+// J as before. The verdict must equal the rank-revealing QR's on every problem.
+#include <string>
+
+#include "cdpr/dense_kernels.hpp"
+
+namespace tendyn::cdpr {
+namespace {
+
+TEST(LawsonHanson, NearSingularVerdictEqualsTheRankRevealingQrs) {
+  const SolverOptions o;
+  detail::MinNormLS qr(6, 12);
+  int flagged = 0, cases = 0;
+  for (int k = 0; k < 600; ++k) {
+    const int m = 3 + k % 4;
+    const int n = m + (k / 4) % 7;
+    auto p = random_problem(m, n, 700 + k, (k / 2) % 2 ? WrenchMode::kUniform : WrenchMode::kFeasible);
+    // Rows nearly dependent by 10^-e: ratios on both sides of singular_rtol = 1e-8.
+    const int e = (k / 28) % 14;
+    if (e > 0) p.J.row(m - 1) = p.J.row(0) + std::pow(10.0, -e) * p.J.row(m - 1);
+    if (k % 5 == 0) p.J.col(0) *= 1e4;  // column spread: the verdict is on the equilibrated J
+    const auto r = solve_tensions(Method::kLawsonHanson, p.J, p.w, o);
+    if (r.status == Status::kIterationLimit) continue;
+    // The column-equilibrated J of tension.hpp (powers of two), then the pivot ratio.
+    const int a = std::ilogb(p.J.cwiseAbs().maxCoeff()) + 1;
+    Eigen::MatrixXd Jc = p.J * std::ldexp(1.0, -a);
+    for (int j = 0; j < n; ++j) {
+      const double cmax = Jc.col(j).cwiseAbs().maxCoeff();
+      if (cmax > 0.0) Jc.col(j) *= std::ldexp(1.0, -(std::ilogb(cmax) + 1));
+    }
+    double ratio = 1.0;
+    qr.factor(Jc.data(), m, m, n, o.rank_rtol, &ratio);
+    const bool expect_singular = n >= m && ratio < o.singular_rtol;
+    const bool got_singular = r.status == Status::kNearSingular &&
+                              std::string(r.reason).find("rank-deficient") != std::string::npos;
+    EXPECT_EQ(got_singular, expect_singular) << "k " << k << " ratio " << ratio;
+    flagged += expect_singular ? 1 : 0;
+    ++cases;
+  }
+  std::printf("[ verdict ] %d problems, %d near singular\n", cases, flagged);
+  EXPECT_GT(flagged, 50);          // both verdicts are exercised
+  EXPECT_LT(flagged, cases - 100);
+}
+
+}  // namespace
+}  // namespace tendyn::cdpr

@@ -6,9 +6,12 @@
 //
 // Methods (all behind solve_tensions()):
 //  * exhaustive      the document's method: all 2^n - 1 loaded subsets, min-norm least squares per
-//                    subset (rank-revealing QR), negatives zeroed, IQR outlier rejection of the
-//                    solution norms, residual rounded, min residual -> min norm -> most cables.
-//                    Cost O(2^n m^2 n). Supports n <= 24.
+//                    subset, negatives zeroed, IQR outlier rejection of the solution norms,
+//                    residual rounded, min residual -> min norm -> most cables. The subsets are
+//                    visited depth-first so that each one's factorisation is its parent's plus
+//                    one column (O(m^2) update); subsets whose condition bound exceeds 1e4 are
+//                    re-solved by the rank-revealing QR of the reference kernel. Cost
+//                    O(2^n m (m + n)), optionally on several threads. Supports n <= 24.
 //  * lawson_hanson   NNLS (Lawson & Hanson 1974, ch. 23; the algorithm of MATLAB/Octave lsqnonneg)
 //                    with a QR factorisation of the passive columns updated by Givens rotations
 //                    (no normal equations). Minimises |J f - w| over f >= 0 only (no norm stage).
@@ -103,6 +106,16 @@ struct SolverOptions {
   double dual_tol = -1.0;
   /// Lawson-Hanson / exact: cap on active-set iterations; <= 0 selects 3 n + 30.
   int max_iterations = -1;
+  /// Exhaustive: threads that share the 2^n - 1 subsets (core/parallel.hpp); <= 0: one per
+  /// hardware thread. The answer is bit-identical for any count (every subset is solved by the
+  /// same arithmetic whichever thread takes it; the selection runs serially in subset order).
+  /// 1 (default) runs on the calling thread without allocating; more threads start threads per
+  /// call (which allocates) and are used only from 2^10 subsets on.
+  int threads = 1;
+  /// Exhaustive: refactorise every subset from scratch with the rank-revealing QR (the issue-5
+  /// kernel, ~5x slower) instead of updating the factorisation along the subset tree. Kept as the
+  /// reference of the tests and the baseline of bench/cdpr_tension_bench.cpp.
+  bool exhaustive_refactor = false;
 };
 
 struct TensionResult {
@@ -148,7 +161,8 @@ class Workspace {
 /// is round-off and is clamped to the bound; when the method finds no feasible point but
 /// f = f_min (every cable at its lower bound, e.g. f = 0 for w = 0) meets the wrench, that f is
 /// returned with status ok.
-/// Cost: exhaustive O(2^n m^2 n); lawson_hanson O(m n + m^2) per active-set step (typically <= n
+/// Cost: exhaustive O(2^n m (m + n)) (options.threads threads; O(2^n m^2 n) with
+/// exhaustive_refactor); lawson_hanson O(m n + m^2) per active-set step (typically <= n
 /// steps); exact two such active-set solves plus an O(n m^2) QR; closed forms O(n m^2) per pass.
 void solve_tensions(Method method, const Eigen::Ref<const Eigen::MatrixXd>& J,
                     const Eigen::Ref<const Eigen::VectorXd>& w, const SolverOptions& options,
