@@ -18,7 +18,7 @@ def synthetic(truth, duration, sigma, seed=3):
     rng = np.random.default_rng(seed)
     d = ts.MotionData()
     d.t_s = t
-    d.marker_nodes = list(range(truth.nnode()))
+    d.marker_nodes = list(range(truth.nnode))
     d.p_W_marker_m = p + sigma * rng.standard_normal(p.shape)
     return d
 
@@ -49,7 +49,7 @@ def test_identify_reads_files_and_reports_errors(tmp_path):
     csv = tmp_path / "motion.csv"
     csv.write_text(ts.motion_csv(truth, d))
     back = ts.load_motion_csv(truth, str(csv))
-    assert back.nsample() == d.nsample() and back.marker_nodes == d.marker_nodes
+    assert back.nsample == d.nsample and back.marker_nodes == d.marker_nodes
     np.testing.assert_allclose(back.p_W_marker_m, d.p_W_marker_m, atol=1e-11)
     groups = ts.parse_fit_spec(truth, "damping:c1+c2,mass:rod1")
     assert [g.name for g in groups] == ["damping:c1+c2", "mass:rod1"]

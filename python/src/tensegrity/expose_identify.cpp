@@ -25,8 +25,8 @@ void expose_identify(py::module_& m) {
       .def_readwrite("cable_length_m", &MotionData::cable_length_m, "(nsample x nlength) [m], NaN = missing")
       .def_readwrite("tension_cables", &MotionData::tension_cables, "cables with a measured tension")
       .def_readwrite("cable_tension_N", &MotionData::cable_tension_N, "(nsample x ntension) [N], NaN = missing")
-      .def("nsample", &MotionData::nsample)
-      .def("nmarker", &MotionData::nmarker);
+      .def_property_readonly("nsample", &MotionData::nsample, "number of samples")
+      .def_property_readonly("nmarker", &MotionData::nmarker, "number of markers");
   def_kw_init(md, false);
   m.def("load_motion_csv", &load_motion_csv, py::arg("model"), py::arg("path"),
         "Reads a motion CSV (t_s,<node>_x_m,<node>_y_m,<node>_z_m,..., optional <cable>_length_m / <cable>_tension_N; empty cell = missing). "
