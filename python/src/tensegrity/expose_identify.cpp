@@ -55,7 +55,7 @@ void expose_identify(py::module_& m) {
   m.def("to_string", py::overload_cast<RobustLoss>(&to_string), py::arg("loss"), "'none', 'huber' or 'cauchy'.");
 
   py::class_<ParameterGroup> pg(m, "ParameterGroup", "One unknown: a kind and the cables (rods for mass) sharing its value.");
-  pg.def_readwrite("kind", &ParameterGroup::kind).def_readwrite("elements", &ParameterGroup::elements).def_readwrite("name", &ParameterGroup::name);
+  pg.def_readwrite("kind", &ParameterGroup::kind, "ParameterKind").def_readwrite("elements", &ParameterGroup::elements, "cable indices (rod indices for mass); empty for ground kinds").def_readwrite("name", &ParameterGroup::name, "the --fit name, e.g. stiffness:c1+c2");
   def_kw_init(pg);
   m.def("parse_fit_spec", &parse_fit_spec, py::arg("model"), py::arg("spec"),
         "The --fit list ('stiffness:all,damping:c1+c2,friction') -> [ParameterGroup]; tendyn.Error naming the item.");
@@ -70,48 +70,48 @@ void expose_identify(py::module_& m) {
       .def_readwrite("loss", &IdentifyOptions::loss, "RobustLoss")
       .def_readwrite("loss_scale", &IdentifyOptions::loss_scale, "where the robust loss starts [sigmas]")
       .def_readwrite("max_iterations", &IdentifyOptions::max_iterations, "Levenberg-Marquardt iterations")
-      .def_readwrite("function_tolerance", &IdentifyOptions::function_tolerance)
-      .def_readwrite("parameter_tolerance", &IdentifyOptions::parameter_tolerance)
-      .def_readwrite("gradient_tolerance", &IdentifyOptions::gradient_tolerance)
+      .def_readwrite("function_tolerance", &IdentifyOptions::function_tolerance, "Ceres: stop when an iteration changes the cost by less (relative)")
+      .def_readwrite("parameter_tolerance", &IdentifyOptions::parameter_tolerance, "Ceres: stop when the step is smaller (relative)")
+      .def_readwrite("gradient_tolerance", &IdentifyOptions::gradient_tolerance, "Ceres: stop when the max gradient is smaller (relative)")
       .def_readwrite("threads", &IdentifyOptions::threads, "residual evaluation threads (results identical for any)")
       .def_readwrite("covariance", &IdentifyOptions::covariance, "compute standard deviations and correlations");
   def_kw_init(io);
 
   py::class_<FittedParameter>(m, "FittedParameter", "One fitted parameter group: nominal, fitted, standard deviation [SI].")
-      .def_readonly("name", &FittedParameter::name)
-      .def_readonly("kind", &FittedParameter::kind)
-      .def_readonly("elements", &FittedParameter::elements)
-      .def_readonly("nominal", &FittedParameter::nominal)
-      .def_readonly("fitted", &FittedParameter::fitted)
-      .def_readonly("std", &FittedParameter::std)
+      .def_readonly("name", &FittedParameter::name, "the --fit name")
+      .def_readonly("kind", &FittedParameter::kind, "ParameterKind")
+      .def_readonly("elements", &FittedParameter::elements, "cable (rod) indices")
+      .def_readonly("nominal", &FittedParameter::nominal, "the model value (mean of the group) [SI]")
+      .def_readonly("fitted", &FittedParameter::fitted, "fitted value [SI]")
+      .def_readonly("std", &FittedParameter::std, "standard deviation [SI] (NaN without covariance)")
       .def("__repr__", [](const FittedParameter& p) {
         return "FittedParameter(" + p.name + ": nominal=" + float_repr(p.nominal) + ", fitted=" + float_repr(p.fitted) + ", std=" + float_repr(p.std) + ")";
       });
   py::class_<IdentifyResult>(m, "IdentifyResult", "What identify found (fitted model, parameters, covariance, solver report, fit quality).")
       .def_readonly("model", &IdentifyResult::model, "the model with the fitted values")
-      .def_readonly("parameters", &IdentifyResult::parameters)
-      .def_readonly("correlation", &IdentifyResult::correlation)
-      .def_readonly("covariance_ok", &IdentifyResult::covariance_ok)
-      .def_readonly("covariance_message", &IdentifyResult::covariance_message)
-      .def_readonly("variance_factor", &IdentifyResult::variance_factor)
-      .def_readonly("solver_report", &IdentifyResult::solver_report)
-      .def_readonly("solver_brief", &IdentifyResult::solver_brief)
-      .def_readonly("termination", &IdentifyResult::termination)
-      .def_readonly("converged", &IdentifyResult::converged)
-      .def_readonly("iterations", &IdentifyResult::iterations)
-      .def_readonly("initial_cost", &IdentifyResult::initial_cost)
-      .def_readonly("final_cost", &IdentifyResult::final_cost)
-      .def_readonly("solve_time_s", &IdentifyResult::solve_time_s)
-      .def_readonly("nsegment", &IdentifyResult::nsegment)
-      .def_readonly("nresidual", &IdentifyResult::nresidual)
-      .def_readonly("nunknown", &IdentifyResult::nunknown)
-      .def_readonly("p_W_fit_m", &IdentifyResult::p_W_fit_m)
-      .def_readonly("p_W_free_fitted_m", &IdentifyResult::p_W_free_fitted_m)
-      .def_readonly("p_W_free_nominal_m", &IdentifyResult::p_W_free_nominal_m)
-      .def_readonly("marker_rms_m", &IdentifyResult::marker_rms_m)
-      .def_readonly("marker_rms_free_fitted_m", &IdentifyResult::marker_rms_free_fitted_m)
-      .def_readonly("marker_rms_free_nominal_m", &IdentifyResult::marker_rms_free_nominal_m)
-      .def_readonly("max_continuity_gap_m", &IdentifyResult::max_continuity_gap_m)
+      .def_readonly("parameters", &IdentifyResult::parameters, "[FittedParameter], one per group except initial_state")
+      .def_readonly("correlation", &IdentifyResult::correlation, "(nparameter x nparameter) correlations; empty without covariance")
+      .def_readonly("covariance_ok", &IdentifyResult::covariance_ok, "True when standard deviations and correlations were computed")
+      .def_readonly("covariance_message", &IdentifyResult::covariance_message, "why the covariance is missing")
+      .def_readonly("variance_factor", &IdentifyResult::variance_factor, "a-posteriori variance factor 2 cost / dof")
+      .def_readonly("solver_report", &IdentifyResult::solver_report, "Ceres' FullReport (with wall times)")
+      .def_readonly("solver_brief", &IdentifyResult::solver_brief, "Ceres' BriefReport")
+      .def_readonly("termination", &IdentifyResult::termination, "CONVERGENCE, NO_CONVERGENCE, ...")
+      .def_readonly("converged", &IdentifyResult::converged, "termination is CONVERGENCE")
+      .def_readonly("iterations", &IdentifyResult::iterations, "Levenberg-Marquardt iterations")
+      .def_readonly("initial_cost", &IdentifyResult::initial_cost, "1/2 |r|^2 at the start (weighted residuals)")
+      .def_readonly("final_cost", &IdentifyResult::final_cost, "1/2 |r|^2 at the optimum")
+      .def_readonly("solve_time_s", &IdentifyResult::solve_time_s, "wall time [s]")
+      .def_readonly("nsegment", &IdentifyResult::nsegment, "multiple-shooting segments")
+      .def_readonly("nresidual", &IdentifyResult::nresidual, "residuals")
+      .def_readonly("nunknown", &IdentifyResult::nunknown, "unknowns (tangent space)")
+      .def_readonly("p_W_fit_m", &IdentifyResult::p_W_fit_m, "(nsample x 3 nmarker) markers of the fitted segments [m]")
+      .def_readonly("p_W_free_fitted_m", &IdentifyResult::p_W_free_fitted_m, "(nsample x 3 nmarker) markers of one run of the fitted model [m]")
+      .def_readonly("p_W_free_nominal_m", &IdentifyResult::p_W_free_nominal_m, "(nsample x 3 nmarker) markers of one run of the nominal model [m]")
+      .def_readonly("marker_rms_m", &IdentifyResult::marker_rms_m, "marker RMS of the fit [m]")
+      .def_readonly("marker_rms_free_fitted_m", &IdentifyResult::marker_rms_free_fitted_m, "marker RMS of one run of the fitted model [m]")
+      .def_readonly("marker_rms_free_nominal_m", &IdentifyResult::marker_rms_free_nominal_m, "marker RMS of one run of the nominal model [m]")
+      .def_readonly("max_continuity_gap_m", &IdentifyResult::max_continuity_gap_m, "largest position gap between segments [m]")
       .def("__repr__", [](const IdentifyResult& r) {
         return "IdentifyResult(" + r.termination + ", iterations=" + std::to_string(r.iterations) + ", marker_rms_m=" + float_repr(r.marker_rms_m) + ")";
       });
