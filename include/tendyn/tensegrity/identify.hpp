@@ -181,10 +181,11 @@ struct IdentifyResult {
 
 /// Fits the selected parameters of `model` to `data` (see the file comment). The model's values
 /// are the starting point and the nominal values of the report. Throws tendyn::Error on bad
-/// input (data not matching the model, unsupported ground or controller, bad options, no
-/// parameter), SimulationError when the nominal model cannot be simulated over the data.
-/// Cost per Levenberg-Marquardt iteration: about nstate * (1 + nunknown / 8) times one
-/// simulation of the data, plus a sparse Cholesky of the normal equations.
+/// input (data not matching the model, impulse ground, bad options, no parameter),
+/// SimulationError when Ceres fails (no trial point can be simulated). Cost per
+/// Levenberg-Marquardt iteration: ceil((nparameter + 12 nrod) / 8) simulations of the data in
+/// ceres::Jet<double, 8> (each several times a double simulation), plus a sparse Cholesky of the
+/// normal equations; the covariance adds a dense SVD of the (nunknown)^2 normal matrix.
 IdentifyResult identify(const Model& model, const MotionData& data, const std::vector<ParameterGroup>& parameters,
                         const IdentifyOptions& options = {});
 
