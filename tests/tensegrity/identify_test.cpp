@@ -308,3 +308,23 @@ TEST(Identify, FitSpecSyntaxAndErrors) {
   EXPECT_NE(error_of([&] { ts::identify(impulse, d, ts::parse_fit_spec(impulse, "stiffness:c1")); }).find("impulse ground is not supported"),
             std::string::npos);
 }
+
+TEST(Identify, RobustLossBoundsAnOutliersWeight) {
+  // one marker coordinate 50 mm off (50 sigma): huber (from 3 sigma) turns its weighted residual
+  // 50 into sqrt(2 * 3 * 50 - 3^2) = 17.06; cauchy into 3 sqrt(log(1 + (50/3)^2)) = 7.05
+  const ts::Model m = three_bar_truth();
+  ts::MotionData d = synthetic_30hz(m, 0.2, 0.0, 0.0);
+  const Eigen::MatrixXd p = ts::simulate_samples(m, d.t_s, 1e-3);
+  const int n1 = 0;  // marker 0 = node n1
+  d.p_W_marker_m(2, 3 * n1 + 0) = p(2, 0) - 0.050;
+  const auto groups = ts::parse_fit_spec(m, "friction");
+  ts::IdentifyOptions o;
+  o.segment_s = 1.0;
+  auto largest = [&](ts::RobustLoss loss) {
+    o.loss = loss;
+    return ts::evaluate_identification(m, d, groups, o, nullptr, false).residuals.cwiseAbs().maxCoeff();
+  };
+  EXPECT_NEAR(largest(ts::RobustLoss::kNone), 50.0, 1e-6);
+  EXPECT_NEAR(largest(ts::RobustLoss::kHuber), std::sqrt(2 * 3 * 50.0 - 9), 1e-6);
+  EXPECT_NEAR(largest(ts::RobustLoss::kCauchy), 3 * std::sqrt(std::log(1 + (50 / 3.0) * (50 / 3.0))), 1e-6);
+}
