@@ -34,8 +34,8 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/tendyn DESTINATION ${CMAKE_INSTA
 install(FILES ${PROJECT_BINARY_DIR}/include/tendyn/version.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tendyn COMPONENT dev)
 install(EXPORT tendynTargets NAMESPACE tendyn:: DESTINATION ${TENDYN_CMAKE_INSTALL_DIR} COMPONENT dev)
 
-# What a consumer's find_package must find again: Eigen and Threads always (public), yaml-cpp and
-# nlohmann_json only for the static library (linked privately, so they appear as link-only
+# What a consumer's find_package must find again: Eigen and Threads always (public), yaml-cpp,
+# nlohmann_json and Ceres only for the static library (linked privately, so they appear as link-only
 # dependencies of libtendyn.a).
 if(BUILD_SHARED_LIBS)
   set(TENDYN_STATIC_LIBRARY OFF)

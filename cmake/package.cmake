@@ -29,9 +29,9 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 if(BUILD_SHARED_LIBS)
   set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS ${CMAKE_INSTALL_LIBDIR})
 endif()
-# What a consumer of the library needs to compile and link (Eigen headers; yaml-cpp and
-# nlohmann_json CMake packages for the static library), and what `import tendyn` needs.
-set(_tendyn_depends libeigen3-dev libyaml-cpp-dev nlohmann-json3-dev python3-numpy)
+# What a consumer of the library needs to compile and link (Eigen headers; yaml-cpp,
+# nlohmann_json and Ceres CMake packages for the static library), and what `import tendyn` needs.
+set(_tendyn_depends libeigen3-dev libyaml-cpp-dev nlohmann-json3-dev libceres-dev python3-numpy)
 if(TARGET tendyn_python)
   # The extension module is built for one Python minor version.
   math(EXPR _tendyn_py_next "${Python_VERSION_MINOR} + 1")

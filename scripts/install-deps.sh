@@ -9,7 +9,7 @@ level="${1:-build}"
 
 pkgs=(build-essential cmake ninja-build pkg-config
       libeigen3-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev
-      libgtest-dev libgmock-dev googletest libbenchmark-dev libmujoco-dev
+      libceres-dev libgtest-dev libgmock-dev googletest libbenchmark-dev libmujoco-dev
       liburdfdom-dev libtinyxml2-dev libcpp-httplib-dev
       python3 python3-dev pybind11-dev python3-pybind11 python3-numpy)
 if [[ "$level" == test || "$level" == all ]]; then

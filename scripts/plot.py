@@ -7,6 +7,9 @@
   plot.py sweep  SWEEP.csv  OUT.png     document 000's psi study: max / final strain per triple
   plot.py cdpr   DIR        OUT.png     document 002's printer experiment (tendyn cdpr-experiment --out DIR):
                                         lower tensions vs optimal profile per stage, lower-group norm, errors
+  plot.py identify DIR      OUT.png     tendyn identify --out DIR: measured markers (dots) against the fitted
+                                        multiple-shooting solution, one free run of the fitted and of the
+                                        nominal model, per coordinate of the first markers; residuals over time
 """
 import csv
 import sys
@@ -154,7 +157,41 @@ def cdpr(src, out):
     fig.savefig(out, dpi=120)
 
 
+def identify(src, out):
+    import os
+
+    mk = rows(os.path.join(src, "markers.csv"))
+    res = rows(os.path.join(src, "residuals.csv"))
+    num = lambda v: float(v) if v != "" else float("nan")  # noqa: E731
+    t = [num(x["t_s"]) for x in mk]
+    markers = [k[: -len("_x_m")] for k in mk[0] if k.endswith("_x_m") and not k.endswith(("_fit_x_m", "_free_x_m", "_nominal_x_m"))]
+    shown = markers[:3]
+    fig, ax = plt.subplots(len(shown) + 1, 3, figsize=(14, 3 * (len(shown) + 1)), sharex=True, squeeze=False)
+    for i, n in enumerate(shown):
+        for c, axis in enumerate("xyz"):
+            a = ax[i][c]
+            a.plot(t, [1e3 * num(x[f"{n}_{axis}_nominal_m"]) for x in mk], color="tab:gray", lw=0.8, ls=":", label="nominal, free run")
+            a.plot(t, [1e3 * num(x[f"{n}_{axis}_free_m"]) for x in mk], color="tab:green", lw=0.8, ls="--", label="fitted, free run")
+            a.plot(t, [1e3 * num(x[f"{n}_{axis}_fit_m"]) for x in mk], color="tab:blue", lw=1, label="fitted, segments")
+            a.plot(t, [1e3 * num(x[f"{n}_{axis}_m"]) for x in mk], ".", color="k", ms=2, label="measured")
+            a.set_ylabel(f"{n} {axis} [mm]")
+            a.grid(alpha=0.3)
+    ax[0][0].legend(fontsize=7)
+    rt = [num(x["t_s"]) for x in res]
+    for c, axis in enumerate("xyz"):
+        a = ax[-1][c]
+        for n in markers:
+            a.plot(rt, [1e3 * num(x[f"{n}_d{axis}_m"]) for x in res], ".", ms=2, label=n)
+        a.set_ylabel(f"residual {axis} [mm]")
+        a.set_xlabel("t [s]")
+        a.grid(alpha=0.3)
+    ax[-1][0].legend(ncol=3, fontsize=7)
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+
+
 if __name__ == "__main__":
-    if len(sys.argv) != 4 or sys.argv[1] not in ("study", "plan", "sweep", "cdpr"):
+    kinds = {"study": study, "plan": plan, "sweep": sweep, "cdpr": cdpr, "identify": identify}
+    if len(sys.argv) != 4 or sys.argv[1] not in kinds:
         sys.exit(__doc__)
-    {"study": study, "plan": plan, "sweep": sweep, "cdpr": cdpr}[sys.argv[1]](sys.argv[2], sys.argv[3])
+    kinds[sys.argv[1]](sys.argv[2], sys.argv[3])

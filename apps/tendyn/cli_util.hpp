@@ -67,7 +67,7 @@ struct OutputBudget {
 void ensure_directory(const std::filesystem::path& dir);
 
 /// Renders a static plot with <data dir>/scripts/plot.py (matplotlib; interpreter: python_interpreter()):
-/// kind is study | plan | sweep | cdpr (for cdpr, `csv` is the result directory). Returns false when it cannot, after a warning on stderr that
+/// kind is study | plan | sweep | cdpr | identify (for cdpr and identify, `csv` is the result directory). Returns false when it cannot, after a warning on stderr that
 /// says why (no python3, matplotlib missing: the script says so, script failed). The callers' main
 /// output is data, so a missing plot is a warning (exit status 0), never an error.
 bool render_plot(const std::string& kind, const std::filesystem::path& csv, const std::filesystem::path& out);

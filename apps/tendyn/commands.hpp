@@ -13,6 +13,7 @@ void register_tension(CLI::App& app);
 void register_tree(CLI::App& app);
 void register_plan(CLI::App& app);
 void register_formfind(CLI::App& app);
+void register_identify(CLI::App& app);  // tensegrity; dispatches CDPR / tree models by kind
 void register_study(CLI::App& app);
 void register_cdpr_experiment(CLI::App& app);
 void register_view(CLI::App& app);   // view + plot

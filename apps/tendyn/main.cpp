@@ -86,6 +86,7 @@ int main(int argc, char** argv) {
   tendyn::cli::register_export(app);
   tendyn::cli::register_plan(app);
   tendyn::cli::register_formfind(app);
+  tendyn::cli::register_identify(app);
   tendyn::cli::register_study(app);
   tendyn::cli::register_view(app);
   tendyn::cli::register_serve(app);

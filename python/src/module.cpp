@@ -82,6 +82,7 @@ PYBIND11_MODULE(_tendyn, m) {
     t::expose_output_estimate(tensegrity);
     t::expose_form_finding(tensegrity);
     t::expose_batch(tensegrity);
+    t::expose_identify(tensegrity);
   }
 #ifdef TENDYN_WITH_CDPR
   py::module_ cdpr = m.def_submodule("cdpr", "Cable-driven parallel robots: geometry, tension solvers, dynamics and the printer experiment (tendyn::cdpr).");

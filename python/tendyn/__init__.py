@@ -7,7 +7,9 @@ RuntimeError, with ``.time``), both carrying the C++ message.
 
 Python helpers: :func:`sweep` (parallel, deterministic, resumable parameter sweeps, locally in
 threads or on a Dask cluster), :func:`grid_points` and :func:`run_spec` (the sweep spec of
-``tendyn sweep --spec``, run by the C++ library: include/tendyn/tensegrity/sweep.hpp).
+``tendyn sweep --spec``, run by the C++ library: include/tendyn/tensegrity/sweep.hpp);
+:func:`identify` (a tensegrity's parameters from its recorded motion, as ``tendyn identify``:
+include/tendyn/tensegrity/identify.hpp, docs/IDENTIFY.md).
 """
 from __future__ import annotations
 
@@ -24,7 +26,7 @@ from ._tendyn import Error, SimulationError, __version__, tensegrity
 
 # `import tendyn.tensegrity` (and cdpr, tree) work like real submodules.
 sys.modules[__name__ + ".tensegrity"] = tensegrity
-__all__ = ["Error", "SimulationError", "__version__", "tensegrity", "sweep", "grid_points", "run_spec", "load_results"]
+__all__ = ["Error", "SimulationError", "__version__", "tensegrity", "sweep", "grid_points", "run_spec", "load_results", "identify"]
 if hasattr(_tendyn, "cdpr"):
     cdpr = _tendyn.cdpr
     sys.modules[__name__ + ".cdpr"] = cdpr
@@ -264,3 +266,30 @@ def sweep(fn_or_spec: Callable[[dict], Any] | Mapping[str, Any],
         if fh is not None:
             fh.close()
     return results
+
+
+# ---------------------------------------------------------------------------------------------
+# Parameter identification
+
+def identify(model: Any, data: Any, fit: str | Sequence[Any], *, progress: Callable[[int, float, float], None] | None = None,
+             **options: Any) -> Any:
+    """Fits a tensegrity's parameters to a recorded motion (``tendyn identify``, docs/IDENTIFY.md).
+
+    ``model``: a ``tensegrity.Model`` or the path of a model file; ``data``: a
+    ``tensegrity.MotionData`` or the path of a motion CSV; ``fit``: the ``--fit`` text
+    (``"stiffness:all,damping:c1+c2,friction"``) or a list of ``tensegrity.ParameterGroup``;
+    ``options``: fields of ``tensegrity.IdentifyOptions`` (``segment_s=0.5``, ``loss="huber"``
+    or ``tensegrity.RobustLoss.kHuber``, ...); ``progress(iteration, cost, max_gradient)``.
+    Returns a ``tensegrity.IdentifyResult`` (``.model`` is the fitted model, ``.parameters`` the
+    nominal / fitted / std values). Raises ``tendyn.Error`` on bad input (naming the option or
+    the place), ``tendyn.SimulationError`` when the model cannot be simulated over the data.
+    """
+    if isinstance(model, (str, os.PathLike)):
+        model = tensegrity.load_model_file(os.fspath(model)).model
+    if isinstance(data, (str, os.PathLike)):
+        data = tensegrity.load_motion_csv(model, os.fspath(data))
+    groups = tensegrity.parse_fit_spec(model, fit) if isinstance(fit, str) else list(fit)
+    if isinstance(options.get("loss"), str):
+        options["loss"] = tensegrity.robust_loss_from_string(options["loss"])
+    opts = tensegrity.IdentifyOptions(**options)
+    return tensegrity.identify(model, data, groups, opts, progress)

@@ -17,4 +17,5 @@ list(APPEND TENDYN_SOURCES
   tensegrity/output_estimate.cpp
   tensegrity/plan_study.cpp
   tensegrity/form_finding.cpp
+  tensegrity/identify.cpp
 )

@@ -7,4 +7,5 @@ list(APPEND TENDYN_TESTS_cli
   cli/outputs_cli_test.cpp
   cli/inputs_cli_test.cpp
   cli/identify_linear_cli_test.cpp
+  cli/identify_cli_test.cpp
 )

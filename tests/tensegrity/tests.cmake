@@ -17,4 +17,5 @@ list(APPEND TENDYN_TESTS_tensegrity
   tensegrity/mjcf_test.cpp
   tensegrity/simulate_test.cpp
   tensegrity/batch_test.cpp
+  tensegrity/identify_test.cpp
 )

@@ -28,5 +28,6 @@ void expose_sweep(pybind11::module_& m);      // sweep.hpp: sweep specs, grid, p
 void expose_output_estimate(pybind11::module_& m);  // output_estimate.hpp: OutputEstimate, estimate_*_output
 void expose_form_finding(pybind11::module_& m);     // form_finding.hpp: find_equilibrium, settle_on_ground
 void expose_batch(pybind11::module_& m);            // batch.hpp: Batch, make_batch, set_state, set_rest_lengths, step_batch
+void expose_identify(pybind11::module_& m);         // identify.hpp: MotionData, fit specs, IdentifyOptions/Result, identify
 
 }  // namespace tendyn::python::tensegrity_bind

@@ -1,0 +1,213 @@
+// Parameter identification of a tensegrity from its recorded motion (docs/IDENTIFY.md).
+//
+// Data: time-stamped positions of a subset of nodes (motion-capture markers, NaN = missing),
+// optionally cable lengths and tensions (MotionData, read from CSV by load_motion_csv).
+// Unknowns: the selected model parameters (ParameterGroup: per-cable or grouped stiffness,
+// damping, rest length; rod mass; compliant-ground friction, stiffness, damping; the initial
+// state), and, for multiple shooting, the state at the start of every segment.
+// Problem: weighted nonlinear least squares solved by Ceres' Levenberg-Marquardt,
+//   min  sum_samples sum_markers rho(|(p_sim - p_meas) / sigma|^2)  +  sum_segments |W (x_end,k - x_start,k+1)|^2
+// with bounds (stiffness, damping, friction >= 0; rest length, mass > 0).
+//
+// Model of the prediction: the Newton-Euler equations of dynamics.hpp (the same laws: cable
+// law with the model's damping law and force sign, drives, gravity, constant external forces,
+// compliant ground) integrated by fixed-step RK4 between the samples (each sample interval cut
+// into ceil(dt / options.dt_s) equal steps), with the quaternions renormalised after every step
+// as step_rk4 does. The evaluation is one template on the scalar type (double, or ceres::Jet for
+// exact forward-mode derivatives through the integrator); tests/tensegrity/identify_test.cpp
+// checks it against simulate() (same step, locate_slack_events off) to round-off and its
+// derivatives against central finite differences. Not supported (tendyn::Error): the impulse
+// ground (impacts located inside steps are not differentiable; use `ground: {type: compliant}`),
+// API controllers, slack-event splitting (a kink of the force law inside a step costs accuracy,
+// not correctness).
+//
+// Multiple shooting (Bock and Plitt 1984): the data are cut into segments of about
+// options.segment_s; each segment is integrated from its own start state (unknowns: per rod the
+// centre of mass, the unit rod axis (Ceres SphereManifold: the spin angle about the axis changes
+// no node and no force, so it is not an unknown), the COM velocity and the world angular
+// velocity), and continuity residuals tie each segment's end state to the next one's start.
+// The first segment starts from model.initial_state (fixed, unless `initial_state` is fitted).
+//
+// Covariance (ceres::Covariance, dense SVD) of the fitted parameters from the Jacobian at the
+// optimum, the segment states marginalised, scaled by the a-posteriori variance factor
+// s^2 = 2 cost / (nresidual - nunknown_tangent): standard deviations and correlations.
+//
+// Determinism: Ceres evaluates each segment's residual block independently (any thread count
+// writes the same numbers), and the linear solver (sparse normal Cholesky, SuiteSparse) runs in
+// one thread: results are bit-identical for any options.threads (tested).
+#pragma once
+#include <tendyn/tensegrity/model.hpp>
+
+#include <functional>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace tendyn::tensegrity {
+
+/// Recorded motion of a model (all positions in W [m], times [s]).
+struct MotionData {
+  std::vector<double> t_s;           ///< (nsample) strictly increasing sample times
+  std::vector<int> marker_nodes;     ///< node index of each marker (no anchor, no repeat)
+  /// (nsample x 3 nmarker) marker positions, columns (x, y, z) per marker; NaN = missing.
+  Eigen::MatrixXd p_W_marker_m;
+  std::vector<int> length_cables;    ///< cables with a measured length
+  Eigen::MatrixXd cable_length_m;    ///< (nsample x nlength) NaN = missing
+  std::vector<int> tension_cables;   ///< cables with a measured tension
+  Eigen::MatrixXd cable_tension_N;   ///< (nsample x ntension) NaN = missing
+  [[nodiscard]] int nsample() const { return static_cast<int>(t_s.size()); }
+  [[nodiscard]] int nmarker() const { return static_cast<int>(marker_nodes.size()); }
+};
+
+/// Reads a motion CSV (docs/IDENTIFY.md): header `t_s,<node>_x_m,<node>_y_m,<node>_z_m,...`
+/// (node ids of the model, the three columns of a node together in any order of nodes), and
+/// optional `<cable>_length_m` / `<cable>_tension_N` columns. An empty cell is a missing value (a
+/// marker must be missing in all three coordinates or none). Throws tendyn::Error with
+/// "path:line:col" and the reason: unknown node or cable, a column that is neither, a repeated
+/// column, a partial marker, times not strictly increasing, fewer than 2 samples, no marker and
+/// no length or tension column. Cost O(file size).
+MotionData load_motion_csv(const Model& model, const std::string& path);
+
+/// Checks sizes, node and cable indices, time order and finite times of `data` against `model`
+/// (what load_motion_csv guarantees; for data built in code). Throws tendyn::Error.
+void validate(const Model& model, const MotionData& data);
+
+/// The CSV text of `data` in the format load_motion_csv reads (missing values as empty cells).
+std::string motion_csv(const Model& model, const MotionData& data);
+
+/// What one fitted parameter is.
+enum class ParameterKind {
+  kStiffness,        ///< cable stiffness [N/m]
+  kDamping,          ///< cable damping [N s/m]
+  kRestLength,       ///< cable rest length [m] (the drive offset u(t) is added to it)
+  kMass,             ///< rod mass [kg] (the rod's inertia is scaled with it)
+  kFriction,         ///< compliant-ground friction coefficient
+  kGroundStiffness,  ///< compliant-ground stiffness [N/m]
+  kGroundDamping,    ///< compliant-ground damping [N s/m]
+  kInitialState,     ///< the first segment's start state (13 numbers per rod, 11 unknowns per rod)
+};
+/// "stiffness" | "damping" | "rest_length" | "mass" | "friction" | "ground_stiffness" |
+/// "ground_damping" | "initial_state". Throws tendyn::Error "unknown parameter 'x' (valid: ...)".
+ParameterKind parameter_kind_from_string(const std::string& name);
+const char* to_string(ParameterKind kind);
+
+/// One unknown (or, for kInitialState, the set of start-state unknowns). Elements: cable indices
+/// (stiffness, damping, rest length) or rod indices (mass), empty for ground parameters and the
+/// initial state. A group of several elements has ONE value shared by all of them (its nominal
+/// value is their mean).
+struct ParameterGroup {
+  ParameterKind kind = ParameterKind::kStiffness;
+  std::vector<int> elements;
+  std::string name;  ///< "stiffness:c1", "rest_length:c1+c2", "friction", ...
+};
+
+/// Parses the --fit list (docs/IDENTIFY.md): comma-separated items `kind[:selection]`; for cable
+/// and rod kinds the selection is `all` (one unknown per element, the default), one id, or ids
+/// joined by `+` (one unknown shared by them); ground kinds and `initial_state` take none.
+/// Throws tendyn::Error "--fit: ..." naming the item and the reason (unknown kind, unknown id,
+/// an element fitted twice, a ground parameter without a compliant ground, empty list).
+std::vector<ParameterGroup> parse_fit_spec(const Model& model, const std::string& spec);
+
+/// Per-residual robust loss (applied as r' = sign(r) sqrt(rho(r^2)) on each weighted residual).
+enum class RobustLoss { kNone, kHuber, kCauchy };
+/// "none" | "huber" | "cauchy"; tendyn::Error "unknown robust loss 'x' (valid: none, huber, cauchy)".
+RobustLoss robust_loss_from_string(const std::string& name);
+const char* to_string(RobustLoss loss);
+
+struct IdentifyOptions {
+  double dt_s = 1e-3;                ///< largest integration step (RK4) [s]
+  double segment_s = 1.0;            ///< multiple-shooting segment length [s] (>= one sample interval)
+  double marker_sigma_m = 1e-3;      ///< marker noise (residual weight 1/sigma) [m]
+  double length_sigma_m = 1e-3;      ///< cable-length noise [m]
+  double tension_sigma_N = 0.1;      ///< tension noise [N]
+  /// Continuity residuals: position and axis difference / continuity_sigma_m, velocity
+  /// difference / (continuity_sigma_m * 10 /s), angular velocity difference / (continuity_sigma_m * 100 /s).
+  double continuity_sigma_m = 1e-4;
+  RobustLoss loss = RobustLoss::kNone;
+  double loss_scale = 3.0;           ///< where the robust loss starts, in sigmas
+  int max_iterations = 100;          ///< Levenberg-Marquardt iterations
+  /// Ceres: stop when an iteration changes the cost by less (relative). The cost is in squared
+  /// sigmas: 1e-5 of a cost near nresidual/2 is far below what the data can tell apart.
+  double function_tolerance = 1e-5;
+  double parameter_tolerance = 1e-8;  ///< Ceres: stop when the step is smaller (relative)
+  double gradient_tolerance = 1e-10;  ///< Ceres: stop when the max gradient is smaller (relative)
+  int threads = 1;                   ///< residual evaluation threads (results identical for any)
+  bool covariance = true;            ///< compute standard deviations and correlations
+  /// Called after every Levenberg-Marquardt iteration with (iteration, cost, max gradient);
+  /// throwing from it aborts identify() with that exception.
+  std::function<void(int, double, double)> progress;
+};
+/// Throws tendyn::Error naming the option when a value is out of range.
+void validate(const IdentifyOptions& options);
+
+/// One fitted parameter group.
+struct FittedParameter {
+  std::string name;
+  ParameterKind kind = ParameterKind::kStiffness;
+  std::vector<int> elements;
+  double nominal = 0.0;  ///< the model's value (mean over the group's elements) [SI]
+  double fitted = 0.0;   ///< [SI]
+  double std = std::numeric_limits<double>::quiet_NaN();  ///< standard deviation [SI]; NaN without covariance
+};
+
+struct IdentifyResult {
+  Model model;  ///< the model with the fitted values (and fitted initial state if selected)
+  std::vector<FittedParameter> parameters;  ///< one per group except initial_state
+  Eigen::MatrixXd correlation;  ///< (nparameter^2) correlations; empty without covariance
+  bool covariance_ok = false;
+  std::string covariance_message;  ///< why the covariance is missing (rank-deficient Jacobian, ...)
+  double variance_factor = std::numeric_limits<double>::quiet_NaN();  ///< s^2 = 2 cost / dof
+  // solver
+  std::string solver_report;  ///< Ceres' FullReport() (with wall times)
+  std::string solver_brief;   ///< Ceres' BriefReport() (deterministic: for files)
+  std::string termination;    ///< CONVERGENCE, NO_CONVERGENCE, ...
+  bool converged = false;
+  int iterations = 0;
+  double initial_cost = 0.0, final_cost = 0.0;  ///< 1/2 |r|^2 with weighted residuals
+  double solve_time_s = 0.0;  ///< wall time (not for files: outputs stay deterministic)
+  int nsegment = 0, nresidual = 0, nunknown = 0;
+  // fit quality
+  /// (nsample x 3 nmarker) simulated marker positions of the fitted multiple-shooting solution
+  /// (each segment from its fitted start state), at every sample (also where a marker is missing).
+  Eigen::MatrixXd p_W_fit_m;
+  /// (nsample x 3 nmarker) one run of the fitted model from the fitted first state over the whole
+  /// data (no restart), and the same run of the nominal model: the prediction quality.
+  Eigen::MatrixXd p_W_free_fitted_m, p_W_free_nominal_m;
+  double marker_rms_m = 0.0;              ///< RMS over present marker coordinates, fit
+  double marker_rms_free_fitted_m = 0.0;  ///< same, one free run of the fitted model
+  double marker_rms_free_nominal_m = 0.0; ///< same, one free run of the nominal model
+  double max_continuity_gap_m = 0.0;      ///< largest position gap between segments at the optimum
+};
+
+/// Fits the selected parameters of `model` to `data` (see the file comment). The model's values
+/// are the starting point and the nominal values of the report. Throws tendyn::Error on bad
+/// input (data not matching the model, impulse ground, bad options, no parameter),
+/// SimulationError when Ceres fails (no trial point can be simulated). Cost per
+/// Levenberg-Marquardt iteration: ceil((nparameter + 12 nrod) / 8) simulations of the data in
+/// ceres::Jet<double, 8> (each several times a double simulation), plus a sparse Cholesky of the
+/// normal equations; the covariance adds a dense SVD of the (nunknown)^2 normal matrix.
+IdentifyResult identify(const Model& model, const MotionData& data, const std::vector<ParameterGroup>& parameters,
+                        const IdentifyOptions& options = {});
+
+/// The unknowns, weighted residuals and their Jacobian (ambient coordinates: 12 numbers per rod
+/// and segment, p_WC, unit axis, v_WC, w_W) at the starting point of identify() (or at
+/// `unknowns` if given, same layout as IdentifyEvaluation::unknowns), by the automatic
+/// differentiation identify() uses. For tests and diagnostics (finite differences of
+/// `residuals_at` are the oracle). Allocates; cost one Jacobian evaluation.
+struct IdentifyEvaluation {
+  Eigen::VectorXd unknowns;   ///< parameters (one per group except initial_state), then per segment per rod 12 numbers
+  Eigen::VectorXd residuals;  ///< weighted residuals
+  Eigen::MatrixXd jacobian;   ///< d residuals / d unknowns (dense)
+  int nparameter = 0;         ///< the leading parameter entries of `unknowns`
+};
+IdentifyEvaluation evaluate_identification(const Model& model, const MotionData& data,
+                                           const std::vector<ParameterGroup>& parameters, const IdentifyOptions& options = {},
+                                           const Eigen::VectorXd* unknowns = nullptr, bool jacobian = true);
+
+/// Simulates `model` over the times of `data` with the identification's integrator (RK4 steps of
+/// at most dt_s between samples) from model.initial_state at data.t_s[0], and returns the node
+/// positions at the samples (nsample x 3 nnode). For synthetic data and tests. Throws like
+/// identify().
+Eigen::MatrixXd simulate_samples(const Model& model, const std::vector<double>& t_s, double dt_s);
+
+}  // namespace tendyn::tensegrity
