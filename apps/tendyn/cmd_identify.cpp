@@ -22,6 +22,7 @@
 
 #include "cli_util.hpp"
 #include "commands.hpp"
+#include "identify_linear.hpp"
 #include "tensegrity_cli.hpp"
 
 namespace tendyn::cli {
@@ -222,11 +223,13 @@ void run_identify_tensegrity(const IdentifyArgs& a) {
 void register_identify(CLI::App& app) {
   auto a = std::make_shared<IdentifyArgs>();
   auto* cmd = app.add_subcommand("identify", "Fit model parameters (stiffness, damping, rest lengths, masses, ground) to a recorded motion (docs/IDENTIFY.md)");
-  cmd->add_option("model", a->model, "model file (tensegrity YAML)")->required()->check(existing_file());
-  cmd->add_option("--data", a->data, "motion CSV: t_s,<node>_x_m,<node>_y_m,<node>_z_m,... (empty cell: missing marker)")->required()->check(existing_file());
+  cmd->add_option("model", a->model, "model file: tensegrity YAML, CDPR YAML (kind: cdpr) or tree model (YAML with links:, URDF)")->required()->check(existing_file());
+  cmd->add_option("--data", a->data, "data CSV; tensegrity: t_s,<node>_x_m,<node>_y_m,<node>_z_m,... (empty cell: missing marker); tree: motion log "
+                  "(docs/TREE.md); CDPR: platform log (docs/CDPR_DYNAMICS.md)")->required()->check(existing_file());
   cmd->add_option("--fit", a->fit,
-                  "parameters to fit, comma-separated: stiffness|damping|rest_length[:all|:ID|:ID+ID...], mass[:...], friction, "
-                  "ground_stiffness, ground_damping, initial_state (e.g. stiffness:all,damping:c1+c2,friction)")
+                  "parameters to fit, comma-separated; tensegrity: stiffness|damping|rest_length[:all|:ID|:ID+ID...], mass[:...], "
+                  "friction, ground_stiffness, ground_damping, initial_state (e.g. stiffness:all,damping:c1+c2,friction); tree: "
+                  "inertia[,weighting=joint][,smooth=K]; CDPR: stiffness|stiffness-rest-length[,damping][,inertia][,smooth=K][,taut-min=F]")
       ->required();
   cmd->add_option("-o,--out", a->out, "output directory (default: out/<model name>-identify)");
   cmd->add_option("--dt", a->dt, "largest integration step (RK4) [s]")->check(positive());
@@ -241,14 +244,34 @@ void register_identify(CLI::App& app) {
   cmd->add_flag("--no-covariance", a->no_covariance, "skip standard deviations and correlations");
   cmd->add_flag("--no-plot", a->no_plot, "do not render identify.png");
   cmd->add_flag("-q,--quiet", a->quiet, "no report on stdout");
-  cmd->callback([a] {
-    // The model kind decides the identification (the one dispatch point).
-    switch (identify_model_kind(a->model)) {
+  cmd->callback([a, cmd] {
+    // The model kind decides the identification (the one dispatch point): tensegrity models by
+    // multiple shooting with Ceres (tensegrity/identify.hpp), tree and CDPR models by linear
+    // least squares (tree/identify.hpp, cdpr/identify.hpp; cmd_identify_linear.cpp).
+    const IdentifyModelKind kind = identify_model_kind(a->model);
+    if (kind != IdentifyModelKind::kTensegrity) {
+      for (const char* name : {"--dt", "--segment", "--sigma", "--length-sigma", "--tension-sigma", "--loss", "--loss-scale",
+                               "--max-iterations", "--threads", "--no-covariance", "--no-plot"})
+        if (cmd->count(name) > 0)
+          throw Error(std::string(name) + ": applies to tensegrity models only; " + a->model + " is a " +
+                      (kind == IdentifyModelKind::kCdpr ? "CDPR" : "tree") + " model (its options go into --fit)");
+    }
+    switch (kind) {
       case IdentifyModelKind::kTensegrity: run_identify_tensegrity(*a); break;
       case IdentifyModelKind::kCdpr:
-        throw Error(a->model + ": CDPR identification is not part of this build of tendyn identify");
+#ifdef TENDYN_WITH_CDPR
+        run_identify_cdpr(a->model, a->data, a->fit, a->out, a->quiet);
+        break;
+#else
+        throw Error(a->model + ": a CDPR model, but this tendyn was built without the CDPR module (TENDYN_WITH_CDPR=OFF)");
+#endif
       case IdentifyModelKind::kTree:
-        throw Error(a->model + ": tree identification is not part of this build of tendyn identify");
+#ifdef TENDYN_WITH_TREE
+        run_identify_tree(a->model, a->data, a->fit, a->out, a->quiet);
+        break;
+#else
+        throw Error(a->model + ": a tree model, but this tendyn was built without the tree module (TENDYN_WITH_TREE=OFF)");
+#endif
     }
   });
 }

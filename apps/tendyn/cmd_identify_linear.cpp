@@ -330,38 +330,4 @@ void run_identify_cdpr(const std::filesystem::path&, const std::filesystem::path
 }
 #endif
 
-// Temporary subcommand `tendyn identify-linear` (folded into `tendyn identify` at the merge):
-// a model file whose YAML says `kind: cdpr` is a CDPR, anything else a tree model.
-void register_identify_linear(CLI::App& app) {
-  struct Args {
-    std::string model, data, fit, out;
-    bool quiet = false;
-  };
-  auto a = std::make_shared<Args>();
-  auto* cmd = app.add_subcommand("identify-linear",
-                                 "Identify a tree robot's inertial parameters or a CDPR's cables and platform by linear "
-                                 "least squares (docs/TREE.md, docs/CDPR_DYNAMICS.md: Identification)");
-  cmd->add_option("model", a->model, "tree model (YAML, URDF) or CDPR model file (YAML, kind: cdpr)")
-      ->required()
-      ->check(existing_file());
-  cmd->add_option("--data", a->data, "log CSV (tree: motion log; CDPR: platform log)")->required()->check(existing_file());
-  cmd->add_option("--fit", a->fit,
-                  "what to identify, comma list (tree: inertia[,weighting=joint][,smooth=K]; CDPR: "
-                  "stiffness|stiffness-rest-length[,damping][,inertia][,smooth=K][,taut-min=F])")
-      ->required();
-  cmd->add_option("-o,--out", a->out, "output directory (default out/<model name>-identify)");
-  cmd->add_flag("-q,--quiet", a->quiet, "print nothing on success");
-  cmd->callback([a] {
-    const std::filesystem::path model(a->model);
-    const std::string ext = model.extension().string();
-    bool is_cdpr = false;
-    if (ext != ".urdf" && ext != ".xml") {
-      const std::string text = read_file_bytes(model);
-      is_cdpr = text.rfind("kind: cdpr", 0) == 0 || text.find("\nkind: cdpr") != std::string::npos;
-    }
-    if (is_cdpr) run_identify_cdpr(model, a->data, a->fit, a->out, a->quiet);
-    else run_identify_tree(model, a->data, a->fit, a->out, a->quiet);
-  });
-}
-
 }  // namespace tendyn::cli

@@ -19,6 +19,5 @@ void register_cdpr_experiment(CLI::App& app);
 void register_view(CLI::App& app);   // view + plot
 void register_serve(CLI::App& app);
 #if defined(TENDYN_WITH_TREE) || defined(TENDYN_WITH_CDPR)
-void register_identify_linear(CLI::App& app);  // temporary: folded into `identify` at the merge
 #endif
 }  // namespace tendyn::cli

@@ -98,7 +98,6 @@ int main(int argc, char** argv) {
   tendyn::cli::register_tree(app);
 #endif
 #if defined(TENDYN_WITH_TREE) || defined(TENDYN_WITH_CDPR)
-  tendyn::cli::register_identify_linear(app);  // temporary: folded into `identify` at the merge
 #endif
   tendyn::cli::require_finite_numbers(app);  // no nan/inf in any number option
   try {

@@ -1,5 +1,4 @@
-// `tendyn identify-linear` end to end (temporary subcommand; folded into `tendyn identify` at the
-// merge): the tree inertial parameters from a `tendyn tree simulate` result file, the CDPR cable
+// `tendyn identify` with tree and CDPR models (the linear identifications) end to end: the tree inertial parameters from a `tendyn tree simulate` result file, the CDPR cable
 // fit from a written log, the files of the result set, and errors with exit 2 and the place.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -47,7 +46,7 @@ TEST(IdentifyLinearCli, TreeFromSimulatedResults) {
                        " --duration 10 --dt 1e-3 --every 5 -o " + (d / "sim").string());
   ASSERT_EQ(sim.code, 0) << sim.out;
   // results.csv has q, v and tau: a is differentiated from v.
-  const auto r = run("identify-linear " + model + " --data " + (d / "sim/results.csv").string() +
+  const auto r = run("identify " + model + " --data " + (d / "sim/results.csv").string() +
                      " --fit inertia,weighting=joint -o " + (d / "out").string());
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("6 base parameters of 20"), std::string::npos) << r.out;
@@ -70,21 +69,26 @@ TEST(IdentifyLinearCli, TreeFromSimulatedResults) {
   EXPECT_EQ(header.rfind("t_s,residual_tau:link1_joint_Nm,residual_tau:link2_joint_Nm\n", 0), 0u) << header;
 
   // Errors: exit 2, the place named, no result set left behind.
-  auto e = run("identify-linear " + model + " --data " + (d / "torque.csv").string() + " --fit inertia -o " +
+  auto e = run("identify " + model + " --data " + (d / "torque.csv").string() + " --fit inertia -o " +
                (d / "bad").string());
   EXPECT_EQ(e.code, 2) << e.out;
   EXPECT_NE(e.out.find("torque.csv:1: missing column 'q:link1_joint'"), std::string::npos) << e.out;
   EXPECT_FALSE(fs::exists(d / "bad"));
-  e = run("identify-linear " + model + " --data " + (d / "sim/results.csv").string() + " --fit mass -o " +
+  e = run("identify " + model + " --data " + (d / "sim/results.csv").string() + " --fit mass -o " +
           (d / "bad").string());
   EXPECT_EQ(e.code, 2) << e.out;
   EXPECT_NE(e.out.find("--fit: unknown entry 'mass'"), std::string::npos) << e.out;
-  e = run("identify-linear " + model + " --data " + (d / "sim/results.csv").string() + " --fit inertia,smooth=0");
+  e = run("identify " + model + " --data " + (d / "sim/results.csv").string() + " --fit inertia,smooth=0");
   EXPECT_EQ(e.code, 2) << e.out;
   EXPECT_NE(e.out.find("--fit smooth"), std::string::npos) << e.out;
-  e = run("identify-linear " + model + " --data " + (d / "nothing.csv").string() + " --fit inertia");
+  e = run("identify " + model + " --data " + (d / "nothing.csv").string() + " --fit inertia");
   EXPECT_EQ(e.code, 2) << e.out;
-  EXPECT_EQ(run("identify-linear " + model + " --fit inertia").code, 1);  // --data missing: usage
+  EXPECT_EQ(run("identify " + model + " --fit inertia").code, 1);  // --data missing: usage
+  e = run("identify " + model + " --data " + (d / "sim/results.csv").string() + " --fit inertia --dt 0.01 -o " +
+          (d / "bad").string());  // a tensegrity-only option
+  EXPECT_EQ(e.code, 2) << e.out;
+  EXPECT_NE(e.out.find("--dt: applies to tensegrity models only"), std::string::npos) << e.out;
+  EXPECT_FALSE(fs::exists(d / "bad"));
 }
 #endif
 
@@ -115,7 +119,7 @@ TEST(IdentifyLinearCli, CdprCablesFromLog) {
       f << "\n";
     }
   }
-  const auto r = run("identify-linear " + model + " --data " + (d / "log.csv").string() +
+  const auto r = run("identify " + model + " --data " + (d / "log.csv").string() +
                      " --fit stiffness-rest-length -o " + (d / "out").string());
   ASSERT_EQ(r.code, 0) << r.out;
   const auto j = nlohmann::json::parse(slurp(d / "out/report.json"));
@@ -129,13 +133,13 @@ TEST(IdentifyLinearCli, CdprCablesFromLog) {
   EXPECT_TRUE(fs::exists(d / "out/cables.csv"));
   EXPECT_TRUE(fs::exists(d / "out/residuals_cables.csv"));
   // 'stiffness' needs rest lengths; 'inertia' needs poses: exit 2 with the reason.
-  auto e = run("identify-linear " + model + " --data " + (d / "log.csv").string() + " --fit stiffness");
+  auto e = run("identify " + model + " --data " + (d / "log.csv").string() + " --fit stiffness");
   EXPECT_EQ(e.code, 2) << e.out;
   EXPECT_NE(e.out.find("needs the rest lengths"), std::string::npos) << e.out;
-  e = run("identify-linear " + model + " --data " + (d / "log.csv").string() + " --fit inertia");
+  e = run("identify " + model + " --data " + (d / "log.csv").string() + " --fit inertia");
   EXPECT_EQ(e.code, 2) << e.out;
   EXPECT_NE(e.out.find("needs the poses"), std::string::npos) << e.out;
-  e = run("identify-linear " + model + " --data " + (d / "log.csv").string() + " --fit damping");
+  e = run("identify " + model + " --data " + (d / "log.csv").string() + " --fit damping");
   EXPECT_EQ(e.code, 2) << e.out;
 }
 
@@ -190,7 +194,7 @@ TEST(IdentifyLinearCli, CdprPlatformFromPoseAndTensionLog) {
       out << line.str() << "\n";
     }
   }
-  const auto r = run("identify-linear " + model_file + " --data " + (d / "log.csv").string() + " --fit inertia -o " +
+  const auto r = run("identify " + model_file + " --data " + (d / "log.csv").string() + " --fit inertia -o " +
                      (d / "out").string());
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("platform: mass 320"), std::string::npos) << r.out;
