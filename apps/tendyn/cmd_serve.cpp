@@ -31,6 +31,7 @@
 
 #include "cli_util.hpp"
 #include "commands.hpp"
+#include "live_routes.hpp"
 #include "resources.hpp"
 #include "viewer_cli.hpp"
 
@@ -466,6 +467,7 @@ void run_serve(const ServeArgs& a) {
   const int port = a.port == 0 ? svr.bind_to_any_port(a.host.c_str()) : (svr.bind_to_port(a.host.c_str(), a.port) ? a.port : -1);
   if (port < 0) throw Error("serve: cannot listen on " + a.host + ":" + std::to_string(a.port) + " (in use, or not an address of this machine)");
   studio.routes(svr, studio::Listen{a.host, port});
+  add_live_routes(svr, is_loopback(a.host), studio.limits().max_body_bytes, read_body);  // /live (docs/VIEWER.md)
   if (!is_loopback(a.host))
     std::fprintf(stderr, "tendyn serve: WARNING: listening on %s, not only on this machine: anyone who can reach it can run simulations\n",
                  a.host.c_str());

@@ -4,6 +4,7 @@ list(APPEND TENDYN_SOURCES
   viz/tensegrity_scene.cpp
   viz/studio.cpp
   viz/plan_scene.cpp
+  viz/live.cpp
 )
 if(TENDYN_WITH_CDPR)
   list(APPEND TENDYN_SOURCES viz/cdpr_scene.cpp)

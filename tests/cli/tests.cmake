@@ -6,4 +6,5 @@ list(APPEND TENDYN_TESTS_cli
   cli/limits_cli_test.cpp
   cli/outputs_cli_test.cpp
   cli/inputs_cli_test.cpp
+  cli/live_cli_test.cpp
 )
