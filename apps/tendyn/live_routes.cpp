@@ -1,11 +1,13 @@
 // The live view's routes of `tendyn serve` (live_routes.hpp). The store and its checks are the
 // library's (viz::LiveStore, tested without a socket in tests/viz/live_test.cpp); this file only
 // maps HTTP onto it.
-#include "live_routes.hpp"
-
+// (tendyn's headers before httplib.h, whose system headers define macros such as _res that
+// Eigen uses as names)
 #include <tendyn/version.hpp>
 #include <tendyn/viz/live.hpp>
 #include <tendyn/viz/scene.hpp>
+
+#include "live_routes.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -406,6 +406,7 @@ std::unique_ptr<httplib::Client> make_http(const std::string& host, int port, do
   c->set_read_timeout(sec, usec);
   c->set_write_timeout(sec, usec);
   c->set_keep_alive(true);
+  c->set_tcp_nodelay(true);  // headers and body go out at once (Nagle + delayed ACK would add 40 ms per post)
   return c;
 }
 

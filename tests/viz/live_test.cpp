@@ -15,6 +15,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <atomic>
 #include <thread>
 
 #include "support/error_of.hpp"
@@ -25,11 +26,11 @@ namespace {
 namespace ts = tensegrity;
 using nlohmann::json;
 
-struct Run {
+struct Prism {
   ts::Model model = ts::default_model().model;
   ts::State state = model.initial_state;
   ts::Data data = ts::make_data(model);
-  Run() { ts::compute_derivative(model, state, data); }
+  Prism() { ts::compute_derivative(model, state, data); }
 };
 
 /// The status and message of a LiveRequestError thrown by f.
@@ -44,7 +45,7 @@ std::pair<int, std::string> refused(F&& f) {
 }
 
 TEST(LiveFrame, FilledFromTheRunAndWrittenExactly) {
-  Run r;
+  Prism r;
   LiveFrame f;
   fill_live_frame(f, 0.25, r.model, r.state, r.data);
   ASSERT_EQ(f.positions_m.size(), 3u * static_cast<std::size_t>(r.model.nnode()));
@@ -79,7 +80,7 @@ TEST(LiveFrame, FilledFromTheRunAndWrittenExactly) {
 }
 
 TEST(LiveStore, SessionsFramesAndThePagesAnswer) {
-  Run r;
+  Prism r;
   LiveStore store;
   EXPECT_EQ(store.session(), 0);
   LiveFrame f;
@@ -144,7 +145,7 @@ TEST(LiveStore, SessionsFramesAndThePagesAnswer) {
 }
 
 TEST(LiveStore, RefusesMalformedFramesNamingTheField) {
-  Run r;
+  Prism r;
   LiveStore store;
   store.set_scene(scene_header_json(make_scene(r.model)));
   LiveFrame f;
