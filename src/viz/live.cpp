@@ -361,11 +361,13 @@ int LiveStore::push_frames(std::string_view body) {
 std::string LiveStore::state_json(long session, long after, int max_frames) const {
   std::lock_guard lock(mutex_);
   const long count = base_ + scene_.nframe();
+  // a page with more frames than the session has talks to an earlier server process: start over
+  const bool fresh = session != session_ || after > count;
   long first = std::max({after, count - std::max(0, max_frames), base_});
-  if (session != session_) first = std::max(count - std::max(0, max_frames), base_);
+  if (fresh) first = std::max(count - std::max(0, max_frames), base_);
   first = std::min(first, count);
   std::string o = "{\"session\":" + std::to_string(session_) + ",\"count\":" + std::to_string(count) + ",\"first\":" + std::to_string(first);
-  if (session != session_) o += ",\"scene\":" + (session_ == 0 ? std::string("null") : header_json_);
+  if (fresh) o += ",\"scene\":" + (session_ == 0 ? std::string("null") : header_json_);
   o += ",\"frames\":";
   o += frames_json(scene_, static_cast<int>(first - base_), scene_.nframe());
   o += '}';
@@ -375,7 +377,7 @@ std::string LiveStore::state_json(long session, long after, int max_frames) cons
 bool LiveStore::wait(long session, long after, double timeout_s) const {
   std::unique_lock lock(mutex_);
   return changed_.wait_for(lock, std::chrono::duration<double>(std::max(0.0, timeout_s)),
-                           [&] { return session_ != session || base_ + scene_.nframe() > after; });
+                           [&] { return session_ != session || base_ + scene_.nframe() != after; });
 }
 
 long LiveStore::session() const {
@@ -615,6 +617,12 @@ void LiveClient::close() {
   s.wake.notify_all();
   s.sender.join();
   s.http.reset();
+}
+
+void LiveObserver::on_output(const tensegrity::Model& model, const tensegrity::State& state, const tensegrity::Data& data,
+                             const tensegrity::Energy& energy) {
+  client_.send_frame(state.time_s, model, state, data);
+  if (next_) next_->on_output(model, state, data, energy);
 }
 
 }  // namespace tendyn::viz

@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include <tendyn/tensegrity/integrate.hpp>
+#include <tendyn/tensegrity/output.hpp>
 #include <tendyn/tensegrity/model_io.hpp>
 #include <tendyn/tensegrity/simulate.hpp>
 #include <tendyn/viz/live.hpp>
@@ -147,6 +147,31 @@ TEST(LiveCli, ClientPushesASimulatedLoopAndThePageReadsTheLastFrame) {
       << live.stats().last_error;
   live.close();
   EXPECT_FALSE(live.connected());
+}
+
+TEST(LiveCli, ObserverStreamsASimulateRunAndPassesItOn) {
+  if (!built_with_viewer()) GTEST_SKIP() << "tendyn built without the viewer";
+  const auto server = start();
+  ASSERT_GT(server->port, 0) << slurp(server->log);
+  const ts::Model model = ts::load_model_file(tendyn::test::kModels + "prism3.yaml").model;
+  viz::LiveClient live;
+  live.connect("localhost", server->port);
+  live.send_scene(model);
+  ts::Recorder rec;
+  viz::LiveObserver obs(live, &rec);
+  ts::SimulationOptions o;
+  o.duration_s = 0.3;
+  o.output_interval_s = 0.01;
+  ts::simulate(model, o, &obs);
+  ASSERT_TRUE(live.flush(5.0)) << live.stats().last_error;
+  EXPECT_EQ(live.stats().given, static_cast<long>(rec.time_s.size()));  // every output went to both
+  const json j = json::parse(get(server->port, "/live/state?session=0&after=0").second);
+  EXPECT_DOUBLE_EQ(j["frames"]["t_s"].back().get<double>(), rec.time_s.back());
+  const auto& p = j["frames"]["positions_m"].back();
+  const Eigen::Matrix3Xd& last = rec.p_W_node.back();
+  for (int i = 0; i < model.nnode(); ++i)
+    for (int c = 0; c < 3; ++c) EXPECT_NEAR(p[static_cast<std::size_t>(3 * i + c)].get<double>(), last(c, i), 1e-6 * std::fabs(last(c, i)) + 1e-12);
+  EXPECT_NEAR(j["frames"]["energy_J"]["total"].back().get<double>(), rec.energy.back().total(), 1e-6 * std::fabs(rec.energy.back().total()));
 }
 
 TEST(LiveCli, LiveRoutesAreLoopbackOnly) {

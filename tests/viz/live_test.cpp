@@ -113,6 +113,11 @@ TEST(LiveStore, SessionsFramesAndThePagesAnswer) {
   st = json::parse(store.state_json(1, 5, 100));
   EXPECT_FALSE(st.contains("scene"));
   EXPECT_EQ(st["frames"]["t_s"].size(), 0u);
+  // a page of an earlier server process (more frames than the session has): the scene again
+  st = json::parse(store.state_json(1, 200, 100));
+  EXPECT_TRUE(st.contains("scene"));
+  EXPECT_EQ(st["first"], 0);
+  EXPECT_TRUE(store.wait(1, 200, 0.0));
   // a page that fell behind gets the newest max_frames
   st = json::parse(store.state_json(1, 0, 2));
   EXPECT_EQ(st["first"], 3);

@@ -5,12 +5,14 @@
 // Needs TENDYN_CLI (with serve) and TENDYN_PYTHONPATH (the built Python package); skipped without.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { cliCaps, launch, newPage, SOURCE_DIR, startServer } from './helpers.mjs';
 
 const PYTHONPATH = process.env.TENDYN_PYTHONPATH || '';
-const PYTHON = process.env.TENDYN_PYTHON || 'python3';
+// the interpreter the module is built for (CMakeLists.txt prefers /usr/bin/python3)
+const PYTHON = process.env.TENDYN_PYTHON || (fs.existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3');
 let server = null;
 let browser = null;
 let skipWhy = null;

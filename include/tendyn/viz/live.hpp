@@ -16,6 +16,7 @@
 #pragma once
 #include <tendyn/core/error.hpp>
 #include <tendyn/tensegrity/dynamics.hpp>
+#include <tendyn/tensegrity/simulate.hpp>
 #include <tendyn/viz/scene.hpp>
 
 #include <condition_variable>
@@ -95,13 +96,14 @@ class LiveStore {
 
   /// GET /live/state: {"session", "count" (frames received in the session), "first" (index of
   /// the first frame returned), "scene" (the scene without frames, or null before any scene; only
-  /// when `session` differs from the current one, else omitted), "frames" (scene.json's layout,
-  /// 7 significant digits: frames from index max(after, count - max_frames, oldest kept) on)}.
-  /// A page that passes back session and count gets only what is new.
+  /// when `session` differs from the current one or `after` > count (a page of an earlier server
+  /// process), else omitted), "frames" (scene.json's layout, 7 significant digits: frames from
+  /// index max(after, count - max_frames, oldest kept) on, from max(count - max_frames, oldest
+  /// kept) when the scene is sent)}. A page that passes back session and count gets only what is new.
   [[nodiscard]] std::string state_json(long session, long after, int max_frames) const;
 
-  /// Blocks until the session differs from `session` or more than `after` frames were received,
-  /// or timeout_s passes. True when there is something new.
+  /// Blocks until the session differs from `session` or the count of frames from `after`, or
+  /// timeout_s passes. True when there is something new.
   bool wait(long session, long after, double timeout_s) const;
 
   [[nodiscard]] long session() const;
@@ -193,6 +195,21 @@ class LiveClient {
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
+};
+
+/// A tensegrity::Observer for simulate() that sends every output (each output_interval_s of the
+/// run) to a LiveClient, then passes it on to `next` when given (e.g. a Recorder):
+///   viz::LiveObserver live_obs(live, &recorder);  simulate(model, options, &live_obs);
+/// The client must outlive it. O(nrod + ncable) per output, no allocation once sized.
+class LiveObserver final : public tensegrity::Observer {
+ public:
+  explicit LiveObserver(LiveClient& client, tensegrity::Observer* next = nullptr) : client_(client), next_(next) {}
+  void on_output(const tensegrity::Model& model, const tensegrity::State& state, const tensegrity::Data& data,
+                 const tensegrity::Energy& energy) override;
+
+ private:
+  LiveClient& client_;
+  tensegrity::Observer* next_;
 };
 
 }  // namespace tendyn::viz
