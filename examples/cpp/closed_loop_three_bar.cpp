@@ -2,7 +2,10 @@
 // twin of examples/python/closed_loop_three_bar.py (same law, same arithmetic, same output lines;
 // the law and its limits are described there).
 //
-//   build/examples/closed_loop_three_bar [--model models/three_bar.yaml] [--target X Y] [--duration S]
+//   build/examples/closed_loop_three_bar [--model models/three_bar.yaml] [--target X Y] [--duration S] [--live PORT]
+//
+// --live PORT streams the run to `tendyn serve --port PORT` (page http://127.0.0.1:PORT/live) through
+// viz::LiveClient: each controller call's state, posted at most 30 times a second.
 //
 // A sampled controller (SimulationOptions::control_period_s = 20 ms) reads the measured node
 // positions, leans the robot toward the target with the top and bottom cables and makes it hop
@@ -11,6 +14,7 @@
 #include <tendyn/tensegrity/model_io.hpp>
 #include <tendyn/tensegrity/output.hpp>
 #include <tendyn/tensegrity/simulate.hpp>
+#include <tendyn/viz/live.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -47,15 +51,17 @@ void floor_com(const Eigen::Matrix3Xd& p, double& cx, double& cy) {
 int main(int argc, char** argv) {
   std::string model_path = "models/three_bar.yaml";
   double tx = 0.3, ty = 0.0, duration = 10.0;
+  int live_port = 0;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--model" && i + 1 < argc) model_path = argv[++i];
     else if (a == "--duration" && i + 1 < argc) duration = std::atof(argv[++i]);
+    else if (a == "--live" && i + 1 < argc) live_port = std::atoi(argv[++i]);
     else if (a == "--target" && i + 2 < argc) {
       tx = std::atof(argv[++i]);
       ty = std::atof(argv[++i]);
     } else {
-      std::fprintf(stderr, "usage: %s [--model FILE] [--target X Y] [--duration S]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--model FILE] [--target X Y] [--duration S] [--live PORT]\n", argv[0]);
       return 1;
     }
   }
@@ -72,8 +78,15 @@ int main(int argc, char** argv) {
     options.output_interval_s = 0.5;
     options.control_period_s = kControlPeriodS;
 
+    tendyn::viz::LiveClient live;
+    if (live_port != 0) {
+      live.connect("127.0.0.1", live_port);
+      live.send_scene(model);
+      std::fprintf(stderr, "live view: %s\n", live.page_url().c_str());
+    }
     long calls = 0;
-    auto law = [&](double, const ts::State&, ts::Data& data) {
+    auto law = [&](double t_s, const ts::State& state, ts::Data& data) {
+      if (live.connected()) live.send_frame(t_s, model, state, data);  // a copy; posted by the client's thread
       const Eigen::Matrix3Xd& p = data.p_W_node;  // measured node positions [m]
       double cx, cy;
       floor_com(p, cx, cy);
@@ -95,6 +108,7 @@ int main(int argc, char** argv) {
     };
     ts::Recorder rec;
     ts::simulate(model, options, &rec, {}, nullptr, law);
+    live.close();  // the last frame reaches the page
 
     std::vector<double> distances;
     for (const auto& p : rec.p_W_node) {

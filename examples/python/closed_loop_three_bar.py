@@ -6,6 +6,7 @@ The C++ twin is examples/cpp/closed_loop_three_bar.cpp (same law, same arithmeti
     PYTHONPATH=build/python /usr/bin/python3 examples/python/closed_loop_three_bar.py
     ... --target 0.3 0.0 --duration 10       # target (x, y) [m] on the floor, simulated time [s]
     ... --duration 4                          # a quick check (CI)
+    ... --live 8787                           # watch it at http://127.0.0.1:8787/live (start `tendyn serve` first)
 
 The robot is models/three_bar.yaml (3 rods, 9 cables, standing on its impulse ground) without its
 sinusoidal drives. A Python controller, called by tendyn.tensegrity.simulate every 20 ms (a sampled
@@ -39,6 +40,7 @@ import sys
 from pathlib import Path
 
 import tendyn
+import tendyn.viewer
 
 ts = tendyn.tensegrity
 
@@ -95,6 +97,8 @@ def main(argv=None):
     parser.add_argument("--target", nargs=2, type=float, default=[0.3, 0.0], metavar=("X", "Y"),
                         help="target point on the floor [m] (default 0.3 0)")
     parser.add_argument("--duration", type=float, default=10.0, help="simulated time [s] (default 10)")
+    parser.add_argument("--live", type=int, metavar="PORT",
+                        help="stream the run to `tendyn serve --port PORT` on this machine (page: /live)")
     args = parser.parse_args(argv)
 
     mf = ts.load_model_file(args.model)
@@ -110,7 +114,14 @@ def main(argv=None):
     options.output_interval_s = 0.5
     target = (args.target[0], args.target[1])
 
-    run = ts.simulate(model, options, controller=make_law(model, target), control_period_s=CONTROL_PERIOD_S)
+    law = make_law(model, target)
+    view = None
+    if args.live is not None:  # the live view: every controller call's state, posted at most 30 times a second
+        view = tendyn.viewer.show(model, port=args.live)
+        law = view.observer(law)
+    run = ts.simulate(model, options, controller=law, control_period_s=CONTROL_PERIOD_S)
+    if view is not None:
+        view.close()  # the last frame reaches the page
 
     nodes = run["node_positions"]  # (samples x nnode x 3) [m]
     distances = []

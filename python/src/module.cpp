@@ -12,6 +12,7 @@
 #include <tendyn/version.hpp>
 
 #include "tensegrity/expose.hpp"
+#include "viz/expose.hpp"
 #ifdef TENDYN_WITH_CDPR
 #include "cdpr/expose.hpp"
 #endif
@@ -84,6 +85,8 @@ PYBIND11_MODULE(_tendyn, m) {
     t::expose_batch(tensegrity);
     t::expose_identify(tensegrity);
   }
+  py::module_ viz = m.def_submodule("viz", "Viewer: the live view's client (tendyn::viz; tendyn.viewer builds on it).");
+  tendyn::python::viz_bind::expose_live(viz);
 #ifdef TENDYN_WITH_CDPR
   py::module_ cdpr = m.def_submodule("cdpr", "Cable-driven parallel robots: geometry, tension solvers, dynamics and the printer experiment (tendyn::cdpr).");
   {

@@ -5,6 +5,8 @@ Thin bindings of the C++ library with the C++ names: ``tendyn.tensegrity``, ``te
 Errors: ``tendyn.Error`` (bad input, a ValueError) and ``tendyn.SimulationError`` (a failed run, also a
 RuntimeError, with ``.time``), both carrying the C++ message.
 
+Live view: ``tendyn.viewer.show(model)`` streams a running loop to ``tendyn serve``'s page /live.
+
 Python helpers: :func:`sweep` (parallel, deterministic, resumable parameter sweeps, locally in
 threads or on a Dask cluster), :func:`grid_points` and :func:`run_spec` (the sweep spec of
 ``tendyn sweep --spec``, run by the C++ library: include/tendyn/tensegrity/sweep.hpp);
@@ -35,6 +37,11 @@ if hasattr(_tendyn, "tree"):
     tree = _tendyn.tree
     sys.modules[__name__ + ".tree"] = tree
     __all__.append("tree")
+# The live view: tendyn.viewer.show(model) on the bound viz::LiveClient (tendyn.viz).
+viz = _tendyn.viz
+sys.modules[__name__ + ".viz"] = viz
+from . import viewer  # noqa: E402
+__all__ += ["viz", "viewer"]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -409,4 +409,6 @@ std::string viewer_html(std::string_view scene_json_text, std::string_view title
 
 std::string studio_html(std::string_view js, std::string_view css) { return page("studio", R"({"mode":"studio"})", {}, js, css); }
 
+std::string live_html(std::string_view js, std::string_view css) { return page("live", R"({"mode":"live"})", {}, js, css); }
+
 }  // namespace tendyn::viz

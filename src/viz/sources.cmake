@@ -5,6 +5,7 @@ list(APPEND TENDYN_SOURCES
   viz/studio.cpp
   viz/studio_cdpr.cpp
   viz/plan_scene.cpp
+  viz/live.cpp
 )
 if(TENDYN_WITH_CDPR)
   list(APPEND TENDYN_SOURCES viz/cdpr_scene.cpp)

@@ -8,4 +8,5 @@ list(APPEND TENDYN_TESTS_cli
   cli/inputs_cli_test.cpp
   cli/identify_linear_cli_test.cpp
   cli/identify_cli_test.cpp
+  cli/live_cli_test.cpp
 )

@@ -4,6 +4,7 @@ list(APPEND TENDYN_TESTS_viz
   viz/tensegrity_scene_test.cpp
   viz/studio_test.cpp
   viz/plan_scene_test.cpp
+  viz/live_test.cpp
 )
 if(TENDYN_WITH_CDPR)
   list(APPEND TENDYN_TESTS_viz viz/cdpr_scene_test.cpp viz/studio_cdpr_test.cpp)

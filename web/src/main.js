@@ -4,6 +4,7 @@ import './style.css';
 import 'uplot/dist/uPlot.min.css';
 import { Viewer, createViewer } from './viewer.js';
 import { startStudio } from './studio.js';
+import { startLive } from './live.js';
 
 function errorBox() {
   let box = document.getElementById('error');
@@ -105,6 +106,11 @@ function main() {
       root.id = 'studio';
       document.body.appendChild(root);
       startStudio(root, { Viewer, hooks, showError, clearError, createViewer });
+    } else if (mode === 'live') {
+      const root = document.createElement('div');
+      root.id = 'live';
+      document.body.appendChild(root);
+      startLive(root, { Viewer, hooks, showError, clearError });
     } else if (mode === 'viewer' || mode === undefined) {
       startViewer();
     } else {

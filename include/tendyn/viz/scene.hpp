@@ -121,5 +121,7 @@ std::string viewer_html(std::string_view scene_json_text, std::string_view title
                         std::string_view css);
 /// The studio page served by `tendyn serve` (same bundle, mode "studio").
 std::string studio_html(std::string_view js, std::string_view css);
+/// The live-view page served by `tendyn serve` at /live (same bundle, mode "live"; live.hpp).
+std::string live_html(std::string_view js, std::string_view css);
 
 }  // namespace tendyn::viz

@@ -1,0 +1,89 @@
+// The live view's routes of `tendyn serve` (live_routes.hpp). The store and its checks are the
+// library's (viz::LiveStore, tested without a socket in tests/viz/live_test.cpp); this file only
+// maps HTTP onto it.
+// (tendyn's headers before httplib.h, whose system headers define macros such as _res that
+// Eigen uses as names)
+#include <tendyn/version.hpp>
+#include <tendyn/viz/live.hpp>
+#include <tendyn/viz/scene.hpp>
+
+#include "live_routes.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <memory>
+
+#include "viewer_cli.hpp"
+
+namespace tendyn::cli {
+
+namespace {
+
+constexpr int kMaxFramesPerPoll = 2000;  ///< a page that fell behind gets the newest frames only
+constexpr double kLongPollS = 1.0;       ///< GET /live/state waits this long for something new
+
+void reply(httplib::Response& res, int status, const nlohmann::json& j) {
+  res.status = status;
+  res.set_content(j.dump(), "application/json");
+}
+
+/// A non-negative integer query parameter (absent: `fallback`); false after answering 400.
+bool query_long(const httplib::Request& req, const char* key, long fallback, long& out, httplib::Response& res) {
+  out = fallback;
+  if (!req.has_param(key)) return true;
+  const std::string v = req.get_param_value(key);
+  if (v.empty() || v.size() > 15 || v.find_first_not_of("0123456789") != std::string::npos) {
+    reply(res, 400, {{"error", std::string(key) + ": must be an integer >= 0"}});
+    return false;
+  }
+  out = std::stol(v);
+  return true;
+}
+
+}  // namespace
+
+void add_live_routes(httplib::Server& svr, bool loopback, std::size_t max_body_bytes, BodyReader read_body) {
+  auto store = std::make_shared<viz::LiveStore>();
+  const auto page = std::make_shared<const std::string>(viz::live_html(viewer_js(), viewer_css()));
+  auto refuse = [](httplib::Response& res) {
+    reply(res, 403, {{"error", "the live view is served on loopback only (tendyn serve --host 127.0.0.1)"}});
+  };
+  svr.Get("/live", [=](const httplib::Request&, httplib::Response& res) {
+    if (!loopback) return refuse(res);
+    res.set_content(*page, "text/html; charset=utf-8");
+  });
+  svr.Get("/live/health", [=](const httplib::Request&, httplib::Response& res) {
+    if (!loopback) return refuse(res);
+    reply(res, 200, {{"ok", true}, {"live", true}, {"version", std::string(kVersion)}, {"session", store->session()}});
+  });
+  auto post = [=](bool scene) {
+    return [=](const httplib::Request&, httplib::Response& res, const httplib::ContentReader& reader) {
+      if (!loopback) return refuse(res);
+      std::string body;
+      if (!read_body(reader, res, max_body_bytes, body)) return;
+      try {
+        if (scene) {
+          reply(res, 200, {{"session", store->set_scene(body)}});
+        } else {
+          const int added = store->push_frames(body);
+          reply(res, 200, {{"session", store->session()}, {"count", store->count()}, {"added", added}});
+        }
+      } catch (const viz::LiveRequestError& e) {
+        reply(res, e.status(), {{"error", e.what()}});
+      }
+    };
+  };
+  svr.Post("/live/scene", post(true));
+  svr.Post("/live/frame", post(false));
+  // GET /live/state?session=S&after=N: waits up to 1 s for news, then answers (the page polls
+  // again at most 30 times a second).
+  svr.Get("/live/state", [=](const httplib::Request& req, httplib::Response& res) {
+    if (!loopback) return refuse(res);
+    long session = 0, after = 0;
+    if (!query_long(req, "session", 0, session, res) || !query_long(req, "after", 0, after, res)) return;
+    store->wait(session, after, kLongPollS);
+    res.set_content(store->state_json(session, after, kMaxFramesPerPoll), "application/json");
+  });
+}
+
+}  // namespace tendyn::cli

@@ -1,0 +1,114 @@
+// The live view (`tendyn serve` at /live, docs/VIEWER.md "Live view"): polls GET /live/state for
+// the frames a running program pushes (viz::LiveClient, tendyn.viewer.show) and shows them in the
+// same viewer component as the standalone page. At most MAX_RATE_HZ polls a second (the server
+// answers a poll as soon as something new arrives, or after 1 s); each answer carries every frame
+// since the previous one, and the newest is shown ("follow", on by default; scrubbing turns it off).
+// Uses only the Viewer's load / append / seek / clear, like the studio.
+
+const MAX_RATE_HZ = 30;
+const MAX_PAGE_FRAMES = 20000;  // beyond this the oldest half is let go (memory of a long session)
+
+function el(tag, attrs = {}, children = []) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === 'text') e.textContent = v;
+    else if (k === 'class') e.className = v;
+    else e.setAttribute(k, v);
+  }
+  for (const c of children) e.appendChild(typeof c === 'string' ? document.createTextNode(c) : c);
+  return e;
+}
+
+/// Frames [from, n) of the viewer's store, in scene.json's layout (for a reload).
+function storeSlice(store, from) {
+  const f = store.f;
+  const out = { t_s: f.t_s.slice(from), positions_m: f.positions_m.slice(from), cable_tension_N: f.cable_tension_N.slice(from), cable_strain: f.cable_strain.slice(from) };
+  if (store.hasCom) out.com_m = f.com_m.slice(from);
+  if (store.hasEnergy) {
+    out.energy_J = {};
+    for (const k of store.energyKeys) out.energy_J[k] = f.energy_J[k].slice(from);
+  }
+  return out;
+}
+
+export function startLive(root, { Viewer, hooks, showError, clearError }) {
+  const status = el('span', { id: 'live-status', text: 'connecting...' });
+  const follow = el('input', { id: 'live-follow', type: 'checkbox' });
+  follow.checked = true;
+  const bar = el('div', { class: 'tv-live-bar', style: 'display:flex;gap:1em;align-items:center;padding:4px 8px;font:13px sans-serif;background:#eef2f5' }, [
+    el('strong', { text: 'live' }), status, el('label', {}, [follow, ' follow the newest frame']),
+  ]);
+  root.appendChild(bar);
+  const viewerRoot = el('div', { id: 'viewer' });
+  root.appendChild(viewerRoot);
+  const viewer = new Viewer(viewerRoot);
+  viewer.titleEl.textContent = 'waiting for a program';
+  const scrub = document.getElementById('scrub');
+  if (scrub) scrub.addEventListener('input', () => { follow.checked = false; });
+
+  const st = { session: 0, count: 0, meta: null, loaded: false, polls: 0, error: null };
+  const lastFrame = () => {
+    const s = viewer.store;
+    if (!s || s.n === 0) return null;
+    return { t_s: s.f.t_s[s.n - 1], positions_m: s.f.positions_m[s.n - 1], cable_tension_N: s.f.cable_tension_N[s.n - 1] };
+  };
+  window.tendyn = hooks(viewer, {
+    live: () => ({
+      session: st.session, count: st.count, polls: st.polls, frames: viewer.store ? viewer.store.n : 0,
+      shown: viewer.store && viewer.store.n ? viewer.frameIndex : -1, last: lastFrame(), error: st.error,
+    }),
+  });
+
+  const show = () => {
+    const n = viewer.store ? viewer.store.n : 0;
+    if (follow.checked && !viewer.playing && n > 0) viewer.seek(n - 1);
+    const t = n ? viewer.store.f.t_s[n - 1] : null;
+    status.textContent = st.meta
+      ? `session ${st.session}: ${st.count} frames received${t === null ? '' : `, last t = ${t.toFixed(3)} s`}`
+      : 'waiting for a program to send a scene (viz::LiveClient, tendyn.viewer.show)';
+  };
+
+  const handle = (ans) => {
+    const fresh = ans.session !== st.session || ans.scene !== undefined;
+    if (fresh) {
+      // a new session (or the first answer): its scene; the viewer is built with the first frames
+      st.session = ans.session;
+      st.meta = ans.scene || null;
+      st.loaded = false;
+      viewer.clear();
+      viewer.titleEl.textContent = st.meta ? `${st.meta.title || 'live'} (waiting for frames)` : 'waiting for a program';
+    }
+    if (st.meta && ans.frames.t_s.length) {
+      if (!st.loaded) {
+        viewer.load(st.meta, ans.frames);
+        st.loaded = true;
+      } else {
+        viewer.append(ans.frames);
+        if (viewer.store.n > MAX_PAGE_FRAMES) viewer.load(st.meta, storeSlice(viewer.store, viewer.store.n - MAX_PAGE_FRAMES / 2));
+      }
+    }
+    st.count = ans.count;
+    show();
+  };
+
+  const poll = async () => {
+    const started = performance.now();
+    try {
+      const res = await fetch(`/live/state?session=${st.session}&after=${st.count}`);
+      const ans = await res.json();
+      if (!res.ok) throw new Error(ans && ans.error ? ans.error : `HTTP ${res.status}`);
+      handle(ans);
+      if (st.error) clearError();
+      st.error = null;
+    } catch (e) {
+      st.error = String(e && e.message ? e.message : e);
+      status.textContent = `error: ${st.error} (retrying)`;
+      showError(`live view: ${st.error}`);
+    }
+    st.polls++;
+    window.tendyn.ready = true;
+    const wait = Math.max(st.error ? 1000 : 0, 1000 / MAX_RATE_HZ - (performance.now() - started));
+    setTimeout(poll, wait);
+  };
+  poll();
+}

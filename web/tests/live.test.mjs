@@ -1,0 +1,120 @@
+// The live view (docs/VIEWER.md, "Live view"): a Python loop pushes 200 frames of a simulated
+// prism to a running `$TENDYN_CLI serve` through tendyn.viewer (the bound viz::LiveClient) while the
+// page /live is open in headless Chromium; the page ends on the last frame pushed (time and every
+// node position, read back from the page's state) and polls at most 30 times a second.
+// Needs TENDYN_CLI (with serve) and TENDYN_PYTHONPATH (the built Python package); skipped without.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { cliCaps, launch, newPage, SOURCE_DIR, startServer } from './helpers.mjs';
+
+const PYTHONPATH = process.env.TENDYN_PYTHONPATH || '';
+// the interpreter the module is built for (CMakeLists.txt prefers /usr/bin/python3)
+const PYTHON = process.env.TENDYN_PYTHON || (fs.existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3');
+let server = null;
+let browser = null;
+let skipWhy = null;
+
+// 200 steps of 1 ms, one update per step, 4 ms of wall time between them (a loop slower than
+// real time, faster than the 30 Hz rate limit), then the last frame as JSON on stdout.
+const PUSHER = `
+import json, sys, time
+import tendyn, tendyn.viewer
+ts = tendyn.tensegrity
+port, model_path = int(sys.argv[1]), sys.argv[2]
+model = ts.load_model_file(model_path).model
+view = tendyn.viewer.show(model, port=port, quiet=True)
+state, data = model.initial_state, ts.make_data(model)
+ts.compute_derivative(model, state, data)
+for k in range(1, 201):
+    ts.step(model, data, state, 1e-3, t_end_s=k * 1e-3)
+    view.update(state, data=data)
+    time.sleep(0.004)
+assert view.flush(5.0), view.stats
+p = data.p_W_node
+s = view.stats
+print(json.dumps({"t_s": state.time_s, "positions_m": [float(p[c, i]) for i in range(p.shape[1]) for c in range(3)],
+                  "given": s.given, "sent": s.sent, "replaced": s.replaced}))
+view.close()
+`;
+
+function runPython(args) {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(PYTHON, ['-c', PUSHER, ...args], { env: { ...process.env, PYTHONPATH }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '', err = '';
+    proc.stdout.on('data', (d) => { out += d; });
+    proc.stderr.on('data', (d) => { err += d; });
+    proc.on('error', reject);
+    proc.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`python exited with ${code}:\n${err}`))));
+  });
+}
+
+before(async () => {
+  if (!cliCaps().serve) {
+    skipWhy = process.env.TENDYN_CLI ? `${process.env.TENDYN_CLI} has no \`serve\` subcommand` : 'TENDYN_CLI is not set';
+    return;
+  }
+  if (!PYTHONPATH) {
+    skipWhy = 'TENDYN_PYTHONPATH is not set (the built Python package: <build>/python)';
+    return;
+  }
+  server = await startServer();
+});
+
+after(async () => {
+  if (browser) await browser.close();
+  if (server) await server.stop();
+});
+
+describe('live view', () => {
+  test('a Python loop pushes 200 frames; the page shows the last one', { timeout: 180000 }, async (t) => {
+    if (skipWhy) return t.skip(skipWhy);
+    browser = await launch();
+    if (!browser) return t.skip('no Chromium at /usr/bin/chromium');
+    const errors = [];
+    const page = await newPage(browser, errors);
+    try {
+      await page.goto(`${server.url}/live`);
+      await page.waitForFunction(() => window.tendyn && window.tendyn.ready === true, null, { timeout: 30000 });
+      const before = await page.evaluate(() => window.tendyn.live());
+      assert.equal(before.frames, 0);
+      assert.match(await page.textContent('#live-status'), /waiting for a program/);
+      const wall0 = Date.now();
+      const polls0 = before.polls;
+      const pushed = JSON.parse(await runPython([String(server.url.split(':').pop()), path.join(SOURCE_DIR, 'models', 'prism3.yaml')]));
+      assert.equal(pushed.given, 200);
+      assert.equal(pushed.sent + pushed.replaced, 200);
+      assert.ok(pushed.replaced > 0, 'the rate limit dropped frames pushed faster than 30 Hz');
+      // the page catches up with the last frame
+      await page.waitForFunction((tEnd) => {
+        const l = window.tendyn.live();
+        return l.last && Math.abs(l.last.t_s - tEnd) < 1e-9 && l.count >= 1;
+      }, pushed.t_s, { timeout: 15000 });
+      const live = await page.evaluate(() => window.tendyn.live());
+      const wall = (Date.now() - wall0) / 1000;
+      console.log(`# live: ${pushed.sent} of 200 frames posted, page holds ${live.frames} after ${live.polls - polls0} polls in ${wall.toFixed(2)} s`);
+      assert.equal(live.session, 1);
+      assert.equal(live.count, pushed.sent);
+      assert.equal(live.frames, pushed.sent, 'every posted frame reached the page');
+      assert.ok(live.frames > 1, 'frames arrived while the loop ran, not only the last one');
+      assert.equal(live.shown, live.frames - 1, 'the page follows the newest frame');
+      assert.equal(live.last.t_s, pushed.t_s);
+      assert.equal(live.last.positions_m.length, pushed.positions_m.length);
+      pushed.positions_m.forEach((v, i) => {
+        assert.ok(Math.abs(live.last.positions_m[i] - v) <= 1e-6 * Math.abs(v) + 1e-12, `position ${i}: page ${live.last.positions_m[i]}, pushed ${v}`);
+      });
+      assert.match(await page.textContent('#time-readout'), /^t = 0\.200 s$/);
+      assert.match(await page.textContent('#live-status'), /session 1: \d+ frames received, last t = 0\.200 s/);
+      // the browser is throttled: at most 30 polls a second (+1 for the one in flight)
+      assert.ok(live.polls - polls0 <= 30 * wall + 2, `${live.polls - polls0} polls in ${wall} s`);
+      const c = await page.evaluate(() => window.tendyn.counts());
+      assert.equal(c.rods, 3);
+      assert.equal(c.cables, 9);
+      assert.deepEqual(errors, []);
+    } finally {
+      await page.close();
+    }
+  });
+});
