@@ -1,6 +1,7 @@
 # Sources of the web viewer bundle (listed, not globbed; paths absolute via TENDYN_WEB_DIR).
 set(TENDYN_WEB_SOURCES
   ${TENDYN_WEB_DIR}/src/colormap.js
+  ${TENDYN_WEB_DIR}/src/dom.js
   ${TENDYN_WEB_DIR}/src/live.js
   ${TENDYN_WEB_DIR}/src/main.js
   ${TENDYN_WEB_DIR}/src/plots.js

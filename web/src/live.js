@@ -4,20 +4,11 @@
 // answers a poll as soon as something new arrives, or after 1 s); each answer carries every frame
 // since the previous one, and the newest is shown ("follow", on by default; scrubbing turns it off).
 // Uses only the Viewer's load / append / seek / clear, like the studio.
+import { el } from './dom.js';
 
 const MAX_RATE_HZ = 30;
 const MAX_PAGE_FRAMES = 20000;  // beyond this the oldest half is let go (memory of a long session)
 
-function el(tag, attrs = {}, children = []) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (k === 'text') e.textContent = v;
-    else if (k === 'class') e.className = v;
-    else e.setAttribute(k, v);
-  }
-  for (const c of children) e.appendChild(typeof c === 'string' ? document.createTextNode(c) : c);
-  return e;
-}
 
 /// Frames [from, n) of the viewer's store, in scene.json's layout (for a reload).
 function storeSlice(store, from) {

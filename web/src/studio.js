@@ -3,20 +3,10 @@
 
 import './studio.css';
 import { fmtNum, summaryLines } from './studio_summary.js';
+import { el } from './dom.js';
 
 const POLL_MS = 200;
 
-function el(tag, attrs = {}, children = []) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (k === 'text') e.textContent = v;
-    else if (k === 'class') e.className = v;
-    else if (k === 'value') e.value = v;
-    else e.setAttribute(k, v);
-  }
-  for (const c of children) e.appendChild(typeof c === 'string' ? document.createTextNode(c) : c);
-  return e;
-}
 
 export class ApiError extends Error {
   constructor(message, status) {

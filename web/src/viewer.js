@@ -15,6 +15,7 @@ import { OrbitControls } from 'three/examples/jsm/controls/OrbitControls.js';
 import { FrameStore, blockOfFrame, normalizeSceneMeta } from './scene.js';
 import { PLOT_HEIGHT, TimePlot, fmtValue, palette } from './plots.js';
 import { viridis, viridisGradient } from './colormap.js';
+import { el } from './dom.js';
 
 const SPEEDS = [0.25, 0.5, 1, 2, 4];
 const ENERGY_KEYS = ['kinetic', 'elastic', 'gravitational', 'total'];
@@ -40,16 +41,6 @@ const SHORTCUTS = [
   ['click', 'pick a rod, cable or point: its values and its plot; click empty space to clear'],
 ];
 
-function el(tag, attrs = {}, children = []) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (k === 'text') e.textContent = v;
-    else if (k === 'class') e.className = v;
-    else e.setAttribute(k, v);
-  }
-  for (const c of children) e.appendChild(typeof c === 'string' ? document.createTextNode(c) : c);
-  return e;
-}
 
 /// Number shown in the readouts: 5 significant digits, no exponent for ordinary magnitudes.
 export const fmtEnergy = fmtValue;
