@@ -7,18 +7,14 @@
 #include <tendyn/tensegrity/mjcf.hpp>
 #include <tendyn/tensegrity/simulate.hpp>
 
-#include <mujoco/mujoco.h>
-
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <filesystem>
-#include <fstream>
 #include <numbers>
 #include <string>
+#include <vector>
 
-#include <unistd.h>
-
+#include "peers/mujoco_support.hpp"
 #include "support/peer_models.hpp"
 
 namespace tt = tendyn::tensegrity;
@@ -43,28 +39,23 @@ Eigen::Matrix3Xd run_tendyn(const tt::Model& m, double* min_strain) {
 }
 
 Eigen::Matrix3Xd run_mujoco(const tt::Model& model) {
-  const auto path = std::filesystem::temp_directory_path() /
-                    ("tendyn_crosscheck_" + std::to_string(::getpid()) + ".xml");
   tt::MjcfOptions mo;
   mo.integrator = tt::MjcfIntegrator::kRK4;
   mo.timestep_s = 1.0 / kSteps;
-  std::ofstream(path) << tt::to_mjcf(model, mo);
-  char err[1000] = "";
-  mjModel* m = mj_loadXML(path.c_str(), nullptr, err, sizeof err);
-  std::filesystem::remove(path);
+  std::string err;
+  const auto m = tendyn::test::load_mujoco(model, mo, &err);
   EXPECT_NE(m, nullptr) << err;
   Eigen::Matrix3Xd p = Eigen::Matrix3Xd::Constant(3, model.nnode(), NAN);
   if (!m) return p;
-  mjData* d = mj_makeData(m);
-  for (long i = 0; i < kSteps; ++i) mj_step(m, d);
-  mj_kinematics(m, d);
+  const tendyn::test::MjDataPtr d(mj_makeData(m.get()));
+  for (long i = 0; i < kSteps; ++i) mj_step(m.get(), d.get());
+  mj_kinematics(m.get(), d.get());
+  const std::vector<int> sites = tendyn::test::node_sites(m.get(), model);
   for (int i = 0; i < model.nnode(); ++i) {
-    const int s = mj_name2id(m, mjOBJ_SITE, model.node_ids[static_cast<std::size_t>(i)].c_str());
+    const int s = sites[static_cast<std::size_t>(i)];
     EXPECT_GE(s, 0) << model.node_ids[static_cast<std::size_t>(i)];
     if (s >= 0) p.col(i) = Eigen::Map<const Eigen::Vector3d>(d->site_xpos + 3 * s);
   }
-  mj_deleteData(d);
-  mj_deleteModel(m);
   return p;
 }
 
