@@ -4,6 +4,9 @@
 
 #include "io/yaml_util.hpp"
 
+#include <nlohmann/json.hpp>
+
+#include <charconv>
 #include <cmath>
 #include <limits>
 
@@ -91,6 +94,47 @@ ModelFile load_model(const std::string& file) { return parse_node(io::YamlNode::
 
 ModelFile parse_model(const std::string& text, const std::string& name) {
   return parse_node(io::YamlNode::load_string(text, name));
+}
+
+namespace {
+
+std::string shortest(double v) {  // the shortest text that reads back to v (std::to_chars)
+  if (v == 0.0) return "0";
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr);
+}
+
+std::string yaml_list(const Eigen::Vector3d& v, int n) {
+  std::string s = "[";
+  for (int i = 0; i < n; ++i) s += (i ? ", " : "") + shortest(v[i]);
+  return s + "]";
+}
+
+}  // namespace
+
+std::string to_yaml(const ModelFile& file) {
+  const Model& m = file.model;
+  const int n = m.motion == Motion::kSpatial ? 3 : 2;
+  const auto quoted = [](const std::string& s) { return nlohmann::json(s).dump(); };  // a YAML double-quoted scalar
+  std::string y = "kind: cdpr\nname: " + quoted(m.name) + "\nmotion: " + to_string(m.motion) + "\n";
+  if (!file.source.empty()) y += "source: " + quoted(file.source) + "\n";
+  y += "tension: {min: " + shortest(m.f_min_N) + (std::isfinite(m.f_max_N) ? ", max: " + shortest(m.f_max_N) : std::string()) + "}\n";
+  y += "platform: {mass: " + shortest(m.platform_mass_kg) + ", com: " + yaml_list(m.p_PC, n) + "}\n";
+  y += "gravity: " + yaml_list(m.gravity_W, n) + "\n";
+  if (file.default_pose.size() > 0) {
+    y += "pose: [";
+    for (Eigen::Index i = 0; i < file.default_pose.size(); ++i) y += (i ? ", " : "") + shortest(file.default_pose[i]);
+    y += "]\n";
+  }
+  y += "cables:\n";
+  for (int i = 0; i < m.ncable(); ++i) {
+    const auto k = static_cast<std::size_t>(i);
+    y += "  - {name: " + quoted(m.cable_names[k]);
+    if (!m.cable_groups[k].empty()) y += ", group: " + quoted(m.cable_groups[k]);
+    y += ", anchor: " + yaml_list(m.p_WA.col(i), n) + ", attachment: " + yaml_list(m.p_PB.col(i), n) + "}\n";
+  }
+  return y;
 }
 
 }  // namespace tendyn::cdpr

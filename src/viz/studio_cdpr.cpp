@@ -94,44 +94,6 @@ std::string model_json(const cdpr::ModelFile& f) {
 }
 
 /// Shortest text that reads back as the same double.
-std::string num(double v) {
-  if (v == 0.0) return "0";
-  char buf[32];
-  const auto r = std::to_chars(buf, buf + sizeof buf, v);
-  return std::string(buf, r.ptr);
-}
-
-std::string list(const Eigen::Vector3d& v, int n) {
-  std::string s = "[";
-  for (int i = 0; i < n; ++i) s += (i ? ", " : "") + num(v[i]);
-  return s + "]";
-}
-
-/// The model in the format of cdpr::parse_model (docs/CDPR.md); names as JSON strings (a YAML
-/// double-quoted scalar). Comments and the free-text description of the original are not kept.
-std::string to_yaml(const cdpr::ModelFile& f) {
-  const auto& m = f.model;
-  const int n = dim(m);
-  const auto quoted = [](const std::string& s) { return json(s).dump(); };
-  std::string y = "kind: cdpr\nname: " + quoted(m.name) + "\nmotion: " + cdpr::to_string(m.motion) + "\n";
-  if (!f.source.empty()) y += "source: " + quoted(f.source) + "\n";
-  y += "tension: {min: " + num(m.f_min_N) + (std::isfinite(m.f_max_N) ? ", max: " + num(m.f_max_N) : std::string()) + "}\n";
-  y += "platform: {mass: " + num(m.platform_mass_kg) + ", com: " + list(m.p_PC, n) + "}\n";
-  y += "gravity: " + list(m.gravity_W, n) + "\n";
-  if (f.default_pose.size() > 0) {
-    y += "pose: [";
-    for (Eigen::Index i = 0; i < f.default_pose.size(); ++i) y += (i ? ", " : "") + num(f.default_pose[i]);
-    y += "]\n";
-  }
-  y += "cables:\n";
-  for (int i = 0; i < m.ncable(); ++i) {
-    y += "  - {name: " + quoted(m.cable_names[static_cast<std::size_t>(i)]);
-    if (!m.cable_groups[static_cast<std::size_t>(i)].empty()) y += ", group: " + quoted(m.cable_groups[static_cast<std::size_t>(i)]);
-    y += ", anchor: " + list(m.p_WA.col(i), n) + ", attachment: " + list(m.p_PB.col(i), n) + "}\n";
-  }
-  return y;
-}
-
 /// Axis of a field "<prefix>_{x,y,z}_m" (-1: not this prefix); z refused for planar models.
 int axis_of(const std::string& field, const std::string& prefix, const cdpr::Model& m, const std::string& where) {
   for (int a = 0; a < 3; ++a)
@@ -194,7 +156,7 @@ EditResult edit_cdpr_model(std::string_view yaml, const json& edits, const Limit
   } catch (const Error& e) {
     throw Error(std::string("after the edits: ") + e.what());
   }
-  EditResult r{to_yaml(f), model_json(f), "cdpr"};
+  EditResult r{cdpr::to_yaml(f), model_json(f), "cdpr"};
   // the file written back must read back as this model (a name the YAML writer cannot quote, ...)
   try {
     (void)load(r.yaml);

@@ -7,6 +7,7 @@
 #include <tendyn/core/error.hpp>
 
 #include <filesystem>
+#include <limits>
 
 #include "cdpr/test_util.hpp"
 
@@ -89,6 +90,41 @@ TEST(ModelIo, ShippedModelsLoadAndHoldTheirPlatform) {
     EXPECT_EQ(r.status, Status::kOk) << to_string(r.status) << " residual " << r.residual_norm;
   }
   EXPECT_GE(count, 3);
+}
+
+// to_yaml writes what parse_model reads: every shipped model (and one with a quote in a name and
+// no upper bound) comes back field for field, numbers bit for bit.
+TEST(ModelIo, ToYamlReadsBackToTheSameModel) {
+  auto same = [](const ModelFile& a, const ModelFile& b) {
+    EXPECT_EQ(a.model.name, b.model.name);
+    EXPECT_EQ(a.model.motion, b.model.motion);
+    EXPECT_EQ(a.model.p_WA, b.model.p_WA);
+    EXPECT_EQ(a.model.p_PB, b.model.p_PB);
+    EXPECT_EQ(a.model.cable_names, b.model.cable_names);
+    EXPECT_EQ(a.model.cable_groups, b.model.cable_groups);
+    EXPECT_EQ(a.model.f_min_N, b.model.f_min_N);
+    EXPECT_EQ(a.model.f_max_N, b.model.f_max_N);
+    EXPECT_EQ(a.model.platform_mass_kg, b.model.platform_mass_kg);
+    EXPECT_EQ(a.model.p_PC, b.model.p_PC);
+    EXPECT_EQ(a.model.gravity_W, b.model.gravity_W);
+    EXPECT_EQ(a.default_pose, b.default_pose);
+    EXPECT_EQ(a.source, b.source);
+  };
+  int count = 0;
+  for (const auto& e : std::filesystem::directory_iterator(std::string(TENDYN_SOURCE_DIR) + "/models/cdpr")) {
+    if (e.path().extension() != ".yaml") continue;
+    SCOPED_TRACE(e.path().string());
+    const ModelFile f = load_model(e.path().string());
+    same(f, parse_model(to_yaml(f), "written.yaml"));
+    ++count;
+  }
+  EXPECT_GE(count, 3);
+  ModelFile f = load_model(std::string(TENDYN_SOURCE_DIR) + "/models/cdpr/" + "planar4.yaml");
+  f.model.name = "a \"quoted\" name: with colon";
+  f.model.cable_names[0] = "c#1";
+  f.model.f_max_N = std::numeric_limits<double>::infinity();
+  f.model.platform_mass_kg = 0.1 + 0.2;  // not a short decimal
+  same(f, parse_model(to_yaml(f), "written.yaml"));
 }
 
 }  // namespace

@@ -36,4 +36,10 @@ ModelFile load_model(const std::string& file);
 /// Same, from text; `name` stands for the file name in messages.
 ModelFile parse_model(const std::string& text, const std::string& name);
 
+/// The model file as YAML text in the format parse_model reads (docs/CDPR.md): every field of
+/// ModelFile, numbers as the shortest text that reads back to the same double, names as
+/// double-quoted scalars. parse_model(to_yaml(f)) gives f again (tested on every shipped model);
+/// comments and the layout of an original file are not kept. Used by the studio's CDPR editor.
+std::string to_yaml(const ModelFile& file);
+
 }  // namespace tendyn::cdpr
