@@ -17,7 +17,6 @@
 #include <tendyn/viz/cdpr_scene.hpp>
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <limits>
 #endif
