@@ -14,6 +14,15 @@ only rebuilds what changed (`python3 setup.py build --build-base DIR` still over
 Environment: CMAKE_BUILD_PARALLEL_LEVEL (parallel jobs, honoured by `cmake --build`), CMAKE_ARGS
 (extra configure arguments, split on spaces), TENDYN_CMAKE (the cmake program, default `cmake`).
 ccache is used as the compiler launcher when it is installed.
+
+TENDYN_CMAKE_BUILD_DIR=DIR uses an existing build tree of this repository instead (for example
+`build/` of scripts/build.sh): DIR must be configured from this source directory with
+TENDYN_BUILD_PYTHON=ON and a static tendyn library (the default), for the Python that runs pip;
+only the target `tendyn_python` is brought up to date there and nothing is configured. The test
+suite uses it so that the library is not compiled a second time (python/tests/test_install.py).
+
+Imported as a module (not run by pip), this file only defines its functions: the tests call
+cmake_configure_args() to check that the configuration pip uses still configures.
 """
 import glob
 import hashlib
@@ -47,6 +56,53 @@ def build_base() -> str:
     return os.path.join(tempfile.gettempdir(), f"tendyn-pip-{os.getuid()}-{key}")
 
 
+def cmake_configure_args() -> list:
+    """The CMake cache options of the build tree pip configures (without generator and launcher)."""
+    return [
+        "-DCMAKE_BUILD_TYPE=Release",
+        f"-DPython_EXECUTABLE={sys.executable}",
+        "-DBUILD_SHARED_LIBS=OFF",
+        "-DTENDYN_BUILD_TESTS=OFF",
+        "-DTENDYN_BUILD_BENCH=OFF",
+        "-DTENDYN_BUILD_FUZZ=OFF",
+        "-DTENDYN_BUILD_CLI=OFF",
+        "-DTENDYN_WITH_VIEWER=OFF",
+        "-DTENDYN_BUILD_PYTHON=ON",
+        "--no-warn-unused-cli",
+    ]
+
+
+def read_cmake_cache(build_dir: str) -> dict:
+    """NAME -> value of DIR/CMakeCache.txt; an error naming the directory when it is not a build tree."""
+    cache = os.path.join(build_dir, "CMakeCache.txt")
+    if not os.path.isfile(cache):
+        raise RuntimeError(f"setup.py: TENDYN_CMAKE_BUILD_DIR={build_dir}: no CMakeCache.txt (not a configured CMake build tree)")
+    entries = {}
+    with open(cache, encoding="utf-8", errors="replace") as fh:
+        for line in fh:
+            m = re.match(r"([A-Za-z0-9_.-]+):[A-Z]+=(.*)$", line.rstrip("\n"))
+            if m:
+                entries[m.group(1)] = m.group(2)
+    return entries
+
+
+def check_prebuilt_tree(build_dir: str) -> None:
+    """Refuses a build tree that would not give this source's self-contained module for this Python."""
+    cache = read_cmake_cache(build_dir)
+    where = f"setup.py: TENDYN_CMAKE_BUILD_DIR={build_dir}"
+    source = cache.get("CMAKE_HOME_DIRECTORY", "")
+    if not source or os.path.realpath(source) != os.path.realpath(HERE):
+        raise RuntimeError(f"{where}: configured from {source or '(unknown)'}, not from {HERE}")
+    if cache.get("TENDYN_BUILD_PYTHON", "OFF").upper() not in ("ON", "1", "TRUE", "YES"):
+        raise RuntimeError(f"{where}: TENDYN_BUILD_PYTHON is not ON there")
+    if cache.get("BUILD_SHARED_LIBS", "OFF").upper() in ("ON", "1", "TRUE", "YES"):
+        raise RuntimeError(f"{where}: BUILD_SHARED_LIBS=ON there; the wheel needs the static tendyn library")
+    python = cache.get("Python_EXECUTABLE") or cache.get("_Python_EXECUTABLE", "")
+    if python and os.path.realpath(python) != os.path.realpath(sys.executable):
+        # A venv's python is a link to the interpreter the tree was configured with: same ABI.
+        raise RuntimeError(f"{where}: configured for {python}, pip runs {os.path.realpath(sys.executable)}")
+
+
 class CMakeExtension(Extension):
     def __init__(self, name: str, target: str):
         super().__init__(name, sources=[])
@@ -59,32 +115,14 @@ class CMakeBuild(build_ext):
             super().build_extension(ext)
             return
         cmake = os.environ.get("TENDYN_CMAKE", "cmake")
-        build_dir = os.path.abspath(os.path.join(self.build_temp, "cmake"))
-        os.makedirs(build_dir, exist_ok=True)
-        args = [
-            f"-DCMAKE_BUILD_TYPE=Release",
-            f"-DPython_EXECUTABLE={sys.executable}",
-            "-DBUILD_SHARED_LIBS=OFF",
-            "-DTENDYN_BUILD_TESTS=OFF",
-            "-DTENDYN_BUILD_BENCH=OFF",
-            "-DTENDYN_BUILD_FUZZ=OFF",
-            "-DTENDYN_BUILD_CLI=OFF",
-            "-DTENDYN_WITH_VIEWER=OFF",
-            "-DTENDYN_BUILD_PYTHON=ON",
-            "--no-warn-unused-cli",
-        ]
-        # A fresh configuration every time (options of an earlier install must not stick), while
-        # the build tree's objects stay: only what changed is compiled again.
-        cache = os.path.join(build_dir, "CMakeCache.txt")
-        if os.path.exists(cache):
-            os.remove(cache)
-        if shutil.which("ninja"):
-            args.append("-GNinja")
-        if shutil.which("ccache"):
-            args.append("-DCMAKE_CXX_COMPILER_LAUNCHER=ccache")
-        args += shlex.split(os.environ.get("CMAKE_ARGS", ""))
-        self.announce(f"tendyn: configuring CMake in {build_dir}", level=2)
-        subprocess.run([cmake, "-S", HERE, "-B", build_dir, *args], check=True)
+        prebuilt = os.environ.get("TENDYN_CMAKE_BUILD_DIR")
+        if prebuilt:
+            build_dir = os.path.abspath(prebuilt)
+            check_prebuilt_tree(build_dir)
+            self.announce(f"tendyn: using the build tree {build_dir} (TENDYN_CMAKE_BUILD_DIR)", level=2)
+        else:
+            build_dir = os.path.abspath(os.path.join(self.build_temp, "cmake"))
+            self.configure(cmake, build_dir)
         build = [cmake, "--build", build_dir, "--target", ext.target]
         # cmake --build honours CMAKE_BUILD_PARALLEL_LEVEL itself; `build_ext -j N` as a fallback.
         if "CMAKE_BUILD_PARALLEL_LEVEL" not in os.environ and self.parallel:
@@ -99,13 +137,30 @@ class CMakeBuild(build_ext):
         shutil.copyfile(built[0], dest)
         shutil.copymode(built[0], dest)
 
+    def configure(self, cmake: str, build_dir: str) -> None:
+        os.makedirs(build_dir, exist_ok=True)
+        args = cmake_configure_args()
+        # A fresh configuration every time (options of an earlier install must not stick), while
+        # the build tree's objects stay: only what changed is compiled again.
+        cache = os.path.join(build_dir, "CMakeCache.txt")
+        if os.path.exists(cache):
+            os.remove(cache)
+        if shutil.which("ninja"):
+            args.append("-GNinja")
+        if shutil.which("ccache"):
+            args.append("-DCMAKE_CXX_COMPILER_LAUNCHER=ccache")
+        args += shlex.split(os.environ.get("CMAKE_ARGS", ""))
+        self.announce(f"tendyn: configuring CMake in {build_dir}", level=2)
+        subprocess.run([cmake, "-S", HERE, "-B", build_dir, *args], check=True)
 
-setup(
-    version=cmake_version(),
-    packages=["tendyn"],
-    package_dir={"tendyn": "python/tendyn"},
-    ext_modules=[CMakeExtension("tendyn._tendyn", target="tendyn_python")],
-    cmdclass={"build_ext": CMakeBuild},
-    zip_safe=False,
-    options={"build": {"build_base": build_base()}, "egg_info": {"egg_base": build_base()}},
-)
+
+if __name__ == "__main__":  # pip (setuptools.build_meta) runs this file as __main__
+    setup(
+        version=cmake_version(),
+        packages=["tendyn"],
+        package_dir={"tendyn": "python/tendyn"},
+        ext_modules=[CMakeExtension("tendyn._tendyn", target="tendyn_python")],
+        cmdclass={"build_ext": CMakeBuild},
+        zip_safe=False,
+        options={"build": {"build_base": build_base()}, "egg_info": {"egg_base": build_base()}},
+    )

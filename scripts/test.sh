@@ -30,9 +30,11 @@ if [[ "${TENDYN_SKIP_SANITIZE:-0}" != 1 ]]; then
   # Planner.LookaheadAndShortRampSchedulesReplayInSimulate), and the identification's acceptance
   # run (20 s of CPU in Release; its code runs under them in the other Identify tests), and the
   # printer experiment's full layer comparison (97 s under the sanitizers; the experiment's code
-  # runs under them in the other CdprExperiment tests).
+  # runs under them in the other CdprExperiment tests), the progress-on-a-terminal check (37 s
+  # there; it runs the same commands as NoProgressLinesOrCarriageReturns..., which stays) and the
+  # psi study's thread-count check (18 s; the study runs under them in PsiStudy.Reproduces...).
   (cd build-asan && UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 \
      ctest --output-on-failure -j"$(nproc)" \
-       -E 'Identify\.RecoversThreeBar|CdprExperiment\.FullLayerComparison|Planner\.LookaheadBeatsExhaustive|Planner\.LookaheadIsBitIdentical|^install\.|^example|^regression|web_browser|Mujoco|mujoco|TreeDart|tree_dart|peers')
+       -E 'Identify\.RecoversThreeBar|CliConsistency\.LongCommandsShowProgressOnATerminal|PsiStudy\.SameResultsForAnyThreadCount|CdprExperiment\.FullLayerComparison|Planner\.LookaheadBeatsExhaustive|Planner\.LookaheadIsBitIdentical|^install\.|^example|^regression|web_browser|Mujoco|mujoco|TreeDart|tree_dart|peers')
 fi
 echo "== all tests passed in $(( $(date +%s) - start )) s"

@@ -1,9 +1,14 @@
 """`pip install` of the repository into a fresh virtual environment, then the installed package is
 used from an empty directory (python/README.md, "Install with pip").
 
-The install builds the C++ library and the extension with CMake (setup.py); its build directory is
-kept between runs (setup.py: <tmp>/tendyn-pip-<uid>-<hash>), so a second run compiles only what
-changed, and ccache makes a fresh one fast. Set TENDYN_SKIP_PIP_TEST=1 to skip it.
+By default the install takes the extension from the build tree this test suite runs against
+(setup.py's TENDYN_CMAKE_BUILD_DIR, the directory of the imported `tendyn`), so the library is not
+compiled a second time; everything else is pip's real path (setup.py, the wheel, the venv, the
+import from an empty directory). The configuration pip makes on its own (static library, no CLI,
+tests or viewer) is checked by configuring it (test_the_configuration_pip_makes_configures).
+TENDYN_PIP_TEST_FRESH=1 makes the install compile everything, as a user's `pip install .` does
+(about 6 min on 2 cores without ccache: a long run, not in CI; python/README.md). Set
+TENDYN_SKIP_PIP_TEST=1 to skip both.
 Offline: --no-index --no-build-isolation, Debian's pip, setuptools and wheel (scripts/install-deps.sh test).
 """
 import os
@@ -12,6 +17,8 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+
+import importlib.util
 
 import pytest
 
@@ -71,10 +78,49 @@ CHECK = textwrap.dedent(r"""
 """)
 
 
-@pytest.mark.skipif(os.environ.get("TENDYN_SKIP_PIP_TEST") == "1", reason="TENDYN_SKIP_PIP_TEST=1")
+SKIP_PIP = pytest.mark.skipif(os.environ.get("TENDYN_SKIP_PIP_TEST") == "1", reason="TENDYN_SKIP_PIP_TEST=1")
+
+
+def this_build_tree():
+    """The CMake build tree of the imported module (<build>/python/tendyn/_tendyn*.so), or None."""
+    tree = Path(tendyn._tendyn.__file__).resolve().parents[2]
+    return tree if (tree / "CMakeCache.txt").is_file() else None
+
+
+def load_setup_py():
+    spec = importlib.util.spec_from_file_location("tendyn_setup_py", REPO / "setup.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)  # not __main__: defines the functions, runs no setup()
+    return module
+
+
+@SKIP_PIP
+def test_the_configuration_pip_makes_configures(tmp_path):
+    args = load_setup_py().cmake_configure_args()
+    assert "-DBUILD_SHARED_LIBS=OFF" in args and "-DTENDYN_BUILD_PYTHON=ON" in args
+    made = subprocess.run(["cmake", "-S", str(REPO), "-B", str(tmp_path / "cfg"), *args],
+                          capture_output=True, text=True)
+    assert made.returncode == 0, made.stdout[-3000:] + made.stderr[-3000:]
+    cache = (tmp_path / "cfg" / "CMakeCache.txt").read_text()
+    assert "TENDYN_BUILD_CLI:BOOL=OFF" in cache and "TENDYN_BUILD_PYTHON:BOOL=ON" in cache
+
+
+def test_setup_py_refuses_a_build_tree_of_another_source(tmp_path):
+    setup_py = load_setup_py()
+    (tmp_path / "CMakeCache.txt").write_text("CMAKE_HOME_DIRECTORY:INTERNAL=/somewhere/else\nTENDYN_BUILD_PYTHON:BOOL=ON\n")
+    with pytest.raises(RuntimeError, match="not from"):
+        setup_py.check_prebuilt_tree(str(tmp_path))
+    with pytest.raises(RuntimeError, match="no CMakeCache.txt"):
+        setup_py.check_prebuilt_tree(str(tmp_path / "missing"))
+
+
+@SKIP_PIP
 def test_pip_install_into_a_venv_and_use_it(tmp_path):
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "TENDYN_CMAKE_BUILD_DIR")}
     env.update(PYTHONNOUSERSITE="1", PIP_NO_INDEX="1", PIP_DISABLE_PIP_VERSION_CHECK="1")
+    tree = this_build_tree()
+    if os.environ.get("TENDYN_PIP_TEST_FRESH") != "1" and tree is not None:
+        env["TENDYN_CMAKE_BUILD_DIR"] = str(tree)
     venv = tmp_path / "venv"
     hint = ("needs Debian's python3-venv python3-pip python3-setuptools python3-wheel "
             "(scripts/install-deps.sh test), or set TENDYN_SKIP_PIP_TEST=1")
