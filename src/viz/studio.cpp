@@ -468,6 +468,70 @@ void add_frame_summary(const Scene& sc, json& summary, const std::vector<double>
   }
 }
 
+void run_tensegrity_job(const RunRequest& req, Job& job, const std::function<void()>& check_time) {
+  ts::Model model = req.file.model;
+  ts::SimulationOptions sim = req.file.simulation;
+  json summary = {{"mode", req.inverse ? "inverse" : "forward"}};
+  const double plan_share = req.inverse ? 0.8 : 0.0;
+  {
+    std::lock_guard lock(job.mutex);
+    job.scene = make_scene(model);
+    job.scene.title = model.name + (req.inverse ? " (planned)" : "");
+    job.status = "running";
+  }
+  if (req.inverse) {
+    const auto r = ts::plan(model, req.plan, [&](int done, int total) {
+      {
+        std::lock_guard lock(job.mutex);
+        job.progress = plan_share * done / std::max(total, 1);
+      }
+      check_time();
+    });
+    for (const auto& d : r.as_drives(req.plan.drive_cables)) model.drives.push_back(d);
+    sim = ts::rollout_options(model, sim);
+    sim.duration_s = r.period_start_s.back() - r.period_start_s.front();
+    summary["speed_mps"] = r.speed_mps;
+    summary["progress_m"] = r.progress_m;
+    summary["max_path_error_m"] = r.max_path_error_m;
+    summary["rollouts"] = r.rollouts;
+    summary["planning_wall_time_s"] = r.wall_time_s;
+  }
+  JobRecorder rec(job, model, sim.output_interval_s);
+  const auto s = ts::simulate(model, sim, &rec, [&](double f) {
+    {
+      std::lock_guard lock(job.mutex);
+      job.progress = plan_share + (1.0 - plan_share) * f;
+    }
+    check_time();
+  });
+  rec.finish();
+  summary["duration_s"] = sim.duration_s;
+  summary["steps"] = s.steps;
+  summary["simulation_wall_time_s"] = s.wall_time_s;
+  // the normal-mode monitor (simulate.hpp) sees every integration step, the frames only the
+  // output times: its first slack event is the one reported, the frames' list follows
+  const auto& mon = s.monitor;
+  summary["normal_mode"] = mon.normal_mode;
+  const auto cable_at = [&](int k, double t) { return json{{"cable", model.cable_ids[static_cast<std::size_t>(k)]}, {"t_s", t}}; };
+  const json monitor_slack = mon.first_slack_cable >= 0 ? cable_at(mon.first_slack_cable, mon.first_slack_time_s) : json(nullptr);
+  summary["first_overstrain"] =
+      mon.first_overstrain_cable >= 0 ? cable_at(mon.first_overstrain_cable, mon.first_overstrain_time_s) : json(nullptr);
+  summary["strain_limit"] = sim.strain_limit;
+  summary["energy_max_abs_drift_J"] = s.max_abs_energy_drift_J;
+  summary["com_final_m"] = {s.com_final_m.x(), s.com_final_m.y(), s.com_final_m.z()};
+  std::lock_guard lock(job.mutex);
+  // tension-only cables are slack at a tension of exactly 0; signed-force (paper-law) and
+  // spring elements never count as slack from their force
+  std::vector<double> slack_N(static_cast<std::size_t>(model.ncable()), -std::numeric_limits<double>::infinity());
+  for (int k = 0; k < model.ncable(); ++k)
+    if (model.cables[static_cast<std::size_t>(k)].tension_only && model.cable_force_sign == ts::CableForceSign::kClampTension)
+      slack_N[static_cast<std::size_t>(k)] = 0.0;
+  detail::add_frame_summary(job.scene, summary, slack_N);
+  if (!monitor_slack.is_null()) summary["first_slack"] = monitor_slack;  // exact step time
+  summary["frames"] = job.scene.nframe();
+  job.summary_json = summary.dump();
+}
+
 }  // namespace detail
 
 void run_job(const RunRequest& req, Job& job, const Limits& limits) {
@@ -479,85 +543,17 @@ void run_job(const RunRequest& req, Job& job, const Limits& limits) {
       throw Error("run stopped: wall time above the studio's limit of " + std::to_string(static_cast<int>(limits.max_wall_s)) +
                   " s (shorten the duration or run it with tendyn simulate / tendyn plan)");
   };
-  if (req.cdpr) {
-    try {
+  try {
+    if (req.cdpr) {
       {
         std::lock_guard lock(job.mutex);
         job.status = "running";
       }
       detail::run_cdpr_job(*req.cdpr, job, check_time);
-      std::lock_guard lock(job.mutex);
-      job.progress = 1.0;
-      job.status = "done";
-    } catch (const std::exception& e) {
-      std::lock_guard lock(job.mutex);
-      job.error = e.what();
-      job.status = "error";
+    } else {
+      detail::run_tensegrity_job(req, job, check_time);
     }
-    return;
-  }
-  try {
-    ts::Model model = req.file.model;
-    ts::SimulationOptions sim = req.file.simulation;
-    json summary = {{"mode", req.inverse ? "inverse" : "forward"}};
-    const double plan_share = req.inverse ? 0.8 : 0.0;
-    {
-      std::lock_guard lock(job.mutex);
-      job.scene = make_scene(model);
-      job.scene.title = model.name + (req.inverse ? " (planned)" : "");
-      job.status = "running";
-    }
-    if (req.inverse) {
-      const auto r = ts::plan(model, req.plan, [&](int done, int total) {
-        {
-          std::lock_guard lock(job.mutex);
-          job.progress = plan_share * done / std::max(total, 1);
-        }
-        check_time();
-      });
-      for (const auto& d : r.as_drives(req.plan.drive_cables)) model.drives.push_back(d);
-      sim = ts::rollout_options(model, sim);
-      sim.duration_s = r.period_start_s.back() - r.period_start_s.front();
-      summary["speed_mps"] = r.speed_mps;
-      summary["progress_m"] = r.progress_m;
-      summary["max_path_error_m"] = r.max_path_error_m;
-      summary["rollouts"] = r.rollouts;
-      summary["planning_wall_time_s"] = r.wall_time_s;
-    }
-    JobRecorder rec(job, model, sim.output_interval_s);
-    const auto s = ts::simulate(model, sim, &rec, [&](double f) {
-      {
-        std::lock_guard lock(job.mutex);
-        job.progress = plan_share + (1.0 - plan_share) * f;
-      }
-      check_time();
-    });
-    rec.finish();
-    summary["duration_s"] = sim.duration_s;
-    summary["steps"] = s.steps;
-    summary["simulation_wall_time_s"] = s.wall_time_s;
-    // the normal-mode monitor (simulate.hpp) sees every integration step, the frames only the
-    // output times: its first slack event is the one reported, the frames' list follows
-    const auto& mon = s.monitor;
-    summary["normal_mode"] = mon.normal_mode;
-    const auto cable_at = [&](int k, double t) { return json{{"cable", model.cable_ids[static_cast<std::size_t>(k)]}, {"t_s", t}}; };
-    const json monitor_slack = mon.first_slack_cable >= 0 ? cable_at(mon.first_slack_cable, mon.first_slack_time_s) : json(nullptr);
-    summary["first_overstrain"] =
-        mon.first_overstrain_cable >= 0 ? cable_at(mon.first_overstrain_cable, mon.first_overstrain_time_s) : json(nullptr);
-    summary["strain_limit"] = sim.strain_limit;
-    summary["energy_max_abs_drift_J"] = s.max_abs_energy_drift_J;
-    summary["com_final_m"] = {s.com_final_m.x(), s.com_final_m.y(), s.com_final_m.z()};
     std::lock_guard lock(job.mutex);
-    // tension-only cables are slack at a tension of exactly 0; signed-force (paper-law) and
-    // spring elements never count as slack from their force
-    std::vector<double> slack_N(static_cast<std::size_t>(model.ncable()), -std::numeric_limits<double>::infinity());
-    for (int k = 0; k < model.ncable(); ++k)
-      if (model.cables[static_cast<std::size_t>(k)].tension_only && model.cable_force_sign == ts::CableForceSign::kClampTension)
-        slack_N[static_cast<std::size_t>(k)] = 0.0;
-    detail::add_frame_summary(job.scene, summary, slack_N);
-    if (!monitor_slack.is_null()) summary["first_slack"] = monitor_slack;  // exact step time
-    summary["frames"] = job.scene.nframe();
-    job.summary_json = summary.dump();
     job.progress = 1.0;
     job.status = "done";
   } catch (const std::exception& e) {

@@ -36,6 +36,11 @@ int index_of(const std::vector<std::string>& ids, const std::string& id, const c
 /// displacement, and the energies (initial, final, min, max, final - initial) when recorded.
 void add_frame_summary(const Scene& scene, json& summary, const std::vector<double>& slack_N);
 
+/// Runs a tensegrity request into job: the scene, status "running", the plan (inverse mode), the
+/// simulation's frames and the summary (the caller sets "done"/"error" and catches); `check_time`
+/// is called at every progress report and throws to stop the run.
+void run_tensegrity_job(const RunRequest& req, Job& job, const std::function<void()>& check_time);
+
 /// CDPR (studio_cdpr.cpp; without TENDYN_WITH_CDPR these throw tendyn::Error "built without the
 /// CDPR module").
 EditResult edit_cdpr_model(std::string_view yaml, const json& edits, const Limits& limits);
