@@ -11,6 +11,7 @@
 #include <sstream>
 #include <string>
 
+#include "cdpr/dynamics_support.hpp"
 #include "cdpr/test_util.hpp"
 
 namespace tendyn::cdpr {
@@ -19,21 +20,6 @@ namespace {
 DynamicModel printer(double load_kg = 50.0) {
   const auto mf = load_model(test::model_path("printer8.yaml"));
   return make_printer_dynamics(mf.model, load_kg);
-}
-
-// Tensions from the exact solver that hold `pose` against gravity (with the total mass and COM).
-Eigen::VectorXd holding_tensions(const DynamicModel& m, const Pose& pose, double f_min = 200.0) {
-  Model g = m.geometry;
-  g.platform_mass_kg = m.mass_kg;
-  g.p_PC = m.com_P;
-  Data d = make_data(g);
-  update_geometry(g, pose, d);
-  SolverOptions opt;
-  opt.f_min_N = f_min;
-  opt.f_max_N = 30000.0;
-  const TensionResult r = solve_tensions(Method::kExact, d.J, gravity_compensation_wrench(g, pose), opt);
-  EXPECT_EQ(r.status, Status::kOk);
-  return r.f_N;
 }
 
 TEST(CdprDynamics, MassPropertiesCombineLoad) {
@@ -54,7 +40,7 @@ TEST(CdprDynamics, StaticsWithSolverTensionsHasZeroAcceleration) {
   for (const auto& q : {Eigen::Vector3d(0, 0, 3.0), Eigen::Vector3d(1.0, -1.0, 3.0),
                         Eigen::Vector3d(-1.2, 2.0, 3.5), Eigen::Vector3d(3.0, -4.0, 3.0)}) {
     const Pose pose = pose_from_xyz_rpy(q, Eigen::Vector3d(0.0, 0.0, 0.02));
-    const Eigen::VectorXd f = holding_tensions(m, pose);
+    const Eigen::VectorXd f = test::holding_tensions(m, pose);
     const StateVector x = make_state(m, pose, rest_lengths_for_tensions(m, in, pose, f));
     compute_derivative(m, in, x, d);
     EXPECT_LT((d.tension_N - f).norm(), 1e-7 * f.norm());
@@ -69,7 +55,7 @@ TEST(CdprDynamics, EnergyConservedWithoutDampingOver10s) {
   const Inputs in = make_inputs(m);
   DynamicData d = make_dynamic_data(m);
   const Pose pose = pose_from_xyz_rpy(Eigen::Vector3d(0.3, -0.2, 3.0), Eigen::Vector3d::Zero());
-  StateVector x = make_state(m, pose, rest_lengths_for_tensions(m, in, pose, holding_tensions(m, pose, 1000.0)));
+  StateVector x = make_state(m, pose, rest_lengths_for_tensions(m, in, pose, test::holding_tensions(m, pose, 1000.0)));
   // Perturb: 0.1 mm / 5 mm/s / 1 mrad/s; with >= 1 kN pretension all cables stay taut.
   x[0] += 1e-4;
   x.segment<3>(7) = Eigen::Vector3d(0.005, -0.003, 0.002);
@@ -99,7 +85,7 @@ TEST(CdprDynamics, Dopri5AgreesWithFineRk4AndConservesEnergy) {
   const Inputs in = make_inputs(m);
   DynamicData d = make_dynamic_data(m);
   const Pose pose = pose_from_xyz_rpy(Eigen::Vector3d(0.3, -0.2, 3.0), Eigen::Vector3d::Zero());
-  StateVector x0 = make_state(m, pose, rest_lengths_for_tensions(m, in, pose, holding_tensions(m, pose, 1000.0)));
+  StateVector x0 = make_state(m, pose, rest_lengths_for_tensions(m, in, pose, test::holding_tensions(m, pose, 1000.0)));
   x0.segment<3>(7) = Eigen::Vector3d(0.005, -0.003, 0.002);
   x0.segment<3>(10) = Eigen::Vector3d(0.001, -0.0005, 0.0008);
   StateVector xa = x0, xb = x0;

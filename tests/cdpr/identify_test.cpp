@@ -15,6 +15,7 @@
 #include <random>
 #include <string>
 
+#include "cdpr/dynamics_support.hpp"
 #include "cdpr/test_util.hpp"
 
 namespace tendyn::cdpr {
@@ -32,20 +33,6 @@ Eigen::Matrix<double, 10, 1> true_pi(const DynamicModel& m) {
   Eigen::Matrix<double, 10, 1> pi;
   pi << m.mass_kg, m.mass_kg * c, IP(0, 0), IP(0, 1), IP(0, 2), IP(1, 1), IP(1, 2), IP(2, 2);
   return pi;
-}
-
-Eigen::VectorXd holding_tensions(const DynamicModel& m, const Pose& pose, double f_min) {
-  Model g = m.geometry;
-  g.platform_mass_kg = m.mass_kg;
-  g.p_PC = m.com_P;
-  Data d = make_data(g);
-  update_geometry(g, pose, d);
-  SolverOptions opt;
-  opt.f_min_N = f_min;
-  opt.f_max_N = 30000.0;
-  const TensionResult r = solve_tensions(Method::kExact, d.J, gravity_compensation_wrench(g, pose), opt);
-  EXPECT_EQ(r.status, Status::kOk);
-  return r.f_N;
 }
 
 Eigen::Vector3d rpy_of(const Eigen::Matrix3d& R) {
@@ -68,7 +55,7 @@ PlatformLog simulate_log(const DynamicModel& m, double duration_s, const Noise& 
   DynamicData d = make_dynamic_data(m);
   const Eigen::Vector3d p0(0.5, -0.3, 3.0);
   const Pose pose0 = pose_from_xyz_rpy(p0, Eigen::Vector3d::Zero());
-  const Eigen::VectorXd f0 = holding_tensions(m, pose0, 2000.0);
+  const Eigen::VectorXd f0 = test::holding_tensions(m, pose0, 2000.0);
   const Eigen::VectorXd l00 = rest_lengths_for_tensions(m, in, pose0, f0);
   StateVector x = make_state(m, pose0, l00);
   const auto desired = [&](double t) {
@@ -136,7 +123,7 @@ TEST(CdprIdentify, PlatformRegressorIsTheDynamics) {
   const Inputs in = make_inputs(m);
   DynamicData d = make_dynamic_data(m);
   const Pose pose = pose_from_xyz_rpy(Eigen::Vector3d(0.3, -0.2, 3.0), Eigen::Vector3d(0.02, -0.03, 0.05));
-  StateVector x = make_state(m, pose, rest_lengths_for_tensions(m, in, pose, holding_tensions(m, pose, 1500.0)));
+  StateVector x = make_state(m, pose, rest_lengths_for_tensions(m, in, pose, test::holding_tensions(m, pose, 1500.0)));
   x[0] += 3e-3;
   x[2] -= 2e-3;
   x.segment<3>(7) = Eigen::Vector3d(0.1, -0.2, 0.05);

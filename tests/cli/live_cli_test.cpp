@@ -12,6 +12,7 @@
 
 #include "support/cli_run.hpp"
 #include "support/error_of.hpp"
+#include "support/serve_process.hpp"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -37,42 +38,14 @@ using nlohmann::json;
 
 bool built_with_viewer() { return run("serve --help").code == 0 && run("view --help").out.find("self-contained") != std::string::npos; }
 
-struct Server {
-  std::string pid;
-  int port = -1;
-  std::filesystem::path log;
-  ~Server() {
-    if (!pid.empty()) (void)std::system(("kill " + pid + " 2>/dev/null").c_str());
-  }
-};
-
-std::unique_ptr<Server> start(const std::string& extra = "") {
-  auto s = std::make_unique<Server>();
-  s->log = fresh_dir("live_serve") / "serve.log";
-  FILE* p = popen((std::string(TENDYN_CLI) + " serve --port 0 " + extra + " > " + s->log.string() + " 2>&1 & echo $!").c_str(), "r");
-  char pid[32] = {0};
-  if (std::fgets(pid, sizeof pid, p)) s->pid = std::string(pid, std::strcspn(pid, "\n"));
-  pclose(p);
-  for (int i = 0; i < 100 && s->port < 0; ++i) {
-    const std::string out = slurp(s->log);
-    const auto at = out.find("http://127.0.0.1:");
-    if (at != std::string::npos) s->port = std::stoi(out.substr(at + 17));
-    else ::usleep(100000);
-  }
-  return s;
+std::unique_ptr<tendyn::test::ServeProcess> start(const std::string& extra = "") {
+  return tendyn::test::start_serve("live_serve", extra);
 }
 
 /// GET path on 127.0.0.1:port: {status, body} (status -1: no answer).
 std::pair<int, std::string> get(int port, const std::string& path) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(static_cast<uint16_t>(port));
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
-    ::close(fd);
-    return {-1, ""};
-  }
+  const int fd = tendyn::test::connect_loopback(port);
+  if (fd < 0) return {-1, ""};
   const std::string req = "GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(port) + "\r\nConnection: close\r\n\r\n";
   (void)::send(fd, req.data(), req.size(), MSG_NOSIGNAL);
   std::string in;

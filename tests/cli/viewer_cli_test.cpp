@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/cli_run.hpp"
+#include "support/serve_process.hpp"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -170,48 +171,8 @@ TEST(ViewerCli, ServeListensOnLoopbackAndAnswersJson) {
 // port, raw HTTP over sockets. Bounded: at most 45 connections and a few seconds per test.
 namespace {
 
-struct Serve {
-  std::string pid;
-  int port = -1;
-  fs::path log;
-  ~Serve() {
-    if (!pid.empty()) (void)std::system(("kill " + pid + " 2>/dev/null").c_str());
-  }
-};
-
-/// Starts `tendyn serve --port 0 <extra>` and waits for its address.
-std::unique_ptr<Serve> start_serve(const std::string& name, const std::string& extra = "") {
-  auto s = std::make_unique<Serve>();
-  s->log = fresh_dir(name) / "serve.log";
-  const std::string cmd = std::string(TENDYN_CLI) + " serve --port 0 " + extra + " > " + s->log.string() + " 2>&1 & echo $!";
-  FILE* p = popen(cmd.c_str(), "r");
-  char pid[32] = {0};
-  if (std::fgets(pid, sizeof pid, p)) s->pid = std::string(pid, std::strcspn(pid, "\n"));
-  pclose(p);
-  for (int i = 0; i < 100; ++i) {
-    const std::string out = slurp(s->log);
-    const auto at = out.find("http://127.0.0.1:");
-    if (at != std::string::npos) {
-      s->port = std::stoi(out.substr(at + 17));
-      break;
-    }
-    ::usleep(100000);
-  }
-  return s;
-}
-
-int connect_loopback(int port) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(static_cast<uint16_t>(port));
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
-    ::close(fd);
-    return -1;
-  }
-  return fd;
-}
+using tendyn::test::connect_loopback;
+using tendyn::test::start_serve;
 
 struct Reply {
   int status = -1;  ///< -1: no answer
