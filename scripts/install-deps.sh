@@ -3,7 +3,7 @@
 # Usage: scripts/install-deps.sh [build|test|all]
 #   build: compiler, CMake and the C++ libraries the library and CLI link against.
 #   test : build + everything the test suite uses (Octave for lsqnonneg cross-checks, Python, Chromium, ...).
-#   all  : test + benchmark peers (MuJoCo, DART).
+#   all  : test + benchmark peers (DART) + clang for the libFuzzer runs (fuzz/README.md).
 set -euo pipefail
 level="${1:-build}"
 
@@ -13,12 +13,12 @@ pkgs=(build-essential cmake ninja-build pkg-config
       liburdfdom-dev libtinyxml2-dev libcpp-httplib-dev
       python3 python3-dev pybind11-dev python3-pybind11 python3-numpy)
 if [[ "$level" == test || "$level" == all ]]; then
-  pkgs+=(clang libclang-rt-14-dev octave python3-scipy python3-matplotlib python3-pytest python3-distributed chromium curl
+  pkgs+=(octave python3-scipy python3-matplotlib python3-pytest python3-distributed chromium curl
         dpkg-dev file  # dpkg-shlibdeps for the Debian package test (install.deb)
         python3-venv python3-pip python3-setuptools python3-wheel)  # pip install test (python/tests/test_install.py)
 fi
 if [[ "$level" == all ]]; then
-  pkgs+=(libdart-dev)
+  pkgs+=(libdart-dev clang libclang-rt-14-dev)
 fi
 
 # Node.js + npm bundle the web viewer (web/); Debian's packages unless a node is already installed.

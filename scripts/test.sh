@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds tendyn and runs every test: the GoogleTest suites (ctest), the Python tests, a short
-# fuzz run of the model parser, and every module's tests again under AddressSanitizer + UBSan.
+# Builds tendyn and runs every test: the GoogleTest suites (ctest, with the fuzz corpus replays),
+# the Python tests, and every module's tests again under AddressSanitizer + UBSan.
 # Installs missing Debian packages first. Set TENDYN_SKIP_SANITIZE=1 to skip the sanitizer pass.
 set -euo pipefail
 cd "$(dirname "$0")/.."
