@@ -74,6 +74,14 @@ inline double times_pow2(double x, int e) {
   return std::ldexp(x, e);
 }
 
+/// std::ilogb(x) for finite x != 0, reading the exponent field of a normal number directly (no
+/// library call); zero, subnormal and non-finite x go to std::ilogb.
+inline int fast_ilogb(double x) {
+  const int field = static_cast<int>((std::bit_cast<std::uint64_t>(x) >> 52) & 0x7ff);
+  if (field != 0 && field != 0x7ff) return field - 1023;
+  return std::ilogb(x);
+}
+
 /// The equilibrated problem every method solves (see tension.hpp): tensions f_g = f 2^b.
 struct Scaled {
   Eigen::Ref<const Eigen::MatrixXd> J;   ///< (m x n) J 2^-a

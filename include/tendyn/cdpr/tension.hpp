@@ -116,6 +116,11 @@ struct SolverOptions {
   /// kernel, ~5x slower) instead of updating the factorisation along the subset tree. Kept as the
   /// reference of the tests and the baseline of bench/cdpr_tension_bench.cpp.
   bool exhaustive_refactor = false;
+  /// Lawson-Hanson: run the general bounded least-squares kernel (BoundedLS, any row count)
+  /// instead of the fixed-size kernel used for m <= 6 rows. The same active-set path and the same
+  /// answer to rounding; kept as the reference of the tests and the baseline of
+  /// bench/cdpr_tension_bench.cpp.
+  bool lawson_hanson_reference = false;
 };
 
 struct TensionResult {
