@@ -11,8 +11,12 @@
 //    compile-time constant; Q (M x M), R and c = Q^T w are updated together by each Givens
 //    rotation, so a passive solve is one back substitution (no Q^T w product per inner step);
 //    rotations use sqrt(x^2 + y^2) (the scaled entries are below sqrt(m), so the squares cannot
-//    overflow; hypot only where they could underflow); the diagnostics of finish_result are
-//    computed in one fused pass from the kernel's own R (sigma_min(Jc) >= 1 / |R^-1|_F).
+//    overflow; hypot only where they could underflow) and R's reciprocal diagonal is kept, so back
+//    substitutions multiply; the gradient of all columns is M vectorisable row updates on a
+//    transposed copy of Jc (each entry summed in the same order as a column dot product); the
+//    diagnostics of finish_result are computed in one fused pass from the kernel's own R
+//    (sigma_min(Jc) >= 1 / |R^-1|_F). A Householder append (one square root per column instead of
+//    M-1-k rotations) was tried and measured no faster at 6x12.
 //  * BoundedLS with l = 0, u = inf (dense_kernels.cpp): any m, and every problem whose rows differ
 //    in size by more than 2^10 (bounded_least_squares' row-equilibrated retry).
 // The two agree to rounding (tests/cdpr/nnls_test.cpp compares them on random problems).
@@ -29,6 +33,7 @@ namespace tendyn::cdpr::detail {
 namespace {
 
 constexpr double kEps = std::numeric_limits<double>::epsilon();
+constexpr int kMaxCols = 64;  // the fixed kernel's column capacity (loaded_mask has 64 bits)
 
 /// sqrt(x^2 + y^2) without a library call when the squares stay in the normal range.
 inline double givens_norm(double x, double y) {
@@ -41,8 +46,11 @@ template <int M>
 class FixedNnls {
  public:
   /// Runs NNLS on Jc (M x n, leading dimension ld) and w. Returns 0 (converged) or 1 (cap).
-  int solve(const double* J, std::ptrdiff_t ld, int n, const double* w, double tol, int maxit,
-            const double* weight, double* x, int* iterations) {
+  /// `JT` (M x kMaxCols, row-major: JT[r * kMaxCols + i] = J(r, i)) is J's transposed copy: the
+  /// gradient of all columns is then M vectorisable row updates, each entry summed in the same
+  /// order as a column dot product.
+  int solve(const double* J, std::ptrdiff_t ld, const double* JT, int n, const double* w,
+            double tol, int maxit, const double* weight, double* x, int* iterations) {
     for (int r = 0; r < M; ++r) {
       for (int i = 0; i < M; ++i) Q_[i + r * M] = r == i ? 1.0 : 0.0;
       c_[r] = w[r];
@@ -63,13 +71,18 @@ class FixedNnls {
         const double* a = J + i * ld;
         for (int r = 0; r < M; ++r) rv[r] -= a[r] * xi;
       }
+      double g[kMaxCols];
+      for (int i = 0; i < n; ++i) g[i] = 0.0;
+      for (int r = 0; r < M; ++r) {
+        const double* row = JT + r * kMaxCols;
+        const double rr = rv[r];
+        for (int i = 0; i < n; ++i) g[i] += row[i] * rr;
+      }
       int t = -1;
       double best = 0.0;
       for (int i = 0; i < n; ++i) {
         if (((passive | excluded) >> i) & 1u) continue;
-        const double* a = J + i * ld;
-        double gi = 0.0;
-        for (int r = 0; r < M; ++r) gi += a[r] * rv[r];
+        const double gi = g[i];
         if (!(gi > tol)) continue;
         const double weighted = gi * weight[i];
         if (t < 0 || weighted > best) {
@@ -270,6 +283,7 @@ bool lawson_hanson_fixed(const Scaled& p, const SolverOptions& o, Workspace::Imp
   const double wn = std::sqrt(w2);
   // |Jc|_1, |Jc|_F and the rows' largest entries in one pass.
   double norm1 = 0.0, jc2 = 0.0, rowmax[M] = {};
+  alignas(16) double JT[M * kMaxCols];
   for (int j = 0; j < n; ++j) {
     const double* a = Jc + j * ldc;
     double s = 0.0;
@@ -278,6 +292,7 @@ bool lawson_hanson_fixed(const Scaled& p, const SolverOptions& o, Workspace::Imp
       s += v;
       jc2 += a[r] * a[r];
       rowmax[r] = std::max(rowmax[r], v);
+      JT[r * kMaxCols + j] = a[r];
     }
     norm1 = std::max(norm1, s);
   }
@@ -297,7 +312,7 @@ bool lawson_hanson_fixed(const Scaled& p, const SolverOptions& o, Workspace::Imp
   FixedNnls<M> k;
   double* x = ws.x.data();
   int it = 0;
-  const int st = k.solve(Jc, ldc, n, w, tol, maxit, p.wt.data(), x, &it);
+  const int st = k.solve(Jc, ldc, JT, n, w, tol, maxit, p.wt.data(), x, &it);
   res.iterations = it;
   res.status = st == 0 ? Status::kOk : Status::kIterationLimit;
 
