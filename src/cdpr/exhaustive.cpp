@@ -83,27 +83,43 @@ namespace {
 /// errors up to ~eps kappa^2 (1e-8 relative at 1e4); their residuals are refined (see above).
 constexpr double kCondLimit = 1e4;
 
-/// The type-7 quartiles q1 = Q(0.25), q3 = Q(0.75) of v[0, count) (reordered): linear
-/// interpolation between order statistics (Hyndman & Fan type 7, as R's default). The second
-/// selection runs only on the part above the first quartile's order statistic (nth_element leaves
-/// the larger elements there), so the values are those of two independent selections.
-void quartiles_type7(std::vector<double>& v, std::size_t count, double& q1, double& q3) {
+/// Q(p) of v[0, count) by type-7 interpolation between order statistics (Hyndman & Fan, as R's
+/// default), given that v[from, count) holds exactly the elements of rank >= from (from = 0: no
+/// precondition). Reorders v; returns the lower order statistic's rank.
+std::size_t quantile_type7(std::vector<double>& v, std::size_t from, std::size_t count, double p,
+                           double& q) {
   const auto at = [&](std::size_t i) { return v.begin() + static_cast<std::ptrdiff_t>(i); };
-  const auto order_stats = [&](std::size_t from, double p, double& q) {
-    const double h = static_cast<double>(count - 1) * p;
-    const auto lo = static_cast<std::size_t>(std::floor(h));
-    std::nth_element(at(from), at(lo), at(count));
-    const double a = v[lo];
-    if (lo + 1 >= count) {
-      q = a;
-      return lo;
-    }
-    const double b = *std::min_element(at(lo + 1), at(count));
-    q = a + (h - static_cast<double>(lo)) * (b - a);
+  const double h = static_cast<double>(count - 1) * p;
+  const auto lo = static_cast<std::size_t>(std::floor(h));
+  std::nth_element(at(from), at(lo), at(count));
+  const double a = v[lo];
+  if (lo + 1 >= count) {
+    q = a;
     return lo;
-  };
-  const std::size_t lo1 = order_stats(0, 0.25, q1);
-  order_stats(lo1, 0.75, q3);  // lo3 >= lo1: the elements of rank >= lo1 are in [lo1, count)
+  }
+  const double b = *std::min_element(at(lo + 1), at(count));
+  q = a + (h - static_cast<double>(lo)) * (b - a);
+  return lo;
+}
+
+/// The quartiles q1 = Q(0.25), q3 = Q(0.75) of v[0, count) (reordered). With a second copy v2
+/// of the same values and two threads, each quartile is selected on its own copy at the same
+/// time; otherwise the second selection runs on the part of v above the first quartile's order
+/// statistic (nth_element leaves the larger elements there). Order statistics are unique
+/// values, so the quartiles are the same either way.
+void quartiles_type7(std::vector<double>& v, std::vector<double>* v2, std::size_t count,
+                     double& q1, double& q3) {
+  if (v2 != nullptr) {
+    parallel_for(2, 2, [&](int t) {
+      if (t == 0)
+        quantile_type7(v, 0, count, 0.25, q1);
+      else
+        quantile_type7(*v2, 0, count, 0.75, q3);
+    });
+    return;
+  }
+  const std::size_t lo1 = quantile_type7(v, 0, count, 0.25, q1);
+  quantile_type7(v, lo1, count, 0.75, q3);
 }
 
 /// Step 3's tail, shared by both kernels: negatives of x (k) zeroed, |x| and |w - A_S x| with
@@ -156,11 +172,13 @@ int solve_subset_reference(const Scaled& p, const SolverOptions& o, MinNormLS& m
 struct SubsetOut {
   double* norms;
   double* norms_copy;
+  double* norms_copy2;  ///< a second copy for the two-thread quartiles, or nullptr
   double* keys;
   double unit;  ///< residual_precision |w|
   void store(std::size_t slot, double norm, double resid) const {
     norms[slot] = norm;
     norms_copy[slot] = norm;
+    if (norms_copy2 != nullptr) norms_copy2[slot] = norm;
     keys[slot] = std::nearbyint(resid / unit);
   }
 };
@@ -477,7 +495,16 @@ void solve_exhaustive(const Scaled& p, const SolverOptions& o, Workspace::Impl& 
   }
 
   const double unit = o.residual_precision * wn;
-  const SubsetOut out{ws.norms.data(), ws.sorted.data(), ws.resid.data(), unit};
+  // Threads only pay from about a thousand subsets on (thread start-up ~ tens of us).
+  const int threads = o.exhaustive_refactor || count < 1024
+                          ? 1
+                          : parallel_thread_count(static_cast<long>(count), o.threads);
+  // From 2^16 subsets on, two threads select the two quartiles at the same time (the serial part
+  // of the method is otherwise dominated by them), each on its own copy of the norms.
+  const bool two_copies = threads > 1 && count >= (std::size_t{1} << 16);
+  if (two_copies && ws.sorted2.size() < count) ws.sorted2.resize(count);
+  const SubsetOut out{ws.norms.data(), ws.sorted.data(), two_copies ? ws.sorted2.data() : nullptr,
+                      ws.resid.data(), unit};
   if (o.exhaustive_refactor) {
     for (std::size_t s = 0; s < count; ++s) {
       double nrm = 0.0, rs = 0.0;
@@ -486,8 +513,6 @@ void solve_exhaustive(const Scaled& p, const SolverOptions& o, Workspace::Impl& 
       out.store(s, nrm, rs);
     }
   } else {
-    // Threads only pay from about a thousand subsets on (thread start-up ~ tens of us).
-    const int threads = count < 1024 ? 1 : parallel_thread_count(static_cast<long>(count), o.threads);
     // 2^d subtrees, about 32 per thread: the subtrees with many top columns set hold only wide
     // (dearer) subsets, and fine tasks taken in turn from a shared counter even this out.
     int d = 0;
@@ -508,7 +533,7 @@ void solve_exhaustive(const Scaled& p, const SolverOptions& o, Workspace::Impl& 
 
   // Step 4: interquartile-range outlier rule on the solution norms (ws.sorted holds a copy).
   double q1 = 0.0, q3 = 0.0;
-  quartiles_type7(ws.sorted, count, q1, q3);
+  quartiles_type7(ws.sorted, two_copies ? &ws.sorted2 : nullptr, count, q1, q3);
   const double threshold = q3 + o.iqr_coefficient * (q3 - q1);
 
   // Steps 5 and 6 in one pass over the rounded residual keys (ws.resid): the smallest key among

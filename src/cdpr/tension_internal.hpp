@@ -48,7 +48,8 @@ struct Workspace::Impl {
   std::vector<double> colbuf;   // m x n gathered columns
   std::vector<int> idx;         // n
   // exhaustive
-  std::vector<double> norms, resid, sorted;  // 2^n - 1 each (n <= 24)
+  std::vector<double> norms, resid, sorted;  // 2^n - 1 each (n <= 24): norms, residual keys, copy
+  std::vector<double> sorted2;  // 2^n - 1: a second copy of the norms (multi-threaded, n >= 16)
   std::vector<detail::ExhaustiveScratch> ex;  // one per thread (sized by the first call)
   // exact
   Eigen::MatrixXd Jt, Q, N, E;
