@@ -401,7 +401,7 @@ void solve_tensions(Method method, const Eigen::Ref<const Eigen::MatrixXd>& J,
   const int b = t_exp == std::numeric_limits<int>::min() ? 0 : -(t_exp + 1);
   auto wg = ws.wg.head(m);
   for (Eigen::Index i = 0; i < m; ++i) wg[i] = detail::times_pow2(w[i], b - a);
-  double f_max_g = std::ldexp(o.f_max_N, b);
+  double f_max_g = detail::times_pow2(o.f_max_N, b);  // (= ldexp; inf stays inf)
   if (std::isinf(f_max_g) && std::isfinite(o.f_max_N))  // f_max beyond 2^1024 |w|: no bound
     f_max_g = std::numeric_limits<double>::max();
   const detail::Scaled p{Jg, wg, Jc, wt, ws.col_exp.data(), detail::times_pow2(o.f_min_N, b), f_max_g};
