@@ -82,7 +82,8 @@ class ScipyKernel:
         self.lib.cdpr_time_scipy_nnls.argtypes = [
             ctypes.c_void_p, ctypes.c_int, ctypes.c_int, ctypes.c_int, P(ctypes.c_double),
             P(ctypes.c_double), ctypes.c_long, P(ctypes.c_double), P(ctypes.c_int),
-            P(ctypes.c_double), P(ctypes.c_int)]
+            P(ctypes.c_double), P(ctypes.c_int), ctypes.c_int]
+        self.cpu_time = False
 
     def time(self, probs, passes):
         """Mean ns per solve over `passes` passes, and the solutions of the last pass."""
@@ -98,21 +99,22 @@ class ScipyKernel:
         ns = self.lib.cdpr_time_scipy_nnls(
             self.fn, m, n, len(probs), A.ctypes.data_as(d), b.ctypes.data_as(d), passes,
             x.ctypes.data_as(d), modes.ctypes.data_as(i), scratch.ctypes.data_as(d),
-            iscratch.ctypes.data_as(i))
+            iscratch.ctypes.data_as(i), 1 if self.cpu_time else 0)
         if not np.all(modes == 1):
             raise SystemExit(f"scipy kernel returned modes {sorted(set(modes.tolist()))} (1 = ok)")
         return ns / (passes * len(probs)), x.reshape(len(probs), n)
 
 
-def cxx_times(bench, min_time):
-    """ns per solve of BM_LawsonHanson for each size, from the Google Benchmark program."""
+def cxx_times(bench, min_time, cpu_time=False):
+    """ns per solve of BM_LawsonHanson for each size, from the Google Benchmark program (wall
+    time, or the process CPU time with cpu_time)."""
     out = subprocess.run([bench, "--benchmark_filter=BM_LawsonHanson/",
                           f"--benchmark_min_time={min_time}", "--benchmark_format=json"],
                          capture_output=True, text=True, check=True).stdout
     res = {}
     for b in json.loads(out)["benchmarks"]:
         unit = {"ns": 1.0, "us": 1e3, "ms": 1e6}[b["time_unit"]]
-        res[b["label"]] = b["real_time"] * unit
+        res[b["label"]] = b["cpu_time" if cpu_time else "real_time"] * unit
     return res
 
 
@@ -135,6 +137,9 @@ def main():
     ap.add_argument("--min-time", type=float, default=0.3, help="seconds per measurement")
     ap.add_argument("--no-octave", action="store_true")
     ap.add_argument("--no-python", action="store_true", help="skip the Python-vs-Python rows")
+    ap.add_argument("--cpu-time", action="store_true",
+                    help="compiled rows: CPU time of the timing thread/process instead of wall time "
+                         "(steadier on a loaded machine; the Python rows stay wall time)")
     a = ap.parse_args()
     probs = {(m, n): [random_problem(m, n, 1000 + k) for k in range(64)] for m, n in SIZES}
     tendyn = None
@@ -148,6 +153,7 @@ def main():
 
     with tempfile.TemporaryDirectory() as work:
         kern = ScipyKernel(work)
+        kern.cpu_time = a.cpu_time
         # The kernel is scipy's: its answers equal scipy.optimize.nnls's bit for bit.
         for size, ps in probs.items():
             _, x = kern.time(ps, 1)
@@ -156,7 +162,7 @@ def main():
                     raise SystemExit(f"kernel and scipy.optimize.nnls differ at {size} problem {k}")
         for r in range(a.rounds):
             if os.path.exists(a.bench):
-                for label, ns in cxx_times(a.bench, a.min_time).items():
+                for label, ns in cxx_times(a.bench, a.min_time, a.cpu_time).items():
                     add("tendyn C++ (compiled)", label, ns)
             for (m, n), ps in probs.items():
                 size = f"{m}x{n}"
@@ -174,7 +180,9 @@ def main():
 
     sizes = [f"{m}x{n}" for m, n in SIZES]
     med = {k: statistics.median(v) for k, v in rows.items()}
-    print(f"scipy {scipy.__version__}, numpy {np.__version__}, {a.rounds} rounds, medians [us/solve]")
+    clock = "CPU time" if a.cpu_time else "wall time"
+    print(f"scipy {scipy.__version__}, numpy {np.__version__}, {a.rounds} rounds, medians [us/solve], "
+          f"compiled rows: {clock}")
     print(f"{'tool':34}" + "".join(f"{s:>10}" for s in sizes))
     for tool in ["tendyn C++ (compiled)", "scipy Fortran kernel (compiled)", "tendyn from Python",
                  "scipy.optimize.nnls from Python", "python loop, no-op call"]:

@@ -20,7 +20,7 @@ std::vector<tendyn::cdpr::RandomProblem> problems(int m, int n, int count) {
   return v;
 }
 
-void run(benchmark::State& state, Method method, int threads = 1, bool refactor = false) {
+void run(benchmark::State& state, Method method, int threads = 1, bool reference = false) {
   const int m = static_cast<int>(state.range(0));
   const int n = static_cast<int>(state.range(1));
   const int count = n >= 16 ? 4 : 64;
@@ -30,7 +30,8 @@ void run(benchmark::State& state, Method method, int threads = 1, bool refactor 
   tendyn::cdpr::SolverOptions o;
   if (method == Method::kClosedForm || method == Method::kImprovedClosedForm) o.f_max_N = 3.0;
   o.threads = threads;
-  o.exhaustive_refactor = refactor;
+  o.exhaustive_refactor = reference;
+  o.lawson_hanson_reference = reference;
   // Warm up: sizes the exhaustive norm buffers once.
   tendyn::cdpr::solve_tensions(method, ps[0].J, ps[0].w, o, ws, r);
   std::size_t k = 0;
@@ -48,6 +49,9 @@ void BM_Exhaustive(benchmark::State& s) { run(s, Method::kExhaustive); }
 void BM_Exhaustive2T(benchmark::State& s) { run(s, Method::kExhaustive, 2); }
 void BM_ExhaustiveRefactor(benchmark::State& s) { run(s, Method::kExhaustive, 1, true); }
 void BM_LawsonHanson(benchmark::State& s) { run(s, Method::kLawsonHanson); }
+// The general bounded least-squares kernel (options.lawson_hanson_reference): the pre-issue-19
+// path, same active sets, as the baseline of the same run.
+void BM_LawsonHansonReference(benchmark::State& s) { run(s, Method::kLawsonHanson, 1, true); }
 void BM_Exact(benchmark::State& s) { run(s, Method::kExact); }
 void BM_ClosedForm(benchmark::State& s) { run(s, Method::kClosedForm); }
 void BM_ImprovedClosedForm(benchmark::State& s) { run(s, Method::kImprovedClosedForm); }
@@ -64,6 +68,7 @@ BENCHMARK(BM_ExhaustiveRefactor)->Args({3, 4})->Args({6, 8})->Args({6, 12})->Uni
 BENCHMARK(BM_ExhaustiveRefactor)->Args({6, 16})->Unit(benchmark::kMillisecond)->Iterations(20)->UseRealTime();
 BENCHMARK(BM_ExhaustiveRefactor)->Args({6, 20})->Unit(benchmark::kMillisecond)->Iterations(3)->UseRealTime();
 BENCHMARK(BM_LawsonHanson)->Args({3, 4})->Args({6, 8})->Args({6, 12})->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_LawsonHansonReference)->Args({3, 4})->Args({6, 8})->Args({6, 12})->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Exact)->Args({3, 4})->Args({6, 8})->Args({6, 12})->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_ClosedForm)->Args({6, 8})->Args({6, 12})->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_ImprovedClosedForm)->Args({6, 8})->Args({6, 12})->Unit(benchmark::kMicrosecond);

@@ -83,16 +83,43 @@ namespace {
 /// errors up to ~eps kappa^2 (1e-8 relative at 1e4); their residuals are refined (see above).
 constexpr double kCondLimit = 1e4;
 
-double quantile_type7(std::vector<double>& v, std::size_t count, double p) {
+/// Q(p) of v[0, count) by type-7 interpolation between order statistics (Hyndman & Fan, as R's
+/// default), given that v[from, count) holds exactly the elements of rank >= from (from = 0: no
+/// precondition). Reorders v; returns the lower order statistic's rank.
+std::size_t quantile_type7(std::vector<double>& v, std::size_t from, std::size_t count, double p,
+                           double& q) {
+  const auto at = [&](std::size_t i) { return v.begin() + static_cast<std::ptrdiff_t>(i); };
   const double h = static_cast<double>(count - 1) * p;
   const auto lo = static_cast<std::size_t>(std::floor(h));
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(lo),
-                   v.begin() + static_cast<std::ptrdiff_t>(count));
+  std::nth_element(at(from), at(lo), at(count));
   const double a = v[lo];
-  if (lo + 1 >= count) return a;
-  const double b = *std::min_element(v.begin() + static_cast<std::ptrdiff_t>(lo + 1),
-                                     v.begin() + static_cast<std::ptrdiff_t>(count));
-  return a + (h - static_cast<double>(lo)) * (b - a);
+  if (lo + 1 >= count) {
+    q = a;
+    return lo;
+  }
+  const double b = *std::min_element(at(lo + 1), at(count));
+  q = a + (h - static_cast<double>(lo)) * (b - a);
+  return lo;
+}
+
+/// The quartiles q1 = Q(0.25), q3 = Q(0.75) of v[0, count) (reordered). With a second copy v2
+/// of the same values and two threads, each quartile is selected on its own copy at the same
+/// time; otherwise the second selection runs on the part of v above the first quartile's order
+/// statistic (nth_element leaves the larger elements there). Order statistics are unique
+/// values, so the quartiles are the same either way.
+void quartiles_type7(std::vector<double>& v, std::vector<double>* v2, std::size_t count,
+                     double& q1, double& q3) {
+  if (v2 != nullptr) {
+    parallel_for(2, 2, [&](int t) {
+      if (t == 0)
+        quantile_type7(v, 0, count, 0.25, q1);
+      else
+        quantile_type7(*v2, 0, count, 0.75, q3);
+    });
+    return;
+  }
+  const std::size_t lo1 = quantile_type7(v, 0, count, 0.25, q1);
+  quantile_type7(v, lo1, count, 0.75, q3);
 }
 
 /// Step 3's tail, shared by both kernels: negatives of x (k) zeroed, |x| and |w - A_S x| with
@@ -138,6 +165,24 @@ int solve_subset_reference(const Scaled& p, const SolverOptions& o, MinNormLS& m
   return k;
 }
 
+/// Where a subset's results go (slot = mask - 1): its solution norm (twice: the selection's copy
+/// and the quantiles' scratch, written by the worker threads instead of one serial copy
+/// afterwards) and its rounded residual key nearbyint(|r| / unit) of step 5, also computed by the
+/// workers. The same arithmetic as the serial passes it replaces.
+struct SubsetOut {
+  double* norms;
+  double* norms_copy;
+  double* norms_copy2;  ///< a second copy for the two-thread quartiles, or nullptr
+  double* keys;
+  double unit;  ///< residual_precision |w|
+  void store(std::size_t slot, double norm, double resid) const {
+    norms[slot] = norm;
+    norms_copy[slot] = norm;
+    if (norms_copy2 != nullptr) norms_copy2[slot] = norm;
+    keys[slot] = std::nearbyint(resid / unit);
+  }
+};
+
 /// Depth-first walk of the subset tree with factorisations updated one column at a time.
 /// M > 0: the row count as a compile-time constant (loops unrolled); M = 0: any m.
 template <int M>
@@ -145,9 +190,8 @@ class Walker {
   static constexpr int kLocal = M > 0 ? M : 1;
 
  public:
-  Walker(const Scaled& p, const SolverOptions& o, ExhaustiveScratch& s, double* norms,
-         double* resid)
-      : p_(p), o_(o), s_(s), norms_(norms), resid_(resid) {
+  Walker(const Scaled& p, const SolverOptions& o, ExhaustiveScratch& s, const SubsetOut& out)
+      : p_(p), o_(o), s_(s), out_(out) {
     m_ = M > 0 ? M : static_cast<int>(p.J.rows());
     n_ = static_cast<int>(p.J.cols());
     J_ = p.J.data();
@@ -156,7 +200,7 @@ class Walker {
     cond_limit_ = std::min(kCondLimit, 0.01 / (o.rank_rtol * std::sqrt(static_cast<double>(m_))));
     zero_wide_residual_ = o.residual_precision >= 1e-8;
     wn_ = p.w.norm();
-    unit_ = o.residual_precision * wn_;
+    unit_ = out.unit;
     for (int j = 0; j < n_; ++j) {
       const double* a = col(j);
       double an = 0.0;
@@ -326,8 +370,10 @@ class Walker {
     const double bound2 =
         s_.a2[static_cast<std::size_t>(k)] * s_.ri2[static_cast<std::size_t>(std::min(k, m))];
     if (!(bound2 <= cond_limit_ * cond_limit_)) {  // rank deficient or near singular: reference
+      double nrm = 0.0, rs = 0.0;
       solve_subset_reference(p_, o_, s_.mnls, s_.colbuf.data(), s_.idx.data(), x, s_.r.data(),
-                             mask_, norms_[slot], resid_[slot]);
+                             mask_, nrm, rs);
+      out_.store(slot, nrm, rs);
       return;
     }
     if (k <= m) {
@@ -353,8 +399,7 @@ class Walker {
       if (positive && zero_wide_residual_) {
         // Nothing clipped and A_S has full row rank: J f = w, the residual is rounding noise
         // (< 1e-9 |w| for kappa <= 1e4) and its rounded key is 0 either way.
-        norms_[slot] = std::sqrt(n2);
-        resid_[slot] = 0.0;
+        out_.store(slot, std::sqrt(n2), 0.0);
         return;
       }
       // The residual decides. Its error without refinement is ~eps kappa^2 |w| <= eps bound2 |w|;
@@ -362,9 +407,10 @@ class Walker {
       // (the corrected semi-normal equations, Bjorck 1996, sec. 2.5.4): x += A_S^T P (w - A_S x).
       if (16.0 * std::numeric_limits<double>::epsilon() * bound2 * wn_ > 1e-4 * unit_) refine(x);
     }
+    double nrm = 0.0, rs = 0.0;
     clip_and_measure(m, k, w_, x, s_.r.data(),
-                     [&](int j) { return col(s_.cols[static_cast<std::size_t>(j)]); },
-                     norms_[slot], resid_[slot]);
+                     [&](int j) { return col(s_.cols[static_cast<std::size_t>(j)]); }, nrm, rs);
+    out_.store(slot, nrm, rs);
   }
 
   void refine(double* x) {
@@ -396,8 +442,7 @@ class Walker {
   const Scaled& p_;
   const SolverOptions& o_;
   ExhaustiveScratch& s_;
-  double* norms_;
-  double* resid_;
+  const SubsetOut& out_;
   int m_ = 0, n_ = 0, k_ = 0;
   const double* J_ = nullptr;
   Eigen::Index ld_ = 0;
@@ -410,21 +455,21 @@ class Walker {
 
 /// Runs the walk for task `task` of 2^d (or the whole tree for d = 0) with m as a constant.
 template <int M>
-void walk_task(const Scaled& p, const SolverOptions& o, ExhaustiveScratch& s, double* norms,
-               double* resid, std::uint32_t task, int d) {
-  Walker<M>(p, o, s, norms, resid).run(task, d);
+void walk_task(const Scaled& p, const SolverOptions& o, ExhaustiveScratch& s, const SubsetOut& out,
+               std::uint32_t task, int d) {
+  Walker<M>(p, o, s, out).run(task, d);
 }
 
-void walk_task_any(const Scaled& p, const SolverOptions& o, ExhaustiveScratch& s, double* norms,
-                   double* resid, std::uint32_t task, int d) {
+void walk_task_any(const Scaled& p, const SolverOptions& o, ExhaustiveScratch& s,
+                   const SubsetOut& out, std::uint32_t task, int d) {
   switch (p.J.rows()) {
-    case 1: walk_task<1>(p, o, s, norms, resid, task, d); break;
-    case 2: walk_task<2>(p, o, s, norms, resid, task, d); break;
-    case 3: walk_task<3>(p, o, s, norms, resid, task, d); break;
-    case 4: walk_task<4>(p, o, s, norms, resid, task, d); break;
-    case 5: walk_task<5>(p, o, s, norms, resid, task, d); break;
-    case 6: walk_task<6>(p, o, s, norms, resid, task, d); break;
-    default: walk_task<0>(p, o, s, norms, resid, task, d); break;
+    case 1: walk_task<1>(p, o, s, out, task, d); break;
+    case 2: walk_task<2>(p, o, s, out, task, d); break;
+    case 3: walk_task<3>(p, o, s, out, task, d); break;
+    case 4: walk_task<4>(p, o, s, out, task, d); break;
+    case 5: walk_task<5>(p, o, s, out, task, d); break;
+    case 6: walk_task<6>(p, o, s, out, task, d); break;
+    default: walk_task<0>(p, o, s, out, task, d); break;
   }
 }
 
@@ -449,59 +494,70 @@ void solve_exhaustive(const Scaled& p, const SolverOptions& o, Workspace::Impl& 
     ws.sorted.resize(count);
   }
 
+  const double unit = o.residual_precision * wn;
+  // Threads only pay from about a thousand subsets on (thread start-up ~ tens of us).
+  const int threads = o.exhaustive_refactor || count < 1024
+                          ? 1
+                          : parallel_thread_count(static_cast<long>(count), o.threads);
+  // From 2^16 subsets on, two threads select the two quartiles at the same time (the serial part
+  // of the method is otherwise dominated by them), each on its own copy of the norms.
+  const bool two_copies = threads > 1 && count >= (std::size_t{1} << 16);
+  if (two_copies && ws.sorted2.size() < count) ws.sorted2.resize(count);
+  const SubsetOut out{ws.norms.data(), ws.sorted.data(), two_copies ? ws.sorted2.data() : nullptr,
+                      ws.resid.data(), unit};
   if (o.exhaustive_refactor) {
-    for (std::size_t s = 0; s < count; ++s)
+    for (std::size_t s = 0; s < count; ++s) {
+      double nrm = 0.0, rs = 0.0;
       solve_subset_reference(p, o, ws.mnls, ws.colbuf.data(), ws.idx.data(), ws.x.data(),
-                             ws.r.data(), static_cast<std::uint32_t>(s + 1), ws.norms[s],
-                             ws.resid[s]);
+                             ws.r.data(), static_cast<std::uint32_t>(s + 1), nrm, rs);
+      out.store(s, nrm, rs);
+    }
   } else {
-    // Threads only pay from about a thousand subsets on (thread start-up ~ tens of us).
-    const int threads = count < 1024 ? 1 : parallel_thread_count(static_cast<long>(count), o.threads);
-    // 2^d subtrees: about 8 per thread, to even out their different costs.
+    // 2^d subtrees, about 32 per thread: the subtrees with many top columns set hold only wide
+    // (dearer) subsets, and fine tasks taken in turn from a shared counter even this out.
     int d = 0;
-    if (threads > 1) d = std::min(n - 1, static_cast<int>(std::bit_width(static_cast<unsigned>(threads - 1))) + 3);
+    if (threads > 1) d = std::min(n - 1, static_cast<int>(std::bit_width(static_cast<unsigned>(threads - 1))) + 5);
     while (ws.ex.size() < static_cast<std::size_t>(threads)) ws.ex.emplace_back(ws.max_rows, ws.max_cols);
     if (threads == 1) {
-      walk_task_any(p, o, ws.ex[0], ws.norms.data(), ws.resid.data(), 0, 0);
+      walk_task_any(p, o, ws.ex[0], out, 0, 0);
     } else {
       const std::uint32_t tasks = std::uint32_t{1} << d;
       std::atomic<std::uint32_t> next{0};
       parallel_for(threads, threads, [&](int t) {
         auto& scratch = ws.ex[static_cast<std::size_t>(t)];
         for (std::uint32_t task = next.fetch_add(1); task < tasks; task = next.fetch_add(1))
-          walk_task_any(p, o, scratch, ws.norms.data(), ws.resid.data(), task, d);
+          walk_task_any(p, o, scratch, out, task, d);
       });
     }
   }
 
-  // Step 4: interquartile-range outlier rule on the solution norms.
-  std::copy(ws.norms.begin(), ws.norms.begin() + static_cast<std::ptrdiff_t>(count),
-            ws.sorted.begin());
-  const double q1 = quantile_type7(ws.sorted, count, 0.25);
-  const double q3 = quantile_type7(ws.sorted, count, 0.75);
+  // Step 4: interquartile-range outlier rule on the solution norms (ws.sorted holds a copy).
+  double q1 = 0.0, q3 = 0.0;
+  quartiles_type7(ws.sorted, two_copies ? &ws.sorted2 : nullptr, count, q1, q3);
   const double threshold = q3 + o.iqr_coefficient * (q3 - q1);
 
-  // Step 5: rounded residuals.
-  const double unit = o.residual_precision * wn;
+  // Steps 5 and 6 in one pass over the rounded residual keys (ws.resid): the smallest key among
+  // the non-outliers, and among the subsets with that key the minimum norm, then the most loaded
+  // cables, then the last one found. A smaller key restarts the candidates, so the candidates of
+  // the final key are met in the same order as by a separate step-6 pass.
   double best_key_all = HUGE_VAL, best_key = HUGE_VAL;
   int outliers = 0;
-  for (std::size_t s = 0; s < count; ++s) {
-    const double key = std::nearbyint(ws.resid[s] / unit);
-    ws.sorted[s] = key;  // reuse as key storage
-    best_key_all = std::min(best_key_all, key);
-    if (ws.norms[s] > threshold) {
-      ++outliers;
-      continue;
-    }
-    best_key = std::min(best_key, key);
-  }
-  // Step 6: min norm, then most loaded cables, then the last one found.
   std::size_t best = count;
   double best_norm = HUGE_VAL;
   int best_pop = -1;
   for (std::size_t s = 0; s < count; ++s) {
-    if (ws.norms[s] > threshold || ws.sorted[s] != best_key) continue;
+    const double key = ws.resid[s];
+    best_key_all = std::min(best_key_all, key);
     const double nrm = ws.norms[s];
+    if (nrm > threshold) {
+      ++outliers;
+      continue;
+    }
+    if (!(key <= best_key)) continue;  // (a NaN key is never a candidate, as before)
+    if (key < best_key) {
+      best_key = key;
+      best = count;
+    }
     const int pop = std::popcount(static_cast<std::uint32_t>(s + 1));
     bool take = best == count;
     if (!take) {

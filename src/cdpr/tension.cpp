@@ -7,7 +7,9 @@
 #include <bit>
 #include <cctype>
 #include <cmath>
+#include <cstdint>
 #include <limits>
+#include <type_traits>
 
 #include "tension_internal.hpp"
 
@@ -259,6 +261,84 @@ void finish_result(const Scaled& p, const SolverOptions& o, Workspace::Impl& ws,
 
 }  // namespace detail
 
+namespace {
+
+/// Calls fn(std::integral_constant<int, M>) with M = m for m <= 6 (loops with a constant trip
+/// count, unrolled) and M = 0 (any m) otherwise.
+template <class Fn>
+void with_rows(int m, Fn&& fn) {
+  switch (m) {
+    case 1: fn(std::integral_constant<int, 1>{}); break;
+    case 2: fn(std::integral_constant<int, 2>{}); break;
+    case 3: fn(std::integral_constant<int, 3>{}); break;
+    case 4: fn(std::integral_constant<int, 4>{}); break;
+    case 5: fn(std::integral_constant<int, 5>{}); break;
+    case 6: fn(std::integral_constant<int, 6>{}); break;
+    default: fn(std::integral_constant<int, 0>{}); break;
+  }
+}
+
+/// |J|_max and whether an entry is non-finite (all exponent bits set: integer tests, no
+/// floating-point dependency chain). M > 0: m as a constant.
+template <int M>
+void scan_J(const double* J, Eigen::Index ld, int m_any, int n, double& jmax, bool& nonfinite) {
+  const int m = M > 0 ? M : m_any;
+  constexpr std::uint64_t kExpBits = 0x7ff0000000000000ULL;
+  double mx = 0.0;
+  bool bad = false;
+  for (int j = 0; j < n; ++j) {
+    const double* src = J + j * ld;
+    for (int i = 0; i < m; ++i) {
+      mx = std::max(mx, std::abs(src[i]));
+      bad |= (std::bit_cast<std::uint64_t>(src[i]) & kExpBits) == kExpBits;
+    }
+  }
+  jmax = mx;
+  nonfinite = bad;
+}
+
+/// Jg = J 2^-a and Jc = Jg diag(2^-e_j) with e_j making each column's largest entry of Jc lie in
+/// [0.5, 1): col_exp[j] = e_j, wt[j] = 2^e_j. The same values as element-wise ldexp: a product
+/// with a normal power of two, hoisted out of the loop; times_pow2 per entry when 2^-a or 2^-e_j
+/// is not a normal number. Jc is recomputed from J rather than re-read from Jg (a vector load
+/// of two entries just stored one by one would stall on store forwarding).
+template <int M>
+void scale_J(const double* J, Eigen::Index ld, int m_any, int n, int a, double* Jg,
+             Eigen::Index ldg, double* Jc, Eigen::Index ldc, int* col_exp, double* wt) {
+  const int m = M > 0 ? M : m_any;
+  const bool a_normal = -a >= -1022 && -a <= 1023;
+  const double sa = a_normal ? detail::times_pow2(1.0, -a) : 0.0;
+  for (int j = 0; j < n; ++j) {
+    const double* src = J + j * ld;
+    double* g = Jg + j * ldg;
+    double cmax = 0.0;
+    if (a_normal) {
+      for (int i = 0; i < m; ++i) {
+        const double gi = src[i] * sa;
+        g[i] = gi;
+        cmax = std::max(cmax, std::abs(gi));
+      }
+    } else {
+      for (int i = 0; i < m; ++i) {
+        g[i] = detail::times_pow2(src[i], -a);
+        cmax = std::max(cmax, std::abs(g[i]));
+      }
+    }
+    const int e = cmax > 0.0 ? detail::fast_ilogb(cmax) + 1 : 0;
+    col_exp[j] = e;
+    wt[j] = detail::times_pow2(1.0, e);
+    double* c = Jc + j * ldc;
+    if (a_normal && -e >= -1022 && -e <= 1023) {
+      const double se = detail::times_pow2(1.0, -e);
+      for (int i = 0; i < m; ++i) c[i] = (src[i] * sa) * se;
+    } else {
+      for (int i = 0; i < m; ++i) c[i] = detail::times_pow2(detail::times_pow2(src[i], -a), -e);
+    }
+  }
+}
+
+}  // namespace
+
 void solve_tensions(Method method, const Eigen::Ref<const Eigen::MatrixXd>& J,
                     const Eigen::Ref<const Eigen::VectorXd>& w, const SolverOptions& o,
                     Workspace& workspace, TensionResult& res) {
@@ -276,7 +356,14 @@ void solve_tensions(Method method, const Eigen::Ref<const Eigen::MatrixXd>& J,
                 ", larger than the workspace (" + std::to_string(ws.max_rows) + " x " +
                 std::to_string(ws.max_cols) + ")");
   if (n > 64) throw Error(where() + "at most 64 cables are supported (got " + std::to_string(n) + ")");
-  if (!J.allFinite()) throw Error(where() + "structure matrix J has a non-finite entry");
+  // |J|_max and the finiteness check in one pass.
+  double jmax = 0.0;
+  bool nonfinite = false;
+  with_rows(static_cast<int>(m), [&](auto rows) {
+    scan_J<decltype(rows)::value>(J.data(), J.outerStride(), static_cast<int>(m), static_cast<int>(n), jmax, nonfinite);
+  });
+  if (nonfinite)
+    throw Error(where() + "structure matrix J has a non-finite entry");
   if (!w.allFinite()) throw Error(where() + "wrench has a non-finite entry");
   if (!(o.f_min_N >= 0.0) || !std::isfinite(o.f_min_N))
     throw Error(where() + "f_min must be finite and >= 0 (got " + std::to_string(o.f_min_N) + ")");
@@ -295,41 +382,29 @@ void solve_tensions(Method method, const Eigen::Ref<const Eigen::MatrixXd>& J,
   res.outliers = 0;
 
   // Equilibration by powers of two (exact; see tension.hpp and docs/CDPR.md).
-  const double jmax = J.cwiseAbs().maxCoeff();
-  const int a = jmax > 0.0 ? std::ilogb(jmax) + 1 : 0;
+  const int a = jmax > 0.0 ? detail::fast_ilogb(jmax) + 1 : 0;
   auto Jg = ws.Jg.topLeftCorner(m, n);
   auto Jc = ws.Jc.topLeftCorner(m, n);
   auto wt = ws.wt.head(n);
-  // One pass per column: J 2^-a, its largest entry, then Jc = Jg 2^-e_j (raw pointers; the same
-  // values as element-wise ldexp).
-  for (Eigen::Index j = 0; j < n; ++j) {
-    const double* src = J.data() + j * J.outerStride();
-    double* g = ws.Jg.data() + j * ws.Jg.outerStride();
-    double cmax = 0.0;
-    for (Eigen::Index i = 0; i < m; ++i) {
-      g[i] = detail::times_pow2(src[i], -a);
-      cmax = std::max(cmax, std::abs(g[i]));
-    }
-    const int e = cmax > 0.0 ? std::ilogb(cmax) + 1 : 0;
-    ws.col_exp[static_cast<std::size_t>(j)] = e;
-    wt[j] = detail::times_pow2(1.0, e);
-    double* c = ws.Jc.data() + j * ws.Jc.outerStride();
-    for (Eigen::Index i = 0; i < m; ++i) c[i] = detail::times_pow2(g[i], -e);
-  }
+  with_rows(static_cast<int>(m), [&](auto rows) {
+    scale_J<decltype(rows)::value>(J.data(), J.outerStride(), static_cast<int>(m),
+                                   static_cast<int>(n), a, ws.Jg.data(), ws.Jg.outerStride(),
+                                   ws.Jc.data(), ws.Jc.outerStride(), ws.col_exp.data(), wt.data());
+  });
   // Tension exponent: the largest of |w|_inf 2^-a, f_min (and f_max for the closed forms), in
   // exponent arithmetic so that nothing overflows on the way.
   const double winf = w.cwiseAbs().maxCoeff();
   int t_exp = std::numeric_limits<int>::min();
-  if (winf > 0.0) t_exp = std::ilogb(winf) - a;
-  if (o.f_min_N > 0.0) t_exp = std::max(t_exp, std::ilogb(o.f_min_N));
-  if (closed) t_exp = std::max(t_exp, std::ilogb(o.f_max_N));
+  if (winf > 0.0) t_exp = detail::fast_ilogb(winf) - a;
+  if (o.f_min_N > 0.0) t_exp = std::max(t_exp, detail::fast_ilogb(o.f_min_N));
+  if (closed) t_exp = std::max(t_exp, detail::fast_ilogb(o.f_max_N));
   const int b = t_exp == std::numeric_limits<int>::min() ? 0 : -(t_exp + 1);
   auto wg = ws.wg.head(m);
   for (Eigen::Index i = 0; i < m; ++i) wg[i] = detail::times_pow2(w[i], b - a);
-  double f_max_g = std::ldexp(o.f_max_N, b);
+  double f_max_g = detail::times_pow2(o.f_max_N, b);  // (= ldexp; inf stays inf)
   if (std::isinf(f_max_g) && std::isfinite(o.f_max_N))  // f_max beyond 2^1024 |w|: no bound
     f_max_g = std::numeric_limits<double>::max();
-  const detail::Scaled p{Jg, wg, Jc, wt, ws.col_exp.data(), std::ldexp(o.f_min_N, b), f_max_g};
+  const detail::Scaled p{Jg, wg, Jc, wt, ws.col_exp.data(), detail::times_pow2(o.f_min_N, b), f_max_g};
 
   switch (method) {
     case Method::kExhaustive: detail::solve_exhaustive(p, o, ws, res); break;
@@ -341,8 +416,8 @@ void solve_tensions(Method method, const Eigen::Ref<const Eigen::MatrixXd>& J,
 
   // Unscale: f = f_g 2^-b, |J f - w| = |J_g f_g - w_g| 2^(a - b).
   for (Eigen::Index j = 0; j < n; ++j) res.f_N[j] = detail::times_pow2(res.f_N[j], -b) + 0.0;  // no -0
-  res.tension_norm = std::ldexp(res.tension_norm, -b);
-  res.residual_norm = std::ldexp(res.residual_norm, a - b);
+  res.tension_norm = detail::times_pow2(res.tension_norm, -b);
+  res.residual_norm = detail::times_pow2(res.residual_norm, a - b);
   if (res.status != Status::kNonFinite &&
       (!res.f_N.allFinite() || !std::isfinite(res.tension_norm) ||
        !std::isfinite(res.residual_norm))) {

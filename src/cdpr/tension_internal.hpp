@@ -48,7 +48,8 @@ struct Workspace::Impl {
   std::vector<double> colbuf;   // m x n gathered columns
   std::vector<int> idx;         // n
   // exhaustive
-  std::vector<double> norms, resid, sorted;  // 2^n - 1 each (n <= 24)
+  std::vector<double> norms, resid, sorted;  // 2^n - 1 each (n <= 24): norms, residual keys, copy
+  std::vector<double> sorted2;  // 2^n - 1: a second copy of the norms (multi-threaded, n >= 16)
   std::vector<detail::ExhaustiveScratch> ex;  // one per thread (sized by the first call)
   // exact
   Eigen::MatrixXd Jt, Q, N, E;
@@ -72,6 +73,14 @@ inline double times_pow2(double x, int e) {
   if (e >= -1022 && e <= 1023)
     return x * std::bit_cast<double>(static_cast<std::uint64_t>(e + 1023) << 52);
   return std::ldexp(x, e);
+}
+
+/// std::ilogb(x) for finite x != 0, reading the exponent field of a normal number directly (no
+/// library call); zero, subnormal and non-finite x go to std::ilogb.
+inline int fast_ilogb(double x) {
+  const int field = static_cast<int>((std::bit_cast<std::uint64_t>(x) >> 52) & 0x7ff);
+  if (field != 0 && field != 0x7ff) return field - 1023;
+  return std::ilogb(x);
 }
 
 /// The equilibrated problem every method solves (see tension.hpp): tensions f_g = f 2^b.

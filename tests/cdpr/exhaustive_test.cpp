@@ -233,8 +233,9 @@ TEST(ExhaustiveUpdating, SelectsTheSameSubsetsOnThePrinterModel) {
 }
 
 TEST(ExhaustiveUpdating, IsBitIdenticalForAnyThreadCount) {
-  for (int k = 0; k < 6; ++k) {
-    const int n = 10 + k % 3;  // 2^10 .. 2^12 subsets: the threaded path
+  for (int k = 0; k < 8; ++k) {
+    // 2^10 .. 2^12 subsets: the threaded walk; 2^16: also the two-thread quartiles
+    const int n = k < 6 ? 10 + k % 3 : 16;
     const auto p = random_problem(6, n, 300 + k, k % 2 ? WrenchMode::kUniform : WrenchMode::kFeasible);
     SolverOptions o;
     o.threads = 1;

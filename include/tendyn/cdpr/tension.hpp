@@ -15,6 +15,8 @@
 //  * lawson_hanson   NNLS (Lawson & Hanson 1974, ch. 23; the algorithm of MATLAB/Octave lsqnonneg)
 //                    with a QR factorisation of the passive columns updated by Givens rotations
 //                    (no normal equations). Minimises |J f - w| over f >= 0 only (no norm stage).
+//                    For m <= 6 rows a fixed-size kernel on the stack (no allocation, no library
+//                    call); the general kernel stays reachable (lawson_hanson_reference).
 //  * exact           the lexicographic optimum: min |J f - w| over f_min <= f <= f_max, then min |f|
 //                    among those minimisers (a unique point). Stage 1 bounded least squares (the
 //                    Lawson-Hanson active set generalised to two bounds, Stark & Parker 1995), stage
@@ -116,6 +118,11 @@ struct SolverOptions {
   /// kernel, ~5x slower) instead of updating the factorisation along the subset tree. Kept as the
   /// reference of the tests and the baseline of bench/cdpr_tension_bench.cpp.
   bool exhaustive_refactor = false;
+  /// Lawson-Hanson: run the general bounded least-squares kernel (BoundedLS, any row count)
+  /// instead of the fixed-size kernel used for m <= 6 rows. The same active-set path and the same
+  /// answer to rounding; kept as the reference of the tests and the baseline of
+  /// bench/cdpr_tension_bench.cpp.
+  bool lawson_hanson_reference = false;
 };
 
 struct TensionResult {
