@@ -43,8 +43,8 @@ Data make_data(const Model& model) {
 // in the same order, so results are bit-identical (dynamics_kernel_test.cpp). It is faster
 // because it runs one pass per rod (both end nodes from the rod's state, no node-to-rod lookup),
 // works on raw restrict pointers (no reloads after stores), and computes the cables' square
-// roots and divisions over structure-of-arrays scratch as SIMD packets (IEEE square root and
-// division are exact in packets too).
+// roots and divisions as SIMD packets over groups of cables, kept in the structure-of-arrays
+// scratch Data::cable_work (IEEE square root and division are exact in packets too).
 void forward_kinematics(const Model& model, const State& state, Data& data) {
   const int nr = model.nrod();
   const double* __restrict x = state.x.data();
@@ -117,26 +117,60 @@ void compute_element_forces(const Model& model, const State& state, Data& data) 
   const double* __restrict v_W = data.v_W_node.data();
   double* __restrict w = data.cable_work.data();  // (nc x 11), column-major: see Data
   const Cable* cables = model.cables.data();
-  for (int k = 0; k < nc; ++k) {
-    const int a = 3 * cables[k].node[0], b = 3 * cables[k].node[1];
-    w[k] = p_W[b] - p_W[a];
-    w[nc + k] = p_W[b + 1] - p_W[a + 1];
-    w[2 * nc + k] = p_W[b + 2] - p_W[a + 2];
-    w[3 * nc + k] = v_W[b] - v_W[a];
-    w[4 * nc + k] = v_W[b + 1] - v_W[a + 1];
-    w[5 * nc + k] = v_W[b + 2] - v_W[a + 2];
-  }
   {
-    // all cables at once (Eigen packets): l = |d|, u = d / l, rate = u . dv, in the order of the
-    // scalar expressions d.norm(), d / l, u.dot(dv)
-    using Col = Eigen::Map<Eigen::ArrayXd>;
-    const Col dx(w, nc), dy(w + nc, nc), dz(w + 2 * nc, nc), dvx(w + 3 * nc, nc), dvy(w + 4 * nc, nc), dvz(w + 5 * nc, nc);
-    Col l(w + 6 * nc, nc), ux(w + 7 * nc, nc), uy(w + 8 * nc, nc), uz(w + 9 * nc, nc), rate(w + 10 * nc, nc);
-    l = (dx * dx + dy * dy + dz * dz).sqrt();
-    ux = dx / l;
-    uy = dy / l;
-    uz = dz / l;
-    rate = ux * dvx + uy * dvy + uz * dvz;
+    // packets of P cables (Eigen's packet type: 2 doubles with SSE2, 4 with AVX): gather d and dv,
+    // then l = |d|, u = d / l, rate = u . dv in registers, in the order of the scalar expressions
+    // d.norm(), d / l, u.dot(dv); the remaining nc mod P cables one by one, the same way
+    namespace ei = Eigen::internal;
+    using Packet = ei::packet_traits<double>::type;
+    constexpr int P = ei::packet_traits<double>::size;
+    alignas(64) double g[6][P];
+    int k = 0;
+    for (; k + P <= nc; k += P) {
+      for (int i = 0; i < P; ++i) {
+        const int a = 3 * cables[k + i].node[0], b = 3 * cables[k + i].node[1];
+        g[0][i] = p_W[b] - p_W[a];
+        g[1][i] = p_W[b + 1] - p_W[a + 1];
+        g[2][i] = p_W[b + 2] - p_W[a + 2];
+        g[3][i] = v_W[b] - v_W[a];
+        g[4][i] = v_W[b + 1] - v_W[a + 1];
+        g[5][i] = v_W[b + 2] - v_W[a + 2];
+      }
+      const Packet dx = ei::pload<Packet>(g[0]), dy = ei::pload<Packet>(g[1]), dz = ei::pload<Packet>(g[2]);
+      const Packet l = ei::psqrt(ei::padd(ei::padd(ei::pmul(dx, dx), ei::pmul(dy, dy)), ei::pmul(dz, dz)));
+      const Packet ux = ei::pdiv(dx, l), uy = ei::pdiv(dy, l), uz = ei::pdiv(dz, l);
+      const Packet rate = ei::padd(ei::padd(ei::pmul(ux, ei::pload<Packet>(g[3])), ei::pmul(uy, ei::pload<Packet>(g[4]))),
+                                   ei::pmul(uz, ei::pload<Packet>(g[5])));
+      ei::pstoreu(w + k, dx);
+      ei::pstoreu(w + nc + k, dy);
+      ei::pstoreu(w + 2 * nc + k, dz);
+      ei::pstoreu(w + 3 * nc + k, ei::pload<Packet>(g[3]));
+      ei::pstoreu(w + 4 * nc + k, ei::pload<Packet>(g[4]));
+      ei::pstoreu(w + 5 * nc + k, ei::pload<Packet>(g[5]));
+      ei::pstoreu(w + 6 * nc + k, l);
+      ei::pstoreu(w + 7 * nc + k, ux);
+      ei::pstoreu(w + 8 * nc + k, uy);
+      ei::pstoreu(w + 9 * nc + k, uz);
+      ei::pstoreu(w + 10 * nc + k, rate);
+    }
+    for (; k < nc; ++k) {
+      const int a = 3 * cables[k].node[0], b = 3 * cables[k].node[1];
+      const double dx = p_W[b] - p_W[a], dy = p_W[b + 1] - p_W[a + 1], dz = p_W[b + 2] - p_W[a + 2];
+      const double dvx = v_W[b] - v_W[a], dvy = v_W[b + 1] - v_W[a + 1], dvz = v_W[b + 2] - v_W[a + 2];
+      const double l = std::sqrt(dx * dx + dy * dy + dz * dz);
+      const double ux = dx / l, uy = dy / l, uz = dz / l;
+      w[k] = dx;
+      w[nc + k] = dy;
+      w[2 * nc + k] = dz;
+      w[3 * nc + k] = dvx;
+      w[4 * nc + k] = dvy;
+      w[5 * nc + k] = dvz;
+      w[6 * nc + k] = l;
+      w[7 * nc + k] = ux;
+      w[8 * nc + k] = uy;
+      w[9 * nc + k] = uz;
+      w[10 * nc + k] = ux * dvx + uy * dvy + uz * dvz;
+    }
   }
   const double* __restrict l0 = data.cable_rest_length_m.data();
   double* __restrict length = data.cable_length_m.data();
