@@ -1,9 +1,11 @@
 # Tensegrity benchmarks (included by bench/CMakeLists.txt).
 #   tensegrity_step       Google Benchmark per-step costs (tendyn, and MuJoCo when found)
+#   tensegrity_step_kernel  the RK4 step of the kernel against the pre-issue-19 kernel, same run
 #   tensegrity_vs_mujoco  matched-accuracy comparison with MuJoCo 2.2.2 (Debian libmujoco-dev);
 #                         built only when MuJoCo is found
 #   tensegrity_batch      batched rollouts (step_batch, 1 and 2 threads) vs MuJoCo per-robot throughput
 tendyn_add_bench(tensegrity_step tensegrity_step.cpp)
+tendyn_add_bench(tensegrity_step_kernel tensegrity_step_kernel.cpp)
 if(TARGET mujoco::mujoco)
   tendyn_add_bench(tensegrity_vs_mujoco tensegrity_vs_mujoco.cpp)
   target_link_libraries(tensegrity_vs_mujoco PRIVATE mujoco::mujoco)

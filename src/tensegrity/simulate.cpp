@@ -169,22 +169,53 @@ void apply_sampled_controller(const Model& m, const std::function<void(double, c
 
 class Monitor {
  public:
-  Monitor(const Model& m, const SimulationOptions& o) : model_(m), opt_(o) {
+  // constant_rest: no drive and no controller, so every cable's rest length l0 stays as it is at
+  // the first check. Then the strain (l - l0) / l0 is a non-decreasing function of the length l
+  // (rounded subtraction and division by a fixed l0 > 0 are monotone), so its extremes over the
+  // run are the strains of the extreme lengths, and it needs computing at a step only when l is
+  // below l0 (slack test) or near the strain limit: the report is bit-identical to the strain of
+  // every step, without a division per cable per step.
+  Monitor(const Model& m, const SimulationOptions& o, bool constant_rest) : model_(m), opt_(o), constant_rest_(constant_rest) {
     const int nc = m.ncable();
     rep_.max_strain = Eigen::VectorXd::Constant(nc, -std::numeric_limits<double>::infinity());
     rep_.min_strain = Eigen::VectorXd::Constant(nc, std::numeric_limits<double>::infinity());
     rep_.slack_first_time_s.assign(static_cast<std::size_t>(nc), -1.0);
+    if (constant_rest_) {
+      l_max_ = Eigen::VectorXd::Constant(nc, -std::numeric_limits<double>::infinity());
+      l_min_ = Eigen::VectorXd::Constant(nc, std::numeric_limits<double>::infinity());
+      l_over_.resize(nc);
+    }
   }
   // Returns true when an abnormal event happened at this step.
   bool check(double t, const Data& d) {
+    if (constant_rest_ && !thresholds_set_) {
+      // below l_over_ the strain is certainly <= strain_limit (margin far above rounding)
+      for (int k = 0; k < model_.ncable(); ++k) {
+        const double l0 = d.cable_rest_length_m[k];
+        l_over_[k] = l0 > 0.0 ? l0 + opt_.strain_limit * l0 * (1.0 - 1e-9) - 1e-12 * l0 : -std::numeric_limits<double>::infinity();
+      }
+      thresholds_set_ = true;
+    }
     bool event = false;
     for (int k = 0; k < model_.ncable(); ++k) {
-      const double eps = cable_strain(d, k);
-      rep_.max_strain[k] = std::max(rep_.max_strain[k], eps);
-      rep_.min_strain[k] = std::min(rep_.min_strain[k], eps);
+      const double l = d.cable_length_m[k], l0 = d.cable_rest_length_m[k];
+      bool below = false, over = false;
+      if (constant_rest_) {
+        l_max_[k] = std::max(l_max_[k], l);
+        l_min_[k] = std::min(l_min_[k], l);
+        // strain < -tol (tol >= 0) needs l < l0; strain > limit needs l > l_over_
+        if (l < l0) below = cable_strain(d, k) < -opt_.slack_tolerance;
+        if (l > l_over_[k]) over = cable_strain(d, k) > opt_.strain_limit;
+      } else {
+        const double eps = cable_strain(d, k);
+        rep_.max_strain[k] = std::max(rep_.max_strain[k], eps);
+        rep_.min_strain[k] = std::min(rep_.min_strain[k], eps);
+        below = eps < -opt_.slack_tolerance;
+        over = eps > opt_.strain_limit;
+      }
       // slack: shorter than its rest length, or unloaded by the tension clamp (pushing damping)
-      const bool clamped = d.cable_slack[static_cast<std::size_t>(k)] && d.cable_length_m[k] > d.cable_rest_length_m[k];
-      if (model_.cables[static_cast<std::size_t>(k)].tension_only && (eps < -opt_.slack_tolerance || clamped)) {
+      const bool clamped = d.cable_slack[static_cast<std::size_t>(k)] && l > l0;
+      if (model_.cables[static_cast<std::size_t>(k)].tension_only && (below || clamped)) {
         auto& ft = rep_.slack_first_time_s[static_cast<std::size_t>(k)];
         if (ft < 0.0) ft = t;
         if (rep_.first_slack_cable < 0) {
@@ -193,20 +224,37 @@ class Monitor {
         }
         event = true;
       }
-      if (eps > opt_.strain_limit && rep_.first_overstrain_cable < 0) {
+      if (over && rep_.first_overstrain_cable < 0) {
         rep_.first_overstrain_cable = k;
         rep_.first_overstrain_time_s = t;
         event = true;
       }
     }
     rep_.normal_mode = rep_.first_slack_cable < 0 && rep_.first_overstrain_cable < 0;
+    if (constant_rest_) l0_ = &d.cable_rest_length_m;
     return event;
   }
-  MonitorReport& report() { return rep_; }
+  MonitorReport& report() {
+    if (constant_rest_ && l0_) {
+      for (int k = 0; k < model_.ncable(); ++k) {
+        const double l0 = (*l0_)[k];
+        // cable_strain's formula on the extreme lengths
+        if (l_max_[k] >= l_min_[k]) {
+          rep_.max_strain[k] = l0 > 0.0 ? (l_max_[k] - l0) / l0 : 0.0;
+          rep_.min_strain[k] = l0 > 0.0 ? (l_min_[k] - l0) / l0 : 0.0;
+        }
+      }
+    }
+    return rep_;
+  }
 
  private:
   const Model& model_;
   const SimulationOptions& opt_;
+  const bool constant_rest_;
+  bool thresholds_set_ = false;
+  const Eigen::VectorXd* l0_ = nullptr;
+  Eigen::VectorXd l_max_, l_min_, l_over_;  // (ncable) constant_rest_ only
   MonitorReport rep_;
 };
 
@@ -278,7 +326,7 @@ SimulationSummary simulate(const Model& model, const SimulationOptions& opt, Obs
   const double t_end = state.time_s + opt.duration_s;
 
   SimulationSummary sum;
-  Monitor monitor(model, opt);
+  Monitor monitor(model, opt, !controller && model.drives.empty());
   compute_derivative(model, state, data);
   sum.initial_energy = compute_energy(model, state, data);
   const double E0 = sum.initial_energy.total();

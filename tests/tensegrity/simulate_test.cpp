@@ -386,3 +386,33 @@ TEST(Simulate, ObserverTimeIsPartOfTheWallTime) {
   EXPECT_LE(with.observer_time_s, with.wall_time_s);
   EXPECT_EQ(ts::simulate(m, o).observer_time_s, 0.0);
 }
+
+TEST(Simulate, MonitorFromExtremeLengthsEqualsPerStepStrains) {
+  // Without drives or a controller the monitor keeps each cable's extreme lengths and turns them
+  // into strains at the end (issue 19 item 2); a controller that changes nothing makes it compute
+  // the strain of every cable at every step instead. Same run, so the reports must be identical:
+  // extremes, first slack and first over-strain (limit 2 %: reached in this run) with their times.
+  const auto m = tendyn::test::doc000_prism(50.0, 0.0);
+  ts::SimulationOptions o;
+  o.duration_s = 3.0;
+  o.dt_s = 1e-3;
+  o.strain_limit = 0.02;
+  o.slack_tolerance = 1e-3;
+  const auto fast = ts::simulate(m, o);
+  const auto exact = ts::simulate(m, o, nullptr, {}, nullptr, [](double, const ts::State&, ts::Data&) {});
+  ASSERT_EQ(fast.steps, exact.steps);
+  EXPECT_EQ(fast.final_state.x, exact.final_state.x);
+  EXPECT_EQ(fast.monitor.max_strain, exact.monitor.max_strain);
+  EXPECT_EQ(fast.monitor.min_strain, exact.monitor.min_strain);
+  EXPECT_EQ(fast.monitor.slack_first_time_s, exact.monitor.slack_first_time_s);
+  EXPECT_EQ(fast.monitor.first_slack_cable, exact.monitor.first_slack_cable);
+  EXPECT_EQ(fast.monitor.first_slack_time_s, exact.monitor.first_slack_time_s);
+  EXPECT_EQ(fast.monitor.first_overstrain_cable, exact.monitor.first_overstrain_cable);
+  EXPECT_EQ(fast.monitor.first_overstrain_time_s, exact.monitor.first_overstrain_time_s);
+  EXPECT_EQ(fast.monitor.normal_mode, exact.monitor.normal_mode);
+  // the run exercises both events and both signs of strain
+  EXPECT_GE(exact.monitor.first_slack_cable, 0);
+  EXPECT_GE(exact.monitor.first_overstrain_cable, 0);
+  EXPECT_LT(exact.monitor.min_strain.minCoeff(), -1e-3);
+  EXPECT_GT(exact.monitor.max_strain.maxCoeff(), 0.02);
+}

@@ -1,6 +1,7 @@
 # Test sources of the tensegrity module (paths relative to tests/).
 list(APPEND TENDYN_TESTS_tensegrity
   tensegrity/dynamics_test.cpp
+  tensegrity/dynamics_kernel_test.cpp
   tensegrity/integrate_test.cpp
   tensegrity/builders_test.cpp
   tensegrity/model_io_test.cpp

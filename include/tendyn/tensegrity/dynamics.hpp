@@ -42,6 +42,13 @@ struct Data {
 
   std::vector<Eigen::Vector3d> f_W_ext_node;  // (nnode) external forces [N], from the model
 
+  // Kernel scratch (compute_element_forces), structure of arrays so that the square roots and
+  // divisions of all cables run as SIMD packets: column c of this (ncable x 11) array holds, for
+  // every cable k (a -> b), c = 0..2 p_b - p_a [m], 3..5 v_b - v_a [m/s], 6 length l [m],
+  // 7..9 unit vector u = (p_b - p_a) / l, 10 rate u . (v_b - v_a) [m/s].
+  Eigen::ArrayXXd cable_work;
+  std::vector<int> anchor_nodes;  // indices of the world-anchor nodes (topology, from make_data)
+
   /// Optional actuation callback through the API, called at every evaluation (every integrator
   /// stage) after the model's drives have set cable_rest_length_m for time t_s. It may change
   /// cable_rest_length_m and f_W_ext_node. It must be a function of (t_s, state) only, or the
@@ -60,6 +67,8 @@ struct Data {
 };
 
 /// Allocates and initialises a Data for `model` (rest lengths and external forces from the model).
+/// A Data belongs to the model it was made from: it records which nodes are anchors, so after
+/// changing a model's nodes, rods or cables (not only their parameters) make a new Data.
 Data make_data(const Model& model);
 
 /// Node positions and velocities and rod axes from the state. O(nnode).
