@@ -6,9 +6,9 @@
 // the document's straight line (3 s, 30 periods of 0.1 s, u0 5 mm) or right-angle turn (1.48 s,
 // 74 periods of 0.02 s, u0 1 mm, turn at x = 10 mm), the settings of `tendyn plan --drive
 // c1,...,c9 [--path turn --period 0.02 --u0 0.001 --duration 1.48]`, with the screened planner
-// (defaults: screen 16, 3 rounds) on 1 and 2 threads. Counters: wall time per control period
-// [ms], real-time factor (period / wall time per period; >= 1 is real time), rollouts per period,
-// max path error and progress along the path [mm]. The exhaustive planner's runs of the same tasks
+// (defaults: screen 32, 3 rounds) on 1 and 2 threads. Counters: wall time per control period
+// [ms] and of the slowest period, real-time factor (period / wall time per period; >= 1 is real
+// time), rollouts per period, max path error and progress along the path [mm]. The exhaustive planner's runs of the same tasks
 // (minutes each: 3^9 rollouts per period) are registered only with --with-exhaustive, e.g.
 //   build/bench/tendyn_bench_planning --benchmark_filter=PlanTask9 --with-exhaustive
 // and report the same counters, so the path errors are compared within one run.
@@ -17,6 +17,8 @@
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <vector>
 
@@ -57,9 +59,14 @@ static void BM_PlanTask9(benchmark::State& st) {
   o.threads = static_cast<int>(st.range(2));
   const int nperiod = ts::plan_nperiod(o);
   ts::PlanResult r;
-  double wall_s = 0.0;  // plan()'s own wall time, summed over the iterations
+  double wall_s = 0.0, worst_period_s = 0.0;  // plan()'s own wall time summed over the iterations; the slowest period
   for (auto _ : st) {
-    r = ts::plan(f.model, o);
+    auto last = std::chrono::steady_clock::now();
+    r = ts::plan(f.model, o, [&](int, int) {  // called after each period
+      const auto now = std::chrono::steady_clock::now();
+      worst_period_s = std::max(worst_period_s, std::chrono::duration<double>(now - last).count());
+      last = now;
+    });
     wall_s += r.wall_time_s;
     benchmark::DoNotOptimize(r.final_state.x.data());
   }
@@ -67,6 +74,7 @@ static void BM_PlanTask9(benchmark::State& st) {
   const double per_period_s = wall_s / (static_cast<double>(st.iterations()) * nperiod);
   st.counters["ms_per_period"] = 1e3 * per_period_s;
   st.counters["realtime_factor"] = o.period_s / per_period_s;
+  st.counters["worst_period_ms"] = 1e3 * worst_period_s;
   st.counters["rollouts_per_period"] = static_cast<double>(r.rollouts) / nperiod;
   st.counters["max_path_error_mm"] = 1e3 * r.max_path_error_m;
   st.counters["progress_mm"] = 1e3 * r.progress_m;
