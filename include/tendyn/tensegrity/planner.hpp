@@ -43,14 +43,15 @@
 //   admissibility, ties to the lowest candidate index) over everything rolled out so far gives the
 //   next round's base; the rounds stop when that is b itself (the model around the choice
 //   confirms it) or after max(1, `max_rounds`) rounds, and the same rule executes the choice. At
-//   most 1 + max_rounds (2m + screen_count) rollouts per period instead of 3^m (about 50-60
+//   most 1 + max_rounds (2m + screen_count) rollouts per period instead of 3^m (about 70-80
 //   with 9 drive cables and the defaults); with screen_count + 2m + 1 >= 3^m it is the
 //   exhaustive planner, bit for bit. The path and cost are the document's; only the candidates
-//   simulated are fewer. On the document's two tasks with 9 drive cables it chooses the
-//   exhaustive planner's candidate in every period (docs/BENCHMARKS.md). A single linearisation
-//   around the zero candidate (max_rounds = 1) ranks the exhaustive choice as low as 100th of
-//   19,683 in some periods: the choice moves several cables at once, where the coupling the
-//   additive model misses is largest; re-linearising around the best so far removes that.
+//   simulated are fewer. On the document's two tasks with 9 drive cables and the defaults it
+//   chooses the exhaustive planner's candidate in every period, so it executes the exhaustive
+//   plan (docs/BENCHMARKS.md; screen 16 misses one 5 um near-tie of the turn's 74 periods). A
+//   single linearisation around the zero candidate (max_rounds = 1) ranks the exhaustive choice
+//   as low as 658th of 19,683 in some periods: the choice moves several cables at once, where the
+//   coupling the additive model misses is largest; around the best so far it ranks within the screen.
 // Increment timing (`increment`, IncrementShape): the document says only that u changes by one of
 // {-u0, 0, u0} per period (3-2) and leaves open how within the period (issue 18 item 5). kRamp (the
 // default) ramps it linearly over the whole period, or with `ramp_fraction` < 1 over the first part
