@@ -28,7 +28,7 @@ struct PlanArgs {
   std::string drive = "c1,c2,c3,c4";
   double u0 = 0.005, period = 0.1, duration = 3.0, turn_x = 0.01;
   std::string path = "straight", points, planner = "exhaustive", increment = "ramp";
-  int threads = 0, rounds = 3, beam = 3, screen = 16;
+  int threads = 0, rounds = 3, beam = 3, screen = 32;
   double lateral_weight = 5.0, ramp = 1.0, lateral_tol = 0.002;
   std::optional<double> dt;
   std::string out_dir = "out/plan";
@@ -166,9 +166,9 @@ void register_plan(CLI::App& app) {
   cmd->add_option("--turn-x", a->turn_x, "x of the right-angle turn [m] (path turn)");
   cmd->add_option("--points", a->points, "polyline 'x,y;x,y;...' [m] (path polyline; no default)");
   cmd->add_option("--planner", a->planner, "exhaustive (document's 3^m) | coordinate | lookahead | screened (ours; screened: real time with many drive cables)");
-  cmd->add_option("--rounds", a->rounds, "coordinate search rounds per period");
+  cmd->add_option("--rounds", a->rounds, "coordinate search rounds per period; screened: linearisation rounds per period");
   cmd->add_option("--beam", a->beam, "lookahead: candidates expanded into a second period")->check(positive());
-  cmd->add_option("--screen", a->screen, "screened: candidates rolled out after the single-cable screening")->check(positive());
+  cmd->add_option("--screen", a->screen, "screened: candidates rolled out per linearisation round after the single-cable screening")->check(positive());
   cmd->add_option("--lateral-weight", a->lateral_weight, "lookahead: w in the path metric w d - s")->check(non_negative());
   cmd->add_option("--lateral-tol", a->lateral_tol, "lookahead: lateral distance [m] beyond which the metric penalises steeply")
       ->check(non_negative());

@@ -251,61 +251,117 @@ Eigen::VectorXi candidate(int index, int m) {  // base-3 digits -> {-1, 0, +1}
   return d;
 }
 
-// kScreened's choice of candidates (planner.hpp): rolls out the zero and the 2m single-cable
-// candidates (returned in `probes`, their indices in `probe_ids`), predicts every candidate's
-// centroid as the sum of its cables' single-cable effects, and returns the indices of the probes
-// plus the screen_count best predicted others, sorted. Cost: 2m + 1 rollouts + O(3^m m).
-std::vector<int> screen(const Model& model, const PlannerOptions& o, const State& state, const Eigen::VectorXd& u,
-                        const PathTracker& tracker, const std::vector<std::uint8_t>& slack0, int n,
-                        std::vector<int>& probe_ids, std::vector<Rollout>& probes) {
+// The exhaustive planner's choice among rollouts (Fig. 3.2, planner.hpp): the admissible one
+// (simulated, no taut cable gone slack, cost below the threshold) with the smallest cost, and the
+// least bad one (fewest cables gone slack, then the lowest cost) for when none is admissible; ties go to
+// the first. `at(i)` is the i-th of `count` rollouts. Returns their positions (-1 when there is none).
+template <class At>
+std::pair<int, int> choose(int count, const At& at, double threshold) {
+  int best = -1, best_any = -1;
+  for (int i = 0; i < count; ++i) {
+    const Rollout& r = at(i);
+    if (!r.ok) continue;
+    if (best_any < 0 || better(r, at(best_any))) best_any = i;
+    if (r.new_slack == 0 && r.cost < threshold && (best < 0 || r.cost < at(best).cost)) best = i;
+  }
+  return {best, best_any};
+}
+
+// kScreened (planner.hpp): the candidates it rolls out in one period, by increasing candidate
+// index in `ids` with their rollouts in `rs`. Rounds of re-linearised screening: around the base b
+// (the zero candidate first, then the exhaustive rule's choice among everything rolled out so
+// far) roll out the 2m single-cable moves b +- e_c, predict every candidate's centroid by the
+// additive model of those moves, C(i) ~ C(b) + sum_c (C(b with cable c at i's value) - C(b))
+// (exact for b and its single-cable moves; the coupling between cables is what it misses, and it
+// is smallest near b), and roll out the screen_count best predicted (those not rolled out yet).
+// Stops when the choice is b itself (the model around the choice confirms it) or after
+// max(1, max_rounds) rounds. Cost per round: <= 2m + screen_count rollouts (in two parallel
+// batches) and O(3^m m) for the prediction; the result does not depend on `threads`.
+void screened_rollouts(const Model& model, const PlannerOptions& o, const State& state, const Eigen::VectorXd& u,
+                       const PathTracker& tracker, const std::vector<std::uint8_t>& slack0, int n, double threshold,
+                       std::vector<int>& ids, std::vector<Rollout>& rs) {
   const int m = static_cast<int>(o.drive_cables.size());
-  std::vector<int> pow3(static_cast<std::size_t>(m));
+  std::vector<int> pow3(static_cast<std::size_t>(m) + 1, 1);
   int zero = 0;
-  for (int c = 0, p = 1; c < m; ++c, p *= 3) {
-    pow3[static_cast<std::size_t>(c)] = p;
-    zero += p;  // every digit 1: delta 0
-  }
-  // probes: 0 = the zero candidate, 1 + 2c = -e_c, 2 + 2c = +e_c
-  probe_ids.assign(static_cast<std::size_t>(2 * m + 1), 0);
-  probe_ids[0] = zero;
   for (int c = 0; c < m; ++c) {
-    probe_ids[static_cast<std::size_t>(1 + 2 * c)] = zero - pow3[static_cast<std::size_t>(c)];
-    probe_ids[static_cast<std::size_t>(2 + 2 * c)] = zero + pow3[static_cast<std::size_t>(c)];
+    pow3[static_cast<std::size_t>(c) + 1] = 3 * pow3[static_cast<std::size_t>(c)];
+    zero += pow3[static_cast<std::size_t>(c)];  // every digit 1: delta 0
   }
-  probes.assign(probe_ids.size(), Rollout{});
-  parallel_for(static_cast<int>(probe_ids.size()), o.threads, [&](int i) {
-    probes[static_cast<std::size_t>(i)] = rollout(model, o, state, u, candidate(probe_ids[static_cast<std::size_t>(i)], m), tracker, slack0);
-  });
-  // a probe that left the rest-length limits predicts nothing: its cable's move is screened out
-  const Eigen::Vector2d C0 = probes[0].ok ? probes[0].C : plan_centroid_m(model, state);
-  std::vector<Eigen::Vector2d> effect(static_cast<std::size_t>(2 * m), Eigen::Vector2d::Zero());
-  std::vector<char> usable(static_cast<std::size_t>(2 * m), 1);
-  for (int k = 0; k < 2 * m; ++k) {
-    const Rollout& r = probes[static_cast<std::size_t>(1 + k)];
-    usable[static_cast<std::size_t>(k)] = r.ok ? 1 : 0;
-    if (r.ok) effect[static_cast<std::size_t>(k)] = r.C - C0;
-  }
+  std::vector<Rollout> all(static_cast<std::size_t>(n));  // by candidate index; `done` marks the rolled out
+  std::vector<std::uint8_t> done(static_cast<std::size_t>(n), 0);
+  auto roll = [&](const std::vector<int>& batch) {  // one parallel batch, each candidate into its own slot
+    parallel_for(static_cast<int>(batch.size()), o.threads, [&](int j) {
+      const int id = batch[static_cast<std::size_t>(j)];
+      all[static_cast<std::size_t>(id)] = rollout(model, o, state, u, candidate(id, m), tracker, slack0);
+    });
+    for (int id : batch) done[static_cast<std::size_t>(id)] = 1;
+  };
+  auto digit = [&](int id, int c) { return (id / pow3[static_cast<std::size_t>(c)]) % 3; };  // 0, 1, 2 = -1, 0, +1
   std::vector<std::pair<double, int>> predicted;
   predicted.reserve(static_cast<std::size_t>(n));
-  for (int i = 0; i < n; ++i) {
-    if (std::find(probe_ids.begin(), probe_ids.end(), i) != probe_ids.end()) continue;
-    Eigen::Vector2d C = C0;
-    bool ok = true;
-    for (int c = 0, idx = i; c < m; ++c, idx /= 3) {
-      const int d = idx % 3 - 1;
-      if (d == 0) continue;
-      const auto k = static_cast<std::size_t>(2 * c + (d > 0 ? 1 : 0));
-      ok = ok && usable[k];
-      C += effect[k];
-    }
-    if (ok) predicted.emplace_back(tracker.cost(C), i);
+  std::vector<Eigen::Vector2d> Cpred(static_cast<std::size_t>(n));  // predicted centroids by candidate index
+  std::vector<std::uint8_t> okpred(static_cast<std::size_t>(n));     // every move of the candidate usable
+  int base = zero;
+  const int rounds = std::max(1, o.max_rounds);
+  for (int round = 0; round < rounds; ++round) {
+    // the base and its single-cable moves
+    std::vector<int> batch;
+    if (!done[static_cast<std::size_t>(base)]) batch.push_back(base);
+    for (int c = 0; c < m; ++c)
+      for (int v = 0; v < 3; ++v) {
+        const int id = base + (v - digit(base, c)) * pow3[static_cast<std::size_t>(c)];
+        if (v != digit(base, c) && !done[static_cast<std::size_t>(id)]) batch.push_back(id);
+      }
+    roll(batch);
+    // the additive model around the base: effect[3c + v] = C(base with cable c at v) - C(base). A
+    // move that left the rest-length limits predicts nothing (candidates with it are screened out);
+    // a base outside the limits (only the zero candidate can be) is replaced by the current centroid
+    const Rollout& B = all[static_cast<std::size_t>(base)];
+    const Eigen::Vector2d Cb = B.ok ? B.C : centroid(model, state);
+    std::vector<Eigen::Vector2d> effect(static_cast<std::size_t>(3 * m), Eigen::Vector2d::Zero());
+    std::vector<std::uint8_t> usable(static_cast<std::size_t>(3 * m), 1);
+    for (int c = 0; c < m; ++c)
+      for (int v = 0; v < 3; ++v) {
+        if (v == digit(base, c)) continue;
+        const Rollout& r = all[static_cast<std::size_t>(base + (v - digit(base, c)) * pow3[static_cast<std::size_t>(c)])];
+        usable[static_cast<std::size_t>(3 * c + v)] = r.ok ? 1 : 0;
+        if (r.ok) effect[static_cast<std::size_t>(3 * c + v)] = r.C - Cb;
+      }
+    // every candidate's prediction by digits, cable 0 (the lowest) first: after cable c the first
+    // 3^(c+1) entries hold Cb + effect of cables 0..c (the same sums in the same order as adding
+    // them one by one), so the 3^m predictions cost 1.5 x 3^m additions
+    Cpred[0] = Cb;
+    okpred[0] = 1;
+    for (int c = 0, size = 1; c < m; ++c, size *= 3)
+      for (int v = 2; v >= 0; --v)  // v = 0 last: it overwrites the prefix in place
+        for (int j = 0; j < size; ++j) {
+          const auto k = static_cast<std::size_t>(3 * c + v);
+          Cpred[static_cast<std::size_t>(v * size + j)] = Cpred[static_cast<std::size_t>(j)] + effect[k];
+          okpred[static_cast<std::size_t>(v * size + j)] = okpred[static_cast<std::size_t>(j)] & usable[k];
+        }
+    predicted.clear();
+    for (int i = 0; i < n; ++i)
+      if (okpred[static_cast<std::size_t>(i)]) predicted.emplace_back(tracker.cost(Cpred[static_cast<std::size_t>(i)]), i);
+    // the screen_count best predicted (ties -> lowest index), those not rolled out yet
+    const auto keep = std::min(predicted.size(), static_cast<std::size_t>(o.screen_count));
+    std::partial_sort(predicted.begin(), predicted.begin() + static_cast<std::ptrdiff_t>(keep), predicted.end());
+    batch.clear();
+    for (std::size_t j = 0; j < keep; ++j)
+      if (!done[static_cast<std::size_t>(predicted[j].second)]) batch.push_back(predicted[j].second);
+    roll(batch);
+    // the exhaustive rule over everything rolled out (by increasing index) is the next base
+    ids.clear();
+    for (int i = 0; i < n; ++i)
+      if (done[static_cast<std::size_t>(i)]) ids.push_back(i);
+    const auto [best, best_any] = choose(
+        static_cast<int>(ids.size()), [&](int j) -> const Rollout& { return all[static_cast<std::size_t>(ids[static_cast<std::size_t>(j)])]; },
+        threshold);
+    const int pick = best >= 0 ? best : best_any;
+    if (pick < 0 || ids[static_cast<std::size_t>(pick)] == base) break;
+    base = ids[static_cast<std::size_t>(pick)];
   }
-  const auto keep = std::min(predicted.size(), static_cast<std::size_t>(o.screen_count));
-  std::partial_sort(predicted.begin(), predicted.begin() + static_cast<std::ptrdiff_t>(keep), predicted.end());
-  std::vector<int> ids(probe_ids.begin(), probe_ids.end());
-  for (std::size_t j = 0; j < keep; ++j) ids.push_back(predicted[j].second);
-  std::sort(ids.begin(), ids.end());
-  return ids;
+  rs.clear();
+  for (int id : ids) rs.push_back(std::move(all[static_cast<std::size_t>(id)]));
 }
 
 }  // namespace
@@ -371,17 +427,6 @@ PlanResult plan(const Model& model, const PlannerOptions& o, const std::function
     record_tension();
     Rollout chosen;
     Eigen::VectorXi chosen_delta = Eigen::VectorXi::Zero(m);
-    auto consider = [&](const std::vector<Rollout>& rs) {
-      // admissible (c < n) with the smallest cost; ties -> lowest index
-      int best = -1, best_any = -1;
-      for (int i = 0; i < static_cast<int>(rs.size()); ++i) {
-        const auto& r = rs[static_cast<std::size_t>(i)];
-        if (!r.ok) continue;
-        if (best_any < 0 || better(r, rs[static_cast<std::size_t>(best_any)])) best_any = i;
-        if (r.new_slack == 0 && r.cost < threshold && (best < 0 || r.cost < rs[static_cast<std::size_t>(best)].cost)) best = i;
-      }
-      return std::make_pair(best, best_any);
-    };
     if (o.planner == Planner::kLookahead) {
       const int n = static_cast<int>(all.size());
       if (cached.empty()) {  // first period, or the last period was forced: evaluate from scratch
@@ -456,79 +501,25 @@ PlanResult plan(const Model& model, const PlannerOptions& o, const std::function
       int n = 1;
       for (int c = 0; c < m; ++c) n *= 3;
       // the candidates rolled out, by increasing candidate index (the exhaustive tie rule)
-      std::vector<int> ids, probe_ids;
-      std::vector<Rollout> probes;
+      std::vector<int> ids;
+      std::vector<Rollout> rs;
       if (o.planner == Planner::kExhaustive || o.screen_count + 2 * m + 1 >= n) {
+        rs.resize(static_cast<std::size_t>(n));
+        parallel_for(n, o.threads, [&](int i) { rs[static_cast<std::size_t>(i)] = rollout(model, o, state, u, candidate(i, m), tracker, slack0); });
         for (int i = 0; i < n; ++i) ids.push_back(i);
       } else {
-        ids = screen(model, o, state, u, tracker, slack0, n, probe_ids, probes);
+        screened_rollouts(model, o, state, u, tracker, slack0, n, threshold, ids, rs);
       }
       const int nroll = static_cast<int>(ids.size());
-      std::vector<Rollout> rs(static_cast<std::size_t>(nroll));
-      std::vector<Eigen::VectorXi> deltas(static_cast<std::size_t>(nroll));
-      std::vector<int> todo;  // positions in ids not rolled out by the screening
-      for (int i = 0; i < nroll; ++i) {
-        const int id = ids[static_cast<std::size_t>(i)];
-        deltas[static_cast<std::size_t>(i)] = candidate(id, m);
-        const auto at = std::find(probe_ids.begin(), probe_ids.end(), id);
-        if (at != probe_ids.end()) rs[static_cast<std::size_t>(i)] = probes[static_cast<std::size_t>(at - probe_ids.begin())];
-        else todo.push_back(i);
-      }
-      parallel_for(static_cast<int>(todo.size()), o.threads, [&](int j) {
-        const auto i = static_cast<std::size_t>(todo[static_cast<std::size_t>(j)]);
-        rs[i] = rollout(model, o, state, u, deltas[i], tracker, slack0);
-      });
-      // kScreened: up to max_rounds rounds of single-cable moves around the best candidate so far
-      // (those not rolled out yet), so that a poorly predicted coupling is corrected locally
-      if (o.planner == Planner::kScreened && nroll < n) {
-        for (int round = 0; round < o.max_rounds; ++round) {
-          const auto [b0, b0_any] = consider(rs);
-          const int at = b0 >= 0 ? b0 : b0_any;
-          if (at < 0) break;
-          std::vector<int> fresh;
-          const int base = ids[static_cast<std::size_t>(at)];
-          for (int c = 0, pw = 1; c < m; ++c, pw *= 3) {
-            const int digit = (base / pw) % 3;
-            for (int v = 0; v < 3; ++v) {
-              const int id = base + (v - digit) * pw;
-              if (v != digit && std::find(ids.begin(), ids.end(), id) == ids.end()) fresh.push_back(id);
-            }
-          }
-          if (fresh.empty()) break;
-          std::vector<Rollout> more(fresh.size());
-          parallel_for(static_cast<int>(fresh.size()), o.threads, [&](int j) {
-            more[static_cast<std::size_t>(j)] = rollout(model, o, state, u, candidate(fresh[static_cast<std::size_t>(j)], m), tracker, slack0);
-          });
-          for (std::size_t j = 0; j < fresh.size(); ++j) {
-            ids.push_back(fresh[j]);
-            deltas.push_back(candidate(fresh[j], m));
-            rs.push_back(more[j]);
-          }
-          if (consider(rs) == std::make_pair(b0, b0_any)) break;  // no better candidate found
-        }
-        // back to increasing candidate index, for the exhaustive tie rule
-        std::vector<std::size_t> order(ids.size());
-        for (std::size_t j = 0; j < order.size(); ++j) order[j] = j;
-        std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return ids[a] < ids[b]; });
-        std::vector<Rollout> rs2;
-        std::vector<Eigen::VectorXi> d2;
-        for (std::size_t j : order) {
-          rs2.push_back(rs[j]);
-          d2.push_back(deltas[j]);
-        }
-        rs.swap(rs2);
-        deltas.swap(d2);
-        res.rollouts += static_cast<long>(rs.size()) - nroll;
-      }
       res.rollouts += nroll;
       for (const auto& r : rs) res.rejected += (r.ok && r.new_slack == 0) ? 0 : 1;
-      const auto [best, best_any] = consider(rs);
+      const auto [best, best_any] = choose(nroll, [&](int i) -> const Rollout& { return rs[static_cast<std::size_t>(i)]; }, threshold);
       const int pick = best >= 0 ? best : best_any;
       if (pick < 0) throw SimulationError("plan: every candidate leaves a cable's rest-length limits in period " + std::to_string(p), state.time_s);
       if (best < 0) ++res.threshold_misses;
       if (rs[static_cast<std::size_t>(pick)].new_slack > 0) ++res.forced_periods;
       chosen = rs[static_cast<std::size_t>(pick)];
-      chosen_delta = deltas[static_cast<std::size_t>(pick)];
+      chosen_delta = candidate(ids[static_cast<std::size_t>(pick)], m);
     } else {
       // coordinate search from the previous period's increments
       Eigen::VectorXi current = last;

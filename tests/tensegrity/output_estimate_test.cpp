@@ -58,6 +58,12 @@ TEST(OutputEstimate, PlanCountsScheduleModelReplayAndRollouts) {
   EXPECT_DOUBLE_EQ(ts::estimate_plan_output(f.model, o, replay, 0.125).memory_bytes, frames + 4 * 81 * rollout);
   o.planner = ts::Planner::kCoordinateSearch;  // one round: 2 alternatives per cable
   EXPECT_DOUBLE_EQ(ts::estimate_plan_output(f.model, o, replay, 0.125).memory_bytes, frames + 8 * rollout);
+  o.planner = ts::Planner::kScreened;  // at most 1 + rounds (2m + screen): 1 + 3 (8 + 2), and never above 3^m
+  o.screen_count = 2;
+  EXPECT_DOUBLE_EQ(ts::estimate_plan_output(f.model, o, replay, 0.125).memory_bytes, frames + 31 * rollout);
+  o.screen_count = 32;
+  EXPECT_DOUBLE_EQ(ts::estimate_plan_output(f.model, o, replay, 0.125).memory_bytes, frames + 81 * rollout);
+  o.planner = ts::Planner::kCoordinateSearch;
   o.ramp_fraction = 0.5;  // one more knot per period in planned.yaml
   EXPECT_DOUBLE_EQ(ts::estimate_plan_output(f.model, o, replay, 0.125).output_bytes, output + 18.0 * 2 * 3 * 4);
   o.ramp_fraction = 1.0;

@@ -33,18 +33,25 @@
 //   next period's candidates (same start state, offsets and slack set), so after the first period
 //   a period costs beam_width x 3^m rollouts. On the document's two tasks it tracks more tightly and
 //   gets further than kExhaustive (docs/BENCHMARKS.md).
-// * kScreened (ours, for many drive cables in real time): per period, roll out the zero candidate
-//   and the 2m single-cable candidates (+-e_c), predict every other candidate's centroid as the sum
-//   of its cables' single-cable effects, C(delta) ~ C(0) + sum_c (C(delta_c e_c) - C(0)) (exact
-//   for single-cable candidates, first order in the coupling otherwise), rank all 3^m by the
-//   predicted cost and roll out the `screen_count` best with the full model; then up to
-//   `max_rounds` rounds of single-cable moves around the best candidate so far (those not rolled
-//   out yet; a round that finds nothing better ends it), which corrects a poorly predicted
-//   coupling locally; then the exhaustive planner's rule (threshold, admissibility, ties to the
-//   lowest candidate index) over every candidate rolled out. 2m + 1 + screen_count + up to
-//   max_rounds 2m rollouts per period instead of 3^m; with screen_count + 2m + 1 >= 3^m it is the
-//   exhaustive planner, bit for bit. The path and cost are the
-//   document's; only the candidates simulated are fewer.
+// * kScreened (ours, for many drive cables in real time): rounds of re-linearised screening. A
+//   round has a base candidate b (the zero candidate in the first round): it rolls out b's 2m
+//   single-cable moves (b with one cable's increment changed), predicts every one of the 3^m
+//   candidates' centroid by the additive model of those moves, C(i) ~ C(b) + sum_c (C(b with
+//   cable c at i's increment) - C(b)) (exact for b and its single-cable moves, first order in the
+//   coupling between cables, which is smallest near b), and rolls out the `screen_count` best by
+//   the predicted cost (those not rolled out yet). The exhaustive planner's rule (threshold,
+//   admissibility, ties to the lowest candidate index) over everything rolled out so far gives the
+//   next round's base; the rounds stop when that is b itself (the model around the choice
+//   confirms it) or after max(1, `max_rounds`) rounds, and the same rule executes the choice. At
+//   most 1 + max_rounds (2m + screen_count) rollouts per period instead of 3^m (about 70-80
+//   with 9 drive cables and the defaults); with screen_count + 2m + 1 >= 3^m it is the
+//   exhaustive planner, bit for bit. The path and cost are the document's; only the candidates
+//   simulated are fewer. On the document's two tasks with 9 drive cables and the defaults it
+//   chooses the exhaustive planner's candidate in every period, so it executes the exhaustive
+//   plan (docs/BENCHMARKS.md; screen 16 misses one 5 um near-tie of the turn's 74 periods). A
+//   single linearisation around the zero candidate (max_rounds = 1) ranks the exhaustive choice
+//   as low as 658th of 19,683 in some periods: the choice moves several cables at once, where the
+//   coupling the additive model misses is largest; around the best so far it ranks within the screen.
 // Increment timing (`increment`, IncrementShape): the document says only that u changes by one of
 // {-u0, 0, u0} per period (3-2) and leaves open how within the period (issue 18 item 5). kRamp (the
 // default) ramps it linearly over the whole period, or with `ramp_fraction` < 1 over the first part
@@ -102,9 +109,9 @@ struct PlannerOptions {
   double duration_s = 3.0;         ///< planned time
   PlanPath path = PlanPath::straight_x();
   Planner planner = Planner::kExhaustive;
-  int max_rounds = 3;              ///< coordinate search rounds per period (screened: refinement rounds)
+  int max_rounds = 3;              ///< coordinate search rounds per period (screened: linearisation rounds)
   int beam_width = 3;              ///< lookahead: candidates expanded into a second period
-  int screen_count = 16;           ///< screened: candidates rolled out after the screening, >= 1
+  int screen_count = 32;           ///< screened: candidates rolled out per linearisation round (the best predicted), >= 1
   double lateral_weight = 5.0;     ///< lookahead: w in the path metric w d - s (5 as in (3-3))
   double lateral_tolerance_m = 0.002;  ///< lookahead: d beyond this is penalised 100 w
   IncrementShape increment = IncrementShape::kRamp;  ///< shape of the increment within a period (document: open)
@@ -142,7 +149,7 @@ int plan_nperiod(const PlannerOptions& options);
 /// Plans from model.initial_state. The model's own drives must not act on the drive cables
 /// (Error; remove_drives_on() drops them). Throws tendyn::Error on bad options (no drive cables, bad indices, non-positive u0 /
 /// period / duration, ramp_fraction outside (0, 1] or != 1 with kStep), SimulationError if a rollout blows up. `progress(done_periods, total)` is
-/// called after each period. Cost: nperiod x (3^m, ~2m x rounds, or 2m + 1 + screen_count) rollouts of period/dt steps.
+/// called after each period. Cost: nperiod x (3^m, ~2m x rounds, or <= 1 + rounds (2m + screen_count)) rollouts of period/dt steps.
 PlanResult plan(const Model& model, const PlannerOptions& options, const std::function<void(int, int)>& progress = {});
 
 /// The executed schedule as CSV text (schedule.csv of `tendyn plan`; io/csv.hpp conventions):
