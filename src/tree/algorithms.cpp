@@ -44,6 +44,26 @@ Data::Data(const Model& model) {
     I.h = l.mass_kg * l.p_LC_m;
     I.I = l.inertia_C_kgm2 - l.mass_kg * detail::skew(l.p_LC_m) * detail::skew(l.p_LC_m);
   }
+  S_W = Eigen::Matrix<double, 6, Eigen::Dynamic>::Zero(6, model.nv);
+  v_parent.assign(static_cast<std::size_t>(model.nv), -1);
+  axis_code.assign(n, 0);
+  std::vector<int> last_v(n, -1);  // last velocity coordinate on the path root..i (i included)
+  for (std::size_t i = 0; i < n; ++i) {
+    const Joint& j = model.joints[i];
+    const int p = model.parent[i];
+    int prev = p >= 0 ? last_v[static_cast<std::size_t>(p)] : -1;
+    for (int k = 0; k < j.nv; ++k) {
+      v_parent[static_cast<std::size_t>(j.idx_v + k)] = prev;
+      prev = j.idx_v + k;
+    }
+    last_v[i] = prev;
+    if (j.type == JointType::kRevolute || j.type == JointType::kPrismatic)
+      for (int k = 0; k < 3; ++k) {
+        const Eigen::Vector3d e = Eigen::Vector3d::Unit(k);
+        if (j.axis == e) axis_code[i] = static_cast<signed char>(k + 1);
+        if (j.axis == -e) axis_code[i] = static_cast<signed char>(-(k + 1));
+      }
+  }
   tau = Eigen::VectorXd::Zero(model.nv);
   M = Eigen::MatrixXd::Zero(model.nv, model.nv);
   ddq = Eigen::VectorXd::Zero(model.nv);
@@ -197,35 +217,73 @@ const Eigen::VectorXd& nonlinear_effects(const Model& model, Data& data, const E
   return rnea(model, data, q, v, data.ddq, fext);
 }
 
-const Eigen::MatrixXd& crba(const Model& model, Data& d, const Eigen::VectorXd& q) {
+namespace {
+
+// CRBA in world coordinates (Featherstone 2008, Table 6.2): with every subspace column S_c and
+// every composite inertia I^c expressed in world axes about the world origin, the composite of a
+// subtree is a plain sum and M_jc = S_j . (I^c_i S_c) needs no force transform up the tree.
+// kFull: also writes the strictly lower triangle.
+template <bool kFull>
+void crba_world(const Model& model, Data& d, const Eigen::VectorXd& q) {
   model.check_q(q);
   fk(model, d, q);
   const int n = model.nlinks();
-  for (int i = 0; i < n; ++i) d.Ic[i] = d.I_L[i];
+  for (int i = 0; i < n; ++i) {
+    const SE3& X = d.X_WL[i];
+    detail::inertia_to_parent(X, d.I_L[i], d.Ic[i]);
+    const Joint& j = model.joints[i];
+    switch (j.type) {
+      case JointType::kFixed: break;
+      case JointType::kRevolute: {
+        auto s = d.S_W.col(j.idx_v);
+        s.head<3>().noalias() = X.R * j.axis;
+        s.tail<3>() = X.p.cross(Eigen::Vector3d(s.head<3>()));
+        break;
+      }
+      case JointType::kPrismatic: {
+        auto s = d.S_W.col(j.idx_v);
+        s.head<3>().setZero();
+        s.tail<3>().noalias() = X.R * j.axis;
+        break;
+      }
+      case JointType::kFree: {
+        // Columns: angular e_k -> (R e_k; p x R e_k), linear e_k -> (0; R e_k).
+        auto S = d.S_W.middleCols<6>(j.idx_v);
+        S.topLeftCorner<3, 3>() = X.R;
+        S.topRightCorner<3, 3>().setZero();
+        S.bottomRightCorner<3, 3>() = X.R;
+        for (int k = 0; k < 3; ++k) S.block<3, 1>(3, k) = X.p.cross(X.R.col(k));
+        break;
+      }
+    }
+  }
+  Eigen::MatrixXd& M = d.M;
   for (int i = n - 1; i >= 0; --i) {
-    const Joint& ji = model.joints[i];
-    for (int k = 0; k < ji.nv; ++k) {
-      const int col = ji.idx_v + k;
-      Vector6d F = inertia_times(d.Ic[i], S_col(ji, k));
-      St_times(ji, F, d.tau.data() + ji.idx_v);  // scratch
-      for (int r = 0; r < ji.nv; ++r) d.M(ji.idx_v + r, col) = d.tau[ji.idx_v + r];
-      int jn = i;
-      while (model.parent[jn] >= 0) {
-        F = force_to_parent(d.X_PL[jn], F);
-        jn = model.parent[jn];
-        const Joint& jj = model.joints[jn];
-        if (jj.nv == 0) continue;
-        St_times(jj, F, d.tau.data() + jj.idx_v);
-        for (int r = 0; r < jj.nv; ++r) {
-          const double val = d.tau[jj.idx_v + r];
-          d.M(jj.idx_v + r, col) = val;
-          d.M(col, jj.idx_v + r) = val;
-        }
+    const Joint& j = model.joints[i];
+    const Inertia& Ic = d.Ic[i];
+    for (int c = j.idx_v; c < j.idx_v + j.nv; ++c) {
+      const Vector6d F = inertia_times(Ic, d.S_W.col(c));
+      M(c, c) = d.S_W.col(c).dot(F);
+      for (int r = d.v_parent[static_cast<std::size_t>(c)]; r >= 0; r = d.v_parent[static_cast<std::size_t>(r)]) {
+        const double val = d.S_W.col(r).dot(F);
+        M(r, c) = val;
+        if constexpr (kFull) M(c, r) = val;
       }
     }
     const int p = model.parent[i];
-    if (p >= 0) detail::add_to(d.Ic[p], detail::inertia_to_parent(d.X_PL[i], d.Ic[i]));
+    if (p >= 0) detail::add_to(d.Ic[p], Ic);
   }
+}
+
+}  // namespace
+
+const Eigen::MatrixXd& crba(const Model& model, Data& d, const Eigen::VectorXd& q) {
+  crba_world<true>(model, d, q);
+  return d.M;
+}
+
+const Eigen::MatrixXd& crba_upper(const Model& model, Data& d, const Eigen::VectorXd& q) {
+  crba_world<false>(model, d, q);
   return d.M;
 }
 

@@ -68,15 +68,32 @@ inline Vector6d inertia_times(const Inertia& I, const Vector6d& m) {
   r.tail<3>() = I.m * m.tail<3>() - I.h.cross(m.head<3>());
   return r;
 }
-/// Inertia in child coordinates -> parent coordinates (about the parent origin).
+/// Inertia in child coordinates -> parent coordinates (about the parent origin), into `r`.
+/// With h' = R h and g = h' + m p / 2, the parallel-axis terms
+/// -([h']x[p]x + [p]x[h']x + m [p]x[p]x) equal -(p g^T + g p^T) + 2 (g . p) 1 (from
+/// [a]x[b]x = b a^T - (a . b) 1); R I R^T is formed on its 6 distinct entries.
+inline void inertia_to_parent(const SE3& X, const Inertia& I, Inertia& r) {
+  const Eigen::Matrix3d& R = X.R;
+  const Eigen::Vector3d& p = X.p;
+  r.m = I.m;
+  const Eigen::Vector3d hr = R * I.h;
+  r.h = hr + I.m * p;
+  const Eigen::Vector3d g = hr + (0.5 * I.m) * p;
+  const double gp2 = 2.0 * g.dot(p);
+  Eigen::Matrix3d T;
+  T.noalias() = R * I.I;  // rows of T dotted with rows of R: (R I R^T)_ab = T.row(a) . R.row(b)
+  for (int a = 0; a < 3; ++a)
+    for (int b = 0; b <= a; ++b) {
+      double v = T(a, 0) * R(b, 0) + T(a, 1) * R(b, 1) + T(a, 2) * R(b, 2);
+      v -= p[a] * g[b] + g[a] * p[b];
+      if (a == b) v += gp2;
+      r.I(a, b) = v;
+      r.I(b, a) = v;
+    }
+}
 inline Inertia inertia_to_parent(const SE3& X, const Inertia& I) {
   Inertia r;
-  r.m = I.m;
-  const Eigen::Vector3d hr = X.R * I.h;
-  r.h = hr + I.m * X.p;
-  const Eigen::Matrix3d Sp = skew(X.p), Sh = skew(hr);
-  r.I.noalias() = X.R * I.I * X.R.transpose();
-  r.I -= Sh * Sp + Sp * Sh + I.m * Sp * Sp;
+  inertia_to_parent(X, I, r);
   return r;
 }
 inline void add_to(Inertia& a, const Inertia& b) {

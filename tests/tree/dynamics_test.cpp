@@ -224,6 +224,33 @@ TEST(TreeAnalytic, MassMatrixSymmetricPositiveDefiniteAndEnergy) {
   }
 }
 
+TEST(TreeAlgorithms, CrbaUpperEqualsUpperTriangleOfCrbaAndLeavesTheLowerOne) {
+  std::vector<Case> cs = one_dof_models();
+  cs.push_back({"humanoid35_free", load_model(model_path("humanoid35.urdf"))});
+  cs.push_back({"biped_free", load_model(model_path("biped.urdf"), BaseMode::kFree)});
+  for (auto& c : cs) {
+    SCOPED_TRACE(c.label);
+    Data d(c.model), du(c.model);
+    const int nv = c.model.nv;
+    for (unsigned s = 0; s < 4; ++s) {
+      const Eigen::VectorXd q = c.model.random_configuration(100 + s);
+      const Eigen::MatrixXd M = crba(c.model, d, q);
+      EXPECT_EQ(M, M.transpose());  // both triangles written from the same products
+      // Sentinel in the strictly lower triangle of du.M: crba_upper must not touch it.
+      for (int col = 0; col < nv; ++col)
+        for (int row = col + 1; row < nv; ++row) du.M(row, col) = 7.0 + row + 100.0 * col;
+      const Eigen::MatrixXd Mu = crba_upper(c.model, du, q);
+      for (int col = 0; col < nv; ++col)
+        for (int row = 0; row < nv; ++row) {
+          if (row <= col)
+            ASSERT_EQ(Mu(row, col), M(row, col)) << "upper (" << row << ", " << col << ")";
+          else
+            ASSERT_EQ(Mu(row, col), 7.0 + row + 100.0 * col) << "lower (" << row << ", " << col << ")";
+        }
+    }
+  }
+}
+
 TEST(TreeAnalytic, ComJacobianByFiniteDifferences) {
   for (const char* f : {"arm6.yaml", "humanoid35.urdf"}) {
     SCOPED_TRACE(f);

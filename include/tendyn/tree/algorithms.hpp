@@ -32,9 +32,19 @@ const Eigen::VectorXd& nonlinear_effects(const Model& model, Data& data, const E
                                          const std::vector<LinkWrench>& fext = {});
 
 /// Joint-space mass matrix M(q) (nv x nv, symmetric positive definite for a model whose every
-/// movable subtree has mass) by the composite-rigid-body algorithm. Returns data.M. Cost
-/// O(n d), d = depth. Uses data.tau as scratch.
+/// movable subtree has mass) by the composite-rigid-body algorithm. Returns data.M (both
+/// triangles). Cost O(n d), d = depth: composite inertias (m, h, I) accumulated in world
+/// coordinates about the world origin, then M_jc = S_j^T (I^c_i S_c) for every coordinate c of
+/// link i and every coordinate j on its path to the root (Featherstone 2008, Table 6.2, evaluated
+/// in world coordinates, so that the column forces need no transform from link to link).
+/// Fills data.Ic, data.S_W.
 const Eigen::MatrixXd& crba(const Model& model, Data& data, const Eigen::VectorXd& q);
+
+/// The same M(q) as crba, written to the upper triangle of data.M only (diagonal included; the
+/// strictly lower triangle is left as it was): for callers that use a symmetric view, e.g.
+/// data.M.selfadjointView<Eigen::Upper>() or an LDL^T of the upper triangle. The upper triangle
+/// is bit-identical to crba's. Returns data.M.
+const Eigen::MatrixXd& crba_upper(const Model& model, Data& data, const Eigen::VectorXd& q);
 
 /// Forward dynamics: solves M(q) ddq = tau - b(q, v) with the articulated-body algorithm.
 /// Returns data.ddq (nv). Cost O(n). Throws tendyn::Error if an articulated inertia is singular

@@ -46,7 +46,7 @@ struct Data {
   std::vector<Vector6d> F;      ///< (nlinks) force transmitted from parent (RNEA)
   std::vector<Vector6d> Fext;   ///< (nlinks) external wrench in link frame
   std::vector<Inertia> I_L;     ///< (nlinks) link inertia about link origin (constant)
-  std::vector<Inertia> Ic;      ///< (nlinks) composite inertia (CRBA)
+  std::vector<Inertia> Ic;      ///< (nlinks) composite inertia of the subtree (CRBA), world coordinates, about the world origin
   std::vector<Matrix6d> IA;     ///< (nlinks) articulated inertia (ABA)
   std::vector<Vector6d> pA;     ///< (nlinks) articulated bias force (ABA)
   std::vector<Vector6d> c;      ///< (nlinks) velocity-product acceleration (ABA)
@@ -54,10 +54,20 @@ struct Data {
   std::vector<Eigen::Matrix<double, 6, 6>> Dinv;  ///< (nlinks) (S^T IA S)^-1 (nv x nv used)
   std::vector<Vector6d> u;      ///< (nlinks) tau - S^T pA (first nv used)
   std::vector<double> msub;     ///< (nlinks) subtree mass
+  /// (6 x nv) joint motion subspace columns in world coordinates at the world origin (CRBA)
+  Eigen::Matrix<double, 6, Eigen::Dynamic> S_W;
+  /// (nv) previous velocity coordinate on the path to the root (Featherstone's lambda over
+  /// coordinates: the preceding coordinate of the same joint, else the last coordinate of the
+  /// nearest moving ancestor), -1 for none. Constant, from the model.
+  std::vector<int> v_parent;
+  /// (nlinks) 1, 2, 3 (-1, -2, -3) when the joint axis is +x, +y, +z (-x, -y, -z) of the joint
+  /// frame exactly (revolute and prismatic joints), else 0: such a joint rotation is a plane
+  /// rotation. Constant, from the model.
+  std::vector<signed char> axis_code;
   std::vector<Eigen::Vector3d> hsub;  ///< (nlinks) subtree first moment in world [kg m]
 
   Eigen::VectorXd tau;    ///< (nv) RNEA output [N m | N]
-  Eigen::MatrixXd M;      ///< (nv x nv) CRBA output (full symmetric)
+  Eigen::MatrixXd M;      ///< (nv x nv) CRBA output (full symmetric; crba_upper: upper triangle)
   Eigen::VectorXd ddq;    ///< (nv) ABA output
   Eigen::MatrixXd J_com;  ///< (3 x nv) centre-of-mass Jacobian
   Eigen::Vector3d p_com = Eigen::Vector3d::Zero();  ///< COM in world [m]
