@@ -82,6 +82,7 @@ int main(int argc, char** argv) {
     std::printf("  %-36s nominal %9.5g fitted %9.5g truth %9.5g std %9.3g error %7.3g%%\n", p.name.c_str(), p.nominal, p.fitted, tv, p.std,
                 100 * (p.fitted - tv) / tv);
   }
+  std::printf("%s\n", r.solver_report.c_str());
   std::printf("marker RMS fit %.4g m, free run fitted %.4g m, nominal %.4g m\n", r.marker_rms_m, r.marker_rms_free_fitted_m,
               r.marker_rms_free_nominal_m);
   return 0;

@@ -17,6 +17,8 @@
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <exception>
 #include <limits>
 #include <map>
@@ -28,6 +30,12 @@
 namespace tendyn::tensegrity {
 
 namespace {
+
+#if defined(__GNUC__)
+#define TENDYN_FLATTEN __attribute__((flatten))
+#else
+#define TENDYN_FLATTEN
+#endif
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr int kStateParams = 12;  // per rod and segment: p_WC, unit axis e, v_WC, w_W
@@ -198,7 +206,7 @@ struct Work {
 
 // Rod axis e = q z of a unit quaternion (w, x, y, z) (dynamics.cpp's axis_of).
 template <class T>
-void axis_of(const T* q, T* e) {
+TENDYN_FLATTEN void axis_of(const T* q, T* e) {
   e[0] = 2.0 * (q[1] * q[3] + q[0] * q[2]);
   e[1] = 2.0 * (q[2] * q[3] - q[0] * q[1]);
   e[2] = 1.0 - 2.0 * (q[1] * q[1] + q[2] * q[2]);
@@ -206,7 +214,7 @@ void axis_of(const T* q, T* e) {
 
 // Node positions and velocities (forward_kinematics).
 template <class T>
-void kinematics(const Model& m, const T* x, Work<T>& w) {
+TENDYN_FLATTEN void kinematics(const Model& m, const T* x, Work<T>& w) {
   for (int j = 0; j < m.nrod(); ++j) axis_of(x + State::kStride * j + 3, &w.e[static_cast<std::size_t>(3 * j)]);
   for (int i = 0; i < m.nnode(); ++i) {
     const Node& n = m.nodes[static_cast<std::size_t>(i)];
@@ -237,7 +245,7 @@ void kinematics(const Model& m, const T* x, Work<T>& w) {
 // Tension of cable k from the kinematics in w (compute_element_forces' law); f_a: force on the
 // first node. Returns false when the element carries no force.
 template <class T>
-bool cable_force(const Model& m, const Phys<T>& P, const Work<T>& w, int k, double t, T& tension, T* f_a) {
+TENDYN_FLATTEN bool cable_force(const Model& m, const Phys<T>& P, const Work<T>& w, int k, double t, T& tension, T* f_a) {
   using std::sqrt;
   const Cable& cb = m.cables[static_cast<std::size_t>(k)];
   const auto a = static_cast<std::size_t>(3 * cb.node[0]), b = static_cast<std::size_t>(3 * cb.node[1]);
@@ -273,7 +281,7 @@ void set_drive_offsets(const Model& m, double t, Work<T>& w) {
 
 // x' = f(t, x) (compute_derivative: element forces, compliant ground, Newton-Euler per rod).
 template <class T>
-void derivative(const Model& m, const Phys<T>& P, double t, const T* x, T* xd, Work<T>& w) {
+TENDYN_FLATTEN void derivative(const Model& m, const Phys<T>& P, double t, const T* x, T* xd, Work<T>& w) {
   using std::sqrt;
   set_drive_offsets(m, t, w);
   kinematics(m, x, w);
@@ -348,7 +356,7 @@ void derivative(const Model& m, const Phys<T>& P, double t, const T* x, T* xd, W
 }
 
 template <class T>
-void normalize_quaternions(const Model& m, T* x) {
+TENDYN_FLATTEN void normalize_quaternions(const Model& m, T* x) {
   using std::sqrt;
   for (int j = 0; j < m.nrod(); ++j) {
     T* q = x + State::kStride * j + 3;
@@ -556,7 +564,43 @@ class SegmentCost : public ceres::CostFunction {
       for (int j = 0; j < nr; ++j) mutable_parameter_block_sizes()->push_back(kStateParams);
   }
 
+  // Ceres evaluates the Jacobian at a trial point twice when the problem has bounds (its projected
+  // line search with cubic interpolation evaluates the gradient there, then the accepted step is
+  // evaluated again), and the covariance once more at the optimum: the last Jacobian is kept and
+  // returned while the parameter values are bit-identical. Ceres evaluates a residual block from
+  // one thread at a time (the blocks of one evaluation run in parallel, never one block twice),
+  // so the cache needs no lock; it is a pure function of the inputs, so results do not change.
   bool Evaluate(double const* const* params, double* residuals, double** jacobians) const override {
+    const std::vector<int32_t>& sizes = parameter_block_sizes();
+    in_.clear();
+    for (std::size_t b = 0; b < sizes.size(); ++b) in_.insert(in_.end(), params[b], params[b] + sizes[b]);
+    const bool hit = cached_ && in_.size() == cache_in_.size() &&
+                     std::memcmp(in_.data(), cache_in_.data(), in_.size() * sizeof(double)) == 0;
+    if (!hit && !jacobians) return Compute(params, residuals, nullptr);
+    const int nres = num_residuals();
+    if (!hit) {
+      cached_ = false;
+      cache_res_.resize(static_cast<std::size_t>(nres));
+      cache_jac_.resize(sizes.size());
+      std::vector<double*> out(sizes.size());
+      for (std::size_t b = 0; b < sizes.size(); ++b) {
+        cache_jac_[b].assign(static_cast<std::size_t>(nres) * static_cast<std::size_t>(sizes[b]), 0.0);
+        out[b] = cache_jac_[b].data();
+      }
+      if (!Compute(params, cache_res_.data(), out.data())) return false;
+      cache_in_ = in_;
+      cached_ = true;
+    }
+    std::copy(cache_res_.begin(), cache_res_.end(), residuals);
+    if (jacobians)
+      for (std::size_t b = 0; b < sizes.size(); ++b)
+        if (jacobians[b]) std::copy(cache_jac_[b].begin(), cache_jac_[b].end(), jacobians[b]);
+    return true;
+  }
+
+ private:
+  // The evaluation proper (jacobians: null, or one buffer per parameter block, each filled).
+  bool Compute(double const* const* params, double* residuals, double** jacobians) const {
     const Setup& S = *s_;
     const int nr = S.model->nrod(), np = S.layout.nparam;
     const Segment& sg = S.segments[static_cast<std::size_t>(seg_)];
@@ -637,9 +681,12 @@ class SegmentCost : public ceres::CostFunction {
     }
   }
 
- private:
   const Setup* s_;
   int seg_;
+  // the last Jacobian evaluation (see Evaluate)
+  mutable std::vector<double> in_, cache_in_, cache_res_;
+  mutable std::vector<std::vector<double>> cache_jac_;
+  mutable bool cached_ = false;
 };
 
 // Forwards Ceres' iterations to IdentifyOptions::progress (an exception thrown there is kept and
@@ -1312,7 +1359,7 @@ IdentifyResult identify(const Model& model, const MotionData& data, const std::v
   Eigen::MatrixXd cov;
   if (options.covariance && np > 0) {
     ceres::Covariance::Options co;
-    co.algorithm_type = ceres::DENSE_SVD;
+    co.algorithm_type = ceres::SPARSE_QR;
     co.num_threads = 1;
     co.null_space_rank = 0;
     ceres::Covariance covariance(co);
