@@ -28,7 +28,7 @@
 // velocity), and continuity residuals tie each segment's end state to the next one's start.
 // The first segment starts from model.initial_state (fixed, unless `initial_state` is fitted).
 //
-// Covariance (ceres::Covariance, dense SVD) of the fitted parameters from the Jacobian at the
+// Covariance (ceres::Covariance, sparse QR of SuiteSparse) of the fitted parameters from the Jacobian at the
 // optimum, the segment states marginalised, scaled by the a-posteriori variance factor
 // s^2 = 2 cost / (nresidual - nunknown_tangent): standard deviations and correlations.
 //
@@ -184,8 +184,10 @@ struct IdentifyResult {
 /// input (data not matching the model, impulse ground, bad options, no parameter),
 /// SimulationError when Ceres fails (no trial point can be simulated). Cost per
 /// Levenberg-Marquardt iteration: ceil((nparameter + 12 nrod) / 8) simulations of the data in
-/// ceres::Jet<double, 8> (each several times a double simulation), plus a sparse Cholesky of the
-/// normal equations; the covariance adds a dense SVD of the (nunknown)^2 normal matrix.
+/// ceres::Jet<double, 8> (each about 10 times a double simulation), for the trial point and, when
+/// accepted, reused as its Jacobian (Ceres' projected line search asks for it first), plus a
+/// sparse Cholesky of the normal equations; the covariance adds a sparse QR of the Jacobian.
+/// The 3-bar robot, 10 s of 30 Hz data: about 0.45 s of CPU per Jacobian (docs/BENCHMARKS.md).
 IdentifyResult identify(const Model& model, const MotionData& data, const std::vector<ParameterGroup>& parameters,
                         const IdentifyOptions& options = {});
 
