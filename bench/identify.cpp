@@ -86,7 +86,7 @@ int main(int argc, char** argv) {
                 100 * (p.fitted - tv) / tv);
   }
   std::printf("%s\n", r.solver_report.c_str());  // Ceres' times and evaluation counts
-  std::printf("marker RMS fit %.4g m, free run fitted %.4g m, nominal %.4g m\n", r.marker_rms_m, r.marker_rms_free_fitted_m,
-              r.marker_rms_free_nominal_m);
+  std::printf("marker RMS fit %.4g m, free run fitted %.4g m, nominal %.4g m; variance factor %.3g, %d fit(s) (restarts), won by start %d\n",
+              r.marker_rms_m, r.marker_rms_free_fitted_m, r.marker_rms_free_nominal_m, r.variance_factor, r.starts, r.winning_start);
   return 0;
 }
