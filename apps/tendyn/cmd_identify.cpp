@@ -37,7 +37,7 @@ struct IdentifyArgs {
   std::string model, data, fit, out, loss = "none";
   double dt = kDefaults.dt_s, segment = kDefaults.segment_s, sigma = kDefaults.marker_sigma_m, length_sigma = kDefaults.length_sigma_m,
          tension_sigma = kDefaults.tension_sigma_N, loss_scale = kDefaults.loss_scale;
-  int max_iterations = kDefaults.max_iterations, threads = 1;
+  int max_iterations = kDefaults.max_iterations, threads = 1, restarts = kDefaults.restarts;
   bool no_covariance = false, no_plot = false, quiet = false;
 };
 
@@ -93,6 +93,7 @@ void run_identify_tensegrity(const IdentifyArgs& a) {
   o.loss = ts::robust_loss_from_string(a.loss);
   o.loss_scale = a.loss_scale;
   o.max_iterations = a.max_iterations;
+  o.restarts = a.restarts;
   o.threads = a.threads;
   o.covariance = !a.no_covariance;
   const bool show = !a.quiet && stderr_is_terminal();
@@ -142,6 +143,8 @@ void run_identify_tensegrity(const IdentifyArgs& a) {
                  {"termination", r.termination},
                  {"converged", r.converged},
                  {"iterations", r.iterations},
+                 {"starts", r.starts},
+                 {"winning_start", r.winning_start},
                  {"initial_cost", r.initial_cost},
                  {"final_cost", r.final_cost},
                  {"brief_report", r.solver_brief}};
@@ -162,6 +165,9 @@ void run_identify_tensegrity(const IdentifyArgs& a) {
                   {"loss", ts::to_string(o.loss)},
                   {"loss_scale", o.loss_scale},
                   {"max_iterations", o.max_iterations},
+                  {"restarts", o.restarts},
+                  {"restart_variance_factor", o.restart_variance_factor},
+                  {"restart_gap_m", o.restart_gap_sigmas * o.continuity_sigma_m},
                   {"fit", a.fit}};
   write_summary(results.file("report.json"), j, prov);
   // residuals.csv and markers.csv
@@ -240,6 +246,10 @@ void register_identify(CLI::App& app) {
   cmd->add_option("--loss", a->loss, "robust loss per residual: none, huber, cauchy")->check(CLI::IsMember({"none", "huber", "cauchy"}));
   cmd->add_option("--loss-scale", a->loss_scale, "where the robust loss starts [sigmas]")->check(positive());
   cmd->add_option("--max-iterations", a->max_iterations, "Levenberg-Marquardt iterations")->check(CLI::Range(1, 100000));
+  cmd->add_option("--restarts", a->restarts,
+                  "restarts after a fit stuck in a local minimum (variance factor > 2 or segments > 0.5 mm apart), "
+                  "each a continuation from a looser continuity weight; 0: one fit")
+      ->check(CLI::Range(0, 6));
   cmd->add_option("-j,--threads", a->threads, "residual evaluation threads; results do not depend on it")->check(CLI::Range(1, 1024));
   cmd->add_flag("--no-covariance", a->no_covariance, "skip standard deviations and correlations");
   cmd->add_flag("--no-plot", a->no_plot, "do not render identify.png");
@@ -251,7 +261,7 @@ void register_identify(CLI::App& app) {
     const IdentifyModelKind kind = identify_model_kind(a->model);
     if (kind != IdentifyModelKind::kTensegrity) {
       for (const char* name : {"--dt", "--segment", "--sigma", "--length-sigma", "--tension-sigma", "--loss", "--loss-scale",
-                               "--max-iterations", "--threads", "--no-covariance", "--no-plot"})
+                               "--max-iterations", "--restarts", "--threads", "--no-covariance", "--no-plot"})
         if (cmd->count(name) > 0)
           throw Error(std::string(name) + ": applies to tensegrity models only; " + a->model + " is a " +
                       (kind == IdentifyModelKind::kCdpr ? "CDPR" : "tree") + " model (its options go into --fit)");

@@ -17,6 +17,8 @@
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <exception>
 #include <limits>
 #include <map>
@@ -28,6 +30,16 @@
 namespace tendyn::tensegrity {
 
 namespace {
+
+// The Jet instantiations of the dynamics are large: GCC -O3 then leaves Eigen's small fixed-size
+// assignments inside ceres::Jet's operators out of line (a call per Jet operation, 60 % of the
+// time). flatten inlines everything into the few functions below: 6x less CPU per Jacobian, same
+// numbers (no reassociation: the same operations in the same order).
+#if defined(__GNUC__)
+#define TENDYN_FLATTEN __attribute__((flatten))
+#else
+#define TENDYN_FLATTEN
+#endif
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr int kStateParams = 12;  // per rod and segment: p_WC, unit axis e, v_WC, w_W
@@ -198,7 +210,7 @@ struct Work {
 
 // Rod axis e = q z of a unit quaternion (w, x, y, z) (dynamics.cpp's axis_of).
 template <class T>
-void axis_of(const T* q, T* e) {
+TENDYN_FLATTEN void axis_of(const T* q, T* e) {
   e[0] = 2.0 * (q[1] * q[3] + q[0] * q[2]);
   e[1] = 2.0 * (q[2] * q[3] - q[0] * q[1]);
   e[2] = 1.0 - 2.0 * (q[1] * q[1] + q[2] * q[2]);
@@ -206,7 +218,7 @@ void axis_of(const T* q, T* e) {
 
 // Node positions and velocities (forward_kinematics).
 template <class T>
-void kinematics(const Model& m, const T* x, Work<T>& w) {
+TENDYN_FLATTEN void kinematics(const Model& m, const T* x, Work<T>& w) {
   for (int j = 0; j < m.nrod(); ++j) axis_of(x + State::kStride * j + 3, &w.e[static_cast<std::size_t>(3 * j)]);
   for (int i = 0; i < m.nnode(); ++i) {
     const Node& n = m.nodes[static_cast<std::size_t>(i)];
@@ -237,7 +249,7 @@ void kinematics(const Model& m, const T* x, Work<T>& w) {
 // Tension of cable k from the kinematics in w (compute_element_forces' law); f_a: force on the
 // first node. Returns false when the element carries no force.
 template <class T>
-bool cable_force(const Model& m, const Phys<T>& P, const Work<T>& w, int k, double t, T& tension, T* f_a) {
+TENDYN_FLATTEN bool cable_force(const Model& m, const Phys<T>& P, const Work<T>& w, int k, double t, T& tension, T* f_a) {
   using std::sqrt;
   const Cable& cb = m.cables[static_cast<std::size_t>(k)];
   const auto a = static_cast<std::size_t>(3 * cb.node[0]), b = static_cast<std::size_t>(3 * cb.node[1]);
@@ -273,7 +285,7 @@ void set_drive_offsets(const Model& m, double t, Work<T>& w) {
 
 // x' = f(t, x) (compute_derivative: element forces, compliant ground, Newton-Euler per rod).
 template <class T>
-void derivative(const Model& m, const Phys<T>& P, double t, const T* x, T* xd, Work<T>& w) {
+TENDYN_FLATTEN void derivative(const Model& m, const Phys<T>& P, double t, const T* x, T* xd, Work<T>& w) {
   using std::sqrt;
   set_drive_offsets(m, t, w);
   kinematics(m, x, w);
@@ -348,7 +360,7 @@ void derivative(const Model& m, const Phys<T>& P, double t, const T* x, T* xd, W
 }
 
 template <class T>
-void normalize_quaternions(const Model& m, T* x) {
+TENDYN_FLATTEN void normalize_quaternions(const Model& m, T* x) {
   using std::sqrt;
   for (int j = 0; j < m.nrod(); ++j) {
     T* q = x + State::kStride * j + 3;
@@ -556,7 +568,43 @@ class SegmentCost : public ceres::CostFunction {
       for (int j = 0; j < nr; ++j) mutable_parameter_block_sizes()->push_back(kStateParams);
   }
 
+  // Ceres evaluates the Jacobian at a trial point twice when the problem has bounds (its projected
+  // line search with cubic interpolation evaluates the gradient there, then the accepted step is
+  // evaluated again), and the covariance once more at the optimum: the last Jacobian is kept and
+  // returned while the parameter values are bit-identical. Ceres evaluates a residual block from
+  // one thread at a time (the blocks of one evaluation run in parallel, never one block twice),
+  // so the cache needs no lock; it is a pure function of the inputs, so results do not change.
   bool Evaluate(double const* const* params, double* residuals, double** jacobians) const override {
+    const std::vector<int32_t>& sizes = parameter_block_sizes();
+    in_.clear();
+    for (std::size_t b = 0; b < sizes.size(); ++b) in_.insert(in_.end(), params[b], params[b] + sizes[b]);
+    const bool hit = cached_ && in_.size() == cache_in_.size() &&
+                     std::memcmp(in_.data(), cache_in_.data(), in_.size() * sizeof(double)) == 0;
+    if (!hit && !jacobians) return Compute(params, residuals, nullptr);
+    const int nres = num_residuals();
+    if (!hit) {
+      cached_ = false;
+      cache_res_.resize(static_cast<std::size_t>(nres));
+      cache_jac_.resize(sizes.size());
+      std::vector<double*> out(sizes.size());
+      for (std::size_t b = 0; b < sizes.size(); ++b) {
+        cache_jac_[b].assign(static_cast<std::size_t>(nres) * static_cast<std::size_t>(sizes[b]), 0.0);
+        out[b] = cache_jac_[b].data();
+      }
+      if (!Compute(params, cache_res_.data(), out.data())) return false;
+      cache_in_ = in_;
+      cached_ = true;
+    }
+    std::copy(cache_res_.begin(), cache_res_.end(), residuals);
+    if (jacobians)
+      for (std::size_t b = 0; b < sizes.size(); ++b)
+        if (jacobians[b]) std::copy(cache_jac_[b].begin(), cache_jac_[b].end(), jacobians[b]);
+    return true;
+  }
+
+ private:
+  // The evaluation proper (jacobians: null, or one buffer per parameter block, each filled).
+  bool Compute(double const* const* params, double* residuals, double** jacobians) const {
     const Setup& S = *s_;
     const int nr = S.model->nrod(), np = S.layout.nparam;
     const Segment& sg = S.segments[static_cast<std::size_t>(seg_)];
@@ -637,9 +685,12 @@ class SegmentCost : public ceres::CostFunction {
     }
   }
 
- private:
   const Setup* s_;
   int seg_;
+  // the last Jacobian evaluation (see Evaluate)
+  mutable std::vector<double> in_, cache_in_, cache_res_;
+  mutable std::vector<std::vector<double>> cache_jac_;
+  mutable bool cached_ = false;
 };
 
 // Forwards Ceres' iterations to IdentifyOptions::progress (an exception thrown there is kept and
@@ -1164,6 +1215,10 @@ void validate(const IdentifyOptions& o) {
   pos(o.loss_scale, "loss_scale");
   if (o.max_iterations < 1) throw Error("identify option max_iterations must be >= 1");
   if (o.threads < 1) throw Error("identify option threads must be >= 1");
+  if (o.restarts < 0 || o.restarts > 6) throw Error("identify option restarts must be in 0..6 (got " + std::to_string(o.restarts) + ")");
+  if (!(o.restart_variance_factor >= 1.0) || !std::isfinite(o.restart_variance_factor))
+    throw Error("identify option restart_variance_factor must be a finite number >= 1 (got " + num(o.restart_variance_factor) + ")");
+  pos(o.restart_gap_sigmas, "restart_gap_sigmas");
   for (double t : {o.function_tolerance, o.parameter_tolerance, o.gradient_tolerance})
     if (!(t >= 0.0) || !std::isfinite(t)) throw Error("identify option tolerances must be finite and >= 0");
 }
@@ -1234,90 +1289,160 @@ IdentifyResult identify(const Model& model, const MotionData& data, const std::v
   const auto t_start = std::chrono::steady_clock::now();
   const Setup S = make_setup(model, data, parameters, options);
   const int np = S.layout.nparam, nr = model.nrod(), nseg = static_cast<int>(S.segments.size());
-  Start st = start_values(S);
+  const Start st = start_values(S);
+  int nresidual = 0;
+  for (const auto& sg : S.segments) nresidual += sg.nresidual;
+  const int ntangent = np + (nseg - (S.layout.fit_initial ? 0 : 1)) * nr * 11;
+  const int dof = nresidual - ntangent;
+
+  // One Levenberg-Marquardt solve of setup Q from (theta, states), updated in place; the problem
+  // is returned for the covariance (it points into theta and states).
+  std::unique_ptr<ProgressCallback> callback;
+  if (options.progress) callback = std::make_unique<ProgressCallback>(options.progress);
+  auto solve = [&](const Setup& Q, std::vector<double>& theta, std::vector<std::vector<double>>& states, ceres::Solver::Summary& summary) {
+    ceres::Problem::Options po;
+    po.cost_function_ownership = ceres::TAKE_OWNERSHIP;
+    po.manifold_ownership = ceres::TAKE_OWNERSHIP;
+    auto problem = std::make_unique<ceres::Problem>(po);
+    if (np > 0) {
+      problem->AddParameterBlock(theta.data(), np);
+      for (int i = 0; i < np; ++i) {
+        const ParameterKind k = Q.layout.groups[static_cast<std::size_t>(i)].kind;
+        // rest lengths and masses stay positive, the others non-negative
+        const bool strictly = k == ParameterKind::kRestLength || k == ParameterKind::kMass || k == ParameterKind::kGroundStiffness;
+        problem->SetParameterLowerBound(theta.data(), i, strictly ? 1e-9 : 0.0);
+      }
+    }
+    for (int k = 0; k < nseg; ++k)
+      for (int j = 0; j < nr; ++j) {
+        double* b = states[static_cast<std::size_t>(k)].data() + kStateParams * j;
+        problem->AddParameterBlock(b, kStateParams,
+                                   new ceres::ProductManifold<ceres::EuclideanManifold<3>, ceres::SphereManifold<3>, ceres::EuclideanManifold<6>>());
+        if (k == 0 && !Q.layout.fit_initial) problem->SetParameterBlockConstant(b);
+      }
+    for (int k = 0; k < nseg; ++k) {
+      const Segment& sg = Q.segments[static_cast<std::size_t>(k)];
+      std::vector<double*> blocks;
+      if (np > 0) blocks.push_back(theta.data());
+      for (int j = 0; j < nr; ++j) blocks.push_back(states[static_cast<std::size_t>(k)].data() + kStateParams * j);
+      if (!sg.final)
+        for (int j = 0; j < nr; ++j) blocks.push_back(states[static_cast<std::size_t>(k + 1)].data() + kStateParams * j);
+      problem->AddResidualBlock(new SegmentCost(&Q, k), nullptr, blocks);
+    }
+    ceres::Solver::Options so;
+    so.minimizer_type = ceres::TRUST_REGION;
+    so.trust_region_strategy_type = ceres::LEVENBERG_MARQUARDT;
+    so.linear_solver_type = ceres::SPARSE_NORMAL_CHOLESKY;
+    so.sparse_linear_algebra_library_type = ceres::SUITE_SPARSE;
+    so.max_num_iterations = options.max_iterations;
+    so.function_tolerance = options.function_tolerance;
+    so.parameter_tolerance = options.parameter_tolerance;
+    so.gradient_tolerance = options.gradient_tolerance;
+    so.num_threads = options.threads;
+    so.logging_type = ceres::SILENT;
+    so.minimizer_progress_to_stdout = false;
+    if (callback) so.callbacks.push_back(callback.get());
+    ceres::Solve(so, problem.get(), &summary);
+    if (callback && callback->error) std::rethrow_exception(callback->error);
+    if (summary.termination_type == ceres::FAILURE || !std::isfinite(summary.final_cost))
+      throw SimulationError("identify: the solver failed: " + summary.message, data.t_s.front());
+    return problem;
+  };
+  // The largest position gap between consecutive segments (end of k simulated vs start of k + 1).
+  auto continuity_gap = [&](const std::vector<double>& theta, const std::vector<std::vector<double>>& states) {
+    double gap = 0.0;
+    for (int k = 0; k + 1 < nseg; ++k) {
+      const Segment& sg = S.segments[static_cast<std::size_t>(k)];
+      const std::vector<double> ts(data.t_s.begin() + sg.first, data.t_s.begin() + sg.end + 1);
+      Eigen::MatrixXd P, Q;
+      free_run(model, S.layout, theta.data(), states[static_cast<std::size_t>(k)].data(), ts, options.dt_s, P);
+      const std::vector<double> t1{data.t_s[static_cast<std::size_t>(sg.end)]};
+      free_run(model, S.layout, theta.data(), states[static_cast<std::size_t>(k + 1)].data(), t1, options.dt_s, Q);
+      gap = std::max(gap, (P.row(P.rows() - 1) - Q.row(0)).cwiseAbs().maxCoeff());
+    }
+    return gap;
+  };
+
   std::vector<double> theta = st.theta;
   std::vector<std::vector<double>> states = st.states;
-
-  ceres::Problem::Options po;
-  po.cost_function_ownership = ceres::TAKE_OWNERSHIP;
-  po.manifold_ownership = ceres::TAKE_OWNERSHIP;
-  ceres::Problem problem(po);
-  if (np > 0) {
-    problem.AddParameterBlock(theta.data(), np);
-    for (int i = 0; i < np; ++i) {
-      const ParameterKind k = S.layout.groups[static_cast<std::size_t>(i)].kind;
-      // rest lengths and masses stay positive, the others non-negative
-      const bool strictly = k == ParameterKind::kRestLength || k == ParameterKind::kMass || k == ParameterKind::kGroundStiffness;
-      problem.SetParameterLowerBound(theta.data(), i, strictly ? 1e-9 : 0.0);
-    }
-  }
-  for (int k = 0; k < nseg; ++k)
-    for (int j = 0; j < nr; ++j) {
-      double* b = states[static_cast<std::size_t>(k)].data() + kStateParams * j;
-      problem.AddParameterBlock(b, kStateParams,
-                                new ceres::ProductManifold<ceres::EuclideanManifold<3>, ceres::SphereManifold<3>, ceres::EuclideanManifold<6>>());
-      if (k == 0 && !S.layout.fit_initial) problem.SetParameterBlockConstant(b);
-    }
-  int nresidual = 0;
-  for (int k = 0; k < nseg; ++k) {
-    const Segment& sg = S.segments[static_cast<std::size_t>(k)];
-    std::vector<double*> blocks;
-    if (np > 0) blocks.push_back(theta.data());
-    for (int j = 0; j < nr; ++j) blocks.push_back(states[static_cast<std::size_t>(k)].data() + kStateParams * j);
-    if (!sg.final)
-      for (int j = 0; j < nr; ++j) blocks.push_back(states[static_cast<std::size_t>(k + 1)].data() + kStateParams * j);
-    problem.AddResidualBlock(new SegmentCost(&S, k), nullptr, blocks);
-    nresidual += sg.nresidual;
-  }
-
-  ceres::Solver::Options so;
-  so.minimizer_type = ceres::TRUST_REGION;
-  so.trust_region_strategy_type = ceres::LEVENBERG_MARQUARDT;
-  so.linear_solver_type = ceres::SPARSE_NORMAL_CHOLESKY;
-  so.sparse_linear_algebra_library_type = ceres::SUITE_SPARSE;
-  so.max_num_iterations = options.max_iterations;
-  so.function_tolerance = options.function_tolerance;
-  so.parameter_tolerance = options.parameter_tolerance;
-  so.gradient_tolerance = options.gradient_tolerance;
-  so.num_threads = options.threads;
-  so.logging_type = ceres::SILENT;
-  so.minimizer_progress_to_stdout = false;
-  std::unique_ptr<ProgressCallback> callback;
-  if (options.progress) {
-    callback = std::make_unique<ProgressCallback>(options.progress);
-    so.callbacks.push_back(callback.get());
-  }
   ceres::Solver::Summary summary;
-  ceres::Solve(so, &problem, &summary);
-  if (callback && callback->error) std::rethrow_exception(callback->error);
-  if (summary.termination_type == ceres::FAILURE || !std::isfinite(summary.final_cost))
-    throw SimulationError("identify: the solver failed: " + summary.message, data.t_s.front());
+  std::unique_ptr<ceres::Problem> problem = solve(S, theta, states, summary);
+  double first_initial_cost = summary.initial_cost;
+  int total_iterations = static_cast<int>(summary.iterations.size()) - 1;
+  int starts_tried = 1, winning_start = 0;
+  // Restarts (docs/IDENTIFY.md "Local minima"): a fit whose variance factor says the residuals are
+  // far above the stated noise, or whose segments do not join, stopped in a local minimum. Each
+  // restart is a continuation from the same start: first a fit with continuity_sigma_m times
+  // 10^(k+1) (restart k = 1, 2, ...: the segments may stay apart while the parameters move, so
+  // the parameters are fitted to the segments' local data first), then the full fit from its
+  // result. The lowest cost of the full problem wins; the restarts stop at the first fit that
+  // passes. Deterministic (the same fits in the same order for any thread count).
+  auto failed = [&](double cost, double gap) {
+    const double vf = dof > 0 ? 2.0 * cost / dof : kNaN;
+    return !(vf <= options.restart_variance_factor) || gap > options.restart_gap_sigmas * options.continuity_sigma_m;
+  };
+  if (options.restarts > 0 && failed(summary.final_cost, continuity_gap(theta, states))) {
+    for (int r = 1; r <= options.restarts; ++r) {
+      IdentifyOptions lo = options;
+      lo.continuity_sigma_m = options.continuity_sigma_m * std::pow(10.0, r + 1);
+      const Setup L = make_setup(model, data, parameters, lo);
+      std::vector<double> th = st.theta;
+      std::vector<std::vector<double>> xs = st.states;
+      ceres::Solver::Summary s1, s2;
+      try {
+        solve(L, th, xs, s1);
+      } catch (const SimulationError&) {
+        ++starts_tried;
+        continue;
+      }
+      std::unique_ptr<ceres::Problem> p2;
+      try {
+        p2 = solve(S, th, xs, s2);
+      } catch (const SimulationError&) {
+        ++starts_tried;
+        continue;
+      }
+      ++starts_tried;
+      total_iterations += static_cast<int>(s1.iterations.size()) + static_cast<int>(s2.iterations.size()) - 2;
+      if (s2.final_cost < summary.final_cost) {
+        // the problem points into theta and states: move the new ones in with it
+        problem.reset();
+        theta = std::move(th);
+        states = std::move(xs);
+        problem = std::move(p2);
+        summary = s2;
+        winning_start = r;
+        // p2's parameter blocks point into th/xs' buffers, which were moved (vectors keep their buffers)
+      }
+      if (!failed(summary.final_cost, continuity_gap(theta, states))) break;
+    }
+  }
 
   IdentifyResult R;
   R.solver_report = summary.FullReport();
   R.solver_brief = summary.BriefReport();
   R.termination = ceres::TerminationTypeToString(summary.termination_type);
   R.converged = summary.termination_type == ceres::CONVERGENCE;
-  R.iterations = static_cast<int>(summary.iterations.size()) - 1;
-  R.initial_cost = summary.initial_cost;
+  R.iterations = total_iterations;
+  R.starts = starts_tried;
+  R.winning_start = winning_start;
+  R.initial_cost = first_initial_cost;
   R.final_cost = summary.final_cost;
   R.nsegment = nseg;
   R.nresidual = nresidual;
-  const int ntangent = np + (nseg - (S.layout.fit_initial ? 0 : 1)) * nr * 11;
   R.nunknown = ntangent;
-  const int dof = nresidual - ntangent;
   R.variance_factor = dof > 0 ? 2.0 * summary.final_cost / dof : kNaN;
 
   // covariance of theta (segment states marginalised)
   Eigen::MatrixXd cov;
   if (options.covariance && np > 0) {
     ceres::Covariance::Options co;
-    co.algorithm_type = ceres::DENSE_SVD;
+    co.algorithm_type = ceres::SPARSE_QR;  // dense SVD: 2 s of 10 at 600 unknowns; same numbers to round-off
     co.num_threads = 1;
     co.null_space_rank = 0;
     ceres::Covariance covariance(co);
     std::vector<std::pair<const double*, const double*>> blocks{{theta.data(), theta.data()}};
-    if (covariance.Compute(blocks, &problem)) {
+    if (covariance.Compute(blocks, problem.get())) {
       cov.resize(np, np);
       covariance.GetCovarianceBlock(theta.data(), theta.data(), cov.data());  // row major = col major (symmetric)
       cov *= R.variance_factor;
@@ -1374,19 +1499,7 @@ IdentifyResult identify(const Model& model, const MotionData& data, const std::v
   }
   R.p_W_fit_m = marker_columns(data, P_fit);
   R.marker_rms_m = marker_rms(data, P_fit);
-  {
-    double gap = 0.0;
-    for (int k = 0; k + 1 < nseg; ++k) {
-      const Segment& sg = S.segments[static_cast<std::size_t>(k)];
-      const std::vector<double> ts(data.t_s.begin() + sg.first, data.t_s.begin() + sg.end + 1);
-      Eigen::MatrixXd P, Q;
-      free_run(model, S.layout, theta.data(), states[static_cast<std::size_t>(k)].data(), ts, options.dt_s, P);
-      const std::vector<double> t1{data.t_s[static_cast<std::size_t>(sg.end)]};
-      free_run(model, S.layout, theta.data(), states[static_cast<std::size_t>(k + 1)].data(), t1, options.dt_s, Q);
-      gap = std::max(gap, (P.row(P.rows() - 1) - Q.row(0)).cwiseAbs().maxCoeff());
-    }
-    R.max_continuity_gap_m = gap;
-  }
+  R.max_continuity_gap_m = continuity_gap(theta, states);
   auto free_rms = [&](const double* th, const double* start, Eigen::MatrixXd& cols) {
     Eigen::MatrixXd P;
     try {

@@ -165,12 +165,6 @@ TEST(Identify, DerivativesMatchFiniteDifferencesOnTheGround) {
   EXPECT_LT(worst, 1e-6);
 }
 
-// The grouped parameters of the acceptance tests: the 3-bar robot's three cable families (top
-// triangle, bottom triangle, verticals), one damping for all cables, the ground friction.
-const char* kGroupedFit =
-    "stiffness:c1+c2+c3,stiffness:c4+c5+c6,stiffness:c7+c8+c9,damping:c1+c2+c3+c4+c5+c6+c7+c8+c9,"
-    "rest_length:c1+c2+c3,rest_length:c4+c5+c6,rest_length:c7+c8+c9,friction";
-
 double truth_value(const ts::Model& truth, const ts::FittedParameter& p) {
   const auto e = p.elements.empty() ? std::size_t{0} : static_cast<std::size_t>(p.elements[0]);
   switch (p.kind) {
@@ -183,8 +177,10 @@ double truth_value(const ts::Model& truth, const ts::FittedParameter& p) {
 }
 
 void print_fit(const ts::Model& truth, const ts::IdentifyResult& r) {
-  std::printf("%s\nrms fit %g m, free fitted %g m, free nominal %g m, continuity gap %g m, %d segments, %.1f s\n", r.solver_brief.c_str(),
-              r.marker_rms_m, r.marker_rms_free_fitted_m, r.marker_rms_free_nominal_m, r.max_continuity_gap_m, r.nsegment, r.solve_time_s);
+  std::printf("%s\nrms fit %g m, free fitted %g m, free nominal %g m, continuity gap %g m, %d segments, %.1f s\n"
+              "variance factor %g, %d start(s), won by start %d\n", r.solver_brief.c_str(),
+              r.marker_rms_m, r.marker_rms_free_fitted_m, r.marker_rms_free_nominal_m, r.max_continuity_gap_m, r.nsegment, r.solve_time_s,
+              r.variance_factor, r.starts, r.winning_start);
   for (const auto& p : r.parameters) {
     const double tv = truth_value(truth, p);
     std::printf("  %-36s nominal %10.6g fitted %10.6g truth %10.6g std %10.3g error %8.3g%%\n", p.name.c_str(), p.nominal, p.fitted, tv, p.std,
@@ -192,39 +188,112 @@ void print_fit(const ts::Model& truth, const ts::IdentifyResult& r) {
   }
 }
 
+// The experiment of the acceptance test: the truth robot released from 5 cm (the shipped truth:
+// 2 cm) with a push of (1.0, 0.1, 0) m/s (shipped: 0.4 m/s), so that it lands hard, slides 17 cm
+// and then rocks under the drive (2-66). The shipped release carries too little information for
+// the issue's tolerances: with all 9 cables grouped, 3 s of its data give standard deviations of
+// 0.7 % (stiffness) and 5 % (damping), and longer records add almost nothing (the rocking is
+// periodic); this release gives 0.28 % and 1.5-1.9 % (docs/IDENTIFY.md).
+ts::Model three_bar_thrown() {
+  ts::Model m = three_bar_truth();
+  for (int j = 0; j < m.nrod(); ++j) {
+    m.initial_state.p_WC(j).z() += 0.03;
+    m.initial_state.v_WC(j) = Eigen::Vector3d(1.0, 0.1, 0.0);
+  }
+  return m;
+}
+
+// The cables of the 3-bar robot are built alike: one stiffness and one damping for all 9, one rest
+// length per nominal length (the six triangle cables 0.18 m, the three verticals 0.2 m).
+const char* kAlikeFit =
+    "stiffness:c1+c2+c3+c4+c5+c6+c7+c8+c9,damping:c1+c2+c3+c4+c5+c6+c7+c8+c9,"
+    "rest_length:c1+c2+c3+c4+c5+c6,rest_length:c7+c8+c9,friction";
+
 TEST(Identify, RecoversThreeBarParametersFromNoisyGappyData) {
-  // 3 s at 30 Hz, 1 mm noise, 10 % of the markers missing, start 30-50 % off. With this much data
-  // the standard deviations of the stiffnesses are 1-2.5 % and of the damping 6 % (the covariance
-  // says so, and the errors agree): those are checked against 3 standard deviations (and 3 %);
-  // rest lengths and friction meet the issue's tolerances (0.5 mm, 10 %). About 20 s of CPU: left
-  // out of the sanitizer pass (scripts/test.sh). (1 % stiffness needs about 20x the information:
-  // longer records, more excitation or tension data; see docs/IDENTIFY.md.)
-  const ts::Model truth = three_bar_truth();
-  const ts::MotionData d = synthetic_30hz(truth, 3.0, 1e-3, 0.1);
-  const ts::Model start = perturbed(truth);
+  // Issue 16's acceptance: 4 s at 30 Hz, 1 mm noise, 10 % of the markers missing (seed 7), every
+  // fitted value starting 30-50 % off (stiffness +40 %, damping -40 %, friction +50 %; rest lengths
+  // +/- 4 mm, a quarter of the cables' 17-28 mm stretch: 40 % would leave cables slack); the
+  // issue's tolerances: stiffness 1 %, damping 5 %, rest lengths 0.5 mm, friction 10 %. Segments
+  // of 0.2 s. Noise seeds 1-10 in a one-off run (docs/IDENTIFY.md): all 10 meet the tolerances
+  // (worst errors stiffness 0.34 %, damping 3.4 %, rest length 0.16 mm, friction 0.35 %); 8 from
+  // the first start, seeds 5 and 10 after one restart (their first fit stops in a local minimum
+  // next to the start: variance factor 4-6, gaps of 2-4 mm). The checks on the variance factor and
+  // the gap below catch a local minimum.
+  const ts::Model truth = three_bar_thrown();
+  const ts::MotionData d = synthetic_30hz(truth, 4.0, 1e-3, 0.1);
+  ts::Model start = truth;
+  for (int k = 0; k < start.ncable(); ++k) {
+    auto& c = start.cables[static_cast<std::size_t>(k)];
+    c.stiffness_Npm *= 1.4;
+    c.damping_Nspm *= 0.6;
+    c.rest_length_m += k < 6 ? 0.004 : -0.004;
+  }
+  start.ground.friction *= 1.5;
   ts::IdentifyOptions o;
-  o.segment_s = 0.5;
+  o.segment_s = 0.2;
   o.threads = 2;
-  const auto r = ts::identify(start, d, ts::parse_fit_spec(start, kGroupedFit), o);
+  const auto r = ts::identify(start, d, ts::parse_fit_spec(start, kAlikeFit), o);
   print_fit(truth, r);
   EXPECT_TRUE(r.converged) << r.termination;
   ASSERT_TRUE(r.covariance_ok) << r.covariance_message;
+  ASSERT_EQ(r.parameters.size(), 5u);
   for (const auto& p : r.parameters) {
     const double tv = truth_value(truth, p);
-    EXPECT_LT(std::abs(p.fitted - tv), 3.0 * p.std) << p.name;
-    if (p.kind == ts::ParameterKind::kRestLength) {
-      EXPECT_NEAR(p.fitted, tv, 0.5e-3) << p.name;
-    }
-    if (p.kind == ts::ParameterKind::kFriction) {
-      EXPECT_NEAR(p.fitted, tv, 0.10 * tv) << p.name;
-    }
-    if (p.kind == ts::ParameterKind::kStiffness) {
-      EXPECT_NEAR(p.fitted, tv, 0.03 * tv) << p.name;
+    EXPECT_GT(std::abs(p.nominal - tv), (p.kind == ts::ParameterKind::kRestLength ? 3.9e-3 : 0.3 * tv)) << p.name << ": the start is off";
+    EXPECT_LT(std::abs(p.fitted - tv), 4.0 * p.std) << p.name;  // the covariance is honest
+    switch (p.kind) {
+      case ts::ParameterKind::kStiffness: EXPECT_NEAR(p.fitted, tv, 0.01 * tv) << p.name; break;
+      case ts::ParameterKind::kDamping: EXPECT_NEAR(p.fitted, tv, 0.05 * tv) << p.name; break;
+      case ts::ParameterKind::kRestLength: EXPECT_NEAR(p.fitted, tv, 0.5e-3) << p.name; break;
+      case ts::ParameterKind::kFriction: EXPECT_NEAR(p.fitted, tv, 0.10 * tv) << p.name; break;
+      default: ADD_FAILURE() << p.name;
     }
   }
-  EXPECT_NEAR(r.marker_rms_m, 1e-3, 0.1e-3);                        // the noise level
+  EXPECT_NEAR(r.marker_rms_m, 1e-3, 0.1e-3);                                // the noise level
   EXPECT_LT(r.marker_rms_free_fitted_m, 0.5 * r.marker_rms_free_nominal_m);  // predicts better than the start
-  EXPECT_NEAR(r.variance_factor, 1.0, 0.2);
+  EXPECT_NEAR(r.variance_factor, 1.0, 0.2);                                 // not a local minimum
+  EXPECT_LT(r.max_continuity_gap_m, 0.5e-3);
+  EXPECT_EQ(r.starts, 1);  // seed 7 converges from the first start (seeds 5 and 10 need a restart)
+}
+
+TEST(Identify, RestartsAFailedFitAndKeepsTheLowestCost) {
+  // A fit stopped after 3 iterations is far from the optimum (variance factor >> 2): the restarts
+  // run (continuations from a looser continuity weight) and the lowest cost wins.
+  const ts::Model truth = three_bar_thrown();
+  const ts::MotionData d = synthetic_30hz(truth, 1.0, 1e-3, 0.1, 5);
+  ts::Model start = truth;
+  for (auto& c : start.cables) c.stiffness_Npm *= 1.4;
+  ts::IdentifyOptions o;
+  o.segment_s = 0.2;
+  o.max_iterations = 3;
+  o.covariance = false;
+  o.threads = 2;
+  const auto groups = ts::parse_fit_spec(start, "stiffness:all,friction");
+  o.restarts = 0;
+  const auto one = ts::identify(start, d, groups, o);
+  EXPECT_EQ(one.starts, 1);
+  EXPECT_EQ(one.winning_start, 0);
+  EXPECT_GT(one.variance_factor, o.restart_variance_factor);  // flagged as failed
+  o.restarts = 2;
+  const auto more = ts::identify(start, d, groups, o);
+  std::printf("one start: cost %g, variance factor %g; %d starts: cost %g, variance factor %g, won by %d\n", one.final_cost,
+              one.variance_factor, more.starts, more.final_cost, more.variance_factor, more.winning_start);
+  EXPECT_GE(more.starts, 2);
+  EXPECT_LE(more.starts, 3);
+  EXPECT_GT(more.iterations, one.iterations);
+  EXPECT_LE(more.final_cost, one.final_cost);
+  EXPECT_GE(more.winning_start, 0);
+  EXPECT_LT(more.winning_start, more.starts);
+  if (more.winning_start == 0) {
+    EXPECT_EQ(more.parameters[0].fitted, one.parameters[0].fitted);
+  }
+  for (int bad : {-1, 7}) {
+    o.restarts = bad;
+    EXPECT_THROW(ts::validate(o), tendyn::Error) << bad;
+  }
+  o.restarts = 1;
+  o.restart_variance_factor = 0.5;
+  EXPECT_THROW(ts::validate(o), tendyn::Error);
 }
 
 TEST(Identify, ResultsDoNotDependOnTheThreadCount) {
@@ -243,6 +312,9 @@ TEST(Identify, ResultsDoNotDependOnTheThreadCount) {
   ASSERT_EQ(a.parameters.size(), b.parameters.size());
   for (std::size_t i = 0; i < a.parameters.size(); ++i) EXPECT_EQ(a.parameters[i].fitted, b.parameters[i].fitted);
   EXPECT_EQ(a.final_cost, b.final_cost);
+  EXPECT_GT(a.starts, 1);  // 2 iterations are far from the optimum: the restarts ran
+  EXPECT_EQ(a.starts, b.starts);  // the restarts too
+  EXPECT_EQ(a.winning_start, b.winning_start);
   EXPECT_NE(a.parameters[0].fitted, a.parameters[0].nominal);  // it did move
 }
 

@@ -28,7 +28,7 @@
 // velocity), and continuity residuals tie each segment's end state to the next one's start.
 // The first segment starts from model.initial_state (fixed, unless `initial_state` is fitted).
 //
-// Covariance (ceres::Covariance, dense SVD) of the fitted parameters from the Jacobian at the
+// Covariance (ceres::Covariance, sparse QR of SuiteSparse) of the fitted parameters from the Jacobian at the
 // optimum, the segment states marginalised, scaled by the a-posteriori variance factor
 // s^2 = 2 cost / (nresidual - nunknown_tangent): standard deviations and correlations.
 //
@@ -133,6 +133,15 @@ struct IdentifyOptions {
   double gradient_tolerance = 1e-10;  ///< Ceres: stop when the max gradient is smaller (relative)
   int threads = 1;                   ///< residual evaluation threads (results identical for any)
   bool covariance = true;            ///< compute standard deviations and correlations
+  /// Restarts after a fit that stopped in a local minimum (variance factor above
+  /// restart_variance_factor, or a continuity gap above restart_gap_sigmas * continuity_sigma_m):
+  /// restart k (1..restarts) first fits with continuity_sigma_m * 10^(k+1) from the same start
+  /// (a continuation: the parameters move while the segments may stay apart), then the full
+  /// problem from there; the lowest full cost wins; stops at the first fit that passes.
+  /// 0: a single fit. A fit that passes costs nothing more; each restart about two more fits.
+  int restarts = 2;
+  double restart_variance_factor = 2.0;  ///< s^2 above this marks a failed fit (>= 1)
+  double restart_gap_sigmas = 5.0;       ///< a gap above this many continuity_sigma_m marks a failed fit
   /// Called after every Levenberg-Marquardt iteration with (iteration, cost, max gradient);
   /// throwing from it aborts identify() with that exception.
   std::function<void(int, double, double)> progress;
@@ -162,7 +171,9 @@ struct IdentifyResult {
   std::string solver_brief;   ///< Ceres' BriefReport() (deterministic: for files)
   std::string termination;    ///< CONVERGENCE, NO_CONVERGENCE, ...
   bool converged = false;
-  int iterations = 0;
+  int iterations = 0;       ///< Levenberg-Marquardt iterations, all starts together
+  int starts = 1;           ///< fits tried: 1 + the restarts run (IdentifyOptions::restarts)
+  int winning_start = 0;    ///< the start of the result: 0 the model's values, k restart k
   double initial_cost = 0.0, final_cost = 0.0;  ///< 1/2 |r|^2 with weighted residuals
   double solve_time_s = 0.0;  ///< wall time (not for files: outputs stay deterministic)
   int nsegment = 0, nresidual = 0, nunknown = 0;
@@ -184,8 +195,12 @@ struct IdentifyResult {
 /// input (data not matching the model, impulse ground, bad options, no parameter),
 /// SimulationError when Ceres fails (no trial point can be simulated). Cost per
 /// Levenberg-Marquardt iteration: ceil((nparameter + 12 nrod) / 8) simulations of the data in
-/// ceres::Jet<double, 8> (each several times a double simulation), plus a sparse Cholesky of the
-/// normal equations; the covariance adds a dense SVD of the (nunknown)^2 normal matrix.
+/// ceres::Jet<double, 8> (each about 10 times a double simulation), for the trial point and, when
+/// accepted, reused as its Jacobian (Ceres' projected line search asks for it first), plus a
+/// sparse Cholesky of the normal equations; the covariance adds a sparse QR of the Jacobian.
+/// The 3-bar robot, 10 s of 30 Hz data: about 0.45 s of CPU per Jacobian (docs/BENCHMARKS.md).
+/// A fit flagged as a local minimum (IdentifyOptions::restarts) runs up to `restarts` more
+/// continuations, each about two fits; result.starts and result.winning_start say what ran.
 IdentifyResult identify(const Model& model, const MotionData& data, const std::vector<ParameterGroup>& parameters,
                         const IdentifyOptions& options = {});
 

@@ -74,7 +74,13 @@ void expose_identify(py::module_& m) {
       .def_readwrite("parameter_tolerance", &IdentifyOptions::parameter_tolerance, "Ceres: stop when the step is smaller (relative)")
       .def_readwrite("gradient_tolerance", &IdentifyOptions::gradient_tolerance, "Ceres: stop when the max gradient is smaller (relative)")
       .def_readwrite("threads", &IdentifyOptions::threads, "residual evaluation threads (results identical for any)")
-      .def_readwrite("covariance", &IdentifyOptions::covariance, "compute standard deviations and correlations");
+      .def_readwrite("covariance", &IdentifyOptions::covariance, "compute standard deviations and correlations")
+      .def_readwrite("restarts", &IdentifyOptions::restarts,
+                     "restarts (0..6, default 2) after a fit stuck in a local minimum (variance factor above restart_variance_factor, "
+                     "or a continuity gap above restart_gap_sigmas * continuity_sigma_m): restart k first fits with continuity_sigma_m * 10^k, "
+                     "then the full problem; the lowest cost wins. 0: one fit")
+      .def_readwrite("restart_variance_factor", &IdentifyOptions::restart_variance_factor, "variance factor above which a fit counts as failed (default 2)")
+      .def_readwrite("restart_gap_sigmas", &IdentifyOptions::restart_gap_sigmas, "continuity gap above which a fit counts as failed [continuity_sigma_m] (default 5)");
   def_kw_init(io);
 
   py::class_<FittedParameter>(m, "FittedParameter", "One fitted parameter group: nominal, fitted, standard deviation [SI].")
@@ -98,7 +104,9 @@ void expose_identify(py::module_& m) {
       .def_readonly("solver_brief", &IdentifyResult::solver_brief, "Ceres' BriefReport")
       .def_readonly("termination", &IdentifyResult::termination, "CONVERGENCE, NO_CONVERGENCE, ...")
       .def_readonly("converged", &IdentifyResult::converged, "termination is CONVERGENCE")
-      .def_readonly("iterations", &IdentifyResult::iterations, "Levenberg-Marquardt iterations")
+      .def_readonly("iterations", &IdentifyResult::iterations, "Levenberg-Marquardt iterations, all starts together")
+      .def_readonly("starts", &IdentifyResult::starts, "fits tried: 1 + the restarts run")
+      .def_readonly("winning_start", &IdentifyResult::winning_start, "the start of the result: 0 the model's values, k restart k")
       .def_readonly("initial_cost", &IdentifyResult::initial_cost, "1/2 |r|^2 at the start (weighted residuals)")
       .def_readonly("final_cost", &IdentifyResult::final_cost, "1/2 |r|^2 at the optimum")
       .def_readonly("solve_time_s", &IdentifyResult::solve_time_s, "wall time [s]")
