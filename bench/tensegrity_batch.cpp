@@ -10,9 +10,9 @@
 // taken against MuJoCo's fastest RK4 setting.
 //
 //   build-bench/bench/tensegrity_batch [--robots 64] [--reps 3] [--per-call 100] [--steps 1000]
-// Wall time, best of --reps repetitions of the whole batch run (tendyn's speed-up: median over the
-// reps of each rep's 1-thread / 2-thread time, the two run back to back) (--steps steps of 1 ms, handed to
-// step_batch --per-call steps at a time: 100 = a 0.1 s control period).
+// --steps steps of 1 ms, handed to step_batch --per-call steps at a time (100 = a 0.1 s control
+// period). Wall time, best of --reps repetitions of the whole run; tendyn's speed-up is the median
+// over the reps of each rep's 1-thread / 2-thread time (the two run back to back).
 #include <tendyn/core/error.hpp>
 #include <tendyn/tensegrity/batch.hpp>
 #include <tendyn/tensegrity/mjcf.hpp>
@@ -38,8 +38,8 @@ namespace tt = tendyn::tensegrity;
 namespace {
 
 constexpr double kH = 1e-3;  // [s]
-int kSteps = 1000;           // 1 s (--steps)
-int kPerCall = 100;          // steps per step_batch call, a 0.1 s control period (--per-call)
+int g_steps = 1000;          // 1 s (--steps)
+int g_per_call = 100;        // steps per step_batch call, a 0.1 s control period (--per-call)
 
 double now_s() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -56,10 +56,10 @@ double time_tendyn(const tt::Model& model, int robots, int threads, int reps) {
     tt::Batch b = tt::make_batch(model, robots);
     tt::BatchStepOptions o;
     o.h_s = kH;
-    o.nstep = kPerCall;
+    o.nstep = g_per_call;
     o.threads = threads;
     const double t0 = now_s();
-    for (int c = 0; c < kSteps / kPerCall; ++c)
+    for (int c = 0; c < g_steps / g_per_call; ++c)
       if (tt::step_batch(model, b, o) != 0) die("a tendyn robot failed: " + b.error[0]);
     best = std::min(best, now_s() - t0);
   }
@@ -93,7 +93,7 @@ double time_mujoco(mjModel* m, int robots, int threads, int reps) {
     for (int t = 0; t < threads; ++t)
       pool.emplace_back([&, t] {
         for (int r = t; r < robots; r += threads)
-          for (int k = 0; k < kSteps; ++k) mj_step(m, d[static_cast<std::size_t>(r)]);
+          for (int k = 0; k < g_steps; ++k) mj_step(m, d[static_cast<std::size_t>(r)]);
       });
     for (auto& th : pool) th.join();
     best = std::min(best, now_s() - t0);
@@ -112,16 +112,16 @@ int main(int argc, char** argv) {
     const std::string a = argv[i];
     if (a == "--robots") robots = std::atoi(argv[i + 1]);
     else if (a == "--reps") reps = std::atoi(argv[i + 1]);
-    else if (a == "--per-call") kPerCall = std::atoi(argv[i + 1]);
-    else if (a == "--steps") kSteps = std::atoi(argv[i + 1]);
+    else if (a == "--per-call") g_per_call = std::atoi(argv[i + 1]);
+    else if (a == "--steps") g_steps = std::atoi(argv[i + 1]);
     else die("unknown option " + a);
   }
   if (robots < 2 || reps < 1) die("--robots >= 2, --reps >= 1");
-  if (kPerCall < 1 || kSteps < kPerCall || kSteps % kPerCall != 0)
+  if (g_per_call < 1 || g_steps < g_per_call || g_steps % g_per_call != 0)
     die("--per-call >= 1 must divide --steps");
   std::printf("robots %d, %d steps of %g s each (RK4), %d per step_batch call, best of %d, wall time; %u hardware "
               "threads\n\n",
-              robots, kSteps, kH, kPerCall, reps, std::thread::hardware_concurrency());
+              robots, g_steps, kH, g_per_call, reps, std::thread::hardware_concurrency());
   std::printf("| model | engine / setting | threads | robot-steps/s | speed-up 2 vs 1 thread | tendyn / MuJoCo (best RK4, same threads) |\n");
   std::printf("|---|---|---|---|---|---|\n");
   struct Case {
@@ -129,7 +129,7 @@ int main(int argc, char** argv) {
     tt::Model model;
   };
   const Case cases[] = {{"3-prism", tendyn::test::taut_prism(0.5)}, {"6-bar", tendyn::test::taut_six_bar(1.0)}};
-  const double work = static_cast<double>(robots) * kSteps;
+  const double work = static_cast<double>(robots) * g_steps;
   for (const auto& c : cases) {
     double tendyn_t[3] = {0, 0, 0}, mj_best[3] = {1e300, 1e300, 1e300};
     // 1 and 2 threads alternate rep by rep; the speed-up is the median of the reps' ratios (the
