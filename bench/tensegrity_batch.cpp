@@ -50,20 +50,17 @@ double now_s() {
   std::exit(1);
 }
 
-double time_tendyn(const tt::Model& model, int robots, int threads, int reps) {
-  double best = 1e300;
-  for (int rep = 0; rep < reps; ++rep) {
-    tt::Batch b = tt::make_batch(model, robots);
-    tt::BatchStepOptions o;
-    o.h_s = kH;
-    o.nstep = g_per_call;
-    o.threads = threads;
-    const double t0 = now_s();
-    for (int c = 0; c < g_steps / g_per_call; ++c)
-      if (tt::step_batch(model, b, o) != 0) die("a tendyn robot failed: " + b.error[0]);
-    best = std::min(best, now_s() - t0);
-  }
-  return best;
+// Wall time of one whole run (g_steps steps, g_per_call per step_batch call) on `threads` threads.
+double time_tendyn(const tt::Model& model, int robots, int threads) {
+  tt::Batch b = tt::make_batch(model, robots);
+  tt::BatchStepOptions o;
+  o.h_s = kH;
+  o.nstep = g_per_call;
+  o.threads = threads;
+  const double t0 = now_s();
+  for (int c = 0; c < g_steps / g_per_call; ++c)
+    if (tt::step_batch(model, b, o) != 0) die("a tendyn robot failed: " + b.error[0]);
+  return now_s() - t0;
 }
 
 mjModel* load_mujoco(const tt::Model& model) {
@@ -131,13 +128,12 @@ int main(int argc, char** argv) {
   const Case cases[] = {{"3-prism", tendyn::test::taut_prism(0.5)}, {"6-bar", tendyn::test::taut_six_bar(1.0)}};
   const double work = static_cast<double>(robots) * g_steps;
   for (const auto& c : cases) {
-    double tendyn_t[3] = {0, 0, 0}, mj_best[3] = {1e300, 1e300, 1e300};
+    double tendyn_t[3] = {1e300, 1e300, 1e300}, mj_best[3] = {1e300, 1e300, 1e300};
     // 1 and 2 threads alternate rep by rep; the speed-up is the median of the reps' ratios (the
     // VM's speed drifts by 20-30 % over seconds, which best-of-reps per thread count would mix in).
     std::vector<double> speedups;
-    tendyn_t[1] = tendyn_t[2] = 1e300;
     for (int rep = 0; rep < reps; ++rep) {
-      const double t1 = time_tendyn(c.model, robots, 1, 1), t2 = time_tendyn(c.model, robots, 2, 1);
+      const double t1 = time_tendyn(c.model, robots, 1), t2 = time_tendyn(c.model, robots, 2);
       tendyn_t[1] = std::min(tendyn_t[1], t1);
       tendyn_t[2] = std::min(tendyn_t[2], t2);
       speedups.push_back(t1 / t2);
