@@ -1,4 +1,5 @@
 # Sources of the core module (paths relative to src/).
 list(APPEND TENDYN_SOURCES
   core/differentiate.cpp
+  core/worker_pool.cpp
 )

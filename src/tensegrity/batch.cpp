@@ -1,5 +1,5 @@
 #include <tendyn/core/error.hpp>
-#include <tendyn/core/parallel.hpp>
+#include <tendyn/core/worker_pool.hpp>
 #include <tendyn/tensegrity/batch.hpp>
 
 #include <algorithm>
@@ -101,29 +101,22 @@ int step_batch(const Model& model, Batch& batch, const BatchStepOptions& options
       batch.error_time_s.size() != batch.states.size())
     throw Error("batch: states, datas and errors differ in count (make the batch with make_batch)");
   std::vector<char> failed(batch.states.size(), 0);
-  // Robots go to threads in contiguous blocks (4 per thread, for balance): neighbouring robots'
-  // heap blocks share cache lines, and stepping them on different threads would make the lines
-  // bounce between cores. The results do not depend on the blocking.
-  const int n = batch.size();
-  const int nthread = parallel_thread_count(n, options.threads);
-  const int nblock = std::min(n, 4 * nthread);
-  parallel_for(nblock, nthread, [&](int block) {
-    const int first = static_cast<int>(static_cast<long>(block) * n / nblock);
-    const int last = static_cast<int>(static_cast<long>(block + 1) * n / nblock);
-    for (int r = first; r < last; ++r) {
-      const auto i = static_cast<std::size_t>(r);
-      if (!batch.error[i].empty()) continue;
-      State& s = batch.states[i];
-      Data& d = batch.datas[i];
-      const double t0 = s.time_s;
-      try {
-        for (int k = 0; k < options.nstep; ++k)
-          step(model, d, s, options.h_s, options.step, t0 + (k + 1) * options.h_s);
-      } catch (const SimulationError& e) {
-        batch.error[i] = e.what();
-        batch.error_time_s[i] = e.time();
-        failed[i] = 1;
-      }
+  // Persistent workers (no thread start per call) and contiguous shares of robots per thread,
+  // balanced robot by robot at the ends (core/worker_pool.hpp): neighbouring robots' heap blocks
+  // share cache lines, so they stay on one thread, and a thread on a slowed core does fewer
+  // robots. The results do not depend on the threads.
+  parallel_for_balanced(WorkerPool::shared(), batch.size(), options.threads, [&](int r) {
+    const auto i = static_cast<std::size_t>(r);
+    if (!batch.error[i].empty()) return;
+    State& s = batch.states[i];
+    Data& d = batch.datas[i];
+    const double t0 = s.time_s;
+    try {
+      for (int k = 0; k < options.nstep; ++k) step(model, d, s, options.h_s, options.step, t0 + (k + 1) * options.h_s);
+    } catch (const SimulationError& e) {
+      batch.error[i] = e.what();
+      batch.error_time_s[i] = e.time();
+      failed[i] = 1;
     }
   });
   int nfailed = 0;

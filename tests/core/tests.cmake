@@ -3,4 +3,5 @@ list(APPEND TENDYN_TESTS_core
   core/integrate_test.cpp
   core/parallel_test.cpp
   core/differentiate_test.cpp
+  core/worker_pool_test.cpp
 )

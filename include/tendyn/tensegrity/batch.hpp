@@ -1,9 +1,9 @@
 // Batched rollouts: N robots of one model (different states and controls) stepped side by side,
 // for policy search, sampling-based control and learning. Each robot has its own State and Data;
 // the Model is shared read-only. A call of step_batch() advances every running robot by the same
-// number of fixed steps, robots spread over threads (parallel_for): each robot's result is
-// bit-identical to stepping it alone with step() and t_end_s = t_r + (k + 1) h (t_r: its time at
-// the call), for any thread count.
+// number of fixed steps, robots spread over persistent worker threads (core/worker_pool.hpp):
+// each robot's result is bit-identical to stepping it alone with step() and
+// t_end_s = t_r + (k + 1) h (t_r: its time at the call), for any thread count.
 //
 // Typical loop (a controller that sets rest lengths every control period T = nstep h):
 //   Batch b = make_batch(model, 64);            // 64 copies of model.initial_state
@@ -65,8 +65,9 @@ struct BatchStepOptions {
 /// SimulationError stops there (error[r], error_time_s[r]); the others go on. Returns the number
 /// of robots that failed during this call. Throws tendyn::Error for bad options (h_s, nstep,
 /// dopri5: robots would drift apart in time). Cost: N nstep steps (see step()) over
-/// min(threads, N) threads, plus starting the threads once per call (tens of microseconds: give
-/// each call enough steps); no allocation inside the steps.
+/// min(threads, N) threads of WorkerPool::shared() (started once per process, woken per call:
+/// microseconds), each thread taking a contiguous share of the robots and helping the others at
+/// the end (parallel_for_balanced); no allocation inside the steps.
 int step_batch(const Model& model, Batch& batch, const BatchStepOptions& options);
 
 }  // namespace tendyn::tensegrity
