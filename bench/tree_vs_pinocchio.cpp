@@ -207,7 +207,8 @@ std::vector<Case> make_cases(const std::string& humanoid_path, const std::string
 // (appendBodyToJoint, placement composed), revolute/prismatic joints whose axis is exactly +x, +y,
 // +z become RX/RY/RZ (PX/PY/PZ), other axes RevoluteUnaligned (PrismaticUnaligned), a floating
 // joint a FreeFlyer; tendyn's gravity. Used when Pinocchio's compiled URDF parser is not
-// available (header-only build, TENDYN_PINOCCHIO_INCLUDE_DIRS).
+// available (header-only build, TENDYN_PINOCCHIO_INCLUDE_DIRS); with the parser, compared with the
+// parser's model before timing.
 pin::Model to_pinocchio(const tt::Model& tm) {
   pin::Model pm;
   pm.name = tm.name;
@@ -482,6 +483,39 @@ int run(const Options& o) {
       pin::aba(pm, pd, s.qp[k], s.vp[k], s.taup[k], pin::Convention::WORLD);
       e_ddq_world = std::max(e_ddq_world, rel_diff(ddq_t, v_from_pin(map, pd.ddq)));
     }
+#ifdef TENDYN_PINOCCHIO_URDF
+    {
+      // The header-only runs build Pinocchio's model through its API (to_pinocchio); here its URDF
+      // parser built it: both must give the same RNEA, CRBA and ABA (each mapped back by joint name).
+      const pin::Model pm_api = to_pinocchio(tm);
+      const Mapping map_api = make_mapping(tm, pm_api, c.label);
+      pin::Data pd_api(pm_api);
+      double e_api = 0.0;
+      for (std::size_t k = 0; k < std::min<std::size_t>(N, 100); ++k) {
+        const Eigen::VectorXd qa = q_to_pin(map_api, pm_api, s.q[k]);
+        pin::rnea(pm, pd, s.qp[k], s.vp[k], s.ap[k]);
+        pin::rnea(pm_api, pd_api, qa, v_to_pin(map_api, s.v[k]), v_to_pin(map_api, s.a[k]));
+        e_api = std::max(e_api, rel_diff(v_from_pin(map, pd.tau), v_from_pin(map_api, pd_api.tau)));
+        pin::crba(pm, pd, s.qp[k], pin::Convention::LOCAL);
+        pin::crba(pm_api, pd_api, qa, pin::Convention::LOCAL);
+        pd.M.triangularView<Eigen::StrictlyLower>() = pd.M.transpose().triangularView<Eigen::StrictlyLower>();
+        pd_api.M.triangularView<Eigen::StrictlyLower>() = pd_api.M.transpose().triangularView<Eigen::StrictlyLower>();
+        e_api = std::max(e_api, rel_diff(M_from_pin(map, pd.M), M_from_pin(map_api, pd_api.M)));
+        pin::aba(pm, pd, s.qp[k], s.vp[k], s.taup[k], pin::Convention::LOCAL);
+        pin::aba(pm_api, pd_api, qa, v_to_pin(map_api, s.v[k]), v_to_pin(map_api, s.tau[k]), pin::Convention::LOCAL);
+        e_api = std::max(e_api, rel_diff(v_from_pin(map, pd.ddq), v_from_pin(map_api, pd_api.ddq)));
+      }
+      std::printf("%s: Pinocchio's URDF parser (%d joints, nq %d) vs the API-built model of the header-only runs "
+                  "(%d joints, nq %d): tau, M, ddq differ by at most %.1e over %zu states\n",
+                  c.label.c_str(), static_cast<int>(pm.njoints), pm.nq, static_cast<int>(pm_api.njoints), pm_api.nq,
+                  e_api, std::min<std::size_t>(N, 100));
+      if (!(e_api <= kTolerance)) {
+        std::fprintf(stderr, "tendyn_tree_vs_pinocchio: %s: parsed and API-built Pinocchio models differ by %.3e\n",
+                     c.label.c_str(), e_api);
+        return 3;
+      }
+    }
+#endif
     std::printf("%s: nv %d, tendyn %d links, Pinocchio %d joints; worst relative difference over %d states: "
                 "tau %.1e, M %.1e (LOCAL) %.1e (WORLD), upper-only vs full %.1e, ddq %.1e (LOCAL) %.1e (WORLD), "
                 "M vs the CRBA before issue 19 %.1e\n",
