@@ -54,9 +54,11 @@ WorkerPool& WorkerPool::shared() {
   // pool (the parent's object is left alone, never destroyed, in the child).
   static std::mutex mu;
   static WorkerPool* pool = nullptr;
+  static std::vector<WorkerPool*> inherited;  // the parent's, kept reachable (no leak report)
   static pid_t owner = 0;
   std::lock_guard<std::mutex> lock(mu);
   if (pool == nullptr || owner != ::getpid()) {
+    if (pool != nullptr) inherited.push_back(pool);
     pool = new WorkerPool();  // kept for the life of the process (its workers may still be waiting at exit)
     owner = ::getpid();
   }
@@ -67,11 +69,7 @@ void WorkerPool::call(int t) {
   try {
     fn_(ctx_, t);
   } catch (...) {
-    std::lock_guard<std::mutex> lock(error_mu_);
-    if (t < error_t_) {
-      error_t_ = t;
-      error_ = std::current_exception();
-    }
+    error_.record(t);
   }
 }
 
@@ -95,18 +93,12 @@ void WorkerPool::worker_main(int t, std::uint64_t seen) {
 }
 
 void WorkerPool::run_on_temporary_threads(int nthread, JobFn fn, void* ctx) {
-  std::mutex mu;
-  int error_t = nthread;
-  std::exception_ptr error;
+  detail::LowestException error;
   auto job = [&](int t) {
     try {
       fn(ctx, t);
     } catch (...) {
-      std::lock_guard<std::mutex> lock(mu);
-      if (t < error_t) {
-        error_t = t;
-        error = std::current_exception();
-      }
+      error.record(t);
     }
   };
   std::vector<std::thread> threads;
@@ -119,7 +111,7 @@ void WorkerPool::run_on_temporary_threads(int nthread, JobFn fn, void* ctx) {
   }
   job(0);
   for (auto& th : threads) th.join();
-  if (error) std::rethrow_exception(error);
+  error.rethrow_if_any();
 }
 
 void WorkerPool::run_erased(int nthread, JobFn fn, void* ctx) {
@@ -148,8 +140,6 @@ void WorkerPool::run_erased(int nthread, JobFn fn, void* ctx) {
     }
     fn_ = fn;
     ctx_ = ctx;
-    error_t_ = std::numeric_limits<int>::max();
-    error_ = nullptr;
     pending_.store(nthread - 1, std::memory_order_relaxed);
     const std::uint64_t generation = (ticket_.load(std::memory_order_relaxed) >> kThreadBits) + 1;
     ticket_.store((generation << kThreadBits) | static_cast<std::uint64_t>(nthread), std::memory_order_release);
@@ -160,11 +150,7 @@ void WorkerPool::run_erased(int nthread, JobFn fn, void* ctx) {
     std::unique_lock<std::mutex> lock(mu_);
     done_.wait(lock, [&] { return pending_.load(std::memory_order_acquire) == 0; });
   }
-  if (error_) {
-    std::exception_ptr e = error_;
-    error_ = nullptr;
-    std::rethrow_exception(e);
-  }
+  error_.rethrow_if_any();
 }
 
 }  // namespace tendyn

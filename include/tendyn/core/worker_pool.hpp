@@ -13,14 +13,43 @@
 #include <condition_variable>
 #include <cstdint>
 #include <exception>
-#include <limits>
 #include <memory>
 #include <mutex>
 #include <thread>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace tendyn {
+
+namespace detail {
+/// The exception of the lowest index among those recorded (thread-safe), rethrown at the end.
+class LowestException {
+ public:
+  /// Call inside a catch block: keeps std::current_exception() if `index` is the lowest so far.
+  void record(int index) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!error_ || index < index_) {
+      index_ = index;
+      error_ = std::current_exception();
+    }
+  }
+  /// Rethrows the kept exception, if any, and forgets it.
+  void rethrow_if_any() {
+    std::exception_ptr e;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      e = std::exchange(error_, nullptr);
+    }
+    if (e) std::rethrow_exception(e);
+  }
+
+ private:
+  std::mutex mu_;
+  int index_ = 0;
+  std::exception_ptr error_;
+};
+}  // namespace detail
 
 /// Worker threads kept between calls. run() is safe to call from several threads at once and
 /// from inside a job: a call that finds the pool busy runs on temporary threads instead (as
@@ -69,9 +98,7 @@ class WorkerPool {
   // the current job (written before its ticket is stored, read by its workers after they see it)
   JobFn fn_ = nullptr;
   void* ctx_ = nullptr;
-  std::mutex error_mu_;
-  int error_t_ = std::numeric_limits<int>::max();
-  std::exception_ptr error_;
+  detail::LowestException error_;  // of the current job, by thread index
 };
 
 /// Runs fn(i) for every i in [0, count) on min(threads, count) threads of `pool` (threads <= 0:
@@ -112,18 +139,12 @@ void parallel_for_balanced(WorkerPool& pool, int count, int threads, Fn&& fn) {
         return static_cast<int>(front ? f : b - 1);
     }
   };
-  std::mutex mu;
-  int error_index = count;
-  std::exception_ptr error;
+  detail::LowestException error;
   auto run_index = [&](int i) {
     try {
       fn(i);
     } catch (...) {
-      std::lock_guard<std::mutex> lock(mu);
-      if (i < error_index) {
-        error_index = i;
-        error = std::current_exception();
-      }
+      error.record(i);
     }
   };
   pool.run(nt, [&](int t) {
@@ -144,7 +165,7 @@ void parallel_for_balanced(WorkerPool& pool, int count, int threads, Fn&& fn) {
       if (i >= 0) run_index(i);
     }
   });
-  if (error) std::rethrow_exception(error);
+  error.rethrow_if_any();
 }
 
 }  // namespace tendyn
