@@ -46,6 +46,7 @@
 // No allocation per subset (and none at all with one thread after the first call of a size).
 #include <tendyn/core/error.hpp>
 #include <tendyn/core/parallel.hpp>
+#include <tendyn/core/worker_pool.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -110,7 +111,7 @@ std::size_t quantile_type7(std::vector<double>& v, std::size_t from, std::size_t
 void quartiles_type7(std::vector<double>& v, std::vector<double>* v2, std::size_t count,
                      double& q1, double& q3) {
   if (v2 != nullptr) {
-    parallel_for(2, 2, [&](int t) {
+    WorkerPool::shared().run(2, [&](int t) {
       if (t == 0)
         quantile_type7(v, 0, count, 0.25, q1);
       else
@@ -495,7 +496,7 @@ void solve_exhaustive(const Scaled& p, const SolverOptions& o, Workspace::Impl& 
   }
 
   const double unit = o.residual_precision * wn;
-  // Threads only pay from about a thousand subsets on (thread start-up ~ tens of us).
+  // Threads only pay from about a thousand subsets on (waking a worker costs microseconds to tens of us).
   const int threads = o.exhaustive_refactor || count < 1024
                           ? 1
                           : parallel_thread_count(static_cast<long>(count), o.threads);
@@ -523,7 +524,7 @@ void solve_exhaustive(const Scaled& p, const SolverOptions& o, Workspace::Impl& 
     } else {
       const std::uint32_t tasks = std::uint32_t{1} << d;
       std::atomic<std::uint32_t> next{0};
-      parallel_for(threads, threads, [&](int t) {
+      WorkerPool::shared().run(threads, [&](int t) {  // persistent workers: no thread start per solve
         auto& scratch = ws.ex[static_cast<std::size_t>(t)];
         for (std::uint32_t task = next.fetch_add(1); task < tasks; task = next.fetch_add(1))
           walk_task_any(p, o, scratch, out, task, d);
