@@ -8,7 +8,8 @@
 // thread whose core is slowed (another process, a busy hypervisor) does fewer indices, and
 // neighbouring indices (neighbouring heap memory) stay on one thread.
 #pragma once
-#include <algorithm>
+#include <tendyn/core/parallel.hpp>
+
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -114,8 +115,7 @@ class WorkerPool {
 template <class Fn>
 void parallel_for_balanced(WorkerPool& pool, int count, int threads, Fn&& fn) {
   if (count <= 0) return;
-  const long hw = static_cast<long>(std::max(1u, std::thread::hardware_concurrency()));
-  const int nt = static_cast<int>(std::max(1L, std::min(threads > 0 ? static_cast<long>(threads) : hw, static_cast<long>(count))));
+  const int nt = parallel_thread_count(count, threads);
   // one share per thread, [front, back) packed into one 64-bit word (front in the low half)
   struct alignas(64) Share {
     std::atomic<std::uint64_t> range;
