@@ -251,6 +251,55 @@ TEST(TreeAlgorithms, CrbaUpperEqualsUpperTriangleOfCrbaAndLeavesTheLowerOne) {
   }
 }
 
+TEST(TreeAlgorithms, FixedClustersMergedEqualTheLinkByLinkSums) {
+  // Half the joints fixed, with and without a root fixed to the world: fixed chains, fixed links
+  // carrying moving subtrees and subtrees fixed to the world. The CRBA, and RNEA and ABA without
+  // external wrenches, treat fixed clusters as single bodies; RNEA and ABA given a (zero) wrench
+  // per link visit every link with its own inertia: the link-by-link reference. M is checked
+  // column by column against that RNEA (M e_k = rnea(q, 0, e_k, zero wrenches) without gravity).
+  for (const bool fixed_root : {false, true})
+    for (unsigned seed = 1; seed <= 6; ++seed) {
+      SCOPED_TRACE(::testing::Message() << "fixed_root " << fixed_root << ", seed " << seed);
+      Model m = testing::random_tree(40, 700 + seed, 0.3, 0.5, fixed_root);
+      m.gravity_W.setZero();
+      ASSERT_GT(m.nv, 0);
+      Data d(m);
+      // crba_links: exactly the links with a moving joint, each pointing at its nearest moving
+      // ancestor.
+      std::vector<int> moving;
+      for (int i = 0; i < m.nlinks(); ++i)
+        if (m.joints[i].nv > 0) moving.push_back(i);
+      ASSERT_EQ(d.crba_links, moving);
+      ASSERT_LT(d.crba_links.size(), static_cast<std::size_t>(m.nlinks()));  // something merged
+      for (const int i : d.crba_links) {
+        int a = m.parent[i];
+        while (a >= 0 && m.joints[a].nv == 0) a = m.parent[a];
+        EXPECT_EQ(d.crba_parent[i], a) << "link " << i;
+      }
+      int kinds[3] = {0, 0, 0};
+      for (const signed char k : d.merge_kind) ++kinds[k];
+      EXPECT_GT(kinds[1] + kinds[2], 0);
+      const Eigen::VectorXd zero = Eigen::VectorXd::Zero(m.nv);
+      const std::vector<LinkWrench> no_wrench(static_cast<std::size_t>(m.nlinks()));
+      for (unsigned s = 0; s < 3; ++s) {
+        const Eigen::VectorXd q = m.random_configuration(40 + s);
+        const Eigen::MatrixXd M = crba(m, d, q);
+        Eigen::MatrixXd M_rnea(m.nv, m.nv);
+        for (int k = 0; k < m.nv; ++k)
+          M_rnea.col(k) = rnea(m, d, q, zero, Eigen::VectorXd::Unit(m.nv, k), no_wrench);
+        EXPECT_TRUE(near(M, M_rnea, 1e-13)) << "M, state " << s;
+        m.gravity_W = Eigen::Vector3d(0.3, -1.1, -9.81);
+        const Eigen::VectorXd v = random_vector(m.nv, 50 + s, 2.0), a = random_vector(m.nv, 60 + s, 3.0);
+        const Eigen::VectorXd tau = rnea(m, d, q, v, a);
+        EXPECT_TRUE(near(tau, rnea(m, d, q, v, a, no_wrench), 1e-13)) << "tau, state " << s;
+        const Eigen::VectorXd ddq = aba(m, d, q, v, tau);
+        EXPECT_TRUE(near(ddq, aba(m, d, q, v, tau, no_wrench), 1e-11)) << "ddq, state " << s;
+        EXPECT_TRUE(near(ddq, a, 1e-9)) << "ABA inverts RNEA, state " << s;
+        m.gravity_W.setZero();
+      }
+    }
+}
+
 TEST(TreeAnalytic, ComJacobianByFiniteDifferences) {
   for (const char* f : {"arm6.yaml", "humanoid35.urdf"}) {
     SCOPED_TRACE(f);

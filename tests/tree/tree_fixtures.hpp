@@ -18,9 +18,11 @@ inline std::string model_path(const std::string& name) {
 }
 
 /// Random tree of `n` links: parent uniform among earlier links (or world for link 0), joint
-/// revolute (60%), prismatic (25%) or fixed (15%), random unit axes, placements and mass
-/// properties (positive definite inertias satisfying the triangle inequality).
-inline Model random_tree(int n, unsigned seed) {
+/// revolute (r < rev_below, default 60%), prismatic (r < fixed_from, 25%) or fixed (15%) for a
+/// uniform r in [0, 1), link 0 revolute (fixed if fixed_root), random unit axes, placements and
+/// mass properties (positive definite inertias satisfying the triangle inequality).
+inline Model random_tree(int n, unsigned seed, double rev_below = 0.6, double fixed_from = 0.85,
+                         bool fixed_root = false) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> u(-1.0, 1.0), pos(0.1, 1.0);
   ModelBuilder b(std::string("random").append(std::to_string(n)));
@@ -35,8 +37,9 @@ inline Model random_tree(int n, unsigned seed) {
     l.inertia_C_kgm2 = 0.05 * l.mass_kg * Rr * pm.asDiagonal() * Rr.transpose();
     Joint j;
     const double r = 0.5 * (u(rng) + 1.0);
-    j.type = i == 0 ? JointType::kRevolute
-                    : (r < 0.6 ? JointType::kRevolute : (r < 0.85 ? JointType::kPrismatic : JointType::kFixed));
+    j.type = i == 0 ? (fixed_root ? JointType::kFixed : JointType::kRevolute)
+                    : (r < rev_below ? JointType::kRevolute
+                                     : (r < fixed_from ? JointType::kPrismatic : JointType::kFixed));
     j.axis = Eigen::Vector3d(u(rng), u(rng), u(rng)).normalized();
     j.p_PJ_m = 0.5 * Eigen::Vector3d(u(rng), u(rng), u(rng));
     j.R_PJ = Eigen::Quaterniond(u(rng), u(rng), u(rng), u(rng)).normalized().toRotationMatrix();
