@@ -49,7 +49,7 @@ struct Workspace::Impl {
   std::vector<int> idx;         // n
   // exhaustive
   std::vector<double> norms, resid, sorted;  // 2^n - 1 each (n <= 24): norms, residual keys, copy
-  std::vector<double> sorted2;  // 2^n - 1: a second copy of the norms (multi-threaded, n >= 16)
+  std::vector<std::uint32_t> hist;  // 2^16 buckets of order_statistics (2^n - 1 >= 2^16)
   std::vector<detail::ExhaustiveScratch> ex;  // one per thread (sized by the first call)
   // exact
   Eigen::MatrixXd Jt, Q, N, E;
@@ -123,6 +123,17 @@ double residual_limit(const Eigen::Ref<const Eigen::MatrixXd>& J,
                       const Eigen::Ref<const Eigen::VectorXd>& w,
                       const Eigen::Ref<const Eigen::VectorXd>& f, double rtol,
                       double f_floor = 0.0);
+
+/// Order statistics without sorting: out[i] = the value of rank ranks[i] (0-based, ascending
+/// value) among v[0, count), for k <= 4 ranks given in non-decreasing order, each < count. One
+/// pass builds a histogram of the top 16 bits of an order-preserving integer key of each value
+/// (IEEE total order), a second gathers the elements of the buckets holding the ranks into buf
+/// (count doubles), and std::nth_element selects inside them. v is not reordered. For input
+/// without NaN the values equal std::nth_element's on the whole array. Cost O(count + 2^16) plus
+/// the selections in the located buckets (at most count elements when all values share one
+/// bucket). `hist` is resized to 2^16 (no allocation once it has that size).
+void order_statistics(const double* v, std::size_t count, const std::size_t* ranks, int k,
+                      double* out, std::vector<std::uint32_t>& hist, double* buf);
 
 // The methods work on the scaled problem and leave f_g in res.f_N.
 void solve_exhaustive(const Scaled& p, const SolverOptions& o, Workspace::Impl& ws,

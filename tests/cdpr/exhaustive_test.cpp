@@ -130,8 +130,12 @@ TEST(Exhaustive, OutlierRuleRejectsHugeTensionsLikeTheDocumentsExample4) {
 #include <tendyn/cdpr/model_io.hpp>
 #include <tendyn/cdpr/tension_problem.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <random>
+#include <vector>
 
+#include "cdpr/tension_internal.hpp"
 #include "cdpr/test_util.hpp"
 
 namespace tendyn::cdpr {
@@ -232,9 +236,50 @@ TEST(ExhaustiveUpdating, SelectsTheSameSubsetsOnThePrinterModel) {
   }
 }
 
+TEST(ExhaustiveQuartiles, OrderStatisticsEqualSorting) {
+  // The histogram selection (n >= 16 columns) against a full sort: spread values, ties, every
+  // value in one histogram bucket, signed zeros, infinities and negatives; ranks at both ends.
+  std::mt19937_64 rng(7);
+  std::lognormal_distribution<double> logn(0.0, 2.0);
+  std::vector<std::vector<double>> cases;
+  std::vector<double> v(200000);
+  for (double& x : v) x = logn(rng);
+  cases.push_back(v);
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = 1.0 + 1e-9 * static_cast<double>(i % 977);  // one bucket
+  cases.push_back(v);
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<double>(i % 5);  // ties
+  cases.push_back(v);
+  v.assign(70000, 0.0);
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const double u = logn(rng) * (i % 3 == 0 ? -1.0 : 1.0);
+    v[i] = i % 101 == 0 ? -0.0 : (i % 103 == 0 ? HUGE_VAL : (i % 107 == 0 ? -HUGE_VAL : u));
+  }
+  cases.push_back(v);
+  std::vector<std::uint32_t> hist;
+  for (std::size_t c = 0; c < cases.size(); ++c) {
+    const std::vector<double>& x = cases[c];
+    const std::size_t n = x.size();
+    std::vector<double> sorted = x, buf(n);
+    std::sort(sorted.begin(), sorted.end());
+    const std::vector<std::vector<std::size_t>> rank_sets = {
+        {0, 1, n - 2, n - 1}, {(n - 1) / 4, (n - 1) / 4 + 1, 3 * (n - 1) / 4, 3 * (n - 1) / 4 + 1}, {n / 2, n / 2}, {17}};
+    for (const auto& ranks : rank_sets) {
+      double out[4];
+      detail::order_statistics(x.data(), n, ranks.data(), static_cast<int>(ranks.size()), out, hist, buf.data());
+      for (std::size_t i = 0; i < ranks.size(); ++i)
+        EXPECT_EQ(out[i], sorted[ranks[i]]) << "case " << c << " rank " << ranks[i];
+    }
+    EXPECT_EQ(x, cases[c]);  // input not reordered
+  }
+  const std::size_t bad[1] = {5};
+  double out[1];
+  std::vector<double> buf(5);
+  EXPECT_THROW(detail::order_statistics(cases[0].data(), 5, bad, 1, out, hist, buf.data()), Error);
+}
+
 TEST(ExhaustiveUpdating, IsBitIdenticalForAnyThreadCount) {
   for (int k = 0; k < 8; ++k) {
-    // 2^10 .. 2^12 subsets: the threaded walk; 2^16: also the two-thread quartiles
+    // 2^10 .. 2^12 subsets: the threaded walk; n = 16: also the histogram quartiles
     const int n = k < 6 ? 10 + k % 3 : 16;
     const auto p = random_problem(6, n, 300 + k, k % 2 ? WrenchMode::kUniform : WrenchMode::kFeasible);
     SolverOptions o;
