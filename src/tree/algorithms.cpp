@@ -27,6 +27,15 @@ inline void compose(const SE3& a, const SE3& b, SE3& out) {
   out.R.noalias() = a.R * b.R;
 }
 
+// The link that receives link i's force terms in the backward passes of rnea and aba: its parent,
+// or -1 when it has none or when, without external wrenches, the terms of i or of its parent are
+// skipped (Data::merge_kind 2).
+inline int force_parent(const Model& model, const Data& d, int i, bool has_ext) {
+  const int p = model.parent[i];
+  if (p < 0 || has_ext) return p;
+  return d.merge_kind[i] == 2 || d.merge_kind[p] == 2 ? -1 : p;
+}
+
 // The constant placement of joint j in its parent frame.
 inline SE3 placement(const Joint& j) {
   SE3 X;
@@ -274,9 +283,8 @@ const Eigen::VectorXd& rnea(const Model& model, Data& d, const Eigen::VectorXd& 
   for (int i = n - 1; i >= 0; --i) {
     const Joint& j = model.joints[i];
     St_times(j, d.F[i], d.tau.data() + j.idx_v);
-    const int p = model.parent[i];
-    if (p >= 0 && (has_ext || (d.merge_kind[i] != 2 && d.merge_kind[p] != 2)))
-      d.F[p] += force_to_parent(d.X_PL[i], d.F[i]);
+    const int p = force_parent(model, d, i, has_ext);
+    if (p >= 0) d.F[p] += force_to_parent(d.X_PL[i], d.F[i]);
   }
   return d.tau;
 }
@@ -411,8 +419,7 @@ const Eigen::VectorXd& aba(const Model& model, Data& d, const Eigen::VectorXd& q
   for (int i = n - 1; i >= 0; --i) {
     const Joint& j = model.joints[i];
     if (!has_ext && d.merge_kind[i] == 2) continue;
-    // Nothing to pass to a parent fixed to the world (its own terms are skipped too).
-    const int p = !has_ext && model.parent[i] >= 0 && d.merge_kind[model.parent[i]] == 2 ? -1 : model.parent[i];
+    const int p = force_parent(model, d, i, has_ext);
     Matrix6d& IA = d.IA[i];
     if (j.type == JointType::kRevolute || j.type == JointType::kPrismatic) {
       const Vector6d s = S_col(j, 0);
