@@ -73,7 +73,6 @@ Data::Data(const Model& model) {
   }
   S_W = Eigen::Matrix<double, 6, Eigen::Dynamic>::Zero(6, model.nv);
   v_parent.assign(static_cast<std::size_t>(model.nv), -1);
-  axis_code.assign(n, 0);
   std::vector<int> last_v(n, -1);  // last velocity coordinate on the path root..i (i included)
   for (std::size_t i = 0; i < n; ++i) {
     const Joint& j = model.joints[i];
@@ -84,12 +83,6 @@ Data::Data(const Model& model) {
       prev = j.idx_v + k;
     }
     last_v[i] = prev;
-    if (j.type == JointType::kRevolute || j.type == JointType::kPrismatic)
-      for (int k = 0; k < 3; ++k) {
-        const Eigen::Vector3d e = Eigen::Vector3d::Unit(k);
-        if (j.axis == e) axis_code[i] = static_cast<signed char>(k + 1);
-        if (j.axis == -e) axis_code[i] = static_cast<signed char>(-(k + 1));
-      }
   }
   // Fixed clusters. carrier[i]: the link whose frame carries link i's inertia (i itself unless i
   // is on a fixed joint below another link); X_CL[i]: link i's frame in its carrier's frame

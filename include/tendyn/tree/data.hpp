@@ -87,10 +87,6 @@ struct Data {
   /// coordinates: the preceding coordinate of the same joint, else the last coordinate of the
   /// nearest moving ancestor), -1 for none. Constant, from the model.
   std::vector<int> v_parent;
-  /// (nlinks) 1, 2, 3 (-1, -2, -3) when the joint axis is +x, +y, +z (-x, -y, -z) of the joint
-  /// frame exactly (revolute and prismatic joints), else 0: such a joint rotation is a plane
-  /// rotation. Constant, from the model.
-  std::vector<signed char> axis_code;
   std::vector<Eigen::Vector3d> hsub;  ///< (nlinks) subtree first moment in world [kg m]
 
   Eigen::VectorXd tau;    ///< (nv) RNEA output [N m | N]
