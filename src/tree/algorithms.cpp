@@ -36,6 +36,14 @@ inline int force_parent(const Model& model, const Data& d, int i, bool has_ext) 
   return d.merge_kind[i] == 2 || d.merge_kind[p] == 2 ? -1 : p;
 }
 
+// The inertia link i's forward-pass terms use in rnea and aba: its own with external wrenches,
+// its fixed cluster's (Data::I_cluster) without when merge_kind is 0, else none (merge_kind 1: it
+// only passes on forces from below; 2: its terms are skipped).
+inline const Inertia* body_inertia(const Data& d, int i, bool has_ext) {
+  if (has_ext) return &d.I_L[i];
+  return d.merge_kind[i] == 0 ? &d.I_cluster[i] : nullptr;
+}
+
 // The constant placement of joint j in its parent frame.
 inline SE3 placement(const Joint& j) {
   SE3 X;
@@ -264,11 +272,9 @@ const Eigen::VectorXd& rnea(const Model& model, Data& d, const Eigen::VectorXd& 
       d.A[i] = motion_to_child(d.X_PL[i], a0);
     }
     d.A[i] += S_times(j, a.data() + j.idx_v) + cross_motion(d.V[i], vJ);
-    if (has_ext) {  // every link with its own inertia and wrench
-      d.F[i] = inertia_times(d.I_L[i], d.A[i]) + cross_force(d.V[i], inertia_times(d.I_L[i], d.V[i]));
-      d.F[i] -= d.Fext[i];
-    } else if (d.merge_kind[i] == 0) {  // the link and its fixed cluster as one rigid body
-      d.F[i] = inertia_times(d.I_cluster[i], d.A[i]) + cross_force(d.V[i], inertia_times(d.I_cluster[i], d.V[i]));
+    if (const Inertia* I = body_inertia(d, i, has_ext)) {
+      d.F[i] = inertia_times(*I, d.A[i]) + cross_force(d.V[i], inertia_times(*I, d.V[i]));
+      if (has_ext) d.F[i] -= d.Fext[i];
     } else if (d.merge_kind[i] == 1) {
       d.F[i].setZero();
     }
@@ -397,13 +403,10 @@ const Eigen::VectorXd& aba(const Model& model, Data& d, const Eigen::VectorXd& q
     const Vector6d vJ = S_times(j, v.data() + j.idx_v);
     d.V[i] = p >= 0 ? Vector6d(motion_to_child(d.X_PL[i], d.V[p]) + vJ) : vJ;
     d.c[i] = cross_motion(d.V[i], vJ);
-    if (has_ext) {  // every link with its own inertia and wrench
-      d.IA[i] = detail::inertia_matrix(d.I_L[i]);
-      d.pA[i] = cross_force(d.V[i], inertia_times(d.I_L[i], d.V[i]));
-      d.pA[i] -= d.Fext[i];
-    } else if (d.merge_kind[i] == 0) {  // the link and its fixed cluster as one rigid body
-      d.IA[i] = detail::inertia_matrix(d.I_cluster[i]);
-      d.pA[i] = cross_force(d.V[i], inertia_times(d.I_cluster[i], d.V[i]));
+    if (const Inertia* I = body_inertia(d, i, has_ext)) {
+      d.IA[i] = detail::inertia_matrix(*I);
+      d.pA[i] = cross_force(d.V[i], inertia_times(*I, d.V[i]));
+      if (has_ext) d.pA[i] -= d.Fext[i];
     } else if (d.merge_kind[i] == 1) {
       d.IA[i].setZero();
       d.pA[i].setZero();
