@@ -2,6 +2,8 @@
 #include <tendyn/core/rotation.hpp>
 #include <tendyn/tensegrity/model.hpp>
 
+#include <Eigen/Eigenvalues>
+
 #include "io/yaml_util.hpp"
 
 #include <algorithm>
@@ -143,8 +145,17 @@ double Model::total_mass() const {
 Eigen::Vector3d Model::p_BN(int node) const {
   const Node& n = nodes[static_cast<std::size_t>(node)];
   const Rod& r = rods[static_cast<std::size_t>(n.rod)];
+  if (n.is_body_point() || r.general_inertia) return n.p_B_m;
   return n.end == 0 ? Eigen::Vector3d(0, 0, -(1.0 - r.com_ratio) * r.length_m)
                     : Eigen::Vector3d(0, 0, r.com_ratio * r.length_m);
+}
+
+bool Model::has_body_geometry() const {
+  for (const Rod& r : rods)
+    if (r.general_inertia) return true;
+  for (const Node& n : nodes)
+    if (n.is_body_point() || n.radius_m != 0.0) return true;
+  return false;
 }
 
 void validate(const Model& m) {
@@ -160,7 +171,10 @@ void validate(const Model& m) {
       continue;
     }
     if (n.rod >= nr) throw Error(nm + ": refers to rod #" + std::to_string(n.rod) + " of " + std::to_string(nr));
-    if (n.end != 0 && n.end != 1) throw Error(nm + ": rod end must be 0 or 1");
+    if (!finite(n.radius_m) || n.radius_m < 0.0) throw Error(nm + ": end-cap radius must be >= 0 (got " + num(n.radius_m) + " m)");
+    if (!n.p_B_m.allFinite()) throw Error(nm + ": body offset is not finite");
+    if (n.is_body_point()) continue;
+    if (n.end != 0 && n.end != 1) throw Error(nm + ": rod end must be 0 or 1 (or a body point)");
     auto& o = owner[static_cast<std::size_t>(2 * n.rod + n.end)];
     if (o >= 0)
       throw Error(nm + ": end " + std::to_string(n.end) + " of " + name_of(m.rod_ids, n.rod, "rod") +
@@ -173,15 +187,33 @@ void validate(const Model& m) {
     if (!finite(r.mass_kg) || r.mass_kg <= 0.0) throw Error(nm + ": mass must be > 0 (got " + num(r.mass_kg) + " kg)");
     if (!finite(r.length_m) || r.length_m <= 0.0) throw Error(nm + ": length must be > 0 (got " + num(r.length_m) + " m)");
     if (!finite(r.com_ratio) || r.com_ratio < 0.0 || r.com_ratio > 1.0) throw Error(nm + ": com_ratio must be in [0, 1]");
-    if (!finite(r.inertia_transverse_kgm2) || r.inertia_transverse_kgm2 <= 0.0)
-      throw Error(nm + ": transverse inertia must be > 0");
-    if (!finite(r.inertia_axial_kgm2) || r.inertia_axial_kgm2 < 0.0) throw Error(nm + ": axial inertia must be >= 0");
+    if (r.general_inertia) {
+      const Eigen::Matrix3d& I = r.inertia_B_kgm2;
+      if (!I.allFinite()) throw Error(nm + ": inertia tensor is not finite");
+      if ((I - I.transpose()).cwiseAbs().maxCoeff() > 1e-12 * I.cwiseAbs().maxCoeff())
+        throw Error(nm + ": inertia tensor is not symmetric");
+      const Eigen::Vector3d ev = Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d>(I, Eigen::EigenvaluesOnly).eigenvalues();
+      if (!(ev.minCoeff() > 0.0))
+        throw Error(nm + ": inertia tensor must be positive definite (smallest principal moment " + num(ev.minCoeff()) + " kg m^2)");
+      if (ev(0) + ev(1) < ev(2) * (1.0 - 1e-9))
+        throw Error(nm + ": principal moments violate the triangle inequality (" + num(ev(0)) + ", " + num(ev(1)) + ", " +
+                    num(ev(2)) + " kg m^2): no mass distribution has them");
+    } else {
+      if (!finite(r.inertia_transverse_kgm2) || r.inertia_transverse_kgm2 <= 0.0)
+        throw Error(nm + ": transverse inertia must be > 0");
+      if (!finite(r.inertia_axial_kgm2) || r.inertia_axial_kgm2 < 0.0) throw Error(nm + ": axial inertia must be >= 0");
+    }
     for (int e = 0; e < 2; ++e) {
       const int nd = r.node[e];
       if (nd < 0 || nd >= nn) throw Error(nm + ": end " + std::to_string(e) + " has no node");
       const Node& n = m.nodes[static_cast<std::size_t>(nd)];
       if (n.rod != j || n.end != e)
         throw Error(nm + ": end " + std::to_string(e) + " and " + name_of(m.node_ids, nd, "node") + " disagree");
+    }
+    if (r.general_inertia) {
+      const double l = (m.nodes[static_cast<std::size_t>(r.node[1])].p_B_m - m.nodes[static_cast<std::size_t>(r.node[0])].p_B_m).norm();
+      if (!(std::abs(l - r.length_m) <= 1e-9 * r.length_m))
+        throw Error(nm + ": length " + num(r.length_m) + " m differs from the distance of its ends in the body frame (" + num(l) + " m)");
     }
   }
   for (int k = 0; k < nc; ++k) {

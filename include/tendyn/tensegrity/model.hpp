@@ -31,6 +31,13 @@ struct Rod {
   double inertia_transverse_kgm2 = 0.0;
   double inertia_axial_kgm2 = 0.0;
   int node[2] = {-1, -1};  ///< node index of end 0 and end 1
+  /// A rigid body of any inertia (a rod built from parts: tube, end-caps, motor housings; an MJCF
+  /// body). When true, `inertia_B_kgm2` (the full tensor about C in body axes, symmetric positive
+  /// definite) replaces diag(I_t, I_t, I_a), and both ends are placed by their nodes' `p_B_m`
+  /// (the centre of mass may lie off the segment between them); `length_m` is then the distance
+  /// of the two ends and `com_ratio` is not used.
+  bool general_inertia = false;
+  Eigen::Matrix3d inertia_B_kgm2 = Eigen::Matrix3d::Zero();
 };
 
 /// Thin uniform rod: I_t = m L^2 / 12, I_a = 0.
@@ -39,12 +46,25 @@ Rod make_thin_rod(double mass_kg, double length_m);
 /// I_t = m (3 (r1^2 + r2^2) + L^2) / 12, I_a = m (r1^2 + r2^2) / 2.
 Rod make_hollow_rod(double mass_kg, double length_m, double radius_outer_m, double radius_inner_m);
 
-/// A node is either an end of a rod or a fixed point of the world (an anchor).
+/// A node is an end of a rod, another point fixed on a rod's body (a cable attachment off the
+/// axis, an end-cap centre), or a fixed point of the world (an anchor).
 struct Node {
+  static constexpr int kBodyPoint = -1;  ///< `end` of a point that is not a rod end
   int rod = -1;  ///< rod index, or -1 for a world anchor
-  int end = 0;   ///< 0 or 1 for rod ends
+  int end = 0;   ///< 0 or 1 for rod ends, kBodyPoint for other points on the rod
   Eigen::Vector3d p_W_anchor = Eigen::Vector3d::Zero();  ///< anchor position [m] (anchors only)
+  /// Position relative to the rod's centre of mass C in the body frame B [m]: body points, and
+  /// both ends of a rod with `general_inertia` (the ends of the documents' rods sit on the axis).
+  Eigen::Vector3d p_B_m = Eigen::Vector3d::Zero();
+  /// End-cap sphere radius [m] >= 0: the ground touches the sphere around the node, not the
+  /// node itself (0: point contact, the documents' model).
+  double radius_m = 0.0;
+  /// Whether a body point touches the ground (rod ends always do, anchors never).
+  bool contact = false;
   [[nodiscard]] bool is_anchor() const { return rod < 0; }
+  [[nodiscard]] bool is_body_point() const { return rod >= 0 && end == kBodyPoint; }
+  /// Rod ends and body points marked `contact`.
+  [[nodiscard]] bool touches_ground() const { return rod >= 0 && (end != kBodyPoint || contact); }
 };
 
 /// How an element's damping force is computed.
@@ -201,8 +221,11 @@ struct Model {
   [[nodiscard]] int nnode() const { return static_cast<int>(nodes.size()); }
   [[nodiscard]] int ncable() const { return static_cast<int>(cables.size()); }
   [[nodiscard]] double total_mass() const;
-  /// Node offset from the rod's centre of mass in the body frame.
+  /// Node offset from the rod's centre of mass in the body frame [m] (rod ends and body points).
   [[nodiscard]] Eigen::Vector3d p_BN(int node) const;
+  /// Whether any rod has a general inertia or any node is a body point or has an end-cap radius
+  /// (the elements beyond the documents' ideal rods).
+  [[nodiscard]] bool has_body_geometry() const;
 };
 
 /// Checks every invariant the algorithms rely on and throws tendyn::Error naming the element
