@@ -1,17 +1,21 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages tendyn needs, only those missing.
-# Usage: scripts/install-deps.sh [build|test|all]
-#   build: compiler, CMake and the C++ libraries the library and CLI link against.
+# Usage: scripts/install-deps.sh [run|build|test|all]
+#   run  : compiler, CMake and the C++ libraries the library and the program link against.
+#   build: run + test/benchmark libraries, MuJoCo (cross-checks), pybind11 (Python module).
 #   test : build + everything the test suite uses (Octave for lsqnonneg cross-checks, Python, Chromium, ...).
 #   all  : test + benchmark peers (DART) + clang for the libFuzzer runs (fuzz/README.md).
 set -euo pipefail
 level="${1:-build}"
 
+# run: what the library and the program need, nothing else (scripts/run.sh).
 pkgs=(build-essential cmake ninja-build pkg-config
-      libeigen3-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev
-      libceres-dev libgtest-dev libgmock-dev googletest libbenchmark-dev libmujoco-dev
-      liburdfdom-dev libtinyxml2-dev libcpp-httplib-dev
-      python3 python3-dev pybind11-dev python3-pybind11 python3-numpy)
+      libeigen3-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libceres-dev libcpp-httplib-dev)
+if [[ "$level" != run ]]; then
+  pkgs+=(libfmt-dev libgtest-dev libgmock-dev googletest libbenchmark-dev libmujoco-dev
+         liburdfdom-dev libtinyxml2-dev
+         python3 python3-dev pybind11-dev python3-pybind11 python3-numpy)
+fi
 if [[ "$level" == test || "$level" == all ]]; then
   pkgs+=(octave python3-scipy python3-matplotlib python3-pytest python3-distributed chromium curl
         dpkg-dev file  # dpkg-shlibdeps for the Debian package test (install.deb)
@@ -22,7 +26,7 @@ if [[ "$level" == all ]]; then
 fi
 
 # Node.js + npm bundle the web viewer (web/); Debian's packages unless a node is already installed.
-if ! command -v npm >/dev/null 2>&1; then
+if [[ "$level" != run ]] && ! command -v npm >/dev/null 2>&1; then
   pkgs+=(nodejs npm)
 fi
 
@@ -46,6 +50,7 @@ fi
 
 # Front-end packages (three, uplot, esbuild, playwright-core) at the versions of web/package-lock.json.
 web="$(dirname "$0")/../web"
+if [[ "$level" == run ]]; then exit 0; fi
 if [[ ! -f "$web/node_modules/.package-lock.json" || "$web/package-lock.json" -nt "$web/node_modules/.package-lock.json" ]]; then
   echo "install-deps: npm ci in web/"
   (cd "$web" && npm ci --no-audit --no-fund --loglevel=error)

@@ -6,7 +6,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
 scripts/install-deps.sh test
-scripts/build.sh build -DTENDYN_WERROR=ON
+launcher=()
+if command -v ccache >/dev/null 2>&1; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
+# (the options scripts/run.sh may have switched off, switched on again)
+scripts/build.sh build -DTENDYN_WERROR=ON "${launcher[@]}" -DTENDYN_BUILD_TESTS=ON -DTENDYN_BUILD_BENCH=ON \
+  -DTENDYN_BUILD_PYTHON=ON -DTENDYN_WITH_VIEWER=ON -DTENDYN_BUILD_PACKAGE=ON
 (cd build && ctest --output-on-failure -j"$(nproc)")
 
 if [[ -d python/tests ]] && ls python/tests/test_*.py >/dev/null 2>&1; then
