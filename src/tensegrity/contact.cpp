@@ -2,6 +2,8 @@
 #include <tendyn/core/rotation.hpp>
 #include <tendyn/tensegrity/contact.hpp>
 
+#include "tensegrity/law.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -229,32 +231,62 @@ int apply_ground_pre_impulses(const Model& model, Data& data, State& state, doub
   return count;
 }
 
-double add_compliant_ground_forces(const Model& model, Data& data) {
+namespace {
+
+// The point of node nd that touches the ground: the node itself, or the bottom of its end-cap
+// sphere (radius r: offset -r z from the node). Depth below the ground [m] and the point's
+// velocity (v_node + w x (-r z) for an end-cap on a rod with angular velocity w).
+double contact_point(const Model& model, const State* state, const Data& data, int nd, double v[3]) {
+  const Node& n = model.nodes[static_cast<std::size_t>(nd)];
+  for (int c = 0; c < 3; ++c) v[c] = data.v_W_node(c, nd);
+  if (n.radius_m > 0.0 && state != nullptr) {
+    const double* w = state->x.data() + State::kStride * n.rod + 10;
+    v[0] += w[1] * -n.radius_m;  // w x (0, 0, -r)
+    v[1] -= w[0] * -n.radius_m;
+  }
+  return model.ground.height_m - (data.p_W_node(2, nd) - n.radius_m);
+}
+
+}  // namespace
+
+double add_compliant_ground_forces(const Model& model, Data& data, const State* state) {
   const Ground& g = model.ground;
   double energy = 0.0;
-  for (const auto& rod : model.rods)
-    for (int end = 0; end < 2; ++end) {
-      const int nd = rod.node[end];
-      const double depth = g.height_m - data.p_W_node(2, nd);
-      if (depth <= 0.0) continue;
-      const Eigen::Vector3d u = data.v_W_node.col(nd);
-      const double Fn = std::max(0.0, g.stiffness_Npm * depth - g.damping_Nspm * u.z());
-      const Eigen::Vector2d ut(u.x(), u.y());
-      const Eigen::Vector2d Ft = -g.friction * Fn * ut / std::sqrt(ut.squaredNorm() + g.slip_velocity_mps * g.slip_velocity_mps);
-      data.f_W_node.col(nd) += Eigen::Vector3d(Ft.x(), Ft.y(), Fn);
-      energy += 0.5 * g.stiffness_Npm * depth * depth;
+  auto touch = [&](int nd) {
+    double v[3], f[3];
+    const double depth = contact_point(model, state, data, nd, v);
+    if (!law::compliant_ground_force(depth, v, g.stiffness_Npm, g.damping_Nspm, g.friction, g.slip_velocity_mps, f)) return;
+    data.f_W_node(0, nd) += f[0];
+    data.f_W_node(1, nd) += f[1];
+    data.f_W_node(2, nd) += f[2];
+    const double r = model.nodes[static_cast<std::size_t>(nd)].radius_m;
+    if (r > 0.0) {  // (0, 0, -r) x f: the force acts at the sphere's bottom, not at its centre
+      const int j = model.nodes[static_cast<std::size_t>(nd)].rod;
+      data.tau_W_contact_rod(0, j) += r * f[1];
+      data.tau_W_contact_rod(1, j) -= r * f[0];
     }
+    energy += 0.5 * g.stiffness_Npm * depth * depth;
+  };
+  if (data.body_geometry) {
+    data.tau_W_contact_rod.setZero();
+    for (int nd = 0; nd < model.nnode(); ++nd)
+      if (model.nodes[static_cast<std::size_t>(nd)].touches_ground()) touch(nd);
+    return energy;
+  }
+  for (const auto& rod : model.rods)
+    for (int end = 0; end < 2; ++end) touch(rod.node[end]);
   return energy;
 }
 
 double ground_energy(const Model& model, const Data& data) {
   if (model.ground.type != Ground::Type::kCompliant) return 0.0;
   double energy = 0.0;
-  for (const auto& rod : model.rods)
-    for (int end = 0; end < 2; ++end) {
-      const double depth = model.ground.height_m - data.p_W_node(2, rod.node[end]);
-      if (depth > 0.0) energy += 0.5 * model.ground.stiffness_Npm * depth * depth;
-    }
+  for (int nd = 0; nd < model.nnode(); ++nd) {
+    const Node& n = model.nodes[static_cast<std::size_t>(nd)];
+    if (!n.touches_ground()) continue;
+    const double depth = model.ground.height_m - (data.p_W_node(2, nd) - n.radius_m);
+    if (depth > 0.0) energy += 0.5 * model.ground.stiffness_Npm * depth * depth;
+  }
   return energy;
 }
 

@@ -2,6 +2,9 @@
 #include <tendyn/tensegrity/contact.hpp>
 #include <tendyn/tensegrity/dynamics.hpp>
 
+#include "tensegrity/law.hpp"
+
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -28,15 +31,98 @@ Data make_data(const Model& model) {
   d.cable_work.setZero(nc, 11);
   for (int i = 0; i < nn; ++i)
     if (model.nodes[static_cast<std::size_t>(i)].is_anchor()) d.anchor_nodes.push_back(i);
-  const int nx = State::kStride * nr;
+  d.winch_target_m.setZero(model.nwinch());
+  d.winch_command.setZero(model.nwinch());
+  d.winch_torque_Nm.setZero(model.nwinch());
+  d.winch_of_cable.assign(static_cast<std::size_t>(nc), -1);
+  for (int w = 0; w < model.nwinch(); ++w) {
+    const Winch& wi = model.winches[static_cast<std::size_t>(w)];
+    d.winch_of_cable[static_cast<std::size_t>(wi.cable)] = w;
+    if (wi.control == Winch::Control::kPosition) d.winch_target_m[w] = model.cables[static_cast<std::size_t>(wi.cable)].rest_length_m;
+  }
+  const int nx = model.nx();
   d.xdot.setZero(nx);
   for (auto& s : d.stage) s.setZero(nx);
   d.tmp.x.setZero(nx);
   d.saved.x.setZero(nx);
   d.stretch_start_m.setZero(nc);
   d.x_err.setZero(nx);
+  d.body_geometry = model.has_body_geometry();
+  if (d.body_geometry) {
+    d.r_W_node.setZero(3, nn);
+    d.R_WB_rod.setZero(9, nr);
+    d.tau_W_contact_rod.setZero(3, nr);
+    d.rod_node_start.assign(static_cast<std::size_t>(nr) + 1, 0);
+    for (int i = 0; i < nn; ++i)
+      if (!model.nodes[static_cast<std::size_t>(i)].is_anchor()) ++d.rod_node_start[static_cast<std::size_t>(model.nodes[static_cast<std::size_t>(i)].rod) + 1];
+    for (int j = 0; j < nr; ++j) d.rod_node_start[static_cast<std::size_t>(j) + 1] += d.rod_node_start[static_cast<std::size_t>(j)];
+    d.rod_nodes.assign(static_cast<std::size_t>(d.rod_node_start.back()), -1);
+    std::vector<int> fill(d.rod_node_start.begin(), d.rod_node_start.end() - 1);
+    for (int i = 0; i < nn; ++i) {
+      const Node& n = model.nodes[static_cast<std::size_t>(i)];
+      if (!n.is_anchor()) d.rod_nodes[static_cast<std::size_t>(fill[static_cast<std::size_t>(n.rod)]++)] = i;
+    }
+  }
   return d;
 }
+
+namespace {
+
+// Kinematics of models with body points, end-caps or general inertia (Data::body_geometry): every
+// node on a rod at d = R_WB p_BN. The documents' models take the kernel below instead.
+void body_kinematics(const Model& model, const State& state, Data& data) {
+  for (int j = 0; j < model.nrod(); ++j) {
+    const double* xr = state.x.data() + State::kStride * j;
+    double* R = data.R_WB_rod.col(j).data();
+    law::rotation_matrix(xr + 3, R);
+    const Rod& r = model.rods[static_cast<std::size_t>(j)];
+    for (int s = data.rod_node_start[static_cast<std::size_t>(j)]; s < data.rod_node_start[static_cast<std::size_t>(j) + 1]; ++s) {
+      const int i = data.rod_nodes[static_cast<std::size_t>(s)];
+      const Eigen::Vector3d p_B = model.p_BN(i);
+      double* d = data.r_W_node.col(i).data();
+      for (int c = 0; c < 3; ++c) d[c] = R[3 * c] * p_B.x() + R[3 * c + 1] * p_B.y() + R[3 * c + 2] * p_B.z();
+      law::point_kinematics(xr, d, data.p_W_node.col(i).data(), data.v_W_node.col(i).data());
+    }
+    if (r.general_inertia) {
+      data.e_W_rod.col(j) = (data.p_W_node.col(r.node[1]) - data.p_W_node.col(r.node[0])) / r.length_m;
+    } else {
+      data.e_W_rod.col(j) = Eigen::Vector3d(R[2], R[5], R[8]);
+    }
+  }
+  for (const int i : data.anchor_nodes) {
+    data.p_W_node.col(i) = model.nodes[static_cast<std::size_t>(i)].p_W_anchor;
+    data.v_W_node.col(i).setZero();
+  }
+}
+
+// Rod wrenches from every node force (lever R_WB p_BN) and the end-caps' contact torques, then
+// each rod's state derivative: the axisymmetric law for the documents' rods, Euler's equations
+// with the full inertia tensor for general ones.
+void body_accelerations(const Model& model, const State& state, Data& data) {
+  const Eigen::Vector3d& g = model.gravity_W;
+  for (int j = 0; j < model.nrod(); ++j) {
+    const Rod& r = model.rods[static_cast<std::size_t>(j)];
+    double F[3] = {r.mass_kg * g.x(), r.mass_kg * g.y(), r.mass_kg * g.z()};
+    double tau[3] = {data.tau_W_contact_rod(0, j), data.tau_W_contact_rod(1, j), data.tau_W_contact_rod(2, j)};
+    for (int s = data.rod_node_start[static_cast<std::size_t>(j)]; s < data.rod_node_start[static_cast<std::size_t>(j) + 1]; ++s) {
+      const int i = data.rod_nodes[static_cast<std::size_t>(s)];
+      law::add_wrench(data.r_W_node.col(i).data(), data.f_W_node.col(i).data(), F, tau);
+    }
+    for (int c = 0; c < 3; ++c) {
+      data.f_W_rod(c, j) = F[c];
+      data.tau_W_rod(c, j) = tau[c];
+    }
+    const double* xr = state.x.data() + State::kStride * j;
+    double* dx = data.xdot.data() + State::kStride * j;
+    if (r.general_inertia)
+      law::body_rate(xr, F, tau, data.R_WB_rod.col(j).data(), r.inertia_B_kgm2, r.mass_kg, dx);
+    else
+      law::rod_rate(xr, F, tau, data.e_W_rod.col(j).data(), r.mass_kg, r.inertia_transverse_kgm2, r.inertia_axial_kgm2,
+                    r.inertia_axial_kgm2 > 0.0, dx);
+  }
+}
+
+}  // namespace
 
 // The kernel below (issue 19 item 2) computes exactly what the first version computed (the
 // Eigen-column code kept in tests/support/legacy_dynamics.hpp): the same floating-point operations
@@ -46,6 +132,10 @@ Data make_data(const Model& model) {
 // roots and divisions as SIMD packets over groups of cables, kept in the structure-of-arrays
 // scratch Data::cable_work (IEEE square root and division are exact in packets too).
 void forward_kinematics(const Model& model, const State& state, Data& data) {
+  if (data.body_geometry) {
+    body_kinematics(model, state, data);
+    return;
+  }
   const int nr = model.nrod();
   const double* __restrict x = state.x.data();
   double* __restrict e_W = data.e_W_rod.data();
@@ -54,25 +144,13 @@ void forward_kinematics(const Model& model, const State& state, Data& data) {
   const Rod* rods = model.rods.data();
   for (int j = 0; j < nr; ++j) {
     const double* xr = x + State::kStride * j;
-    // rod axis e = R(q) z: third column of the rotation matrix
-    const double qw = xr[3], qx = xr[4], qy = xr[5], qz = xr[6];
-    const double e0 = 2.0 * (qx * qz + qw * qy), e1 = 2.0 * (qy * qz - qw * qx), e2 = 1.0 - 2.0 * (qx * qx + qy * qy);
-    e_W[3 * j] = e0;
-    e_W[3 * j + 1] = e1;
-    e_W[3 * j + 2] = e2;
-    const double w0 = xr[10], w1 = xr[11], w2 = xr[12];
+    double* e = e_W + 3 * j;
+    law::rod_axis(xr + 3, e);
     const Rod& r = rods[j];
     for (int end = 0; end < 2; ++end) {
-      const double s = end == 0 ? -(1.0 - r.com_ratio) * r.length_m : r.com_ratio * r.length_m;
-      const double d0 = s * e0, d1 = s * e1, d2 = s * e2;  // p_CN in the world frame
-      double* p = p_W + 3 * r.node[end];
-      double* v = v_W + 3 * r.node[end];
-      p[0] = xr[0] + d0;
-      p[1] = xr[1] + d1;
-      p[2] = xr[2] + d2;
-      v[0] = xr[7] + (w1 * d2 - w2 * d1);  // v_C + w x p_CN
-      v[1] = xr[8] + (w2 * d0 - w0 * d2);
-      v[2] = xr[9] + (w0 * d1 - w1 * d0);
+      const double s = law::rod_end_offset(r, end);
+      const double d[3] = {s * e[0], s * e[1], s * e[2]};  // p_CN in the world frame
+      law::point_kinematics(xr, d, p_W + 3 * r.node[end], v_W + 3 * r.node[end]);
     }
   }
   for (const int i : data.anchor_nodes) {
@@ -82,15 +160,60 @@ void forward_kinematics(const Model& model, const State& state, Data& data) {
 }
 
 void update_rest_lengths(const Model& model, const State& state, Data& data) {
-  for (const auto& d : model.drives)
-    data.cable_rest_length_m[d.cable] = model.cables[static_cast<std::size_t>(d.cable)].rest_length_m + drive_offset(d, state.time_s);
-  if (!data.controller) return;
-  data.controller(state.time_s, state, data);
-  check_rest_length_limits(model, data, state.time_s);
+  const bool winches = !model.winches.empty();
+  for (const auto& d : model.drives) {
+    const double l = model.cables[static_cast<std::size_t>(d.cable)].rest_length_m + drive_offset(d, state.time_s);
+    if (winches && data.winch_of_cable[static_cast<std::size_t>(d.cable)] >= 0)
+      data.winch_target_m[data.winch_of_cable[static_cast<std::size_t>(d.cable)]] = l;
+    else
+      data.cable_rest_length_m[d.cable] = l;
+  }
+  if (data.controller) data.controller(state.time_s, state, data);
+  for (int w = 0; w < model.nwinch(); ++w) {  // the rest length follows the spool
+    const Winch& wi = model.winches[static_cast<std::size_t>(w)];
+    data.cable_rest_length_m[wi.cable] =
+        model.cables[static_cast<std::size_t>(wi.cable)].rest_length_m + wi.length_per_rad() * state.x[model.winch_offset(w)];
+  }
+  if (data.controller) check_rest_length_limits(model, data, state.time_s);
 }
+
+namespace {
+
+// The winches' motor equations (model.hpp, Winch) into data.xdot, from the cable tensions of
+// compute_element_forces.
+void winch_rates(const Model& model, const State& state, Data& data) {
+  for (int w = 0; w < model.nwinch(); ++w) {
+    const Winch& wi = model.winches[static_cast<std::size_t>(w)];
+    const int o = model.winch_offset(w);
+    const double omega = state.x[o + 1], integral = state.x[o + 2];
+    const double lpr = wi.length_per_rad();
+    double u, e = 0.0;
+    if (wi.control == Winch::Control::kPosition) {
+      e = data.winch_target_m[w] - data.cable_rest_length_m[wi.cable];
+      u = wi.kp_per_m * e + wi.ki_per_ms * integral - wi.kd_s_per_m * lpr * omega;
+    } else {
+      u = data.winch_target_m[w];
+    }
+    const double u_raw = u;
+    u = std::clamp(u, -wi.command_limit, wi.command_limit);
+    const double tau_m = wi.stall_torque_Nm * (u - omega / wi.no_load_speed_radps);
+    const double tau_f = wi.coulomb_friction_Nm * omega / std::sqrt(omega * omega + wi.friction_speed_radps * wi.friction_speed_radps) +
+                         wi.viscous_friction_Nmsprad * omega;
+    const double tau_load = wi.backdrivable ? lpr * data.cable_tension_N[wi.cable] : 0.0;
+    data.winch_command[w] = u;
+    data.winch_torque_Nm[w] = tau_m;
+    data.xdot[o] = omega;
+    data.xdot[o + 1] = (tau_m - tau_f + tau_load) / wi.rotor_inertia_kgm2;
+    // anti-windup: the integral stops while the output is saturated in the error's direction
+    data.xdot[o + 2] = (u_raw != u && (u_raw > 0.0) == (e > 0.0)) ? 0.0 : e;
+  }
+}
+
+}  // namespace
 
 void check_rest_length_limits(const Model& model, const Data& data, double t_s) {
   for (int k = 0; k < model.ncable(); ++k) {
+    if (!data.winch_of_cable.empty() && data.winch_of_cable[static_cast<std::size_t>(k)] >= 0) continue;  // the motor's
     const Cable& c = model.cables[static_cast<std::size_t>(k)];
     const double l0 = data.cable_rest_length_m[k];
     if (!(l0 >= c.rest_length_min_m && l0 <= c.rest_length_max_m)) {
@@ -105,7 +228,7 @@ void check_rest_length_limits(const Model& model, const Data& data, double t_s) 
 
 void compute_element_forces(const Model& model, const State& state, Data& data) {
   const int nc = model.ncable(), nn = model.nnode();
-  if (!model.drives.empty() || data.controller) update_rest_lengths(model, state, data);
+  if (!model.drives.empty() || data.controller || !model.winches.empty()) update_rest_lengths(model, state, data);
   double* __restrict f_W = data.f_W_node.data();
   for (int i = 0; i < nn; ++i) {
     const Eigen::Vector3d& fe = data.f_W_ext_node[static_cast<std::size_t>(i)];
@@ -177,8 +300,6 @@ void compute_element_forces(const Model& model, const State& state, Data& data) 
   double* __restrict rate_out = data.cable_rate_mps.data();
   double* __restrict tension_out = data.cable_tension_N.data();
   std::uint8_t* __restrict slack_out = data.cable_slack.data();
-  const bool relative = model.damping_law == DampingLaw::kRelativeVelocity;
-  const bool clamp = model.cable_force_sign == CableForceSign::kClampTension;
   for (int k = 0; k < nc; ++k) {
     const Cable& c = cables[k];
     const double l = w[6 * nc + k];
@@ -188,50 +309,34 @@ void compute_element_forces(const Model& model, const State& state, Data& data) 
                                 l, state.time_s),
                             state.time_s);
     }
-    const double u0 = w[7 * nc + k], u1 = w[8 * nc + k], u2 = w[9 * nc + k];
+    const double u[3] = {w[7 * nc + k], w[8 * nc + k], w[9 * nc + k]};
+    const double dv[3] = {w[3 * nc + k], w[4 * nc + k], w[5 * nc + k]};
     const double rate = w[10 * nc + k];
-    const double stretch = l - l0[k];
     length[k] = l;
     rate_out[k] = rate;
-    if (c.tension_only && stretch <= 0.0) {
-      slack_out[k] = 1;
-      tension_out[k] = 0.0;
-      continue;
-    }
-    double tension = c.stiffness_Npm * stretch;
-    double f0, f1, f2;  // force on node a
-    if (relative) {
-      // eq. (3): f_d on a = -gamma (v_a - v_b) = gamma dv
-      f0 = tension * u0 + c.damping_Nspm * w[3 * nc + k];
-      f1 = tension * u1 + c.damping_Nspm * w[4 * nc + k];
-      f2 = tension * u2 + c.damping_Nspm * w[5 * nc + k];
-      tension = f0 * u0 + f1 * u1 + f2 * u2;
-    } else {
-      tension += c.damping_Nspm * rate;
-      f0 = tension * u0;
-      f1 = tension * u1;
-      f2 = tension * u2;
-    }
-    if (clamp && c.tension_only && tension < 0.0) {
-      // a cable cannot push, even while damping (CableForceSign::kClampTension): no force at all
-      slack_out[k] = 1;
-      tension_out[k] = 0.0;
-      continue;
-    }
-    slack_out[k] = 0;
+    double tension, f[3];  // f: force on node a
+    const bool loaded = law::cable_force(l, u, dv, rate, l0[k], c.stiffness_Npm, c.damping_Nspm, c.tension_only, model.damping_law,
+                                         model.cable_force_sign, tension, f);
+    slack_out[k] = loaded ? 0 : 1;
     tension_out[k] = tension;
+    if (!loaded) continue;
     const int a = 3 * c.node[0], b = 3 * c.node[1];
-    f_W[a] += f0;
-    f_W[a + 1] += f1;
-    f_W[a + 2] += f2;
-    f_W[b] -= f0;
-    f_W[b + 1] -= f1;
-    f_W[b + 2] -= f2;
+    f_W[a] += f[0];
+    f_W[a + 1] += f[1];
+    f_W[a + 2] += f[2];
+    f_W[b] -= f[0];
+    f_W[b + 1] -= f[1];
+    f_W[b + 2] -= f[2];
   }
-  if (model.ground.type == Ground::Type::kCompliant) add_compliant_ground_forces(model, data);
+  if (model.ground.type == Ground::Type::kCompliant) add_compliant_ground_forces(model, data, &state);
 }
 
 void compute_accelerations(const Model& model, const State& state, Data& data) {
+  if (!model.winches.empty()) winch_rates(model, state, data);
+  if (data.body_geometry) {
+    body_accelerations(model, state, data);
+    return;
+  }
   const int nr = model.nrod();
   const double* __restrict x = state.x.data();
   const double* __restrict f_W = data.f_W_node.data();
@@ -243,60 +348,18 @@ void compute_accelerations(const Model& model, const State& state, Data& data) {
   const double g0 = model.gravity_W.x(), g1 = model.gravity_W.y(), g2 = model.gravity_W.z();
   for (int j = 0; j < nr; ++j) {
     const Rod& r = rods[j];
-    const double e0 = e_W[3 * j], e1 = e_W[3 * j + 1], e2 = e_W[3 * j + 2];
-    double F0 = r.mass_kg * g0, F1 = r.mass_kg * g1, F2 = r.mass_kg * g2;
-    double T0 = 0.0, T1 = 0.0, T2 = 0.0;  // (0 + x is kept: it turns -0 into +0 as before)
-    for (int end = 0; end < 2; ++end) {
-      const double* f = f_W + 3 * r.node[end];
-      const double s = end == 0 ? -(1.0 - r.com_ratio) * r.length_m : r.com_ratio * r.length_m;
-      const double fx = f[0], fy = f[1], fz = f[2];
-      F0 += fx;
-      F1 += fy;
-      F2 += fz;
-      T0 += s * (e1 * fz - e2 * fy);  // s (e x f)
-      T1 += s * (e2 * fx - e0 * fz);
-      T2 += s * (e0 * fy - e1 * fx);
-    }
-    f_rod[3 * j] = F0;
-    f_rod[3 * j + 1] = F1;
-    f_rod[3 * j + 2] = F2;
-    tau_rod[3 * j] = T0;
-    tau_rod[3 * j + 1] = T1;
-    tau_rod[3 * j + 2] = T2;
-    const double* xr = x + State::kStride * j;
-    double* dx = xdot + State::kStride * j;
-    const double wx = xr[10], wy = xr[11], wz = xr[12];
-    // position
-    dx[0] = xr[7];
-    dx[1] = xr[8];
-    dx[2] = xr[9];
-    // q' = 1/2 [0, w] (x) q   (world-frame angular velocity multiplies from the left)
-    const double qw = xr[3], qx = xr[4], qy = xr[5], qz = xr[6];
-    dx[3] = 0.5 * (-wx * qx - wy * qy - wz * qz);
-    dx[4] = 0.5 * (wx * qw + wy * qz - wz * qy);
-    dx[5] = 0.5 * (wy * qw + wz * qx - wx * qz);
-    dx[6] = 0.5 * (wz * qw + wx * qy - wy * qx);
-    // linear acceleration
-    const double m = r.mass_kg;
-    dx[7] = F0 / m;
-    dx[8] = F1 / m;
-    dx[9] = F2 / m;
-    // angular acceleration (see header): w' = (tau_perp - (Ia - It) w_a (w x e)) / It + e tau_a / Ia
-    const double It = r.inertia_transverse_kgm2, Ia = r.inertia_axial_kgm2;
-    const double tau_a = T0 * e0 + T1 * e1 + T2 * e2, w_a = wx * e0 + wy * e1 + wz * e2;
-    const double gyro = (Ia - It) * w_a;
-    double a0 = (T0 - tau_a * e0 - gyro * (wy * e2 - wz * e1)) / It;
-    double a1 = (T1 - tau_a * e1 - gyro * (wz * e0 - wx * e2)) / It;
-    double a2 = (T2 - tau_a * e2 - gyro * (wx * e1 - wy * e0)) / It;
-    if (Ia > 0.0) {
-      const double axial = tau_a / Ia;
-      a0 += axial * e0;
-      a1 += axial * e1;
-      a2 += axial * e2;
-    }
-    dx[10] = a0;
-    dx[11] = a1;
-    dx[12] = a2;
+    const double* e = e_W + 3 * j;
+    double F[3] = {r.mass_kg * g0, r.mass_kg * g1, r.mass_kg * g2};
+    double T[3] = {0.0, 0.0, 0.0};  // (0 + x is kept: it turns -0 into +0 as before)
+    for (int end = 0; end < 2; ++end) law::add_axial_wrench(law::rod_end_offset(r, end), e, f_W + 3 * r.node[end], F, T);
+    f_rod[3 * j] = F[0];
+    f_rod[3 * j + 1] = F[1];
+    f_rod[3 * j + 2] = F[2];
+    tau_rod[3 * j] = T[0];
+    tau_rod[3 * j + 1] = T[1];
+    tau_rod[3 * j + 2] = T[2];
+    law::rod_rate(x + State::kStride * j, F, T, e, r.mass_kg, r.inertia_transverse_kgm2, r.inertia_axial_kgm2,
+                  r.inertia_axial_kgm2 > 0.0, xdot + State::kStride * j);
   }
 }
 
@@ -311,10 +374,16 @@ Energy compute_energy(const Model& model, const State& state, const Data& data) 
   for (int j = 0; j < model.nrod(); ++j) {
     const Rod& r = model.rods[static_cast<std::size_t>(j)];
     const Eigen::Vector3d v = state.v_WC(j), w = state.w_W(j), p = state.p_WC(j);
-    const Eigen::Vector3d e = data.e_W_rod.col(j);
-    const double w_a = w.dot(e);
-    const double w_perp2 = w.squaredNorm() - w_a * w_a;
-    en.kinetic_J += 0.5 * r.mass_kg * v.squaredNorm() + 0.5 * (r.inertia_transverse_kgm2 * w_perp2 + r.inertia_axial_kgm2 * w_a * w_a);
+    if (r.general_inertia) {
+      const Eigen::Matrix3d R = state.q_WB(j).toRotationMatrix();
+      const Eigen::Vector3d w_B = R.transpose() * w;
+      en.kinetic_J += 0.5 * r.mass_kg * v.squaredNorm() + 0.5 * w_B.dot(r.inertia_B_kgm2 * w_B);
+    } else {
+      const Eigen::Vector3d e = data.e_W_rod.col(j);
+      const double w_a = w.dot(e);
+      const double w_perp2 = w.squaredNorm() - w_a * w_a;
+      en.kinetic_J += 0.5 * r.mass_kg * v.squaredNorm() + 0.5 * (r.inertia_transverse_kgm2 * w_perp2 + r.inertia_axial_kgm2 * w_a * w_a);
+    }
     en.gravitational_J -= r.mass_kg * model.gravity_W.dot(p);
   }
   for (int k = 0; k < model.ncable(); ++k) {
@@ -323,15 +392,19 @@ Energy compute_energy(const Model& model, const State& state, const Data& data) 
     if (model.cables[static_cast<std::size_t>(k)].tension_only && s <= 0.0) continue;
     en.elastic_J += 0.5 * model.cables[static_cast<std::size_t>(k)].stiffness_Npm * s * s;
   }
+  for (int w = 0; w < model.nwinch(); ++w) {  // the rotors
+    const double omega = state.x[model.winch_offset(w) + 1];
+    en.kinetic_J += 0.5 * model.winches[static_cast<std::size_t>(w)].rotor_inertia_kgm2 * omega * omega;
+  }
   for (int i = 0; i < model.nnode(); ++i) en.external_J -= data.f_W_ext_node[static_cast<std::size_t>(i)].dot(data.p_W_node.col(i));
   en.elastic_J += ground_energy(model, data);
   return en;
 }
 
 void check_state_size(const Model& model, const State& state, const std::string& what) {
-  if (state.x.size() != State::kStride * model.nrod())
-    throw Error(what + ": the state has " + std::to_string(state.x.size()) + " entries, the model needs 13 * nrod = " +
-                std::to_string(State::kStride * model.nrod()));
+  if (state.x.size() != model.nx())
+    throw Error(what + ": the state has " + std::to_string(state.x.size()) + " entries, the model needs " +
+                (model.winches.empty() ? "13 * nrod = " : "13 * nrod + 3 * nwinch = ") + std::to_string(model.nx()));
 }
 
 Eigen::MatrixX3d node_positions(const Model& model, const State& state) {
@@ -364,9 +437,15 @@ Eigen::Vector3d angular_momentum(const Model& model, const State& state) {
   for (int j = 0; j < model.nrod(); ++j) {
     const Rod& r = model.rods[static_cast<std::size_t>(j)];
     const Eigen::Vector3d w = state.w_W(j);
-    const Eigen::Vector3d e = state.q_WB(j) * Eigen::Vector3d::UnitZ();
-    const double w_a = w.dot(e);
-    const Eigen::Vector3d Iw = r.inertia_transverse_kgm2 * (w - w_a * e) + r.inertia_axial_kgm2 * w_a * e;
+    Eigen::Vector3d Iw;
+    if (r.general_inertia) {
+      const Eigen::Matrix3d R = state.q_WB(j).toRotationMatrix();
+      Iw = R * (r.inertia_B_kgm2 * (R.transpose() * w));
+    } else {
+      const Eigen::Vector3d e = state.q_WB(j) * Eigen::Vector3d::UnitZ();
+      const double w_a = w.dot(e);
+      Iw = r.inertia_transverse_kgm2 * (w - w_a * e) + r.inertia_axial_kgm2 * w_a * e;
+    }
     h += state.p_WC(j).cross(r.mass_kg * state.v_WC(j)) + Iw;
   }
   return h;

@@ -82,6 +82,7 @@ double max_node_residual(const Model& model, const State& state) {
 
 FormFindingResult find_equilibrium(const Model& model, const FormFindingOptions& o) {
   validate(model);
+  require_ideal_rods(model, "find_equilibrium");
   Model m = statics_model(model);
   double k_max = 0.0, m_min = std::numeric_limits<double>::infinity();
   for (const auto& c : m.cables) k_max = std::max(k_max, c.stiffness_Npm);
@@ -196,6 +197,7 @@ double max_residual_on_ground(const Model& model, const State& state, const std:
 
 SettleResult settle_on_ground(const Model& model, const SettleOptions& o) {
   validate(model);
+  require_ideal_rods(model, "settle_on_ground");
   if (model.ground.type == Ground::Type::kNone) throw Error("settle_on_ground: the model has no ground (ground.type is none)");
   if (!(model.gravity_W.z() < 0.0)) throw Error("settle_on_ground: gravity must point down (gravity_W.z < 0), got " + fmt(model.gravity_W.z()));
   if (model.nrod() == 0) throw Error("settle_on_ground: the model has no rods");

@@ -7,6 +7,8 @@
 #include <tendyn/io/csv.hpp>
 #include <tendyn/tensegrity/dynamics.hpp>
 
+#include "tensegrity/law.hpp"
+
 #include <ceres/ceres.h>
 #include <ceres/covariance.h>
 #include <ceres/manifold.h>
@@ -46,8 +48,7 @@ constexpr int kStateParams = 12;  // per rod and segment: p_WC, unit axis e, v_W
 constexpr int kStride = 8;        // derivative directions per Jet pass
 using Jet = ceres::Jet<double, kStride>;
 
-inline double value_of(double x) { return x; }
-inline double value_of(const Jet& x) { return x.a; }
+using law::value_of;
 
 std::string num(double v) { return io::format_number(v, 6); }
 
@@ -208,18 +209,10 @@ struct Work {
   }
 };
 
-// Rod axis e = q z of a unit quaternion (w, x, y, z) (dynamics.cpp's axis_of).
-template <class T>
-TENDYN_FLATTEN void axis_of(const T* q, T* e) {
-  e[0] = 2.0 * (q[1] * q[3] + q[0] * q[2]);
-  e[1] = 2.0 * (q[2] * q[3] - q[0] * q[1]);
-  e[2] = 1.0 - 2.0 * (q[1] * q[1] + q[2] * q[2]);
-}
-
-// Node positions and velocities (forward_kinematics).
+// Node positions and velocities (forward_kinematics), with the law of src/tensegrity/law.hpp.
 template <class T>
 TENDYN_FLATTEN void kinematics(const Model& m, const T* x, Work<T>& w) {
-  for (int j = 0; j < m.nrod(); ++j) axis_of(x + State::kStride * j + 3, &w.e[static_cast<std::size_t>(3 * j)]);
+  for (int j = 0; j < m.nrod(); ++j) law::rod_axis(x + State::kStride * j + 3, &w.e[static_cast<std::size_t>(3 * j)]);
   for (int i = 0; i < m.nnode(); ++i) {
     const Node& n = m.nodes[static_cast<std::size_t>(i)];
     T* p = &w.p[static_cast<std::size_t>(3 * i)];
@@ -231,23 +224,15 @@ TENDYN_FLATTEN void kinematics(const Model& m, const T* x, Work<T>& w) {
       }
       continue;
     }
-    const Rod& r = m.rods[static_cast<std::size_t>(n.rod)];
-    const T* xr = x + State::kStride * n.rod;
     const T* e = &w.e[static_cast<std::size_t>(3 * n.rod)];
-    const double s = n.end == 0 ? -(1.0 - r.com_ratio) * r.length_m : r.com_ratio * r.length_m;
+    const double s = law::rod_end_offset(m.rods[static_cast<std::size_t>(n.rod)], n.end);
     const T d[3] = {s * e[0], s * e[1], s * e[2]};
-    const T* om = xr + 10;
-    p[0] = xr[0] + d[0];
-    p[1] = xr[1] + d[1];
-    p[2] = xr[2] + d[2];
-    v[0] = xr[7] + (om[1] * d[2] - om[2] * d[1]);
-    v[1] = xr[8] + (om[2] * d[0] - om[0] * d[2]);
-    v[2] = xr[9] + (om[0] * d[1] - om[1] * d[0]);
+    law::point_kinematics(x + State::kStride * n.rod, d, p, v);
   }
 }
 
-// Tension of cable k from the kinematics in w (compute_element_forces' law); f_a: force on the
-// first node. Returns false when the element carries no force.
+// Tension of cable k from the kinematics in w (law::cable_force); f_a: force on the first node.
+// Returns false when the element carries no force.
 template <class T>
 TENDYN_FLATTEN bool cable_force(const Model& m, const Phys<T>& P, const Work<T>& w, int k, double t, T& tension, T* f_a) {
   using std::sqrt;
@@ -259,23 +244,9 @@ TENDYN_FLATTEN bool cable_force(const Model& m, const Phys<T>& P, const Work<T>&
   const T u[3] = {d[0] / l, d[1] / l, d[2] / l};
   const T dv[3] = {w.v[b] - w.v[a], w.v[b + 1] - w.v[a + 1], w.v[b + 2] - w.v[a + 2]};
   const T rate = u[0] * dv[0] + u[1] * dv[1] + u[2] * dv[2];
-  const T stretch = l - (P.l0[static_cast<std::size_t>(k)] + w.drive_u[static_cast<std::size_t>(k)]);
-  tension = T(0.0);
-  if (cb.tension_only && value_of(stretch) <= 0.0) return false;
-  tension = P.k[static_cast<std::size_t>(k)] * stretch;
-  const T& c = P.c[static_cast<std::size_t>(k)];
-  if (m.damping_law == DampingLaw::kRelativeVelocity) {
-    for (int i = 0; i < 3; ++i) f_a[i] = tension * u[i] + c * dv[i];
-    tension = f_a[0] * u[0] + f_a[1] * u[1] + f_a[2] * u[2];
-  } else {
-    tension += c * rate;
-    for (int i = 0; i < 3; ++i) f_a[i] = tension * u[i];
-  }
-  if (m.cable_force_sign == CableForceSign::kClampTension && cb.tension_only && value_of(tension) < 0.0) {
-    tension = T(0.0);
-    return false;
-  }
-  return true;
+  const auto ku = static_cast<std::size_t>(k);
+  return law::cable_force(l, u, dv, rate, P.l0[ku] + w.drive_u[ku], P.k[ku], P.c[ku], cb.tension_only, m.damping_law,
+                          m.cable_force_sign, tension, f_a);
 }
 
 template <class T>
@@ -286,7 +257,6 @@ void set_drive_offsets(const Model& m, double t, Work<T>& w) {
 // x' = f(t, x) (compute_derivative: element forces, compliant ground, Newton-Euler per rod).
 template <class T>
 TENDYN_FLATTEN void derivative(const Model& m, const Phys<T>& P, double t, const T* x, T* xd, Work<T>& w) {
-  using std::sqrt;
   set_drive_offsets(m, t, w);
   kinematics(m, x, w);
   for (int i = 0; i < m.nnode(); ++i)
@@ -306,15 +276,9 @@ TENDYN_FLATTEN void derivative(const Model& m, const Phys<T>& P, double t, const
     for (const Rod& r : m.rods)
       for (int end = 0; end < 2; ++end) {
         const auto nd = static_cast<std::size_t>(3 * r.node[end]);
-        const T depth = g.height_m - w.p[nd + 2];
-        if (!(value_of(depth) > 0.0)) continue;
-        T Fn = P.gk * depth - P.gc * w.v[nd + 2];
-        if (value_of(Fn) < 0.0) Fn = T(0.0);
-        const T ux = w.v[nd], uy = w.v[nd + 1];
-        const T den = sqrt(ux * ux + uy * uy + g.slip_velocity_mps * g.slip_velocity_mps);
-        w.f[nd] += -P.mu * Fn * ux / den;
-        w.f[nd + 1] += -P.mu * Fn * uy / den;
-        w.f[nd + 2] += Fn;
+        T f[3];
+        if (!law::compliant_ground_force(T(g.height_m - w.p[nd + 2]), &w.v[nd], P.gk, P.gc, P.mu, g.slip_velocity_mps, f)) continue;
+        for (std::size_t c = 0; c < 3; ++c) w.f[nd + c] += f[c];
       }
   }
   for (int j = 0; j < m.nrod(); ++j) {  // compute_accelerations
@@ -326,36 +290,8 @@ TENDYN_FLATTEN void derivative(const Model& m, const Phys<T>& P, double t, const
       F[c] = P.mass[ju] * m.gravity_W[c];
       tau[c] = T(0.0);
     }
-    for (int end = 0; end < 2; ++end) {
-      const auto nd = static_cast<std::size_t>(3 * r.node[end]);
-      const double s = end == 0 ? -(1.0 - r.com_ratio) * r.length_m : r.com_ratio * r.length_m;
-      const T* f = &w.f[nd];
-      for (int c = 0; c < 3; ++c) F[c] += f[c];
-      tau[0] += s * (e[1] * f[2] - e[2] * f[1]);
-      tau[1] += s * (e[2] * f[0] - e[0] * f[2]);
-      tau[2] += s * (e[0] * f[1] - e[1] * f[0]);
-    }
-    const T* xr = x + State::kStride * j;
-    T* dx = xd + State::kStride * j;
-    const T* om = xr + 10;
-    dx[0] = xr[7];
-    dx[1] = xr[8];
-    dx[2] = xr[9];
-    const T &qw = xr[3], &qx = xr[4], &qy = xr[5], &qz = xr[6];
-    dx[3] = 0.5 * (-om[0] * qx - om[1] * qy - om[2] * qz);
-    dx[4] = 0.5 * (om[0] * qw + om[1] * qz - om[2] * qy);
-    dx[5] = 0.5 * (om[1] * qw + om[2] * qx - om[0] * qz);
-    dx[6] = 0.5 * (om[2] * qw + om[0] * qy - om[1] * qx);
-    for (int c = 0; c < 3; ++c) dx[7 + c] = F[c] / P.mass[ju];
-    const T tau_a = tau[0] * e[0] + tau[1] * e[1] + tau[2] * e[2];
-    const T w_a = om[0] * e[0] + om[1] * e[1] + om[2] * e[2];
-    const T wxe[3] = {om[1] * e[2] - om[2] * e[1], om[2] * e[0] - om[0] * e[2], om[0] * e[1] - om[1] * e[0]};
-    const T gyro = (P.Ia[ju] - P.It[ju]) * w_a;
-    for (int c = 0; c < 3; ++c) {
-      T wd = (tau[c] - tau_a * e[c] - gyro * wxe[c]) / P.It[ju];
-      if (r.inertia_axial_kgm2 > 0.0) wd += (tau_a / P.Ia[ju]) * e[c];
-      dx[10 + c] = wd;
-    }
+    for (int end = 0; end < 2; ++end) law::add_axial_wrench(law::rod_end_offset(r, end), e, &w.f[static_cast<std::size_t>(3 * r.node[end])], F, tau);
+    law::rod_rate(x + State::kStride * j, F, tau, e, P.mass[ju], P.It[ju], P.Ia[ju], r.inertia_axial_kgm2 > 0.0, xd + State::kStride * j);
   }
 }
 
@@ -430,7 +366,7 @@ void params_from_state(const State& st, int rod, double* s) {
   double e[3];
   Eigen::Vector4d q(x[3], x[4], x[5], x[6]);
   q.normalize();
-  axis_of(q.data(), e);
+  law::rod_axis(q.data(), e);
   for (int c = 0; c < 3; ++c) {
     s[c] = x[c];
     s[3 + c] = e[c];
@@ -540,7 +476,7 @@ void segment_residuals(const Setup& S, int seg, const T* theta, const T* own, co
     for (int j = 0; j < m.nrod(); ++j) {
       const T* x = w.x.data() + State::kStride * j;
       T e[3];
-      axis_of(x + 3, e);
+      law::rod_axis(x + 3, e);
       const double* nx = next + kStateParams * j;
       using std::sqrt;
       const double ne = std::sqrt(nx[3] * nx[3] + nx[4] * nx[4] + nx[5] * nx[5]);
@@ -1287,6 +1223,7 @@ IdentifyEvaluation evaluate_identification(const Model& model, const MotionData&
 IdentifyResult identify(const Model& model, const MotionData& data, const std::vector<ParameterGroup>& parameters,
                         const IdentifyOptions& options) {
   const auto t_start = std::chrono::steady_clock::now();
+  require_ideal_rods(model, "identify");
   const Setup S = make_setup(model, data, parameters, options);
   const int np = S.layout.nparam, nr = model.nrod(), nseg = static_cast<int>(S.segments.size());
   const Start st = start_values(S);

@@ -78,6 +78,11 @@ void drift(const Model& model, State& state, double dt) {
 }  // namespace
 
 void step_lie_verlet(const Model& model, Data& data, State& state, double h) {
+  if (data.body_geometry)
+    for (const Rod& r : model.rods)
+      if (r.general_inertia)
+        throw Error("lie-verlet: its drift is the free motion of an axisymmetric rod; model '" + model.name +
+                    "' has rods of a general inertia tensor (use rk4 or dopri5)");
   kick(model, data, state, 0.5 * h);
   drift(model, state, h);
   state.time_s += h;

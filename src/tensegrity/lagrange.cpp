@@ -4,6 +4,8 @@
 #include <tendyn/core/error.hpp>
 #include <tendyn/tensegrity/lagrange.hpp>
 
+#include "tensegrity/law.hpp"
+
 #include <tendyn/core/integrate.hpp>
 
 #include <unsupported/Eigen/AutoDiff>
@@ -134,8 +136,6 @@ void node_kinematics(const Model& m, const S* y, Work<S>& w) {
 template <class S>
 void generalized_forces(const Model& m, const S* y, const S* l0, const std::vector<Eigen::Vector3d>* ext, double t,
                         Work<S>& w, Data* ne) {
-  const bool relative = m.damping_law == DampingLaw::kRelativeVelocity;
-  const bool clamp = m.cable_force_sign == CableForceSign::kClampTension;
   for (int i = 0; i < m.nnode(); ++i) {
     for (int c = 0; c < 3; ++c) w.f_node(c, i) = ext ? S((*ext)[static_cast<std::size_t>(i)][c]) : S(0.0);
   }
@@ -151,25 +151,11 @@ void generalized_forces(const Model& m, const S* y, const S* l0, const std::vect
     const V3<S> u = dvec / l;
     const V3<S> dv = w.v.col(b) - w.v.col(a);
     const S rate = u.dot(dv);
-    const S stretch = l - l0[k];
-    bool slack = cb.tension_only && value_of(stretch) <= 0.0;
     S tension(0.0);
     V3<S> f_a = V3<S>::Zero();
-    if (!slack) {
-      tension = cb.stiffness_Npm * stretch;
-      if (relative) {
-        f_a = tension * u + cb.damping_Nspm * dv;
-        tension = f_a.dot(u);
-      } else {
-        tension += cb.damping_Nspm * rate;
-        f_a = tension * u;
-      }
-      if (clamp && cb.tension_only && value_of(tension) < 0.0) {  // CableForceSign::kClampTension
-        slack = true;
-        tension = S(0.0);
-        f_a = V3<S>::Zero();
-      }
-    }
+    const bool slack = !law::cable_force(l, u.data(), dv.data(), rate, l0[k], S(cb.stiffness_Npm), S(cb.damping_Nspm), cb.tension_only,
+                                         m.damping_law, m.cable_force_sign, tension, f_a.data());
+    if (slack) f_a.setZero();
     w.f_cable.col(k) = f_a;
     w.f_node.col(a) += f_a;
     w.f_node.col(b) -= f_a;
@@ -187,19 +173,15 @@ void generalized_forces(const Model& m, const S* y, const S* l0, const std::vect
   // steps, not as a force: lagrange_simulate refuses it.)
   if (m.ground.type == Ground::Type::kCompliant) {
     const Ground& g = m.ground;
-    using std::sqrt;
     for (const Rod& r : m.rods)
       for (int e = 0; e < 2; ++e) {
         const int nd = r.node[e];
-        const S depth = g.height_m - w.p(2, nd);
-        if (value_of(depth) <= 0.0) continue;
-        S Fn = g.stiffness_Npm * depth - g.damping_Nspm * w.v(2, nd);
-        if (value_of(Fn) < 0.0) Fn = S(0.0);
-        const S ux = w.v(0, nd), uy = w.v(1, nd);
-        const S den = sqrt(ux * ux + uy * uy + g.slip_velocity_mps * g.slip_velocity_mps);
-        w.f_node(0, nd) += -g.friction * Fn * ux / den;
-        w.f_node(1, nd) += -g.friction * Fn * uy / den;
-        w.f_node(2, nd) += Fn;
+        const V3<S> v = w.v.col(nd);
+        S f[3];
+        if (!law::compliant_ground_force(S(g.height_m - w.p(2, nd)), v.data(), S(g.stiffness_Npm), S(g.damping_Nspm), S(g.friction),
+                                         g.slip_velocity_mps, f))
+          continue;
+        for (int c = 0; c < 3; ++c) w.f_node(c, nd) += f[c];
       }
   }
   // Q = H F: per rod, (F0 + F1; dv/ds^T (d0 F0 + d1 F1))
@@ -315,6 +297,7 @@ void eval_double(const Model& m, const LagrangeState& st, LagrangeData& d, bool 
 }  // namespace
 
 LagrangeData make_lagrange_data(const Model& model, const LagrangeOptions& options) {
+  require_ideal_rods(model, "Lagrange formulation");
   if (!(options.thin_rod_axial_inertia_factor > 0.0) || !std::isfinite(options.thin_rod_axial_inertia_factor))
     throw Error("Lagrange option thin_rod_axial_inertia_factor must be > 0");
   if (!(options.baumgarte_alpha_per_s >= 0.0) || !(options.baumgarte_beta_per_s >= 0.0))

@@ -8,7 +8,9 @@
 #include <cstdio>
 #include <limits>
 #include <sstream>
+#include <string>
 #include <variant>
+#include <vector>
 
 namespace tendyn::tensegrity {
 
@@ -104,6 +106,9 @@ MjcfExport export_mjcf(const Model& m, const MjcfOptions& o) {
       notes.push_back(plural(static_cast<int>(m.drives.size()), "cable drive is", "cable drives are") +
                       " dropped (MuJoCo 2.2.2 tendon springs have a fixed rest length): the exported robot is not actuated");
   }
+  if (!m.winches.empty())
+    notes.push_back(plural(static_cast<int>(m.winches.size()), "winch is", "winches are") +
+                    " dropped (no motor model is exported): their cables keep the model's rest lengths");
   if (n_limited > 0)
     notes.push_back("rest-length and rate limits of " + plural(n_limited, "cable are", "cables are") +
                     " dropped (tendyn stops with an error outside them; MuJoCo has no such check)");
@@ -125,6 +130,7 @@ MjcfExport export_mjcf(const Model& m, const MjcfOptions& o) {
     int n_raised = 0;
     double ia_min = std::numeric_limits<double>::infinity();
     for (const auto& rod : m.rods) {
+      if (rod.general_inertia) continue;  // its full tensor goes out as it is
       const double floor = o.min_axial_inertia_ratio * rod.inertia_transverse_kgm2;
       if (rod.inertia_axial_kgm2 < floor) {
         ++n_raised;
@@ -188,19 +194,34 @@ MjcfExport export_mjcf(const Model& m, const MjcfOptions& o) {
     x << "    <body name=\"" << io::escape_markup(m.rod_ids[static_cast<std::size_t>(j)]) << "\" pos=\"" << nums({p.x(), p.y(), p.z()})
       << "\" quat=\"" << nums({q.w(), q.x(), q.y(), q.z()}) << "\">\n";
     x << "      <freejoint/>\n";
-    x << "      <inertial pos=\"0 0 0\" mass=\"" << nums({rod.mass_kg}) << "\" diaginertia=\""
-      << nums({rod.inertia_transverse_kgm2, rod.inertia_transverse_kgm2, Ia}) << "\"/>\n";
-    const double z0 = -(1.0 - rod.com_ratio) * rod.length_m, z1 = rod.com_ratio * rod.length_m;
+    if (rod.general_inertia) {
+      const Eigen::Matrix3d& I = rod.inertia_B_kgm2;  // body frame = tendyn's B (origin at the COM)
+      x << "      <inertial pos=\"0 0 0\" mass=\"" << nums({rod.mass_kg}) << "\" fullinertia=\""
+        << nums({I(0, 0), I(1, 1), I(2, 2), I(0, 1), I(0, 2), I(1, 2)}) << "\"/>\n";
+    } else {
+      x << "      <inertial pos=\"0 0 0\" mass=\"" << nums({rod.mass_kg}) << "\" diaginertia=\""
+        << nums({rod.inertia_transverse_kgm2, rod.inertia_transverse_kgm2, Ia}) << "\"/>\n";
+    }
+    const Eigen::Vector3d a = m.p_BN(rod.node[0]), b = m.p_BN(rod.node[1]);
     // With a ground the capsules touch the plane only (contype 1 & plane conaffinity 1; capsule
     // pairs have 1 & 0 = 0), as tendyn's rods pass through each other.
-    x << "      <geom type=\"capsule\" fromto=\"" << nums({0, 0, z0, 0, 0, z1}) << "\" size=\"" << nums({r}) << "\" mass=\"0\"";
-    if (ground)
-      x << " contype=\"1\" conaffinity=\"0\" condim=\"" << (mu > 0.0 ? 3 : 1) << "\" friction=\"" << nums({mu > 0.0 ? mu : 1.0}) << "\"/>\n";
-    else
-      x << " contype=\"0\" conaffinity=\"0\"/>\n";
-    for (int e = 0; e < 2; ++e)
-      x << "      <site name=\"" << io::escape_markup(m.node_ids[static_cast<std::size_t>(rod.node[e])]) << "\" pos=\""
-        << nums({0, 0, e == 0 ? z0 : z1}) << "\" size=\"0.005\"/>\n";
+    const std::string contact = ground ? " contype=\"1\" conaffinity=\"0\" condim=\"" + std::to_string(mu > 0.0 ? 3 : 1) + "\" friction=\"" +
+                                             nums({mu > 0.0 ? mu : 1.0}) + "\""
+                                       : " contype=\"0\" conaffinity=\"0\"";
+    x << "      <geom type=\"capsule\" fromto=\"" << nums({a.x(), a.y(), a.z(), b.x(), b.y(), b.z()}) << "\" size=\"" << nums({r})
+      << "\" mass=\"0\"" << contact << "/>\n";
+    std::vector<int> points{rod.node[0], rod.node[1]};  // its ends, then its body points
+    for (int i = 0; i < m.nnode(); ++i)
+      if (m.nodes[static_cast<std::size_t>(i)].rod == j && m.nodes[static_cast<std::size_t>(i)].is_body_point()) points.push_back(i);
+    for (const int i : points) {  // in the body frame
+      const Node& n = m.nodes[static_cast<std::size_t>(i)];
+      const Eigen::Vector3d p_B = m.p_BN(i);
+      x << "      <site name=\"" << io::escape_markup(m.node_ids[static_cast<std::size_t>(i)]) << "\" pos=\"" << nums({p_B.x(), p_B.y(), p_B.z()})
+        << "\" size=\"0.005\"/>\n";
+      if (n.radius_m > 0.0 && n.touches_ground())  // an end-cap: a massless sphere that touches the ground
+        x << "      <geom type=\"sphere\" pos=\"" << nums({p_B.x(), p_B.y(), p_B.z()}) << "\" size=\"" << nums({n.radius_m}) << "\" mass=\"0\""
+          << contact << "/>\n";
+    }
     x << "    </body>\n";
   }
   x << "  </worldbody>\n";

@@ -66,6 +66,20 @@ const char* to_string(Ground::FrictionLaw law) {
   return "?";
 }
 
+Winch::Control winch_control_from_string(const std::string& name) {
+  for (Winch::Control c : {Winch::Control::kPosition, Winch::Control::kVoltage})
+    if (name == to_string(c)) return c;
+  throw Error("unknown winch control '" + name + "' (valid: position, voltage)");
+}
+
+const char* to_string(Winch::Control control) {
+  switch (control) {
+    case Winch::Control::kPosition: return "position";
+    case Winch::Control::kVoltage: return "voltage";
+  }
+  return "?";
+}
+
 Ground::Type ground_type_from_string(const std::string& name) {
   for (Ground::Type type : {Ground::Type::kNone, Ground::Type::kImpulse, Ground::Type::kCompliant})
     if (name == to_string(type)) return type;
@@ -158,10 +172,22 @@ bool Model::has_body_geometry() const {
   return false;
 }
 
+void require_ideal_rods(const Model& model, const std::string& what) {
+  if (model.has_body_geometry() || !model.winches.empty())
+    throw Error(what + ": model '" + model.name +
+                "' has end-caps, body points, rods of a general inertia or winches; this algorithm handles the documents' ideal "
+                "rods only (two end nodes on the axis, point contact, rest lengths set directly): simulate it with the "
+                "Newton-Euler formulation");
+}
+
 void validate(const Model& m) {
   const int nr = m.nrod(), nn = m.nnode(), nc = m.ncable();
   if (nr == 0) throw Error("model '" + m.name + "': no rods");
   if (!m.gravity_W.allFinite()) throw Error("model '" + m.name + "': gravity is not finite");
+  if (m.ground.type == Ground::Type::kImpulse && m.has_body_geometry())
+    throw Error("model '" + m.name +
+                "': end-caps, body points and rods of a general inertia need the compliant ground (ground type: compliant); "
+                "the impulse ground handles the documents' rod ends only");
   std::vector<int> owner(static_cast<std::size_t>(2 * nr), -1);
   for (int i = 0; i < nn; ++i) {
     const Node& n = m.nodes[static_cast<std::size_t>(i)];
@@ -274,10 +300,32 @@ void validate(const Model& m) {
   for (int i = 0; i < static_cast<int>(m.f_W_ext_node.size()); ++i)
     if (!m.f_W_ext_node[static_cast<std::size_t>(i)].allFinite())
       throw Error(name_of(m.node_ids, i, "node") + ": external force is not finite");
+  std::vector<int> winched(static_cast<std::size_t>(nc), 0);
+  for (int w = 0; w < m.nwinch(); ++w) {
+    const Winch& wi = m.winches[static_cast<std::size_t>(w)];
+    if (wi.cable < 0 || wi.cable >= nc) throw Error("winch #" + std::to_string(w) + " names cable #" + std::to_string(wi.cable) + " of " + std::to_string(nc));
+    const auto nm = "winch on " + name_of(m.cable_ids, wi.cable, "cable");
+    if (winched[static_cast<std::size_t>(wi.cable)]++) throw Error(name_of(m.cable_ids, wi.cable, "cable") + ": has two winches");
+    const std::pair<const char*, double> positive_fields[] = {{"spool radius", wi.spool_radius_m},       {"gear ratio", wi.gear_ratio},
+                                                              {"stall torque", wi.stall_torque_Nm},      {"no-load speed", wi.no_load_speed_radps},
+                                                              {"rotor inertia", wi.rotor_inertia_kgm2}, {"friction speed", wi.friction_speed_radps}};
+    for (const auto& [what, v] : positive_fields)
+      if (!finite(v) || !(v > 0.0)) throw Error(nm + ": " + what + " must be > 0 (got " + num(v) + ")");
+    const std::pair<const char*, double> non_negative_fields[] = {{"Coulomb friction", wi.coulomb_friction_Nm},
+                                                                  {"viscous friction", wi.viscous_friction_Nmsprad},
+                                                                  {"kp", wi.kp_per_m}, {"ki", wi.ki_per_ms}, {"kd", wi.kd_s_per_m}};
+    for (const auto& [what, v] : non_negative_fields)
+      if (!finite(v) || v < 0.0) throw Error(nm + ": " + what + " must be >= 0 (got " + num(v) + ")");
+    if (!finite(wi.command_limit) || !(wi.command_limit > 0.0 && wi.command_limit <= 1.0))
+      throw Error(nm + ": command limit must be in (0, 1] (got " + num(wi.command_limit) + ")");
+    if (wi.coulomb_friction_Nm >= wi.stall_torque_Nm * wi.command_limit)
+      throw Error(nm + ": Coulomb friction " + num(wi.coulomb_friction_Nm) + " N m is not below the motor's torque at the command limit (" +
+                  num(wi.stall_torque_Nm * wi.command_limit) + " N m): it can never turn");
+  }
   const auto& s = m.initial_state;
-  if (s.x.size() != State::kStride * nr)
+  if (s.x.size() != m.nx())
     throw Error("model '" + m.name + "': initial state has " + std::to_string(s.x.size()) + " numbers, expected " +
-                std::to_string(State::kStride * nr));
+                std::to_string(m.nx()) + " (13 per rod + 3 per winch)");
   if (!s.x.allFinite()) throw Error("model '" + m.name + "': initial state is not finite");
   for (int j = 0; j < nr; ++j)
     if (std::abs(s.q_WB(j).norm() - 1.0) > 1e-9)
@@ -285,10 +333,11 @@ void validate(const Model& m) {
 }
 
 State state_from_node_positions(const Model& model, const Eigen::MatrixX3d& p_W_nodes, double length_tol) {
+  // (body points follow their rod: their rows are ignored like the anchors')
   if (p_W_nodes.rows() != model.nnode()) throw Error("node position matrix must have one row per node");
   if (!p_W_nodes.allFinite()) throw Error("node positions are not finite");
   State s;
-  s.x = Eigen::VectorXd::Zero(State::kStride * model.nrod());
+  s.x = Eigen::VectorXd::Zero(model.nx());  // winches at rest, nothing reeled out
   for (int j = 0; j < model.nrod(); ++j) {
     const Rod& r = model.rods[static_cast<std::size_t>(j)];
     const Eigen::Vector3d p0 = p_W_nodes.row(r.node[0]).transpose();
@@ -300,6 +349,14 @@ State state_from_node_positions(const Model& model, const Eigen::MatrixX3d& p_W_
                   num(r.length_m) + " m");
     if (len <= 0.0) throw Error(nm + ": both ends at the same point");
     const Eigen::Vector3d e = (p1 - p0) / len;
+    if (r.general_inertia) {
+      // the minimal rotation of the ends' direction in the body frame onto e; C from end 0
+      const Eigen::Vector3d p_B0 = model.p_BN(r.node[0]), p_B1 = model.p_BN(r.node[1]);
+      const Eigen::Quaterniond q = quat_from_two_vectors((p_B1 - p_B0).normalized(), e);
+      s.p_WC(j) = p0 - q * p_B0;
+      s.set_q_WB(j, q);
+      continue;
+    }
     s.p_WC(j) = p0 + (1.0 - r.com_ratio) * len * e;
     s.set_q_WB(j, quat_from_two_vectors(Eigen::Vector3d::UnitZ(), e));
   }

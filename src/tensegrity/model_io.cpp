@@ -1,5 +1,6 @@
 #include <charconv>
 #include <tendyn/core/error.hpp>
+#include <tendyn/core/rotation.hpp>
 #include <tendyn/io/csv.hpp>
 #include <tendyn/tensegrity/builders.hpp>
 #include <tendyn/tensegrity/model_io.hpp>
@@ -72,6 +73,36 @@ void read_simulation(const YamlNode& s, SimulationOptions& o) {
 /// Entries per list (nodes, rods, cables, drives); docs/MODEL_FORMAT.md "Limits".
 constexpr std::size_t kMaxElements = 100000;
 
+// Body frames of rods with body points or a full inertia tensor, from the initial pose: B has the
+// rod's axis as z (the minimal rotation of world z onto it, as state_from_node_positions) and its
+// origin at the centre of mass. Sets Rod::inertia_B_kgm2, Node::p_B_m of the rod's nodes (ends of
+// general rods, body points). `general`: (rod, com_W, I_W about com_W in world axes, place).
+template <class General>
+void place_body_geometry(Model& m, const Eigen::MatrixX3d& P, const std::vector<General>& general, const YamlNode& nodes) {
+  for (const auto& g : general) {
+    Rod& r = m.rods[static_cast<std::size_t>(g.rod)];
+    if (!g.com_W.allFinite() || !g.I_W.allFinite()) g.where.fail("com and tensor must be finite");
+    const Eigen::Vector3d p0 = P.row(r.node[0]).transpose(), p1 = P.row(r.node[1]).transpose();
+    const Eigen::Matrix3d R = quat_from_two_vectors(Eigen::Vector3d::UnitZ(), (p1 - p0).normalized()).toRotationMatrix();
+    r.inertia_B_kgm2 = R.transpose() * g.I_W * R;
+    r.inertia_B_kgm2 = 0.5 * (r.inertia_B_kgm2 + r.inertia_B_kgm2.transpose()).eval();
+    for (int e = 0; e < 2; ++e) m.nodes[static_cast<std::size_t>(r.node[e])].p_B_m = R.transpose() * (P.row(r.node[e]).transpose() - g.com_W);
+  }
+  for (int i = 0; i < m.nnode(); ++i) {
+    Node& n = m.nodes[static_cast<std::size_t>(i)];
+    if (!n.is_body_point()) continue;
+    const Rod& r = m.rods[static_cast<std::size_t>(n.rod)];
+    const Eigen::Vector3d p0 = P.row(r.node[0]).transpose(), p1 = P.row(r.node[1]).transpose();
+    const Eigen::Matrix3d R = quat_from_two_vectors(Eigen::Vector3d::UnitZ(), (p1 - p0).normalized()).toRotationMatrix();
+    const Eigen::Vector3d p_B0 = m.p_BN(r.node[0]);  // end 0 from C, body frame
+    const auto entry = nodes[static_cast<std::size_t>(i)];
+    if (auto off = entry.get("offset"))
+      n.p_B_m = p_B0 + Eigen::Vector3d(off->as_vector(3));
+    else
+      n.p_B_m = p_B0 + R.transpose() * (P.row(i).transpose() - p0);
+  }
+}
+
 Model read_elements(const YamlNode& root) {
   Model m;
   m.name = root.get_string("name", "tensegrity");
@@ -87,15 +118,27 @@ Model read_elements(const YamlNode& root) {
   std::vector<bool> fixed;
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     const auto n = nodes[i];
-    n.require_keys({"id", "position", "fixed", "force"});
+    n.require_keys({"id", "position", "fixed", "force", "radius", "on", "offset", "contact"});
     const auto id = read_id(n, seen, "node");
     node_index[id] = static_cast<int>(i);
     m.node_ids.push_back(id);
-    pos.emplace_back(n.at("position").as_vector(3));
+    if (n.has("on")) {
+      if (n.has("position") == n.has("offset")) n.fail("a body point ('on') takes exactly one of 'position' (world, initial pose) and 'offset' (rod frame)");
+      if (n.has("fixed")) n.at("fixed").fail("a body point ('on') cannot be fixed");
+    } else {
+      for (const char* key : {"offset", "contact"})
+        if (n.has(key)) n.at(key).fail(std::string("'") + key + "' needs 'on: ROD' (a point fixed on a rod's body)");
+    }
+    pos.emplace_back(n.has("position") ? Eigen::Vector3d(n.at("position").as_vector(3)) : Eigen::Vector3d::Zero());
     fixed.push_back(n.get_bool("fixed", false));
     m.f_W_ext_node.emplace_back(n.has("force") ? Eigen::Vector3d(n.at("force").as_vector(3)) : Eigen::Vector3d::Zero());
     Node node;
     node.p_W_anchor = pos.back();
+    if (auto v = n.get("radius")) {
+      if (fixed.back()) v->fail("a fixed node has no end-cap");
+      node.radius_m = non_negative(*v);
+    }
+    node.contact = n.get_bool("contact", false);
     m.nodes.push_back(node);
   }
   auto lookup = [&](const YamlNode& ref) {
@@ -111,10 +154,17 @@ Model read_elements(const YamlNode& root) {
   if (rods.size() == 0) rods.fail("at least one rod is needed");
   seen.clear();
   std::vector<std::pair<Eigen::Vector3d, Eigen::Vector3d>> rod_vel;
+  struct GeneralInertia {
+    int rod;
+    Eigen::Vector3d com_W;
+    Eigen::Matrix3d I_W;  // about com_W, world axes, initial pose
+    YamlNode where;
+  };
+  std::vector<GeneralInertia> general;
   for (std::size_t j = 0; j < rods.size(); ++j) {
     const auto r = rods[j];
     r.require_keys({"id", "mass", "length", "com_ratio", "radius_outer", "radius_inner", "inertia_transverse",
-                    "inertia_axial", "nodes", "velocity", "angular_velocity"});
+                    "inertia_axial", "nodes", "velocity", "angular_velocity", "inertia"});
     m.rod_ids.push_back(read_id(r, seen, "rod"));
     const double mass = positive(r.at("mass"));
     const double len = positive(r.at("length"));
@@ -134,6 +184,13 @@ Model read_elements(const YamlNode& root) {
       rod.com_ratio = v->as_double();
       if (rod.com_ratio < 0.0 || rod.com_ratio > 1.0) v->fail("must be in [0, 1]");
     }
+    if (auto in = r.get("inertia")) {
+      for (const char* key : {"com_ratio", "radius_outer", "radius_inner", "inertia_transverse", "inertia_axial"})
+        if (r.has(key)) r.at(key).fail(std::string("'") + key + "' cannot be combined with 'inertia' (the full tensor)");
+      in->require_keys({"com", "tensor"});
+      rod.general_inertia = true;
+      general.push_back({static_cast<int>(j), in->at("com").as_vector(3), in->at("tensor").as_matrix(3, 3), *in});
+    }
     const auto nn = r.at("nodes");
     nn.require_sequence();
     if (nn.size() != 2) nn.fail("a rod has exactly two nodes (end 0, end 1)");
@@ -144,6 +201,8 @@ Model read_elements(const YamlNode& root) {
       Node& node = m.nodes[static_cast<std::size_t>(idx)];
       if (node.rod >= 0)
         ref.fail("node '" + ref.as_string() + "' is already an end of rod '" + m.rod_ids[static_cast<std::size_t>(node.rod)] + "'");
+      if (nodes[static_cast<std::size_t>(idx)].has("on"))
+        ref.fail("node '" + ref.as_string() + "' is a body point ('on') and cannot be a rod end");
       node.rod = static_cast<int>(j);
       node.end = e;
       rod.node[e] = idx;
@@ -157,7 +216,17 @@ Model read_elements(const YamlNode& root) {
                                                    : Eigen::Vector3d::Zero());
     m.rods.push_back(rod);
   }
+  std::map<std::string, int> rod_index;
+  for (std::size_t j = 0; j < m.rod_ids.size(); ++j) rod_index[m.rod_ids[j]] = static_cast<int>(j);
   for (std::size_t i = 0; i < m.nodes.size(); ++i) {
+    if (auto on = nodes[i].get("on")) {
+      const auto it = rod_index.find(on->as_string());
+      if (it == rod_index.end()) on->fail("names rod '" + on->as_string() + "', which is not defined in 'rods'");
+      m.nodes[i].rod = it->second;
+      m.nodes[i].end = Node::kBodyPoint;
+      continue;
+    }
+    if (m.nodes[i].contact) nodes[i].at("contact").fail("rod ends always touch the ground; 'contact' is for body points");
     if (m.nodes[i].rod < 0 && !fixed[i])
       nodes[i].fail("node '" + m.node_ids[i] + "' is neither a rod end nor fixed (set fixed: true for a world anchor)");
   }
@@ -193,6 +262,7 @@ Model read_elements(const YamlNode& root) {
   }
   Eigen::MatrixX3d P(static_cast<Eigen::Index>(pos.size()), 3);
   for (std::size_t i = 0; i < pos.size(); ++i) P.row(static_cast<Eigen::Index>(i)) = pos[i].transpose();
+  place_body_geometry(m, P, general, nodes);
   m.initial_state = state_from_node_positions(m, P);
   for (int j = 0; j < m.nrod(); ++j) {
     m.initial_state.v_WC(j) = rod_vel[static_cast<std::size_t>(j)].first;
@@ -436,10 +506,49 @@ Ground read_ground(const YamlNode& g) {
   return out;
 }
 
+// winches: [{cable, spool_radius, gear_ratio, stall_torque, no_load_speed, rotor_inertia, ...}]
+void read_winches(const YamlNode& list, Model& m) {
+  list.require_sequence(kMaxElements);
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const auto w = list[i];
+    w.require_keys({"cable", "spool_radius", "gear_ratio", "stall_torque", "no_load_speed", "rotor_inertia", "coulomb_friction",
+                    "viscous_friction", "friction_speed", "backdrivable", "control", "kp", "ki", "kd", "command_limit"});
+    Winch wi;
+    const auto c = w.at("cable");
+    const auto it = std::find(m.cable_ids.begin(), m.cable_ids.end(), c.as_string());
+    if (it == m.cable_ids.end()) c.fail("names cable '" + c.as_string() + "', which is not defined in 'cables'");
+    wi.cable = static_cast<int>(it - m.cable_ids.begin());
+    for (std::size_t j = 0; j < i; ++j)
+      if (m.winches[j].cable == wi.cable) c.fail("cable '" + c.as_string() + "' already has a winch");
+    if (auto v = w.get("spool_radius")) wi.spool_radius_m = positive(*v);
+    if (auto v = w.get("gear_ratio")) wi.gear_ratio = positive(*v);
+    if (auto v = w.get("stall_torque")) wi.stall_torque_Nm = positive(*v);
+    if (auto v = w.get("no_load_speed")) wi.no_load_speed_radps = positive(*v);
+    if (auto v = w.get("rotor_inertia")) wi.rotor_inertia_kgm2 = positive(*v);
+    if (auto v = w.get("coulomb_friction")) wi.coulomb_friction_Nm = non_negative(*v);
+    if (auto v = w.get("viscous_friction")) wi.viscous_friction_Nmsprad = non_negative(*v);
+    if (auto v = w.get("friction_speed")) wi.friction_speed_radps = positive(*v);
+    wi.backdrivable = w.get_bool("backdrivable", true);
+    if (auto v = w.get("control")) wi.control = read_enum(*v, &winch_control_from_string);
+    if (auto v = w.get("kp")) wi.kp_per_m = non_negative(*v);
+    if (auto v = w.get("ki")) wi.ki_per_ms = non_negative(*v);
+    if (auto v = w.get("kd")) wi.kd_s_per_m = non_negative(*v);
+    if (auto v = w.get("command_limit")) {
+      wi.command_limit = positive(*v);
+      if (wi.command_limit > 1.0) v->fail("must be in (0, 1] (a fraction of the full voltage)");
+    }
+    if (wi.coulomb_friction_Nm >= wi.stall_torque_Nm * wi.command_limit)
+      w.fail("Coulomb friction is not below the motor's torque at the command limit: the motor can never turn");
+    m.winches.push_back(wi);
+  }
+  m.initial_state.x.conservativeResize(m.nx());
+  m.initial_state.x.tail(3 * m.nwinch()).setZero();  // at rest, nothing reeled out
+}
+
 ModelFile read_root(const YamlNode& root) {
   root.require_map();
   root.require_keys({"tendyn", "name", "gravity", "damping_law", "cable_force_sign", "rods", "nodes", "cables", "builder", "matrices",
-                     "simulation", "description", "drives", "ground"});
+                     "simulation", "description", "drives", "ground", "winches"});
   if (auto k = root.get("tendyn"))
     if (k->as_string() != "tensegrity") k->fail("this reader takes 'tensegrity' models, not '" + k->as_string() + "'");
   ModelFile f;
@@ -464,6 +573,7 @@ ModelFile read_root(const YamlNode& root) {
     const auto slash = root.file().find_last_of('/');
     read_drives(*d, f.model, slash == std::string::npos ? std::string() : root.file().substr(0, slash));
   }
+  if (auto w = root.get("winches")) read_winches(*w, f.model);
   try {
     validate(f.model);
   } catch (const Error& e) {
@@ -514,7 +624,11 @@ std::string to_yaml(const Model& m, const SimulationOptions* sim) {
     out << YAML::BeginMap << YAML::Key << "id" << YAML::Value << m.node_ids[static_cast<std::size_t>(i)];
     const Eigen::Vector3d p = d.p_W_node.col(i);
     out << YAML::Key << "position" << YAML::Value << YAML::Flow << nums({p.x(), p.y(), p.z()});
-    if (m.nodes[static_cast<std::size_t>(i)].is_anchor()) out << YAML::Key << "fixed" << YAML::Value << true;
+    const Node& node = m.nodes[static_cast<std::size_t>(i)];
+    if (node.is_anchor()) out << YAML::Key << "fixed" << YAML::Value << true;
+    if (node.is_body_point()) out << YAML::Key << "on" << YAML::Value << m.rod_ids[static_cast<std::size_t>(node.rod)];
+    if (node.radius_m > 0.0) out << YAML::Key << "radius" << YAML::Value << Num{node.radius_m};
+    if (node.contact) out << YAML::Key << "contact" << YAML::Value << true;
     if (!m.f_W_ext_node.empty() && !m.f_W_ext_node[static_cast<std::size_t>(i)].isZero()) {
       const auto& f = m.f_W_ext_node[static_cast<std::size_t>(i)];
       out << YAML::Key << "force" << YAML::Value << YAML::Flow << nums({f.x(), f.y(), f.z()});
@@ -527,9 +641,20 @@ std::string to_yaml(const Model& m, const SimulationOptions* sim) {
     const Rod& r = m.rods[static_cast<std::size_t>(j)];
     out << YAML::BeginMap << YAML::Key << "id" << YAML::Value << m.rod_ids[static_cast<std::size_t>(j)];
     out << YAML::Key << "mass" << YAML::Value << Num{r.mass_kg} << YAML::Key << "length" << YAML::Value << Num{r.length_m};
-    out << YAML::Key << "com_ratio" << YAML::Value << Num{r.com_ratio};
-    out << YAML::Key << "inertia_transverse" << YAML::Value << Num{r.inertia_transverse_kgm2};
-    out << YAML::Key << "inertia_axial" << YAML::Value << Num{r.inertia_axial_kgm2};
+    if (r.general_inertia) {  // world axes at the initial pose, about the centre of mass
+      const Eigen::Matrix3d R = m.initial_state.q_WB(j).normalized().toRotationMatrix();
+      const Eigen::Matrix3d I = R * r.inertia_B_kgm2 * R.transpose();
+      const Eigen::Vector3d c = m.initial_state.p_WC(j);
+      out << YAML::Key << "inertia" << YAML::Value << YAML::BeginMap;
+      out << YAML::Key << "com" << YAML::Value << YAML::Flow << nums({c.x(), c.y(), c.z()});
+      out << YAML::Key << "tensor" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+      for (int a = 0; a < 3; ++a) out << YAML::Flow << nums({I(a, 0), I(a, 1), I(a, 2)});
+      out << YAML::EndSeq << YAML::EndMap;
+    } else {
+      out << YAML::Key << "com_ratio" << YAML::Value << Num{r.com_ratio};
+      out << YAML::Key << "inertia_transverse" << YAML::Value << Num{r.inertia_transverse_kgm2};
+      out << YAML::Key << "inertia_axial" << YAML::Value << Num{r.inertia_axial_kgm2};
+    }
     out << YAML::Key << "nodes" << YAML::Value << YAML::Flow
         << std::vector<std::string>{m.node_ids[static_cast<std::size_t>(r.node[0])], m.node_ids[static_cast<std::size_t>(r.node[1])]};
     const Eigen::Vector3d v = m.initial_state.v_WC(j), w = m.initial_state.w_W(j);
@@ -567,6 +692,24 @@ std::string to_yaml(const Model& m, const SimulationOptions* sim) {
         for (std::size_t i = 0; i < t.t_s.size(); ++i) out << YAML::Flow << nums({t.t_s[i], t.u_m[i]});
         out << YAML::EndSeq;
       }
+      out << YAML::EndMap;
+    }
+    out << YAML::EndSeq;
+  }
+  if (!m.winches.empty()) {
+    out << YAML::Key << "winches" << YAML::Value << YAML::BeginSeq;
+    for (const auto& w : m.winches) {
+      out << YAML::BeginMap << YAML::Key << "cable" << YAML::Value << m.cable_ids[static_cast<std::size_t>(w.cable)];
+      out << YAML::Key << "spool_radius" << YAML::Value << Num{w.spool_radius_m} << YAML::Key << "gear_ratio" << YAML::Value << Num{w.gear_ratio};
+      out << YAML::Key << "stall_torque" << YAML::Value << Num{w.stall_torque_Nm} << YAML::Key << "no_load_speed" << YAML::Value
+          << Num{w.no_load_speed_radps};
+      out << YAML::Key << "rotor_inertia" << YAML::Value << Num{w.rotor_inertia_kgm2};
+      out << YAML::Key << "coulomb_friction" << YAML::Value << Num{w.coulomb_friction_Nm} << YAML::Key << "viscous_friction" << YAML::Value
+          << Num{w.viscous_friction_Nmsprad} << YAML::Key << "friction_speed" << YAML::Value << Num{w.friction_speed_radps};
+      if (!w.backdrivable) out << YAML::Key << "backdrivable" << YAML::Value << false;
+      out << YAML::Key << "control" << YAML::Value << to_string(w.control);
+      out << YAML::Key << "kp" << YAML::Value << Num{w.kp_per_m} << YAML::Key << "ki" << YAML::Value << Num{w.ki_per_ms} << YAML::Key << "kd"
+          << YAML::Value << Num{w.kd_s_per_m} << YAML::Key << "command_limit" << YAML::Value << Num{w.command_limit};
       out << YAML::EndMap;
     }
     out << YAML::EndSeq;

@@ -20,7 +20,11 @@ CsvWriter::CsvWriter(const Model& m, const std::filesystem::path& path) : file_(
   const char* force = cable_force_column(m);
   for (const auto& id : m.cable_ids)
     for (const char* c : {".length_m", ".strain", force, ".slack"}) h += "," + id + c;
-  h += ",kinetic_J,elastic_J,gravitational_J,external_J,total_J,com_x_m,com_y_m,com_z_m\n";
+  h += ",kinetic_J,elastic_J,gravitational_J,external_J,total_J,com_x_m,com_y_m,com_z_m";
+  for (const auto& w : m.winches)  // per winch, named after its cable
+    for (const char* c : {".target_m", ".rest_length_m", ".motor_speed_radps", ".motor_torque_Nm", ".command"})
+      h += "," + m.cable_ids[static_cast<std::size_t>(w.cable)] + c;
+  h += "\n";
   file_.stream() << h;
   line_.reserve(h.size() * 2);
 }
@@ -53,6 +57,13 @@ void CsvWriter::on_output(const Model& m, const State& s, const Data& d, const E
   num(c.x());
   num(c.y());
   num(c.z());
+  for (int w = 0; w < m.nwinch(); ++w) {
+    num(d.winch_target_m[w]);
+    num(d.cable_rest_length_m[m.winches[static_cast<std::size_t>(w)].cable]);
+    num(s.x[m.winch_offset(w) + 1]);
+    num(d.winch_torque_Nm[w]);
+    num(d.winch_command[w]);
+  }
   line_ += '\n';
   file_.stream() << line_;
   ++rows_;

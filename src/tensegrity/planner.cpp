@@ -133,9 +133,9 @@ Eigen::Vector2d centroid(const Model& m, const State& s) {
 
 Eigen::Vector2d plan_centroid_m(const Model& model, const State& state) {
   if (model.nrod() == 0) throw Error("plan centroid: the model has no rods");
-  if (state.x.size() != static_cast<Eigen::Index>(State::kStride) * model.nrod())
+  if (state.x.size() != static_cast<Eigen::Index>(model.nx()))
     throw Error("plan centroid: the state has " + std::to_string(state.x.size()) + " numbers, the model's " +
-                std::to_string(model.nrod()) + " rods need " + std::to_string(State::kStride * model.nrod()));
+                std::to_string(model.nrod()) + " rods and " + std::to_string(model.nwinch()) + " winches need " + std::to_string(model.nx()));
   return centroid(model, state);
 }
 
@@ -218,7 +218,7 @@ Rollout rollout(const Model& m, const PlannerOptions& o, const State& start, con
     const double f = step ? (t > t0 ? 1.0 : 0.0) : std::clamp((t - t0) / ramp, 0.0, 1.0);
     for (int c = 0; c < nd; ++c) {
       const int k = o.drive_cables[static_cast<std::size_t>(c)];
-      d.cable_rest_length_m[k] = m.cables[static_cast<std::size_t>(k)].rest_length_m + u_start[c] + f * o.u0_m * delta[c];
+      command_rest_length(d, k, m.cables[static_cast<std::size_t>(k)].rest_length_m + u_start[c] + f * o.u0_m * delta[c]);
     }
   };
   SimulationOptions so = o.rollout;

@@ -321,7 +321,7 @@ SimulationSummary simulate(const Model& model, const SimulationOptions& opt, Obs
   Data data = make_data(model);
   if (!sampled) data.controller = controller;
   State state = initial ? *initial : model.initial_state;
-  if (state.x.size() != State::kStride * model.nrod()) throw Error("initial state has the wrong size for the model");
+  if (state.x.size() != model.nx()) throw Error("initial state has the wrong size for the model (13 per rod + 3 per winch)");
   normalize_quaternions(model, state);
   const double t_end = state.time_s + opt.duration_s;
 

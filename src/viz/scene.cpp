@@ -197,6 +197,12 @@ std::string scene_header_json(const Scene& s) {
   h["kind"] = s.kind;
   h["ground_z_m"] = s.ground_z_m ? scene_number(*s.ground_z_m) : json(nullptr);
   h["points"] = s.points;
+  if (!s.point_radius_m.empty()) {
+    if (s.point_radius_m.size() != s.points.size()) throw Error("scene: point_radius_m must have one entry per point");
+    json radii = json::array();
+    for (const double r : s.point_radius_m) radii.push_back(scene_number(r));
+    h["point_radius_m"] = std::move(radii);
+  }
   h["rods"] = std::move(rods);
   h["cables"] = std::move(cables);
   h["faces"] = std::move(faces);

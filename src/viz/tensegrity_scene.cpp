@@ -11,6 +11,12 @@ Scene make_scene(const tensegrity::Model& m) {
   s.kind = "tensegrity";
   if (m.ground.type != tensegrity::Ground::Type::kNone) s.ground_z_m = m.ground.height_m;
   s.points = m.node_ids;
+  for (int i = 0; i < m.nnode(); ++i)
+    if (m.nodes[static_cast<std::size_t>(i)].radius_m > 0.0) {
+      s.point_radius_m.assign(static_cast<std::size_t>(m.nnode()), 0.0);
+      for (int k = 0; k < m.nnode(); ++k) s.point_radius_m[static_cast<std::size_t>(k)] = m.nodes[static_cast<std::size_t>(k)].radius_m;
+      break;
+    }
   s.cable_force_signed = m.cable_force_sign == tensegrity::CableForceSign::kPaperLaw;
   for (int j = 0; j < m.nrod(); ++j) {
     const auto& r = m.rods[static_cast<std::size_t>(j)];

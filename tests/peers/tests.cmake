@@ -2,7 +2,7 @@
 # tendyn_peers_tests binary) because the MuJoCo cross-check needs its own link line.
 if(TARGET mujoco::mujoco)
   add_executable(tendyn_mujoco_crosscheck_tests peers/mujoco_crosscheck_test.cpp peers/mujoco_export_test.cpp
-                 peers/mujoco_identify_test.cpp)
+                 peers/mujoco_identify_test.cpp peers/mujoco_body_geometry_test.cpp)
   target_link_libraries(tendyn_mujoco_crosscheck_tests PRIVATE tendyn::tendyn GTest::gtest_main mujoco::mujoco
                         tendyn_warnings)
   target_include_directories(tendyn_mujoco_crosscheck_tests PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})

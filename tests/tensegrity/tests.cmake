@@ -2,6 +2,8 @@
 list(APPEND TENDYN_TESTS_tensegrity
   tensegrity/dynamics_test.cpp
   tensegrity/dynamics_kernel_test.cpp
+  tensegrity/body_geometry_test.cpp
+  tensegrity/winch_test.cpp
   tensegrity/integrate_test.cpp
   tensegrity/builders_test.cpp
   tensegrity/model_io_test.cpp

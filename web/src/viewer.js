@@ -1492,10 +1492,12 @@ export class Viewer {
     }
     // points
     const pm = this.pointMesh;
+    const capR = this.meta.point_radius_m; // end-cap spheres at their true radius
     s.setScalar(this.pointR);
     q.identity();
     for (let i = 0; i < pm.count; i++) {
       a.fromArray(p, 3 * i);
+      if (capR) s.setScalar(Math.max(this.pointR, capR[i] || 0));
       m.compose(a, q, s);
       pm.setMatrixAt(i, m);
     }

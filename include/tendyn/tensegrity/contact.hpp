@@ -42,8 +42,11 @@ int apply_ground_impulses(const Model& model, Data& data, State& state, double h
 int apply_ground_pre_impulses(const Model& model, Data& data, State& state, double h);
 
 /// Adds compliant ground forces to data.f_W_node (called by compute_element_forces when the
-/// model's ground is compliant). Returns the ground's elastic energy 1/2 k d^2 summed [J].
-double add_compliant_ground_forces(const Model& model, Data& data);
+/// model's ground is compliant). Rod ends and body points marked `contact` touch the ground; a node
+/// with an end-cap radius r touches it with the bottom of its sphere (depth and slip of that point,
+/// which needs `state` for the rod's angular velocity), and the extra lever of that force goes to
+/// data.tau_W_contact_rod. Returns the ground's elastic energy 1/2 k d^2 summed [J].
+double add_compliant_ground_forces(const Model& model, Data& data, const State* state = nullptr);
 
 /// Elastic energy stored in the compliant ground at the state in data [J] (0 for other grounds).
 double ground_energy(const Model& model, const Data& data);

@@ -42,6 +42,14 @@ struct Data {
 
   std::vector<Eigen::Vector3d> f_W_ext_node;  // (nnode) external forces [N], from the model
 
+  // Winches (Model::winches; empty without). The target is what a drive or a controller commands:
+  // the rest length the position loop steers to [m] (Winch::Control::kPosition), or the command
+  // fraction u itself (kVoltage). The rest length of a winch's cable follows the motor angle.
+  Eigen::VectorXd winch_target_m;   // (nwinch) [m] (kPosition) or [-] (kVoltage); starts at the rest length / 0
+  Eigen::VectorXd winch_command;    // (nwinch) u in [-limit, limit] of the last evaluation
+  Eigen::VectorXd winch_torque_Nm;  // (nwinch) motor torque tau_m of the last evaluation (motor side)
+  std::vector<int> winch_of_cable;  // (ncable) winch index, -1 without (topology, from make_data)
+
   // Kernel scratch (compute_element_forces), structure of arrays so that the square roots and
   // divisions of all cables run as SIMD packets: column c of this (ncable x 11) array holds, for
   // every cable k (a -> b), c = 0..2 p_b - p_a [m], 3..5 v_b - v_a [m/s], 6 length l [m],
@@ -56,7 +64,7 @@ struct Data {
   /// (SimulationError naming the cable).
   std::function<void(double t_s, const State& state, Data& data)> controller;
 
-  Eigen::VectorXd xdot;  // (13 nrod) state derivative of the last compute_derivative()
+  Eigen::VectorXd xdot;  // (Model::nx()) state derivative of the last compute_derivative()
 
   // Integrator scratch (sized once).
   Eigen::VectorXd stage[7];
@@ -64,6 +72,16 @@ struct Data {
   Eigen::VectorXd x_err;  // (13 nrod) embedded error estimate
   State saved;            // step start, for redoing a step split at a slack event
   Eigen::VectorXd stretch_start_m;  // (ncable) l - l0 at the step start
+
+  // Models with body points, end-caps or rods of general inertia (Model::has_body_geometry()) run
+  // a general kinematics/acceleration path; the documents' models keep the kernel (all empty then).
+  bool body_geometry = false;
+  Eigen::Matrix3Xd r_W_node;           // (3 x nnode) node offset from its rod's centre of mass [m]
+  Eigen::Matrix<double, 9, Eigen::Dynamic> R_WB_rod;  // (9 x nrod) rotation R_WB, row-major
+  Eigen::Matrix3Xd tau_W_contact_rod;  // (3 x nrod) torque about C of end-cap contact forces
+                                       // beyond their node's lever [N m]
+  std::vector<int> rod_node_start, rod_nodes;  // nodes of rod j: rod_nodes[rod_node_start[j] ..
+                                               // rod_node_start[j + 1]) (topology, from make_data)
 };
 
 /// Allocates and initialises a Data for `model` (rest lengths and external forces from the model).
@@ -75,8 +93,21 @@ Data make_data(const Model& model);
 void forward_kinematics(const Model& model, const State& state, Data& data);
 
 /// Current rest lengths: model rest length + drive offset u_k(t) (document 001 eq. 3-1), then the
-/// controller callback if set. Called by compute_element_forces. O(ndrive) (+ callback).
+/// controller callback if set; a cable with a winch: its drive sets the winch's target instead,
+/// and its rest length is the model's plus the reeled-out length of the winch's state. Called by
+/// compute_element_forces. O(ndrive + nwinch) (+ callback).
 void update_rest_lengths(const Model& model, const State& state, Data& data);
+
+/// Commands cable k's rest length [m]: the target of its winch when it has one (the motor then
+/// moves the rest length toward it), else the rest length itself. For controllers and planners
+/// that work on ideal and motorised models alike. O(1).
+inline void command_rest_length(Data& data, int k, double rest_length_m) {
+  const int w = data.winch_of_cable.empty() ? -1 : data.winch_of_cable[static_cast<std::size_t>(k)];
+  if (w >= 0)
+    data.winch_target_m[w] = rest_length_m;
+  else
+    data.cable_rest_length_m[k] = rest_length_m;
+}
 
 /// Throws SimulationError naming the first cable whose rest length in data lies outside its
 /// limits [rest_length_min_m, rest_length_max_m] (t_s: the time reported). O(ncable).
@@ -88,8 +119,8 @@ void check_rest_length_limits(const Model& model, const Data& data, double t_s);
 /// Throws SimulationError if an element has zero length (direction undefined).
 void compute_element_forces(const Model& model, const State& state, Data& data);
 
-/// Rod forces and torques (gravity included) and the state derivative into data.xdot.
-/// Requires compute_element_forces. O(nrod).
+/// Rod forces and torques (gravity included), the winches' motor equations (Winch), and the state
+/// derivative into data.xdot. Requires compute_element_forces. O(nrod + nwinch).
 void compute_accelerations(const Model& model, const State& state, Data& data);
 
 /// All three stages: data.xdot = f(state). O(nrod + nnode + ncable), no allocation.

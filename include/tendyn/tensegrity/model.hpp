@@ -140,11 +140,56 @@ double drive_max_rate(const CableDrive& drive);
 /// Smallest and largest u [m] of a drive over all time.
 std::pair<double, double> drive_range(const CableDrive& drive);
 
+/// A motorised winch on a cable: a DC motor turns a spool through a gear, the cable's rest length
+/// follows the reeled-out length, and a position loop (PID on the reeled-out length, read by the
+/// motor's encoder) drives the motor toward a target length. The commanded length is not the
+/// length the cable gets: the motor has a speed and torque limit, inertia and friction.
+///
+/// Motor (motor side, angle theta [rad], speed omega [rad/s]): the DC torque-speed line at command
+/// u in [-command_limit, command_limit] (fraction of the full voltage),
+///   tau_m = stall_torque (u - omega / no_load_speed),
+/// rotor_inertia omega' = tau_m - tau_f(omega) + tau_load (tau_load only when backdrivable),
+///   tau_f = coulomb_friction omega / sqrt(omega^2 + friction_speed^2) + viscous_friction omega,
+///   tau_load = (spool_radius / gear_ratio) T (the cable tension T pulls the cable out).
+/// Reeled-out length: l_out = (spool_radius / gear_ratio) theta; rest length = rest_length + l_out.
+/// Position loop (control kPosition), error e = target - (rest_length + l_out):
+///   u = clamp(kp e + ki int(e) + kd d(target - rest)/dt with the target's rate taken as 0, +-limit)
+/// (the derivative acts on the measurement, so a step of the target gives no kick); the integral
+/// stops while the output is saturated in the error's direction (anti-windup). Control kVoltage:
+/// u = the target value itself (Data::winch_target_m read as a command fraction).
+/// State: three numbers per winch after the rods' (theta [rad], omega [rad/s], int(e) [m s]).
+struct Winch {
+  enum class Control { kPosition, kVoltage };
+  int cable = -1;
+  double spool_radius_m = 0.01;
+  double gear_ratio = 1.0;                ///< motor turns per spool turn
+  double stall_torque_Nm = 0.1;           ///< motor side, full command, zero speed
+  double no_load_speed_radps = 600.0;     ///< motor side, full command, zero torque
+  double rotor_inertia_kgm2 = 1e-6;       ///< motor side (rotor, gear and spool reflected)
+  double coulomb_friction_Nm = 0.0;       ///< motor side
+  double viscous_friction_Nmsprad = 0.0;  ///< motor side
+  double friction_speed_radps = 0.1;      ///< regularisation of the Coulomb friction
+  bool backdrivable = true;  ///< false: the gear holds the load (worm); the tension does not turn the motor
+  Control control = Control::kPosition;
+  double kp_per_m = 200.0;   ///< command fraction per metre of error
+  double ki_per_ms = 0.0;    ///< per metre second
+  double kd_s_per_m = 0.0;   ///< per metre per second (on the measured length)
+  double command_limit = 1.0;  ///< |u| <= command_limit <= 1
+  /// Reeled-out length per motor radian [m/rad].
+  [[nodiscard]] double length_per_rad() const { return spool_radius_m / gear_ratio; }
+  /// Largest speed of the rest length [m/s]: the no-load speed at the command limit.
+  [[nodiscard]] double max_rate_mps() const { return command_limit * no_load_speed_radps * length_per_rad(); }
+};
+/// "position" | "voltage" -> Winch::Control. Throws tendyn::Error naming the valid names.
+Winch::Control winch_control_from_string(const std::string& name);
+const char* to_string(Winch::Control control);
+
 /// Generalised state: per rod 13 numbers [p_WC(3), q_WB(4: w x y z), v_WC(3), w_W(3)],
-/// angular velocity in the world frame. Flat so that integrators can treat it as one vector.
+/// angular velocity in the world frame, then 3 per winch (Winch). Flat so that integrators can
+/// treat it as one vector (Model::nx() numbers).
 struct State {
   double time_s = 0.0;
-  Eigen::VectorXd x;  // (13 * nrod)
+  Eigen::VectorXd x;  // (Model::nx() = 13 * nrod + 3 * nwinch)
 
   static constexpr int kStride = 13;
   [[nodiscard]] Eigen::Map<const Eigen::Vector3d> p_WC(int rod) const { return Eigen::Map<const Eigen::Vector3d>(x.data() + kStride * rod); }
@@ -213,13 +258,21 @@ struct Model {
   std::vector<Eigen::Vector3d> f_W_ext_node;
   DampingLaw damping_law = DampingLaw::kAxial;
   CableForceSign cable_force_sign = CableForceSign::kClampTension;
-  std::vector<CableDrive> drives;  ///< actuated cables (at most one drive per cable)
+  /// actuated cables (at most one drive per cable). On a cable with a winch the drive moves the
+  /// winch's target (rest_length + u(t)), not the rest length itself.
+  std::vector<CableDrive> drives;
+  std::vector<Winch> winches;  ///< motorised cables (at most one winch per cable); none: the ideal drive
   Ground ground;
   State initial_state;  ///< the state a run starts from (like MuJoCo's qpos0/qvel0)
 
   [[nodiscard]] int nrod() const { return static_cast<int>(rods.size()); }
   [[nodiscard]] int nnode() const { return static_cast<int>(nodes.size()); }
   [[nodiscard]] int ncable() const { return static_cast<int>(cables.size()); }
+  [[nodiscard]] int nwinch() const { return static_cast<int>(winches.size()); }
+  /// Size of the state: 13 per rod + 3 per winch.
+  [[nodiscard]] int nx() const { return State::kStride * nrod() + 3 * nwinch(); }
+  /// Index in State::x of winch w's motor angle (its speed and error integral follow).
+  [[nodiscard]] int winch_offset(int w) const { return State::kStride * nrod() + 3 * w; }
   [[nodiscard]] double total_mass() const;
   /// Node offset from the rod's centre of mass in the body frame [m] (rod ends and body points).
   [[nodiscard]] Eigen::Vector3d p_BN(int node) const;
@@ -235,10 +288,16 @@ struct Model {
 /// each) whose rest length stays within the cable's limits and rate. Cost O(nrod + nnode + ncable).
 void validate(const Model& model);
 
+/// Throws tendyn::Error "<what>: <why>" when the model has body points, end-caps, rods of general
+/// inertia (Model::has_body_geometry()) or winches: for the algorithms written for the documents' ideal rods
+/// only (the Lagrange formulation, form finding, identification).
+void require_ideal_rods(const Model& model, const std::string& what);
+
 /// Rod poses from the positions of their two end nodes (p_W of end 0 and end 1, rows of the
 /// nnode x 3 matrix; anchor rows are ignored): each rod's length must match |p1 - p0| within
 /// `length_tol` relative, else tendyn::Error. Orientation: the minimal rotation of z onto the
-/// rod axis. Velocities are zero.
+/// rod axis (for a rod of general inertia: of the ends' direction in its body frame onto their
+/// world direction; body points' rows are ignored: they follow their rod). Velocities are zero.
 State state_from_node_positions(const Model& model, const Eigen::MatrixX3d& p_W_nodes, double length_tol = 1e-6);
 
 /// Builds a model from the document's matrices (000, section 2): R (nrod x 2) node indices of

@@ -62,6 +62,9 @@ struct Scene {
   std::string kind = "tensegrity";  ///< "tensegrity" | "cdpr" | "tree"
   std::optional<double> ground_z_m;
   std::vector<std::string> points;
+  /// End-cap sphere radius of each point [m] (0: a plain point); empty when no point has one.
+  /// Written as "point_radius_m" (omitted when empty); the viewer draws the spheres.
+  std::vector<double> point_radius_m;
   std::vector<SceneRod> rods;
   std::vector<SceneCable> cables;
   std::vector<std::vector<int>> faces;

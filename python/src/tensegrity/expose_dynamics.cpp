@@ -54,6 +54,14 @@ void expose_dynamics(py::module_& m) {
                       assign_vector(d.cable_rest_length_m, v, "Data.cable_rest_length_m", d.cable_rest_length_m.size(), "one per cable");
                     },
                     "(ncable) current rest lengths [m]; writable (drives overwrite their cables at every evaluation)")
+      .def_property("winch_target_m", [](py::object self) { return vector_view(self.cast<Data&>().winch_target_m, self); },
+                    [](Data& d, const py::array_t<double, py::array::forcecast>& v) {
+                      assign_vector(d.winch_target_m, v, "Data.winch_target_m", d.winch_target_m.size(), "one per winch");
+                    },
+                    "(nwinch) what the winches are commanded: the target rest length [m] (position control) or the command "
+                    "fraction (voltage control); writable (a drive on the winch's cable overwrites it at every evaluation)")
+      .def_readonly("winch_command", &Data::winch_command, "(nwinch) command fraction u of the last evaluation")
+      .def_readonly("winch_torque_Nm", &Data::winch_torque_Nm, "(nwinch) motor torque of the last evaluation [N m]")
       .def_property("f_W_ext_node", [](py::object self) { return rows3_view(self.cast<Data&>().f_W_ext_node, self); },
                     [](Data& d, const py::array_t<double, py::array::forcecast>& f) {
                       assign_rows3(d.f_W_ext_node, f, "Data.f_W_ext_node", "one row per node");

@@ -52,6 +52,9 @@ void expose_model(py::module_& m) {
       .def_readwrite("com_ratio", &Rod::com_ratio, "a in [0, 1]: r_C = a r_end0 + (1 - a) r_end1 (dimensionless)")
       .def_readwrite("inertia_transverse_kgm2", &Rod::inertia_transverse_kgm2, "I_t about the COM, across the rod [kg m^2]")
       .def_readwrite("inertia_axial_kgm2", &Rod::inertia_axial_kgm2, "I_a about the rod axis [kg m^2] (0: thin rod)")
+      .def_readwrite("general_inertia", &Rod::general_inertia,
+                     "True: a rigid body of any inertia (inertia_B_kgm2; its ends placed by their nodes' p_B_m)")
+      .def_readwrite("inertia_B_kgm2", &Rod::inertia_B_kgm2, "(3 x 3) inertia tensor about the COM in body axes [kg m^2] (general rods)")
       .def_property("node", [](const Rod& r) { return std::array<int, 2>{r.node[0], r.node[1]}; },
                     [](Rod& r, const std::array<int, 2>& n) { r.node[0] = n[0]; r.node[1] = n[1]; },
                     "(2) node indices of end 0 and end 1");
@@ -61,11 +64,35 @@ void expose_model(py::module_& m) {
   m.def("make_hollow_rod", &make_hollow_rod, py::arg("mass_kg"), py::arg("length_m"), py::arg("radius_outer_m"),
         py::arg("radius_inner_m"), "A hollow cylinder (document 001, 2-14): radii [m] r1 >= r2 >= 0.");
 
-  py::class_<Node> node(m, "Node", "A rod end (rod >= 0, end 0/1) or a world anchor (rod = -1, p_W_anchor [m]).");
+  py::class_<Winch> winch(m, "Winch", "A motorised winch on a cable (DC motor, gear, spool, PID on the reeled-out length); see docs/MODEL_FORMAT.md.");
+  py::enum_<Winch::Control>(winch, "Control").value("position", Winch::Control::kPosition).value("voltage", Winch::Control::kVoltage);
+  winch.def_readwrite("cable", &Winch::cable, "cable index")
+      .def_readwrite("spool_radius_m", &Winch::spool_radius_m, "[m]")
+      .def_readwrite("gear_ratio", &Winch::gear_ratio, "motor turns per spool turn")
+      .def_readwrite("stall_torque_Nm", &Winch::stall_torque_Nm, "motor side, full command, zero speed [N m]")
+      .def_readwrite("no_load_speed_radps", &Winch::no_load_speed_radps, "motor side, full command, zero torque [rad/s]")
+      .def_readwrite("rotor_inertia_kgm2", &Winch::rotor_inertia_kgm2, "motor side [kg m^2]")
+      .def_readwrite("coulomb_friction_Nm", &Winch::coulomb_friction_Nm, "[N m]")
+      .def_readwrite("viscous_friction_Nmsprad", &Winch::viscous_friction_Nmsprad, "[N m s/rad]")
+      .def_readwrite("friction_speed_radps", &Winch::friction_speed_radps, "Coulomb regularisation [rad/s]")
+      .def_readwrite("backdrivable", &Winch::backdrivable, "False: the gear holds the load")
+      .def_readwrite("control", &Winch::control, "position (PID on the length) or voltage (the target is the command)")
+      .def_readwrite("kp_per_m", &Winch::kp_per_m, "[1/m]")
+      .def_readwrite("ki_per_ms", &Winch::ki_per_ms, "[1/(m s)]")
+      .def_readwrite("kd_s_per_m", &Winch::kd_s_per_m, "[s/m]")
+      .def_readwrite("command_limit", &Winch::command_limit, "|u| <= limit <= 1")
+      .def("max_rate_mps", &Winch::max_rate_mps, "largest speed of the rest length [m/s]");
+  def_kw_init(winch);
+  py::class_<Node> node(m, "Node", "A rod end (rod >= 0, end 0/1), a body point (rod >= 0, end = -1, p_B_m [m]) or a world anchor (rod = -1, p_W_anchor [m]).");
   node.def_readwrite("rod", &Node::rod, "rod index, or -1 for a world anchor")
-      .def_readwrite("end", &Node::end, "0 or 1: which end of the rod")
+      .def_readwrite("end", &Node::end, "0 or 1: which end of the rod; -1: a body point")
       .def_readwrite("p_W_anchor", &Node::p_W_anchor, "(3) anchor position in the world frame [m] (anchors only)")
-      .def("is_anchor", &Node::is_anchor, "True for a world anchor.");
+      .def_readwrite("p_B_m", &Node::p_B_m,
+                     "(3) offset from the rod's centre of mass in its body frame [m] (body points, ends of general rods)")
+      .def_readwrite("radius_m", &Node::radius_m, "end-cap sphere radius [m]: the ground touches its surface (0: point contact)")
+      .def_readwrite("contact", &Node::contact, "whether a body point touches the ground (rod ends always do)")
+      .def("is_anchor", &Node::is_anchor, "True for a world anchor.")
+      .def("is_body_point", &Node::is_body_point, "True for a point fixed on a rod that is not one of its ends (end = -1).");
   def_kw_init(node);
 
   py::class_<Cable> cable(m, "Cable", "A tension-only cable or (tension_only = False) a spring between two nodes.");
@@ -157,6 +184,8 @@ void expose_model(py::module_& m) {
       .def_readwrite("damping_law", &Model::damping_law, "DampingLaw of all cables")
       .def_readwrite("cable_force_sign", &Model::cable_force_sign, "CableForceSign of all tension-only cables (default kClampTension)")
       .def_property("drives", copy_of(&Model::drives), assign_to(&Model::drives), "list of CableDrive (a copy: assign a new list to change)")
+      .def_property("winches", copy_of(&Model::winches), assign_to(&Model::winches), "list of Winch (a copy: assign a new list to change)")
+      .def("nx", &Model::nx, "state size: 13 per rod + 3 per winch")
       .def_readwrite("ground", &Model::ground, "the Ground")
       .def_property("f_W_ext_node",
                     [](const Model& mo) {
