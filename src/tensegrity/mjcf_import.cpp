@@ -488,7 +488,7 @@ class Importer {
     Vector3d size = Vector3d::Zero();
     const auto fromto = nums(s, cls, "fromto", 6, 6);
     const auto sz = nums(s, cls, "size", 1, 3);
-    std::size_t need = type == "sphere" ? 1 : (type == "capsule" || type == "cylinder") ? (fromto ? 1 : 2) : (fromto ? 2 : 3);
+    std::size_t need = type == "sphere" ? 1 : (type == "capsule" || type == "cylinder" || fromto) ? (fromto ? 1 : 2) : 3;
     if (!sz || sz->size() < need)
       fail(s, "a " + type + " geom needs " + std::to_string(need) + " size value(s)" + (fromto ? " with fromto" : ""));
     for (std::size_t k = 0; k < need; ++k) {
@@ -496,15 +496,24 @@ class Importer {
       if (!(v > 0.0)) fail(s, "size values must be > 0 (got " + g(v) + ")");
       size[static_cast<Eigen::Index>(k)] = v;
     }
+    Vector3d from_w = Vector3d::Zero(), to_w = Vector3d::Zero();
     if (fromto) {
+      // MuJoCo 2.2.2 (checked in tests/peers): the geom's z axis is the minimal rotation of z
+      // onto from - to, its half-length half the distance, and a box or ellipsoid gets size[0]
+      // in both transverse directions (size[1] is overwritten).
       if (type == "sphere") fail(s, "fromto cannot be used with a sphere");
       Vector3d a((*fromto)[0], (*fromto)[1], (*fromto)[2]), b((*fromto)[3], (*fromto)[4], (*fromto)[5]);
       if (!cc_.global) a = body.p + body.q * a, b = body.p + body.q * b;
       const double len = (b - a).norm();
       if (!(len > 0.0)) fail(s, "fromto has zero length");
-      f = Pose{(a + b) / 2, z_to((b - a) / len)};
-      if (type == "capsule" || type == "cylinder") size[1] = len / 2;
-      else size[2] = len / 2;
+      f = Pose{(a + b) / 2, z_to((a - b) / len)};
+      from_w = a, to_w = b;
+      if (type == "capsule" || type == "cylinder") {
+        size[1] = len / 2;
+      } else {
+        size[1] = size[0];
+        size[2] = len / 2;
+      }
     } else {
       f = frame(s, cls, body);
     }
@@ -555,7 +564,10 @@ class Importer {
     }
     if (type == "capsule" || type == "cylinder") {
       const Vector3d z = f.q * Vector3d::UnitZ();
-      rod->segments.push_back({f.p - z * size[1], f.p + z * size[1], r, type == "capsule", collides, glabel});
+      if (fromto)  // end 0 at `from`, end 1 at `to`
+        rod->segments.push_back({from_w, to_w, r, type == "capsule", collides, glabel});
+      else
+        rod->segments.push_back({f.p - z * size[1], f.p + z * size[1], r, type == "capsule", collides, glabel});
     } else if (type == "sphere") {
       rod->balls.push_back({f.p, r, collides, glabel});
     }
@@ -571,6 +583,9 @@ class Importer {
     const auto di = nums(s, "", "diaginertia", 3, 3);
     const auto fi = nums(s, "", "fullinertia", 6, 6);
     if (di.has_value() == fi.has_value()) fail(s, "needs exactly one of diaginertia, fullinertia");
+    if (fi)
+      for (const char* k : {"quat", "euler", "axisangle", "xyaxes", "zaxis"})
+        if (s.e->attr(k)) fail(s, std::string("fullinertia with ") + k + " (MuJoCo refuses two orientations: fullinertia is in the body frame)");
     Matrix3d I;
     if (di) {
       for (double v : *di)

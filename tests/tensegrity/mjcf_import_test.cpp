@@ -57,6 +57,18 @@ int node(const ts::Model& m, const std::string& id) {
   return -1;
 }
 
+/// World positions of all nodes in the initial state, by the rigid-body formula p_WC + R p_BN
+/// (independent of the dynamics kernel).
+Eigen::MatrixX3d positions(const ts::Model& m) {
+  Eigen::MatrixX3d P(m.nnode(), 3);
+  for (int i = 0; i < m.nnode(); ++i) {
+    const auto& n = m.nodes[static_cast<std::size_t>(i)];
+    const Vector3d p = n.is_anchor() ? n.p_W_anchor : Vector3d(Vector3d(m.initial_state.p_WC(n.rod)) + m.initial_state.q_WB(n.rod) * m.p_BN(i));
+    P.row(i) = p.transpose();
+  }
+  return P;
+}
+
 Matrix3d inertia_W(const ts::Model& m, int j) {
   const Matrix3d R = m.initial_state.q_WB(j).toRotationMatrix();
   return R * m.rods[static_cast<std::size_t>(j)].inertia_B_kgm2 * R.transpose();
@@ -148,11 +160,17 @@ TEST(MjcfImport, InertialElementAndInertiafromgeomRules) {
   xml.insert(8, "<compiler inertiafromgeom=\"false\"/>");
   f = load(xml);
   EXPECT_DOUBLE_EQ(f.model.rods[0].mass_kg, 3.0);
-  // fullinertia, rotated by the inertial's quat
-  f = load(body_doc("<inertial pos=\"0 0 0\" quat=\"0.7071067811865476 0 0 0.7071067811865476\" mass=\"1\" fullinertia=\"0.3 0.2 0.1 0.01 0 0\"/>"));
-  EXPECT_NEAR(f.model.rods[0].inertia_B_kgm2(0, 0), 0.2, 1e-12);  // x and y swapped by 90 deg about z
-  EXPECT_NEAR(f.model.rods[0].inertia_B_kgm2(1, 1), 0.3, 1e-12);
-  EXPECT_NEAR(f.model.rods[0].inertia_B_kgm2(0, 1), -0.01, 1e-12);
+  // fullinertia (in the body frame) and diaginertia turned by the inertial's quat
+  f = load(body_doc("<inertial pos=\"0 0 0\" mass=\"1\" fullinertia=\"0.3 0.25 0.1 0.01 0.02 -0.03\"/>"));
+  Matrix3d full;
+  full << 0.3, 0.01, 0.02, 0.01, 0.25, -0.03, 0.02, -0.03, 0.1;
+  EXPECT_LE((f.model.rods[0].inertia_B_kgm2 - full).cwiseAbs().maxCoeff(), 1e-15);
+  f = load(body_doc("<inertial pos=\"0 0 0\" quat=\"0.7071067811865476 0 0 0.7071067811865476\" mass=\"1\" diaginertia=\"0.3 0.25 0.1\"/>"));
+  EXPECT_NEAR(f.model.rods[0].inertia_B_kgm2(0, 0), 0.25, 1e-15);  // x and y swapped by 90 deg about z
+  EXPECT_NEAR(f.model.rods[0].inertia_B_kgm2(1, 1), 0.3, 1e-15);
+  EXPECT_NE(error_of(body_doc("<inertial pos=\"0 0 0\" quat=\"1 0 0 0\" mass=\"1\" fullinertia=\"0.3 0.25 0.1 0 0 0\"/>"))
+                .find("robot.xml:6:1: <inertial>: fullinertia with quat"),
+            std::string::npos);
 }
 
 TEST(MjcfImport, WeldedChildBodiesFormOneCompositeRod) {
@@ -335,10 +353,10 @@ TEST(MjcfImport, CompilerAngleEulerseqAndGlobalCoordinates) {
                         "<geom type=\"capsule\" fromto=\"0 0 -0.5 0 0 0.5\" size=\"0.02\"/><site name=\"s\" pos=\"0 0.1 0\"/></body></worldbody></mujoco>");
   const auto glob = load("<mujoco><compiler coordinate=\"global\"/><worldbody><body name=\"b\" pos=\"1 0 0\" euler=\"90 0 0\"><freejoint/>"
                          "<geom type=\"capsule\" fromto=\"1 0.5 0 1 -0.5 0\" size=\"0.02\"/><site name=\"s\" pos=\"1 0 0.1\"/></body></worldbody></mujoco>");
-  const Eigen::MatrixX3d P = ts::node_positions(deg.model, deg.model.initial_state);
+  const Eigen::MatrixX3d P = positions(deg.model);
   EXPECT_NEAR((Vector3d(P.row(2).transpose()) - Vector3d(1, 0, 0.1)).norm(), 0.0, 1e-15);  // (0, 0.1, 0) turned 90 deg about x
   for (const auto* other : {&rad, &glob}) {
-    const Eigen::MatrixX3d Q = ts::node_positions(other->model, other->model.initial_state);
+    const Eigen::MatrixX3d Q = positions(other->model);
     EXPECT_LE((P - Q).cwiseAbs().maxCoeff(), 1e-15);
     EXPECT_LE((deg.model.rods[0].inertia_B_kgm2 - other->model.rods[0].inertia_B_kgm2).cwiseAbs().maxCoeff(), 1e-15);
   }
@@ -499,7 +517,7 @@ TEST(MjcfImport, ExportThenImportGivesTheSameModel) {
   ts::Model back = ts::load_mjcf_string(ts::to_mjcf(orig), "export.xml").model;
   ASSERT_EQ(back.nrod(), orig.nrod());
   ASSERT_EQ(back.ncable(), orig.ncable());
-  const Eigen::MatrixX3d P0 = ts::node_positions(orig, orig.initial_state), P1 = ts::node_positions(back, back.initial_state);
+  const Eigen::MatrixX3d P0 = positions(orig), P1 = positions(back);
   for (int i = 0; i < orig.nnode(); ++i) {
     const int k = node(back, orig.node_ids[static_cast<std::size_t>(i)]);
     ASSERT_GE(k, 0) << orig.node_ids[static_cast<std::size_t>(i)];
@@ -535,7 +553,7 @@ TEST(MjcfImport, ExportThenImportGivesTheSameModel) {
     EXPECT_NEAR(back.rods[static_cast<std::size_t>(j)].com_ratio, orig.rods[static_cast<std::size_t>(j)].com_ratio, 1e-12);
     EXPECT_NEAR(back.rods[static_cast<std::size_t>(j)].inertia_transverse_kgm2, orig.rods[static_cast<std::size_t>(j)].inertia_transverse_kgm2, 1e-15);
   }
-  const Eigen::MatrixX3d P2 = ts::node_positions(back, back.initial_state);
+  const Eigen::MatrixX3d P2 = positions(back);
   EXPECT_LE((P2 - P1).cwiseAbs().maxCoeff(), 1e-12);
 }
 
@@ -557,4 +575,16 @@ TEST(MjcfImport, TestRobotsOfTheSuiteLoad) {
   EXPECT_EQ(c.model.nrod(), 3);
   EXPECT_EQ(c.model.ncable(), 9);
   EXPECT_EQ(c.simulation.dt_s, 1e-4);
+}
+
+// MuJoCo 2.2.2 gives a box or ellipsoid with fromto size[0] in both transverse directions (its
+// size[1] is overwritten; seen in MuJoCo's geom_size, tests/peers).
+TEST(MjcfImport, FromtoBoxAndEllipsoidUseSize0Across) {
+  const auto f = load(
+      "<mujoco><worldbody><body name=\"b\"><freejoint/><geom type=\"capsule\" fromto=\"0 0 -1 0 0 1\" size=\"0.01\" mass=\"0\"/>"
+      "<geom type=\"ellipsoid\" fromto=\"0 0 0 0 0 -0.1\" size=\"0.02 0.01\" density=\"700\"/>"
+      "<geom type=\"box\" fromto=\"0 0 0 0 0 0.2\" size=\"0.01 0.5\" density=\"100\"/></body></worldbody></mujoco>");
+  EXPECT_NEAR(f.model.rods[0].mass_kg, 700 * 4.0 / 3.0 * kPi * 0.02 * 0.02 * 0.05 + 100 * 8 * 0.01 * 0.01 * 0.1, 1e-15);
+  EXPECT_EQ(f.model.node_ids[0], "b.end0");
+  EXPECT_NEAR(f.model.nodes[1].p_B_m.z() - f.model.nodes[0].p_B_m.z(), 2.0, 1e-15);  // end 0 at `from`
 }
