@@ -13,8 +13,8 @@ namespace tendyn::cli {
 
 void register_validate(CLI::App& app) {
   auto path = std::make_shared<std::string>();
-  auto* cmd = app.add_subcommand("validate", "Check a tensegrity model file and print what it describes");
-  cmd->add_option("model", *path, "model file (YAML)")->required()->check(existing_file());
+  auto* cmd = app.add_subcommand("validate", "Check a tensegrity model file (YAML or MJCF .xml) and print what it describes");
+  cmd->add_option("model", *path, "model file (YAML, or MuJoCo MJCF by the extension .xml)")->required()->check(existing_file());
   cmd->callback([path] {
     namespace ts = tensegrity;
     const auto f = ts::load_model_file(*path);

@@ -9,6 +9,7 @@ void register_simulate(CLI::App& app);
 void register_sweep(CLI::App& app);
 void register_validate(CLI::App& app);
 void register_export(CLI::App& app);
+void register_import(CLI::App& app);  // MJCF -> model.yaml
 void register_tension(CLI::App& app);
 void register_tree(CLI::App& app);
 void register_plan(CLI::App& app);

@@ -84,6 +84,7 @@ int main(int argc, char** argv) {
   tendyn::cli::register_sweep(app);
   tendyn::cli::register_validate(app);
   tendyn::cli::register_export(app);
+  tendyn::cli::register_import(app);
   tendyn::cli::register_plan(app);
   tendyn::cli::register_formfind(app);
   tendyn::cli::register_identify(app);

@@ -26,9 +26,11 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 from . import _tendyn
 from ._tendyn import Error, SimulationError, __version__, tensegrity
 
+#: Read a tensegrity model file by its extension: MuJoCo MJCF (.xml) or YAML.
+load_model = tensegrity.load_model
 # `import tendyn.tensegrity` (and cdpr, tree) work like real submodules.
 sys.modules[__name__ + ".tensegrity"] = tensegrity
-__all__ = ["Error", "SimulationError", "__version__", "tensegrity", "sweep", "grid_points", "run_spec", "load_results", "identify"]
+__all__ = ["Error", "SimulationError", "__version__", "tensegrity", "load_model", "sweep", "grid_points", "run_spec", "load_results", "identify"]
 if hasattr(_tendyn, "cdpr"):
     cdpr = _tendyn.cdpr
     sys.modules[__name__ + ".cdpr"] = cdpr

@@ -345,3 +345,23 @@ def test_cable_force_sign_and_printed_friction_law_are_model_fields():
     assert ts.to_string(g.friction_law) == "printed"
     with pytest.raises(tendyn.Error, match="unknown cable force sign 'signed' \\(valid: clamp_tension, paper_law\\)"):
         ts.cable_force_sign_from_string("signed")
+
+
+def test_load_model_reads_mjcf_by_extension():
+    """tendyn.load_model picks the MJCF reader for .xml (docs/MODEL_FORMAT.md, "MJCF import")."""
+    mf = tendyn.load_model(str(REPO / "tests/data/mjcf/six_bar.xml"))
+    assert len(mf.model.rods) == 6
+    assert len(mf.model.cables) == 24
+    assert mf.simulation.dt_s == pytest.approx(1e-4)
+    f, mapped, skipped = ts.import_mjcf(str(REPO / "tests/data/mjcf/three_bar_global.xml"))
+    assert len(f.model.rods) == 3
+    assert any("coordinate=\"global\"" in line for line in mapped)
+    assert any("<light>" in line for line in skipped)
+
+
+def test_mjcf_errors_name_file_line_and_element(tmp_path):
+    bad = tmp_path / "hinge.xml"
+    bad.write_text('<mujoco><worldbody><body name="b"><freejoint/><joint/>'
+                   '<geom type="capsule" size="0.1 0.5"/></body></worldbody></mujoco>')
+    with pytest.raises(tendyn.Error, match=r"hinge\.xml:1:47: <joint>: hinge joints are not supported"):
+        ts.load_mjcf_file(str(bad))

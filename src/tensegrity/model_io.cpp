@@ -4,6 +4,7 @@
 #include <tendyn/io/csv.hpp>
 #include <tendyn/tensegrity/builders.hpp>
 #include <tendyn/tensegrity/model_io.hpp>
+#include <tendyn/tensegrity/mjcf_import.hpp>
 
 #include "io/yaml_util.hpp"
 
@@ -584,7 +585,10 @@ ModelFile read_root(const YamlNode& root) {
 
 }  // namespace
 
-ModelFile load_model_file(const std::string& path) { return read_root(YamlNode::load_file(path)); }
+ModelFile load_model_file(const std::string& path) {
+  if (is_mjcf_path(path)) return load_mjcf_file(path);  // MuJoCo MJCF by extension (mjcf_import.hpp)
+  return read_root(YamlNode::load_file(path));
+}
 
 ModelFile load_model_string(const std::string& text, const std::string& name) {
   return read_root(YamlNode::load_string(text, name));

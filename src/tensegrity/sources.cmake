@@ -9,6 +9,7 @@ list(APPEND TENDYN_SOURCES
   tensegrity/model_io.cpp
   tensegrity/output.cpp
   tensegrity/mjcf.cpp
+  tensegrity/mjcf_import.cpp
   tensegrity/psi_study.cpp
   tensegrity/sweep.cpp
   tensegrity/lagrange.cpp

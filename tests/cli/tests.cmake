@@ -6,6 +6,7 @@ list(APPEND TENDYN_TESTS_cli
   cli/limits_cli_test.cpp
   cli/outputs_cli_test.cpp
   cli/inputs_cli_test.cpp
+  cli/import_cli_test.cpp
   cli/identify_linear_cli_test.cpp
   cli/identify_cli_test.cpp
   cli/live_cli_test.cpp

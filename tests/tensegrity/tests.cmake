@@ -18,6 +18,7 @@ list(APPEND TENDYN_TESTS_tensegrity
   tensegrity/plan_study_test.cpp
   tensegrity/form_finding_test.cpp
   tensegrity/mjcf_test.cpp
+  tensegrity/mjcf_import_test.cpp
   tensegrity/simulate_test.cpp
   tensegrity/batch_test.cpp
   tensegrity/identify_test.cpp

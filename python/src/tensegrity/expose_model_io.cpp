@@ -4,6 +4,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <tendyn/tensegrity/mjcf_import.hpp>
 #include <tendyn/tensegrity/model_io.hpp>
 
 #include "tensegrity/expose.hpp"
@@ -22,7 +23,23 @@ void expose_model_io(py::module_& m) {
                py::repr(py::cast(f.simulation)).cast<std::string>() + ")";
       });
   m.def("load_model_file", &load_model_file, py::arg("path"),
-        "Read a YAML model file; raises tendyn.Error with file:line:col and field on bad input.");
+        "Read a YAML model file (or MuJoCo MJCF when the path ends in .xml); raises tendyn.Error with file:line:col on bad input.");
+  m.def("load_model", &load_model_file, py::arg("path"),
+        "Read a model file by its extension: MuJoCo MJCF (.xml) or YAML (anything else). Same as load_model_file.");
+  m.def("load_mjcf_file", [](const std::string& path, bool ignore_actuators) {
+          MjcfImportOptions o;
+          o.ignore_actuators = ignore_actuators;
+          return load_mjcf_file(path, o);
+        }, py::arg("path"), py::arg("ignore_actuators") = false,
+        "Read a MuJoCo MJCF file (docs/MODEL_FORMAT.md, 'MJCF import'); actuators are an error unless ignore_actuators.");
+  m.def("import_mjcf", [](const std::string& path, bool ignore_actuators) {
+          MjcfImportOptions o;
+          o.ignore_actuators = ignore_actuators;
+          MjcfImportReport r;
+          ModelFile f = load_mjcf_file(path, o, &r);
+          return py::make_tuple(f, r.mapped, r.skipped);
+        }, py::arg("path"), py::arg("ignore_actuators") = false,
+        "load_mjcf_file plus the report: (ModelFile, mapped lines, skipped lines).");
   m.def("load_model_string", &load_model_string, py::arg("text"), py::arg("name") = "<string>", "Read a YAML model from a string.");
   m.def("default_model", &default_model, "Document 000's built-in 3-prism with its simulation options.");
   m.def("to_yaml", [](const Model& mo, const std::optional<SimulationOptions>& so) {
