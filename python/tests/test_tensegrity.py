@@ -370,6 +370,17 @@ def test_every_function_taking_a_state_checks_its_size():
         ts.step(six, d, short, 1e-3)
     with pytest.raises(ValueError, match=r"step: the data was not made for this model"):
         ts.step(six, ts.make_data(three), six.initial_state, 1e-3)
+    for call, pattern in ((lambda: ts.to_lagrange_state(six, short), r"to_lagrange_state\(state\): " + msg),
+                          (lambda: ts.max_node_residual(six, short), r"max_node_residual\(state\): " + msg),
+                          (lambda: ts.max_residual_on_ground(six, short, [], []), r"max_residual_on_ground\(state\): " + msg),
+                          (lambda: ts.constraint_jacobian(six, np.zeros(7)), r"constraint_jacobian\(q\): q has 7 entries"),
+                          (lambda: ts.lagrange_derivative(six, ts.to_lagrange_state(three, three.initial_state)),
+                           r"lagrange_derivative\(state\): the Lagrange state has 42 entries, the model needs 14 \* nrod = 84"),
+                          (lambda: ts.plan_centroid_m(six, short), "plan centroid: the state has 13 numbers"),
+                          (lambda: ts.make_batch(six, 1, short), "batch: initial state: " + msg),
+                          (lambda: ts.simulate(six, ts.SimulationOptions(duration_s=0.01), initial=short), "wrong size")):
+        with pytest.raises(tendyn.Error, match=pattern):
+            call()
     # the right sizes still work and agree
     s = six.initial_state
     assert np.all(np.isfinite(ts.center_of_mass(six, s)))
