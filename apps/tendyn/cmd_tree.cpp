@@ -237,6 +237,12 @@ void run_dynamics(const TreeOptions& o, bool inverse) {
       result = tree::aba(m, d, q, v, input);
     }
   }
+  // The options are finite (parse_finite_list), so a non-finite number here is an overflow: an
+  // error (exit 2) naming the quantity, never a printed nan.
+  const std::string where = inverse ? "tree inverse" : "tree forward";
+  tree::check_finite_result(m, M, where, "M (mass matrix)");
+  tree::check_finite_result(m, b, where, "b (bias forces)");
+  tree::check_finite_result(m, result, where, inverse ? "tau (joint forces)" : "ddq (joint accelerations)");
   const char* key = inverse ? "tau" : "ddq";
   const std::string fmt = format_of(o);
   if (fmt == "json") {

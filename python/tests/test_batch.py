@@ -65,3 +65,66 @@ def test_failing_robot_stops_alone_and_bad_input_is_named():
         ts.step_batch(m, b, o)
     with pytest.raises(tendyn.Error, match="robot count must be >= 1"):
         ts.make_batch(m, 0)
+
+
+def test_batch_of_another_model_is_refused_not_read_out_of_bounds():
+    three = prism()
+    six = ts.make_expanded_octahedron(ts.OctahedronParams())
+    assert (three.nrod, six.nrod) == (3, 6)
+    b = ts.make_batch(three, 2)
+    x0 = b.x.copy()
+    for wrong, other in ((six, three), (three, six)):
+        batch = ts.make_batch(other, 2)
+        with pytest.raises(tendyn.Error, match=r"step_batch\(batch\): the batch was made for another model \(robot 0 "):
+            ts.step_batch(wrong, batch, ts.BatchStepOptions(nstep=5))
+        with pytest.raises(tendyn.Error, match=r"set_state\(batch\): the batch was made for another model"):
+            ts.set_state(wrong, batch, 0, wrong.initial_state)
+        with pytest.raises(tendyn.Error, match=r"set_rest_lengths\(batch\): the batch was made for another model"):
+            ts.set_rest_lengths(wrong, batch, np.array([[c.rest_length_m for c in wrong.cables]] * 2))
+    # the right model still steps, and nothing above touched b
+    assert np.array_equal(b.x, x0)
+    assert ts.step_batch(three, b, ts.BatchStepOptions(nstep=5)) == 0
+    assert np.allclose(b.time_s, 0.005, rtol=0, atol=1e-15)
+
+
+def test_one_batch_stepped_from_two_threads_at_once_raises_in_the_second():
+    import threading
+    m = prism()
+    b = ts.make_batch(m, 16)
+    started, done, errors = threading.Event(), threading.Event(), []
+    nstep = 4000
+
+    def long_call():
+        started.set()
+        try:
+            ts.step_batch(m, b, ts.BatchStepOptions(h_s=1e-4, nstep=nstep, threads=1))
+        except Exception as e:  # pragma: no cover - reported below
+            errors.append(e)
+        done.set()
+
+    t = threading.Thread(target=long_call)
+    t.start()
+    assert started.wait(5)
+    raised, accepted = None, 0
+    while not done.is_set() and raised is None:  # the GIL is released inside step_batch
+        try:
+            ts.step_batch(m, b, ts.BatchStepOptions(h_s=1e-4, nstep=1))
+            accepted += 1  # (only before the long call took the batch)
+        except RuntimeError as e:
+            raised = e
+    t.join()
+    assert not errors
+    assert raised is not None and "step_batch: this data, state or batch is being stepped by another thread" in str(raised)
+    # no step lost or added: the long call's steps plus the accepted ones, none of the refused one
+    assert np.allclose(b.time_s, (nstep + accepted) * 1e-4, rtol=0, atol=1e-12)
+
+
+def test_batch_messages_print_huge_numbers_short():
+    m = prism()
+    b = ts.make_batch(m, 1)
+    with pytest.raises(tendyn.Error) as e:
+        ts.set_rest_lengths(m, b, np.full((1, m.ncable), -1e300))
+    assert "rest length -1e+300 m is outside its limits [" in str(e.value) and len(str(e.value)) < 200, str(e.value)
+    with pytest.raises(tendyn.Error) as e:
+        ts.step_batch(m, b, ts.BatchStepOptions(h_s=-1e300))
+    assert str(e.value) == "batch: the step h must be > 0 s and finite (got -1e+300)"

@@ -365,3 +365,95 @@ def test_mjcf_errors_name_file_line_and_element(tmp_path):
                    '<geom type="capsule" size="0.1 0.5"/></body></worldbody></mujoco>')
     with pytest.raises(tendyn.Error, match=r"hinge\.xml:1:47: <joint>: hinge joints are not supported"):
         ts.load_mjcf_file(str(bad))
+
+
+# ---- states, datas of another model; initial_state; threads ----
+def test_every_function_taking_a_state_checks_its_size():
+    six = ts.make_expanded_octahedron(ts.OctahedronParams())
+    three = ts.make_prism(ts.PrismParams())
+    assert six.nrod == 6
+    short = ts.State(np.zeros(13))  # one rod's worth: the kernels would read 65 entries past it
+    msg = r"the state has 13 entries, the model needs 13 \* nrod = 78"
+    for fn in (ts.center_of_mass, ts.linear_momentum, ts.angular_momentum, ts.node_positions):
+        with pytest.raises(tendyn.Error, match=fn.__name__ + ": " + msg):
+            fn(six, short)
+    d = ts.make_data(six)
+    for fn in (ts.compute_derivative, ts.forward_kinematics, ts.compute_element_forces, ts.compute_energy):
+        with pytest.raises(tendyn.Error, match=fn.__name__ + r"\(state\): " + msg):
+            fn(six, short, d)
+        # a state that fits with a data of another model
+        with pytest.raises(tendyn.Error, match=fn.__name__ + r"\(data\): the data was made for another model \(it has 3 rods"):
+            fn(six, six.initial_state, ts.make_data(three))
+    with pytest.raises(tendyn.Error, match=r"energies\(x\): the state vector has 13 entries"):
+        ts.energies(six, np.zeros(13))
+    with pytest.raises(ValueError, match=r"step: the state has 13 entries"):
+        ts.step(six, d, short, 1e-3)
+    with pytest.raises(ValueError, match=r"step: the data was not made for this model"):
+        ts.step(six, ts.make_data(three), six.initial_state, 1e-3)
+    for call, pattern in ((lambda: ts.to_lagrange_state(six, short), r"to_lagrange_state\(state\): " + msg),
+                          (lambda: ts.max_node_residual(six, short), r"max_node_residual\(state\): " + msg),
+                          (lambda: ts.max_residual_on_ground(six, short, [], []), r"max_residual_on_ground\(state\): " + msg),
+                          (lambda: ts.constraint_jacobian(six, np.zeros(7)), r"constraint_jacobian\(q\): q has 7 entries"),
+                          (lambda: ts.lagrange_derivative(six, ts.to_lagrange_state(three, three.initial_state)),
+                           r"lagrange_derivative\(state\): the Lagrange state has 42 entries, the model needs 14 \* nrod = 84"),
+                          (lambda: ts.plan_centroid_m(six, short), "plan centroid: the state has 13 numbers"),
+                          (lambda: ts.make_batch(six, 1, short), "batch: initial state: " + msg),
+                          (lambda: ts.simulate(six, ts.SimulationOptions(duration_s=0.01), initial=short), "wrong size")):
+        with pytest.raises(tendyn.Error, match=pattern):
+            call()
+    # the right sizes still work and agree
+    s = six.initial_state
+    assert np.all(np.isfinite(ts.center_of_mass(six, s)))
+    assert ts.compute_derivative(six, s, d).shape == (78,)
+
+
+def test_initial_state_is_a_copy_so_stepping_it_leaves_the_model_alone():
+    m = ts.make_prism(ts.PrismParams(damping_Nspm=0.5))
+    o = ts.SimulationOptions(duration_s=0.05, dt_s=1e-3)
+    before = ts.simulate(m, o)["states"]
+    x0 = m.initial_state.x.copy()
+    state, data = m.initial_state, ts.make_data(m)  # the pattern of the viewer docs
+    ts.compute_derivative(m, state, data)
+    for k in range(50):
+        ts.step(m, data, state, 1e-3, t_end_s=(k + 1) * 1e-3)
+    state.x[0] += 1.0
+    assert state.time_s == pytest.approx(0.05) and not np.array_equal(state.x, x0)
+    assert m.initial_state.time_s == 0.0 and np.array_equal(m.initial_state.x, x0)
+    assert np.array_equal(ts.simulate(m, o)["states"], before)
+    m.initial_state.x[0] = 123.0  # writes into a copy
+    assert m.initial_state.x[0] == x0[0]
+    moved = m.initial_state
+    moved.x[2] += 0.5
+    m.initial_state = moved  # assigning is the way to change it
+    assert m.initial_state.x[2] == x0[2] + 0.5
+
+
+def test_one_data_stepped_from_four_threads_never_loses_a_step():
+    import threading
+    m = ts.make_prism(ts.PrismParams(damping_Nspm=0.5))
+    state, data = m.initial_state, ts.make_data(m)
+    ts.compute_derivative(m, state, data)
+    h, per_thread = 1e-5, 3000
+    accepted, refused = [0] * 4, [0] * 4
+
+    def worker(i):
+        for _ in range(per_thread):
+            try:
+                ts.step(m, data, state, h)
+                accepted[i] += 1
+            except RuntimeError as e:
+                assert "step: this data, state or batch is being stepped by another thread" in str(e)
+                refused[i] += 1
+
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(4)]
+    [t.start() for t in threads]
+    [t.join() for t in threads]
+    assert sum(accepted) + sum(refused) == 4 * per_thread
+    # each accepted step advanced the state once: none was lost to a race
+    assert state.time_s == pytest.approx(sum(accepted) * h, rel=1e-9)
+    # the same number of steps taken alone gives the same state
+    alone, d2 = m.initial_state, ts.make_data(m)
+    ts.compute_derivative(m, alone, d2)
+    for _ in range(sum(accepted)):
+        ts.step(m, d2, alone, h)
+    assert np.array_equal(alone.x, state.x)

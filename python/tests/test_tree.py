@@ -282,3 +282,28 @@ def test_enum_names_from_string_validate_and_make_data():
     data = tree.make_data(model)
     assert repr(data) == "Data(nlinks=2, nv=2)"
     np.testing.assert_array_equal(tree.crba(model, data, [0.3, -0.2]), tree.crba(model, tree.Data(model), [0.3, -0.2]))
+
+
+def test_overflowing_results_raise_instead_of_returning_nan():
+    model = load("double_pendulum.yaml")
+    data, bd = tree.Data(model), tree.BlockData(model)
+    q, zero = np.zeros(2), np.zeros(2)
+    with pytest.raises(tendyn.Error, match=r"tree.rnea: tau \(joint forces\) overflowed the double range \(joint '"):
+        tree.rnea(model, data, q, zero, np.array([1e308, 1e308]))
+    with pytest.raises(tendyn.Error, match=r"tree.nonlinear_effects: b \(bias forces\) overflowed.* is (nan|-?inf)\)"):
+        tree.nonlinear_effects(model, data, q, np.array([1e200, 0.0]))
+    with pytest.raises(tendyn.Error, match=r"tree.aba: ddq \(joint accelerations\) overflowed"):
+        tree.aba(model, data, q, np.array([1e200, 0.0]), zero)
+    with pytest.raises(tendyn.Error, match=r"tree.block_inverse_dynamics: tau \(joint forces\) overflowed"):
+        tree.block_inverse_dynamics(model, bd, q, zero, np.array([1e308, 1e308]))
+    with pytest.raises(tendyn.Error, match=r"tree.block_eom: b \(bias forces\) overflowed"):
+        tree.block_eom(model, bd, q, np.array([1e200, 0.0]))
+    with pytest.raises(tendyn.Error, match=r"tree.block_forward_dynamics: ddq \(joint accelerations\) overflowed"):
+        tree.block_forward_dynamics(model, bd, q, np.array([1e200, 0.0]), zero)
+    # a free joint names its coordinate
+    free = tree.load_model(str(REPO / "models/tree/biped.yaml"), tree.BaseMode.kFree)
+    with pytest.raises(tendyn.Error, match=r"\(joint 'trunk_free' coordinate 1 of 6 is (nan|-?inf)\)"):
+        tree.rnea(free, tree.Data(free), free.neutral(), np.zeros(free.nv), np.full(free.nv, 1e308))
+    # nan in, nan out (not an overflow), and large finite results still come back
+    assert np.isnan(tree.rnea(model, data, q, zero, np.array([np.nan, 0.0]))).all()
+    assert np.isfinite(tree.rnea(model, data, q, zero, np.array([1e300, 1e300]))).all()

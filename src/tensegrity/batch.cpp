@@ -1,5 +1,6 @@
 #include <tendyn/core/error.hpp>
 #include <tendyn/core/worker_pool.hpp>
+#include <tendyn/io/csv.hpp>
 #include <tendyn/tensegrity/batch.hpp>
 
 #include <algorithm>
@@ -12,6 +13,9 @@ namespace tendyn::tensegrity {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// A number in a message: %g-style, 6 significant digits ("1e+300", not 301 digits).
+std::string num(double v) { return io::format_number(v, 6); }
 
 void check_fits(const Model& model, const State& state, const std::string& what) {
   check_state_size(model, state, what);
@@ -80,8 +84,8 @@ void set_rest_lengths(const Model& model, Batch& batch, const Eigen::Ref<const E
       const double l0 = rest_length_m(r, k);
       if (!(l0 >= c.rest_length_min_m && l0 <= c.rest_length_max_m))
         throw Error("batch: robot " + std::to_string(r) + ", cable '" + model.cable_ids[static_cast<std::size_t>(k)] +
-                    "': rest length " + std::to_string(l0) + " m is outside its limits [" +
-                    std::to_string(c.rest_length_min_m) + ", " + std::to_string(c.rest_length_max_m) + "] m");
+                    "': rest length " + num(l0) + " m is outside its limits [" + num(c.rest_length_min_m) + ", " +
+                    num(c.rest_length_max_m) + "] m");
     }
   }
   for (int r = 0; r < batch.size(); ++r) {
@@ -93,7 +97,7 @@ void set_rest_lengths(const Model& model, Batch& batch, const Eigen::Ref<const E
 
 int step_batch(const Model& model, Batch& batch, const BatchStepOptions& options) {
   if (!(options.h_s > 0.0) || !std::isfinite(options.h_s))
-    throw Error("batch: the step h must be > 0 s and finite (got " + std::to_string(options.h_s) + ")");
+    throw Error("batch: the step h must be > 0 s and finite (got " + num(options.h_s) + ")");
   if (options.nstep < 1) throw Error("batch: nstep must be >= 1 (got " + std::to_string(options.nstep) + ")");
   if (options.step.integrator == Integrator::kDormandPrince45)
     throw Error("batch: dopri5 is not available (adaptive steps would take the robots to different times); use rk4 or lie-verlet");

@@ -416,6 +416,7 @@ Eigen::MatrixX3d node_positions(const Model& model, const State& state) {
 }
 
 Eigen::Vector3d center_of_mass(const Model& model, const State& state) {
+  check_state_size(model, state, "center_of_mass");
   Eigen::Vector3d c = Eigen::Vector3d::Zero();
   double m = 0.0;
   for (int j = 0; j < model.nrod(); ++j) {
@@ -427,12 +428,14 @@ Eigen::Vector3d center_of_mass(const Model& model, const State& state) {
 }
 
 Eigen::Vector3d linear_momentum(const Model& model, const State& state) {
+  check_state_size(model, state, "linear_momentum");
   Eigen::Vector3d p = Eigen::Vector3d::Zero();
   for (int j = 0; j < model.nrod(); ++j) p += model.rods[static_cast<std::size_t>(j)].mass_kg * state.v_WC(j);
   return p;
 }
 
 Eigen::Vector3d angular_momentum(const Model& model, const State& state) {
+  check_state_size(model, state, "angular_momentum");
   Eigen::Vector3d h = Eigen::Vector3d::Zero();
   for (int j = 0; j < model.nrod(); ++j) {
     const Rod& r = model.rods[static_cast<std::size_t>(j)];

@@ -5,6 +5,7 @@
 #include <Eigen/Cholesky>
 #include <Eigen/Geometry>
 
+#include <cmath>
 #include <string>
 
 #include "spatial.hpp"
@@ -594,6 +595,35 @@ void normalize_configuration(const Model& model, Eigen::VectorXd& q) {
   model.check_q(q);
   for (const Joint& j : model.joints)
     if (j.type == JointType::kFree) q.segment<4>(j.idx_q + 3).normalize();
+}
+
+namespace {
+
+// "joint 'elbow'" or, for a joint with several velocity coordinates, "joint 'base' coordinate 4 of 6".
+std::string coordinate_label(const Model& model, Eigen::Index k) {
+  if (k < 0 || k >= static_cast<Eigen::Index>(model.v_to_link.size())) return "coordinate " + std::to_string(k + 1);
+  const Joint& j = model.joints[static_cast<std::size_t>(model.v_to_link[static_cast<std::size_t>(k)])];
+  std::string s = "joint '" + j.name + "'";
+  if (j.nv > 1) s += " coordinate " + std::to_string(k - j.idx_v + 1) + " of " + std::to_string(j.nv);
+  return s;
+}
+
+const char* non_finite_name(double x) { return std::isnan(x) ? "nan" : (x > 0 ? "inf" : "-inf"); }
+
+}  // namespace
+
+void check_finite_result(const Model& model, const Eigen::Ref<const Eigen::MatrixXd>& x, const std::string& where,
+                         const std::string& quantity) {
+  if (x.allFinite()) return;
+  for (Eigen::Index c = 0; c < x.cols(); ++c) {
+    for (Eigen::Index r = 0; r < x.rows(); ++r) {
+      if (std::isfinite(x(r, c))) continue;
+      const std::string entry =
+          x.cols() == 1 ? coordinate_label(model, r) : "row " + coordinate_label(model, r) + ", column " + coordinate_label(model, c);
+      throw Error(where + ": " + quantity + " overflowed the double range (" + entry + " is " + non_finite_name(x(r, c)) +
+                  ") although every input is finite: the inputs are too large for this model");
+    }
+  }
 }
 
 }  // namespace tendyn::tree

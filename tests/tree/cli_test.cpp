@@ -114,4 +114,25 @@ TEST(TreeCli, ListOptionsNameTheBadEntry) {
   EXPECT_NE(r.out.find("--q (entry 2): empty field, a number is expected"), std::string::npos) << r.out;
 }
 
+// Finite options whose result overflows the double range (M a with a = 1e308, v^2 with v = 1e200):
+// an error naming the quantity, exit 2, no nan printed and no file written.
+TEST(TreeCli, OverflowingResultIsAnErrorNotNan) {
+  const auto dir = tendyn::test::fresh_dir("tree_overflow");
+  for (const char* method : {"recursive", "block"}) {
+    CliRun r = run("tree inverse " + model("double_pendulum.yaml") + " --a 1e308,1e308 --method " + method + " -o " + dir.string());
+    EXPECT_EQ(r.code, 2) << method << ": " << r.out;
+    EXPECT_NE(r.out.find("tree inverse: tau (joint forces) overflowed the double range"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("tau ="), std::string::npos) << r.out;
+    EXPECT_FALSE(std::filesystem::exists(dir / "inverse.txt")) << method;
+    r = run("tree forward " + model("double_pendulum.yaml") + " --v 1e200,0 --method " + method);
+    EXPECT_EQ(r.code, 2) << method << ": " << r.out;
+    EXPECT_NE(r.out.find("tree forward: b (bias forces) overflowed the double range"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("(joint 'link1_joint' is "), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("ddq ="), std::string::npos) << r.out;
+  }
+  // large but representable inputs still run
+  EXPECT_EQ(run("tree inverse " + model("double_pendulum.yaml") + " --a 1e300,1e300").code, 0);
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace

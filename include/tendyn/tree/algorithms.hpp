@@ -18,6 +18,7 @@
 
 #include <Eigen/Core>
 
+#include <string>
 #include <vector>
 
 namespace tendyn::tree {
@@ -86,5 +87,17 @@ void velocity_to_qdot(const Model& model, const Eigen::VectorXd& q, const Eigen:
 
 /// Normalises the quaternions of free joints in place.
 void normalize_configuration(const Model& model, Eigen::VectorXd& q);
+
+/// Throws tendyn::Error when `x`, computed by one of the algorithms above from finite inputs, has
+/// an entry that is not finite: the computation overflowed the double range (inputs such as
+/// q'' = 1e308 or v = 1e200 are finite, but M a or v^2 are not). x is a vector over the velocity
+/// coordinates (nv: tau, b, ddq) or the nv x nv mass matrix. The message starts with `where`
+/// (e.g. "tree inverse"), names `quantity` (e.g. "tau (joint forces)"), the first bad entry by
+/// its coordinate ("joint 'elbow'", or "joint 'base' coordinate 4 of 6" for a free joint) and
+/// its value (inf, -inf or nan), and says that it overflowed. Nothing happens when every entry
+/// is finite. Callers check only results of finite inputs: nan in, nan out is not an overflow.
+/// Cost O(size of x), no allocation unless it throws.
+void check_finite_result(const Model& model, const Eigen::Ref<const Eigen::MatrixXd>& x, const std::string& where,
+                         const std::string& quantity);
 
 }  // namespace tendyn::tree

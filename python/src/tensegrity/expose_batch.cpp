@@ -70,11 +70,20 @@ void expose_batch(py::module_& m) {
   m.def("make_batch", [](const Model& model, int count, const State* initial) { return make_batch(model, count, initial); },
         py::arg("model"), py::arg("count"), py::arg("initial") = nullptr,
         "`count` robots starting from `initial` (model.initial_state if None); tendyn.Error on a bad count or state.");
-  m.def("set_state", py::overload_cast<const Model&, Batch&, int, const State&>(&set_state), py::arg("model"),
-        py::arg("batch"), py::arg("r"), py::arg("state"), "Gives robot r a new state and clears its error.");
-  m.def("set_rest_lengths", &set_rest_lengths, py::arg("model"), py::arg("batch"), py::arg("rest_length_m"),
+  m.def("set_state", [](const Model& model, Batch& batch, int r, const State& state) {
+          check_batch_arg(model, batch, "set_state");
+          ExclusiveUse::check_free(&batch, "set_state");
+          set_state(model, batch, r, state);
+        }, py::arg("model"), py::arg("batch"), py::arg("r"), py::arg("state"),
+        "Gives robot r a new state and clears its error. tendyn.Error when the batch was made for another model, r is "
+        "out of range or the state does not fit the model.");
+  m.def("set_rest_lengths", [](const Model& model, Batch& batch, const Eigen::Ref<const Eigen::MatrixXd>& rest_length_m) {
+          check_batch_arg(model, batch, "set_rest_lengths");
+          ExclusiveUse::check_free(&batch, "set_rest_lengths");
+          set_rest_lengths(model, batch, rest_length_m);
+        }, py::arg("model"), py::arg("batch"), py::arg("rest_length_m"),
         "Rest lengths of every cable of every robot from an (N x ncable) array [m]; tendyn.Error naming robot and "
-        "cable for a value outside the cable's limits (nothing changed then).");
+        "cable for a value outside the cable's limits (nothing changed then), or when the batch was made for another model.");
   py::class_<BatchStepOptions> o(m, "BatchStepOptions", "Options of step_batch.");
   o.def_readwrite("h_s", &BatchStepOptions::h_s, "fixed step [s], > 0")
       .def_readwrite("nstep", &BatchStepOptions::nstep, "steps per call, >= 1")
@@ -82,11 +91,15 @@ void expose_batch(py::module_& m) {
       .def_readwrite("threads", &BatchStepOptions::threads, "0 = all hardware threads; results do not depend on it");
   def_kw_init(o);
   m.def("step_batch", [](const Model& model, Batch& batch, const BatchStepOptions& options) {
+          check_batch_arg(model, batch, "step_batch");
+          const ExclusiveUse in_use({&batch}, "step_batch");  // destroyed after the GIL is back
           py::gil_scoped_release release;
           return step_batch(model, batch, options);
         }, py::arg("model"), py::arg("batch"), py::arg("options") = BatchStepOptions(),
         "Advances every running robot by options.nstep steps (GIL released); returns the number of robots that "
-        "failed in this call (see Batch.error). Each robot equals stepping it alone with step(), for any thread count.");
+        "failed in this call (see Batch.error). Each robot equals stepping it alone with step(), for any thread count.\n"
+        "tendyn.Error when the batch was made for another model (make_batch(model, ...)); RuntimeError when another "
+        "thread is stepping the same batch at that moment (one batch per thread).");
 }
 
 }  // namespace tendyn::python::tensegrity_bind

@@ -19,7 +19,7 @@ namespace {
 
 State make_state(const Model& model, const Eigen::VectorXd& x, double time_s) {
   if (x.size() != State::kStride * model.nrod())
-    throw tendyn::Error("state vector has " + std::to_string(x.size()) + " entries, expected 13 * nrod = " +
+    throw tendyn::Error("energies(x): the state vector has " + std::to_string(x.size()) + " entries, the model needs 13 * nrod = " +
                         std::to_string(State::kStride * model.nrod()));
   State s;
   s.time_s = time_s;
@@ -78,20 +78,46 @@ void expose_dynamics(py::module_& m) {
                ", ncable=" + std::to_string(d.cable_length_m.size()) + ")";
       });
   m.def("make_data", &make_data, py::arg("model"), "Data sized for the model.");
-  m.def("forward_kinematics", &forward_kinematics, py::arg("model"), py::arg("state"), py::arg("data"),
-        "Stage 1: rod axes, node positions and velocities into data.");
-  m.def("compute_element_forces", &compute_element_forces, py::arg("model"), py::arg("state"), py::arg("data"),
-        "Stage 2: cable lengths, rates, tensions and node forces into data (after forward_kinematics).");
-  m.def("compute_derivative", [](const Model& mo, const State& s, Data& d) {
+  // Each function checks its state and data first (the kernels would read past a state or data
+  // of another model) and refuses objects another thread is stepping (ExclusiveUse).
+  const auto checked = [](const Model& mo, const State& s, Data& d, const char* fn) {
+    check_state_arg(mo, s, fn);
+    check_data_arg(mo, d, fn);
+    ExclusiveUse::check_free(&s, fn);
+    ExclusiveUse::check_free(&d, fn);
+  };
+  m.def("forward_kinematics", [checked](const Model& mo, const State& s, Data& d) {
+          checked(mo, s, d, "forward_kinematics");
+          forward_kinematics(mo, s, d);
+        }, py::arg("model"), py::arg("state"), py::arg("data"),
+        "Stage 1: rod axes, node positions and velocities into data. tendyn.Error when the state (13 nrod entries) or the "
+        "data does not fit the model.");
+  m.def("compute_element_forces", [checked](const Model& mo, const State& s, Data& d) {
+          checked(mo, s, d, "compute_element_forces");
+          compute_element_forces(mo, s, d);
+        }, py::arg("model"), py::arg("state"), py::arg("data"),
+        "Stage 2: cable lengths, rates, tensions and node forces into data (after forward_kinematics). tendyn.Error when "
+        "the state or the data does not fit the model.");
+  m.def("compute_derivative", [checked](const Model& mo, const State& s, Data& d) {
+          checked(mo, s, d, "compute_derivative");
           compute_derivative(mo, s, d);
           return Eigen::VectorXd(d.xdot);
         }, py::arg("model"), py::arg("state"), py::arg("data"),
-        "Full pipeline (kinematics, forces, accelerations); fills data and returns xdot (13 nrod).");
-  m.def("compute_energy", &compute_energy, py::arg("model"), py::arg("state"), py::arg("data"),
-        "Energies of the state (data from compute_derivative at that state).");
-  m.def("center_of_mass", &center_of_mass, py::arg("model"), py::arg("state"), "COM of the rods [m].");
-  m.def("linear_momentum", &linear_momentum, py::arg("model"), py::arg("state"), "Total linear momentum [kg m/s].");
-  m.def("angular_momentum", &angular_momentum, py::arg("model"), py::arg("state"), "About the world origin [kg m^2/s].");
+        "Full pipeline (kinematics, forces, accelerations); fills data and returns xdot (13 nrod). tendyn.Error when the "
+        "state (13 nrod entries) or the data does not fit the model.");
+  m.def("compute_energy", [checked](const Model& mo, const State& s, Data& d) {
+          checked(mo, s, d, "compute_energy");
+          return compute_energy(mo, s, d);
+        }, py::arg("model"), py::arg("state"), py::arg("data"),
+        "Energies of the state (data from compute_derivative at that state). tendyn.Error when the state or the data does "
+        "not fit the model.");
+  // the C++ functions check the state size themselves (cheap there)
+  m.def("center_of_mass", &center_of_mass, py::arg("model"), py::arg("state"),
+        "COM of the rods [m]. tendyn.Error when the state does not have 13 nrod entries.");
+  m.def("linear_momentum", &linear_momentum, py::arg("model"), py::arg("state"),
+        "Total linear momentum [kg m/s]. tendyn.Error when the state does not have 13 nrod entries.");
+  m.def("angular_momentum", &angular_momentum, py::arg("model"), py::arg("state"),
+        "About the world origin [kg m^2/s]. tendyn.Error when the state does not have 13 nrod entries.");
   m.def("energies", [](const Model& mo, const Eigen::VectorXd& x, double t) {
           const State s = make_state(mo, x, t);
           Data d = make_data(mo);

@@ -34,8 +34,12 @@ void expose_form_finding(py::module_& m) {
           return find_equilibrium(mo, o);
         }, py::arg("model"), py::arg("options") = FormFindingOptions{},
         "Equilibrium near model.initial_state (zero gravity, no ground): dynamic relaxation + Newton. SimulationError if the relaxation blows up.");
-  m.def("max_node_residual", &max_node_residual, py::arg("model"), py::arg("state"),
-        "Max node residual force [N] of state with zero velocities (zero gravity, no ground).");
+  m.def("max_node_residual", [](const Model& mo, const State& s) {
+          check_state_arg(mo, s, "max_node_residual");
+          return max_node_residual(mo, s);
+        }, py::arg("model"), py::arg("state"),
+        "Max node residual force [N] of state with zero velocities (zero gravity, no ground). tendyn.Error when the state "
+        "does not have 13 nrod entries.");
 
   py::class_<SettleOptions> so(m, "SettleOptions", "Options of settle_on_ground (docs: include/tendyn/tensegrity/form_finding.hpp).");
   so.def_readwrite("place_on_ground", &SettleOptions::place_on_ground, "first translate the model so its lowest rod end is on the ground")
@@ -75,8 +79,13 @@ void expose_form_finding(py::module_& m) {
         }, py::arg("model"), py::arg("options") = SettleOptions{},
         "Rest state of the model on its ground under its gravity (kinetic-damping settle, pinned-contact polish, stability check). "
         "tendyn.Error without ground or downward gravity and when a cable is slack at rest; SimulationError when it does not settle.");
-  m.def("max_residual_on_ground", &max_residual_on_ground, py::arg("model"), py::arg("state"), py::arg("contact_nodes"),
-        py::arg("contact_force_W_N"), "Residual [N] of a rest state with the given ground reactions (see settle_on_ground).");
+  m.def("max_residual_on_ground", [](const Model& mo, const State& s, const std::vector<int>& nodes,
+                                     const std::vector<Eigen::Vector3d>& forces) {
+          check_state_arg(mo, s, "max_residual_on_ground");
+          return max_residual_on_ground(mo, s, nodes, forces);
+        }, py::arg("model"), py::arg("state"), py::arg("contact_nodes"), py::arg("contact_force_W_N"),
+        "Residual [N] of a rest state with the given ground reactions (see settle_on_ground). tendyn.Error when the state "
+        "does not have 13 nrod entries.");
 }
 
 }  // namespace tendyn::python::tensegrity_bind

@@ -43,8 +43,10 @@ void expose_lagrange(py::module_& m) {
       .def("__repr__", [](const LagrangeState& s) {
         return "LagrangeState(time_s=" + float_repr(s.time_s) + ", nrod=" + std::to_string(s.y.size() / 14) + ")";
       });
-  m.def("to_lagrange_state", py::overload_cast<const Model&, const State&>(&to_lagrange_state), py::arg("model"),
-        py::arg("state"), "Newton-Euler state -> Lagrange state.");
+  m.def("to_lagrange_state", [](const Model& mo, const State& s) {
+          check_state_arg(mo, s, "to_lagrange_state");
+          return to_lagrange_state(mo, s);
+        }, py::arg("model"), py::arg("state"), "Newton-Euler state -> Lagrange state.");
   m.def("to_newton_euler_state", py::overload_cast<const Model&, const LagrangeState&>(&to_newton_euler_state),
         py::arg("model"), py::arg("state"), "Lagrange state -> Newton-Euler state.");
   m.def("mass_matrix", [](const Model& mo, const Eigen::VectorXd& q) {
@@ -70,11 +72,17 @@ void expose_lagrange(py::module_& m) {
         }, py::arg("model"), py::arg("q"), "H(q): node velocities = H q'.");
   m.def("incidence_matrix", &incidence_matrix, py::arg("model"), "Cable-node incidence D.");
   m.def("constraint_jacobian", [](const Model& mo, const Eigen::VectorXd& q) {
+          if (q.size() != 7 * mo.nrod())
+            throw tendyn::Error("constraint_jacobian(q): q has " + std::to_string(q.size()) + " entries, the model needs 7 * nrod = " +
+                                std::to_string(7 * mo.nrod()));
           Eigen::MatrixXd P;
           constraint_jacobian(mo, q, P);
           return P;
         }, py::arg("model"), py::arg("q"), "Jacobian of |s_i|^2 - 1 (nrod x 7 nrod).");
   m.def("lagrange_derivative", [](const Model& mo, const LagrangeState& s, const LagrangeOptions& o) {
+          if (s.y.size() != 14 * mo.nrod())
+            throw tendyn::Error("lagrange_derivative(state): the Lagrange state has " + std::to_string(s.y.size()) +
+                                " entries, the model needs 14 * nrod = " + std::to_string(14 * mo.nrod()));
           LagrangeData d = make_lagrange_data(mo, o);
           lagrange_derivative(mo, s, d);
           return Eigen::VectorXd(d.ydot);

@@ -199,7 +199,7 @@ void expose_model(py::module_& m) {
                       assign_rows3(mo.f_W_ext_node, f, "Model.f_W_ext_node", "one row per node");
                     },
                     "(nnode x 3) constant external force on each node [N] (a copy; assign to change)")
-      .def_property("initial_state", [](Model& mo) -> State& { return mo.initial_state; },
+      .def_property("initial_state", [](const Model& mo) { return mo.initial_state; },
                     [](Model& mo, const State& s) {
                       if (s.x.size() != State::kStride * mo.nrod())
                         throw py::value_error("Model.initial_state: expected x of shape (" + std::to_string(State::kStride * mo.nrod()) +
@@ -207,7 +207,8 @@ void expose_model(py::module_& m) {
                                               std::to_string(s.x.size()) + ",)");
                       mo.initial_state = s;
                     },
-                    py::return_value_policy::reference_internal, "State a run starts from (time_s [s], x: 13 nrod)")
+                    "State a run starts from (time_s [s], x: 13 nrod). A copy: stepping it or writing into its x leaves the "
+                    "model unchanged; assign a State to change it.")
       .def_property_readonly("nrod", &Model::nrod, "number of rods")
       .def_property_readonly("nnode", &Model::nnode, "number of nodes (rod ends and anchors)")
       .def_property_readonly("ncable", &Model::ncable, "number of cables and springs")

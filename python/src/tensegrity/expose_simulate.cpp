@@ -194,13 +194,14 @@ void expose_simulate(py::module_& m) {
           if (s.x.size() != State::kStride * mo.nrod())
             throw py::value_error("step: the state has " + std::to_string(s.x.size()) + " entries, the model needs 13 * nrod = " +
                                   std::to_string(State::kStride * mo.nrod()));
-          if (d.cable_rest_length_m.size() != mo.ncable() || d.p_W_node.cols() != mo.nnode() || d.xdot.size() != s.x.size())
-            throw py::value_error("step: the data was not made for this model (use make_data(model))");
+          if (!data_fits(mo, d)) throw py::value_error("step: the data was not made for this model (use make_data(model))");
           StepOptions o;
           o.integrator = integrator_arg(integrator);
           if (tolerance) o.tolerance = *tolerance;
           o.locate_slack_events = locate_slack_events;
           const double t_end = t_end_s ? *t_end_s : std::nan("");
+          // two threads stepping one data or state would race (lost steps): the second raises
+          const ExclusiveUse in_use({&d, &s}, "step");  // destroyed after the GIL is back
           py::gil_scoped_release release;
           return step(mo, d, s, dt_s, o, t_end);
         },
@@ -214,7 +215,9 @@ void expose_simulate(py::module_& m) {
         "f(new state), so consecutive steps need nothing in between.\n"
         "t_end_s (fixed steps): the time stamped on the state after the step instead of start + dt_s; simulate()\n"
         "stamps t0 + (k + 1) dt, so stepping with t_end_s=(k + 1) * dt reproduces simulate() bit for bit.\n"
-        "Raises tendyn.SimulationError on a blow-up, tendyn.Error on bad arguments. Releases the GIL.");
+        "Raises tendyn.SimulationError on a blow-up, tendyn.Error on bad arguments. Releases the GIL.\n"
+        "Threads: step different (data, state) pairs from different threads freely (the model is only read); a data or\n"
+        "state that another thread is stepping at that moment raises RuntimeError (the steps would race and be lost).");
 
   py::class_<MonitorReport>(m, "MonitorReport", "Slack / over-strain monitor of a run.")
       .def_readonly("normal_mode", &MonitorReport::normal_mode, "True when no cable went slack and no strain exceeded the limit")

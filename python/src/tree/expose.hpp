@@ -9,12 +9,14 @@
 #include <pybind11/pybind11.h>
 
 #include <tendyn/core/error.hpp>
+#include <tendyn/tree/algorithms.hpp>
 #include <tendyn/tree/block.hpp>
 #include <tendyn/tree/data.hpp>
 #include <tendyn/tree/model.hpp>
 
 #include "bind_util.hpp"
 
+#include <initializer_list>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -59,6 +61,25 @@ inline void check_data(const Model& m, const Data& d) {
 inline void check_data(const Model& m, const BlockData& d) {
   check_data(m, d.fk);
   if (d.b.size() != m.nv) throw tendyn::Error("tree: block data was made for another model");
+}
+
+/// True when every input of an algorithm is finite (vectors and external wrenches).
+inline bool all_finite(std::initializer_list<const V*> inputs, const Fext& fext = {}) {
+  for (const V* x : inputs)
+    if (!x->allFinite()) return false;
+  for (const auto& w : fext)
+    if (!w.f_W.allFinite() || !w.n_W.allFinite()) return false;
+  return true;
+}
+
+/// `x` (a result of `inputs`), after checking that finite inputs gave a finite result: an overflow
+/// (a = 1e308, v = 1e200) raises tendyn.Error naming `where` and `quantity` (check_finite_result).
+/// Non-finite inputs give their non-finite result unchanged.
+template <class X>
+const X& finite_result(const Model& m, const X& x, std::initializer_list<const V*> inputs, const Fext& fext, const char* where,
+                       const char* quantity) {
+  if (all_finite(inputs, fext)) check_finite_result(m, x, where, quantity);
+  return x;
 }
 
 /// Numbers in the tree reprs: 6 significant digits (%g).

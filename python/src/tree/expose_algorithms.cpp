@@ -16,22 +16,30 @@ void expose_algorithms(py::module_& m) {
         py::arg("model"), py::arg("data"), py::arg("q"), "Link poses for q (nq) into data.");
   m.def("rnea", [](const Model& mo, Data& d, const py::object& q, const py::object& v, const py::object& a, const Fext& f) {
           check_data(mo, d);
-          return V(rnea(mo, d, q_arg(q, mo), v_arg(v, mo), v_arg(a, mo, "a"), f));
+          const V qv = q_arg(q, mo), vv = v_arg(v, mo), av = v_arg(a, mo, "a");
+          return V(finite_result(mo, rnea(mo, d, qv, vv, av, f), {&qv, &vv, &av}, f, "tree.rnea", "tau (joint forces)"));
         },
         py::arg("model"), py::arg("data"), py::arg("q"), py::arg("v"), py::arg("a"), py::arg("fext") = Fext{},
         "Inverse dynamics tau = M(q) a + b(q, v) - J^T fext (RNEA): q (nq), v (nv) [rad/s | m/s], a (nv) "
-        "[rad/s^2 | m/s^2], fext (nlinks LinkWrench or empty) -> tau (nv) [N m | N].");
+        "[rad/s^2 | m/s^2], fext (nlinks LinkWrench or empty) -> tau (nv) [N m | N]. A result that overflows the double "
+        "range from finite inputs (a = 1e308) raises tendyn.Error naming it.");
   m.def("nonlinear_effects", [](const Model& mo, Data& d, const py::object& q, const py::object& v, const Fext& f) {
           check_data(mo, d);
-          return V(nonlinear_effects(mo, d, q_arg(q, mo), v_arg(v, mo), f));
+          const V qv = q_arg(q, mo), vv = v_arg(v, mo);
+          return V(finite_result(mo, nonlinear_effects(mo, d, qv, vv, f), {&qv, &vv}, f, "tree.nonlinear_effects", "b (bias forces)"));
         },
         py::arg("model"), py::arg("data"), py::arg("q"), py::arg("v"), py::arg("fext") = Fext{},
         "Bias b(q, v) = C(q, v) v + g(q) - J^T fext (nv) [N m | N].");
-  m.def("crba", [](const Model& mo, Data& d, const py::object& q) { check_data(mo, d); return Eigen::MatrixXd(crba(mo, d, q_arg(q, mo))); },
+  m.def("crba", [](const Model& mo, Data& d, const py::object& q) {
+          check_data(mo, d);
+          const V qv = q_arg(q, mo);
+          return Eigen::MatrixXd(finite_result(mo, crba(mo, d, qv), {&qv}, {}, "tree.crba", "M (mass matrix)"));
+        },
         py::arg("model"), py::arg("data"), py::arg("q"), "Mass matrix M(q) (nv x nv) by CRBA.");
   m.def("aba", [](const Model& mo, Data& d, const py::object& q, const py::object& v, const py::object& tau, const Fext& f) {
           check_data(mo, d);
-          return V(aba(mo, d, q_arg(q, mo), v_arg(v, mo), v_arg(tau, mo, "tau"), f));
+          const V qv = q_arg(q, mo), vv = v_arg(v, mo), tv = v_arg(tau, mo, "tau");
+          return V(finite_result(mo, aba(mo, d, qv, vv, tv, f), {&qv, &vv, &tv}, f, "tree.aba", "ddq (joint accelerations)"));
         },
         py::arg("model"), py::arg("data"), py::arg("q"), py::arg("v"), py::arg("tau"), py::arg("fext") = Fext{},
         "Forward dynamics (ABA): q (nq), v (nv), tau (nv) [N m | N] -> q'' (nv) [rad/s^2 | m/s^2].");

@@ -5,8 +5,10 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <tendyn/core/error.hpp>
 #include <tendyn/viz/live.hpp>
 
+#include "tensegrity/expose.hpp"
 #include "viz/expose.hpp"
 
 #include <string>
@@ -52,6 +54,8 @@ void expose_live(py::module_& m) {
            py::call_guard<py::gil_scoped_release>())
       .def("send_frame",
            [](LiveClient& c, double t_s, const ts::Model& model, const ts::State& state, const ts::Data* data) {
+             if (data && !tendyn::python::tensegrity_bind::data_fits(model, *data))
+               throw tendyn::Error("send_frame(data): the data was made for another model (use make_data(model))");
              return data ? c.send_frame(t_s, model, state, *data) : c.send_frame(t_s, model, state);
            },
            py::arg("t_s"), py::arg("model"), py::arg("state"), py::arg("data") = nullptr,
