@@ -91,6 +91,15 @@ void run_plan(const PlanArgs& a) {
     throw Error(std::string("plan: --planner: ") + e.what());
   }
   o.path = parse_path(a);
+  // the work bounds, before anything runs (plan() checks them again)
+  if (o.duration_s > 0.0 && o.duration_s < 0.5 * o.period_s)
+    throw Error("plan: --duration (" + io::format_number(o.duration_s, 6) + " s) is shorter than half of --period (" +
+                io::format_number(o.period_s, 6) + " s): no period would run (a plan runs whole periods)");
+  try {
+    ts::check_plan_bounds(o);
+  } catch (const Error& e) {
+    throw Error(std::string(e.what()) + "; shorten --duration, use a larger --dt, fewer --drive cables or another --planner");
+  }
   if (a.html) require_viewer();
   // the executed schedule is replayed for the viewer (scene.json, and view.html with --html)
   auto sim = o.rollout;
