@@ -91,6 +91,14 @@ void run_plan(const PlanArgs& a) {
     throw Error(std::string("plan: --planner: ") + e.what());
   }
   o.path = parse_path(a);
+  if (a.html) require_viewer();
+  // the executed schedule is replayed for the viewer (scene.json, and view.html with --html)
+  auto sim = o.rollout;
+  sim.duration_s = ts::plan_nperiod(o) * o.period_s;
+  auto view_sim = sim;
+  view_sim.output_interval_s = std::min(view_sim.output_interval_s > 0 ? view_sim.output_interval_s : 0.01, 0.01);
+  const auto estimate = ts::estimate_plan_output(file.model, o, view_sim, kFrameInterval_s);
+  a.budget.check("plan", estimate.output_bytes, estimate.output_what, estimate.memory_bytes, estimate.memory_what, kPlanMemoryHint);
   // the work bounds, before anything runs (plan() checks them again)
   if (o.duration_s > 0.0 && o.duration_s < 0.5 * o.period_s)
     throw Error("plan: --duration (" + io::format_number(o.duration_s, 6) + " s) is shorter than half of --period (" +
@@ -100,14 +108,6 @@ void run_plan(const PlanArgs& a) {
   } catch (const Error& e) {
     throw Error(std::string(e.what()) + "; shorten --duration, use a larger --dt, fewer --drive cables or another --planner");
   }
-  if (a.html) require_viewer();
-  // the executed schedule is replayed for the viewer (scene.json, and view.html with --html)
-  auto sim = o.rollout;
-  sim.duration_s = ts::plan_nperiod(o) * o.period_s;
-  auto view_sim = sim;
-  view_sim.output_interval_s = std::min(view_sim.output_interval_s > 0 ? view_sim.output_interval_s : 0.01, 0.01);
-  const auto estimate = ts::estimate_plan_output(file.model, o, view_sim, kFrameInterval_s);
-  a.budget.check("plan", estimate.output_bytes, estimate.output_what, estimate.memory_bytes, estimate.memory_what, kPlanMemoryHint);
   io::ResultSet results(a.out_dir);  // the files appear together at commit() (docs/CLI.md "Outputs")
   Progress progress("plan", !a.quiet);
   const auto r = ts::plan(file.model, o, [&](int done, int total) { progress.update(static_cast<double>(done) / total); });
