@@ -64,11 +64,17 @@ CLI::Validator path_check(bool directory_ok) {
       directory_ok ? "PATH" : "FILE");
 }
 
+// CLI11 reads hexadecimal floating point ("0x1p3") as strtod does; YAML and CSV inputs refuse it:
+// one rule, numbers are decimal.
+bool hexadecimal(const std::string& text) { return text.find_first_of("xX") != std::string::npos; }
+const char* const kHexMessage = "numbers are decimal: hexadecimal is not accepted (got ";
+
 CLI::Validator number_check(bool strict) {
   return CLI::Validator(
       [strict](std::string& text) -> std::string {
         double v = 0;
         if (!CLI::detail::lexical_cast(text, v) || std::isnan(v)) return "'" + text + "' is not a number";
+        if (hexadecimal(text)) return kHexMessage + text + ")";
         if (!std::isfinite(v)) return "must be a finite number (got " + text + ")";
         if (strict ? !(v > 0) : !(v >= 0)) return "must be " + std::string(strict ? "> 0" : ">= 0") + " (got " + text + ")";
         return {};
@@ -100,7 +106,9 @@ void require_finite_numbers(CLI::App& app) {
       [](std::string& text) -> std::string {
         double v = 0;
         // only words that read as a number: other text is the option's own type error
-        if (CLI::detail::lexical_cast(text, v) && !std::isfinite(v)) return "must be a finite number (got " + text + ")";
+        if (!CLI::detail::lexical_cast(text, v)) return {};
+        if (hexadecimal(text)) return kHexMessage + text + ")";
+        if (!std::isfinite(v)) return "must be a finite number (got " + text + ")";
         return {};
       },
       "");

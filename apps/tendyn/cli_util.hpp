@@ -44,7 +44,8 @@ const CLI::Validator& non_negative();
 const CLI::Validator& existing_file();  ///< a readable regular file
 const CLI::Validator& existing_path();  ///< a file or a directory
 /// Adds a check to every floating-point option of `app` and its subcommands (recursively): nan
-/// and inf are refused with the option's name ("must be a finite number"). Call after registering.
+/// and inf are refused with the option's name ("must be a finite number"), and hexadecimal
+/// floating point ("0x1p3": numbers are decimal, as in YAML and CSV). Call after registering.
 void require_finite_numbers(CLI::App& app);
 /// Set by existing_file()/existing_path() when they reject a path (main() maps it to exit 2).
 bool missing_file_reported();

@@ -84,6 +84,10 @@ void run_identify_tensegrity(const IdentifyArgs& a) {
   const ts::Model& m = f.model;
   const ts::MotionData data = ts::load_motion_csv(m, a.data);
   const auto groups = ts::parse_fit_spec(m, a.fit);
+  // the work bound, before any work (identify() checks it again)
+  if (const double steps = ts::identify_step_count(data.t_s, a.dt); !(steps <= ts::kIdentifyMaxSteps))
+    throw Error("identify: --dt " + g(a.dt) + " s gives " + g(steps) + " integration steps per pass over the " +
+                g(data.t_s.back() - data.t_s.front()) + " s of data, above the limit " + g(ts::kIdentifyMaxSteps) + "; use a larger --dt");
   ts::IdentifyOptions o;
   o.dt_s = a.dt;
   o.segment_s = a.segment;

@@ -99,6 +99,15 @@ void run_plan(const PlanArgs& a) {
   view_sim.output_interval_s = std::min(view_sim.output_interval_s > 0 ? view_sim.output_interval_s : 0.01, 0.01);
   const auto estimate = ts::estimate_plan_output(file.model, o, view_sim, kFrameInterval_s);
   a.budget.check("plan", estimate.output_bytes, estimate.output_what, estimate.memory_bytes, estimate.memory_what, kPlanMemoryHint);
+  // the work bounds, before anything runs (plan() checks them again)
+  if (o.duration_s > 0.0 && o.duration_s < 0.5 * o.period_s)
+    throw Error("plan: --duration (" + io::format_number(o.duration_s, 6) + " s) is shorter than half of --period (" +
+                io::format_number(o.period_s, 6) + " s): no period would run (a plan runs whole periods)");
+  try {
+    ts::check_plan_bounds(o);
+  } catch (const Error& e) {
+    throw Error(std::string(e.what()) + "; shorten --duration, use a larger --dt, fewer --drive cables or another --planner");
+  }
   io::ResultSet results(a.out_dir);  // the files appear together at commit() (docs/CLI.md "Outputs")
   Progress progress("plan", !a.quiet);
   const auto r = ts::plan(file.model, o, [&](int done, int total) { progress.update(static_cast<double>(done) / total); });

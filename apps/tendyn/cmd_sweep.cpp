@@ -62,6 +62,19 @@ void run_sweep(const SweepArgs& a) {
   namespace ts = tensegrity;
   if (!(a.psi_step > 0)) throw Error("sweep: --psi-step must be > 0");
   if (a.psi_max < a.psi_min) throw Error("sweep: --psi-max must be >= --psi-min");
+  if (a.psi_min < -90.0 || a.psi_max > 90.0)
+    throw Error("sweep: --psi-min and --psi-max must be in [-90, 90] deg (got " + io::format_number(a.psi_min, 6) + " and " +
+                io::format_number(a.psi_max, 6) + ")");
+  // counted as a double before anything is allocated: a tiny step must not overflow an int
+  const double count = ts::psi_grid_count(a.psi_min, a.psi_max, a.psi_step);
+  if (!(count <= ts::kPsiStudyMaxAngles)) {
+    char buf[300];
+    std::snprintf(buf, sizeof buf,
+                  "sweep: --psi-min %g to --psi-max %g by --psi-step %g gives %.3g angles, above the limit of %d angles "
+                  "(each angle is a simulation); use a larger --psi-step",
+                  a.psi_min, a.psi_max, a.psi_step, count, ts::kPsiStudyMaxAngles);
+    throw Error(buf);
+  }
   ts::PsiStudyOptions o;
   o.prism.rod_mass_kg = a.mass;
   o.prism.rod_length_m = a.length;
@@ -81,7 +94,8 @@ void run_sweep(const SweepArgs& a) {
   o.prism.radius_m = a.radius;
   o.prism.pivot = a.pivot;
   const double radius_m = ts::prism_radius_m(o.prism);
-  const int n = static_cast<int>(std::floor((a.psi_max - a.psi_min) / a.psi_step + 1e-9)) + 1;
+  const int n = static_cast<int>(count);
+  o.psi_deg.reserve(static_cast<std::size_t>(n));
   for (int i = 0; i < n; ++i) o.psi_deg.push_back(a.psi_min + i * a.psi_step);
   o.simulation.duration_s = a.duration;
   o.simulation.dt_s = a.dt;

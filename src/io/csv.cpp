@@ -37,6 +37,18 @@ void split_into(std::string_view text, char sep, std::vector<std::string>& out, 
   }
 }
 
+// strtod also reads hexadecimal floating point ("0x1p3"), which YAML refuses: one rule for every
+// input, numbers are decimal.
+bool hexadecimal(const std::string& s) { return s.find_first_of("xX") != std::string::npos; }
+
+// True when the whole of `s` is a decimal number (finite or not) for strtod.
+bool decimal_number(const std::string& s, double& v) {
+  if (s.empty() || hexadecimal(s)) return false;
+  char* end = nullptr;
+  v = std::strtod(s.c_str(), &end);
+  return end == s.c_str() + s.size();
+}
+
 }  // namespace
 
 std::vector<std::string> split_fields(std::string_view text, char sep) {
@@ -48,10 +60,13 @@ std::vector<std::string> split_fields(std::string_view text, char sep) {
 double parse_finite(std::string_view field, std::string_view where) {
   const std::string s(trim(field));
   if (s.empty()) throw Error(std::string(where) + ": empty field, a number is expected");
-  char* end = nullptr;
-  const double v = std::strtod(s.c_str(), &end);
-  if (end != s.c_str() + s.size() || !std::isfinite(v))
-    throw Error(std::string(where) + ": '" + s + "' is not a finite number");
+  double v = 0.0;
+  if (!decimal_number(s, v) || !std::isfinite(v)) {
+    char* end = nullptr;
+    const bool hex = hexadecimal(s) && (std::strtod(s.c_str(), &end), end == s.c_str() + s.size());
+    throw Error(std::string(where) + ": '" + s + "' is not a finite number" +
+                (hex ? " (numbers are decimal: hexadecimal is not accepted)" : ""));
+  }
   return v;
 }
 
@@ -119,9 +134,8 @@ CsvReader::CsvReader(const std::filesystem::path& path, CsvLimits limits, CsvHea
   header_line_ = line_;
   if (header == CsvHeader::kOptional) {
     const bool any_number = std::any_of(fields_.begin(), fields_.end(), [](const std::string& f) {
-      char* end = nullptr;
-      (void)std::strtod(f.c_str(), &end);
-      return !f.empty() && *end == '\0';
+      double v = 0.0;
+      return decimal_number(f, v);
     });
     if (any_number) {  // no header: the constructor has read the first data row
       pending_row_ = true;

@@ -2,6 +2,9 @@
 
 #include <tendyn/core/error.hpp>
 
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/parser.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -74,9 +77,59 @@ void require_readable_file(const std::string& file) {
 YamlNode::YamlNode(YAML::Node node, std::string file, std::string path)
     : node_(std::move(node)), file_(std::move(file)), path_(std::move(path)) {}
 
+namespace {
+// Counts the nodes of the first document and throws at kMaxNodes + 1, before any tree exists.
+class NodeCounter final : public YAML::EventHandler {
+ public:
+  NodeCounter(const std::string& name, std::size_t limit, const std::string& what) : name_(name), what_(what), limit_(limit) {}
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& m, YAML::anchor_t) override { count(m); }
+  void OnAlias(const YAML::Mark& m, YAML::anchor_t) override { count(m); }
+  void OnScalar(const YAML::Mark& m, const std::string&, YAML::anchor_t, const std::string&) override { count(m); }
+  void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override { count(m); }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override { count(m); }
+  void OnMapEnd() override {}
+
+ private:
+  void count(const YAML::Mark& m) {
+    if (++n_ <= limit_) return;
+    const auto where = mark_string(m);
+    throw Error(name_ + (where.empty() ? "" : ":" + where) + ": more than " + std::to_string(limit_) +
+                " YAML nodes (values, lists and mappings), the limit of " + what_);
+  }
+  const std::string& name_;
+  const std::string& what_;
+  std::size_t limit_;
+  std::size_t n_ = 0;
+};
+}  // namespace
+
+void require_yaml_node_count(const std::string& text, const std::string& name, std::size_t limit, const std::string& what) {
+  try {
+    std::istringstream in(text);
+    YAML::Parser parser(in);
+    NodeCounter counter(name, limit, what);
+    parser.HandleNextDocument(counter);
+  } catch (const YAML::Exception&) {
+    // a syntax error: the reader that follows reports it with its place
+  }
+}
+
+std::size_t yaml_node_bound(std::string_view text) {
+  std::size_t marks = 0;
+  for (const char c : text)
+    marks += c == ',' || c == '[' || c == ']' || c == '{' || c == '}' || c == '-' || c == ':' || c == '?' || c == '\n';
+  return 3 * marks + 3;
+}
+
 YamlNode YamlNode::load_string(const std::string& text, const std::string& name) {
   require_utf8(text, name);
   try {
+    // the exact count (yaml-cpp's event parser, a few microseconds per node) only when the cheap
+    // bound says the limit is within reach
+    if (yaml_node_bound(text) > kMaxNodes) require_yaml_node_count(text, name, kMaxNodes);
     YAML::Node n = YAML::Load(text);
     if (!n || n.IsNull()) throw Error(name + ": empty model file");
     return YamlNode(n, name, "");

@@ -30,6 +30,19 @@ void require_utf8(std::string_view text, const std::string& name);
 /// Throws tendyn::Error "<file>: is a directory, not a file" or "<file>: no such file".
 void require_readable_file(const std::string& file);
 
+/// Counts the YAML nodes (scalars, lists, mappings; an alias counts once) of the first document
+/// of `text` with yaml-cpp's event parser, without building a tree, and throws tendyn::Error
+/// "<name>:<line>:<col>: more than <limit> YAML nodes (values, lists and mappings), the limit of
+/// <what>" at the first node past `limit`. A syntax error is left to the reader that follows
+/// (nothing is thrown for it here). Cost O(length of the text read), memory O(1) in the nodes.
+void require_yaml_node_count(const std::string& text, const std::string& name, std::size_t limit,
+                             const std::string& what = "a YAML input (docs/MODEL_FORMAT.md, limits)");
+
+/// A cheap upper bound of the YAML nodes of `text` (one pass over the bytes, no parsing): every
+/// node sits next to a structure mark (, [ ] { } - : ? or a line end), at most three per mark.
+/// Never throws.
+std::size_t yaml_node_bound(std::string_view text);
+
 /// A YAML node together with where it came from: file name and field path for messages.
 class YamlNode {
  public:
@@ -37,10 +50,19 @@ class YamlNode {
 
   /// Largest YAML input file accepted by load_file (yaml-cpp parses ~3 MB/s: 16 MiB is ~5 s).
   static constexpr std::uintmax_t kMaxFileBytes = std::uintmax_t{16} << 20;
+  /// Most YAML nodes (scalars, lists, mappings; an alias counts once) of one input: yaml-cpp
+  /// keeps about 0.5 KB per node, so a 14 MB file of a 7-million-entry list took 3.3 GB; at the
+  /// limit the tree is about 1 GB. A model of 100,000 cables with their nodes and rods stays
+  /// well below it. Counted by yaml-cpp's event parser, which stops at the limit, before the tree
+  /// is built; only when yaml_node_bound() is above the limit (the count costs a few
+  /// microseconds per node: seconds for a text that reaches the limit, nothing for a model file).
+  static constexpr std::size_t kMaxNodes = 2000000;
   /// Loads a file; throws tendyn::Error "<file>: cannot read", "<file>: ... larger than the
-  /// 16 MiB limit" or "<file>:<line>:<col>: YAML syntax error: ...".
+  /// 16 MiB limit", "<file>:<line>:<col>: more than 2000000 YAML nodes ..." or
+  /// "<file>:<line>:<col>: YAML syntax error: ...".
   static YamlNode load_file(const std::string& file);
-  /// Parses text; `name` stands for the file name in messages.
+  /// Parses text; `name` stands for the file name in messages. Same limits as load_file but the
+  /// size (kMaxNodes).
   static YamlNode load_string(const std::string& text, const std::string& name);
 
   [[nodiscard]] bool has(const std::string& key) const;

@@ -658,6 +658,9 @@ void check_model_supported(const Model& m) {
 Setup make_setup(const Model& m, const MotionData& d, const std::vector<ParameterGroup>& groups, const IdentifyOptions& o) {
   validate(o);
   validate(m, d);
+  if (const double steps = identify_step_count(d.t_s, o.dt_s); !(steps <= kIdentifyMaxSteps))
+    throw Error("identify option dt_s: " + num(steps) + " integration steps per pass over the data (" +
+                num(d.t_s.back() - d.t_s.front()) + " s of data at dt " + num(o.dt_s) + " s), above the limit " + num(kIdentifyMaxSteps));
   check_model_supported(m);
   Setup S;
   S.model = &m;
@@ -1136,6 +1139,12 @@ std::string motion_csv(const Model& model, const MotionData& d) {
     out += "\n";
   }
   return out;
+}
+
+double identify_step_count(const std::vector<double>& t_s, double dt_s) {
+  double n = 0.0;
+  for (std::size_t i = 1; i < t_s.size(); ++i) n += std::max(1.0, std::ceil((t_s[i] - t_s[i - 1]) / dt_s - 1e-9));
+  return n;
 }
 
 void validate(const IdentifyOptions& o) {

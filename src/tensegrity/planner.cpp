@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
 namespace tendyn::tensegrity {
@@ -189,7 +190,42 @@ std::string plan_schedule_csv(const Model& model, const std::vector<int>& drive_
   return csv;
 }
 
-int plan_nperiod(const PlannerOptions& o) { return std::max(1, static_cast<int>(std::lround(o.duration_s / o.period_s))); }
+int plan_nperiod(const PlannerOptions& o) {
+  const double n = std::round(o.duration_s / o.period_s);
+  if (!(n < static_cast<double>(std::numeric_limits<int>::max()))) return n > 0.0 ? std::numeric_limits<int>::max() : 1;
+  return std::max(1, static_cast<int>(n));
+}
+
+double plan_step_bound(const PlannerOptions& o, double* rollouts_per_period) {
+  const double m = static_cast<double>(o.drive_cables.size());
+  const double all = std::pow(3.0, m), rounds = std::max(o.max_rounds, 1);
+  double rollouts = all;
+  if (o.planner == Planner::kLookahead) rollouts = all * (1.0 + std::max(o.beam_width, 1));
+  else if (o.planner == Planner::kCoordinateSearch) rollouts = (2.0 * m + 1.0) * rounds;
+  else if (o.planner == Planner::kScreened) rollouts = 1.0 + rounds * (2.0 * m + std::max(o.screen_count, 1));
+  if (rollouts_per_period) *rollouts_per_period = rollouts;
+  const double periods = std::max(1.0, std::round(o.duration_s / o.period_s));
+  return periods * rollouts * (o.period_s / o.rollout.dt_s);
+}
+
+void check_plan_bounds(const PlannerOptions& o) {
+  char buf[400];
+  if (o.duration_s > 0.0 && o.duration_s < 0.5 * o.period_s) {
+    std::snprintf(buf, sizeof buf, "plan: duration (%g s) is shorter than half a period (%g s): no period would run", o.duration_s,
+                  o.period_s);
+    throw Error(buf);
+  }
+  double rollouts = 0.0;
+  const double steps = plan_step_bound(o, &rollouts);
+  if (!(steps <= kMaxSteps)) {
+    std::snprintf(buf, sizeof buf,
+                  "plan: %.3g periods (duration / period = %g / %g s) x %.3g rollouts x %.3g steps (period / dt = %g / %g s) = %.3g "
+                  "simulated steps is above the limit %g",
+                  std::max(1.0, std::round(o.duration_s / o.period_s)), o.duration_s, o.period_s, rollouts, o.period_s / o.rollout.dt_s,
+                  o.period_s, o.rollout.dt_s, steps, kMaxSteps);
+    throw Error(buf);
+  }
+}
 
 namespace {
 
@@ -378,11 +414,12 @@ PlanResult plan(const Model& model, const PlannerOptions& o, const std::function
   if (!(o.u0_m > 0.0) || !(o.period_s > 0.0) || !(o.duration_s > 0.0)) throw Error("plan: u0, period and duration must be > 0");
   if (!(o.ramp_fraction > 0.0 && o.ramp_fraction <= 1.0)) throw Error("plan: ramp_fraction must be in (0, 1]");
   if (o.increment == IncrementShape::kStep && o.ramp_fraction != 1.0)
-    throw Error("plan: ramp_fraction applies to the ramp increment only (increment step, ramp_fraction " + std::to_string(o.ramp_fraction) + ")");
+    throw Error("plan: ramp_fraction applies to the ramp increment only (increment step, ramp_fraction " + io::format_number(o.ramp_fraction, 6) + ")");
   if (o.beam_width < 1) throw Error("plan: beam_width must be >= 1");
   if (o.screen_count < 1) throw Error("plan: screen_count must be >= 1");
   if (!(o.lateral_weight >= 0.0)) throw Error("plan: lateral_weight must be >= 0");
   validate(o.rollout);
+  check_plan_bounds(o);
   const auto wall0 = std::chrono::steady_clock::now();
   const int nperiod = plan_nperiod(o);
   PathTracker tracker(o.path);

@@ -1,5 +1,6 @@
 #include <tendyn/core/error.hpp>
 #include <tendyn/core/parallel.hpp>
+#include <tendyn/io/csv.hpp>
 #include <tendyn/tensegrity/psi_study.hpp>
 #include <tendyn/tensegrity/sweep.hpp>
 
@@ -159,11 +160,17 @@ PsiStudyRow row_from_json(const std::string& text, const std::string& where) {
 
 }  // namespace
 
+double psi_grid_count(double psi_min_deg, double psi_max_deg, double step_deg) {
+  return std::floor((psi_max_deg - psi_min_deg) / step_deg + 1e-9) + 1.0;
+}
+
 PsiStudyResult run_psi_study(const PsiStudyOptions& o, const std::function<void(int, int)>& progress) {
   if (o.prism.n != 3) throw Error("psi study: the document's study is for the 3-prism (n = 3)");
   if (o.psi_deg.empty()) throw Error("psi study: no psi values");
+  if (o.psi_deg.size() > static_cast<std::size_t>(kPsiStudyMaxAngles))
+    throw Error("psi study: " + std::to_string(o.psi_deg.size()) + " angles, above the limit of " + std::to_string(kPsiStudyMaxAngles));
   for (double v : o.psi_deg)
-    if (!std::isfinite(v) || v < -90.0 || v > 90.0) throw Error("psi study: psi must be in [-90, 90] deg (got " + std::to_string(v) + ")");
+    if (!std::isfinite(v) || v < -90.0 || v > 90.0) throw Error("psi study: psi must be in [-90, 90] deg (got " + io::format_number(v, 6) + ")");
   validate(o.simulation);
   const int n = static_cast<int>(o.psi_deg.size());
   PsiStudyResult res;

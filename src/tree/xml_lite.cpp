@@ -3,6 +3,8 @@
 #include <tendyn/core/error.hpp>
 
 #include <cctype>
+#include <string_view>
+#include <unordered_set>
 
 namespace tendyn::tree::xml {
 
@@ -128,8 +130,9 @@ class Parser {
     if (pos_ == b) fail("expected a name");
     return s_.substr(b, pos_ - b);
   }
-  std::string decode(const std::string& v) {
+  std::string decode(std::string_view v) {
     std::string r;
+    r.reserve(v.size());
     for (std::size_t i = 0; i < v.size(); ++i) {
       if (v[i] != '&') {
         r += v[i];
@@ -137,19 +140,20 @@ class Parser {
       }
       const std::size_t e = v.find(';', i);
       if (e == std::string::npos) fail("bad entity in attribute value");
-      const std::string ent = v.substr(i + 1, e - i - 1);
+      const std::string_view ent = v.substr(i + 1, e - i - 1);
       if (ent == "lt") r += '<';
       else if (ent == "gt") r += '>';
       else if (ent == "amp") r += '&';
       else if (ent == "quot") r += '"';
       else if (ent == "apos") r += '\'';
-      else fail("unknown entity '&" + ent + ";'");
+      else fail("unknown entity '&" + std::string(ent) + ";'");
       i = e;
     }
     return r;
   }
   // '<' name attributes ('>' | '/>'); sets self_closed_.
   Element start_tag() {
+    std::unordered_set<std::string> keys;  // duplicates found in O(1) each, not by scanning attrs
     Element el;
     el.line = line_;
     el.col = col_;
@@ -168,6 +172,9 @@ class Parser {
         self_closed_ = false;
         return el;
       }
+      const int key_line = line_, key_col = col_;
+      if (el.attrs.size() >= kMaxAttributes)
+        fail("<" + el.name + "> has more than the limit of " + std::to_string(kMaxAttributes) + " attributes");
       std::string key = name();
       skip_ws();
       if (pos_ >= s_.size() || s_[pos_] != '=') fail("expected '=' after attribute '" + key + "'");
@@ -178,9 +185,12 @@ class Parser {
       advance();
       const std::size_t e = s_.find(quote, pos_);
       if (e == std::string::npos) fail("unterminated attribute value");
-      std::string val = decode(s_.substr(pos_, e - pos_));
+      if (e - pos_ > kMaxAttributeBytes)
+        fail_at(key_line, key_col, "attribute '" + key + "' of <" + el.name + "> is " + std::to_string(e - pos_) + " bytes long, more than the limit of " +
+             std::to_string(kMaxAttributeBytes) + " bytes");
+      std::string val = decode(std::string_view(s_).substr(pos_, e - pos_));
       advance(e - pos_ + 1);
-      if (el.attr(key)) fail("duplicate attribute '" + key + "' in <" + el.name + ">");
+      if (!keys.insert(key).second) fail_at(key_line, key_col, "duplicate attribute '" + key + "' in <" + el.name + ">");
       el.attrs.emplace_back(std::move(key), std::move(val));
     }
   }

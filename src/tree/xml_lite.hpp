@@ -17,6 +17,10 @@ constexpr int kMaxDepth = 256;
 constexpr std::size_t kMaxElements = 250000;
 /// Largest document [bytes].
 constexpr std::size_t kMaxBytes = 64u << 20;
+/// Most attributes of one element (a URDF element has at most 6).
+constexpr std::size_t kMaxAttributes = 256;
+/// Longest attribute value [bytes, as written] (a URDF value is a few numbers or a file name).
+constexpr std::size_t kMaxAttributeBytes = 64u << 10;
 
 struct Element {
   std::string name;

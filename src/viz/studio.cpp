@@ -14,6 +14,7 @@
 #include <numeric>
 #include <vector>
 
+#include "io/yaml_util.hpp"
 #include "studio_internal.hpp"
 
 namespace tendyn::viz::studio {
@@ -127,10 +128,16 @@ void reshape_rod(ts::Rod& r, double mass_kg, double length_m, double radius_m) {
   r = n;
 }
 
-ts::ModelFile load(std::string_view yaml, const Limits& limits) {
+// The size bounds of a posted model: bytes, then YAML nodes before any tree is built.
+void check_yaml_size(std::string_view yaml, const Limits& limits) {
   if (yaml.size() > limits.max_yaml_bytes)
     throw Error("model.yaml: " + std::to_string(yaml.size()) + " bytes, more than the studio's limit of " +
                 std::to_string(limits.max_yaml_bytes));
+  io::require_yaml_node_count(std::string(yaml), "model.yaml", limits.max_yaml_nodes, "a model in the studio");
+}
+
+ts::ModelFile load(std::string_view yaml, const Limits& limits) {
+  check_yaml_size(yaml, limits);
   return ts::load_model_string(std::string(yaml), "model.yaml");
 }
 
@@ -275,9 +282,7 @@ std::string model_kind(std::string_view yaml) {
 
 EditResult edit_model(std::string_view yaml, std::string_view edits_json, const Limits& limits) {
   if (model_kind(yaml) == "cdpr") {
-    if (yaml.size() > limits.max_yaml_bytes)
-      throw Error("model.yaml: " + std::to_string(yaml.size()) + " bytes, more than the studio's limit of " +
-                  std::to_string(limits.max_yaml_bytes));
+    check_yaml_size(yaml, limits);
     json edits = json::array();
     if (!edits_json.empty()) {
       edits = parse_json(edits_json, "edits");
@@ -308,6 +313,7 @@ RunRequest parse_run_request(std::string_view body, const Limits& limits) {
   RunRequest r;
   const std::string yaml = text(j, "yaml", "request");
   if (model_kind(yaml) == "cdpr") {
+    check_yaml_size(yaml, limits);
     r.cdpr = detail::parse_cdpr_run(j, limits);
     return r;
   }
@@ -324,7 +330,7 @@ RunRequest parse_run_request(std::string_view body, const Limits& limits) {
   sim.output_interval_s = number(j, "output_interval_s", "request", &default_interval);
   if (!(sim.output_interval_s > 0.0)) throw Error("request.output_interval_s: must be > 0");
   if (sim.duration_s / sim.output_interval_s > limits.max_frames)
-    throw Error("request: duration_s / output_interval_s = " + std::to_string(static_cast<long>(sim.duration_s / sim.output_interval_s)) +
+    throw Error("request: duration_s / output_interval_s = " + io::format_number(sim.duration_s / sim.output_interval_s, 6) +
                 " frames, more than the limit of " + std::to_string(limits.max_frames));
   if (!r.inverse) {
     const json fwd = object_or(j, "forward", "request");

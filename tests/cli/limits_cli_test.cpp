@@ -4,6 +4,7 @@
 
 #include "support/cli_run.hpp"
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -70,6 +71,124 @@ TEST(ReaderLimits, LargeTensegrityModelsExit2BeforeReading) {
   EXPECT_NE(r.out.find("larger than the 16 MiB limit of YAML input files"), std::string::npos) << r.out;
   EXPECT_FALSE(std::filesystem::exists(d / "out"));
   std::filesystem::remove_all(d);
+}
+
+// Unbounded work and memory (issue "Trust, round 2"): each is refused with exit 2, the option or
+// place and the limit named, before the work or the allocation. The commands run under a 2 GB
+// address-space cap and a time limit, so a regression fails instead of eating the machine.
+struct Timed {
+  tendyn::test::CliRun r;
+  double seconds;
+};
+Timed capped(const std::string& args) {
+  const auto t0 = std::chrono::steady_clock::now();
+  auto r = tendyn::test::run_shell("ulimit -v 2000000; timeout 60 " + std::string(TENDYN_CLI) + " " + args + " 2>&1");
+  return {r, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()};
+}
+
+// Before: --psi-step 1e-6 allocated 7.5 GB of angles (exit 4 under a memory cap); --psi-step 1e-9
+// overflowed the angle count and said "no psi values".
+TEST(WorkLimits, SweepAngleCountIsBoundedBeforeAllocating) {
+  const auto d = fresh_dir("limits_psi_step");
+  auto t = capped("sweep --psi-step 1e-6 -q -o " + d.string());
+  EXPECT_EQ(t.r.code, 2) << t.r.out;
+  EXPECT_NE(t.r.out.find("sweep: --psi-min 20 to --psi-max 80 by --psi-step 1e-06 gives 6e+07 angles, above the limit of 100000 "
+                         "angles (each angle is a simulation); use a larger --psi-step"),
+            std::string::npos)
+      << t.r.out;
+  EXPECT_LT(t.seconds, 5.0);
+  t = capped("sweep --psi-step 1e-9 -q -o " + d.string());
+  EXPECT_EQ(t.r.code, 2) << t.r.out;
+  EXPECT_NE(t.r.out.find("gives 6e+10 angles, above the limit of 100000 angles"), std::string::npos) << t.r.out;
+  t = capped("sweep --psi-min -100 -q -o " + d.string());
+  EXPECT_EQ(t.r.code, 2) << t.r.out;
+  EXPECT_NE(t.r.out.find("sweep: --psi-min and --psi-max must be in [-90, 90] deg (got -100 and 80)"), std::string::npos) << t.r.out;
+  EXPECT_FALSE(std::filesystem::exists(d / "sweep.journal.jsonl"));
+  std::filesystem::remove_all(d);
+}
+
+// Before: a plan ran whole periods whatever the duration (--period 100 --duration 0.2 simulated
+// 81 rollouts of 100 s) and nothing bounded the rollouts' steps together.
+TEST(WorkLimits, PlanStepsAreBoundedBeforeAnyRollout) {
+  const auto d = fresh_dir("limits_plan");
+  auto t = capped("plan --period 100 --duration 0.2 -q -o " + d.string());
+  EXPECT_EQ(t.r.code, 2) << t.r.out;
+  EXPECT_NE(t.r.out.find("plan: --duration (0.2 s) is shorter than half of --period (100 s): no period would run"), std::string::npos)
+      << t.r.out;
+  EXPECT_LT(t.seconds, 5.0);
+  // one period of 20 s at dt 1e-6 is 2e7 steps per rollout (under simulate's limit), 81 rollouts
+  t = capped("plan --period 20 --duration 20 --dt 1e-6 -q -o " + d.string());
+  EXPECT_EQ(t.r.code, 2) << t.r.out;
+  EXPECT_NE(t.r.out.find("plan: 1 periods (duration / period = 20 / 20 s) x 81 rollouts x 2e+07 steps (period / dt = 20 / 1e-06 s) = "
+                         "1.62e+09 simulated steps is above the limit 1e+09; shorten --duration"),
+            std::string::npos)
+      << t.r.out;
+  EXPECT_LT(t.seconds, 5.0);
+  EXPECT_FALSE(std::filesystem::exists(d / "schedule.csv"));
+  std::filesystem::remove_all(d);
+}
+
+// Before: identify --dt 1e-9 started a fit of 4e9 steps per pass over the data.
+TEST(WorkLimits, IdentifyStepsAreBoundedBeforeTheFit) {
+  const auto d = fresh_dir("limits_identify");
+  const auto t = capped("identify " + tendyn::test::kModels + "identify/three_bar_nominal.yaml --data " + tendyn::test::kModels +
+                        "identify/three_bar_motion.csv --fit friction --dt 1e-9 -q -o " + d.string());
+  EXPECT_EQ(t.r.code, 2) << t.r.out;
+  EXPECT_NE(t.r.out.find("identify: --dt 1e-09 s gives 4e+09 integration steps per pass over the 4 s of data, above the limit 1e+07; "
+                         "use a larger --dt"),
+            std::string::npos)
+      << t.r.out;
+  EXPECT_LT(t.seconds, 5.0);
+  std::filesystem::remove_all(d);
+}
+
+// Before: a 14 MB model (a 7-million-entry list under description:) took 3.3 GB (exit 4 under
+// the cap).
+TEST(WorkLimits, YamlNodeCountIsBoundedBeforeTheTreeIsBuilt) {
+  const auto d = fresh_dir("limits_yaml_nodes");
+  {
+    std::string text = "tendyn: tensegrity\ndescription: [0";
+    for (int k = 1; k < 7000000; ++k) text += ",0";
+    std::ofstream(d / "long.yaml") << text << "]\n";
+  }
+  const auto t = capped("validate " + (d / "long.yaml").string());
+  EXPECT_EQ(t.r.code, 2) << t.r.out;
+  EXPECT_NE(t.r.out.find("long.yaml:2:4000005: more than 2000000 YAML nodes (values, lists and mappings), the limit of a YAML input"),
+            std::string::npos)
+      << t.r.out;
+  EXPECT_LT(t.seconds, 30.0);  // the count stops at the limit: about 2 s of CPU
+  std::filesystem::remove_all(d);
+}
+
+#ifdef TENDYN_WITH_TREE
+// Before: one 60 MiB attribute took 1.2 GB.
+TEST(WorkLimits, UrdfAttributeLengthIsBounded) {
+  const auto d = fresh_dir("limits_urdf_attribute");
+  std::ofstream(d / "long.urdf") << "<robot name=\"" << std::string(60u << 20, 'r') << "\"><link name=\"a\"/></robot>\n";
+  const auto t = capped("tree info " + (d / "long.urdf").string());
+  EXPECT_EQ(t.r.code, 2) << t.r.out;
+  EXPECT_NE(t.r.out.find("long.urdf:1:8: XML error: attribute 'name' of <robot> is 62914560 bytes long, more than the limit of 65536 bytes"),
+            std::string::npos)
+      << t.r.out;
+  EXPECT_LT(t.seconds, 5.0);
+  std::filesystem::remove_all(d);
+}
+#endif
+
+// Before: hexadecimal floating point was read by option values, comma lists and CSV files
+// (strtod) while YAML refused it. One rule: numbers are decimal.
+TEST(WorkLimits, HexadecimalNumbersAreRefusedEverywhere) {
+  auto r = run("simulate --dt 0x1p-10 --duration 0.01 -o " + fresh_dir("limits_hex").string());
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("--dt: numbers are decimal: hexadecimal is not accepted (got 0x1p-10)"), std::string::npos) << r.out;
+  if (run("tension --help").code == 0) {  // built with the CDPR module
+    r = run("tension solve " + tendyn::test::kModels + "cdpr/planar4.yaml --wrench 0x1p3,0,0");
+    EXPECT_EQ(r.code, 2) << r.out;
+    EXPECT_NE(r.out.find("--wrench (entry 1): '0x1p3' is not a finite number (numbers are decimal: hexadecimal is not accepted)"),
+              std::string::npos)
+        << r.out;
+  }
+  std::filesystem::remove_all(fresh_dir("limits_hex"));
 }
 
 }  // namespace

@@ -38,6 +38,24 @@ TEST(Csv, ParseFiniteIsStrictAndNamesThePlace) {
   EXPECT_EQ(error_of([] { (void)parse_finite_list("1,,3", "--q"); }), "--q (entry 2): empty field, a number is expected");
 }
 
+// Before: strtod's hexadecimal floating point ("0x1p3" = 8) was accepted in CSV files and option
+// lists while YAML model files refuse it. One rule now: numbers are decimal.
+TEST(Csv, HexadecimalNumbersAreRefusedLikeInYaml) {
+  EXPECT_EQ(error_of([] { (void)parse_finite("0x1p3", "--a"); }),
+            "--a: '0x1p3' is not a finite number (numbers are decimal: hexadecimal is not accepted)");
+  EXPECT_EQ(error_of([] { (void)parse_finite("-0X10", "p"); }), "p: '-0X10' is not a finite number (numbers are decimal: hexadecimal is not accepted)");
+  EXPECT_EQ(error_of([] { (void)parse_finite_list("1,0x2", "--q"); }),
+            "--q (entry 2): '0x2' is not a finite number (numbers are decimal: hexadecimal is not accepted)");
+  EXPECT_EQ(parse_finite("8e0", "p"), 8.0);
+  const auto d = tendyn::test::fresh_dir("io_csv_hex");
+  std::ofstream(d / "hex.csv") << "t_s,x_m\n0,0x1p-2\n";
+  CsvReader r(d / "hex.csv");
+  ASSERT_TRUE(r.next());
+  EXPECT_EQ(error_of([&] { (void)r.number(1); }),
+            (d / "hex.csv").string() + ":2:3 (x_m): '0x1p-2' is not a finite number (numbers are decimal: hexadecimal is not accepted)");
+  fs::remove_all(d);
+}
+
 TEST(Csv, NumbersAreTwelveDigitsWithoutNegativeZero) {
   EXPECT_EQ(format_number(-0.0), "0");
   EXPECT_EQ(format_number(1.0 / 3.0), "0.333333333333");

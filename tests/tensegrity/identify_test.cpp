@@ -358,6 +358,21 @@ TEST(Identify, MotionCsvRoundTripAndErrors) {
   std::filesystem::remove_all(dir);
 }
 
+// Before: identify() had no step bound (dt_s = 1e-9 over 4 s of data started a fit of 4e9 steps
+// per pass). The bound is checked with the options, before any simulation.
+TEST(Identify, StepsPerPassAreBoundedBeforeAnyWork) {
+  EXPECT_EQ(ts::identify_step_count({0.0, 0.1, 0.25}, 0.05), 2.0 + 3.0);
+  EXPECT_EQ(ts::identify_step_count({0.0, 0.01}, 0.05), 1.0);  // at least one step per interval
+  const std::string dir = std::string(TENDYN_SOURCE_DIR) + "/models/identify/";
+  const ts::Model m = ts::load_model_file(dir + "three_bar_nominal.yaml").model;
+  const ts::MotionData d = ts::load_motion_csv(m, dir + "three_bar_motion.csv");
+  ts::IdentifyOptions o;
+  o.dt_s = 1e-9;
+  const std::string msg = tendyn::test::error_of([&] { (void)ts::identify(m, d, ts::parse_fit_spec(m, "friction"), o); });
+  EXPECT_EQ(msg, "identify option dt_s: 4e+09 integration steps per pass over the data (4 s of data at dt 1e-09 s), above the limit 1e+07");
+  EXPECT_LE(ts::identify_step_count(d.t_s, 1e-3), ts::kIdentifyMaxSteps);
+}
+
 TEST(Identify, FitSpecSyntaxAndErrors) {
   const ts::Model m = three_bar_truth();
   const auto g = ts::parse_fit_spec(m, "stiffness:all,damping:c1+c2,rest_length:c3,mass,friction,ground_damping,initial_state");

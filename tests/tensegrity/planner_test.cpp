@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <limits>
+#include <string>
 
 #include "support/tensegrity_fixtures.hpp"
 
@@ -423,6 +425,37 @@ TEST(PlannerHelpers, ScheduleCsvHasOneRowPerKnotWithThePathError) {
   EXPECT_EQ(csv.substr(first_nl + 1, row0.size() + 1), row0 + "\n");
   EXPECT_THROW(ts::plan_schedule_csv(f.model, {0}, r), tendyn::Error);       // not this run's cables
   EXPECT_THROW(ts::plan_schedule_csv(f.model, {0, 99}, r), tendyn::Error);   // no such cable
+}
+
+// Before: plan() ran whole periods whatever the duration (period 100 s for a duration of 0.2 s
+// ran 81 rollouts of 100 s) and nothing bounded the rollouts' steps together (only each rollout's).
+TEST(PlannerHelpers, WorkBoundsAreCheckedBeforeAnyRollout) {
+  const auto f = three_bar();
+  auto o = options(f, 1, 0.2);
+  o.period_s = 100.0;
+  const auto message = [&] {
+    try {
+      (void)ts::plan(f.model, o);
+    } catch (const tendyn::Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message(), "plan: duration (0.2 s) is shorter than half a period (100 s): no period would run");
+  o.period_s = o.duration_s = 20.0;
+  o.rollout.dt_s = 1e-6;
+  double rollouts = 0.0;
+  EXPECT_DOUBLE_EQ(ts::plan_step_bound(o, &rollouts), 81.0 * 2e7);
+  EXPECT_EQ(rollouts, 81.0);
+  EXPECT_EQ(message(), "plan: 1 periods (duration / period = 20 / 20 s) x 81 rollouts x 2e+07 steps (period / dt = 20 / 1e-06 s) = "
+                       "1.62e+09 simulated steps is above the limit 1e+09");
+  o.planner = ts::Planner::kCoordinateSearch;  // (2m + 1) rounds = 27 rollouts: 5.4e8 steps, allowed
+  EXPECT_DOUBLE_EQ(ts::plan_step_bound(o), 27.0 * 2e7);
+  EXPECT_NO_THROW(ts::check_plan_bounds(o));
+  o.period_s = 1e-3;
+  o.duration_s = 1e300;  // the period count as a double: no int overflow
+  EXPECT_EQ(ts::plan_nperiod(o), std::numeric_limits<int>::max());
+  EXPECT_THROW(ts::check_plan_bounds(o), tendyn::Error);
 }
 
 TEST(PlannerHelpers, PeriodCountRoundsDurationOverPeriod) {

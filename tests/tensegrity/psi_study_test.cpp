@@ -6,6 +6,7 @@
 
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <string>
 
@@ -104,6 +105,27 @@ TEST(PsiStudy, BadOptions) {
   auto o = study({40}, 1);
   o.prism.n = 4;
   EXPECT_THROW(ts::run_psi_study(o), tendyn::Error);
+}
+
+// Before: no bound on the angle count (the CLI's --psi-step 1e-6 made 6e7 angles, 7.5 GB), and
+// an angle out of range printed 309 digits (std::to_string).
+TEST(PsiStudy, AngleCountIsBoundedAndMessagesAreShort) {
+  EXPECT_EQ(ts::psi_grid_count(20, 80, 1), 61.0);
+  EXPECT_EQ(ts::psi_grid_count(20, 80, 1e-9), std::floor(60 / 1e-9 + 1e-9) + 1.0);  // no int overflow
+  EXPECT_EQ(ts::psi_grid_count(50, 50, 1e-300), 1.0);
+  auto o = study(std::vector<double>(static_cast<std::size_t>(ts::kPsiStudyMaxAngles) + 1, 40.0), 1);
+  try {
+    (void)ts::run_psi_study(o);
+    ADD_FAILURE() << "no error";
+  } catch (const tendyn::Error& e) {
+    EXPECT_STREQ(e.what(), "psi study: 100001 angles, above the limit of 100000");
+  }
+  try {
+    (void)ts::run_psi_study(study({1.7976931348623157e308}, 1));
+    ADD_FAILURE() << "no error";
+  } catch (const tendyn::Error& e) {
+    EXPECT_STREQ(e.what(), "psi study: psi must be in [-90, 90] deg (got 1.79769e+308)");
+  }
 }
 
 // options.journal_path (the resumable psi sweep, issue 15): rows read back from the journal are

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <string>
 
 #include "support/error_of.hpp"
@@ -83,6 +84,38 @@ TEST(Xml, ElementCountAndSizeLimits) {
   msg = error_of([] { (void)parse("<r>" + std::string(kMaxBytes, ' ') + "</r>", "big.urdf"); });
   EXPECT_NE(msg.find("big.urdf: XML error: document of 67108871 bytes is larger than the limit of "
                      "67108864 bytes"),
+            std::string::npos)
+      << msg;
+}
+
+// Before: duplicate attributes were found by scanning the element's list, quadratic in the
+// attributes of one element (160,000 attributes, 1.8 MB: 40 s), and there was no bound.
+TEST(Xml, AttributesPerElementAreBoundedAndCheckedInLinearTime) {
+  const auto element = [](std::size_t n) {
+    std::string s = "<robot";
+    for (std::size_t k = 0; k < n; ++k) s += " a" + std::to_string(k) + "=\"1\"";
+    return s + "/>";
+  };
+  const Element root = parse(element(kMaxAttributes), "t.urdf");
+  ASSERT_EQ(root.attrs.size(), kMaxAttributes);
+  EXPECT_EQ(root.attr("a255"), "1");
+  std::string msg = error_of([&] { (void)parse(element(kMaxAttributes + 1), "t.urdf"); });
+  EXPECT_NE(msg.find("t.urdf:1:2202: XML error: <robot> has more than the limit of 256 attributes"), std::string::npos) << msg;
+  const auto t0 = std::chrono::steady_clock::now();
+  msg = error_of([&] { (void)parse(element(160000), "t.urdf"); });
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 1.0);
+  EXPECT_NE(msg.find("more than the limit of 256 attributes"), std::string::npos) << msg;
+  // duplicates are still found, with the place
+  msg = error_of([] { (void)parse("<a x=\"1\" y=\"2\"\n x=\"3\"/>", "t.urdf"); });
+  EXPECT_NE(msg.find("t.urdf:2:2: XML error: duplicate attribute 'x' in <a>"), std::string::npos) << msg;
+}
+
+// Before: one 60 MiB attribute value took 1.2 GB (copies while decoding).
+TEST(Xml, AttributeValueLengthIsBounded) {
+  const std::string ok = "<a v=\"" + std::string(kMaxAttributeBytes, '1') + "\"/>";
+  EXPECT_EQ(parse(ok, "t.urdf").attr("v")->size(), kMaxAttributeBytes);
+  const std::string msg = error_of([] { (void)parse("<a\n  v=\"" + std::string(kMaxAttributeBytes + 1, '1') + "\"/>", "t.urdf"); });
+  EXPECT_NE(msg.find("t.urdf:2:3: XML error: attribute 'v' of <a> is 65537 bytes long, more than the limit of 65536 bytes"),
             std::string::npos)
       << msg;
 }

@@ -98,6 +98,32 @@ TEST(Studio, BadEditsAndBadYamlGiveMessagesWithThePlace) {
   EXPECT_NE(error_of([&] { edit_model(big, ""); }).find("limit"), std::string::npos);
 }
 
+// Before: a posted model of 250 KB could hold 125,000 YAML nodes, about 45 MB in yaml-cpp's tree
+// per request (30 posts took the server to 1.35 GB). The nodes are counted before the tree is built.
+TEST(Studio, PostedModelsAreBoundedInYamlNodes) {
+  for (const char* kind : {"tensegrity", "cdpr"}) {
+    std::string y = std::string("tendyn: ") + kind + "\ndescription: [0";
+    while (y.size() < (250u << 10)) y += ",0";
+    y += "]\n";
+    const std::string msg = error_of([&] { edit_model(y, ""); });
+    EXPECT_EQ(msg.rfind("model.yaml:2:", 0), 0u) << msg;
+    EXPECT_NE(msg.find("more than 20000 YAML nodes (values, lists and mappings), the limit of a model in the studio"), std::string::npos)
+        << msg;
+    const std::string body = json{{"yaml", y}, {"duration_s", 1.0}}.dump();
+    EXPECT_NE(error_of([&] { (void)parse_run_request(body, Limits{}); }).find("more than 20000 YAML nodes"), std::string::npos) << kind;
+  }
+  EXPECT_NO_THROW(edit_model(file_text("models/tower.yaml"), ""));  // a shipped model is far below it
+}
+
+// Before: the frame count was cast to long for the message (undefined above 9.2e18; printed
+// "-9223372036854775808 frames").
+TEST(Studio, FrameCountInMessagesIsAShortNumber) {
+  const std::string body = json{{"yaml", default_yaml()}, {"duration_s", 60.0}, {"output_interval_s", 1e-300}}.dump();
+  EXPECT_NE(error_of([&] { (void)parse_run_request(body, Limits{}); })
+                .find("request: duration_s / output_interval_s = 6e+301 frames, more than the limit of 10000"),
+            std::string::npos);
+}
+
 TEST(Studio, RunRequestsAreCheckedAgainstTheLimits) {
   const std::string y = default_yaml();
   auto req = [&](json j) {

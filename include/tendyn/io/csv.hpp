@@ -25,7 +25,8 @@ namespace tendyn::io {
 /// Cost O(length). Never throws.
 std::vector<std::string> split_fields(std::string_view text, char sep = ',');
 
-/// The finite number written in `field` (the whole field, strtod syntax). Throws tendyn::Error
+/// The finite number written in `field` (the whole field, strtod's decimal syntax; hexadecimal
+/// such as "0x1p3" is refused, as in YAML model files). Throws tendyn::Error
 /// "<where>: '<field>' is not a finite number" (or "... empty field, a number is expected").
 double parse_finite(std::string_view field, std::string_view where);
 

@@ -149,6 +149,16 @@ struct IdentifyOptions {
 /// Throws tendyn::Error naming the option when a value is out of range.
 void validate(const IdentifyOptions& options);
 
+/// Most integration steps of one pass over the data (identify_step_count); each pass runs in
+/// ceres::Jet (about 10 times a double step) several times per iteration, so 10^7 steps are
+/// already minutes per iteration (10 s of data at the default dt_s = 1 ms is 10^4).
+inline constexpr double kIdentifyMaxSteps = 1e7;
+
+/// RK4 steps of one pass over the sample times `t_s` with steps of at most `dt_s`: the sum over
+/// the sample intervals of max(1, ceil(interval / dt_s)), as a double (never overflows). Needs
+/// dt_s > 0; never throws.
+double identify_step_count(const std::vector<double>& t_s, double dt_s);
+
 /// One fitted parameter group.
 struct FittedParameter {
   std::string name;
@@ -192,7 +202,8 @@ struct IdentifyResult {
 
 /// Fits the selected parameters of `model` to `data` (see the file comment). The model's values
 /// are the starting point and the nominal values of the report. Throws tendyn::Error on bad
-/// input (data not matching the model, impulse ground, bad options, no parameter),
+/// input (data not matching the model, impulse ground, bad options, no parameter, more than
+/// kIdentifyMaxSteps steps per pass over the data: checked before any work),
 /// SimulationError when Ceres fails (no trial point can be simulated). Cost per
 /// Levenberg-Marquardt iteration: ceil((nparameter + 12 nrod) / 8) simulations of the data in
 /// ceres::Jet<double, 8> (each about 10 times a double simulation), for the trial point and, when

@@ -143,12 +143,25 @@ struct PlanResult {
   std::vector<CableDrive> as_drives(const std::vector<int>& drive_cables) const;
 };
 
-/// Number of control periods of a plan: max(1, round(duration_s / period_s)). Never throws.
+/// Number of control periods of a plan: max(1, round(duration_s / period_s)) (at most INT_MAX).
+/// Never throws.
 int plan_nperiod(const PlannerOptions& options);
+
+/// Upper bound of the steps a plan simulates: round(duration_s / period_s) periods x rollouts per
+/// period (3^m; lookahead 3^m (1 + beam_width); coordinate (2m + 1) max_rounds; screened
+/// 1 + max_rounds (2m + screen_count)) x period_s / rollout.dt_s, as a double (never overflows).
+/// `rollouts_per_period`, when given, receives the middle factor. Never throws.
+double plan_step_bound(const PlannerOptions& options, double* rollouts_per_period = nullptr);
+
+/// The work bounds of plan(), checked before anything runs: throws tendyn::Error when
+/// 0 < duration_s < period_s / 2 ("no period would run": a plan runs whole periods) or when
+/// plan_step_bound() is above kMaxSteps (naming duration, period, dt, the rollouts and the limit).
+/// Options must have positive finite duration_s, period_s and rollout.dt_s.
+void check_plan_bounds(const PlannerOptions& options);
 
 /// Plans from model.initial_state. The model's own drives must not act on the drive cables
 /// (Error; remove_drives_on() drops them). Throws tendyn::Error on bad options (no drive cables, bad indices, non-positive u0 /
-/// period / duration, ramp_fraction outside (0, 1] or != 1 with kStep), SimulationError if a rollout blows up. `progress(done_periods, total)` is
+/// period / duration, ramp_fraction outside (0, 1] or != 1 with kStep, the bounds of check_plan_bounds()), SimulationError if a rollout blows up. `progress(done_periods, total)` is
 /// called after each period. Cost: nperiod x (3^m, ~2m x rounds, or <= 1 + rounds (2m + screen_count)) rollouts of period/dt steps.
 PlanResult plan(const Model& model, const PlannerOptions& options, const std::function<void(int, int)>& progress = {});
 

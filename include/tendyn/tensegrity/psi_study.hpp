@@ -39,6 +39,15 @@ struct PsiStudyOptions {
   std::string journal_path;
 };
 
+/// Most angles one study runs (psi_deg.size()): each angle is a whole simulation, so 10^5 angles
+/// are already hours of work; above it the study is refused before anything is allocated.
+inline constexpr int kPsiStudyMaxAngles = 100000;
+
+/// Number of angles of the grid psi_min_deg, psi_min_deg + step_deg, ... <= psi_max_deg (a
+/// tolerance of 1e-9 steps keeps the last one), as a double so that a tiny step cannot overflow.
+/// Inputs must be finite with step_deg > 0 and psi_max_deg >= psi_min_deg. Never throws.
+double psi_grid_count(double psi_min_deg, double psi_max_deg, double step_deg);
+
 /// Triple index: 0 top, 1 bottom, 2 side (cable k belongs to triple k % 3).
 inline constexpr const char* kTripleName[3] = {"top", "bottom", "side"};
 
@@ -67,7 +76,8 @@ struct PsiStudyResult {
 
 /// Runs the study (in parallel; identical results for any thread count). `progress(done, total)`
 /// is called from worker threads under a lock (`done` counts journaled rows too). Throws
-/// tendyn::Error for bad options or a journal of another run.
+/// tendyn::Error for bad options (no angle, more than kPsiStudyMaxAngles, an angle outside
+/// [-90, 90] deg) or a journal of another run.
 PsiStudyResult run_psi_study(const PsiStudyOptions& options,
                              const std::function<void(int, int)>& progress = {});
 

@@ -1,7 +1,8 @@
 // Reading and writing tree models: the tendyn YAML format (docs/TREE.md, "Model format") and
 // URDF (links, joints of type fixed/revolute/continuous/prismatic/floating, inertial). Errors
 // are tendyn::Error naming file:line:col and the element or field. Bounded (docs/TREE.md,
-// "Limits"): at most kMaxLinks links; URDF files at most 64 MiB, 250,000 elements, nesting 256.
+// "Limits"): at most kMaxLinks links; URDF files at most 64 MiB, 250,000 elements, nesting 256,
+// 256 attributes per element, 64 KiB per attribute value.
 #pragma once
 #include <tendyn/tree/model.hpp>
 

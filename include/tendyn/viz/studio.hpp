@@ -30,6 +30,10 @@ class BadRequest : public Error {
 struct Limits {
   std::size_t max_body_bytes = 1 << 20;  ///< request body [bytes], chunked or not (larger: HTTP 413)
   std::size_t max_yaml_bytes = 256 << 10;
+  /// YAML nodes of a posted model (counted before the tree is built): yaml-cpp keeps about 0.5 KB
+  /// per node, so 256 KB of "[0,0,...]" (128,000 nodes) took about 45 MB per request; at the limit
+  /// about 10 MB. A model of 1,000 cables has about 12,000 nodes.
+  std::size_t max_yaml_nodes = 20000;
   double max_duration_s = 60.0;          ///< simulated time of one run [s]
   int max_frames = 10000;                ///< duration / output interval
   double max_wall_s = 60.0;              ///< wall time of one job [s]; the job then ends with an error
