@@ -1377,23 +1377,24 @@ IdentifyResult identify(const Model& model, const MotionData& data, const std::v
   // is returned for the covariance (it points into theta and states).
   std::unique_ptr<ProgressCallback> callback;
   if (options.progress) callback = std::make_unique<ProgressCallback>(options.progress);
-  auto solve = [&](const Setup& Q, std::vector<double>& theta, std::vector<std::vector<double>>& states, ceres::Solver::Summary& summary) {
+  // The problem of setup Q over the parameter values at `th` and `state(k, j)` (segment k, rod j).
+  auto build = [&](const Setup& Q, double* th, const std::function<double*(int, int)>& state) {
     ceres::Problem::Options po;
     po.cost_function_ownership = ceres::TAKE_OWNERSHIP;
     po.manifold_ownership = ceres::TAKE_OWNERSHIP;
     auto problem = std::make_unique<ceres::Problem>(po);
     if (np > 0) {
-      problem->AddParameterBlock(theta.data(), np);
+      problem->AddParameterBlock(th, np);
       for (int i = 0; i < np; ++i) {
         const ParameterKind k = Q.layout.groups[static_cast<std::size_t>(i)].kind;
         // rest lengths and masses stay positive, the others non-negative
         const bool strictly = k == ParameterKind::kRestLength || k == ParameterKind::kMass || k == ParameterKind::kGroundStiffness;
-        problem->SetParameterLowerBound(theta.data(), i, strictly ? 1e-9 : 0.0);
+        problem->SetParameterLowerBound(th, i, strictly ? 1e-9 : 0.0);
       }
     }
     for (int k = 0; k < nseg; ++k)
       for (int j = 0; j < nr; ++j) {
-        double* b = states[static_cast<std::size_t>(k)].data() + kStateParams * j;
+        double* b = state(k, j);
         problem->AddParameterBlock(b, kStateParams,
                                    new ceres::ProductManifold<ceres::EuclideanManifold<3>, ceres::SphereManifold<3>, ceres::EuclideanManifold<6>>());
         if (k == 0 && !Q.layout.fit_initial) problem->SetParameterBlockConstant(b);
@@ -1401,12 +1402,16 @@ IdentifyResult identify(const Model& model, const MotionData& data, const std::v
     for (int k = 0; k < nseg; ++k) {
       const Segment& sg = Q.segments[static_cast<std::size_t>(k)];
       std::vector<double*> blocks;
-      if (np > 0) blocks.push_back(theta.data());
-      for (int j = 0; j < nr; ++j) blocks.push_back(states[static_cast<std::size_t>(k)].data() + kStateParams * j);
+      if (np > 0) blocks.push_back(th);
+      for (int j = 0; j < nr; ++j) blocks.push_back(state(k, j));
       if (!sg.final)
-        for (int j = 0; j < nr; ++j) blocks.push_back(states[static_cast<std::size_t>(k + 1)].data() + kStateParams * j);
+        for (int j = 0; j < nr; ++j) blocks.push_back(state(k + 1, j));
       problem->AddResidualBlock(new SegmentCost(&Q, k), nullptr, blocks);
     }
+    return problem;
+  };
+  auto solve = [&](const Setup& Q, std::vector<double>& theta, std::vector<std::vector<double>>& states, ceres::Solver::Summary& summary) {
+    auto problem = build(Q, theta.data(), [&](int k, int j) { return states[static_cast<std::size_t>(k)].data() + kStateParams * j; });
     ceres::Solver::Options so;
     so.minimizer_type = ceres::TRUST_REGION;
     so.trust_region_strategy_type = ceres::LEVENBERG_MARQUARDT;
@@ -1502,8 +1507,8 @@ IdentifyResult identify(const Model& model, const MotionData& data, const std::v
         continue;
       }
       total_iterations += static_cast<int>(s1.iterations.size()) + static_cast<int>(s2.iterations.size()) - 2;
-      const double c2 = s2.final_cost;
-      last_restart_improved = c2 < (1.0 - options.restart_min_improvement) * best_cost;
+      const double c2 = s2.final_cost, before = best_cost;
+      last_restart_improved = c2 < (1.0 - options.restart_min_improvement) * before;
       if (c2 < best_cost) {
         // the problem points into theta and states: move the new ones in with it (vectors keep
         // their buffers when moved)
@@ -1523,7 +1528,7 @@ IdentifyResult identify(const Model& model, const MotionData& data, const std::v
       if (!last_restart_improved) {
         if (r < options.restarts)
           say("identify: restart " + std::to_string(r) + " ended at cost " + num(c2) + ", not " + num(100.0 * options.restart_min_improvement) +
-              " % below the best " + num(best_cost) + ": no more restarts (the misfit does not depend on the start)");
+              " % below the best before it, " + num(before) + ": no more restarts (the misfit does not depend on the start)");
         break;
       }
     }
@@ -1547,7 +1552,20 @@ IdentifyResult identify(const Model& model, const MotionData& data, const std::v
   R.continuity_gap_bound_m = gap_bound;
   R.restart_log = restart_log;
 
-  // covariance of theta (segment states marginalised)
+  // covariance of theta (segment states marginalised). ceres::Covariance orders the Jacobian's
+  // columns by the parameter blocks' addresses: on a problem over one buffer laid out in a fixed
+  // order (theta, then the states segment by segment), its numbers do not depend on where the heap
+  // put the fit's vectors (they did in the last bits from run to run).
+  const std::size_t nstate_total = static_cast<std::size_t>(nseg) * static_cast<std::size_t>(kStateParams * nr);
+  std::vector<double> packed(static_cast<std::size_t>(std::max(np, 1)) + nstate_total, 0.0);
+  for (int i = 0; i < np; ++i) packed[static_cast<std::size_t>(i)] = theta[static_cast<std::size_t>(i)];
+  const std::size_t state0 = static_cast<std::size_t>(std::max(np, 1));
+  for (int k = 0; k < nseg; ++k)
+    std::copy(states[static_cast<std::size_t>(k)].begin(), states[static_cast<std::size_t>(k)].end(),
+              packed.begin() + static_cast<std::ptrdiff_t>(state0 + static_cast<std::size_t>(k * kStateParams * nr)));
+  double* const ptheta = packed.data();
+  problem.reset();
+  problem = build(S, ptheta, [&](int k, int j) { return packed.data() + state0 + static_cast<std::size_t>((k * nr + j) * kStateParams); });
   Eigen::MatrixXd cov;
   bool rank_deficient = false;
   if (options.covariance && np > 0) {
@@ -1556,10 +1574,10 @@ IdentifyResult identify(const Model& model, const MotionData& data, const std::v
     co.num_threads = 1;
     co.null_space_rank = 0;
     ceres::Covariance covariance(co);
-    std::vector<std::pair<const double*, const double*>> blocks{{theta.data(), theta.data()}};
+    std::vector<std::pair<const double*, const double*>> blocks{{ptheta, ptheta}};
     if (covariance.Compute(blocks, problem.get())) {
       cov.resize(np, np);
-      covariance.GetCovarianceBlock(theta.data(), theta.data(), cov.data());  // row major = col major (symmetric)
+      covariance.GetCovarianceBlock(ptheta, ptheta, cov.data());  // row major = col major (symmetric)
       cov *= R.variance_factor;
       R.covariance_ok = cov.allFinite();
       if (!R.covariance_ok) R.covariance_message = "covariance is not finite";
@@ -1637,7 +1655,7 @@ IdentifyResult identify(const Model& model, const MotionData& data, const std::v
     std::vector<double> sens(static_cast<std::size_t>(np), 0.0);
     ceres::Problem::EvaluateOptions eo;
     eo.num_threads = 1;
-    eo.parameter_blocks = {theta.data()};
+    eo.parameter_blocks = {ptheta};
     ceres::CRSMatrix J;
     if (problem->Evaluate(eo, nullptr, nullptr, nullptr, &J)) {
       for (std::size_t k = 0; k < J.values.size(); ++k) {
@@ -1663,13 +1681,13 @@ IdentifyResult identify(const Model& model, const MotionData& data, const std::v
         ceres::Covariance::Options co;
         co.algorithm_type = ceres::SPARSE_QR;
         co.num_threads = 1;
-        std::vector<std::pair<const double*, const double*>> blocks{{theta.data(), theta.data()}};
+        std::vector<std::pair<const double*, const double*>> blocks{{ptheta, ptheta}};
         for (int i = 0; i < np; ++i) {
-          problem->SetManifold(theta.data(), new ceres::SubsetManifold(np, {i}));
+          problem->SetManifold(ptheta, new ceres::SubsetManifold(np, {i}));
           ceres::Covariance c1(co);
           if (c1.Compute(blocks, problem.get())) named.push_back(R.parameters[static_cast<std::size_t>(i)].name);
         }
-        problem->SetManifold(theta.data(), nullptr);
+        problem->SetManifold(ptheta, nullptr);
       }
       for (const auto& n : named) R.unidentifiable.push_back(n + ": rank-deficient Jacobian, determined only together with the others named");
       if (named.empty())
