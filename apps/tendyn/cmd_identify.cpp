@@ -295,7 +295,7 @@ void register_identify(CLI::App& app) {
                   "segments > 0.5 mm apart), each a continuation from a looser continuity weight; they stop at a restart that does not "
                   "lower the cost by 5 %; 0: one fit")
       ->check(CLI::Range(0, 6));
-  cmd->add_option("-j,--threads", a->threads, "residual evaluation threads; results do not depend on it")->check(CLI::Range(1, 1024));
+  cmd->add_option("-j,--threads", a->threads, "residual evaluation threads; the same -j gives byte-identical results (other -j: last digits may differ, docs/IDENTIFY.md)")->check(CLI::Range(1, 1024));
   cmd->add_flag("--no-covariance", a->no_covariance, "skip standard deviations and correlations");
   cmd->add_flag("--require-good-fit", a->require_good_fit,
                 "exit 3 (after writing the results) when the verdict is not 'good' (poor fit, local minimum suspected, not converged, "

@@ -32,11 +32,12 @@
 // optimum, the segment states marginalised, scaled by the a-posteriori variance factor
 // s^2 = 2 cost / (nresidual - nunknown_tangent): standard deviations and correlations.
 //
-// Determinism: Ceres evaluates each segment's residual block independently (any thread count
-// writes the same numbers), and the linear solver (sparse normal Cholesky, SuiteSparse) runs in
-// one thread; Ceres sums the cost per thread, so the reported costs, the variance factor and
-// everything scaled by it (standard deviations, correlations) come from a one-thread evaluation
-// at the optimum: results are bit-identical for any options.threads (tested).
+// Determinism: Ceres evaluates each segment's residual block independently, and the linear
+// solver (sparse normal Cholesky, SuiteSparse) runs in one thread; the reported costs and the
+// variance factor come from one-thread evaluations, the covariance from a problem over one buffer
+// in a fixed order: the same call gives bit-identical results (tested). Across options.threads the
+// last bits can differ: Ceres sums the cost per thread during the solve and its trust-region
+// radius follows that sum.
 #pragma once
 #include <tendyn/tensegrity/model.hpp>
 
@@ -143,7 +144,7 @@ struct IdentifyOptions {
   double function_tolerance = 1e-5;
   double parameter_tolerance = 1e-8;  ///< Ceres: stop when the step is smaller (relative)
   double gradient_tolerance = 1e-10;  ///< Ceres: stop when the max gradient is smaller (relative)
-  int threads = 1;                   ///< residual evaluation threads (results identical for any)
+  int threads = 1;                   ///< residual evaluation threads (the last bits may depend on it: see Determinism)
   bool covariance = true;            ///< compute standard deviations and correlations
   /// Restarts after a fit that stopped in a local minimum (variance factor above
   /// restart_variance_factor, or a continuity gap above restart_gap_sigmas * continuity_sigma_m):
