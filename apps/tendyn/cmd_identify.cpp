@@ -38,7 +38,7 @@ struct IdentifyArgs {
   double dt = kDefaults.dt_s, segment = kDefaults.segment_s, sigma = kDefaults.marker_sigma_m, length_sigma = kDefaults.length_sigma_m,
          tension_sigma = kDefaults.tension_sigma_N, loss_scale = kDefaults.loss_scale;
   int max_iterations = kDefaults.max_iterations, threads = 1, restarts = kDefaults.restarts;
-  bool no_covariance = false, no_plot = false, quiet = false;
+  bool no_covariance = false, no_plot = false, quiet = false, require_good_fit = false;
 };
 
 /// What kind of model a file holds: the dispatch point of `tendyn identify`.
@@ -78,6 +78,8 @@ const char* unit_of(ts::ParameterKind k) {
   return "";
 }
 
+void print_identify_report(const ts::IdentifyResult& r, const std::filesystem::path& dir, bool no_plot, const std::string& verdict);
+
 void run_identify_tensegrity(const IdentifyArgs& a) {
   auto f = ts::load_model_file(a.model);
   const auto prov = model_provenance(a.model, f);
@@ -101,13 +103,23 @@ void run_identify_tensegrity(const IdentifyArgs& a) {
   o.threads = a.threads;
   o.covariance = !a.no_covariance;
   const bool show = !a.quiet && stderr_is_terminal();
-  if (show)
-    o.progress = [](int it, double cost, double grad) {
+  // restarts announce themselves (why each runs) on stderr, also when it is not a terminal
+  bool progress_line = false;
+  if (show) {
+    o.progress = [&progress_line](int it, double cost, double grad) {
       std::fprintf(stderr, "\ridentify: iteration %d, cost %.6g, max gradient %.3g   ", it, cost, grad);
       std::fflush(stderr);
+      progress_line = true;
+    };
+  }
+  if (!a.quiet)
+    o.notice = [&progress_line](const std::string& line) {
+      std::fprintf(stderr, "%s%s\n", progress_line ? "\n" : "", line.c_str());
+      std::fflush(stderr);
+      progress_line = false;
     };
   const ts::IdentifyResult r = ts::identify(m, data, groups, o);
-  if (show) std::fprintf(stderr, "\n");
+  if (progress_line) std::fprintf(stderr, "\n");
 
   const std::filesystem::path dir = a.out.empty() ? std::filesystem::path("out") / (m.name + "-identify") : std::filesystem::path(a.out);
   io::ResultSet results(dir);
@@ -143,7 +155,20 @@ void run_identify_tensegrity(const IdentifyArgs& a) {
                      {"message", r.covariance_message},
                      {"variance_factor", number_or_null(r.variance_factor)},
                      {"correlation", corr}};
+  nlohmann::json not_determined = nlohmann::json::array();
+  for (const auto& u : r.unidentifiable) not_determined.push_back(u);
+  j["verdict"] = {{"verdict", ts::to_string(r.verdict)},
+                  {"good", r.verdict == ts::FitVerdict::kGood},
+                  {"reason", r.verdict_reason},
+                  {"not_determined", not_determined},
+                  {"variance_factor", number_or_null(r.variance_factor)},
+                  {"variance_factor_bound", number_or_null(r.variance_factor_bound)},
+                  {"max_continuity_gap_m", r.max_continuity_gap_m},
+                  {"continuity_gap_bound_m", r.continuity_gap_bound_m}};
+  nlohmann::json restart_log = nlohmann::json::array();
+  for (const auto& line : r.restart_log) restart_log.push_back(line);
   j["solver"] = {{"method", "Levenberg-Marquardt (Ceres Solver)"},
+                 {"restart_log", restart_log},
                  {"termination", r.termination},
                  {"converged", r.converged},
                  {"iterations", r.iterations},
@@ -172,6 +197,8 @@ void run_identify_tensegrity(const IdentifyArgs& a) {
                   {"restarts", o.restarts},
                   {"restart_variance_factor", o.restart_variance_factor},
                   {"restart_gap_m", o.restart_gap_sigmas * o.continuity_sigma_m},
+                  {"restart_min_improvement", o.restart_min_improvement},
+                  {"require_good_fit", a.require_good_fit},
                   {"fit", a.fit}};
   write_summary(results.file("report.json"), j, prov);
   // residuals.csv and markers.csv
@@ -215,7 +242,20 @@ void run_identify_tensegrity(const IdentifyArgs& a) {
   results.commit();
   if (!a.no_plot) render_plot("identify", dir, dir / "identify.png");
 
-  if (a.quiet) return;
+  const bool good = r.verdict == ts::FitVerdict::kGood;
+  const std::string verdict = std::string("verdict: ") + ts::to_string(r.verdict) + (good ? "" : " (WARNING: check the reason before using these values)");
+  if (a.quiet) {
+    if (!good) std::fprintf(stderr, "tendyn: warning: identify %s: %s\n", verdict.c_str(), r.verdict_reason.c_str());
+  } else {
+    print_identify_report(r, dir, a.no_plot, verdict);
+  }
+  if (a.require_good_fit && !good)
+    throw SimulationError("identify: the fit's verdict is '" + std::string(ts::to_string(r.verdict)) +
+                              "', not good, and --require-good-fit is set (the results are in " + dir.string() + ")",
+                          data.t_s.back());
+}
+
+void print_identify_report(const ts::IdentifyResult& r, const std::filesystem::path& dir, bool no_plot, const std::string& verdict) {
   std::printf("%s\n", r.solver_brief.c_str());
   std::printf("%-24s %12s %12s %12s %9s\n", "parameter", "nominal", "fitted", "std", "change");
   for (const auto& p : r.parameters)
@@ -224,7 +264,11 @@ void run_identify_tensegrity(const IdentifyArgs& a) {
   if (!r.covariance_ok) std::printf("no covariance: %s\n", r.covariance_message.c_str());
   std::printf("marker RMS: fit %s m (multiple shooting, %d segments), one free run: fitted %s m, nominal %s m\n", g(r.marker_rms_m).c_str(),
               r.nsegment, g(r.marker_rms_free_fitted_m).c_str(), g(r.marker_rms_free_nominal_m).c_str());
-  std::printf("wrote %s: model.yaml, report.json, residuals.csv, markers.csv%s (%.2f s)\n", dir.string().c_str(), a.no_plot ? "" : ", identify.png",
+  if (r.starts > 1) std::printf("starts: %d fits (restarts), the result from start %d\n", r.starts, r.winning_start);
+  std::printf("fit statistics: variance factor %s (99.9 %% bound %s), largest continuity gap %s m (bound %s m)\n", g(r.variance_factor).c_str(),
+              io::format_number(r.variance_factor_bound, 4).c_str(), g(r.max_continuity_gap_m).c_str(), g(r.continuity_gap_bound_m).c_str());
+  std::printf("%s\n  %s\n", verdict.c_str(), r.verdict_reason.c_str());
+  std::printf("wrote %s: model.yaml, report.json, residuals.csv, markers.csv%s (%.2f s)\n", dir.string().c_str(), no_plot ? "" : ", identify.png",
               r.solve_time_s);
 }
 
@@ -251,11 +295,15 @@ void register_identify(CLI::App& app) {
   cmd->add_option("--loss-scale", a->loss_scale, "where the robust loss starts [sigmas]")->check(positive());
   cmd->add_option("--max-iterations", a->max_iterations, "Levenberg-Marquardt iterations")->check(CLI::Range(1, 100000));
   cmd->add_option("--restarts", a->restarts,
-                  "restarts after a fit stuck in a local minimum (variance factor > 2 or segments > 0.5 mm apart), "
-                  "each a continuation from a looser continuity weight; 0: one fit")
+                  "restarts after a fit the statistics reject (variance factor above its 99.9 % bound for the residual count, or "
+                  "segments > 0.5 mm apart), each a continuation from a looser continuity weight; they stop at a restart that does not "
+                  "lower the cost by 5 %; 0: one fit")
       ->check(CLI::Range(0, 6));
-  cmd->add_option("-j,--threads", a->threads, "residual evaluation threads; results do not depend on it")->check(CLI::Range(1, 1024));
+  cmd->add_option("-j,--threads", a->threads, "residual evaluation threads; the same -j gives byte-identical results (other -j: last digits may differ, docs/IDENTIFY.md)")->check(CLI::Range(1, 1024));
   cmd->add_flag("--no-covariance", a->no_covariance, "skip standard deviations and correlations");
+  cmd->add_flag("--require-good-fit", a->require_good_fit,
+                "exit 3 (after writing the results) when the verdict is not 'good' (poor fit, local minimum suspected, not converged, "
+                "not identifiable); without it such a fit exits 0 with a printed warning");
   cmd->add_flag("--no-plot", a->no_plot, "do not render identify.png");
   cmd->add_flag("-q,--quiet", a->quiet, "no report on stdout");
   cmd->callback([a, cmd] {
@@ -265,7 +313,7 @@ void register_identify(CLI::App& app) {
     const IdentifyModelKind kind = identify_model_kind(a->model);
     if (kind != IdentifyModelKind::kTensegrity) {
       for (const char* name : {"--dt", "--segment", "--sigma", "--length-sigma", "--tension-sigma", "--loss", "--loss-scale",
-                               "--max-iterations", "--restarts", "--threads", "--no-covariance", "--no-plot"})
+                               "--max-iterations", "--restarts", "--threads", "--no-covariance", "--no-plot", "--require-good-fit"})
         if (cmd->count(name) > 0)
           throw Error(std::string(name) + ": applies to tensegrity models only; " + a->model + " is a " +
                       (kind == IdentifyModelKind::kCdpr ? "CDPR" : "tree") + " model (its options go into --fit)");

@@ -65,3 +65,20 @@ def test_identify_reads_files_and_reports_errors(tmp_path):
     # the Jacobian of the residuals at the start, by automatic differentiation through RK4
     x, res, jac, npar = ts.evaluate_identification(truth, d, groups)
     assert npar == 2 and jac.shape == (res.size, x.size)
+
+
+def test_identify_reports_its_verdict():
+    # the 3-bar robot's data fitted by the model without its drive: the statistics reject the fit
+    truth = ts.load_model_file(str(TRUTH)).model
+    d = synthetic(truth, 0.6, 1e-3)
+    no_drive = ts.load_model_file(str(TRUTH)).model
+    no_drive.drives = []
+    r = tendyn.identify(no_drive, d, "stiffness:c1+c2+c3+c4+c5+c6+c7+c8+c9", segment_s=0.2, covariance=False)
+    assert r.verdict == "poor fit"
+    assert r.variance_factor > r.variance_factor_bound
+    assert "cannot explain the data" in r.verdict_reason
+    assert r.starts == 2 and len(r.restart_log) == 2
+    assert r.restart_log[0].startswith("identify: restart 1 of 2")
+    assert ts.variance_factor_bound(6900) == pytest.approx(1.0537, abs=1e-3)
+    ok = tendyn.identify(truth, d, "stiffness:c1+c2+c3+c4+c5+c6+c7+c8+c9", segment_s=0.2, covariance=False)
+    assert ok.verdict == "good" and ok.restart_log == [] and ok.unidentifiable == []

@@ -899,6 +899,26 @@ const char* to_string(ParameterKind kind) {
   return "?";
 }
 
+const char* to_string(FitVerdict verdict) {
+  switch (verdict) {
+    case FitVerdict::kGood: return "good";
+    case FitVerdict::kPoorFit: return "poor fit";
+    case FitVerdict::kLocalMinimum: return "local minimum suspected";
+    case FitVerdict::kNotConverged: return "not converged";
+    case FitVerdict::kNotIdentifiable: return "not identifiable";
+  }
+  return "?";
+}
+
+double variance_factor_bound(int dof) {
+  if (dof < 1) return kNaN;
+  // Wilson-Hilferty: (chi^2 / dof)^(1/3) is nearly normal with mean 1 - 2 / (9 dof) and variance 2 / (9 dof)
+  constexpr double z = 3.0902323061678132;  // the standard normal 99.9 % quantile
+  const double a = 2.0 / (9.0 * static_cast<double>(dof));
+  const double c = 1.0 - a + z * std::sqrt(a);
+  return c * c * c;
+}
+
 RobustLoss robust_loss_from_string(const std::string& name) {
   for (RobustLoss l : {RobustLoss::kNone, RobustLoss::kHuber, RobustLoss::kCauchy})
     if (name == to_string(l)) return l;
@@ -949,12 +969,32 @@ std::vector<ParameterGroup> parse_fit_spec(const Model& model, const std::string
       continue;
     }
     ParameterGroup g{kind, {}, item};
-    for (const auto& id : io::split_fields(sel, '+')) {
-      const int e = find_id(ids, id);
-      if (id.empty()) throw Error(where + ": empty id in '" + sel + "'");
-      if (e < 0) throw Error(where + ": no " + std::string(rods ? "rod" : "cable") + " '" + id + "' in the model");
+    // ids joined by '+', where an id may contain '+' itself (the 6-bar builder's rod_x+): from
+    // left to right, the longest id of the model that ends at a '+' or at the end of the selection
+    std::size_t pos = 0;
+    for (;;) {
+      int e = -1;
+      std::size_t len = 0;
+      for (std::size_t k = 0; k < ids.size(); ++k) {
+        const std::string& cand = ids[k];
+        if (cand.size() <= len || sel.compare(pos, cand.size(), cand) != 0) continue;
+        if (pos + cand.size() != sel.size() && sel[pos + cand.size()] != '+') continue;
+        e = static_cast<int>(k);
+        len = cand.size();
+      }
+      if (e < 0) {
+        const std::size_t plus = sel.find('+', pos);
+        const std::string id = sel.substr(pos, plus == std::string::npos ? std::string::npos : plus - pos);
+        if (id.empty()) throw Error(where + ": empty id in '" + sel + "'");
+        throw Error(where + ": no " + std::string(rods ? "rod" : "cable") + " '" + id + "' in the model");
+      }
+      const std::string& id = ids[static_cast<std::size_t>(e)];
       if (std::find(g.elements.begin(), g.elements.end(), e) != g.elements.end()) throw Error(where + ": '" + id + "' is listed twice");
       g.elements.push_back(e);
+      pos += len;
+      if (pos == sel.size()) break;
+      ++pos;  // the '+'
+      if (pos == sel.size()) throw Error(where + ": empty id in '" + sel + "'");
     }
     out.push_back(std::move(g));
   }
@@ -1000,9 +1040,26 @@ void validate(const Model& model, const MotionData& d) {
       if (nn != 0 && nn != 3)
         throw Error("motion data: marker '" + id_of(model.node_ids, d.marker_nodes[static_cast<std::size_t>(i)], "node") + "' at sample " +
                     std::to_string(s) + " is partly missing");
-      for (int c = 0; c < 3; ++c)
-        if (std::isinf(d.p_W_marker_m(s, 3 * i + c))) throw Error("motion data: infinite marker position at sample " + std::to_string(s));
+      for (int c = 0; c < 3; ++c) {
+        const double v = d.p_W_marker_m(s, 3 * i + c);
+        if (std::isnan(v)) continue;
+        if (!(std::abs(v) <= kMaxMotionPosition_m))
+          throw Error("motion data: marker '" + id_of(model.node_ids, d.marker_nodes[static_cast<std::size_t>(i)], "node") + "' at sample " +
+                      std::to_string(s) + ": " + "xyz"[c] + " = " + num(v) + " m is " + (std::isinf(v) ? "not finite" : "above the limit " + num(kMaxMotionPosition_m) + " m in magnitude"));
+      }
     }
+  auto check_values = [&](const std::vector<int>& cables, const Eigen::MatrixXd& M, const char* what, double limit, const char* unit) {
+    for (int s = 0; s < N; ++s)
+      for (int i = 0; i < static_cast<int>(cables.size()); ++i) {
+        const double v = M(s, i);
+        if (std::isnan(v) || std::abs(v) <= limit) continue;
+        throw Error(std::string("motion data: ") + what + " of cable '" + id_of(model.cable_ids, cables[static_cast<std::size_t>(i)], "cable") +
+                    "' at sample " + std::to_string(s) + ": " + num(v) + " " + unit + " is " +
+                    (std::isinf(v) ? std::string("not finite") : "above the limit " + num(limit) + " " + unit + " in magnitude"));
+      }
+  };
+  check_values(d.length_cables, d.cable_length_m, "length", kMaxMotionPosition_m, "m");
+  check_values(d.tension_cables, d.cable_tension_N, "tension", kMaxMotionTension_N, "N");
 }
 
 MotionData load_motion_csv(const Model& model, const std::string& path) {
@@ -1075,6 +1132,15 @@ MotionData load_motion_csv(const Model& model, const std::string& path) {
   }
   if (mcols.empty() && lcols.empty() && tcols.empty()) throw Error(hdr + "1: no marker, length or tension column");
   std::vector<std::vector<double>> rows_m, rows_l, rows_t;
+  // a measured value, bounded in magnitude (a larger one is a unit or export error, and its
+  // squared residual would overflow the solver's cost)
+  auto value = [&](int col, double limit, const char* unit) {
+    const double v = in.number(col);
+    if (!(std::abs(v) <= limit))
+      throw Error(in.where(col) + " (" + h[static_cast<std::size_t>(col)] + "): " + num(v) + " " + unit + " is above the limit " + num(limit) +
+                  " " + unit + " in magnitude");
+    return v;
+  };
   while (in.next()) {
     const double t = in.number(0);
     if (!d.t_s.empty() && !(t > d.t_s.back()))
@@ -1091,12 +1157,12 @@ MotionData load_motion_csv(const Model& model, const std::string& path) {
             throw Error(in.where(mcols[i][static_cast<std::size_t>(c)]) + " (" + h[static_cast<std::size_t>(mcols[i][static_cast<std::size_t>(c)])] +
                         "): a marker is missing in all three coordinates or none");
       }
-      for (int c = 0; c < 3; ++c) rm[3 * i + static_cast<std::size_t>(c)] = in.number(mcols[i][static_cast<std::size_t>(c)]);
+      for (int c = 0; c < 3; ++c) rm[3 * i + static_cast<std::size_t>(c)] = value(mcols[i][static_cast<std::size_t>(c)], kMaxMotionPosition_m, "m");
     }
     for (std::size_t i = 0; i < lcols.size(); ++i)
-      if (!in.empty(lcols[i])) rl[i] = in.number(lcols[i]);
+      if (!in.empty(lcols[i])) rl[i] = value(lcols[i], kMaxMotionPosition_m, "m");
     for (std::size_t i = 0; i < tcols.size(); ++i)
-      if (!in.empty(tcols[i])) rt[i] = in.number(tcols[i]);
+      if (!in.empty(tcols[i])) rt[i] = value(tcols[i], kMaxMotionTension_N, "N");
     rows_m.push_back(std::move(rm));
     rows_l.push_back(std::move(rl));
     rows_t.push_back(std::move(rt));
@@ -1161,9 +1227,12 @@ void validate(const IdentifyOptions& o) {
   if (o.max_iterations < 1) throw Error("identify option max_iterations must be >= 1");
   if (o.threads < 1) throw Error("identify option threads must be >= 1");
   if (o.restarts < 0 || o.restarts > 6) throw Error("identify option restarts must be in 0..6 (got " + std::to_string(o.restarts) + ")");
-  if (!(o.restart_variance_factor >= 1.0) || !std::isfinite(o.restart_variance_factor))
-    throw Error("identify option restart_variance_factor must be a finite number >= 1 (got " + num(o.restart_variance_factor) + ")");
+  if (!(o.restart_variance_factor == 0.0 || o.restart_variance_factor >= 1.0) || !std::isfinite(o.restart_variance_factor))
+    throw Error("identify option restart_variance_factor must be 0 (the statistical bound) or a finite number >= 1 (got " +
+                num(o.restart_variance_factor) + ")");
   pos(o.restart_gap_sigmas, "restart_gap_sigmas");
+  if (!(o.restart_min_improvement >= 0.0 && o.restart_min_improvement < 1.0))
+    throw Error("identify option restart_min_improvement must be in [0, 1) (got " + num(o.restart_min_improvement) + ")");
   for (double t : {o.function_tolerance, o.parameter_tolerance, o.gradient_tolerance})
     if (!(t >= 0.0) || !std::isfinite(t)) throw Error("identify option tolerances must be finite and >= 0");
 }
@@ -1241,27 +1310,37 @@ IdentifyResult identify(const Model& model, const MotionData& data, const std::v
   const int ntangent = np + (nseg - (S.layout.fit_initial ? 0 : 1)) * nr * 11;
   const int dof = nresidual - ntangent;
 
+  // The cost at the current values of a problem, summed in residual-block order by one thread
+  // (Ceres sums per thread during Solve: its costs differ in the last bits between thread counts).
+  auto cost_of = [](ceres::Problem& p) {
+    ceres::Problem::EvaluateOptions eo;
+    eo.num_threads = 1;
+    double c = kNaN;
+    if (!p.Evaluate(eo, &c, nullptr, nullptr, nullptr)) return kNaN;
+    return c;
+  };
   // One Levenberg-Marquardt solve of setup Q from (theta, states), updated in place; the problem
   // is returned for the covariance (it points into theta and states).
   std::unique_ptr<ProgressCallback> callback;
   if (options.progress) callback = std::make_unique<ProgressCallback>(options.progress);
-  auto solve = [&](const Setup& Q, std::vector<double>& theta, std::vector<std::vector<double>>& states, ceres::Solver::Summary& summary) {
+  // The problem of setup Q over the parameter values at `th` and `state(k, j)` (segment k, rod j).
+  auto build = [&](const Setup& Q, double* th, const std::function<double*(int, int)>& state) {
     ceres::Problem::Options po;
     po.cost_function_ownership = ceres::TAKE_OWNERSHIP;
     po.manifold_ownership = ceres::TAKE_OWNERSHIP;
     auto problem = std::make_unique<ceres::Problem>(po);
     if (np > 0) {
-      problem->AddParameterBlock(theta.data(), np);
+      problem->AddParameterBlock(th, np);
       for (int i = 0; i < np; ++i) {
         const ParameterKind k = Q.layout.groups[static_cast<std::size_t>(i)].kind;
         // rest lengths and masses stay positive, the others non-negative
         const bool strictly = k == ParameterKind::kRestLength || k == ParameterKind::kMass || k == ParameterKind::kGroundStiffness;
-        problem->SetParameterLowerBound(theta.data(), i, strictly ? 1e-9 : 0.0);
+        problem->SetParameterLowerBound(th, i, strictly ? 1e-9 : 0.0);
       }
     }
     for (int k = 0; k < nseg; ++k)
       for (int j = 0; j < nr; ++j) {
-        double* b = states[static_cast<std::size_t>(k)].data() + kStateParams * j;
+        double* b = state(k, j);
         problem->AddParameterBlock(b, kStateParams,
                                    new ceres::ProductManifold<ceres::EuclideanManifold<3>, ceres::SphereManifold<3>, ceres::EuclideanManifold<6>>());
         if (k == 0 && !Q.layout.fit_initial) problem->SetParameterBlockConstant(b);
@@ -1269,12 +1348,16 @@ IdentifyResult identify(const Model& model, const MotionData& data, const std::v
     for (int k = 0; k < nseg; ++k) {
       const Segment& sg = Q.segments[static_cast<std::size_t>(k)];
       std::vector<double*> blocks;
-      if (np > 0) blocks.push_back(theta.data());
-      for (int j = 0; j < nr; ++j) blocks.push_back(states[static_cast<std::size_t>(k)].data() + kStateParams * j);
+      if (np > 0) blocks.push_back(th);
+      for (int j = 0; j < nr; ++j) blocks.push_back(state(k, j));
       if (!sg.final)
-        for (int j = 0; j < nr; ++j) blocks.push_back(states[static_cast<std::size_t>(k + 1)].data() + kStateParams * j);
+        for (int j = 0; j < nr; ++j) blocks.push_back(state(k + 1, j));
       problem->AddResidualBlock(new SegmentCost(&Q, k), nullptr, blocks);
     }
+    return problem;
+  };
+  auto solve = [&](const Setup& Q, std::vector<double>& theta, std::vector<std::vector<double>>& states, ceres::Solver::Summary& summary) {
+    auto problem = build(Q, theta.data(), [&](int k, int j) { return states[static_cast<std::size_t>(k)].data() + kStateParams * j; });
     ceres::Solver::Options so;
     so.minimizer_type = ceres::TRUST_REGION;
     so.trust_region_strategy_type = ceres::LEVENBERG_MARQUARDT;
@@ -1288,8 +1371,12 @@ IdentifyResult identify(const Model& model, const MotionData& data, const std::v
     so.logging_type = ceres::SILENT;
     so.minimizer_progress_to_stdout = false;
     if (callback) so.callbacks.push_back(callback.get());
+    const double cost0 = cost_of(*problem);
     ceres::Solve(so, problem.get(), &summary);
     if (callback && callback->error) std::rethrow_exception(callback->error);
+    // the summary's costs from one-thread evaluations: deterministic for any thread count
+    summary.initial_cost = cost0;
+    if (summary.termination_type != ceres::FAILURE) summary.final_cost = cost_of(*problem);
     if (summary.termination_type == ceres::FAILURE || !std::isfinite(summary.final_cost))
       throw SimulationError("identify: the solver failed: " + summary.message, data.t_s.front());
     return problem;
@@ -1309,93 +1396,140 @@ IdentifyResult identify(const Model& model, const MotionData& data, const std::v
     return gap;
   };
 
+  const double vf_bound = options.restart_variance_factor >= 1.0 ? options.restart_variance_factor : variance_factor_bound(dof);
+  const double gap_bound = options.restart_gap_sigmas * options.continuity_sigma_m;
+  auto vf_of = [&](double cost) { return dof > 0 ? 2.0 * cost / dof : kNaN; };
+  auto failed = [&](double cost, double gap) { return !(vf_of(cost) <= vf_bound) || gap > gap_bound; };
+  // the statistics of a fit in words: "variance factor 4.02 (bound 1.1 for 2051 degrees of freedom),
+  // largest continuity gap 1.7 mm (bound 0.5 mm)"
+  auto statistics = [&](double cost, double gap) {
+    return "variance factor " + num(vf_of(cost)) + " (bound " + io::format_number(vf_bound, 4) + " for " + std::to_string(dof) +
+           " degrees of freedom), largest continuity gap " + io::format_number(gap * 1e3, 3) + " mm (bound " +
+           io::format_number(gap_bound * 1e3, 3) + " mm)";
+  };
+  std::vector<std::string> restart_log;
+  auto say = [&](const std::string& line) {
+    restart_log.push_back(line);
+    if (options.notice) options.notice(line);
+  };
+
   std::vector<double> theta = st.theta;
   std::vector<std::vector<double>> states = st.states;
   ceres::Solver::Summary summary;
   std::unique_ptr<ceres::Problem> problem = solve(S, theta, states, summary);
-  double first_initial_cost = summary.initial_cost;
+  const double first_initial_cost = summary.initial_cost;
+  double best_cost = summary.final_cost;
   int total_iterations = static_cast<int>(summary.iterations.size()) - 1;
   int starts_tried = 1, winning_start = 0;
-  // Restarts (docs/IDENTIFY.md "Local minima"): a fit whose variance factor says the residuals are
-  // far above the stated noise, or whose segments do not join, stopped in a local minimum. Each
-  // restart is a continuation from the same start: first a fit with continuity_sigma_m times
-  // 10^(k+1) (restart k = 1, 2, ...: the segments may stay apart while the parameters move, so
-  // the parameters are fitted to the segments' local data first), then the full fit from its
-  // result. The lowest cost of the full problem wins; the restarts stop at the first fit that
-  // passes. Deterministic (the same fits in the same order for any thread count).
-  auto failed = [&](double cost, double gap) {
-    const double vf = dof > 0 ? 2.0 * cost / dof : kNaN;
-    return !(vf <= options.restart_variance_factor) || gap > options.restart_gap_sigmas * options.continuity_sigma_m;
-  };
-  if (options.restarts > 0 && failed(summary.final_cost, continuity_gap(theta, states))) {
+  bool last_restart_improved = false;
+  // Restarts (docs/IDENTIFY.md "Local minima"): a fit whose variance factor is above its
+  // statistical bound (the residuals are far above the stated noise), or whose segments do not
+  // join, may have stopped in a local minimum. Each restart is a continuation from the same start:
+  // first a fit with continuity_sigma_m times 10^(k+1) (restart k = 1, 2, ...: the segments may
+  // stay apart while the parameters move, so the parameters are fitted to the segments' local
+  // data first), then the full fit from its result. The lowest cost of the full problem wins; the
+  // restarts stop at the first fit that passes, and at the first restart that does not lower the
+  // best cost by restart_min_improvement (the misfit is then the model's: more starts give the
+  // same answer). Deterministic (the same fits in the same order for any thread count).
+  double gap_now = continuity_gap(theta, states);
+  if (options.restarts > 0 && failed(best_cost, gap_now)) {
     for (int r = 1; r <= options.restarts; ++r) {
       IdentifyOptions lo = options;
       lo.continuity_sigma_m = options.continuity_sigma_m * std::pow(10.0, r + 1);
+      say("identify: restart " + std::to_string(r) + " of " + std::to_string(options.restarts) + ": the best fit so far is rejected (" +
+          statistics(best_cost, gap_now) + "); fitting with the continuity sigma loosened to " + num(lo.continuity_sigma_m) +
+          " m, then the full problem");
       const Setup L = make_setup(model, data, parameters, lo);
       std::vector<double> th = st.theta;
       std::vector<std::vector<double>> xs = st.states;
       ceres::Solver::Summary s1, s2;
-      try {
-        solve(L, th, xs, s1);
-      } catch (const SimulationError&) {
-        ++starts_tried;
-        continue;
-      }
+      ++starts_tried;
       std::unique_ptr<ceres::Problem> p2;
       try {
+        solve(L, th, xs, s1);
         p2 = solve(S, th, xs, s2);
-      } catch (const SimulationError&) {
-        ++starts_tried;
+      } catch (const SimulationError& e) {
+        say("identify: restart " + std::to_string(r) + " failed: " + e.what());
         continue;
       }
-      ++starts_tried;
       total_iterations += static_cast<int>(s1.iterations.size()) + static_cast<int>(s2.iterations.size()) - 2;
-      if (s2.final_cost < summary.final_cost) {
-        // the problem points into theta and states: move the new ones in with it
+      const double c2 = s2.final_cost, before = best_cost;
+      last_restart_improved = c2 < (1.0 - options.restart_min_improvement) * before;
+      if (c2 < best_cost) {
+        // the problem points into theta and states: move the new ones in with it (vectors keep
+        // their buffers when moved)
         problem.reset();
         theta = std::move(th);
         states = std::move(xs);
         problem = std::move(p2);
         summary = s2;
+        best_cost = c2;
         winning_start = r;
-        // p2's parameter blocks point into th/xs' buffers, which were moved (vectors keep their buffers)
+        gap_now = continuity_gap(theta, states);
       }
-      if (!failed(summary.final_cost, continuity_gap(theta, states))) break;
+      if (!failed(best_cost, gap_now)) {
+        say("identify: restart " + std::to_string(r) + " passes: " + statistics(best_cost, gap_now));
+        break;
+      }
+      if (!last_restart_improved) {
+        if (r < options.restarts)
+          say("identify: restart " + std::to_string(r) + " ended at cost " + num(c2) + ", not " + num(100.0 * options.restart_min_improvement) +
+              " % below the best before it, " + num(before) + ": no more restarts (the misfit does not depend on the start)");
+        break;
+      }
     }
   }
 
   IdentifyResult R;
   R.solver_report = summary.FullReport();
-  R.solver_brief = summary.BriefReport();
+  R.solver_brief = summary.BriefReport();  // with the one-thread costs (solve)
   R.termination = ceres::TerminationTypeToString(summary.termination_type);
   R.converged = summary.termination_type == ceres::CONVERGENCE;
   R.iterations = total_iterations;
   R.starts = starts_tried;
   R.winning_start = winning_start;
   R.initial_cost = first_initial_cost;
-  R.final_cost = summary.final_cost;
+  R.final_cost = best_cost;
   R.nsegment = nseg;
   R.nresidual = nresidual;
   R.nunknown = ntangent;
-  R.variance_factor = dof > 0 ? 2.0 * summary.final_cost / dof : kNaN;
+  R.variance_factor = vf_of(best_cost);
+  R.variance_factor_bound = vf_bound;
+  R.continuity_gap_bound_m = gap_bound;
+  R.restart_log = restart_log;
 
-  // covariance of theta (segment states marginalised)
+  // covariance of theta (segment states marginalised). ceres::Covariance orders the Jacobian's
+  // columns by the parameter blocks' addresses: on a problem over one buffer laid out in a fixed
+  // order (theta, then the states segment by segment), its numbers do not depend on where the heap
+  // put the fit's vectors (they did in the last bits from run to run).
+  const std::size_t nstate_total = static_cast<std::size_t>(nseg) * static_cast<std::size_t>(kStateParams * nr);
+  std::vector<double> packed(static_cast<std::size_t>(std::max(np, 1)) + nstate_total, 0.0);
+  for (int i = 0; i < np; ++i) packed[static_cast<std::size_t>(i)] = theta[static_cast<std::size_t>(i)];
+  const std::size_t state0 = static_cast<std::size_t>(std::max(np, 1));
+  for (int k = 0; k < nseg; ++k)
+    std::copy(states[static_cast<std::size_t>(k)].begin(), states[static_cast<std::size_t>(k)].end(),
+              packed.begin() + static_cast<std::ptrdiff_t>(state0 + static_cast<std::size_t>(k * kStateParams * nr)));
+  double* const ptheta = packed.data();
+  problem.reset();
+  problem = build(S, ptheta, [&](int k, int j) { return packed.data() + state0 + static_cast<std::size_t>((k * nr + j) * kStateParams); });
   Eigen::MatrixXd cov;
+  bool rank_deficient = false;
   if (options.covariance && np > 0) {
     ceres::Covariance::Options co;
     co.algorithm_type = ceres::SPARSE_QR;  // dense SVD: 2 s of 10 at 600 unknowns; same numbers to round-off
     co.num_threads = 1;
     co.null_space_rank = 0;
     ceres::Covariance covariance(co);
-    std::vector<std::pair<const double*, const double*>> blocks{{theta.data(), theta.data()}};
+    std::vector<std::pair<const double*, const double*>> blocks{{ptheta, ptheta}};
     if (covariance.Compute(blocks, problem.get())) {
       cov.resize(np, np);
-      covariance.GetCovarianceBlock(theta.data(), theta.data(), cov.data());  // row major = col major (symmetric)
+      covariance.GetCovarianceBlock(ptheta, ptheta, cov.data());  // row major = col major (symmetric)
       cov *= R.variance_factor;
       R.covariance_ok = cov.allFinite();
       if (!R.covariance_ok) R.covariance_message = "covariance is not finite";
     } else {
       R.covariance_message = "the Jacobian at the optimum is rank-deficient (a parameter or a combination is not identifiable from these data)";
+      rank_deficient = true;
     }
   } else if (np > 0) {
     R.covariance_message = "not computed (covariance off)";
@@ -1459,6 +1593,104 @@ IdentifyResult identify(const Model& model, const MotionData& data, const std::v
   };
   R.marker_rms_free_fitted_m = free_rms(theta.data(), s0.data(), R.p_W_free_fitted_m);
   R.marker_rms_free_nominal_m = free_rms(st.theta.data(), s0.data(), R.p_W_free_nominal_m);
+
+  // Identifiability: parameters the data do not determine, each with why.
+  if (np > 0) {
+    // (1) no effect on the residuals: a Jacobian column that is zero (relative to the largest
+    // sensitivity to a relative change of a parameter)
+    std::vector<double> sens(static_cast<std::size_t>(np), 0.0);
+    ceres::Problem::EvaluateOptions eo;
+    eo.num_threads = 1;
+    eo.parameter_blocks = {ptheta};
+    ceres::CRSMatrix J;
+    if (problem->Evaluate(eo, nullptr, nullptr, nullptr, &J)) {
+      for (std::size_t k = 0; k < J.values.size(); ++k) {
+        const auto c = static_cast<std::size_t>(J.cols[k]);
+        sens[c] += J.values[k] * J.values[k];
+      }
+      double top = 0.0;
+      for (int i = 0; i < np; ++i) {
+        const FittedParameter& f = R.parameters[static_cast<std::size_t>(i)];
+        double scale = std::max(std::abs(f.fitted), std::abs(f.nominal));
+        if (scale == 0.0) scale = 1.0;
+        sens[static_cast<std::size_t>(i)] = std::sqrt(sens[static_cast<std::size_t>(i)]) * scale;
+        top = std::max(top, sens[static_cast<std::size_t>(i)]);
+      }
+      for (int i = 0; i < np; ++i)
+        if (!(sens[static_cast<std::size_t>(i)] > 1e-12 * top))
+          R.unidentifiable.push_back(R.parameters[static_cast<std::size_t>(i)].name + ": no effect on the data");
+    }
+    if (rank_deficient && R.unidentifiable.empty()) {
+      // (2) a combination: the parameters whose fixing makes the rest determined
+      std::vector<std::string> named;
+      if (np >= 2 && np <= 16) {
+        ceres::Covariance::Options co;
+        co.algorithm_type = ceres::SPARSE_QR;
+        co.num_threads = 1;
+        std::vector<std::pair<const double*, const double*>> blocks{{ptheta, ptheta}};
+        for (int i = 0; i < np; ++i) {
+          problem->SetManifold(ptheta, new ceres::SubsetManifold(np, {i}));
+          ceres::Covariance c1(co);
+          if (c1.Compute(blocks, problem.get())) named.push_back(R.parameters[static_cast<std::size_t>(i)].name);
+        }
+        problem->SetManifold(ptheta, nullptr);
+      }
+      for (const auto& n : named) R.unidentifiable.push_back(n + ": rank-deficient Jacobian, determined only together with the others named");
+      if (named.empty())
+        R.unidentifiable.push_back(np == 1 ? R.parameters[0].name + ": rank-deficient Jacobian"
+                                           : "(not named) rank-deficient Jacobian: a combination of parameters or segment states is not determined");
+    }
+    if (R.covariance_ok) {
+      // (3) a standard deviation larger than the value, a correlation of magnitude above 0.999
+      for (const auto& f : R.parameters)
+        if (f.std > std::abs(f.fitted))
+          R.unidentifiable.push_back(f.name + ": its standard deviation " + num(f.std) + " is larger than its value " + num(f.fitted));
+      for (int a = 0; a < np; ++a)
+        for (int b = a + 1; b < np; ++b)
+          if (std::abs(R.correlation(a, b)) > 0.999)
+            R.unidentifiable.push_back(R.parameters[static_cast<std::size_t>(a)].name + " and " + R.parameters[static_cast<std::size_t>(b)].name +
+                                       ": correlation " + io::format_number(R.correlation(a, b), 6) + " (only a combination is determined)");
+    }
+  }
+  if (dof < 1) R.unidentifiable.push_back("all: more unknowns (" + std::to_string(ntangent) + ") than residuals (" + std::to_string(nresidual) + ")");
+
+  // Verdict (docs/IDENTIFY.md "Verdict")
+  const bool vf_ok = R.variance_factor <= vf_bound, gap_ok = R.max_continuity_gap_m <= gap_bound;
+  const std::string stats = statistics(best_cost, R.max_continuity_gap_m);
+  std::string not_determined;
+  for (const auto& u : R.unidentifiable) not_determined += (not_determined.empty() ? "" : "; ") + u;
+  if (!vf_ok || !gap_ok) {
+    const std::string noise = vf_ok ? std::string()
+                                    : ": the residuals are " + io::format_number(std::sqrt(R.variance_factor), 3) + " times the stated sigmas";
+    if (summary.termination_type == ceres::NO_CONVERGENCE) {
+      R.verdict = FitVerdict::kNotConverged;
+      R.verdict_reason = stats + noise + "; the solver stopped at the iteration limit (" + std::to_string(options.max_iterations) +
+                         " per fit): raise --max-iterations";
+    } else if (R.starts > 1 && last_restart_improved) {
+      R.verdict = FitVerdict::kLocalMinimum;
+      R.verdict_reason = stats + noise + "; the last restart still lowered the cost by more than " + num(100.0 * options.restart_min_improvement) +
+                         " %: another start may find a lower minimum (--restarts)";
+    } else if (vf_ok) {
+      R.verdict = FitVerdict::kLocalMinimum;
+      R.verdict_reason = stats + "; the residuals are at the noise but the segments do not join: a local minimum of the segment states, or a "
+                                 "model that fits each segment only with a state of its own";
+    } else {
+      R.verdict = FitVerdict::kPoorFit;
+      R.verdict_reason = stats + noise + "; " +
+                         (R.starts > 1 ? std::to_string(R.starts) + " starts ended within " + num(100.0 * options.restart_min_improvement) +
+                                             " % of the same cost: "
+                                       : std::string("no restart ran (a local minimum is not excluded): ")) +
+                         "the model cannot explain the data (an unmodelled cable, drive or load, a value that is not fitted) or the "
+                         "sigmas are below the real noise";
+    }
+    if (!not_determined.empty()) R.verdict_reason += "; not determined: " + not_determined;
+  } else if (!R.unidentifiable.empty()) {
+    R.verdict = FitVerdict::kNotIdentifiable;
+    R.verdict_reason = stats + "; not determined: " + not_determined;
+  } else {
+    R.verdict = FitVerdict::kGood;
+    R.verdict_reason = stats;
+  }
   R.solve_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
   return R;
 }

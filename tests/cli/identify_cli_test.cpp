@@ -5,6 +5,7 @@
 #include "support/cli_run.hpp"
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 namespace fs = std::filesystem;
@@ -46,4 +47,87 @@ TEST(IdentifyCli, BadInputExitsTwoWithThePlace) {
   EXPECT_NE(r.out.find("needs a compliant ground"), std::string::npos) << r.out;
   r = run("identify " + m + " --data " + data + " --fit friction --loss l1");
   EXPECT_EQ(r.code, 1) << r.out;
+}
+
+namespace {
+
+// The first `rows` samples of the shipped motion (30 Hz) into `path`, optionally with field
+// `field` of data row `bad_row` (1-based) replaced by `value`.
+void head_of_motion(const fs::path& path, int rows, int bad_row = 0, int field = 0, const std::string& value = "") {
+  std::ifstream in(kModels + "identify/three_bar_motion.csv");
+  std::ofstream out(path);
+  std::string line;
+  for (int i = 0; i <= rows && std::getline(in, line); ++i) {
+    if (i == bad_row && i > 0) {
+      std::string row;
+      std::size_t start = 0;
+      for (int f = 0;; ++f) {
+        const std::size_t comma = line.find(',', start);
+        const std::string cell = line.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        row += (f ? "," : "") + (f == field ? value : cell);
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+      }
+      line = row;
+    }
+    out << line << "\n";
+  }
+}
+
+}  // namespace
+
+TEST(IdentifyCli, PrintsTheVerdictAndRequireGoodFitExitsThree) {
+  // friction alone on the nominal model (stiffness 400 N/m for 300, damping 0.3 for 0.5): the
+  // statistics reject the fit. Exit 0 with the verdict and a warning on stdout; with
+  // --require-good-fit exit 3, the results written all the same.
+  const auto d = fresh_dir("identify-verdict");
+  head_of_motion(d / "motion.csv", 19);
+  const std::string cmd = "identify " + kModels + "identify/three_bar_nominal.yaml --data " + (d / "motion.csv").string() +
+                          " --fit friction --segment 0.2 --no-plot ";
+  std::string err;
+  auto r = tendyn::test::run_cli_stderr_apart(cmd + "-o " + (d / "a").string(), err);
+  ASSERT_EQ(r.code, 0) << r.out << err;
+  EXPECT_NE(r.out.find("fit statistics: variance factor "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("verdict: poor fit (WARNING"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("largest continuity gap"), std::string::npos) << r.out;
+  EXPECT_NE(err.find("identify: restart 1 of 2: the best fit so far is rejected (variance factor "), std::string::npos) << err;
+  const auto j = nlohmann::json::parse(slurp(d / "a" / "report.json"));
+  EXPECT_EQ(j["verdict"]["verdict"], "poor fit");
+  EXPECT_EQ(j["verdict"]["good"], false);
+  EXPECT_GT(j["verdict"]["variance_factor"].get<double>(), j["verdict"]["variance_factor_bound"].get<double>());
+  EXPECT_EQ(j["solver"]["starts"], 2);  // the restart ended at the same cost: no second one
+  EXPECT_EQ(j["solver"]["restart_log"].size(), 2u);
+  // -q: no report, but the warning on stderr
+  r = tendyn::test::run_cli_stderr_apart(cmd + "-q -o " + (d / "q").string(), err);
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(err.find("tendyn: warning: identify verdict: poor fit"), std::string::npos) << err;
+  r = run(cmd + "--require-good-fit -o " + (d / "b").string());
+  EXPECT_EQ(r.code, 3) << r.out;
+  EXPECT_NE(r.out.find("--require-good-fit"), std::string::npos) << r.out;
+  EXPECT_TRUE(fs::exists(d / "b" / "report.json"));
+}
+
+TEST(IdentifyCli, ReportIsByteIdenticalFromRunToRun) {
+  const auto d = fresh_dir("identify-threads");
+  head_of_motion(d / "motion.csv", 19);
+  const std::string cmd = "identify " + kModels + "identify/three_bar_nominal.yaml --data " + (d / "motion.csv").string() +
+                          " --fit stiffness:c1+c2+c3,stiffness:c4+c5+c6,damping:c1+c2+c3+c4+c5+c6,friction --segment 0.1 "
+                          "--max-iterations 3 --restarts 0 --no-plot -q ";
+  ASSERT_EQ(run(cmd + "-j 1 -o " + (d / "j1").string()).code, 0);
+  const std::string one = slurp(d / "j1" / "report.json");
+  EXPECT_NE(one.find("\"std\""), std::string::npos);
+  // the same command again: the same bytes (the covariance differed in the last digits)
+  ASSERT_EQ(run(cmd + "-j 1 -o " + (d / "again").string()).code, 0);
+  EXPECT_EQ(slurp(d / "again" / "report.json"), one);
+}
+
+TEST(IdentifyCli, HugeMarkerValueExitsTwoWithThePlace) {
+  const auto d = fresh_dir("identify-huge");
+  head_of_motion(d / "motion.csv", 5, 3, 1, "1e300");
+  const auto r = run("identify " + kModels + "identify/three_bar_nominal.yaml --data " + (d / "motion.csv").string() +
+                     " --fit friction --no-plot -o " + (d / "x").string());
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("motion.csv:4:7 (n1_x_m): 1e+300 m is above the limit"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(d / "x"));
 }

@@ -254,6 +254,8 @@ TEST(Identify, RecoversThreeBarParametersFromNoisyGappyData) {
   EXPECT_NEAR(r.variance_factor, 1.0, 0.2);                                 // not a local minimum
   EXPECT_LT(r.max_continuity_gap_m, 0.5e-3);
   EXPECT_EQ(r.starts, 1);  // seed 7 converges from the first start (seeds 5 and 10 need a restart)
+  EXPECT_EQ(r.verdict, ts::FitVerdict::kGood) << r.verdict_reason;
+  EXPECT_TRUE(r.unidentifiable.empty());
 }
 
 TEST(Identify, RestartsAFailedFitAndKeepsTheLowestCost) {
@@ -273,7 +275,8 @@ TEST(Identify, RestartsAFailedFitAndKeepsTheLowestCost) {
   const auto one = ts::identify(start, d, groups, o);
   EXPECT_EQ(one.starts, 1);
   EXPECT_EQ(one.winning_start, 0);
-  EXPECT_GT(one.variance_factor, o.restart_variance_factor);  // flagged as failed
+  EXPECT_GT(one.variance_factor, one.variance_factor_bound);  // flagged as failed
+  EXPECT_EQ(one.verdict, ts::FitVerdict::kNotConverged) << one.verdict_reason;
   o.restarts = 2;
   const auto more = ts::identify(start, d, groups, o);
   std::printf("one start: cost %g, variance factor %g; %d starts: cost %g, variance factor %g, won by %d\n", one.final_cost,
@@ -414,4 +417,172 @@ TEST(Identify, RobustLossBoundsAnOutliersWeight) {
   EXPECT_NEAR(largest(ts::RobustLoss::kNone), 50.0, 1e-6);
   EXPECT_NEAR(largest(ts::RobustLoss::kHuber), std::sqrt(2 * 3 * 50.0 - 9), 1e-6);
   EXPECT_NEAR(largest(ts::RobustLoss::kCauchy), 3 * std::sqrt(std::log(1 + (50 / 3.0) * (50 / 3.0))), 1e-6);
+}
+
+// ----------------------------------------------------------------------------- verdict and restarts
+
+TEST(Identify, VarianceFactorBoundIsTheChiSquareQuantile) {
+  // the 99.9 % quantile of chi^2 / dof: about 1 + 3.09 sqrt(2 / dof) for large dof
+  EXPECT_NEAR(ts::variance_factor_bound(6900), 1.0 + 3.0902 * std::sqrt(2.0 / 6900), 0.002);
+  EXPECT_NEAR(ts::variance_factor_bound(6900), 1.0537, 0.001);
+  EXPECT_NEAR(ts::variance_factor_bound(2000), 2201.0 / 2000.0, 0.002);  // chi^2_0.999(2000) = 2200.7
+  EXPECT_NEAR(ts::variance_factor_bound(10), 29.588 / 10.0, 0.03);       // chi^2_0.999(10) = 29.588
+  EXPECT_TRUE(std::isnan(ts::variance_factor_bound(0)));
+  // a local minimum at variance factor 1.51 with 6,900 residuals is far outside it
+  EXPECT_LT(ts::variance_factor_bound(6900), 1.51);
+}
+
+TEST(Identify, VerdictRejectsAModelWithoutItsDrive) {
+  // The data come from the 3-bar robot with its drive (2-66); the model has no drive. The best
+  // stiffness cannot explain the motion: the verdict says so (it is not "good"), and the restarts,
+  // which end at the same cost, stop after one.
+  const ts::Model truth = three_bar_truth();
+  const ts::MotionData d = synthetic_30hz(truth, 0.6, 1e-3, 0.0);
+  ts::Model no_drive = truth;
+  no_drive.drives.clear();
+  ts::IdentifyOptions o;
+  o.segment_s = 0.2;
+  o.covariance = false;
+  std::vector<std::string> notices;
+  o.notice = [&](const std::string& line) { notices.push_back(line); };
+  const auto r = ts::identify(no_drive, d, ts::parse_fit_spec(no_drive, "stiffness:c1+c2+c3+c4+c5+c6+c7+c8+c9"), o);
+  std::printf("variance factor %g (bound %g), gap %g m, %d starts: %s: %s\n", r.variance_factor, r.variance_factor_bound, r.max_continuity_gap_m,
+              r.starts, ts::to_string(r.verdict), r.verdict_reason.c_str());
+  EXPECT_GT(r.variance_factor, 5.0);
+  EXPECT_EQ(r.verdict, ts::FitVerdict::kPoorFit) << r.verdict_reason;
+  EXPECT_NE(r.verdict_reason.find("cannot explain the data"), std::string::npos) << r.verdict_reason;
+  EXPECT_EQ(r.starts, 2);  // one restart, then the early stop
+  ASSERT_EQ(notices.size(), 2u);
+  EXPECT_EQ(notices, r.restart_log);
+  EXPECT_EQ(notices[0].rfind("identify: restart 1 of 2: the best fit so far is rejected (variance factor ", 0), 0u) << notices[0];
+  EXPECT_NE(notices[1].find("no more restarts"), std::string::npos) << notices[1];
+  // the model with its drive, from the same start, fits: good
+  const auto ok = ts::identify(truth, d, ts::parse_fit_spec(truth, "stiffness:c1+c2+c3+c4+c5+c6+c7+c8+c9"), o);
+  EXPECT_EQ(ok.verdict, ts::FitVerdict::kGood) << ok.verdict_reason;
+  EXPECT_EQ(ok.starts, 1);
+  EXPECT_TRUE(ok.restart_log.empty());
+}
+
+TEST(Identify, RestartsUseTheStatisticalBoundAndStopEarly) {
+  // Noise of 1.25 mm stated as 1 mm: the variance factor at the optimum is about 1.56, below the
+  // old fixed threshold 2 but far above the 99.9 % bound of about 1.25 for these ~400
+  // residuals. The fit is flagged, one restart runs and ends at the same cost, the restarts stop.
+  const ts::Model truth = three_bar_truth();
+  const ts::MotionData d = synthetic_30hz(truth, 0.6, 1.25e-3, 0.0, 3);
+  ts::IdentifyOptions o;
+  o.segment_s = 0.2;
+  o.covariance = false;
+  const auto r = ts::identify(truth, d, ts::parse_fit_spec(truth, "stiffness:c1+c2+c3+c4+c5+c6+c7+c8+c9"), o);
+  std::printf("variance factor %g (bound %g), %d residuals, %d starts: %s\n", r.variance_factor, r.variance_factor_bound, r.nresidual, r.starts,
+              r.verdict_reason.c_str());
+  EXPECT_GT(r.variance_factor, 1.35);
+  EXPECT_LT(r.variance_factor, 2.0);
+  EXPECT_NEAR(r.variance_factor_bound, ts::variance_factor_bound(r.nresidual - r.nunknown), 0.0);
+  EXPECT_LT(r.variance_factor_bound, 1.3);
+  EXPECT_EQ(r.starts, 2);  // flagged; restart 1 ran and stopped the restarts
+  EXPECT_EQ(r.verdict, ts::FitVerdict::kPoorFit) << r.verdict_reason;
+  // stated at its true value, the same noise passes
+  o.marker_sigma_m = 1.25e-3;
+  const auto ok = ts::identify(truth, d, ts::parse_fit_spec(truth, "stiffness:c1+c2+c3+c4+c5+c6+c7+c8+c9"), o);
+  EXPECT_EQ(ok.starts, 1);
+  EXPECT_EQ(ok.verdict, ts::FitVerdict::kGood) << ok.verdict_reason;
+  // a fixed threshold is still available, 0 is the statistical bound, others are refused
+  o.restart_variance_factor = 0.5;
+  EXPECT_THROW(ts::validate(o), tendyn::Error);
+  o.restart_variance_factor = 0.0;
+  o.restart_min_improvement = 1.0;
+  EXPECT_THROW(ts::validate(o), tendyn::Error);
+}
+
+TEST(Identify, VerdictNamesAParameterTheDataDoNotDetermine) {
+  // Released 0.5 m above the ground and recorded for 0.25 s: the robot never touches the ground,
+  // so the friction has no effect on the data.
+  ts::Model truth = three_bar_truth();
+  for (int j = 0; j < truth.nrod(); ++j) truth.initial_state.p_WC(j).z() += 0.5;
+  const ts::MotionData d = synthetic_30hz(truth, 0.25, 1e-3, 0.0);
+  ts::IdentifyOptions o;
+  o.segment_s = 0.5;
+  const auto r = ts::identify(truth, d, ts::parse_fit_spec(truth, "stiffness:c1+c2+c3+c4+c5+c6+c7+c8+c9,friction"), o);
+  std::printf("%s: %s\n", ts::to_string(r.verdict), r.verdict_reason.c_str());
+  EXPECT_EQ(r.verdict, ts::FitVerdict::kNotIdentifiable) << r.verdict_reason;
+  ASSERT_EQ(r.unidentifiable.size(), 1u);
+  EXPECT_EQ(r.unidentifiable[0], "friction: no effect on the data");
+  EXPECT_NE(r.verdict_reason.find("friction"), std::string::npos);
+}
+
+TEST(Identify, CovarianceAndCostsAreReproducible) {
+  // ceres::Covariance orders the Jacobian's columns by the parameter blocks' addresses: the
+  // standard deviations and correlations of two identical fits differed in the last bits. The
+  // reported costs, variance factor, standard deviations and correlations must be bit-identical.
+  const ts::Model truth = three_bar_truth();
+  const ts::MotionData d = synthetic_30hz(truth, 0.6, 1e-3, 0.1);
+  const ts::Model start = perturbed(truth);
+  ts::IdentifyOptions o;
+  o.segment_s = 0.1;
+  o.max_iterations = 3;
+  o.restarts = 0;
+  const auto groups = ts::parse_fit_spec(start, "stiffness:c1+c2+c3,stiffness:c4+c5+c6,damping:c1+c2+c3+c4+c5+c6,friction");
+  o.threads = 1;
+  const auto a = ts::identify(start, d, groups, o);
+  ASSERT_TRUE(a.covariance_ok) << a.covariance_message;
+  for (int run = 0; run < 2; ++run) {
+    const auto b = ts::identify(start, d, groups, o);
+    ASSERT_TRUE(b.covariance_ok);
+    EXPECT_EQ(a.initial_cost, b.initial_cost) << o.threads;
+    EXPECT_EQ(a.final_cost, b.final_cost) << o.threads;
+    EXPECT_EQ(a.variance_factor, b.variance_factor) << o.threads;
+    EXPECT_EQ(a.solver_brief, b.solver_brief) << o.threads;
+    for (std::size_t i = 0; i < a.parameters.size(); ++i) {
+      EXPECT_EQ(a.parameters[i].fitted, b.parameters[i].fitted) << i;
+      EXPECT_EQ(a.parameters[i].std, b.parameters[i].std) << i << " threads " << o.threads;
+    }
+    EXPECT_TRUE(a.correlation == b.correlation) << o.threads;
+  }
+}
+
+TEST(Identify, FitSpecIdsMayContainPlus) {
+  // the 6-bar builder names its rods rod_x-, rod_x+, ...: ids joined by '+' where an id ends in '+'
+  ts::Model m = three_bar_truth();
+  m.rod_ids = {"rod_x+", "rod_x-", "rod_y+"};
+  m.cable_ids[0] = "c+";
+  m.cable_ids[1] = "c++";
+  auto elems = [&](const std::string& spec) { return ts::parse_fit_spec(m, spec).at(0).elements; };
+  EXPECT_EQ(elems("mass:rod_x+"), (std::vector<int>{0}));
+  EXPECT_EQ(elems("mass:rod_x++rod_x-"), (std::vector<int>{0, 1}));
+  EXPECT_EQ(elems("mass:rod_x-+rod_x++rod_y+"), (std::vector<int>{1, 0, 2}));
+  EXPECT_EQ(elems("stiffness:c++"), (std::vector<int>{1}));       // the longest id
+  EXPECT_EQ(elems("stiffness:c+++c3"), (std::vector<int>{1, 2}));
+  EXPECT_EQ(elems("stiffness:c3+c+"), (std::vector<int>{2, 0}));
+  EXPECT_EQ(ts::parse_fit_spec(m, "mass").at(0).name, "mass:rod_x+");
+  using tendyn::test::error_of;
+  EXPECT_NE(error_of([&] { ts::parse_fit_spec(m, "mass:rod_z+"); }).find("no rod 'rod_z'"), std::string::npos);
+  EXPECT_NE(error_of([&] { ts::parse_fit_spec(m, "mass:rod_x++"); }).find("empty id"), std::string::npos);
+  EXPECT_NE(error_of([&] { ts::parse_fit_spec(m, "mass:rod_x++rod_x+"); }).find("listed twice"), std::string::npos);
+}
+
+TEST(Identify, MotionValuesAreBoundedWithThePlace) {
+  const ts::Model m = three_bar_truth();
+  const auto dir = std::filesystem::temp_directory_path() / "tendyn_identify_bounds_test";
+  std::filesystem::create_directories(dir);
+  const auto path = (dir / "motion.csv").string();
+  auto err = [&](const std::string& text) {
+    std::ofstream(path) << text;
+    return tendyn::test::error_of([&] { ts::load_motion_csv(m, path); });
+  };
+  std::string e = err("t_s,n1_x_m,n1_y_m,n1_z_m\n0,1,2,3\n0.1,1,1e300,3\n");
+  EXPECT_NE(e.find("motion.csv:3:7"), std::string::npos) << e;
+  EXPECT_NE(e.find("above the limit"), std::string::npos) << e;
+  e = err("t_s,n1_x_m,n1_y_m,n1_z_m,c1_tension_N\n0,1,2,3,1e10\n0.1,1,2,3,4\n");
+  EXPECT_NE(e.find("motion.csv:2:9 (c1_tension_N)"), std::string::npos) << e;
+  e = err("t_s,n1_x_m,n1_y_m,n1_z_m,c1_length_m\n0,1,2,3,-2e6\n0.1,1,2,3,4\n");
+  EXPECT_NE(e.find("motion.csv:2:9 (c1_length_m)"), std::string::npos) << e;
+  // 1e6 m is still accepted
+  std::ofstream(path) << "t_s,n1_x_m,n1_y_m,n1_z_m\n0,1e6,2,3\n0.1,1,2,3\n";
+  EXPECT_NO_THROW(ts::load_motion_csv(m, path));
+  // data built in code: validate
+  ts::MotionData d = synthetic_30hz(m, 0.1, 0.0, 0.0);
+  d.p_W_marker_m(1, 4) = 1e300;
+  e = tendyn::test::error_of([&] { ts::validate(m, d); });
+  EXPECT_NE(e.find("marker 'n2' at sample 1: y = 1e+300 m is above the limit"), std::string::npos) << e;
+  std::filesystem::remove_all(dir);
 }

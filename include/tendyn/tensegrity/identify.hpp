@@ -32,9 +32,12 @@
 // optimum, the segment states marginalised, scaled by the a-posteriori variance factor
 // s^2 = 2 cost / (nresidual - nunknown_tangent): standard deviations and correlations.
 //
-// Determinism: Ceres evaluates each segment's residual block independently (any thread count
-// writes the same numbers), and the linear solver (sparse normal Cholesky, SuiteSparse) runs in
-// one thread: results are bit-identical for any options.threads (tested).
+// Determinism: Ceres evaluates each segment's residual block independently, and the linear
+// solver (sparse normal Cholesky, SuiteSparse) runs in one thread; the reported costs and the
+// variance factor come from one-thread evaluations, the covariance from a problem over one buffer
+// in a fixed order: the same call gives bit-identical results (tested). Across options.threads the
+// last bits can differ: Ceres sums the cost per thread during the solve and its trust-region
+// radius follows that sum.
 #pragma once
 #include <tendyn/tensegrity/model.hpp>
 
@@ -65,10 +68,18 @@ struct MotionData {
 /// marker must be missing in all three coordinates or none). Throws tendyn::Error with
 /// "path:line:col" and the reason: unknown node or cable, a column that is neither, a repeated
 /// column, a partial marker, times not strictly increasing, fewer than 2 samples, no marker and
-/// no length or tension column. Cost O(file size).
+/// no length or tension column, a value above kMaxMotionPosition_m (markers, lengths) or
+/// kMaxMotionTension_N (tensions) in magnitude. Cost O(file size).
 MotionData load_motion_csv(const Model& model, const std::string& path);
 
-/// Checks sizes, node and cable indices, time order and finite times of `data` against `model`
+/// Largest magnitude of a measured marker coordinate or cable length [m], and of a measured tension
+/// [N], that load_motion_csv and validate accept (a larger value is a unit or export error, and
+/// its squared residual would overflow).
+inline constexpr double kMaxMotionPosition_m = 1e6;
+inline constexpr double kMaxMotionTension_N = 1e9;
+
+/// Checks sizes, node and cable indices, time order and finite times of `data` against `model`,
+/// and that every measured value is finite and within kMaxMotionPosition_m / kMaxMotionTension_N
 /// (what load_motion_csv guarantees; for data built in code). Throws tendyn::Error.
 void validate(const Model& model, const MotionData& data);
 
@@ -103,7 +114,9 @@ struct ParameterGroup {
 
 /// Parses the --fit list (docs/IDENTIFY.md): comma-separated items `kind[:selection]`; for cable
 /// and rod kinds the selection is `all` (one unknown per element, the default), one id, or ids
-/// joined by `+` (one unknown shared by them); ground kinds and `initial_state` take none.
+/// joined by `+` (one unknown shared by them); ground kinds and `initial_state` take none. An id
+/// may itself contain `+` (the 6-bar builder's `rod_x+`): the selection is read left to right,
+/// each time taking the longest id of the model that ends at a `+` or at the end.
 /// Throws tendyn::Error "--fit: ..." naming the item and the reason (unknown kind, unknown id,
 /// an element fitted twice, a ground parameter without a compliant ground, empty list).
 std::vector<ParameterGroup> parse_fit_spec(const Model& model, const std::string& spec);
@@ -131,7 +144,7 @@ struct IdentifyOptions {
   double function_tolerance = 1e-5;
   double parameter_tolerance = 1e-8;  ///< Ceres: stop when the step is smaller (relative)
   double gradient_tolerance = 1e-10;  ///< Ceres: stop when the max gradient is smaller (relative)
-  int threads = 1;                   ///< residual evaluation threads (results identical for any)
+  int threads = 1;                   ///< residual evaluation threads (the last bits may depend on it: see Determinism)
   bool covariance = true;            ///< compute standard deviations and correlations
   /// Restarts after a fit that stopped in a local minimum (variance factor above
   /// restart_variance_factor, or a continuity gap above restart_gap_sigmas * continuity_sigma_m):
@@ -140,12 +153,43 @@ struct IdentifyOptions {
   /// problem from there; the lowest full cost wins; stops at the first fit that passes.
   /// 0: a single fit. A fit that passes costs nothing more; each restart about two more fits.
   int restarts = 2;
-  double restart_variance_factor = 2.0;  ///< s^2 above this marks a failed fit (>= 1)
+  /// s^2 above this marks a failed fit. 0 (the default): the statistical bound of the residual
+  /// count, variance_factor_bound(nresidual - nunknown) (the 99.9 % quantile of chi^2 / dof);
+  /// a value >= 1 is used as it is.
+  double restart_variance_factor = 0.0;
   double restart_gap_sigmas = 5.0;       ///< a gap above this many continuity_sigma_m marks a failed fit
+  /// A restart that does not lower the best cost by at least this fraction stops the restarts
+  /// (the misfit is then the model's, not the start's: more restarts give the same answer).
+  double restart_min_improvement = 0.05;
   /// Called after every Levenberg-Marquardt iteration with (iteration, cost, max gradient);
   /// throwing from it aborts identify() with that exception.
   std::function<void(int, double, double)> progress;
+  /// Called with one line (no newline) when a restart starts (and why) and when the restarts stop
+  /// early; the same lines are kept in IdentifyResult::restart_log.
+  std::function<void(const std::string&)> notice;
 };
+
+/// The 99.9 % upper bound of the a-posteriori variance factor s^2 = chi^2 / dof of a fit whose
+/// weighted residuals are standard normal (the stated sigmas are the noise and the model explains
+/// the data): the chi-square quantile by Wilson and Hilferty (1931),
+///   (1 - 2 / (9 dof) + z sqrt(2 / (9 dof)))^3,  z = 3.0902 (the normal 99.9 % quantile),
+/// about 1 + z sqrt(2 / dof) for large dof (1.053 for 6,900 residuals, 1.098 for 2,000).
+/// NaN for dof < 1.
+double variance_factor_bound(int dof);
+
+/// What the statistics of a fit say (IdentifyResult::verdict, docs/IDENTIFY.md "Verdict").
+enum class FitVerdict {
+  kGood,             ///< variance factor and continuity gaps within their bounds, every parameter determined
+  kPoorFit,          ///< the statistics reject the fit and every start ends at about the same cost: the
+                     ///< model cannot explain the data (an unmodelled element, a value not fitted) or the
+                     ///< sigmas are below the real noise
+  kLocalMinimum,     ///< the statistics reject the fit but the starts ended at different costs (the last
+                     ///< restart still lowered it), or the residuals are at the noise while the segments do not join
+  kNotConverged,     ///< the statistics reject the fit and the solver stopped at the iteration limit
+  kNotIdentifiable,  ///< the statistics accept the fit but the data do not determine some parameters
+};
+/// "good" | "poor fit" | "local minimum suspected" | "not converged" | "not identifiable".
+const char* to_string(FitVerdict verdict);
 /// Throws tendyn::Error naming the option when a value is out of range.
 void validate(const IdentifyOptions& options);
 
@@ -198,6 +242,16 @@ struct IdentifyResult {
   double marker_rms_free_fitted_m = 0.0;  ///< same, one free run of the fitted model
   double marker_rms_free_nominal_m = 0.0; ///< same, one free run of the nominal model
   double max_continuity_gap_m = 0.0;      ///< largest position gap between segments at the optimum
+  // verdict
+  double variance_factor_bound = std::numeric_limits<double>::quiet_NaN();  ///< the bound used (see restart_variance_factor)
+  double continuity_gap_bound_m = 0.0;    ///< restart_gap_sigmas * continuity_sigma_m
+  FitVerdict verdict = FitVerdict::kGood;
+  std::string verdict_reason;             ///< one sentence: the numbers behind the verdict
+  /// Parameters the data do not determine (their names, each with why), also when the verdict is
+  /// another one: no effect on the residuals, a rank-deficient Jacobian, a standard deviation larger
+  /// than the value, a correlation above 0.999 in magnitude.
+  std::vector<std::string> unidentifiable;
+  std::vector<std::string> restart_log;   ///< the IdentifyOptions::notice lines, in order
 };
 
 /// Fits the selected parameters of `model` to `data` (see the file comment). The model's values

@@ -73,14 +73,19 @@ void expose_identify(py::module_& m) {
       .def_readwrite("function_tolerance", &IdentifyOptions::function_tolerance, "Ceres: stop when an iteration changes the cost by less (relative)")
       .def_readwrite("parameter_tolerance", &IdentifyOptions::parameter_tolerance, "Ceres: stop when the step is smaller (relative)")
       .def_readwrite("gradient_tolerance", &IdentifyOptions::gradient_tolerance, "Ceres: stop when the max gradient is smaller (relative)")
-      .def_readwrite("threads", &IdentifyOptions::threads, "residual evaluation threads (results identical for any)")
+      .def_readwrite("threads", &IdentifyOptions::threads, "residual evaluation threads (the last digits may depend on it: docs/IDENTIFY.md, Determinism)")
       .def_readwrite("covariance", &IdentifyOptions::covariance, "compute standard deviations and correlations")
       .def_readwrite("restarts", &IdentifyOptions::restarts,
                      "restarts (0..6, default 2) after a fit stuck in a local minimum (variance factor above restart_variance_factor, "
-                     "or a continuity gap above restart_gap_sigmas * continuity_sigma_m): restart k first fits with continuity_sigma_m * 10^k, "
-                     "then the full problem; the lowest cost wins. 0: one fit")
-      .def_readwrite("restart_variance_factor", &IdentifyOptions::restart_variance_factor, "variance factor above which a fit counts as failed (default 2)")
-      .def_readwrite("restart_gap_sigmas", &IdentifyOptions::restart_gap_sigmas, "continuity gap above which a fit counts as failed [continuity_sigma_m] (default 5)");
+                     "or a continuity gap above restart_gap_sigmas * continuity_sigma_m): restart k first fits with continuity_sigma_m * 10^(k+1), "
+                     "then the full problem; the lowest cost wins; a restart that does not lower the cost by restart_min_improvement stops "
+                     "them. 0: one fit")
+      .def_readwrite("restart_variance_factor", &IdentifyOptions::restart_variance_factor,
+                     "variance factor above which a fit counts as failed; 0 (default): the 99.9 % chi-square bound for the residual count "
+                     "(variance_factor_bound)")
+      .def_readwrite("restart_gap_sigmas", &IdentifyOptions::restart_gap_sigmas, "continuity gap above which a fit counts as failed [continuity_sigma_m] (default 5)")
+      .def_readwrite("restart_min_improvement", &IdentifyOptions::restart_min_improvement,
+                     "a restart that does not lower the best cost by this fraction stops the restarts (default 0.05)");
   def_kw_init(io);
 
   py::class_<FittedParameter>(m, "FittedParameter", "One fitted parameter group: nominal, fitted, standard deviation [SI].")
@@ -120,8 +125,17 @@ void expose_identify(py::module_& m) {
       .def_readonly("marker_rms_free_fitted_m", &IdentifyResult::marker_rms_free_fitted_m, "marker RMS of one run of the fitted model [m]")
       .def_readonly("marker_rms_free_nominal_m", &IdentifyResult::marker_rms_free_nominal_m, "marker RMS of one run of the nominal model [m]")
       .def_readonly("max_continuity_gap_m", &IdentifyResult::max_continuity_gap_m, "largest position gap between segments [m]")
+      .def_readonly("variance_factor_bound", &IdentifyResult::variance_factor_bound, "the variance factor's bound used for the verdict and the restarts")
+      .def_readonly("continuity_gap_bound_m", &IdentifyResult::continuity_gap_bound_m, "the continuity gap's bound [m]")
+      .def_property_readonly(
+          "verdict", [](const IdentifyResult& r) { return std::string(to_string(r.verdict)); },
+          "'good', 'poor fit', 'local minimum suspected', 'not converged' or 'not identifiable' (docs/IDENTIFY.md: Verdict)")
+      .def_readonly("verdict_reason", &IdentifyResult::verdict_reason, "the numbers behind the verdict, in one sentence")
+      .def_readonly("unidentifiable", &IdentifyResult::unidentifiable, "[str] parameters the data do not determine, each with why")
+      .def_readonly("restart_log", &IdentifyResult::restart_log, "[str] why each restart ran, and why the restarts stopped")
       .def("__repr__", [](const IdentifyResult& r) {
-        return "IdentifyResult(" + r.termination + ", iterations=" + std::to_string(r.iterations) + ", marker_rms_m=" + float_repr(r.marker_rms_m) + ")";
+        return "IdentifyResult(" + r.termination + ", verdict='" + to_string(r.verdict) + "', iterations=" + std::to_string(r.iterations) +
+               ", marker_rms_m=" + float_repr(r.marker_rms_m) + ")";
       });
   m.def(
       "identify",
@@ -147,6 +161,8 @@ void expose_identify(py::module_& m) {
       },
       py::arg("model"), py::arg("data"), py::arg("parameters"), py::arg("options") = IdentifyOptions{}, py::arg("unknowns") = py::none(),
       py::arg("jacobian") = true, "(unknowns, weighted residuals, Jacobian, nparameter) at the start (or at `unknowns`).");
+  m.def("variance_factor_bound", &variance_factor_bound, py::arg("dof"),
+        "The 99.9 % upper bound of the variance factor chi^2 / dof (Wilson-Hilferty), about 1 + 3.09 sqrt(2 / dof); NaN for dof < 1.");
   m.def("simulate_samples", &simulate_samples, py::arg("model"), py::arg("t_s"), py::arg("dt_s"),
         "Node positions (nsample x 3 nnode) at the times t_s with the identification's integrator (RK4 steps <= dt_s).");
 }
