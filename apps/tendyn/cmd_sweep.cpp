@@ -2,6 +2,7 @@
 #include <tendyn/core/error.hpp>
 #include <tendyn/io/atomic_file.hpp>
 #include <tendyn/io/csv.hpp>
+#include <tendyn/io/output_lock.hpp>
 #include <tendyn/io/result_set.hpp>
 #include <tendyn/tensegrity/output.hpp>
 #include <tendyn/tensegrity/psi_study.hpp>
@@ -103,6 +104,7 @@ void run_sweep(const SweepArgs& a) {
   o.simulation.output_interval_s = 0.01;
   o.threads = a.threads;
   ensure_directory(a.out_dir);
+  const io::OutputLock lock(a.out_dir);  // the journal and the result set: one run at a time (docs/CLI.md "Outputs")
   // finished angles are journaled; a rerun after an interruption runs only the others
   const auto journal = std::filesystem::path(a.out_dir) / "sweep.journal.jsonl";
   o.journal_path = journal.string();

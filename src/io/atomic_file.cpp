@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace tendyn::io {
@@ -70,19 +71,66 @@ int open_exclusive(const std::filesystem::path& p) {
   if (fd < 0) throw Error("cannot create '" + p.string() + "' for writing: " + std::strerror(errno));
   return fd;
 }
+
+bool starts_with_proc(const std::filesystem::path& p) { return p.native().rfind("/proc/", 0) == 0 || p.native() == "/proc"; }
 }  // namespace
 
+Destination resolve_destination(const std::filesystem::path& path) {
+  namespace fs = std::filesystem;
+  Destination d;
+  fs::path cur = fs::absolute(path).lexically_normal();
+  if (!cur.has_filename() && cur != cur.root_path()) cur = cur.parent_path();  // "dir/" names dir
+  for (int hop = 0;; ++hop) {
+    if (hop > 40) throw Error("cannot write '" + path.string() + "': too many levels of symbolic links");
+    std::error_code ec;
+    fs::path parent = fs::weakly_canonical(cur.parent_path(), ec);  // the folders' links
+    if (ec) parent = cur.parent_path();
+    if (cur.has_filename()) cur = parent / cur.filename();
+    if (starts_with_proc(cur)) d.through_proc = true;
+    struct stat st {};
+    if (!cur.has_filename() || ::lstat(cur.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) break;
+    const fs::path link = fs::read_symlink(cur, ec);
+    if (ec) break;
+    cur = (link.is_absolute() ? link : parent / link).lexically_normal();
+    if (!cur.has_filename() && cur != cur.root_path()) cur = cur.parent_path();
+  }
+  d.target = cur;
+  return d;
+}
+
 AtomicFile::AtomicFile(std::filesystem::path path) : path_(std::move(path)), out_(nullptr) {
-  partial_ = path_;
-  partial_ += ".partial";
-  buf_ = std::make_unique<FdBuf>(open_exclusive(partial_));
-  cleanup_slot_ = register_cleanup(partial_, false);
+  const Destination dest = resolve_destination(path_);
+  struct stat st {};
+  const bool exists = ::stat(path_.c_str(), &st) == 0;  // follows the links, /proc's too
+  if (exists && S_ISDIR(st.st_mode)) throw Error("cannot write '" + path_.string() + "': is a directory");
+  int fd = -1;
+  if (exists && (!S_ISREG(st.st_mode) || dest.through_proc)) {
+    // a FIFO, a device, a terminal, a pipe or socket behind /proc/self/fd: write through, as a
+    // shell redirection would; never replace the node
+    const int flags = O_WRONLY | O_CLOEXEC | O_NOCTTY | (S_ISREG(st.st_mode) ? O_TRUNC : 0);
+    fd = ::open(path_.c_str(), flags);
+    if (fd < 0) throw Error("cannot open '" + path_.string() + "' for writing: " + std::strerror(errno));
+    target_ = path_;
+  } else {
+    target_ = dest.target;
+    partial_ = target_;
+    partial_ += ".partial";
+    fd = open_exclusive(partial_);
+    if (exists) {
+      // the replaced file's owner (when allowed: root) and permission bits; the mode after the
+      // owner, which may clear set-id bits
+      if (::fchown(fd, st.st_uid, st.st_gid) != 0) errno = 0;
+      ::fchmod(fd, st.st_mode & 07777);
+    }
+    cleanup_slot_ = register_cleanup(partial_, false);
+  }
+  buf_ = std::make_unique<FdBuf>(fd);
   out_.rdbuf(buf_.get());
   out_.precision(17);
 }
 
 AtomicFile::~AtomicFile() {
-  if (!committed_) {
+  if (!committed_ && !partial_.empty()) {
     out_.rdbuf(nullptr);
     buf_.reset();
     std::error_code ec;
@@ -92,16 +140,19 @@ AtomicFile::~AtomicFile() {
 }
 
 void AtomicFile::commit() {
+  const std::filesystem::path& written = partial_.empty() ? path_ : partial_;
   out_.flush();
   const bool flushed = buf_->flush_all();
   const int err = buf_->close_fd();
   if (!flushed || err != 0 || !out_)
-    throw Error("write error on '" + partial_.string() + "': " + std::strerror(err != 0 ? err : EIO));
+    throw Error("write error on '" + written.string() + "': " + std::strerror(err != 0 ? err : EIO));
   if (const char* fail = std::getenv("TENDYN_TEST_FAIL_WRITE"); fail && path_.filename() == fail)
-    throw Error("write error on '" + partial_.string() + "': No space left on device (injected by TENDYN_TEST_FAIL_WRITE)");
-  std::error_code ec;
-  std::filesystem::rename(partial_, path_, ec);
-  if (ec) throw Error("cannot rename '" + partial_.string() + "' to '" + path_.string() + "': " + ec.message());
+    throw Error("write error on '" + written.string() + "': No space left on device (injected by TENDYN_TEST_FAIL_WRITE)");
+  if (!partial_.empty()) {
+    std::error_code ec;
+    std::filesystem::rename(partial_, target_, ec);
+    if (ec) throw Error("cannot rename '" + partial_.string() + "' to '" + target_.string() + "': " + ec.message());
+  }
   committed_ = true;
 }
 

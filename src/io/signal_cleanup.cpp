@@ -44,7 +44,10 @@ void empty_and_remove_dir(const char* path) {
   ::rmdir(path);
 }
 
-void cleanup_on_signal(int sig) {
+std::atomic<int> g_defer{0};    // living DeferSignals
+std::atomic<int> g_pending{0};  // a signal noted while deferred
+
+void cleanup_and_die(int sig) {
   for (int i = kSlots - 1; i >= 0; --i) {
     const int st = g_slots[i].state.load();
     if (st == 2) ::unlink(g_slots[i].path);
@@ -56,7 +59,22 @@ void cleanup_on_signal(int sig) {
   ::sigaction(sig, &sa, nullptr);
   ::raise(sig);
 }
+
+void cleanup_on_signal(int sig) {
+  if (g_defer.load() > 0) {
+    g_pending.store(sig);
+    return;
+  }
+  cleanup_and_die(sig);
+}
 }  // namespace
+
+DeferSignals::DeferSignals() { ++g_defer; }
+
+DeferSignals::~DeferSignals() {
+  if (--g_defer > 0) return;
+  if (const int sig = g_pending.exchange(0); sig != 0) cleanup_and_die(sig);
+}
 
 void install_signal_cleanup() {
   struct sigaction sa {};
@@ -64,8 +82,13 @@ void install_signal_cleanup() {
   sigemptyset(&sa.sa_mask);
   sigaddset(&sa.sa_mask, SIGINT);
   sigaddset(&sa.sa_mask, SIGTERM);
-  ::sigaction(SIGINT, &sa, nullptr);
-  ::sigaction(SIGTERM, &sa, nullptr);
+  sigaddset(&sa.sa_mask, SIGHUP);
+  for (const int sig : {SIGINT, SIGTERM, SIGHUP}) {
+    // a signal the process was started ignoring (nohup, a background job of a script) stays ignored
+    struct sigaction old {};
+    if (::sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+    ::sigaction(sig, &sa, nullptr);
+  }
 }
 
 int register_cleanup(const std::filesystem::path& path, bool directory) {

@@ -4,6 +4,7 @@
 #include <tendyn/core/error.hpp>
 #include <tendyn/core/parallel.hpp>
 #include <tendyn/io/atomic_file.hpp>
+#include <tendyn/io/output_lock.hpp>
 #include <tendyn/tensegrity/builders.hpp>
 #include <tendyn/tensegrity/model_io.hpp>
 
@@ -482,6 +483,7 @@ struct SweepJournal::Impl {
   std::map<long, json> found;           // index -> "result" of the records read at opening
   std::map<long, std::string> pending;  // finished lines waiting for the points before them
   long next_index = 0;                  // the first index not yet in the file
+  std::unique_ptr<io::OutputLock> lock;  // one process at a time appends to the file
   std::ofstream file;
   std::mutex mu;
 };
@@ -499,6 +501,15 @@ SweepJournal::SweepJournal(std::filesystem::path path, const std::vector<std::st
     std::filesystem::create_directories(d.path.parent_path(), ec);
     if (ec) throw Error("cannot create output directory '" + d.path.parent_path().string() + "': " + ec.message());
   }
+  {
+    std::error_code ec;
+    const auto st = std::filesystem::status(d.path, ec);
+    if (std::filesystem::is_directory(st))
+      throw Error(out + ": is a directory, where the sweep keeps its results (one JSON line per point): remove it or choose another output");
+    if (std::filesystem::exists(st) && !std::filesystem::is_regular_file(st))
+      throw Error(out + ": is not a regular file, where the sweep keeps its results (one JSON line per point): remove it or choose another output");
+  }
+  d.lock = std::make_unique<io::OutputLock>(d.path);
   const json header = header_json.empty() ? json() : json::parse(header_json);
   std::string text;
   {
@@ -520,7 +531,12 @@ SweepJournal::SweepJournal(std::filesystem::path path, const std::vector<std::st
         h = json::parse(line);
       } catch (const json::exception&) {
       }
-      if (h != header) throw Error(out + ":1: was written by a different run (" + hint + ")");
+      if (h != header) {
+        // a file holding no record yet (a run refused before its first point finished) is no
+        // resumable state: it is started over instead of blocking the corrected run
+        if (complete.find_first_not_of(" \t\r\n", nl + 1) == std::string::npos) break;
+        throw Error(out + ":1: was written by a different run (" + hint + ")");
+      }
       continue;
     }
     if (line.empty()) continue;

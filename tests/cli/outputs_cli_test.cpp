@@ -4,12 +4,17 @@
 
 #include "support/cli_run.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <csignal>
 #include <fstream>
 #include <string>
 #include <thread>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -220,6 +225,228 @@ TEST(Outputs, PsiSweepResumesAnInterruptedRunWithIdenticalOutputs) {
   EXPECT_EQ(moved.code, 2) << moved.out;
   EXPECT_NE(moved.out.find("sweep.journal.jsonl: holds point 0 of a different grid"), std::string::npos) << moved.out;
   fs::remove_all(root);
+}
+
+}  // namespace
+
+namespace {
+
+// Starts `tendyn simulate --duration 3000 -o out` in the background and waits until its staging
+// directory holds results.csv.partial (the run is under way). Returns its pid.
+pid_t start_long_simulate(const fs::path& out) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const std::string o = out.string();
+    ::execl(TENDYN_CLI, TENDYN_CLI, "simulate", "-q", "--duration", "3000", "-o", o.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  const auto staging = fs::path(out.string() + ".partial-" + std::to_string(pid));
+  for (int i = 0; i < 400 && !fs::exists(staging / "results.csv.partial"); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  EXPECT_TRUE(fs::exists(staging / "results.csv.partial"));
+  return pid;
+}
+
+// Before: two runs into the same -o at once both exited 0 and could leave one run's results.csv
+// beside the other's summary.json. The output directory is locked for the whole run: a second
+// run is refused at once (exit 2, the directory and the holder named) and writes nothing.
+TEST(Outputs, SecondRunIntoALockedDirectoryIsRefused) {
+  const auto root = fresh_dir("outputs_lock");
+  const auto out = root / "run";
+  ASSERT_EQ(run("simulate -q --duration 0.2 -o " + out.string()).code, 0);
+  const std::string csv = slurp(out / "results.csv");
+  const pid_t pid = start_long_simulate(out);
+  const auto second = run("simulate -q --duration 0.3 -o " + out.string());
+  EXPECT_EQ(second.code, 2) << second.out;
+  EXPECT_NE(second.out.find("output '" + out.string() + "' is in use by another run (pid " + std::to_string(pid) + ", lock file '" +
+                            out.string() + ".lock'); wait for it to finish or choose another output"),
+            std::string::npos)
+      << second.out;
+  // a psi sweep (journal and result set) into the same directory: refused before it runs
+  const auto sweep = run("sweep -q --psi-min 30 --psi-max 30 --duration 0.05 -o " + out.string());
+  EXPECT_EQ(sweep.code, 2) << sweep.out;
+  EXPECT_NE(sweep.out.find("is in use by another run"), std::string::npos) << sweep.out;
+  EXPECT_FALSE(fs::exists(out / "sweep.journal.jsonl"));
+  ::kill(pid, SIGTERM);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  EXPECT_EQ(slurp(out / "results.csv"), csv);
+  EXPECT_FALSE(fs::exists(root / "run.lock"));  // removed on SIGTERM
+  EXPECT_EQ(count_partials(root), 0);
+  EXPECT_EQ(run("simulate -q --duration 0.3 -o " + out.string()).code, 0);  // free again
+}
+
+// Pairs of runs started together into one directory: whatever the timing, each run exits 0 or
+// is refused (exit 2), and the directory holds one run's complete set, never a mix.
+TEST(Outputs, ConcurrentRunsIntoOneDirectoryNeverMix) {
+  const auto root = fresh_dir("outputs_concurrent");
+  const auto ref2 = root / "ref2", ref3 = root / "ref3", out = root / "run";
+  ASSERT_EQ(run("simulate -q --duration 0.2 -o " + ref2.string()).code, 0);
+  ASSERT_EQ(run("simulate -q --duration 0.3 -o " + ref3.string()).code, 0);
+  const std::string csv2 = slurp(ref2 / "results.csv"), csv3 = slurp(ref3 / "results.csv");
+  ASSERT_NE(csv2, csv3);
+  int refused = 0;
+  for (int pair = 0; pair < 12; ++pair) {
+    const std::string o = " -o " + out.string() + " 2>&1; echo \"exit $?\"";
+    const auto r = tendyn::test::run_shell("(" + std::string(TENDYN_CLI) + " simulate -q --duration 0.2" + o + ") & (" + TENDYN_CLI +
+                                           " simulate -q --duration 0.3" + o + "); wait");
+    std::size_t exits = 0;
+    for (std::size_t p = r.out.find("exit "); p != std::string::npos; p = r.out.find("exit ", p + 1)) {
+      ++exits;
+      const char code = r.out[p + 5];
+      EXPECT_TRUE(code == '0' || code == '2') << r.out;
+      if (code == '2') {
+        ++refused;
+        EXPECT_NE(r.out.find("is in use by another run"), std::string::npos) << r.out;
+      }
+    }
+    EXPECT_EQ(exits, 2u) << r.out;
+    const std::string csv = slurp(out / "results.csv"), summary = slurp(out / "summary.json");
+    const bool is2 = csv == csv2 && summary.find("\"duration_s\": 0.2") != std::string::npos;
+    const bool is3 = csv == csv3 && summary.find("\"duration_s\": 0.3") != std::string::npos;
+    EXPECT_TRUE(is2 || is3) << "pair " << pair << ": a mixed set";
+  }
+  EXPECT_EQ(count_partials(root), 0);
+  std::printf("[ info ] %d of 24 runs refused while the other held the directory\n", refused);
+}
+
+// A failure part-way through publishing (injected: the rename of summary.json) leaves the
+// previous set: never the new results.csv beside the old summary.json.
+TEST(Outputs, RenameFailingPartWayLeavesThePreviousSet) {
+  const auto root = fresh_dir("outputs_rename");
+  const auto out = root / "run";
+  ASSERT_EQ(run("simulate -q --duration 0.3 -o " + out.string()).code, 0);
+  const std::string csv = slurp(out / "results.csv"), summary = slurp(out / "summary.json");
+  ASSERT_EQ(::setenv("TENDYN_TEST_FAIL_RENAME", "summary.json", 1), 0);
+  const auto bad = run("simulate -q --duration 0.2 -o " + out.string());
+  ::unsetenv("TENDYN_TEST_FAIL_RENAME");
+  EXPECT_EQ(bad.code, 2) << bad.out;
+  EXPECT_NE(bad.out.find("(the previous files of '" + out.string() + "' are left as they were)"), std::string::npos) << bad.out;
+  EXPECT_EQ(slurp(out / "results.csv"), csv);
+  EXPECT_EQ(slurp(out / "summary.json"), summary);
+  EXPECT_EQ(count_partials(root), 0);
+  // a directory where summary.json goes: refused before results.csv is replaced
+  fs::remove(out / "summary.json");
+  fs::create_directories(out / "summary.json");
+  const auto blocked = run("simulate -q --duration 0.2 -o " + out.string());
+  EXPECT_EQ(blocked.code, 2) << blocked.out;
+  EXPECT_NE(blocked.out.find("summary.json' is a directory"), std::string::npos) << blocked.out;
+  EXPECT_EQ(slurp(out / "results.csv"), csv);
+  EXPECT_EQ(count_partials(root), 0);
+}
+
+// Before: `export --yaml /dev/stdout` (as root) replaced the device link by a regular file; a
+// symlink, a FIFO, a device at the destination were replaced, a 0600 file became 0644.
+TEST(Outputs, ExportWritesThroughLinksFifosAndDevicesAndKeepsTheMode) {
+  const auto root = fresh_dir("outputs_export_dest");
+  // a link to the process's stdout (as /dev/stdout is): the YAML comes out on stdout, the link stays
+  fs::create_symlink("/proc/self/fd/1", root / "stdout");
+  const auto r = run("export --yaml " + (root / "stdout").string());
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("rods:"), std::string::npos) << r.out;
+  EXPECT_TRUE(fs::is_symlink(root / "stdout"));
+  // a symlink to a file elsewhere: the file is replaced, the link stays
+  fs::create_directories(root / "models");
+  std::ofstream(root / "models" / "prism.yaml") << "old\n";
+  fs::create_symlink(root / "models" / "prism.yaml", root / "link.yaml");
+  EXPECT_EQ(run("export --yaml " + (root / "link.yaml").string()).code, 0);
+  EXPECT_TRUE(fs::is_symlink(root / "link.yaml"));
+  EXPECT_NE(slurp(root / "models" / "prism.yaml").find("rods:"), std::string::npos);
+  // a 0600 file stays 0600
+  std::ofstream(root / "private.yaml") << "old\n";
+  ASSERT_EQ(::chmod((root / "private.yaml").c_str(), 0600), 0);
+  EXPECT_EQ(run("export --yaml " + (root / "private.yaml").string()).code, 0);
+  EXPECT_EQ(fs::status(root / "private.yaml").permissions(), fs::perms::owner_read | fs::perms::owner_write);
+  // a FIFO with a reader: written through, still a FIFO
+  ASSERT_EQ(::mkfifo((root / "pipe").c_str(), 0600), 0);
+  const int rd = ::open((root / "pipe").c_str(), O_RDONLY | O_NONBLOCK);
+  ASSERT_GE(rd, 0);
+  EXPECT_EQ(run("export --yaml " + (root / "pipe").string()).code, 0);
+  EXPECT_TRUE(fs::is_fifo(root / "pipe"));
+  std::string got;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(rd, buf, sizeof buf)) > 0;) got.append(buf, static_cast<std::size_t>(n));
+  ::close(rd);
+  EXPECT_NE(got.find("rods:"), std::string::npos) << got.substr(0, 200);
+  // a full device (a private node of /dev/full where allowed): exit 2 with the reason, still a device
+  fs::path full = root / "full";
+  if (::mknod(full.c_str(), S_IFCHR | 0666, makedev(1, 7)) != 0) full = ::geteuid() == 0 ? fs::path() : fs::path("/dev/full");
+  if (!full.empty()) {
+    const auto f = run("export --mjcf " + full.string());
+    EXPECT_EQ(f.code, 2) << f.out;
+    EXPECT_NE(f.out.find("write error on '" + full.string() + "': No space left on device"), std::string::npos) << f.out;
+    EXPECT_TRUE(fs::is_character_file(full));
+  }
+}
+
+// Before: SIGHUP (a closed terminal) killed the run without the cleanup of SIGINT/SIGTERM and left
+// its staging directory.
+TEST(Outputs, SighupDuringSimulateLeavesNoPartialAndThePreviousResults) {
+  const auto root = fresh_dir("outputs_sighup");
+  const auto out = root / "run";
+  ASSERT_EQ(run("simulate -q --duration 0.2 -o " + out.string()).code, 0);
+  const std::string csv = slurp(out / "results.csv");
+  const pid_t pid = start_long_simulate(out);
+  ::kill(pid, SIGHUP);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGHUP) << status;
+  EXPECT_FALSE(fs::exists(fs::path(out.string() + ".partial-" + std::to_string(pid))));
+  EXPECT_EQ(count_partials(root), 0);
+  EXPECT_EQ(slurp(out / "results.csv"), csv);
+}
+
+// Before: a psi sweep refused for a bad option (here a negative rod mass, found when the first
+// angle's model is built) left a journal whose header blocked the corrected run ("was written by
+// a different run"). A journal without any finished angle is no resumable state: started over.
+TEST(Outputs, RefusedSweepDoesNotBlockTheCorrectedRun) {
+  const auto root = fresh_dir("outputs_sweep_refused");
+  const auto out = root / "run";
+  const std::string args = "sweep -q --psi-min 30 --psi-max 40 --psi-step 10 --duration 0.05 -o " + out.string();
+  const auto bad = run(args + " --rod-mass -1");
+  EXPECT_EQ(bad.code, 2) << bad.out;
+  const auto good = run(args);
+  EXPECT_EQ(good.code, 0) << good.out;
+  EXPECT_TRUE(fs::exists(out / "sweep.csv"));
+  EXPECT_FALSE(fs::exists(out / "sweep.journal.jsonl"));
+}
+
+// Before: a directory where results.jsonl or the journal goes ended in exit 4 (an internal error).
+TEST(Outputs, DirectoryWhereTheSweepResultsGoIsBadInput) {
+  const auto root = fresh_dir("outputs_sweep_dir");
+  std::ofstream(root / "spec.yaml") << "model: prism\nsimulation: {duration_s: 0.05}\ngrid:\n  psi_deg: [30, 40]\n";
+  fs::create_directories(root / "spec_out" / "results.jsonl");
+  const auto s = run("sweep -q --spec " + (root / "spec.yaml").string() + " -o " + (root / "spec_out").string());
+  EXPECT_EQ(s.code, 2) << s.out;
+  EXPECT_NE(s.out.find((root / "spec_out" / "results.jsonl").string() + ": is a directory, where the sweep keeps its results"),
+            std::string::npos)
+      << s.out;
+  fs::create_directories(root / "psi_out" / "sweep.journal.jsonl");
+  const auto p = run("sweep -q --psi-min 30 --psi-max 30 --duration 0.05 -o " + (root / "psi_out").string());
+  EXPECT_EQ(p.code, 2) << p.out;
+  EXPECT_NE(p.out.find((root / "psi_out" / "sweep.journal.jsonl").string() + ": is a directory"), std::string::npos) << p.out;
+}
+
+// Before: with -o naming a symlink to a directory on another file system, every run failed (the
+// staging directory was made beside the link: a cross-device rename). Now beside the target.
+TEST(Outputs, OutputThroughASymlinkToAnotherFileSystem) {
+  const auto root = fresh_dir("outputs_xdev");
+  struct stat a {}, b {};
+  if (::stat("/dev/shm", &b) != 0 || ::stat(root.c_str(), &a) != 0 || a.st_dev == b.st_dev)
+    GTEST_SKIP() << "no /dev/shm on another file system than " << root;
+  const fs::path far = "/dev/shm/tendyn_cli_xdev_" + std::to_string(::getpid());
+  fs::remove_all(far);
+  fs::create_directories(far / "old");
+  fs::create_symlink(far / "old", root / "to_old");
+  fs::create_symlink(far / "new", root / "to_new");
+  for (const char* link : {"to_new", "to_old", "to_old"}) {  // a new target, an empty one, one with a set
+    const auto r = run("simulate -q --duration 0.1 -o " + (root / link).string());
+    EXPECT_EQ(r.code, 0) << link << ": " << r.out;
+  }
+  EXPECT_TRUE(fs::exists(far / "new" / "results.csv"));
+  EXPECT_TRUE(fs::exists(far / "old" / "summary.json"));
+  EXPECT_TRUE(fs::is_symlink(root / "to_new"));
+  EXPECT_EQ(count_partials(far), 0);
+  fs::remove_all(far);
 }
 
 }  // namespace
