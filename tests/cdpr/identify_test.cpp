@@ -241,7 +241,7 @@ TEST(CdprIdentify, StiffnessRestLengthRefusesVaryingLoggedRestLengths) {
   const PlatformLog moving = simulate_log(m, 4.0, Noise{}, false, 6);
   CableFitOptions o;
   o.fit = StiffnessFit::kStiffnessRestLength;
-  const std::string e = test::error_of([&] { (void)identify_cables(m.geometry, moving, o); });
+  const std::string e = tendyn::test::error_of([&] { (void)identify_cables(m.geometry, moving, o); });
   EXPECT_NE(e.find("cable " + m.geometry.cable_names[0] + ": fit 'stiffness-rest-length' assumes a constant rest length"),
             std::string::npos) << e;
   EXPECT_NE(e.find("use fit 'stiffness'"), std::string::npos) << e;
