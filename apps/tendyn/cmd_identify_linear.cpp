@@ -1,5 +1,6 @@
 // Linear identification for tree and CDPR models (identify_linear.hpp): option parsing and
 // output only; the numbers come from tree/identify.hpp and cdpr/identify.hpp.
+#include <tendyn/core/differentiate.hpp>
 #include <tendyn/core/error.hpp>
 #include <tendyn/io/atomic_file.hpp>
 #include <tendyn/io/csv.hpp>
@@ -79,6 +80,42 @@ Eigen::MatrixXd correlation(const Eigen::MatrixXd& cov) {
   for (Eigen::Index i = 0; i < c.rows(); ++i)
     for (Eigen::Index j = 0; j < c.cols(); ++j) c(i, j) = s[i] > 0.0 && s[j] > 0.0 ? cov(i, j) / (s[i] * s[j]) : 0.0;
   return c;
+}
+
+// Errors in variables (core/differentiate.hpp): report.json's entry and, when the noise share of
+// the derivatives is above kDerivativeNoiseWarning, a warning naming the column and a smoothing.
+nlohmann::json noise_json(const DerivativeNoise& dn, int order, const std::vector<std::string>& columns, int suggested) {
+  const Eigen::VectorXd& f = order == 1 ? dn.d1_noise_fraction : dn.d2_noise_fraction;
+  return {{"derivative_order", order},
+          {"half_width", dn.half_width},
+          {"columns", columns},
+          {"sample_noise_std", vec_json(dn.sample_std)},
+          {"noise_fraction", vec_json(f)},
+          {"warning_above", kDerivativeNoiseWarning},
+          {"suggested_half_width", suggested > 0 ? nlohmann::json(suggested) : nlohmann::json(nullptr)}};
+}
+
+std::string noise_warning(const DerivativeNoise& dn, int order, const std::vector<std::string>& columns, int suggested,
+                          const char* affected) {
+  Eigen::Index k = 0;
+  const double share = dn.worst(order, &k);
+  if (!(share > kDerivativeNoiseWarning)) return "";
+  const std::string col = k < static_cast<Eigen::Index>(columns.size()) ? columns[static_cast<std::size_t>(k)] : "?";
+  std::string w = "WARNING: derivative noise dominates: " + io::format_number(100.0 * share, 3) + " % of the variance of the " +
+                  (order == 1 ? "rate" : "second derivative") + " of '" + col + "' (smooth=" +
+                  std::to_string(dn.half_width) + ") is noise (sample noise std " + io::format_number(dn.sample_std[k], 3) +
+                  ", estimated from the log). " + affected +
+                  " are biased (towards zero) by about that share, and their std does not include it: ";
+  w += suggested > 0 ? "use --fit ...,smooth=" + std::to_string(suggested) + " (the smallest window with less than " +
+                           io::format_number(100.0 * kDerivativeNoiseWarning) + " % noise)"
+                     : "no window up to the largest tried brings it below " +
+                           io::format_number(100.0 * kDerivativeNoiseWarning) + " %: filter or log less noisy data";
+  return w + ".";
+}
+
+void print_warning(const std::string& w, bool quiet) {
+  if (w.empty()) return;
+  std::fprintf(quiet ? stderr : stdout, "  %s\n", w.c_str());
 }
 
 }  // namespace
@@ -161,6 +198,16 @@ void run_identify_tree(const std::filesystem::path& model_file, const std::files
   j["sigma"] = id.sigma;
   j["physically_consistent"] = id.physically_consistent;
   if (!id.physically_consistent) j["consistency_note"] = id.consistency_note;
+  std::string warning;
+  if (log.differentiated_order > 0) {
+    std::vector<std::string> cols;
+    for (const std::string& c : io::split_fields(tree::motion_log_header(model)))
+      if (c.rfind(log.differentiated_from_q ? "q:" : "v:", 0) == 0) cols.push_back(c);
+    j["derivative_noise"] = noise_json(log.derivative_noise, log.differentiated_order, cols, log.suggested_half_width);
+    warning = noise_warning(log.derivative_noise, log.differentiated_order, cols, log.suggested_half_width,
+                            "The identified parameters");
+    j["derivative_noise"]["warning"] = warning.empty() ? nlohmann::json(nullptr) : nlohmann::json(warning);
+  }
   j["files"] = id.physically_consistent
                    ? nlohmann::json{"base_parameters.csv", "parameters.csv", "residuals.csv", "model.urdf"}
                    : nlohmann::json{"base_parameters.csv", "parameters.csv", "residuals.csv"};
@@ -173,6 +220,9 @@ void run_identify_tree(const std::filesystem::path& model_file, const std::files
                 id.base.nparam, io::format_number(id.condition_number, 4).c_str(),
                 io::format_number(id.rms_total, 4).c_str());
     std::printf("  fitted model %s\n", id.physically_consistent ? "physically consistent (model.urdf)" : "NOT physically consistent (no model.urdf)");
+  }
+  print_warning(warning, quiet);
+  if (!quiet) {
     std::printf("  results in %s\n", dir.string().c_str());
   }
 }
@@ -305,6 +355,21 @@ void run_identify_cdpr(const std::filesystem::path& model_file, const std::files
     files.push_back("platform.csv");
     files.push_back("residuals_platform.csv");
   }
+  std::vector<std::string> warnings;
+  if (cables && co.damping) {
+    std::vector<std::string> cols;
+    for (const auto& c : mf.model.cable_names) cols.push_back(c + ".length_m");
+    auto& jn = j["cables"]["derivative_noise"] = noise_json(cid.length_noise, 1, cols, cid.suggested_half_width);
+    warnings.push_back(noise_warning(cid.length_noise, 1, cols, cid.suggested_half_width, "The damping coefficients"));
+    jn["warning"] = warnings.back().empty() ? nlohmann::json(nullptr) : nlohmann::json(warnings.back());
+  }
+  if (platform) {
+    const std::vector<std::string> cols{"x_m", "y_m", "z_m", "roll_rad", "pitch_rad", "yaw_rad"};
+    auto& jn = j["platform"]["derivative_noise"] = noise_json(pid.pose_noise, 2, cols, pid.suggested_half_width);
+    warnings.push_back(noise_warning(pid.pose_noise, 2, cols, pid.suggested_half_width,
+                                     "The platform's mass, COM and inertia"));
+    jn["warning"] = warnings.back().empty() ? nlohmann::json(nullptr) : nlohmann::json(warnings.back());
+  }
   j["files"] = files;
   write_summary(out.file("report.json"), j, provenance(read_file_bytes(model_file), model_file.string()));
   out.commit();
@@ -320,6 +385,9 @@ void run_identify_cdpr(const std::filesystem::path& model_file, const std::files
       std::printf("  platform: mass %s kg (std %s), COM [%s, %s, %s] m\n", io::format_number(pid.mass_kg, 6).c_str(),
                   io::format_number(pid.mass_std_kg, 2).c_str(), io::format_number(pid.com_P_m.x(), 4).c_str(),
                   io::format_number(pid.com_P_m.y(), 4).c_str(), io::format_number(pid.com_P_m.z(), 4).c_str());
+  }
+  for (const auto& w : warnings) print_warning(w, quiet);
+  if (!quiet) {
     std::printf("  results in %s\n", dir.string().c_str());
   }
 }

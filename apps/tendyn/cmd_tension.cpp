@@ -136,7 +136,7 @@ void run_solve(const SolveArgs& a) {
     return;
   }
   std::printf("model %s (%s, %zu of %d cables), J %ld x %ld, tensions in [%g, %g] N (exact and "
-              "closed forms; exhaustive and lawson-hanson use f >= 0)\n",
+              "closed forms; exhaustive and lawson-hanson solve f >= 0 and say out_of_bounds when they break them)\n",
               model.name.c_str(), cdpr::to_string(model.motion), s.cables.size(), model.ncable(),
               static_cast<long>(J.rows()), static_cast<long>(J.cols()), s.options.f_min_N, s.options.f_max_N);
   // printed values: round-off noise next to the column's scale shows as 0 (--json keeps every digit)

@@ -52,6 +52,40 @@ def test_every_method_and_exact_not_worse_than_lawson_hanson():
         assert cdpr.kkt_violation(J, w, ex.f_N) < 1e-6 * max(1.0, np.linalg.norm(w))
 
 
+def test_model_bounds_are_honoured_or_reported():
+    """printer8 has tension.min 200 N: no route returns a tension below it with status ok."""
+    mf = cdpr.load_model(str(REPO / "models/cdpr/printer8.yaml"))
+    model = mf.model
+    pose = cdpr.pose_from_vector(model, mf.default_pose)
+    o = cdpr.solver_options(model)
+    assert (o.f_min_N, o.f_max_N) == (200.0, 30000.0)
+    p = cdpr.make_tension_problem(model)
+    cdpr.update_tension_problem(model, pose, p)
+    assert (p.options.f_min_N, p.options.f_max_N) == (200.0, 30000.0)
+    # the README's route: load_model, make_data, update_geometry, solve_tensions(method, J, w, options)
+    data = cdpr.make_data(model)
+    cdpr.update_geometry(model, pose, data)
+    for m in METHODS:
+        results = [cdpr.solve_tensions(m, p), cdpr.solve_tensions(m, p, p.w), cdpr.solve_tensions(m, data.J, p.w, o)]
+        if "closed" not in m:  # the closed forms need a finite f_max
+            results.append(cdpr.solve_tensions(m, data.J, p.w, cdpr.SolverOptions(f_min_N=200.0)))
+        for r in results:
+            if r.status == cdpr.Status.kOk:
+                assert r.f_N.min() >= 200.0 * (1 - 1e-9), (m, r.f_N)
+            if m in ("exact", "closed_form", "improved_closed_form"):
+                assert r.f_N.min() >= 200.0 * (1 - 1e-9), (m, r.f_N)
+    # at this pose the f >= 0 methods unload cables: they say so instead of "ok"
+    for m in ("exhaustive", "lawson_hanson"):
+        r = cdpr.solve_tensions(m, p)
+        assert r.f_N.min() < 200.0 and r.status == cdpr.Status.kOutOfBounds, (m, r)
+        assert "f_min" in r.reason
+        assert cdpr.to_string(r.status) == "out_of_bounds"
+        # without bounds in the options (f >= 0 asked for) the same answer is ok
+        assert cdpr.solve_tensions(m, data.J, p.w).status == cdpr.Status.kOk
+    with pytest.raises(tendyn.Error, match="wrench has 2 entries but the problem has 6 rows"):
+        cdpr.solve_tensions("exact", p, np.zeros(2))
+
+
 def test_matches_cli(tmp_path):
     if not CLI.exists():
         pytest.skip("CLI not built")

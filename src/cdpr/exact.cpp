@@ -36,9 +36,6 @@ void solve_exact(const Scaled& p, const SolverOptions& o, Workspace::Impl& ws, T
   const int st1 = bounded_least_squares(p, o, ws, lo.data(), hi.data(), ws.x.data(), &it1);
   auto x = ws.x.head(n);
   for (int j = 0; j < n; ++j) x[j] = std::ldexp(x[j], -p.col_exp[j]);
-  // Stage 2 works in the Euclidean norm of f: the same bounds for every cable.
-  lo.setConstant(p.f_min);
-  hi.setConstant(std::isfinite(p.f_max) ? p.f_max : kInf);
   res.iterations = it1;
   if (st1 != 0) {
     res.f_N = x;
@@ -46,6 +43,21 @@ void solve_exact(const Scaled& p, const SolverOptions& o, Workspace::Impl& ws, T
     finish_result(p, o, ws, res, true);
     return;
   }
+  // Stage 2 is homogeneous in f (J f = v, bounds, |f|). When the stage-1 tensions are far from
+  // unit size (a bounded problem against a huge wrench: f_max = 3e4 beside |w| = 1e300 leaves
+  // f ~ 1e-296 after the equilibration, whose squares underflow) it runs on f 2^-s2, an exact
+  // rescaling; otherwise s2 = 0 and nothing changes.
+  int s2 = 0;
+  const double size = std::max(x.lpNorm<Eigen::Infinity>(), p.f_min);
+  if (size > 0.0 && std::isfinite(size)) {
+    const int e = fast_ilogb(size);
+    if (e < -480 || e >= 480) s2 = e + 1;
+  }
+  if (s2 != 0)
+    for (int j = 0; j < n; ++j) x[j] = times_pow2(x[j], -s2);
+  // Stage 2 works in the Euclidean norm of f: the same bounds for every cable.
+  lo.setConstant(times_pow2(p.f_min, -s2));
+  hi.setConstant(std::isfinite(p.f_max) ? times_pow2(p.f_max, -s2) : kInf);
   auto v = ws.rhs.head(m);
   v.noalias() = J * x;
 
@@ -155,6 +167,8 @@ void solve_exact(const Scaled& p, const SolverOptions& o, Workspace::Impl& ws, T
       if (fz.squaredNorm() <= x.squaredNorm() && jf.norm() <= tol_res) x = fz;
     }
   }
+  if (s2 != 0)
+    for (int j = 0; j < n; ++j) x[j] = times_pow2(x[j], s2);
   res.f_N = x;
   res.status = Status::kOk;
   finish_result(p, o, ws, res, true);

@@ -210,6 +210,12 @@ CableIdentification identify_cables(const Model& model, const PlatformLog& log, 
                       : Eigen::MatrixXd::Zero(N, nc);
   }
   CableIdentification out;
+  if (o.damping) {
+    out.length_noise = derivative_noise(log.t_s, L_all, o.half_width);
+    if (out.length_noise.worst(1) > kDerivativeNoiseWarning)
+      out.suggested_half_width = smoothing_for_noise(log.t_s, L_all, 1, kDerivativeNoiseWarning,
+                                                     static_cast<int>(std::min<Eigen::Index>(64, (log.t_s.size() - 1) / 8)));
+  }
   out.t_s = log.t_s.segment(first, N);
   out.residual_N = Eigen::MatrixXd::Constant(N, nc, kNaN);
   const int p = (with_rest ? 1 : 2) + (o.damping ? 1 : 0);
@@ -219,6 +225,25 @@ CableIdentification identify_cables(const Model& model, const PlatformLog& log, 
     for (Eigen::Index k = 0; k < N; ++k)
       if (log.tension_N(first + k, i) > o.taut_min_N) rows.push_back(k);
     const auto m = static_cast<Eigen::Index>(rows.size());
+    if (!with_rest && log.rest_length_m.cols() != 0) {
+      // The fit assumes a constant rest length; a logged one that varies would be ignored.
+      // Allowed spread: 1e-3 of the spread of the lengths (a model error below 0.1 % of the
+      // fitted stretch signal) plus rounding of the logged numbers.
+      double r_lo = std::numeric_limits<double>::infinity(), r_hi = -r_lo, l_lo = r_lo, l_hi = -r_lo;
+      Eigen::Index s_lo = 0, s_hi = 0;
+      for (const Eigen::Index k : rows) {
+        const double r0 = log.rest_length_m(first + k, i), l = L_all(first + k, i);
+        if (r0 < r_lo) { r_lo = r0; s_lo = first + k; }
+        if (r0 > r_hi) { r_hi = r0; s_hi = first + k; }
+        l_lo = std::min(l_lo, l);
+        l_hi = std::max(l_hi, l);
+      }
+      if (m > 0 && r_hi - r_lo > 1e-3 * (l_hi - l_lo) + 1e-12 * std::abs(r_hi))
+        throw Error("cdpr identify: cable " + name + ": fit 'stiffness-rest-length' assumes a constant rest length, "
+                    "but the logged rest length varies from " + io::format_number(r_lo) + " m (" +
+                    sample_place(log, s_lo) + ") to " + io::format_number(r_hi) + " m (" + sample_place(log, s_hi) +
+                    "); use fit 'stiffness' (it uses the logged rest length of every sample)");
+    }
     if (m <= p)
       throw Error("cdpr identify: cable " + name + ": " + std::to_string(m) + " taut samples (tension > " +
                   io::format_number(o.taut_min_N) + " N) for " + std::to_string(p) + " unknowns");
@@ -389,6 +414,11 @@ PlatformIdentification identify_platform(const Model& model, const PlatformLog& 
     solve(out.row_weight);
   }
   out.nsample = static_cast<long>(N);
+  // Errors in variables: how much of the differentiated accelerations is noise of the pose log.
+  out.pose_noise = derivative_noise(log.t_s, log.pose, o.half_width);
+  if (out.pose_noise.worst(2) > kDerivativeNoiseWarning)
+    out.suggested_half_width = smoothing_for_noise(log.t_s, log.pose, 2, kDerivativeNoiseWarning,
+                                                   static_cast<int>(std::min<Eigen::Index>(64, (n - 1) / 8)));
   out.pi_std = out.cov.diagonal().cwiseMax(0.0).cwiseSqrt();
   out.mass_kg = out.pi[0];
   out.mass_std_kg = out.pi_std[0];

@@ -343,10 +343,15 @@ bool lawson_hanson_fixed(const Scaled& p, const SolverOptions& o, Workspace::Imp
     res.reason = "the solver produced a non-finite tension";
     return true;
   }
-  double r2 = 0.0;
-  for (int r = 0; r < M; ++r) r2 += rv[r] * rv[r];
-  res.residual_norm = std::sqrt(r2);
-  res.tension_norm = std::sqrt(f2);
+  double r2 = 0.0, res_max = 0.0;
+  for (int r = 0; r < M; ++r) {
+    r2 += rv[r] * rv[r];
+    res_max = std::max(res_max, std::abs(rv[r]));
+  }
+  // Squares that under- or overflow (tiny tensions beside a large f_min, ...): safe_norm.
+  const auto in_range = [](double v) { return v == 0.0 || (v >= 0x1p-480 && v < 0x1p480); };
+  res.residual_norm = in_range(res_max) ? std::sqrt(r2) : safe_norm(Eigen::Map<const Eigen::VectorXd>(rv, M));
+  res.tension_norm = in_range(fmax) ? std::sqrt(f2) : safe_norm(res.f_N);
   res.loaded_mask = 0;
   res.loaded_count = 0;
   const double noise = 1e-12 * fmax;

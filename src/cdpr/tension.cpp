@@ -46,14 +46,17 @@ const char* to_string(Status status) {
     case Status::kInfeasible: return "infeasible";
     case Status::kIterationLimit: return "iteration_limit";
     case Status::kNonFinite: return "non_finite";
+    case Status::kOutOfBounds: return "out_of_bounds";
   }
   return "?";
 }
 
 Status status_from_string(const std::string& name) {
-  for (Status s : {Status::kOk, Status::kNearSingular, Status::kInfeasible, Status::kIterationLimit, Status::kNonFinite})
+  for (Status s : {Status::kOk, Status::kNearSingular, Status::kInfeasible, Status::kIterationLimit, Status::kNonFinite,
+                   Status::kOutOfBounds})
     if (name == to_string(s)) return s;
-  throw Error("unknown tension status '" + name + "' (valid: ok, near_singular, infeasible, iteration_limit, non_finite)");
+  throw Error("unknown tension status '" + name +
+              "' (valid: ok, near_singular, infeasible, iteration_limit, non_finite, out_of_bounds)");
 }
 
 Workspace::Impl::Impl(int mr, int mc)
@@ -204,8 +207,8 @@ void finish_result(const Scaled& p, const SolverOptions& o, Workspace::Impl& ws,
   auto r = ws.r.head(m);
   r.noalias() = p.J * res.f_N;
   r -= p.w;
-  res.residual_norm = r.norm();
-  res.tension_norm = res.f_N.norm();
+  res.residual_norm = safe_norm(r);
+  res.tension_norm = safe_norm(res.f_N);
   res.loaded_mask = 0;
   res.loaded_count = 0;
   // Loaded: above rounding noise of the largest tension (e.g. 1e-13 N beside 1e3 N is zero).
@@ -423,6 +426,23 @@ void solve_tensions(Method method, const Eigen::Ref<const Eigen::MatrixXd>& J,
        !std::isfinite(res.residual_norm))) {
     res.status = Status::kNonFinite;
     res.reason = "the answer overflows the double range when unscaled (|w| too large for J)";
+  }
+  // Exhaustive and Lawson-Hanson solve f >= 0: a bound they did not enforce is reported, never ok.
+  const bool bounded = o.f_min_N > 0.0 || std::isfinite(o.f_max_N);
+  if (bounded && (method == Method::kExhaustive || method == Method::kLawsonHanson) &&
+      res.status != Status::kNonFinite && res.status != Status::kIterationLimit) {
+    const double slack = 1e-9 * std::max(o.f_min_N, res.f_N.lpNorm<Eigen::Infinity>());
+    bool outside = false;
+    for (Eigen::Index j = 0; j < n; ++j)
+      outside |= res.f_N[j] < o.f_min_N - slack || res.f_N[j] > o.f_max_N + slack;
+    if (outside) {
+      res.status = Status::kOutOfBounds;
+      res.reason = o.f_min_N > 0.0 && res.f_N.minCoeff() < o.f_min_N - slack
+                       ? "the method solves f >= 0 only and a tension is below f_min (use exact or a "
+                         "closed form to enforce the bounds)"
+                       : "the method solves f >= 0 only and a tension is above f_max (use exact or a "
+                         "closed form to enforce the bounds)";
+    }
   }
 }
 

@@ -83,6 +83,19 @@ inline int fast_ilogb(double x) {
   return std::ilogb(x);
 }
 
+/// |v| whose squares neither underflow nor overflow: v.norm() when the largest entry lies in
+/// [2^-480, 2^480) (the same bits as before), else the norm of v scaled by the power of two of its
+/// largest entry (exact), scaled back. The equilibrated tensions are that small when a bounded
+/// problem meets a huge wrench (f_max 3e4 beside |w| 1e300: f_g ~ 1e-296, whose squares were 0).
+template <class V>
+double safe_norm(const V& v) {
+  const double mx = v.template lpNorm<Eigen::Infinity>();
+  if (!(mx > 0.0) || !std::isfinite(mx)) return v.norm();
+  const int e = fast_ilogb(mx);
+  if (e >= -480 && e < 480) return v.norm();
+  return times_pow2((v * times_pow2(1.0, -e)).norm(), e);
+}
+
 /// The equilibrated problem every method solves (see tension.hpp): tensions f_g = f 2^b.
 struct Scaled {
   Eigen::Ref<const Eigen::MatrixXd> J;   ///< (m x n) J 2^-a

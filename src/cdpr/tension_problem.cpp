@@ -35,6 +35,13 @@ std::string place_of(const PoseTrajectory& t, std::size_t k) {
 
 }  // namespace
 
+SolverOptions solver_options(const Model& model) {
+  SolverOptions o;
+  o.f_min_N = model.f_min_N;
+  o.f_max_N = model.f_max_N;
+  return o;
+}
+
 TensionProblem make_tension_problem(const Model& model, const std::string& group, const std::vector<WrenchRow>& rows) {
   TensionProblem p;
   if (group.empty()) {
@@ -60,8 +67,7 @@ TensionProblem make_tension_problem(const Model& model, const std::string& group
       p.row_index.push_back(r);
     }
   }
-  p.options.f_min_N = model.f_min_N;
-  p.options.f_max_N = model.f_max_N;
+  p.options = solver_options(model);
   p.geometry = make_data(model);
   p.J = Eigen::MatrixXd::Zero(p.nrow(), p.ncable());
   p.w = Eigen::VectorXd::Zero(p.nrow());
@@ -84,6 +90,13 @@ std::string_view method_inapplicable_reason(Method method, const TensionProblem&
     return "needs a finite f_max";
   if (method == Method::kExhaustive && problem.ncable() > 24) return "more than 24 cables";
   return "";
+}
+
+TensionResult solve_tension_problem(Method method, const TensionProblem& problem, const Eigen::VectorXd& w) {
+  if (w.size() != 0 && w.size() != problem.nrow())
+    throw Error("tension problem: the wrench has " + std::to_string(w.size()) + " entries but the problem has " +
+                std::to_string(problem.nrow()) + " rows");
+  return solve_tensions(method, problem.J, w.size() != 0 ? w : problem.w, problem.options);
 }
 
 bool method_applicable(Method method, const TensionProblem& problem) {

@@ -3,9 +3,18 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <cstdio>
+#include <limits>
 
 namespace tendyn::tensegrity {
+namespace {
+// Strain (l - l0) / l0 as written: NaN (undefined; "nan" in the CSV, null in JSON) for a rest
+// length l0 <= 0, where cable_strain() gives 0.
+double reported_strain(const Data& d, int k) {
+  return d.cable_rest_length_m[k] > 0.0 ? cable_strain(d, k) : std::numeric_limits<double>::quiet_NaN();
+}
+}  // namespace
 
 const char* cable_force_column(const Model& m) {
   return m.cable_force_sign == CableForceSign::kPaperLaw ? ".force_N" : ".tension_N";
@@ -44,7 +53,7 @@ void CsvWriter::on_output(const Model& m, const State& s, const Data& d, const E
     for (int c = 0; c < 3; ++c) num(d.p_W_node(c, i));
   for (int k = 0; k < m.ncable(); ++k) {
     num(d.cable_length_m[k]);
-    num(cable_strain(d, k));
+    num(reported_strain(d, k));
     num(d.cable_tension_N[k]);
     line_ += d.cable_slack[static_cast<std::size_t>(k)] ? ",1" : ",0";
   }
@@ -73,7 +82,7 @@ void Recorder::on_output(const Model& m, const State& s, const Data& d, const En
   time_s.push_back(s.time_s);
   x.push_back(s.x);
   Eigen::VectorXd st(m.ncable());
-  for (int k = 0; k < m.ncable(); ++k) st[k] = cable_strain(d, k);
+  for (int k = 0; k < m.ncable(); ++k) st[k] = reported_strain(d, k);
   strain.push_back(st);
   tension_N.push_back(d.cable_tension_N);
   energy.push_back(e);
@@ -138,6 +147,14 @@ std::string summary_json(const Model& m, const SimulationOptions& o, const Simul
         {"first_overstrain_cable", cable_id(s.monitor.first_overstrain_cable)}}},
       {"cables", cables},
   };
+  // A rest length of 0 leaves the strain undefined (null above): say so where "normal" is read.
+  json undefined = json::array();
+  for (int k = 0; k < m.ncable(); ++k)
+    if (std::isnan(s.monitor.max_strain[k]) || std::isnan(s.final_strain[k])) undefined.push_back(cable_id(k));
+  if (!undefined.empty()) {
+    j["normal_mode"]["strain_undefined_cables"] = undefined;
+    j["normal_mode"]["note"] = "strain (l - l0) / l0 is undefined for a rest length of 0: those cables count as over-strained";
+  }
   return j.dump(2) + "\n";
 }
 

@@ -167,6 +167,12 @@ void apply_sampled_controller(const Model& m, const std::function<void(double, c
   compute_derivative(m, s, d);
 }
 
+// Strain (l - l0) / l0 as reported: NaN (undefined) for a rest length l0 <= 0, where
+// cable_strain() gives 0.
+double reported_strain(const Data& d, int k) {
+  return d.cable_rest_length_m[k] > 0.0 ? cable_strain(d, k) : std::numeric_limits<double>::quiet_NaN();
+}
+
 class Monitor {
  public:
   // constant_rest: no drive and no controller, so every cable's rest length l0 stays as it is at
@@ -200,7 +206,11 @@ class Monitor {
     for (int k = 0; k < model_.ncable(); ++k) {
       const double l = d.cable_length_m[k], l0 = d.cable_rest_length_m[k];
       bool below = false, over = false;
-      if (constant_rest_) {
+      if (!(l0 > 0.0)) {
+        // Strain undefined (infinite for l > 0): never normal. The extremes are marked undefined.
+        over = true;
+        rep_.max_strain[k] = rep_.min_strain[k] = std::numeric_limits<double>::quiet_NaN();
+      } else if (constant_rest_) {
         l_max_[k] = std::max(l_max_[k], l);
         l_min_[k] = std::min(l_min_[k], l);
         // strain < -tol (tol >= 0) needs l < l0; strain > limit needs l > l_over_
@@ -208,8 +218,10 @@ class Monitor {
         if (l > l_over_[k]) over = cable_strain(d, k) > opt_.strain_limit;
       } else {
         const double eps = cable_strain(d, k);
-        rep_.max_strain[k] = std::max(rep_.max_strain[k], eps);
-        rep_.min_strain[k] = std::min(rep_.min_strain[k], eps);
+        if (!std::isnan(rep_.max_strain[k])) {  // once undefined, undefined for the run
+          rep_.max_strain[k] = std::max(rep_.max_strain[k], eps);
+          rep_.min_strain[k] = std::min(rep_.min_strain[k], eps);
+        }
         below = eps < -opt_.slack_tolerance;
         over = eps > opt_.strain_limit;
       }
@@ -240,8 +252,9 @@ class Monitor {
         const double l0 = (*l0_)[k];
         // cable_strain's formula on the extreme lengths
         if (l_max_[k] >= l_min_[k]) {
-          rep_.max_strain[k] = l0 > 0.0 ? (l_max_[k] - l0) / l0 : 0.0;
-          rep_.min_strain[k] = l0 > 0.0 ? (l_min_[k] - l0) / l0 : 0.0;
+          const double undefined = std::numeric_limits<double>::quiet_NaN();
+          rep_.max_strain[k] = l0 > 0.0 ? (l_max_[k] - l0) / l0 : undefined;
+          rep_.min_strain[k] = l0 > 0.0 ? (l_min_[k] - l0) / l0 : undefined;
         }
       }
     }
@@ -442,7 +455,7 @@ SimulationSummary simulate(const Model& model, const SimulationOptions& opt, Obs
   sum.final_length_m = data.cable_length_m;
   sum.final_tension_N = data.cable_tension_N;
   sum.final_strain.resize(model.ncable());
-  for (int k = 0; k < model.ncable(); ++k) sum.final_strain[k] = cable_strain(data, k);
+  for (int k = 0; k < model.ncable(); ++k) sum.final_strain[k] = reported_strain(data, k);
   sum.final_state = state;
   sum.wall_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   sum.observer_time_s = observer_s;

@@ -343,6 +343,14 @@ MotionLog read_motion_log(const std::string& path, const Model& model, int half_
     out.v = d.d1;
     out.a = has_a ? Eigen::MatrixXd(log.a.middleRows(first, rows_kept)) : d.d2;
   }
+  // Errors in variables: the noise share of the highest derivative taken.
+  const Eigen::MatrixXd& source = has_v ? log.v : log.q;
+  out.differentiated_order = has_v || has_a ? 1 : 2;
+  out.differentiated_from_q = !has_v;
+  out.derivative_noise = derivative_noise(log.t_s, source, half_width);
+  if (out.derivative_noise.worst(out.differentiated_order) > kDerivativeNoiseWarning)
+    out.suggested_half_width = smoothing_for_noise(log.t_s, source, out.differentiated_order, kDerivativeNoiseWarning,
+                                                   static_cast<int>(std::min<Eigen::Index>(64, (n - 1) / 8)));
   out.places.assign(log.places.begin() + first, log.places.begin() + first + rows_kept);
   return out;
 }

@@ -17,6 +17,7 @@
 
 #include "cdpr/dynamics_support.hpp"
 #include "cdpr/test_util.hpp"
+#include "support/error_of.hpp"
 
 namespace tendyn::cdpr {
 namespace {
@@ -230,6 +231,63 @@ TEST(CdprIdentify, CableStiffnessAndRestLengthWithWinchesHeld) {
   for (Eigen::Index k = 0; k < still.t_s.size(); ++k) still.length_m.row(k) = still.length_m.row(0);
   o.damping = false;
   EXPECT_THROW((void)identify_cables(m.geometry, still, o), Error);
+}
+
+// A log whose rest lengths vary (winches moving) cannot be fitted with a constant rest length:
+// refused, naming the cable and the samples (before: k 650x too low, no error). The same log
+// with rest lengths held constant (winches held) is still fitted.
+TEST(CdprIdentify, StiffnessRestLengthRefusesVaryingLoggedRestLengths) {
+  const DynamicModel m = printer();
+  const PlatformLog moving = simulate_log(m, 4.0, Noise{}, false, 6);
+  CableFitOptions o;
+  o.fit = StiffnessFit::kStiffnessRestLength;
+  const std::string e = tendyn::test::error_of([&] { (void)identify_cables(m.geometry, moving, o); });
+  EXPECT_NE(e.find("cable " + m.geometry.cable_names[0] + ": fit 'stiffness-rest-length' assumes a constant rest length"),
+            std::string::npos) << e;
+  EXPECT_NE(e.find("use fit 'stiffness'"), std::string::npos) << e;
+  o.fit = StiffnessFit::kStiffness;  // the fit that uses them
+  const CableIdentification ok = identify_cables(m.geometry, moving, o);
+  EXPECT_LE(rel(ok.cables[0].EA_N, m.EA_N[0]), 1e-3);
+  // winches held: constant logged rest lengths are accepted and give the constant fit
+  const PlatformLog held = simulate_log(m, 4.0, Noise{}, true, 6);
+  o.fit = StiffnessFit::kStiffnessRestLength;
+  const CableIdentification id = identify_cables(m.geometry, held, o);
+  for (int i = 0; i < m.ncable(); ++i)
+    EXPECT_LE(rel(id.cables[static_cast<std::size_t>(i)].k_Npm, m.EA_N[i] / held.rest_length_m(0, i)), 1e-3) << i;
+}
+
+// Errors in variables: pose noise of 0.1 mm differentiated over 3 samples (smooth=1) makes the
+// accelerations mostly noise and the mass comes out biased low far outside its std. The fit
+// reports the noise share of the accelerations and a smoothing that brings it below 1 %; the
+// noise-free log and the 10 um log with the window of 13 samples are not flagged.
+TEST(CdprIdentify, PlatformReportsDerivativeNoiseThatDominates) {
+  const DynamicModel m = printer();
+  Noise noise;
+  noise.position_m = 1e-4;
+  noise.angle_rad = 1e-4;
+  const PlatformLog log = simulate_log(m, 10.0, noise, false, 7);
+  PlatformFitOptions o;
+  o.half_width = 1;
+  const PlatformIdentification id = identify_platform(m.geometry, log, o);
+  std::printf("noisy smooth=1: m %.6g +- %.3g (true %.6g), noise share %.3g, suggested smooth %d, sample std %.3g\n",
+              id.mass_kg, id.mass_std_kg, m.mass_kg, id.pose_noise.worst(2), id.suggested_half_width,
+              id.pose_noise.sample_std[0]);
+  EXPECT_GT(std::abs(id.mass_kg - m.mass_kg), 3.0 * id.mass_std_kg);  // the std alone is misleading
+  EXPECT_GT(id.pose_noise.worst(2), 0.5);
+  EXPECT_NEAR(id.pose_noise.sample_std[0], 1e-4, 0.2e-4);  // the noise level, estimated from the log
+  ASSERT_GT(id.suggested_half_width, 1);
+  o.half_width = id.suggested_half_width;
+  const PlatformIdentification better = identify_platform(m.geometry, log, o);
+  EXPECT_LE(better.pose_noise.worst(2), kDerivativeNoiseWarning);
+  EXPECT_LT(std::abs(better.mass_kg - m.mass_kg), std::abs(id.mass_kg - m.mass_kg));
+  // not flagged: noise-free, and the 10 um case of PlatformWithPoseAndTensionNoise
+  const PlatformIdentification clean = identify_platform(m.geometry, simulate_log(m, 10.0, Noise{}, false, 1), {});
+  EXPECT_LE(clean.pose_noise.worst(2), kDerivativeNoiseWarning);
+  EXPECT_EQ(clean.suggested_half_width, 0);
+  noise.position_m = noise.angle_rad = 1e-5;
+  o.half_width = 6;
+  const PlatformIdentification fine = identify_platform(m.geometry, simulate_log(m, 10.0, noise, false, 2), o);
+  EXPECT_LE(fine.pose_noise.worst(2), kDerivativeNoiseWarning);
 }
 
 TEST(CdprIdentify, LogCsvRoundTripAndErrors) {

@@ -109,6 +109,52 @@ TEST(TensionProblem, MethodApplicability) {
   EXPECT_THROW(solve_tensions(Method::kExhaustive, p.J, p.w, p.options), Error);
 }
 
+// One source of a model's bounds (solver_options), used by the problem; a problem solve keeps
+// them (exact) or says it broke them (lawson-hanson, exhaustive: out_of_bounds, never ok).
+TEST(TensionProblem, ModelBoundsAreHonouredOrReported) {
+  const ModelFile mf = load_model(test::model_path("printer8.yaml"));
+  const SolverOptions o = solver_options(mf.model);
+  EXPECT_EQ(o.f_min_N, 200.0);
+  EXPECT_EQ(o.f_max_N, 30000.0);
+  TensionProblem p = make_tension_problem(mf.model);
+  EXPECT_EQ(p.options.f_min_N, 200.0);
+  EXPECT_EQ(p.options.f_max_N, 30000.0);
+  update_tension_problem(mf.model, pose_from_vector(mf.model, mf.default_pose), p);
+  const TensionResult ex = solve_tension_problem(Method::kExact, p);
+  EXPECT_EQ(ex.status, Status::kOk) << ex.reason;
+  EXPECT_GE(ex.f_N.minCoeff(), 200.0 * (1.0 - 1e-12));
+  for (Method m : {Method::kExhaustive, Method::kLawsonHanson}) {
+    const TensionResult r = solve_tension_problem(m, p);
+    ASSERT_LT(r.f_N.minCoeff(), 200.0) << to_string(m);  // the f >= 0 answer unloads cables here
+    EXPECT_EQ(r.status, Status::kOutOfBounds) << to_string(m);
+  }
+  EXPECT_EQ(error_of([&] { (void)solve_tension_problem(Method::kExact, p, Eigen::VectorXd::Zero(2)); }),
+            "tension problem: the wrench has 2 entries but the problem has 6 rows");
+}
+
+// A wrench far beyond what the bounded tensions can balance (|w| = 1e300 against f_max = 30 kN):
+// the tensions are scaled by 2^-997 inside the solver and their squares underflowed, so |f| was
+// reported as 0 beside tensions of kN.
+TEST(TensionProblem, HugeWrenchAgainstFiniteBoundsKeepsTensionNormAndBounds) {
+  const ModelFile mf = load_model(test::model_path("printer8.yaml"));
+  TensionProblem p = make_tension_problem(mf.model);
+  update_tension_problem(mf.model, pose_from_vector(mf.model, mf.default_pose), p);
+  for (double scale : {1e200, 1e300}) {
+    const Eigen::VectorXd w = p.w.normalized() * scale;
+    for (Method m : {Method::kExact, Method::kLawsonHanson, Method::kExhaustive}) {
+      const TensionResult r = solve_tension_problem(m, p, w);
+      ASSERT_TRUE(r.f_N.allFinite()) << to_string(m);
+      EXPECT_NEAR(r.tension_norm, r.f_N.norm(), 1e-12 * r.f_N.norm()) << to_string(m) << " " << scale;
+      EXPECT_NE(r.status, Status::kOk) << to_string(m);  // far from balanced
+      if (m == Method::kExact) {
+        EXPECT_GE(r.f_N.minCoeff(), 200.0 * (1.0 - 1e-12));
+        EXPECT_LE(r.f_N.maxCoeff(), 30000.0 * (1.0 + 1e-12));
+        EXPECT_NEAR(r.residual_norm / scale, 1.0, 1e-6);
+      }
+    }
+  }
+}
+
 TEST(TensionProblem, TrajectoryRowsEqualDirectSolves) {
   const ModelFile mf = load_model(test::model_path("printer8.yaml"));
   const Model& m = mf.model;

@@ -222,6 +222,50 @@ TEST(Reasons, EveryNonOkStatusSaysWhy) {
   EXPECT_GT(seen, 50);  // uniform wrenches are infeasible about half of the time
 }
 
+// Exhaustive and Lawson-Hanson solve f >= 0. With bounds in the options a tension of their answer
+// outside the bounds is reported (out_of_bounds, with a reason), never ok; their tensions are the
+// same as without bounds. Exact keeps the bounds; the closed forms leave them only as infeasible.
+// Before: status ok with cables at 0 against f_min.
+TEST(Bounds, MethodsSolvingNonNegativeTensionsReportTheBoundsTheyBreak) {
+  int below = 0, above = 0, inside_ok = 0;
+  for (int k = 0; k < 60; ++k) {
+    const auto p = random_problem(4 + k % 3, 8, 300 + k, WrenchMode::kFeasible);
+    SolverOptions o;
+    o.f_min_N = 0.2;
+    o.f_max_N = k % 2 == 0 ? 0.9 : 50.0;
+    for (Method m : kAll) {
+      const auto r = solve_tensions(m, p.J, p.w, o);
+      const double slack = 1e-9 * std::max(o.f_min_N, r.f_N.lpNorm<Eigen::Infinity>());
+      const bool low = r.f_N.minCoeff() < o.f_min_N - slack, high = r.f_N.maxCoeff() > o.f_max_N + slack;
+      if (m == Method::kExhaustive || m == Method::kLawsonHanson) {
+        const auto r0 = solve_tensions(m, p.J, p.w);
+        EXPECT_TRUE(r.f_N.isApprox(r0.f_N, 1e-9) || (r.f_N - r0.f_N).norm() < 1e-12) << to_string(m) << " " << k;
+        if (low || high) {
+          EXPECT_EQ(r.status, Status::kOutOfBounds) << to_string(m) << " problem " << k;
+          EXPECT_NE(std::string(r.reason).find(low ? "below f_min" : "above f_max"), std::string::npos) << r.reason;
+          (low ? below : above) += 1;
+        } else {
+          EXPECT_NE(r.status, Status::kOutOfBounds);
+          inside_ok += r.status == Status::kOk;
+        }
+      } else if (m == Method::kExact) {
+        EXPECT_FALSE(low || high) << to_string(m) << " problem " << k;
+        EXPECT_NE(r.status, Status::kOutOfBounds);
+      } else {  // the closed forms: outside the bounds only as "infeasible" (their documented verdict)
+        if (low || high) {
+          EXPECT_EQ(r.status, Status::kInfeasible) << to_string(m) << " problem " << k;
+        }
+        EXPECT_NE(r.status, Status::kOutOfBounds);
+      }
+    }
+  }
+  EXPECT_GT(below, 20);  // min-norm and NNLS answers unload cables
+  EXPECT_GT(above, 0);
+  EXPECT_EQ(to_string(Status::kOutOfBounds), std::string("out_of_bounds"));
+  EXPECT_EQ(status_from_string("out_of_bounds"), Status::kOutOfBounds);
+  (void)inside_ok;
+}
+
 }  // namespace
 }  // namespace tendyn::cdpr
 

@@ -49,6 +49,56 @@ TEST(Cli, SimulateDefaultModelWritesResults) {
   for (const auto& e : fs::directory_iterator(d)) EXPECT_EQ(e.path().extension(), e.path().extension() == ".partial" ? "" : e.path().extension());
 }
 
+// A cable with rest length 0 has no strain (l - l0) / l0: results.csv writes nan, summary.json
+// null, and the run is not normal (before: strain 0 throughout and "normal mode: yes" on that basis).
+TEST(Cli, ZeroRestLengthCableHasUndefinedStrainAndIsNotNormal) {
+  const auto d = fresh_dir("zero_rest");
+  std::string model = slurp(kModels + "three_bar.yaml");
+  const std::string c7 = "{id: c7, nodes: [n1, n6], stiffness: 300, damping: 0.5, rest_length: 0.2}";
+  const auto at = model.find(c7);
+  ASSERT_NE(at, std::string::npos);
+  model.replace(at, c7.size(), "{id: c7, nodes: [n1, n6], stiffness: 3, damping: 0.5, rest_length: 0}");
+  write(d / "zero.yaml", model);
+  const auto r = run("simulate " + (d / "zero.yaml").string() + " --duration 0.05 -o " + (d / "out").string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("normal mode: NO"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("cable c7 at t = 0.0000 s"), std::string::npos) << r.out;  // first over-strain
+  const auto summary = slurp(d / "out" / "summary.json");
+  EXPECT_NE(summary.find("\"normal\": false"), std::string::npos);
+  EXPECT_NE(summary.find("\"strain_undefined_cables\": [\n      \"c7\"\n    ]"), std::string::npos) << summary;
+  const auto c7_id = summary.find("\"id\": \"c7\"");
+  ASSERT_NE(c7_id, std::string::npos);
+  const auto c7_entry = summary.rfind('{', c7_id);  // keys are sorted: final_strain comes before id
+  EXPECT_NE(summary.find("\"final_strain\": null", c7_entry), std::string::npos);
+  EXPECT_NE(summary.find("\"max_strain\": null", c7_entry), std::string::npos);
+  const auto csv = slurp(d / "out" / "results.csv");
+  const std::string header = csv.substr(0, csv.find('\n')), row = csv.substr(csv.find('\n') + 1, csv.find('\n', csv.find('\n') + 1) - csv.find('\n') - 1);
+  const auto column = [](const std::string& line, const std::string& name_or_empty, std::size_t index) {
+    std::size_t k = 0, start = 0;
+    for (std::size_t i = 0; i <= line.size(); ++i)
+      if (i == line.size() || line[i] == ',') {
+        if (k == index) return line.substr(start, i - start);
+        ++k;
+        start = i + 1;
+      }
+    return name_or_empty;
+  };
+  std::size_t idx = 0, c8idx = 0;
+  for (std::size_t k = 0;; ++k) {
+    const auto name = column(header, "", k);
+    if (name.empty()) break;
+    if (name == "c7.strain") idx = k;
+    if (name == "c8.strain") c8idx = k;
+  }
+  ASSERT_GT(idx, 0U);
+  EXPECT_EQ(column(row, "?", idx), "nan");
+  EXPECT_NE(column(row, "?", c8idx), "nan");
+  // the unchanged model stays as it was
+  const auto base = run("simulate " + kModels + "three_bar.yaml --duration 0.05 -o " + (d / "base").string());
+  ASSERT_EQ(base.code, 0) << base.out;
+  EXPECT_EQ(slurp(d / "base" / "summary.json").find("strain_undefined_cables"), std::string::npos);
+}
+
 TEST(Cli, RepeatedRunsAreByteIdentical) {
   const auto a = fresh_dir("det_a"), b = fresh_dir("det_b");
   for (const auto& d : {a, b})

@@ -24,6 +24,7 @@
 // are slack simply contribute f = 0.
 #pragma once
 #include <tendyn/cdpr/geometry.hpp>
+#include <tendyn/core/differentiate.hpp>
 
 #include <Eigen/Core>
 
@@ -91,12 +92,19 @@ struct CableIdentification {
   std::vector<CableFit> cables;   ///< (n) in model order
   Eigen::MatrixXd residual_N;     ///< (N' x n) measured - fitted tension, NaN where a sample was left out
   Eigen::VectorXd t_s;            ///< (N') times of the residual rows (interior samples when rates are used)
+  /// With damping: noise share of the length rates (core/differentiate.hpp, d1); above
+  /// kDerivativeNoiseWarning the damping is biased towards zero by about that share. Else empty.
+  DerivativeNoise length_noise;
+  int suggested_half_width = 0;  ///< as PlatformIdentification's, for the length rates
 };
 
 /// Fits every cable. Needs tension and lengths (logged, or from the pose and the model's anchors),
 /// and rest lengths for kStiffness. Throws tendyn::Error: missing columns ("cable fit 'stiffness'
 /// needs rest lengths"), a cable with fewer taut samples than unknowns, a singular fit ("cable c3:
-/// the lengths do not vary, stiffness and rest length cannot be separated").
+/// the lengths do not vary, stiffness and rest length cannot be separated"), and for
+/// kStiffnessRestLength a log whose rest-length columns vary over a cable's taut samples by more
+/// than 1e-3 of its lengths' spread ("cable c3: fit 'stiffness-rest-length' assumes a constant
+/// rest length, but the logged rest length varies from ... to ...; use fit 'stiffness'").
 [[nodiscard]] CableIdentification identify_cables(const Model& model, const PlatformLog& log,
                                                   const CableFitOptions& options = {});
 
@@ -122,6 +130,13 @@ struct PlatformIdentification {
   Eigen::VectorXd t_s;        ///< (N') times of the residual rows
   double condition_number = 0.0;
   long nsample = 0;
+  /// Noise share of the accelerations differentiated from the pose columns (x, y, z, roll, pitch,
+  /// yaw) at the fit's half width (core/differentiate.hpp). Above kDerivativeNoiseWarning the
+  /// parameters are biased (towards zero) by about that share, which pi_std does not contain.
+  DerivativeNoise pose_noise;
+  /// When pose_noise.worst(2) > kDerivativeNoiseWarning: the smallest half width (1, 2, 4, ...,
+  /// at most 64 and (N - 1) / 8) whose share is below it, or 0 when none is; else 0.
+  int suggested_half_width = 0;
 };
 
 /// The 6 x 10 platform regressor at one sample: rows force (world) and moment about P (platform

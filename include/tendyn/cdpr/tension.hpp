@@ -72,19 +72,27 @@ enum class Status {
   kInfeasible,     ///< no f within the bounds meets the method's target (closed forms), or the
                    ///< minimal residual is not zero (other methods: f is still the best one)
   kIterationLimit, ///< the iteration cap was reached; f is the last iterate
-  kNonFinite       ///< the answer is not representable: a tension, |f| or the residual overflows
+  kNonFinite,      ///< the answer is not representable: a tension, |f| or the residual overflows
                    ///< the double range (e.g. |w| near 1e300 with |J| ~ 1), or the solver met a
                    ///< non-finite intermediate. f may hold infinities; never use it.
+  kOutOfBounds     ///< exhaustive and lawson-hanson solve f >= 0 only: the options carry bounds
+                   ///< (f_min_N > 0 or a finite f_max_N) and a tension of the answer lies outside
+                   ///< them. f is the method's answer to f >= 0, not a solution of the bounded
+                   ///< problem (use exact or a closed form for that).
 };
-/// "ok", "near_singular", "infeasible", "iteration_limit", "non_finite" (the names in CSV and JSON
-/// outputs).
+/// "ok", "near_singular", "infeasible", "iteration_limit", "non_finite", "out_of_bounds" (the names
+/// in CSV and JSON outputs).
 const char* to_string(Status status);
 /// The inverse of to_string(Status) (exact names). Throws tendyn::Error naming the accepted names.
 Status status_from_string(const std::string& name);
 
 struct SolverOptions {
-  double f_min_N = 0.0;    ///< lower tension bound (exact, closed forms) [N]
-  double f_max_N = std::numeric_limits<double>::infinity();  ///< upper bound [N]
+  /// Lower tension bound [N]: enforced by exact and the closed forms; exhaustive and
+  /// lawson-hanson solve f >= 0 and report a violated bound as Status::kOutOfBounds. The default
+  /// 0 is not a model's bound: take a model's bounds from solver_options(model)
+  /// (tension_problem.hpp) or TensionProblem::options.
+  double f_min_N = 0.0;
+  double f_max_N = std::numeric_limits<double>::infinity();  ///< upper bound [N] (as f_min_N)
   /// Rank tolerance of the rank-revealing QR: pivots below rank_rtol * (largest pivot) are zero.
   double rank_rtol = 1e-10;
   /// J is flagged near_singular when sigma_min(J)/sigma_max(J) < singular_rtol (only when J has
@@ -159,7 +167,9 @@ class Workspace {
 
 /// Solves the tension distribution with `method` for J (m x n) and w (m) [N, N m].
 /// `result.f_N` [N] is resized once if needed. Bounds f_min/f_max are used by exact and the closed
-/// forms; exhaustive and lawson_hanson solve f >= 0 (as in the document).
+/// forms; exhaustive and lawson_hanson solve f >= 0 (as in the document) and, when a tension of
+/// their answer lies outside [f_min, f_max] by more than 1e-9 of the larger of f_min and |f|_inf,
+/// return status out_of_bounds (Status::kOutOfBounds) instead of ok, infeasible or near_singular.
 /// Throws tendyn::Error (message names the method) on: J or w empty, non-finite, or of sizes that
 /// do not match each other or exceed the workspace; n > 64; f_min < 0 or f_max <= f_min; n > 24
 /// for exhaustive; an infinite f_max for the closed forms.

@@ -45,6 +45,11 @@ struct TensionProblem {
   [[nodiscard]] int nrow() const { return static_cast<int>(row_index.size()); }
 };
 
+/// The solver options of `model`: its tension bounds f_min_N = tension.min, f_max_N = tension.max
+/// (infinity without one) and the default tolerances. The one source of a model's bounds
+/// (make_tension_problem, the experiment and the Python bindings use it). Never throws.
+[[nodiscard]] SolverOptions solver_options(const Model& model);
+
 /// Sizes the problem for `model`: cables of `group` ("" = every cable, in model order), wrench
 /// rows `rows` (empty = every row; a planar model has only fx, fy, mz), bounds from the model.
 /// Throws tendyn::Error for a group with no cable ("cdpr model '<name>': no cable in group 'g'")
@@ -63,6 +68,13 @@ void update_tension_problem(const Model& model, const Pose& pose, TensionProblem
 std::string_view method_inapplicable_reason(Method method, const TensionProblem& problem);
 /// method_inapplicable_reason(method, problem).empty().
 bool method_applicable(Method method, const TensionProblem& problem);
+
+/// Solves `problem` at its last pose: solve_tensions(method, problem.J, w or problem.w,
+/// problem.options) (bounds: the model's unless the caller changed problem.options). `w` (m) may be
+/// empty: the gravity-compensation wrench problem.w. Throws as solve_tensions, and tendyn::Error
+/// when w has another size than the problem's rows. Allocates a workspace.
+[[nodiscard]] TensionResult solve_tension_problem(Method method, const TensionProblem& problem,
+                                                  const Eigen::VectorXd& w = Eigen::VectorXd());
 
 /// Tensions of every model cable [N] from the problem's tensions f_N (n): f_model_N (resized to the
 /// model's cable count, once) holds f_N at the problem's cables and 0 elsewhere.

@@ -11,6 +11,15 @@
 // (x+ - 2 x + x-)/dt^2, truncation error O(dt^2)); a wider window averages noise (the noise of
 // c2 falls roughly as h^-2.5 for white noise) at the price of a bias O(h^2 dt^2 x'''').
 // Only interior samples (h <= k < N - h) get estimates.
+//
+// Noise (errors in variables): a fit that regresses on differentiated samples inherits their
+// noise in the regressor, which biases the fitted coefficients towards zero by about the share
+// of the regressor's variance that is noise, and which the least-squares standard deviation does
+// not contain. derivative_noise() estimates that share from the data: the white-noise level of
+// each column from the residual of a local cubic through 5 samples (one degree of freedom per
+// window; the median over windows, robust to a few outliers and to the signal's 4th derivative,
+// which enters as x'''' dt^4), propagated through the fit weights into c1 and c2 and compared
+// with the variance of c1 and c2 over the samples.
 #pragma once
 #include <Eigen/Core>
 
@@ -33,5 +42,31 @@ struct QuadraticDerivatives {
 /// half_width >= 1. Throws tendyn::Error when t_s and x differ in length, N < 2 h + 1, or
 /// t_s is not finite and strictly increasing ("sample k: time ... not after ..."). Cost O(N h m).
 QuadraticDerivatives differentiate_quadratic(const Eigen::VectorXd& t_s, const Eigen::MatrixXd& x, int half_width);
+
+/// Noise share of the derivatives of sampled signals (see the header comment).
+struct DerivativeNoise {
+  int half_width = 0;                 ///< window half width of the derivatives judged
+  Eigen::VectorXd sample_std;         ///< (m) estimated white-noise std of each column [unit]
+  Eigen::VectorXd d1_noise_fraction;  ///< (m) noise variance of c1 / variance of c1 over the samples, in [0, 1]
+  Eigen::VectorXd d2_noise_fraction;  ///< (m) the same for c2
+  /// Largest fraction of derivative `order` (1 or 2) over the columns, and its column in *column.
+  [[nodiscard]] double worst(int order, Eigen::Index* column = nullptr) const;
+};
+
+/// Noise fraction of the derivatives differentiate_quadratic(t_s, x, half_width) gives. Needs
+/// N >= max(5, 2 h + 1) samples; fewer than 5: sample_std and the fractions are 0 (no estimate).
+/// Throws as differentiate_quadratic. Cost O(N (h + 1) m).
+DerivativeNoise derivative_noise(const Eigen::VectorXd& t_s, const Eigen::MatrixXd& x, int half_width);
+
+/// The smallest half width of 1, 2, 4, ..., max_half_width (the windows fitting in N samples)
+/// whose derivatives of `order` (1 or 2) have a noise fraction <= max_fraction in every column,
+/// or 0 when none has. A wider window adds a truncation bias O(h^2 dt^2 x'''') that this does not
+/// judge. Throws as differentiate_quadratic. Cost O(N max_half_width m).
+int smoothing_for_noise(const Eigen::VectorXd& t_s, const Eigen::MatrixXd& x, int order, double max_fraction = 0.01,
+                        int max_half_width = 64);
+
+/// The fraction above which a fit on differentiated data warns that the derivative noise
+/// dominates (its parameters biased by about that fraction, outside their std): 0.01.
+inline constexpr double kDerivativeNoiseWarning = 0.01;
 
 }  // namespace tendyn

@@ -26,6 +26,7 @@
 // Assumptions: no external forces (no contact), no joint friction; every velocity coordinate's
 // torque is measured (for a floating base: the base wrench rows too, zero for a free-flying robot).
 #pragma once
+#include <tendyn/core/differentiate.hpp>
 #include <tendyn/tree/data.hpp>
 #include <tendyn/tree/model.hpp>
 
@@ -102,6 +103,17 @@ struct MotionLog {
   Eigen::MatrixXd a;       ///< (N x nv) [rad/s^2 | m/s^2]
   Eigen::MatrixXd tau;     ///< (N x nv) measured torques [N m | N]
   std::vector<std::string> places;  ///< (N) "path:line" of each sample (empty for logs built in code)
+  /// 0: v and a were logged; 1: a differentiated from v (or v from q with a logged); 2: v and a from q.
+  int differentiated_order = 0;
+  bool differentiated_from_q = false;  ///< the differentiated columns are q (else v)
+  /// When differentiated: the noise share of the derivatives (core/differentiate.hpp) of the
+  /// differentiated columns at the half width used; above kDerivativeNoiseWarning in derivative
+  /// `differentiated_order` the identified parameters are biased by about that share, outside
+  /// their std.
+  DerivativeNoise derivative_noise;
+  /// When that share is above kDerivativeNoiseWarning: the smallest half width (1, 2, 4, ..., at
+  /// most 64 and (N - 1) / 8) below it, or 0 when none is; else 0.
+  int suggested_half_width = 0;
   [[nodiscard]] long nsample() const { return static_cast<long>(t_s.size()); }
 };
 

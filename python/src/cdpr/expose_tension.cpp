@@ -29,12 +29,14 @@ void expose_tension(py::module_& m) {
       .value("kNearSingular", Status::kNearSingular)
       .value("kInfeasible", Status::kInfeasible)
       .value("kIterationLimit", Status::kIterationLimit)
-      .value("kNonFinite", Status::kNonFinite);
+      .value("kNonFinite", Status::kNonFinite)
+      .value("kOutOfBounds", Status::kOutOfBounds);
   m.def("status_from_string", &status_from_string, py::arg("name"), "Status from its name, e.g. 'ok' (tendyn.Error otherwise).");
   m.def("to_string", py::overload_cast<Status>(&to_string), py::arg("status"), "The status's name, e.g. 'ok'.");
 
   py::class_<SolverOptions> so(m, "SolverOptions", "Tension bounds [N] and solver tolerances.");
-  so.def_readwrite("f_min_N", &SolverOptions::f_min_N, "lower tension bound (exact, closed forms) [N]")
+  so.def_readwrite("f_min_N", &SolverOptions::f_min_N, "lower tension bound [N]; default 0, not a model's bound (solver_options(model)); exhaustive and "
+                     "lawson-hanson report a violated bound as status kOutOfBounds")
       .def_readwrite("f_max_N", &SolverOptions::f_max_N, "upper tension bound [N]")
       .def_readwrite("rank_rtol", &SolverOptions::rank_rtol, "QR pivots below rank_rtol * largest pivot count as zero (dimensionless)")
       .def_readwrite("singular_rtol", &SolverOptions::singular_rtol, "J is near_singular when sigma_min / sigma_max < this (dimensionless)")
@@ -66,7 +68,9 @@ void expose_tension(py::module_& m) {
           py::gil_scoped_release release;
           return solve_tensions(method, J, w, o);
         }, py::arg("method"), py::arg("J"), py::arg("w"), py::arg("options") = SolverOptions(),
-        "Tensions f >= 0 (within bounds) with J f ~ w by the given method (GIL released).");
+        "Tensions with J f ~ w by the given method (GIL released). Bounds come from `options` only (default "
+        "f >= 0, not a model's bounds): for a model use solve_tensions(method, problem) or "
+        "options=solver_options(model). Exhaustive and lawson-hanson report bounds they break (status kOutOfBounds).");
   m.def("solve_tensions", [](const std::string& method, const Eigen::MatrixXd& J, const Eigen::VectorXd& w,
                              const SolverOptions& o) {
           const Method mt = method_from_string(method);

@@ -7,6 +7,7 @@
 
 #include "cdpr/expose.hpp"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,20 @@ void expose_tension_problem(py::module_& m) {
         }, py::arg("model"), py::arg("group"), py::arg("rows"), "As above with the rows by name, e.g. ['fx', 'fy', 'mz'].");
   m.def("update_tension_problem", &update_tension_problem, py::arg("model"), py::arg("pose"), py::arg("problem"),
         "Fill the problem's geometry, J and w at the pose.");
+  m.def("solver_options", &solver_options, py::arg("model"),
+        "SolverOptions with the model's tension bounds (f_min_N = tension.min, f_max_N = tension.max or inf).");
+  const auto solve_problem = [](Method method, const TensionProblem& p, const std::optional<Eigen::VectorXd>& w) {
+    const Eigen::VectorXd wv = w ? *w : Eigen::VectorXd();
+    py::gil_scoped_release release;
+    return solve_tension_problem(method, p, wv);
+  };
+  m.def("solve_tensions", solve_problem, py::arg("method"), py::arg("problem"), py::arg("w") = py::none(),
+        "Tensions of the problem at its last pose (update_tension_problem) with its bounds (the model's unless "
+        "problem.options was changed); w: the wrench (m), default problem.w (gravity compensation). GIL released.");
+  m.def("solve_tensions", [solve_problem](const std::string& method, const TensionProblem& p,
+                                          const std::optional<Eigen::VectorXd>& w) {
+          return solve_problem(method_from_string(method), p, w);
+        }, py::arg("method"), py::arg("problem"), py::arg("w") = py::none(), "As above with the method by name.");
   m.def("method_applicable", &method_applicable, py::arg("method"), py::arg("problem"),
         "False for exhaustive with more than 24 cables and for the closed forms without a finite f_max.");
   m.def("method_inapplicable_reason", [](Method method, const TensionProblem& p) {
