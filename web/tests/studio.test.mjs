@@ -149,7 +149,8 @@ describe('studio', () => {
       await runAndWait(page);
       assert.equal(await page.isVisible('#run-blocked'), false);
       assert.equal(runPosts.length, 1);
-      const yamlK = (y) => { const m = new RegExp(`id: ${cable},[^\\n]*stiffness: ([0-9.e+-]+)`).exec(y); return m ? Number(m[1]) : NaN; };
+      // the cable's stiffness in the canonical YAML: the first "stiffness:" after "- id: CABLE"
+      const yamlK = (y) => { const m = /stiffness: ([0-9.e+-]+)/.exec(y.split(`- id: ${cable}\n`)[1] || ''); return m ? Number(m[1]) : NaN; };
       const sent = runPosts[0].edits.find((e) => e.id === cable && e.field === 'stiffness_Npm');
       assert.ok(sent ? sent.value === 20 : yamlK(runPosts[0].yaml) === 20, JSON.stringify(runPosts[0].edits));
       // the server refuses an invalid value itself, naming the element and field
