@@ -4,24 +4,29 @@
 #include <tendyn/core/error.hpp>
 #include <tendyn/tensegrity/model_io.hpp>
 #include <tendyn/version.hpp>
+#include <tendyn/viz/live.hpp>
 #include <tendyn/viz/studio.hpp>
 
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <atomic>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <list>
 #include <map>
@@ -60,15 +65,23 @@ struct ServeArgs {
 /// is closed after the answer, so the unread rest is never taken for the next request. The handler
 /// runs on the connection's thread.
 thread_local bool t_close_connection = false;
+/// The connection's client (studio::peer_client_key): per-client connection limits and the fair
+/// run queue. Set by the connection's thread before any request.
+thread_local std::string t_client;
 
 // ---------------------------------------------------------------------------------------------
 // The HTTP server: cpp-httplib 0.11 parses requests and routes them (process_request), but the
 // accept loop and the socket stream are ours, because httplib's own (a thread pool of max(8,
 // cores - 1) threads with an unbounded queue, a timeout per recv call only, chunked bodies read
 // without a size limit) let 40 slow connections starve the studio and a chunked body fill memory.
-// Here: at most Limits::max_connections open connections (more get 503 and are closed at once),
-// one thread each; a wall-time deadline for receiving each request (a sender that trickles bytes
-// is cut off), an idle timeout between requests, and a byte budget per request.
+// Here: at most Limits::max_connections open connections, one thread each, at most
+// Limits::max_connections_per_client of one client (peer_client_key: the local user, or the
+// address); when the table is full, the oldest connection that waits for a request (idle, or slow
+// to send its headers) of the client with the most connections is closed to make room, so slow
+// connections cannot lock out a client that sends whole requests; 503 only when every
+// connection is inside a request. A wall-time deadline for receiving each request (a sender that
+// trickles bytes is cut off), an idle timeout between requests, a byte budget per request.
+// Pipelined requests are answered in order.
 
 /// A connected socket as an httplib::Stream, with a receive deadline and byte budget per request.
 class SocketStream final : public httplib::Stream {
@@ -81,6 +94,8 @@ class SocketStream final : public httplib::Stream {
   }
   /// The last request hit its deadline or byte budget: the connection must be closed.
   bool cut_off() const { return cut_off_; }
+  /// Bytes received and not yet read (the start of a pipelined next request).
+  std::size_t buffered() const { return end_ - begin_; }
   bool is_readable() const override { return buffered() > 0 || wait(POLLIN, ms_left()); }
   bool is_writable() const override { return wait(POLLOUT, write_timeout_ms_); }
   ssize_t read(char* ptr, std::size_t size) override {
@@ -109,7 +124,6 @@ class SocketStream final : public httplib::Stream {
   socket_t socket() const override { return fd_; }
 
  private:
-  std::size_t buffered() const { return end_ - begin_; }
   int ms_left() const {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - std::chrono::steady_clock::now()).count();
     return static_cast<int>(std::clamp<long long>(left, 0, 1 << 30));
@@ -169,15 +183,18 @@ class StudioServer : public httplib::Server {
       // connection, which capped the live view at 24 posts a second).
       const int one = 1;
       ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+      const std::string client = studio::peer_client_key(fd);
       reap();
       std::lock_guard lock(mutex_);
-      if (static_cast<int>(open_.size()) >= limits_.max_connections) {
-        refuse(fd);
+      std::string why;
+      if (!make_room(client, why)) {
+        refuse(fd, why);
         continue;
       }
       auto done = std::make_shared<std::atomic<bool>>(false);
-      open_.insert(fd);
-      threads_.push_back({std::thread([this, fd, done] {
+      open_[fd] = Conn{client, false, false, std::chrono::steady_clock::now()};
+      threads_.push_back({std::thread([this, fd, done, client] {
+                            t_client = client;
                             connection(fd);
                             {
                               std::lock_guard l(mutex_);
@@ -190,7 +207,7 @@ class StudioServer : public httplib::Server {
     }
     {
       std::lock_guard lock(mutex_);
-      for (int fd : open_) ::shutdown(fd, SHUT_RDWR);  // wakes the connection threads
+      for (const auto& [fd, c] : open_) ::shutdown(fd, SHUT_RDWR);  // wakes the connection threads
     }
     for (auto& w : threads_) w.thread.join();
     threads_.clear();
@@ -202,6 +219,14 @@ class StudioServer : public httplib::Server {
     std::thread thread;
     std::shared_ptr<std::atomic<bool>> done;
   };
+  /// An open connection: its client, whether a request is being handled (its headers were read),
+  /// whether it was closed to make room, and since when it is in that state.
+  struct Conn {
+    std::string client;
+    bool busy = false;
+    bool evicted = false;
+    std::chrono::steady_clock::time_point since;
+  };
   void reap() {
     for (auto it = threads_.begin(); it != threads_.end();) {
       if (*it->done) {
@@ -212,9 +237,51 @@ class StudioServer : public httplib::Server {
       }
     }
   }
-  void refuse(int fd) const {
-    const std::string body =
-        json{{"error", "busy: " + std::to_string(limits_.max_connections) + " connections open (the studio's limit); try again"}}.dump();
+  /// Makes room for a new connection of `client` (needs mutex_): true when it may be served,
+  /// after closing a waiting connection if the table or the client's share is full; else false
+  /// with the reason.
+  bool make_room(const std::string& client, std::string& why) {
+    std::map<std::string, int> per_client;
+    int total = 0;
+    for (const auto& [fd, c] : open_)
+      if (!c.evicted) {
+        ++per_client[c.client];
+        ++total;
+      }
+    const bool over_share = per_client[client] >= limits_.max_connections_per_client;
+    if (!over_share && total < limits_.max_connections) return true;
+    // the victim: a waiting connection of this client when it is over its share, else of the
+    // client with the most connections that has a waiting one; the one waiting longest
+    int victim = -1;
+    std::string victim_client;
+    for (const auto& [fd, c] : open_) {
+      if (c.busy || c.evicted || (over_share && c.client != client)) continue;
+      const auto& v = victim < 0 ? c : open_.at(victim);
+      const bool more = per_client[c.client] > per_client[victim_client];
+      if (victim < 0 || more || (per_client[c.client] == per_client[victim_client] && c.since < v.since)) {
+        victim = fd;
+        victim_client = c.client;
+      }
+    }
+    if (victim >= 0) {
+      open_[victim].evicted = true;
+      ::shutdown(victim, SHUT_RDWR);  // its thread sees the end of the stream and closes it
+      return true;
+    }
+    why = over_share ? "busy: " + std::to_string(per_client[client]) + " connections open from your side (the studio's limit per client is " +
+                           std::to_string(limits_.max_connections_per_client) + "), each inside a request; try again"
+                     : "busy: " + std::to_string(total) + " connections open (the studio's limit), each inside a request; try again";
+    return false;
+  }
+  void mark(int fd, bool busy) {
+    std::lock_guard lock(mutex_);
+    const auto it = open_.find(fd);
+    if (it == open_.end()) return;
+    it->second.busy = busy;
+    it->second.since = std::chrono::steady_clock::now();
+  }
+  void refuse(int fd, const std::string& why) const {
+    const std::string body = json{{"error", why}}.dump();
     const std::string msg = "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: " +
                             std::to_string(body.size()) + "\r\n\r\n" + body;
     (void)::send(fd, msg.data(), msg.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -228,12 +295,17 @@ class StudioServer : public httplib::Server {
         std::chrono::duration<double>(limits_.request_timeout_s));
     const std::size_t budget = limits_.max_body_bytes + (256u << 10);  // headers, chunk framing
     for (int count = 100; count > 0; --count) {
-      pollfd p{fd, POLLIN, 0};
-      if (::poll(&p, 1, idle_ms) <= 0 || (p.revents & POLLIN) == 0) return;  // idle: close
+      // a pipelined request may already be in the stream's buffer: answer it without waiting
+      if (strm.buffered() == 0) {
+        pollfd p{fd, POLLIN, 0};
+        if (::poll(&p, 1, idle_ms) <= 0 || (p.revents & POLLIN) == 0) return;  // idle: close
+      }
       strm.begin_request(std::chrono::steady_clock::now() + request_time, budget);
       t_close_connection = false;
       bool closed = false;
-      if (!process_request(strm, count == 1, closed, [](httplib::Request&) {})) return;
+      const bool ok = process_request(strm, count == 1, closed, [this, fd](httplib::Request&) { mark(fd, true); });
+      mark(fd, false);
+      if (!ok) return;
       if (t_close_connection) return linger(fd);
       if (closed || strm.cut_off()) return;
     }
@@ -256,7 +328,7 @@ class StudioServer : public httplib::Server {
   }
   studio::Limits limits_;
   std::mutex mutex_;
-  std::set<int> open_;
+  std::map<int, Conn> open_;
   std::list<Worker> threads_;
 };
 
@@ -313,35 +385,79 @@ bool read_body(const httplib::ContentReader& reader, httplib::Response& res, std
   return false;
 }
 
+/// The value of a request's only `key` header ("" when absent).
+std::string header_or_empty(const httplib::Request& req, const char* key) {
+  return req.has_header(key) ? req.get_header_value(key) : std::string();
+}
+
+/// A run id or client id as sent by a page: 1 to 64 of [A-Za-z0-9_-].
+bool plain_id(const std::string& s) {
+  return !s.empty() && s.size() <= 64 &&
+         std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-'; });
+}
+
 class Studio {
  public:
-  Studio(const ServeArgs& a) : args_(a), models_(shipped_models()) {
+  Studio(const ServeArgs& a) : args_(a), models_(shipped_models()), token_(studio::random_hex(16)) {
     limits_.max_wall_s = a.time_limit;
     limits_.max_connections = a.max_connections;
+    limits_.max_connections_per_client = std::max(1, a.max_connections - a.max_connections / 4);
     limits_.request_timeout_s = a.request_timeout;
     page_ = viz::studio_html(viewer_js(), viewer_css());
   }
   const studio::Limits& limits() const { return limits_; }
+  /// The per-server secret: every /api/ route but /api/health and every /live/ route need it.
+  const std::string& token() const { return token_; }
   ~Studio() {
-    for (auto& [id, e] : jobs_) e.job->cancel = true;
-    for (auto& [id, e] : jobs_)
-      if (e.thread.joinable()) e.thread.join();
+    std::vector<std::thread> threads;
+    {
+      std::lock_guard lock(mutex_);
+      stopping_ = true;
+      for (auto& [id, e] : jobs_) {
+        e.job->cancel = true;
+        if (e.thread.joinable()) threads.push_back(std::move(e.thread));
+      }
+    }
+    for (auto& t : threads) t.join();  // without mutex_: a finishing run takes it
   }
 
   void routes(httplib::Server& svr, const studio::Listen& listen) {
     svr.set_payload_max_length(limits_.max_body_bytes);
-    // Host, Origin and Content-Type are checked before any body is read (docs/VIEWER.md).
-    svr.set_pre_routing_handler([listen](const httplib::Request& req, httplib::Response& res) {
+    // Duplicated headers, Host, Origin, the token, Content-Type and Content-Length are checked
+    // before any body is read (docs/VIEWER.md).
+    svr.set_pre_routing_handler([this, listen](const httplib::Request& req, httplib::Response& res) {
+      const auto refuse = [&res](int status, const std::string& message) {
+        t_close_connection = true;
+        res.set_header("Connection", "close");
+        reply_error(res, status, message);
+        return httplib::Server::HandlerResponse::Handled;
+      };
+      // a second copy could carry another value than the one checked
+      for (const char* k : {"Host", "Origin", "Content-Type", "Content-Length", "Transfer-Encoding", "X-Tendyn-Token", "X-Tendyn-Client"})
+        if (req.get_header_value_count(k) > 1)
+          return refuse(400, std::string("the ") + k + " header is given " + std::to_string(req.get_header_value_count(k)) +
+                                 " times (one copy at most)");
       const auto header = [&req](const char* k) -> std::unique_ptr<std::string> {
         return req.has_header(k) ? std::make_unique<std::string>(req.get_header_value(k)) : nullptr;
       };
       const auto host = header("Host"), origin = header("Origin"), type = header("Content-Type");
       const auto v = studio::check_request_headers(req.method, host.get(), origin.get(), type.get(), listen);
-      if (v.status == 0) return httplib::Server::HandlerResponse::Unhandled;
-      t_close_connection = true;
-      res.set_header("Connection", "close");
-      reply_error(res, v.status, v.message);
-      return httplib::Server::HandlerResponse::Handled;
+      if (v.status != 0) return refuse(v.status, v.message);
+      const bool api = req.path.rfind("/api/", 0) == 0 && req.path != "/api/health";
+      if ((api || req.path.rfind("/live/", 0) == 0)) {
+        const std::string given = req.has_header("X-Tendyn-Token") ? req.get_header_value("X-Tendyn-Token") : req.get_param_value("token");
+        if (!studio::token_matches(given, token_))
+          return refuse(403, std::string(given.empty() ? "no token" : "wrong token") +
+                                 ": open the address tendyn serve printed (it ends in ?token=...), or send its token in the X-Tendyn-Token header");
+      }
+      if (req.has_header("Content-Length")) {
+        const std::string n = req.get_header_value("Content-Length");
+        const bool number = !n.empty() && n.size() <= 18 && n.find_first_not_of("0123456789") == std::string::npos;
+        if (!number) return refuse(400, "Content-Length: '" + n.substr(0, 40) + "' is not a byte count");
+        if (std::stoull(n) > limits_.max_body_bytes)
+          return refuse(413, "request body too large (Content-Length " + n + ", limit " + std::to_string(limits_.max_body_bytes) + " bytes)");
+      }
+      return httplib::Server::HandlerResponse::Unhandled;
     });
     svr.Get("/", [this](const httplib::Request&, httplib::Response& res) { res.set_content(page_, "text/html; charset=utf-8"); });
     svr.Get("/favicon.ico", [](const httplib::Request&, httplib::Response& res) { res.status = 204; });
@@ -383,7 +499,7 @@ class Studio {
         reply_error(res, 422, e.what());
       }
     });
-    svr.Post("/api/run", [this](const httplib::Request&, httplib::Response& res, const httplib::ContentReader& reader) {
+    svr.Post("/api/run", [this](const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader) {
       std::string body;
       if (!read_body(reader, res, limits_.max_body_bytes, body)) return;
       std::shared_ptr<studio::RunRequest> run;
@@ -394,25 +510,57 @@ class Studio {
       } catch (const Error& e) {
         return reply_error(res, 422, e.what());
       }
+      // the client: a page's own id (X-Tendyn-Client), else the connection's source
+      const std::string page = header_or_empty(req, "X-Tendyn-Client");
+      const std::string client = plain_id(page) ? "page:" + page : t_client;
       std::lock_guard lock(mutex_);
       reap();
-      int running = 0;
+      int waiting = 0, mine = 0;
       for (const auto& [id, e] : jobs_) {
-        std::lock_guard jl(e.job->mutex);
-        running += e.job->status == "queued" || e.job->status == "running";
+        const std::string st = status_of(e);
+        if (st != "queued" && st != "running") continue;
+        waiting += st == "queued";
+        mine += e.client == client;
       }
-      if (running >= args_.max_jobs)
-        return reply_error(res, 429, "busy: " + std::to_string(running) + " runs in progress (limit " + std::to_string(args_.max_jobs) + ")");
-      const int id = ++next_id_;
-      auto job = std::make_shared<studio::Job>();
+      if (mine >= kMaxRunsPerClient)
+        return reply_error(res, 429, "busy: you have " + std::to_string(mine) + " runs queued or running (limit " + std::to_string(kMaxRunsPerClient) +
+                                         " per client); wait, or cancel one (POST /api/jobs/ID/cancel)");
+      if (waiting >= kMaxQueued)
+        return reply_error(res, 429, "busy: " + std::to_string(waiting) + " runs queued (limit " + std::to_string(kMaxQueued) + "); try again later");
+      std::string id;
+      do id = studio::random_hex(16);
+      while (jobs_.count(id) != 0);
       Entry& e = jobs_[id];
-      e.job = job;
-      e.thread = std::thread([job, run, limits = limits_] { studio::run_job(*run, *job, limits); });
+      e.job = std::make_shared<studio::Job>();
+      e.run = run;
+      e.client = client;
+      e.seq = ++next_seq_;
+      e.finished = std::make_shared<std::atomic<bool>>(false);
+      schedule();
       res.status = 202;
-      res.set_content(json{{"job", std::to_string(id)}}.dump(), "application/json");
+      res.set_content(json{{"job", id}, {"status", status_of(e)}}.dump(), "application/json");
+    });
+    // cancel a queued or running run (the page's Cancel button)
+    svr.Post(R"(/api/jobs/([A-Za-z0-9_-]{1,64})/cancel)", [this](const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader) {
+      std::string body;
+      if (!read_body(reader, res, limits_.max_body_bytes, body)) return;
+      std::lock_guard lock(mutex_);
+      const auto it = jobs_.find(req.matches[1]);
+      if (it == jobs_.end()) return reply_error(res, 404, "no job " + std::string(req.matches[1]) + " (finished jobs are kept for a while only)");
+      Entry& e = it->second;
+      const std::string st = status_of(e);
+      if (st != "queued" && st != "running")
+        return reply_error(res, 409, "job " + it->first + " is " + st + ": nothing to cancel");
+      e.job->cancel = true;
+      if (!e.started) {
+        std::lock_guard jl(e.job->mutex);
+        e.job->status = "cancelled";
+        e.job->error = "run cancelled before it started";
+      }
+      res.set_content(json{{"job", it->first}, {"status", e.started ? "cancelling" : "cancelled"}}.dump(), "application/json");
     });
     // the run as a download: CSV (header line with units) or scene.json with the summary
-    svr.Get(R"(/api/jobs/(\d{1,9})/run\.(csv|json))", [this](const httplib::Request& req, httplib::Response& res) {
+    svr.Get(R"(/api/jobs/([A-Za-z0-9_-]{1,64})/run\.(csv|json))", [this](const httplib::Request& req, httplib::Response& res) {
       const auto job = find_job(req.matches[1], res);
       if (!job) return;
       {
@@ -427,7 +575,7 @@ class Studio {
       else
         res.set_content(studio::run_json(*job), "application/json");
     });
-    svr.Get(R"(/api/jobs/(\d{1,9}))", [this](const httplib::Request& req, httplib::Response& res) {
+    svr.Get(R"(/api/jobs/([A-Za-z0-9_-]{1,64}))", [this](const httplib::Request& req, httplib::Response& res) {
       const auto job = find_job(req.matches[1], res);
       if (!job) return;
       int from = 0;
@@ -459,28 +607,79 @@ class Studio {
   }
 
  private:
+  static constexpr int kMaxRunsPerClient = 4;  ///< queued + running runs of one client
+  static constexpr int kMaxQueued = 32;        ///< queued runs of all clients
   struct Entry {
     std::shared_ptr<studio::Job> job;
+    std::shared_ptr<const studio::RunRequest> run;
+    std::string client;
+    long seq = 0;
+    bool started = false;    ///< its thread was started (needs mutex_)
+    bool completed = false;  ///< its run returned (needs mutex_)
     std::thread thread;
+    std::shared_ptr<std::atomic<bool>> finished;  ///< the thread is past its last use of mutex_: join() does not wait
   };
+  static std::string status_of(const Entry& e) {
+    std::lock_guard jl(e.job->mutex);
+    return e.job->status;
+  }
+  /// Starts queued runs while slots are free, by studio::next_run's fair share (needs mutex_).
+  void schedule() {
+    while (!stopping_) {
+      int running = 0;
+      std::map<std::string, int> per_client;
+      std::vector<studio::QueuedRun> queued;
+      std::vector<std::string> ids;
+      for (const auto& [id, e] : jobs_) {
+        if (e.started && !e.completed) {
+          ++running;
+          ++per_client[e.client];
+        } else if (!e.started && status_of(e) == "queued") {
+          queued.push_back({e.client, e.seq});
+          ids.push_back(id);
+        }
+      }
+      const int k = studio::next_run(queued, per_client, args_.max_jobs - running);
+      if (k < 0) return;
+      const std::string id = ids[static_cast<std::size_t>(k)];
+      Entry& e = jobs_[id];
+      e.started = true;
+      {
+        std::lock_guard jl(e.job->mutex);
+        e.job->status = "running";  // from now on; the run's thread sets it again
+      }
+      e.thread = std::thread([this, id, job = e.job, run = e.run, finished = e.finished, limits = limits_] {
+        studio::run_job(*run, *job, limits);
+        {
+          std::lock_guard lock(mutex_);
+          const auto it = jobs_.find(id);
+          if (it != jobs_.end()) it->second.completed = true;
+          schedule();
+        }
+        *finished = true;
+      });
+    }
+  }
   /// The job of that id, or null with 404 answered.
   std::shared_ptr<studio::Job> find_job(const std::string& id, httplib::Response& res) {
     std::lock_guard lock(mutex_);
-    const auto it = jobs_.find(std::stoi(id));
+    const auto it = jobs_.find(id);
     if (it == jobs_.end()) {
       reply_error(res, 404, "no job " + id + " (finished jobs are kept for a while only)");
       return nullptr;
     }
     return it->second.job;
   }
-  /// Keeps the 16 newest jobs; older finished ones are joined and dropped. Needs mutex_.
+  /// Keeps the 16 newest finished jobs; older ones are joined and dropped. Needs mutex_.
   void reap() {
-    while (jobs_.size() > 16) {
-      auto it = jobs_.begin();
-      {
-        std::lock_guard jl(it->second.job->mutex);
-        if (it->second.job->status == "running" || it->second.job->status == "queued") break;
-      }
+    std::vector<std::pair<long, std::string>> over;  // finished jobs, oldest first
+    for (const auto& [id, e] : jobs_) {
+      const bool finished = e.started ? e.completed && *e.finished : status_of(e) != "queued";
+      if (finished) over.emplace_back(e.seq, id);
+    }
+    std::sort(over.begin(), over.end());
+    for (std::size_t i = 0; i + 16 < over.size(); ++i) {
+      auto it = jobs_.find(over[i].second);
       if (it->second.thread.joinable()) it->second.thread.join();
       jobs_.erase(it);
     }
@@ -489,10 +688,34 @@ class Studio {
   studio::Limits limits_;
   std::map<std::string, std::string> models_;
   std::string page_;
+  std::string token_;
   std::mutex mutex_;
-  std::map<int, Entry> jobs_;
-  int next_id_ = 0;
+  std::map<std::string, Entry> jobs_;
+  long next_seq_ = 0;
+  bool stopping_ = false;
 };
+
+/// Writes the token for programs of the same user (viz::live_token_path: mode 0600 in a 0700
+/// directory); returns the path, or "" with a warning when it cannot.
+std::string write_token_file(int port, const std::string& token) {
+  const std::string path = viz::live_token_path(port);
+  if (path.empty()) return {};
+  const std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  ::chmod(dir.c_str(), 0700);
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+  bool ok = fd >= 0 && ::fchmod(fd, 0600) == 0;
+  const std::string line = token + "\n";
+  if (ok) ok = ::write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size());
+  if (fd >= 0) ::close(fd);
+  if (!ok) {
+    std::fprintf(stderr, "tendyn serve: note: cannot write the token file %s (%s): live-view clients need the token given (TENDYN_SERVE_TOKEN)\n",
+                 path.c_str(), std::strerror(errno));
+    return {};
+  }
+  return path;
+}
 
 bool is_loopback(const std::string& host) { return host == "127.0.0.1" || host == "localhost" || host == "::1"; }
 
@@ -506,15 +729,19 @@ void run_serve(const ServeArgs& a) {
   studio.routes(svr, studio::Listen{a.host, port});
   add_live_routes(svr, is_loopback(a.host), studio.limits().max_body_bytes, read_body);  // /live (docs/VIEWER.md)
   if (!is_loopback(a.host))
-    std::fprintf(stderr, "tendyn serve: WARNING: listening on %s, not only on this machine: anyone who can reach it can run simulations\n",
+    std::fprintf(stderr, "tendyn serve: WARNING: listening on %s, not only on this machine: anyone who can reach it and knows the token can run simulations\n",
                  a.host.c_str());
-  std::printf("tendyn studio: http://%s:%d/ (Ctrl-C to stop)\n", a.host == "0.0.0.0" ? "127.0.0.1" : a.host.c_str(), port);
+  const std::string token_file = write_token_file(port, studio.token());
+  const std::string shown = a.host == "0.0.0.0" ? "127.0.0.1" : a.host.find(':') != std::string::npos ? "[" + a.host + "]" : a.host;
+  std::printf("tendyn studio: http://%s:%d/?token=%s (Ctrl-C to stop)\n", shown.c_str(), port, studio.token().c_str());
+  if (is_loopback(a.host)) std::printf("tendyn live view: http://%s:%d/live?token=%s\n", shown.c_str(), port, studio.token().c_str());
   std::fflush(stdout);
   g_stop = false;
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
   std::signal(SIGPIPE, SIG_IGN);
   svr.serve(g_stop);
+  if (!token_file.empty()) ::unlink(token_file.c_str());
   if (!a.quiet) std::printf("tendyn studio: stopped\n");
 }
 
@@ -525,9 +752,10 @@ void register_serve(CLI::App& app) {
   auto* cmd = app.add_subcommand("serve", "Run the modelling studio: a web page to build, run and watch tensegrity and CDPR models (docs/VIEWER.md)");
   cmd->add_option("--host", a->host, "address to listen on (127.0.0.1: this machine only)");
   cmd->add_option("-p,--port", a->port, "TCP port (0: any free port, printed)");
-  cmd->add_option("--max-jobs", a->max_jobs, "runs at the same time")->check(CLI::Range(1, 64));
+  cmd->add_option("--max-jobs", a->max_jobs, "runs at the same time (more wait in a queue fair across clients)")->check(CLI::Range(1, 64));
   cmd->add_option("--time-limit", a->time_limit, "wall time per run [s]")->check(positive());
-  cmd->add_option("--max-connections", a->max_connections, "open connections at the same time (more get HTTP 503)")
+  cmd->add_option("--max-connections", a->max_connections,
+                  "open connections at the same time (3/4 of them for one client; when full, a waiting connection is closed for a new one, else HTTP 503)")
       ->check(CLI::Range(1, 1024));
   cmd->add_option("--request-timeout", a->request_timeout, "wall time to receive one request, headers and body [s]")
       ->check(CLI::Range(0.1, 3600.0));

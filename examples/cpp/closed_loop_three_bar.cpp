@@ -4,7 +4,7 @@
 //
 //   build/examples/closed_loop_three_bar [--model models/three_bar.yaml] [--target X Y] [--duration S] [--live PORT]
 //
-// --live PORT streams the run to `tendyn serve --port PORT` (page http://127.0.0.1:PORT/live) through
+// --live PORT streams the run to `tendyn serve --port PORT` (page: the live address it prints, /live?token=...) through
 // viz::LiveClient: each controller call's state, posted at most 30 times a second.
 //
 // A sampled controller (SimulationOptions::control_period_s = 20 ms) reads the measured node

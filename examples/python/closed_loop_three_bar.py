@@ -6,7 +6,7 @@ The C++ twin is examples/cpp/closed_loop_three_bar.cpp (same law, same arithmeti
     PYTHONPATH=build/python /usr/bin/python3 examples/python/closed_loop_three_bar.py
     ... --target 0.3 0.0 --duration 10       # target (x, y) [m] on the floor, simulated time [s]
     ... --duration 4                          # a quick check (CI)
-    ... --live 8787                           # watch it at http://127.0.0.1:8787/live (start `tendyn serve` first)
+    ... --live 8787                           # watch it at the live address `tendyn serve` prints (start it first)
 
 The robot is models/three_bar.yaml (3 rods, 9 cables, standing on its impulse ground) without its
 sinusoidal drives. A Python controller, called by tendyn.tensegrity.simulate every 20 ms (a sampled

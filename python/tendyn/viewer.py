@@ -36,16 +36,16 @@ class LiveViewer:
     """A live view of one model on a running ``tendyn serve`` (made by :func:`show`)."""
 
     def __init__(self, model: Any, host: str = "127.0.0.1", port: int = 8787, max_rate_hz: float = 30.0,
-                 timeout_s: float = 2.0) -> None:
+                 timeout_s: float = 2.0, token: str = "") -> None:
         self.model = model
-        self.client = viz.LiveClient(viz.LiveClientOptions(max_rate_hz=max_rate_hz, timeout_s=timeout_s))
+        self.client = viz.LiveClient(viz.LiveClientOptions(max_rate_hz=max_rate_hz, timeout_s=timeout_s, token=token))
         self.client.connect(host, port)
         self.client.send_scene(model)
         self._warned = ""
 
     @property
     def url(self) -> str:
-        """The page to open: http://HOST:PORT/live."""
+        """The page to open: http://HOST:PORT/live?token=TOKEN."""
         return self.client.page_url
 
     @property
@@ -113,14 +113,17 @@ class LiveViewer:
 
 
 def show(model: Any, host: str = "127.0.0.1", port: int = 8787, max_rate_hz: float = 30.0, timeout_s: float = 2.0,
-         quiet: bool = False) -> LiveViewer:
+         quiet: bool = False, token: str = "") -> LiveViewer:
     """Connect to ``tendyn serve`` at ``host:port``, send the model's scene and return a :class:`LiveViewer`.
 
-    Prints the page to open (``http://HOST:PORT/live``) on stderr unless ``quiet``. Raises tendyn.Error
-    ("live view: no tendyn serve at http://127.0.0.1:8787 (Connection); start one with `tendyn serve --port 8787`")
-    when no server answers, or when ``host`` is not a loopback address.
+    Prints the page to open (``http://HOST:PORT/live?token=...``) on stderr unless ``quiet``. ``token``: the
+    server's secret (the ``token=`` of the address ``tendyn serve`` prints); "" finds it in
+    $TENDYN_SERVE_TOKEN or in the token file the server wrote for the user who started it. Raises
+    tendyn.Error ("live view: no tendyn serve at http://127.0.0.1:8787 (Connection); start one with
+    `tendyn serve --port 8787`") when no server answers, when ``host`` is not a loopback address, or
+    when the server refuses the token.
     """
-    view = LiveViewer(model, host=host, port=port, max_rate_hz=max_rate_hz, timeout_s=timeout_s)
+    view = LiveViewer(model, host=host, port=port, max_rate_hz=max_rate_hz, timeout_s=timeout_s, token=token)
     if not quiet:
         print(f"tendyn live view: {view.url}", file=sys.stderr)
     return view

@@ -31,17 +31,21 @@ def free_port():
         return s.getsockname()[1]
 
 
+TOKENS = {}  # port -> the server's token (printed in its address)
+
+
 def start_server():
     if not CLI.exists():
         pytest.skip(f"tendyn program not built at {CLI}")
     proc = subprocess.Popen([str(CLI), "serve", "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     line = proc.stdout.readline()
-    m = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+    m = re.search(r"http://127\.0\.0\.1:(\d+)/\?token=([0-9a-f]+)", line)
     if not m:
         proc.kill()
         if "viewer" in line:
             pytest.skip(f"tendyn serve unavailable: {line.strip()}")
         raise AssertionError(f"tendyn serve did not start: {line}")
+    TOKENS[int(m.group(1))] = m.group(2)
     return proc, int(m.group(1))
 
 
@@ -54,7 +58,9 @@ def server():
 
 
 def state_of(port, session=0, after=0):
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}/live/state?session={session}&after={after}", timeout=10) as r:
+    req = urllib.request.Request(f"http://127.0.0.1:{port}/live/state?session={session}&after={after}",
+                                 headers={"X-Tendyn-Token": TOKENS[port]})
+    with urllib.request.urlopen(req, timeout=10) as r:
         return json.loads(r.read())
 
 
@@ -82,7 +88,7 @@ def test_show_without_a_server_is_a_clear_error():
 def test_200_updates_reach_the_page_state_and_the_last_one_is_exact(server):
     model, state, data = prism()
     view = tendyn.viewer.show(model, port=server, quiet=True)
-    assert view.url == f"http://127.0.0.1:{server}/live"
+    assert view.url == f"http://127.0.0.1:{server}/live?token={TOKENS[server]}"
     start = time.monotonic()
     for k in range(1, 201):
         ts.step(model, data, state, 1e-3, t_end_s=k * 1e-3)
@@ -170,3 +176,13 @@ def test_closed_loop_example_streams_with_live(server):
         st2 = state_of(server, st["session"], st["count"])
         assert st2["session"] == st["session"] + 1  # send_scene: a new session
         assert st2["frames"]["t_s"][-1] == pytest.approx(0.98, abs=1e-9)
+
+
+def test_show_finds_the_token_and_a_wrong_one_is_refused(server):
+    model, _, _ = prism()
+    # another user's program (no token file, a guessed token) cannot feed this server's live view
+    with pytest.raises(tendyn.Error, match=r"refused the given token \(GET /live/health: HTTP 403: wrong token"):
+        tendyn.viewer.show(model, port=server, quiet=True, token="0" * 32)
+    view = tendyn.viewer.show(model, port=server, quiet=True, token=TOKENS[server])
+    assert view.url.endswith(f"/live?token={TOKENS[server]}")
+    view.close()

@@ -11,6 +11,8 @@
 #include <charconv>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
+#include <fstream>
 #include <limits>
 #include <thread>
 
@@ -393,6 +395,31 @@ long LiveStore::count() const {
 // ------------------------------------------------------------------------------------------------
 // The client
 
+std::string live_token_path(int port) {
+  const char* runtime = std::getenv("XDG_RUNTIME_DIR");
+  const char* home = std::getenv("HOME");
+  std::string dir;
+  if (runtime != nullptr && *runtime != '\0')
+    dir = std::string(runtime) + "/tendyn";
+  else if (home != nullptr && *home != '\0')
+    dir = std::string(home) + "/.cache/tendyn";
+  else
+    return {};
+  return dir + "/serve-" + std::to_string(port) + ".token";
+}
+
+std::string find_serve_token(int port, const std::string& given) {
+  if (!given.empty()) return given;
+  if (const char* env = std::getenv("TENDYN_SERVE_TOKEN"); env != nullptr && *env != '\0') return env;
+  const std::string path = live_token_path(port);
+  if (path.empty()) return {};
+  std::ifstream in(path);
+  std::string line;
+  if (!std::getline(in, line)) return {};
+  while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+  return line.size() <= 256 ? line : std::string();
+}
+
 namespace {
 
 bool is_loopback_host(const std::string& h) { return h == "127.0.0.1" || h == "localhost" || h == "::1"; }
@@ -429,6 +456,7 @@ struct LiveClient::Impl {
   std::string host;
   int port = 0;
   std::string base_url;  // http://HOST:PORT
+  std::string token;     // the server's secret ("" when none was found)
   httplib::Headers headers;
   std::unique_ptr<httplib::Client> http;  // connect and send_scene (the caller's thread)
   std::thread sender;
@@ -518,13 +546,23 @@ void LiveClient::connect(const std::string& host, int port) {
   s.port = port;
   const std::string authority = (host == "::1" ? "[::1]" : host) + ":" + std::to_string(port);
   s.base_url = "http://" + authority;
+  s.token = find_serve_token(port, s.options.token);
   s.headers = {{"Host", authority}};
+  if (!s.token.empty()) s.headers.emplace("X-Tendyn-Token", s.token);
   s.http = make_http(host, port, s.options.timeout_s);
   auto res = s.http->Get("/live/health", s.headers);
   if (!res) {
     s.http.reset();
     throw Error("live view: no tendyn serve at " + s.base_url + " (" + httplib::to_string(res.error()) + "); start one with `tendyn serve --port " +
                 std::to_string(port) + "`");
+  }
+  if (res->status == 403 && res->body.find("token") != std::string::npos) {
+    s.http.reset();
+    const std::string file = live_token_path(port);
+    throw Error("live view: " + s.base_url + " refused the " + (s.token.empty() ? "missing" : "given") +
+                " token (GET /live/health: HTTP 403: " + answer_message(*res) + "); pass the token= of the address tendyn serve printed " +
+                "(LiveClientOptions::token, or the environment variable TENDYN_SERVE_TOKEN)" +
+                (file.empty() ? std::string() : ", or run the client as the user who started tendyn serve (token file " + file + ")"));
   }
   if (res->status != 200 || res->body.find("\"live\":true") == std::string::npos) {
     s.http.reset();
@@ -544,7 +582,10 @@ void LiveClient::connect(const std::string& host, int port) {
 
 bool LiveClient::connected() const { return impl_->http != nullptr; }
 
-std::string LiveClient::page_url() const { return impl_->http ? impl_->base_url + "/live" : std::string(); }
+std::string LiveClient::page_url() const {
+  if (!impl_->http) return {};
+  return impl_->base_url + "/live" + (impl_->token.empty() ? std::string() : "?token=" + impl_->token);
+}
 
 void LiveClient::send_scene(const Scene& scene) {
   Impl& s = *impl_;

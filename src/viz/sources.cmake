@@ -6,6 +6,7 @@ list(APPEND TENDYN_SOURCES
   viz/studio_cdpr.cpp
   viz/plan_scene.cpp
   viz/live.cpp
+  viz/studio_net.cpp
 )
 if(TENDYN_WITH_CDPR)
   list(APPEND TENDYN_SOURCES viz/cdpr_scene.cpp)

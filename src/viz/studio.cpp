@@ -172,12 +172,19 @@ void apply_edit(ts::Model& m, const json& e, const std::string& where) {
   if (op == "set") {
     const std::string element = text(e, "element", where), id = text(e, "id", where), field = text(e, "field", where);
     const double v = number(e, "value", where);
+    // a value out of its field's range is refused naming the element and field: the model is
+    // never run with the previous value instead
+    const auto out_of_range = [&](const char* rule) {
+      return Error(where + ": " + element + " '" + id + "' " + field + " = " + io::format_number(v, 6) + ": " + rule);
+    };
     if (element == "cable") {
       auto& c = m.cables[static_cast<std::size_t>(index_of(m.cable_ids, id, "cable", where))];
+      if (field != "stiffness_Npm" && field != "damping_Nspm" && field != "rest_length_m")
+        throw Error(where + ".field: '" + field + "' is not a cable field (stiffness_Npm, damping_Nspm, rest_length_m)");
+      if (!(v >= 0.0)) throw out_of_range("must be >= 0");
       if (field == "stiffness_Npm") c.stiffness_Npm = v;
       else if (field == "damping_Nspm") c.damping_Nspm = v;
-      else if (field == "rest_length_m") c.rest_length_m = v;
-      else throw Error(where + ".field: '" + field + "' is not a cable field (stiffness_Npm, damping_Nspm, rest_length_m)");
+      else c.rest_length_m = v;
     } else if (element == "rod") {
       auto& r = m.rods[static_cast<std::size_t>(index_of(m.rod_ids, id, "rod", where))];
       double mass = r.mass_kg, length = r.length_m, radius = rod_radius_m(r);
@@ -185,6 +192,7 @@ void apply_edit(ts::Model& m, const json& e, const std::string& where) {
       else if (field == "length_m") length = v;
       else if (field == "radius_m") radius = v;
       else throw Error(where + ".field: '" + field + "' is not a rod field (mass_kg, length_m, radius_m)");
+      if (field == "radius_m" ? !(v >= 0.0) : !(v > 0.0)) throw out_of_range(field == "radius_m" ? "must be >= 0" : "must be > 0");
       try {
         reshape_rod(r, mass, length, radius);
       } catch (const Error& err) {
@@ -314,12 +322,37 @@ RunRequest parse_run_request(std::string_view body, const Limits& limits) {
   const std::string yaml = text(j, "yaml", "request");
   if (model_kind(yaml) == "cdpr") {
     check_yaml_size(yaml, limits);
-    r.cdpr = detail::parse_cdpr_run(j, limits);
+    const json edits = array_or(j, "edits", "request", json::array());
+    if (edits.empty()) {
+      r.cdpr = detail::parse_cdpr_run(j, limits);
+    } else {
+      if (edits.size() > 1000) throw Error("request.edits: more than 1000 edits in one request");
+      json edited = j;
+      try {
+        edited["yaml"] = detail::edit_cdpr_model(yaml, edits, limits).yaml;
+      } catch (const BadRequest& e) {
+        throw BadRequest(std::string("request.") + e.what());
+      } catch (const Error& e) {
+        throw Error(std::string("request.") + e.what());
+      }
+      r.cdpr = detail::parse_cdpr_run(edited, limits);
+    }
     return r;
   }
   r.file = load(yaml, limits);
   auto& m = r.file.model;
   auto& sim = r.file.simulation;
+  // the page's table values, applied as on POST /api/model: a bad one refuses the run
+  const json edits = array_or(j, "edits", "request", json::array());
+  if (edits.size() > 1000) throw Error("request.edits: more than 1000 edits in one request");
+  for (std::size_t i = 0; i < edits.size(); ++i) apply_edit(m, edits[i], "request.edits[" + std::to_string(i) + "]");
+  if (!edits.empty()) {
+    try {
+      ts::validate(m);
+    } catch (const Error& e) {
+      throw Error(std::string("request.edits: after the edits: ") + e.what());
+    }
+  }
   const std::string mode = text_or(j, "mode", "request", "forward");
   if (mode != "forward" && mode != "inverse") throw Error("request.mode: must be \"forward\" or \"inverse\"");
   r.inverse = mode == "inverse";
@@ -565,7 +598,7 @@ void run_job(const RunRequest& req, Job& job, const Limits& limits) {
   } catch (const std::exception& e) {
     std::lock_guard lock(job.mutex);
     job.error = e.what();
-    job.status = "error";
+    job.status = job.cancel.load() ? "cancelled" : "error";
   }
 }
 

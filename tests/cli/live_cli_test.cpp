@@ -42,11 +42,13 @@ std::unique_ptr<tendyn::test::ServeProcess> start(const std::string& extra = "")
   return tendyn::test::start_serve("live_serve", extra);
 }
 
-/// GET path on 127.0.0.1:port: {status, body} (status -1: no answer).
-std::pair<int, std::string> get(int port, const std::string& path) {
+/// GET path on 127.0.0.1:port with the server's token: {status, body} (status -1: no answer).
+std::pair<int, std::string> get(const tendyn::test::ServeProcess& server, const std::string& path) {
+  const int port = server.port;
   const int fd = tendyn::test::connect_loopback(port);
   if (fd < 0) return {-1, ""};
-  const std::string req = "GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(port) + "\r\nConnection: close\r\n\r\n";
+  const std::string req = "GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(port) + "\r\nX-Tendyn-Token: " + server.token +
+                          "\r\nConnection: close\r\n\r\n";
   (void)::send(fd, req.data(), req.size(), MSG_NOSIGNAL);
   std::string in;
   char buf[8192];
@@ -68,7 +70,7 @@ TEST(LiveCli, ClientPushesASimulatedLoopAndThePageReadsTheLastFrame) {
   if (!built_with_viewer()) GTEST_SKIP() << "tendyn built without the viewer";
   const auto server = start();
   ASSERT_GT(server->port, 0) << slurp(server->log);
-  auto [page_status, page] = get(server->port, "/live");
+  auto [page_status, page] = get(*server, "/live");
   EXPECT_EQ(page_status, 200);
   EXPECT_NE(page.find(R"({"mode":"live"})"), std::string::npos);
 
@@ -77,7 +79,8 @@ TEST(LiveCli, ClientPushesASimulatedLoopAndThePageReadsTheLastFrame) {
   ts::Data data = ts::make_data(model);
   viz::LiveClient live;  // 30 Hz
   live.connect("127.0.0.1", server->port);
-  EXPECT_EQ(live.page_url(), "http://127.0.0.1:" + std::to_string(server->port) + "/live");
+  // the token comes from the server's token file (same user); the page's address carries it
+  EXPECT_EQ(live.page_url(), "http://127.0.0.1:" + std::to_string(server->port) + "/live?token=" + server->token);
   live.send_scene(model);
   ts::compute_derivative(model, state, data);
   const auto t0 = std::chrono::steady_clock::now();
@@ -94,7 +97,7 @@ TEST(LiveCli, ClientPushesASimulatedLoopAndThePageReadsTheLastFrame) {
   EXPECT_LE(st.sent, 2 + static_cast<long>(30.0 * (loop_s + 0.2)));  // the rate limit (30 Hz) dropped the rest
   EXPECT_GE(st.sent, 1);
 
-  auto [status, body] = get(server->port, "/live/state?session=0&after=0");
+  auto [status, body] = get(*server, "/live/state?session=0&after=0");
   ASSERT_EQ(status, 200) << body;
   const json j = json::parse(body);
   EXPECT_EQ(j["session"], 1);
@@ -138,7 +141,7 @@ TEST(LiveCli, ObserverStreamsASimulateRunAndPassesItOn) {
   ts::simulate(model, o, &obs);
   ASSERT_TRUE(live.flush(5.0)) << live.stats().last_error;
   EXPECT_EQ(live.stats().given, static_cast<long>(rec.time_s.size()));  // every output went to both
-  const json j = json::parse(get(server->port, "/live/state?session=0&after=0").second);
+  const json j = json::parse(get(*server, "/live/state?session=0&after=0").second);
   EXPECT_DOUBLE_EQ(j["frames"]["t_s"].back().get<double>(), rec.time_s.back());
   const auto& p = j["frames"]["positions_m"].back();
   const Eigen::Matrix3Xd& last = rec.p_W_node.back();
@@ -152,12 +155,49 @@ TEST(LiveCli, LiveRoutesAreLoopbackOnly) {
   // a wildcard address: the studio warns, the live routes refuse
   const auto server = start("--host 0.0.0.0");
   ASSERT_GT(server->port, 0) << slurp(server->log);
-  auto [status, body] = get(server->port, "/live/health");
+  auto [status, body] = get(*server, "/live/health");
   EXPECT_EQ(status, 403) << body;
   EXPECT_NE(body.find("the live view is served on loopback only"), std::string::npos) << body;
   viz::LiveClient live;
   const std::string msg = tendyn::test::error_of([&] { live.connect("127.0.0.1", server->port); });
   EXPECT_NE(msg.find("is not a tendyn serve with the live view (GET /live/health: HTTP 403"), std::string::npos) << msg;
+}
+
+// Without the server's token (another user, no token file) a program cannot feed the live view:
+// connect() says which token is missing and where it comes from; the right one given works.
+TEST(LiveCli, ClientNeedsTheServersToken) {
+  if (!built_with_viewer()) GTEST_SKIP() << "tendyn built without the viewer";
+  const auto server = start();
+  ASSERT_GT(server->port, 0) << slurp(server->log);
+  viz::LiveClientOptions wrong;
+  wrong.token = std::string(32, 'f');
+  viz::LiveClient bad(wrong);
+  const std::string msg = tendyn::test::error_of([&] { bad.connect("127.0.0.1", server->port); });
+  EXPECT_NE(msg.find("refused the given token (GET /live/health: HTTP 403: wrong token"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("TENDYN_SERVE_TOKEN"), std::string::npos) << msg;
+  EXPECT_FALSE(bad.connected());
+  viz::LiveClientOptions right;
+  right.token = server->token;
+  viz::LiveClient good(right);
+  good.connect("127.0.0.1", server->port);
+  EXPECT_TRUE(good.connected());
+  good.send_scene(ts::load_model_file(tendyn::test::kModels + "prism3.yaml").model);
+  // a scene from a process without the token is refused, the one sent stays
+  const int fd = tendyn::test::connect_loopback(server->port);
+  ASSERT_GE(fd, 0);
+  const std::string body = R"({"points": ["a", "b"]})";
+  const std::string req = "POST /live/scene HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(server->port) +
+                          "\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+  (void)::send(fd, req.data(), req.size(), MSG_NOSIGNAL);
+  char buf[512] = {0};
+  pollfd p{fd, POLLIN, 0};
+  ASSERT_GT(::poll(&p, 1, 5000), 0);
+  const ssize_t n = ::recv(fd, buf, sizeof buf - 1, 0);
+  ::close(fd);
+  EXPECT_EQ(std::string(buf, static_cast<std::size_t>(std::max<ssize_t>(n, 0))).substr(0, 12), "HTTP/1.1 403");
+  const json j = json::parse(get(*server, "/live/state?session=0&after=0").second);
+  EXPECT_EQ(j["session"], 1);
+  EXPECT_EQ(j["scene"]["points"].size(), 6u);
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <tendyn/viz/live.hpp>
+
 #include "support/cli_run.hpp"
 #include "support/serve_process.hpp"
 
@@ -10,6 +12,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -144,8 +147,12 @@ TEST(ViewerCli, ServeListensOnLoopbackAndAnswersJson) {
   ASSERT_NE(at, std::string::npos) << out;
   const std::string url = out.substr(at, out.find('/', at + 7) - at);
   EXPECT_EQ(url.rfind("http://127.0.0.1:", 0), 0u) << url;  // loopback by default
+  const auto tok = out.find("/?token=", at);
+  ASSERT_NE(tok, std::string::npos) << out;  // the address printed carries the server's secret
+  const std::string token = out.substr(tok + 8, out.find_first_of(" \n", tok) - tok - 8);
+  EXPECT_EQ(token.size(), 32u) << token;
   auto curl = [&](const std::string& args) {
-    FILE* c = popen(("curl -s -w ' %{http_code}' " + args).c_str(), "r");
+    FILE* c = popen(("curl -s -H 'X-Tendyn-Token: " + token + "' -w ' %{http_code}' " + args).c_str(), "r");
     std::string body;
     std::array<char, 4096> buf{};
     while (std::fgets(buf.data(), buf.size(), c)) body += buf.data();
@@ -215,6 +222,8 @@ Reply http(int port, const std::string& method, const std::string& path, const s
 }
 
 std::string host_of(int port) { return "Host: 127.0.0.1:" + std::to_string(port) + "\r\n"; }
+/// Host and the server's token.
+std::string auth_of(const tendyn::test::ServeProcess& s) { return host_of(s.port) + "X-Tendyn-Token: " + s.token + "\r\n"; }
 
 long rss_kb(const std::string& pid) {
   std::ifstream in("/proc/" + pid + "/status");
@@ -238,7 +247,7 @@ TEST(ViewerCli, ServeRefusesForeignHostsOriginsContentTypesAndWrongTypes) {
   const std::string json_type = "Content-Type: application/json\r\n";
   EXPECT_EQ(http(port, "GET", "/api/health", host_of(port)).status, 200);
   // The page's own request: Origin = the studio's address.
-  const auto own = http(port, "POST", "/api/model", host_of(port) + json_type + "Origin: http://127.0.0.1:" + std::to_string(port) + "\r\n",
+  const auto own = http(port, "POST", "/api/model", auth_of(*s) + json_type + "Origin: http://127.0.0.1:" + std::to_string(port) + "\r\n",
                         "{\"yaml\": " + nlohmann::json(slurp(kModels + "prism3.yaml")).dump() + "}");
   EXPECT_EQ(own.status, 200) << own.body;
   // DNS rebinding: a foreign name for 127.0.0.1.
@@ -255,13 +264,13 @@ TEST(ViewerCli, ServeRefusesForeignHostsOriginsContentTypesAndWrongTypes) {
   r = http(port, "POST", "/api/run", host_of(port), run_body(""));
   EXPECT_EQ(r.status, 415) << r.body;
   // Wrong JSON types: 400 naming the field (before: 500).
-  r = http(port, "POST", "/api/run", host_of(port) + json_type, run_body(", \"mode\": 5"));
+  r = http(port, "POST", "/api/run", auth_of(*s) + json_type, run_body(", \"mode\": 5"));
   EXPECT_EQ(r.status, 400) << r.body;
   EXPECT_NE(r.body.find("request.mode: must be a string"), std::string::npos) << r.body;
-  r = http(port, "POST", "/api/run", host_of(port) + json_type, run_body(", \"duration_s\": 1e400"));
+  r = http(port, "POST", "/api/run", auth_of(*s) + json_type, run_body(", \"duration_s\": 1e400"));
   EXPECT_EQ(r.status, 400) << r.body;
   EXPECT_NE(r.body.find("request.duration_s: number outside the range of a double"), std::string::npos) << r.body;
-  r = http(port, "POST", "/api/model", host_of(port) + json_type, "{\"yaml\": " + nlohmann::json(slurp(kModels + "prism3.yaml")).dump() + ", \"edits\": [{\"op\": 1}]}");
+  r = http(port, "POST", "/api/model", auth_of(*s) + json_type, "{\"yaml\": " + nlohmann::json(slurp(kModels + "prism3.yaml")).dump() + ", \"edits\": [{\"op\": 1}]}");
   EXPECT_EQ(r.status, 400) << r.body;
   EXPECT_NE(r.body.find("edits[0].op: must be a string"), std::string::npos) << r.body;
 }
@@ -275,7 +284,7 @@ TEST(ViewerCli, ServeLimitsChunkedBodiesAndKeepsMemoryBounded) {
   // 2 MB in 64 KiB chunks (before: buffered whole, no limit).
   const int fd = connect_loopback(port);
   ASSERT_GE(fd, 0);
-  std::string head = "POST /api/run HTTP/1.1\r\n" + host_of(port) + "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n";
+  std::string head = "POST /api/run HTTP/1.1\r\n" + auth_of(*s) + "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n";
   (void)::send(fd, head.data(), head.size(), MSG_NOSIGNAL);
   const std::string chunk = "10000\r\n" + std::string(0x10000, 'a') + "\r\n";
   for (int k = 0; k < 32; ++k)
@@ -286,7 +295,7 @@ TEST(ViewerCli, ServeLimitsChunkedBodiesAndKeepsMemoryBounded) {
   EXPECT_EQ(r.status, 413) << r.headers;
   EXPECT_NE(r.body.find("request body too large (limit 1048576 bytes)"), std::string::npos) << r.body;
   // The same with a Content-Length.
-  const Reply c = http(port, "POST", "/api/run", host_of(port) + "Content-Type: application/json\r\n", std::string(2 << 20, ' '));
+  const Reply c = http(port, "POST", "/api/run", auth_of(*s) + "Content-Type: application/json\r\n", std::string(2 << 20, ' '));
   EXPECT_EQ(c.status, 413) << c.body;
   const long rss1 = rss_kb(s->pid);
   if (rss0 > 0 && rss1 > 0) {
@@ -328,9 +337,10 @@ TEST(ViewerCli, ServeAnswersWhileManyConnectionsIdleAndCapsThem) {
     EXPECT_EQ(closed, 40);
   }
   {
-    // The connection cap: the 5th connection is answered 503 at once; after the idle ones have
-    // been cut off (request timeout 1 s) the studio serves again.
-    const auto s = start_serve("serve_cap", "--max-connections 4 --request-timeout 1");
+    // The connection cap (--max-connections 4: 3 for one client): connections that wait for a
+    // request are closed to make room for a new one; 503 only when every connection of the client
+    // is inside a request (here: the live view's 1 s long polls).
+    const auto s = start_serve("serve_cap", "--max-connections 4 --request-timeout 5");
     ASSERT_GT(s->port, 0) << slurp(s->log);
     std::vector<int> idle;
     for (int k = 0; k < 4; ++k) {
@@ -338,13 +348,224 @@ TEST(ViewerCli, ServeAnswersWhileManyConnectionsIdleAndCapsThem) {
       ASSERT_GE(fd, 0);
       (void)::send(fd, "GET / HTTP/1.1\r\n", 16, MSG_NOSIGNAL);
       idle.push_back(fd);
+      ::usleep(20000);
+    }
+    ::usleep(200000);
+    const Reply served = http(s->port, "GET", "/api/health", host_of(s->port));
+    EXPECT_EQ(served.status, 200) << served.body;
+    int closed = 0;
+    for (int fd : idle) {
+      char b;
+      pollfd p{fd, POLLIN, 0};
+      if (::poll(&p, 1, 500) > 0 && ::recv(fd, &b, 1, MSG_DONTWAIT) <= 0) ++closed;
+      ::close(fd);
+    }
+    EXPECT_GE(closed, 1);  // the oldest waiting ones made room
+    std::vector<int> polls;
+    const std::string poll_req = "GET /live/state?session=0&after=0 HTTP/1.1\r\n" + auth_of(*s) + "\r\n";
+    for (int k = 0; k < 3; ++k) {
+      const int fd = connect_loopback(s->port);
+      ASSERT_GE(fd, 0);
+      (void)::send(fd, poll_req.data(), poll_req.size(), MSG_NOSIGNAL);
+      polls.push_back(fd);
     }
     ::usleep(200000);
     const Reply busy = http(s->port, "GET", "/api/health", host_of(s->port));
     EXPECT_EQ(busy.status, 503) << busy.body;
-    EXPECT_NE(busy.body.find("connections open"), std::string::npos) << busy.body;
-    ::usleep(1500000);
+    EXPECT_NE(busy.body.find("each inside a request"), std::string::npos) << busy.body;
+    for (int fd : polls) ::close(fd);
+    ::usleep(1200000);
     EXPECT_EQ(http(s->port, "GET", "/api/health", host_of(s->port)).status, 200);
-    for (int fd : idle) ::close(fd);
+  }
+}
+
+// One local user's 70 slow connections (headers never finished) do not lock out whole requests
+// (before: the 65th connection on got 503, and so did every normal request).
+TEST(ViewerCli, ServeAnswersWholeRequestsBesideSeventySlowConnections) {
+  if (!built_with_viewer()) GTEST_SKIP();
+  const auto s = start_serve("serve_slow70");
+  ASSERT_GT(s->port, 0) << slurp(s->log);
+  std::vector<int> slow;
+  const std::string partial = "GET /api/models HTTP/1.1\r\n" + host_of(s->port);
+  for (int k = 0; k < 70; ++k) {
+    const int fd = connect_loopback(s->port);
+    ASSERT_GE(fd, 0);
+    (void)::send(fd, partial.data(), partial.size(), MSG_NOSIGNAL);
+    slow.push_back(fd);
+  }
+  ::usleep(300000);
+  int ok = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int k = 0; k < 20; ++k) {
+    const Reply r = http(s->port, "GET", "/api/models", auth_of(*s));
+    ok += r.status == 200;
+    // a slow connection keeps trickling (one more header line each round)
+    (void)::send(slow[static_cast<std::size_t>(k)], "X-A: b\r\n", 8, MSG_NOSIGNAL);
+  }
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(ok, 20);
+  EXPECT_LT(took, 10.0);
+  for (int fd : slow) ::close(fd);
+}
+
+namespace {
+
+/// POST body on a fresh connection with the token and a page id (X-Tendyn-Client).
+Reply post_as(const tendyn::test::ServeProcess& s, const std::string& client, const std::string& path, const std::string& body) {
+  return http(s.port, "POST", path, auth_of(s) + "Content-Type: application/json\r\nX-Tendyn-Client: " + client + "\r\n", body);
+}
+
+std::string job_status(const tendyn::test::ServeProcess& s, const std::string& id) {
+  const Reply r = http(s.port, "GET", "/api/jobs/" + id, auth_of(s));
+  if (r.status != 200) return "HTTP " + std::to_string(r.status);
+  return nlohmann::json::parse(r.body)["status"].get<std::string>();
+}
+
+/// Polls the job until its status is not queued/running or `seconds` pass.
+std::string wait_job(const tendyn::test::ServeProcess& s, const std::string& id, double seconds) {
+  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  std::string st;
+  do {
+    st = job_status(s, id);
+    if (st != "queued" && st != "running") return st;
+    ::usleep(100000);
+  } while (std::chrono::steady_clock::now() < end);
+  return st;
+}
+
+}  // namespace
+
+// Two heavy runs of one client leave a slot for another client (before: 429 for 60 s); a queued
+// and a running run can be cancelled; run ids are unguessable.
+TEST(ViewerCli, ServeQueuesRunsFairlyAcrossClientsAndCancels) {
+  if (!built_with_viewer()) GTEST_SKIP();
+  const auto s = start_serve("serve_fair", "--max-jobs 2");
+  ASSERT_GT(s->port, 0) << slurp(s->log);
+  // planning 6 cables (729 rollouts a period) for 60 s: minutes of work
+  const std::string heavy = "{\"yaml\": " + nlohmann::json(slurp(kModels + "three_bar.yaml")).dump() +
+                            ", \"mode\": \"inverse\", \"duration_s\": 60, \"inverse\": {\"drive_cables\": [\"c1\", \"c2\", \"c3\", "
+                            "\"c4\", \"c5\", \"c6\"], \"period_s\": 0.1}}";
+  const Reply h1 = post_as(*s, "alice", "/api/run", heavy);
+  ASSERT_EQ(h1.status, 202) << h1.body;
+  const Reply h2 = post_as(*s, "alice", "/api/run", heavy);
+  ASSERT_EQ(h2.status, 202) << h2.body;
+  const auto j1 = nlohmann::json::parse(h1.body), j2 = nlohmann::json::parse(h2.body);
+  const std::string id1 = j1["job"], id2 = j2["job"];
+  EXPECT_EQ(id1.size(), 32u) << id1;  // 128 random bits, not a counter
+  EXPECT_NE(id1, id2);
+  EXPECT_EQ(j1["status"], "running");
+  EXPECT_EQ(j2["status"], "queued");  // the last slot is kept for another client
+  // another client runs at once and finishes
+  const Reply b = post_as(*s, "bob", "/api/run", run_body(", \"duration_s\": 0.3"));
+  ASSERT_EQ(b.status, 202) << b.body;
+  const std::string idb = nlohmann::json::parse(b.body)["job"];
+  EXPECT_EQ(wait_job(*s, idb, 30.0), "done");
+  EXPECT_EQ(job_status(*s, id2), "queued");
+  // cancel the queued run, then the running one
+  Reply c = post_as(*s, "alice", "/api/jobs/" + id2 + "/cancel", "{}");
+  EXPECT_EQ(c.status, 200) << c.body;
+  EXPECT_EQ(job_status(*s, id2), "cancelled");
+  c = post_as(*s, "alice", "/api/jobs/" + id1 + "/cancel", "{}");
+  EXPECT_EQ(c.status, 200) << c.body;
+  EXPECT_EQ(wait_job(*s, id1, 30.0), "cancelled");  // at the planner's next progress report
+  c = post_as(*s, "alice", "/api/jobs/" + id1 + "/cancel", "{}");
+  EXPECT_EQ(c.status, 409) << c.body;
+  EXPECT_EQ(post_as(*s, "alice", "/api/jobs/0123/cancel", "{}").status, 404);
+}
+
+// A per-server secret: the routes that run, read runs or feed the live view need the token.
+TEST(ViewerCli, ServeNeedsItsTokenForRunsJobsAndTheLiveView) {
+  if (!built_with_viewer()) GTEST_SKIP();
+  const auto s = start_serve("serve_token");
+  ASSERT_GT(s->port, 0) << slurp(s->log);
+  ASSERT_EQ(s->token.size(), 32u) << slurp(s->log);
+  const int port = s->port;
+  const std::string json_type = "Content-Type: application/json\r\n";
+  const Reply run = http(port, "POST", "/api/run", auth_of(*s) + json_type, run_body(", \"duration_s\": 0.1"));
+  ASSERT_EQ(run.status, 202) << run.body;
+  const std::string id = nlohmann::json::parse(run.body)["job"];
+  const std::string wrong = host_of(port) + "X-Tendyn-Token: " + std::string(32, '0') + "\r\n";
+  for (const auto& [method, path] : std::vector<std::pair<std::string, std::string>>{
+           {"GET", "/api/models"}, {"GET", "/api/jobs/" + id}, {"GET", "/api/jobs/" + id + "/run.csv"}, {"POST", "/api/run"},
+           {"GET", "/live/health"}, {"GET", "/live/state?session=0&after=0"}, {"POST", "/live/scene"}, {"POST", "/live/frame"}}) {
+    const std::string body = method == "POST" ? "{}" : "";
+    const Reply none = http(port, method, path, host_of(port) + (method == "POST" ? json_type : ""), body);
+    EXPECT_EQ(none.status, 403) << method << " " << path << ": " << none.body;
+    EXPECT_NE(none.body.find("no token"), std::string::npos) << none.body;
+    const Reply bad = http(port, method, path, wrong + (method == "POST" ? json_type : ""), body);
+    EXPECT_EQ(bad.status, 403) << method << " " << path << ": " << bad.body;
+    EXPECT_NE(bad.body.find("wrong token"), std::string::npos) << bad.body;
+  }
+  // the token as a query parameter (download links, the printed address)
+  EXPECT_EQ(http(port, "GET", "/api/jobs/" + id + "?token=" + s->token, host_of(port)).status, 200);
+  EXPECT_EQ(http(port, "GET", "/live/health?token=" + s->token, host_of(port)).status, 200);
+  // the pages and the health check are open (they hold nothing)
+  EXPECT_EQ(http(port, "GET", "/", host_of(port)).status, 200);
+  EXPECT_EQ(http(port, "GET", "/live", host_of(port)).status, 200);
+  EXPECT_EQ(http(port, "GET", "/api/health", host_of(port)).status, 200);
+  // the token file for programs of the same user: mode 0600
+  const std::string file = tendyn::viz::live_token_path(port);
+  if (!file.empty()) {
+    struct stat st {};
+    ASSERT_EQ(::stat(file.c_str(), &st), 0) << file;
+    EXPECT_EQ(st.st_mode & 0777, 0600u);
+    EXPECT_EQ(slurp(file), s->token + "\n");
+  }
+}
+
+// Duplicated Host/Origin headers are refused; pipelined requests are all answered; a
+// Content-Length above the limit is answered 413 at once (before: after the 10 s request timeout).
+TEST(ViewerCli, ServeRefusesDuplicateHeadersAnswersPipelinedRequestsAndHugeLengthsAtOnce) {
+  if (!built_with_viewer()) GTEST_SKIP();
+  const auto s = start_serve("serve_http");
+  ASSERT_GT(s->port, 0) << slurp(s->log);
+  const int port = s->port;
+  Reply r = http(port, "GET", "/api/models", auth_of(*s) + "Host: attacker.example\r\n");
+  EXPECT_EQ(r.status, 400) << r.body;
+  EXPECT_NE(r.body.find("the Host header is given 2 times"), std::string::npos) << r.body;
+  r = http(port, "POST", "/api/run",
+           auth_of(*s) + "Content-Type: application/json\r\nOrigin: http://127.0.0.1:" + std::to_string(port) + "\r\nOrigin: http://attacker.example\r\n",
+           run_body(""));
+  EXPECT_EQ(r.status, 400) << r.body;
+  EXPECT_NE(r.body.find("the Origin header is given 2 times"), std::string::npos) << r.body;
+  {
+    // two requests in one packet: both answered, in order
+    const int fd = connect_loopback(port);
+    ASSERT_GE(fd, 0);
+    const std::string two = "GET /api/health HTTP/1.1\r\n" + host_of(port) + "\r\nGET /api/models HTTP/1.1\r\n" + auth_of(*s) +
+                            "Connection: close\r\n\r\n";
+    const auto t0 = std::chrono::steady_clock::now();
+    (void)::send(fd, two.data(), two.size(), MSG_NOSIGNAL);
+    const Reply both = read_reply(fd, 4000);
+    const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    ::close(fd);
+    const std::string all = both.headers + "\r\n\r\n" + both.body;
+    EXPECT_EQ(both.status, 200) << all;
+    const auto second = all.find("HTTP/1.1 ", 9);
+    ASSERT_NE(second, std::string::npos) << all;
+    EXPECT_EQ(all.substr(second, 12), "HTTP/1.1 200") << all;
+    EXPECT_NE(all.find("\"models\""), std::string::npos) << all;
+    EXPECT_LT(took, 2.0);  // closed right after the second answer
+  }
+  {
+    // a body that can never arrive: 413 before reading it
+    const int fd = connect_loopback(port);
+    ASSERT_GE(fd, 0);
+    const std::string head = "POST /api/run HTTP/1.1\r\n" + auth_of(*s) + "Content-Type: application/json\r\nContent-Length: 100000000\r\n\r\n{";
+    const auto t0 = std::chrono::steady_clock::now();
+    (void)::send(fd, head.data(), head.size(), MSG_NOSIGNAL);
+    std::string in;
+    char buf[4096];
+    while (in.find("\r\n\r\n") == std::string::npos && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(12)) {
+      pollfd p{fd, POLLIN, 0};
+      if (::poll(&p, 1, 50) <= 0) continue;
+      const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+      if (n <= 0) break;
+      in.append(buf, static_cast<std::size_t>(n));
+    }
+    const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    ::close(fd);
+    EXPECT_EQ(in.substr(0, 12), "HTTP/1.1 413") << in;
+    EXPECT_LT(took, 1.0);
   }
 }

@@ -21,6 +21,7 @@ namespace tendyn::test {
 struct ServeProcess {
   std::string pid;
   int port = -1;  ///< -1: it printed no address within 10 s (see log)
+  std::string token;  ///< the server's secret (the token= of the printed address)
   std::filesystem::path log;
   ServeProcess() = default;
   ServeProcess(const ServeProcess&) = delete;
@@ -44,8 +45,11 @@ inline std::unique_ptr<ServeProcess> start_serve(const std::string& name, const 
   for (int i = 0; i < 100; ++i) {
     const std::string out = slurp(s->log);
     const auto at = out.find("http://127.0.0.1:");
-    if (at != std::string::npos) {
+    const auto tok = out.find("?token=", at == std::string::npos ? 0 : at);
+    const auto eol = tok == std::string::npos ? std::string::npos : out.find_first_of(" \n", tok);
+    if (at != std::string::npos && eol != std::string::npos) {
       s->port = std::stoi(out.substr(at + 17));
+      s->token = out.substr(tok + 7, eol - tok - 7);
       break;
     }
     ::usleep(100000);

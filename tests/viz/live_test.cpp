@@ -242,7 +242,7 @@ TEST(LiveClient, ClearErrorsWithoutAServer) {
   EXPECT_NE(msg.find("start one with `tendyn serve --port " + std::to_string(port) + "`"), std::string::npos) << msg;
   EXPECT_FALSE(c.connected());
   EXPECT_NE(test::error_of([&] { c.send_scene(Scene{}); }).find("send_scene before connect"), std::string::npos);
-  EXPECT_NE(test::error_of([] { LiveClient bad(LiveClientOptions{0.0, 1.0}); }).find("max_rate_hz must be > 0"), std::string::npos);
+  EXPECT_NE(test::error_of([] { LiveClient bad(LiveClientOptions{0.0, 1.0, {}}); }).find("max_rate_hz must be > 0"), std::string::npos);
 }
 
 }  // namespace

@@ -114,7 +114,7 @@ TEST(StudioCdpr, ModelEditsRoundTripAndRun) {
   Job cancelled;
   cancelled.cancel = true;
   run_job(parse_run_request(json{{"yaml", yaml}}.dump(), {}), cancelled);
-  EXPECT_EQ(cancelled.status, "error");
+  EXPECT_EQ(cancelled.status, "cancelled");
   EXPECT_NE(cancelled.error.find("cancelled"), std::string::npos) << cancelled.error;
   // the CSV of a CDPR run: tensions per cable, no energies
   EXPECT_EQ(run_csv(j1).rfind("t_s,com_x_m,com_y_m,com_z_m,c1.tension_N,c1.strain,", 0), 0u);

@@ -20,6 +20,11 @@
 
 #include "support/error_of.hpp"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 namespace tendyn::viz::studio {
 namespace {
 
@@ -89,7 +94,10 @@ TEST(Studio, BadEditsAndBadYamlGiveMessagesWithThePlace) {
                 .find("no cable 'nope'"),
             std::string::npos);
   EXPECT_NE(error_of([&] { edit_model(y, R"([{"op":"set","element":"cable","id":"side1","field":"stiffness_Npm","value":-1}])"); })
-                .find("after the edits"),
+                .find("edits[0]: cable 'side1' stiffness_Npm = -1: must be >= 0"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { edit_model(y, R"([{"op":"set","element":"rod","id":"I","field":"mass_kg","value":0}])"); })
+                .find("edits[0]: rod 'I' mass_kg = 0: must be > 0"),
             std::string::npos);
   EXPECT_NE(error_of([&] { edit_model(y, R"([{"op":"explode"}])"); }).find("edits[0].op"), std::string::npos);
   const std::string msg = error_of([&] { edit_model("tendyn: tensegrity\nname: x\nrods: [oops\n", ""); });
@@ -304,7 +312,7 @@ TEST(Studio, WallTimeLimitAndCancelEndTheJobWithAMessage) {
   Job cancelled;
   cancelled.cancel = true;
   run_job(r, cancelled);
-  EXPECT_EQ(cancelled.status, "error");
+  EXPECT_EQ(cancelled.status, "cancelled");
   EXPECT_NE(cancelled.error.find("cancelled"), std::string::npos);
 }
 
@@ -364,7 +372,7 @@ TEST(Studio, JobJsonKeepsItsKeyOrder) {
   failed.cancel = true;
   run_job(r, failed);
   const std::string e = job_json(failed, 3);
-  EXPECT_EQ(e.rfind("{\"status\":\"error\",\"progress\":0.0,\"frame_count\":1,\"error\":\"run cancelled\",\"from\":3,\"frames\":", 0), 0u) << e;
+  EXPECT_EQ(e.rfind("{\"status\":\"cancelled\",\"progress\":0.0,\"frame_count\":1,\"error\":\"run cancelled\",\"from\":3,\"frames\":", 0), 0u) << e;
 }
 
 
@@ -539,6 +547,73 @@ TEST(Studio, ModelKindTellsCdprFromTensegrity) {
   EXPECT_EQ(model_kind("name: x\n  kind: cdpr\n"), "tensegrity");  // not top level
 }
 
+
+// The table's values travel with the run: a value out of range refuses the run naming the
+// element and field; the model is never run with its previous value instead.
+TEST(Studio, RunRequestEditsApplyTheTableValuesAndRefuseInvalidOnes) {
+  const auto body = [](const json& edits) {
+    return json{{"yaml", default_yaml()}, {"duration_s", 0.1}, {"edits", edits}}.dump();
+  };
+  const auto ok = parse_run_request(body(json::array({{{"op", "set"}, {"element", "cable"}, {"id", "side1"}, {"field", "stiffness_Npm"}, {"value", 42.0}}})));
+  const auto& m = ok.file.model;
+  const auto k = static_cast<std::size_t>(std::find(m.cable_ids.begin(), m.cable_ids.end(), "side1") - m.cable_ids.begin());
+  EXPECT_DOUBLE_EQ(m.cables[k].stiffness_Npm, 42.0);
+  const std::string msg = error_of([&] {
+    parse_run_request(body(json::array({{{"op", "set"}, {"element", "cable"}, {"id", "side1"}, {"field", "stiffness_Npm"}, {"value", -5.0}}})));
+  });
+  EXPECT_NE(msg.find("request.edits[0]: cable 'side1' stiffness_Npm = -5: must be >= 0"), std::string::npos) << msg;
+  const std::string rod = error_of([&] {
+    parse_run_request(body(json::array({{{"op", "set"}, {"element", "rod"}, {"id", "I"}, {"field", "length_m"}, {"value", -0.3}}})));
+  });
+  EXPECT_NE(rod.find("request.edits[0]: rod 'I' length_m = -0.3: must be > 0"), std::string::npos) << rod;
+  EXPECT_NE(error_of([&] { parse_run_request(json{{"yaml", default_yaml()}, {"edits", 3}}.dump()); }).find("request.edits: must be an array"),
+            std::string::npos);
+}
+
+TEST(Studio, NextRunSharesTheSlotsFairly) {
+  // one client's second run waits while the last slot stays free for another client
+  EXPECT_EQ(next_run({{"a", 2}}, {{"a", 1}}, 1), -1);
+  EXPECT_EQ(next_run({{"a", 2}, {"b", 3}}, {{"a", 1}}, 1), 1);
+  // two free slots: a client with a run may take one
+  EXPECT_EQ(next_run({{"a", 2}}, {{"a", 1}}, 2), 0);
+  // the client with the fewest runs first, then the earliest
+  EXPECT_EQ(next_run({{"a", 5}, {"b", 7}, {"c", 6}}, {{"a", 2}, {"b", 1}}, 3), 2);
+  EXPECT_EQ(next_run({{"a", 5}, {"b", 4}}, {}, 2), 1);
+  EXPECT_EQ(next_run({{"a", 1}}, {}, 0), -1);
+  EXPECT_EQ(next_run({}, {}, 2), -1);
+}
+
+TEST(Studio, TokensAndRunIdsAreRandomAndComparedWhole) {
+  const std::string a = random_hex(16), b = random_hex(16);
+  EXPECT_EQ(a.size(), 32u);
+  EXPECT_EQ(a.find_first_not_of("0123456789abcdef"), std::string::npos) << a;
+  EXPECT_NE(a, b);
+  EXPECT_TRUE(token_matches(a, a));
+  EXPECT_FALSE(token_matches(b, a));
+  EXPECT_FALSE(token_matches(a.substr(0, 31), a));
+  EXPECT_FALSE(token_matches("", ""));  // no token never matches
+}
+
+TEST(Studio, PeerClientKeyNamesTheLocalUserOfALoopbackConnection) {
+  const int lfd = ::socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(lfd, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::bind(lfd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+  ASSERT_EQ(::listen(lfd, 4), 0);
+  socklen_t len = sizeof a;
+  ASSERT_EQ(::getsockname(lfd, reinterpret_cast<sockaddr*>(&a), &len), 0);
+  const int cfd = ::socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_EQ(::connect(cfd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+  const int sfd = ::accept(lfd, nullptr, nullptr);
+  ASSERT_GE(sfd, 0);
+  EXPECT_EQ(peer_client_key(sfd), "uid:" + std::to_string(::getuid()));
+  EXPECT_EQ(peer_client_key(lfd), "unknown");  // no peer
+  ::close(sfd);
+  ::close(cfd);
+  ::close(lfd);
+}
 
 }  // namespace
 }  // namespace tendyn::viz::studio

@@ -8,6 +8,8 @@ import { el } from './dom.js';
 
 const MAX_RATE_HZ = 30;
 const MAX_PAGE_FRAMES = 20000;  // beyond this the oldest half is let go (memory of a long session)
+/// The server's secret from the page's address (http://127.0.0.1:PORT/live?token=...), sent with every poll.
+const TOKEN = new URLSearchParams(location.search).get('token') || '';
 
 
 /// Frames [from, n) of the viewer's store, in scene.json's layout (for a reload).
@@ -85,7 +87,7 @@ export function startLive(root, { Viewer, hooks, showError, clearError }) {
   const poll = async () => {
     const started = performance.now();
     try {
-      const res = await fetch(`/live/state?session=${st.session}&after=${st.count}`);
+      const res = await fetch(`/live/state?session=${st.session}&after=${st.count}`, { headers: { 'X-Tendyn-Token': TOKEN } });
       const ans = await res.json();
       if (!res.ok) throw new Error(ans && ans.error ? ans.error : `HTTP ${res.status}`);
       handle(ans);

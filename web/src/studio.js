@@ -7,6 +7,12 @@ import { el } from './dom.js';
 
 const POLL_MS = 200;
 
+/// The server's secret, from the address `tendyn serve` printed (http://HOST:PORT/?token=...):
+/// sent with every API request (X-Tendyn-Token) and in download links (?token=).
+const TOKEN = typeof location !== 'undefined' ? new URLSearchParams(location.search).get('token') || '' : '';
+/// This page's id for the server's fair run queue (X-Tendyn-Client): one per tab.
+const CLIENT_ID = Math.random().toString(36).slice(2, 12) + Date.now().toString(36);
+
 
 export class ApiError extends Error {
   constructor(message, status) {
@@ -22,7 +28,7 @@ export async function api(method, path, body) {
   try {
     res = await fetch(path, {
       method,
-      headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
+      headers: { ...(body === undefined ? {} : { 'Content-Type': 'application/json' }), 'X-Tendyn-Token': TOKEN, 'X-Tendyn-Client': CLIENT_ID },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch (e) {
@@ -127,6 +133,8 @@ export function startStudio(root, { Viewer, hooks, showError, clearError }) {
     el('div', { class: 'st-row' }, [el('label', { text: 'speed [m/s]' }), cdprSpeed, el('label', { text: 'solver' }), cdprMethod]),
   ]);
   const runBtn = el('button', { id: 'run', type: 'button', class: 'st-btn', text: 'Run' });
+  const cancelBtn = el('button', { id: 'cancel-run', type: 'button', class: 'st-btn', text: 'Cancel', disabled: '', title: 'stop the queued or running run' });
+  const runBlocked = el('div', { id: 'run-blocked', class: 'st-cell-error', role: 'alert', hidden: '' });
   const status = el('span', { id: 'status', 'data-status': 'idle', text: 'idle' });
   const progress = el('progress', { id: 'progress', max: '1', value: '0' });
   const csvBtn = el('button', { id: 'download-csv', type: 'button', class: 'st-btn', text: 'Download CSV', disabled: '', title: 'the run: one line per frame, header with units' });
@@ -140,7 +148,8 @@ export function startStudio(root, { Viewer, hooks, showError, clearError }) {
     durationRow,
     el('div', { class: 'st-row' }, [el('label', { text: 'output every [s]' }), outInt]),
     fwdBox, invBox, cdprBox,
-    el('div', { class: 'st-row' }, [runBtn, status]),
+    el('div', { class: 'st-row' }, [runBtn, cancelBtn, status]),
+    runBlocked,
     progress,
     el('div', { class: 'st-row' }, [csvBtn, jsonBtn]),
     summary,
@@ -163,6 +172,39 @@ export function startStudio(root, { Viewer, hooks, showError, clearError }) {
     showError(e && e.message ? e.message : String(e));
   }
 
+  /// The reason the Run button did not run, shown next to it ('' hides it).
+  function runNote(text) {
+    runBlocked.textContent = text;
+    runBlocked.hidden = !text;
+  }
+
+  /// The model's table cells that hold a number.
+  const tableCells = () => [...tables.querySelectorAll('input[data-element][data-field]')];
+
+  /// Checks every table cell as its change handler does; the first invalid one's message, or ''.
+  function invalidCell() {
+    for (const inp of tableCells()) {
+      const v = Number(inp.value);
+      const bad = inp.value.trim() === '' || !Number.isFinite(v);
+      if (bad && !inp.classList.contains('st-invalid')) setCellError(inp, `${inp.dataset.element} ${inp.dataset.id}: ${inp.dataset.field}: must be a number`);
+      if (inp.classList.contains('st-invalid')) return { inp, msg: inp.title || `${inp.dataset.element} ${inp.dataset.id}: ${inp.dataset.field}: invalid` };
+    }
+    return null;
+  }
+
+  /// The cells whose value differs from the model's: sent with the run as edits (so the run uses
+  /// what the table shows, even before the server has answered the cell's own edit).
+  function cellEdits() {
+    const cells = [];
+    const edits = [];
+    for (const inp of tableCells()) {
+      if (inp.value === inp.dataset.orig) continue;
+      cells.push(inp);
+      edits.push({ op: 'set', element: inp.dataset.element, id: inp.dataset.id, field: inp.dataset.field, value: Number(inp.value) });
+    }
+    return { cells, edits };
+  }
+
   // ------------------------------------------------------------ model
   function cableOptions(select, selected) {
     select.innerHTML = '';
@@ -179,7 +221,9 @@ export function startStudio(root, { Viewer, hooks, showError, clearError }) {
   /// A number cell: checked here (a number, the field's range), then sent as a "set" edit; an
   /// error (here or from the server) is shown at the cell and the value stays for correction.
   function numInput(value, element, id, field, check = any) {
-    const inp = el('input', { type: 'number', step: 'any', 'data-field': field, value: value === undefined || value === null ? '' : String(value) });
+    const text = value === undefined || value === null ? '' : String(value);
+    const inp = el('input', { type: 'number', step: 'any', 'data-field': field, 'data-element': element, 'data-id': id, 'data-orig': text, value: text });
+    inp.addEventListener('input', () => runNote(''));
     inp.addEventListener('change', () => {
       const v = Number(inp.value);
       let why = '';
@@ -393,16 +437,18 @@ export function startStudio(root, { Viewer, hooks, showError, clearError }) {
     return pts;
   }
 
-  function runRequest() {
+  function runRequest(edits) {
     if (state.model && state.model.kind === 'cdpr') {
       return {
         yaml: yamlArea.value,
+        edits,
         output_interval_s: Number(outInt.value),
         cdpr: { path: parsePath(cdprPath.value, state.model.motion === 'planar' ? 2 : 3, 'platform path'), speed_mps: Number(cdprSpeed.value), method: cdprMethod.value },
       };
     }
     const req = {
       yaml: yamlArea.value,
+      edits,
       mode: modeSel.value,
       duration_s: Number(duration.value),
       output_interval_s: Number(outInt.value),
@@ -430,10 +476,20 @@ export function startStudio(root, { Viewer, hooks, showError, clearError }) {
 
   async function run() {
     clearError();
+    runNote('');
+    // an invalid cell blocks the run: it would otherwise run with the model's previous value
+    const bad = invalidCell();
+    if (bad) {
+      runNote(`not run: ${bad.msg} (fix the red cell)`);
+      setStatus('blocked', 'not run: invalid cell');
+      bad.inp.focus();
+      return;
+    }
     const token = ++state.runToken;
+    const pending = cellEdits();
     let req;
     try {
-      req = runRequest();
+      req = runRequest(pending.edits);
     } catch (e) {
       report(e);
       setStatus('error');
@@ -452,12 +508,20 @@ export function startStudio(root, { Viewer, hooks, showError, clearError }) {
       if (job === undefined || job === null) throw new Error('POST /api/run: no job id in the answer');
     } catch (e) {
       if (token === state.runToken) {
+        // a table value the server refused: shown at its cell and next to the Run button
+        const m = /request\.edits\[(\d+)\]/.exec(e.message || '');
+        const cell = m ? pending.cells[Number(m[1])] : null;
+        if (cell && cell.isConnected) {
+          setCellError(cell, e.message);
+          runNote(`not run: ${e.message}`);
+        }
         report(e);
         setStatus('error');
       }
       return;
     }
     state.jobId = String(job);
+    cancelBtn.disabled = false;
     viewer.clear();
     let from = 0;
     let meta = null;
@@ -502,6 +566,7 @@ export function startStudio(root, { Viewer, hooks, showError, clearError }) {
       }
       if (typeof r.progress === 'number') progress.value = Math.min(1, Math.max(0, r.progress));
       if (r.status === 'done') {
+        cancelBtn.disabled = true;
         progress.value = 1;
         if (r.summary) showSummary(r.summary);
         csvBtn.disabled = false;
@@ -511,15 +576,31 @@ export function startStudio(root, { Viewer, hooks, showError, clearError }) {
         return;
       }
       if (r.status === 'error') {
+        cancelBtn.disabled = true;
         report(new Error(r.error || 'the job failed'));
         setStatus('error');
         return;
       }
-      setStatus('running', `running ${Math.round(100 * (r.progress || 0))} %`);
+      if (r.status === 'cancelled') {
+        cancelBtn.disabled = true;
+        setStatus('cancelled');
+        return;
+      }
+      if (r.status === 'queued') setStatus('queued', 'queued: waiting for a free run slot');
+      else setStatus('running', `running ${Math.round(100 * (r.progress || 0))} %`);
       await sleep(POLL_MS);
     }
   }
   runBtn.addEventListener('click', run);
+  cancelBtn.addEventListener('click', async () => {
+    if (!state.jobId) return;
+    cancelBtn.disabled = true;
+    try {
+      await api('POST', `/api/jobs/${encodeURIComponent(state.jobId)}/cancel`, {});
+    } catch (e) {
+      report(e);
+    }
+  });
 
   function showSummary(s) {
     window.tendyn.summary = s;
@@ -541,7 +622,7 @@ export function startStudio(root, { Viewer, hooks, showError, clearError }) {
   function download(ext) {
     if (!state.jobId) return;
     const name = `${((state.model && state.model.name) || 'run').replace(/[^A-Za-z0-9_.-]+/g, '_')}-run-${state.jobId}.${ext}`;
-    const a = el('a', { href: `/api/jobs/${encodeURIComponent(state.jobId)}/run.${ext}`, download: name });
+    const a = el('a', { href: `/api/jobs/${encodeURIComponent(state.jobId)}/run.${ext}?token=${encodeURIComponent(TOKEN)}`, download: name });
     document.body.appendChild(a);
     a.click();
     setTimeout(() => a.remove(), 1000);

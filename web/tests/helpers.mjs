@@ -143,7 +143,8 @@ export function freePort() {
   });
 }
 
-/// Starts `$TENDYN_CLI serve --port N` and waits for /api/health. Returns {url, stop(), log()}.
+/// Starts `$TENDYN_CLI serve --port N` and waits for /api/health and the printed token.
+/// Returns {url, token, stop(), log()}; pages are opened at `${url}/?token=${token}`.
 export async function startServer() {
   const port = await freePort();
   const proc = spawn(CLI, ['serve', '--port', String(port), '--host', '127.0.0.1'], { cwd: SOURCE_DIR, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -160,11 +161,14 @@ export async function startServer() {
     if (!exited) proc.kill('SIGKILL');
   };
   const deadline = Date.now() + 30000;
+  let token = '';
   for (;;) {
     if (exited) throw new Error(`tendyn serve exited early:\n${out}`);
+    const m = /\?token=([0-9a-f]+)/.exec(out);  // the printed address carries the server's secret
+    if (m) token = m[1];
     try {
       const r = await fetch(`${url}/api/health`, { signal: AbortSignal.timeout(2000) });
-      if (r.ok) break;
+      if (r.ok && token) break;
     } catch {
       // not up yet
     }
@@ -174,7 +178,7 @@ export async function startServer() {
     }
     await new Promise((r) => setTimeout(r, 200));
   }
-  return { url, stop, log: () => out };
+  return { url, token, stop, log: () => out };
 }
 
 export function lastOf(a) {

@@ -76,7 +76,7 @@ describe('live view', () => {
     const errors = [];
     const page = await newPage(browser, errors);
     try {
-      await page.goto(`${server.url}/live`);
+      await page.goto(`${server.url}/live?token=${server.token}`);
       await page.waitForFunction(() => window.tendyn && window.tendyn.ready === true, null, { timeout: 30000 });
       const before = await page.evaluate(() => window.tendyn.live());
       assert.equal(before.frames, 0);

@@ -53,7 +53,7 @@ async function needBrowser(t) {
 
 async function openStudio(errors) {
   const page = await newPage(browser, errors);
-  await page.goto(`${server.url}/`);
+  await page.goto(`${server.url}/?token=${server.token || ''}`);
   await page.waitForFunction(() => window.tendyn && window.tendyn.ready === true, null, { timeout: 30000 });
   return page;
 }
@@ -117,6 +117,57 @@ describe('studio', () => {
     }
   });
 
+  // An invalid cell blocks the run (before: "done" with the model's previous value); the message
+  // is next to the Run button and at the cell; the corrected value is the one run.
+  test('an invalid table cell blocks the run and says why; the corrected value runs', { timeout: 240000 }, async (t) => {
+    if (!(await needBrowser(t))) return;
+    if (MOCK) return t.skip('needs tendyn serve (run edits)');
+    const errors = [];
+    const page = await openStudio(errors);
+    const runPosts = [];
+    page.on('request', (r) => {
+      if (r.method() === 'POST' && r.url().endsWith('/api/run')) runPosts.push(JSON.parse(r.postData()));
+    });
+    try {
+      await loadModel(page, 'prism3');
+      await page.fill('#duration', '0.2');
+      const cable = await page.$eval('tr[data-cable]', (tr) => tr.dataset.cable);
+      const input = `tr[data-cable="${cable}"] input[data-field="stiffness_Npm"]`;
+      await page.fill(input, '-5');
+      await page.locator(input).blur();
+      await page.waitForSelector(`tr[data-cable="${cable}"] .st-cell-error`);
+      await page.click('#run');
+      await page.waitForFunction(() => document.querySelector('#status').dataset.status === 'blocked', null, { timeout: 10000 });
+      assert.equal(await page.isVisible('#run-blocked'), true);
+      const why = await page.textContent('#run-blocked');
+      assert.match(why, new RegExp(`cable ${cable}: stiffness_Npm: must be >= 0`), why);
+      assert.match(await page.textContent(`tr[data-cable="${cable}"] .st-cell-error`), /must be >= 0/);
+      assert.equal(runPosts.length, 0, 'no run was started with the invalid cell');
+      // corrected: the run carries the new value and ends done
+      await page.fill(input, '20');
+      await page.locator(input).blur();
+      await runAndWait(page);
+      assert.equal(await page.isVisible('#run-blocked'), false);
+      assert.equal(runPosts.length, 1);
+      // the cable's stiffness in the canonical YAML: the first "stiffness:" after "- id: CABLE"
+      const yamlK = (y) => { const m = /stiffness: ([0-9.e+-]+)/.exec(y.split(`- id: ${cable}\n`)[1] || ''); return m ? Number(m[1]) : NaN; };
+      const sent = runPosts[0].edits.find((e) => e.id === cable && e.field === 'stiffness_Npm');
+      assert.ok(sent ? sent.value === 20 : yamlK(runPosts[0].yaml) === 20, JSON.stringify(runPosts[0].edits));
+      // the server refuses an invalid value itself, naming the element and field
+      const refused = await page.evaluate(async (c) => {
+        const yaml = document.querySelector('#yaml').value;
+        const r = await fetch('/api/run', { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Tendyn-Token': new URLSearchParams(location.search).get('token') },
+          body: JSON.stringify({ yaml, duration_s: 0.2, edits: [{ op: 'set', element: 'cable', id: c, field: 'stiffness_Npm', value: -5 }] }) });
+        return { status: r.status, body: await r.json() };
+      }, cable);
+      assert.equal(refused.status, 422);
+      assert.match(refused.body.error, new RegExp(`request\\.edits\\[0\\]: cable '${cable}' stiffness_Npm = -5: must be >= 0`));
+      assert.deepEqual(errors, []);
+    } finally {
+      await page.close();
+    }
+  });
+
   // Issue 17: a run in which a driven cable goes slack; the summary names the first slack cable
   // and its time, which the streamed scene confirms (its first zero-tension frame).
   test('summary names the first slack cable and its time (scene data agrees)', { timeout: 240000 }, async (t) => {
@@ -137,7 +188,7 @@ describe('studio', () => {
       const s = await page.evaluate(() => window.tendyn.summary);
       assert.ok(s && s.first_slack, `no first_slack in ${JSON.stringify(s)}`);
       // the scene: the first frame in which a cable's tension is 0
-      const job = await page.evaluate(async () => (await fetch(`/api/jobs/${window.tendyn.jobId()}?from=0`)).json());
+      const job = await page.evaluate(async () => (await fetch(`/api/jobs/${window.tendyn.jobId()}?from=0&token=${new URLSearchParams(location.search).get('token')}`)).json());
       const names = job.scene.cables.map((c) => c.name);
       // (several cables may be slack by that frame: the server's monitor, which sees every
       // integration step, tells which went first)
@@ -197,11 +248,11 @@ describe('studio', () => {
       await page.fill('#duration', '0.1');
       await runAndWait(page);
       assert.equal(sent.length, 1);
-      const check = await page.evaluate(async (yaml) => (await fetch('/api/model', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ yaml }) })).json(), sent[0].yaml);
+      const check = await page.evaluate(async (yaml) => (await fetch('/api/model', { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Tendyn-Token': new URLSearchParams(location.search).get('token') }, body: JSON.stringify({ yaml }) })).json(), sent[0].yaml);
       const n = check.model.node_positions.find((q) => q.id === node);
       assert.ok(Math.abs(n.x_m - x1) < 1e-9, `sent x = ${n.x_m}, edited ${x1}`);
       // the first frame of the run has the node there
-      const job = await page.evaluate(async () => (await fetch(`/api/jobs/${window.tendyn.jobId()}?from=0`)).json());
+      const job = await page.evaluate(async () => (await fetch(`/api/jobs/${window.tendyn.jobId()}?from=0&token=${new URLSearchParams(location.search).get('token')}`)).json());
       const p = job.scene.points.indexOf(node);
       assert.ok(Math.abs(job.frames.positions_m[0][3 * p] - x1) < 1e-6, `frame 0 x = ${job.frames.positions_m[0][3 * p]}`);
       // a rod mass <= 0 is refused at the cell, nothing is sent, the model stays
@@ -246,7 +297,7 @@ describe('studio', () => {
       await page.fill('#output-interval', '0.01');
       assert.equal(await page.isDisabled('#download-csv'), true);
       await runAndWait(page);
-      const job = await page.evaluate(async () => (await fetch(`/api/jobs/${window.tendyn.jobId()}?from=0`)).json());
+      const job = await page.evaluate(async () => (await fetch(`/api/jobs/${window.tendyn.jobId()}?from=0&token=${new URLSearchParams(location.search).get('token')}`)).json());
       const get = async (button) => {
         const [dl] = await Promise.all([page.waitForEvent('download'), page.click(button)]);
         const file = path.join(dir, dl.suggestedFilename());
@@ -329,7 +380,7 @@ describe('studio', () => {
       assert.match(await page.textContent('#summary-verdict'), /all \d+ poses solved/);
       assert.match(await page.textContent('#summary-tension'), /highest c\d [0-9.e]+ N at [0-9.]+ s/);
       // the scene's last frame: the platform point P at the path's end
-      const job = await page.evaluate(async () => (await fetch(`/api/jobs/${window.tendyn.jobId()}?from=0`)).json());
+      const job = await page.evaluate(async () => (await fetch(`/api/jobs/${window.tendyn.jobId()}?from=0&token=${new URLSearchParams(location.search).get('token')}`)).json());
       const P = job.scene.points.indexOf('P');
       const last = job.frames.positions_m[job.frames.positions_m.length - 1];
       const end = sent[0].cdpr.path[sent[0].cdpr.path.length - 1];
@@ -368,7 +419,7 @@ describe('studio', () => {
     const body = JSON.stringify({ yaml: `# ${'x'.repeat(2 * 1024 * 1024)}\n`, mode: 'forward', duration_s: 1, output_interval_s: 0.01 });
     let res;
     try {
-      res = await fetch(`${server.url}/api/run`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body, signal: AbortSignal.timeout(30000) });
+      res = await fetch(`${server.url}/api/run`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Tendyn-Token': server.token || '' }, body, signal: AbortSignal.timeout(30000) });
     } catch (e) {
       assert.fail(`POST /api/run with 2 MB failed without an HTTP answer: ${e.cause ? e.cause.code || e.cause.message : e.message}`);
     }

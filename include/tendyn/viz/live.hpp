@@ -124,7 +124,19 @@ class LiveStore {
 struct LiveClientOptions {
   double max_rate_hz = 30.0;  ///< frames posted per second at most (> 0); frames given faster are replaced by newer ones
   double timeout_s = 2.0;     ///< connect / read / write timeout of one request [s] (> 0)
+  /// The server's secret (the `token=` of the address `tendyn serve` prints). "": the environment
+  /// variable TENDYN_SERVE_TOKEN, else the token file the server wrote (live_token_path(port)).
+  std::string token;
 };
+
+/// The file in which `tendyn serve` on `port` keeps its secret token for programs of the same
+/// user (mode 0600, in a directory of mode 0700): $XDG_RUNTIME_DIR/tendyn/serve-PORT.token, else
+/// $HOME/.cache/tendyn/serve-PORT.token; "" when neither variable is set.
+std::string live_token_path(int port);
+
+/// The token a client uses for the server on `port`: `given` when not empty, else
+/// $TENDYN_SERVE_TOKEN, else the first line of live_token_path(port); "" when none is found.
+std::string find_serve_token(int port, const std::string& given = "");
 
 /// What a LiveClient did so far.
 struct LiveStats {
@@ -158,12 +170,13 @@ class LiveClient {
 
   /// Checks the server (GET /live/health) and starts the sending thread. host: 127.0.0.1,
   /// localhost or ::1 (anything else: tendyn::Error, the live view is loopback only); port in
-  /// 1..65535. Throws tendyn::Error "live view: no tendyn serve at http://HOST:PORT (reason);
+  /// 1..65535. Every request carries the server's token (find_serve_token(port, options.token));
+  /// a missing or wrong one: tendyn::Error naming TENDYN_SERVE_TOKEN and the token file. Throws tendyn::Error "live view: no tendyn serve at http://HOST:PORT (reason);
   /// start one with `tendyn serve --port PORT`" when nothing answers, or naming the answer when
   /// it is not a tendyn serve with the live view. Cost: one request.
   void connect(const std::string& host = "127.0.0.1", int port = 8787);
   [[nodiscard]] bool connected() const;
-  /// http://HOST:PORT/live, the page to open ("" before connect).
+  /// http://HOST:PORT/live?token=TOKEN, the page to open ("" before connect).
   [[nodiscard]] std::string page_url() const;
 
   /// Starts a session with this scene (its frames are not sent). Synchronous, one request;

@@ -12,10 +12,12 @@
 #include <tendyn/viz/scene.hpp>
 
 #include <atomic>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace tendyn::viz::studio {
 
@@ -38,7 +40,10 @@ struct Limits {
   int max_frames = 10000;                ///< duration / output interval
   double max_wall_s = 60.0;              ///< wall time of one job [s]; the job then ends with an error
   int max_drive_cables = 6;              ///< inverse mode: 3^6 = 729 rollouts per period
-  int max_connections = 64;              ///< open connections; more are closed at once (HTTP 503)
+  int max_connections = 64;              ///< open connections; when full, the oldest connection waiting for a
+                                         ///< request (idle, or slow to send its headers) of the client with the
+                                         ///< most connections is closed for the new one; none: HTTP 503
+  int max_connections_per_client = 48;   ///< open connections of one client (peer_client_key)
   double request_timeout_s = 10.0;       ///< wall time to receive one request (headers and body)
   double keep_alive_timeout_s = 5.0;     ///< an idle connection is closed after this
 };
@@ -66,6 +71,33 @@ struct HeaderVerdict {
 HeaderVerdict check_request_headers(std::string_view method, const std::string* host,
                                     const std::string* origin, const std::string* content_type,
                                     const Listen& listen);
+
+/// Who is at the other end of a connected TCP socket `fd`, for the server's per-client limits:
+/// "uid:N" for a connection from this machine (N: the user owning the peer's socket, read from
+/// /proc/net/tcp or tcp6), else "ip:ADDRESS" ("unknown" when the socket has no peer). Two users
+/// of one machine are two clients; the programs of one user are one client. Cost: one read of
+/// the kernel's socket table, O(open TCP sockets).
+std::string peer_client_key(int fd);
+
+/// `bytes` random bytes from the system's generator (std::random_device) as lower-case hex
+/// (2 * bytes characters): the server's token (16 bytes) and run ids.
+std::string random_hex(int bytes);
+
+/// True when `presented` equals the non-empty `token`; the time taken does not depend on where
+/// they differ.
+bool token_matches(std::string_view presented, std::string_view token);
+
+/// A run waiting in the server's queue: its client and its order of arrival.
+struct QueuedRun {
+  std::string client;
+  long seq = 0;
+};
+/// The fair share of the run slots: the index in `queued` of the run to start next, or -1. Among
+/// the queued runs, the one whose client has the fewest runs running (`running`: client -> count;
+/// absent: 0), then the earliest (lowest seq); a client that already runs something may not take
+/// the last free slot (it stays for a client with nothing running, so one client's heavy runs
+/// never lock the others out). -1 when free_slots <= 0 or no queued run may start. O(queued).
+int next_run(const std::vector<QueuedRun>& queued, const std::map<std::string, int>& running, int free_slots);
 
 /// MODEL JSON of a tensegrity model: {"kind": "tensegrity", "name", "nodes": [ids],
 /// "node_positions": [{id, x_m, y_m, z_m, fixed}] (initial positions; fixed = world anchor),
@@ -113,6 +145,10 @@ struct RunRequest {
 /// points of the platform reference point; default: the model's default_path_m), "speed_mps"
 /// (default 0.2), "method" (a tension solver of cdpr/tension.hpp, default "exact")} and
 /// "output_interval_s"; the duration is the path length / speed (checked against the limits).
+/// "edits" (optional, both kinds): edits of edit_model applied to the model before the run (the
+/// page sends its table cells this way); a value out of its field's range is refused with the
+/// element, id and field named ("request.edits[0]: cable 'side1' stiffness_Npm = -5: must be
+/// >= 0"), never replaced by the model's previous value.
 RunRequest parse_run_request(std::string_view body, const Limits& limits = {});
 
 /// One run, shared between the thread that runs it and the server that reports it. Lock `mutex`
@@ -120,7 +156,7 @@ RunRequest parse_run_request(std::string_view body, const Limits& limits = {});
 struct Job {
   std::mutex mutex;
   Scene scene;                 ///< fixed part set before status becomes "running"
-  std::string status = "queued";  ///< queued | running | done | error
+  std::string status = "queued";  ///< queued | running | done | error | cancelled
   double progress = 0.0;       ///< 0..1
   std::string error;           ///< when status is "error"
   /// when done: the run summary (docs/VIEWER.md, "Run summary"): mode, duration_s, frames,
@@ -132,7 +168,8 @@ struct Job {
 
 /// Runs the request into `job` (blocking; never throws: failures become status "error" with the
 /// message). Frames are appended under the job's mutex as they are computed; the run stops with
-/// an error when `limits.max_wall_s` passes or `job.cancel` is set.
+/// status "error" when `limits.max_wall_s` passes, "cancelled" (error "run cancelled") when
+/// `job.cancel` is set.
 void run_job(const RunRequest& request, Job& job, const Limits& limits = {});
 
 /// The run as CSV (io/csv.hpp, numbers %.9g): a header line with units, then one line per frame:

@@ -24,7 +24,10 @@ void expose_live(py::module_& m) {
   py::class_<LiveClientOptions> o(m, "LiveClientOptions", "Options of a LiveClient.");
   o.def_readwrite("max_rate_hz", &LiveClientOptions::max_rate_hz,
                   "frames posted per second at most (> 0); frames given faster are replaced by newer ones [1/s]")
-      .def_readwrite("timeout_s", &LiveClientOptions::timeout_s, "connect / read / write timeout of one request [s]");
+      .def_readwrite("timeout_s", &LiveClientOptions::timeout_s, "connect / read / write timeout of one request [s]")
+      .def_readwrite("token", &LiveClientOptions::token,
+                     "the server's secret (the token= of the address tendyn serve prints); '': $TENDYN_SERVE_TOKEN, else the\n"
+                     "token file the server wrote for its user");
   def_kw_init(o);
 
   py::class_<LiveStats>(m, "LiveStats", "What a LiveClient did so far.")
@@ -48,7 +51,7 @@ void expose_live(py::module_& m) {
            "Raises tendyn.Error when no tendyn serve answers there, or the host is not a loopback address.",
            py::call_guard<py::gil_scoped_release>())
       .def_property_readonly("connected", &LiveClient::connected)
-      .def_property_readonly("page_url", &LiveClient::page_url, "http://HOST:PORT/live ('' before connect)")
+      .def_property_readonly("page_url", &LiveClient::page_url, "http://HOST:PORT/live?token=TOKEN ('' before connect)")
       .def("send_scene", py::overload_cast<const ts::Model&>(&LiveClient::send_scene), py::arg("model"),
            "Start a session with the model's scene (nodes, rods, cables, ground). Raises tendyn.Error with the server's message.",
            py::call_guard<py::gil_scoped_release>())
