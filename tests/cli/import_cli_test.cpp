@@ -3,6 +3,10 @@
 
 #include "support/cli_run.hpp"
 
+#include <tendyn/tensegrity/dynamics.hpp>
+#include <tendyn/tensegrity/mjcf_import.hpp>
+#include <tendyn/tensegrity/model_io.hpp>
+
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -37,14 +41,25 @@ TEST(ImportCli, ExportedModelImportsToYamlThatValidates) {
   EXPECT_HAS(v.out, "3 rods");
 }
 
-// Body geometry (off-axis sites, end-caps, composite inertia) has no YAML form yet: refused,
-// nothing written.
-TEST(ImportCli, ModelWithBodyGeometryIsRefusedWithoutWritingAnything) {
+// Body geometry (off-axis sites, end-caps, composite inertia) goes into model.yaml with the keys of
+// "Real rods", and the written model is the same robot: the sites at the same places.
+TEST(ImportCli, ModelWithBodyGeometryIsWrittenWithItsGeometry) {
   const auto d = fresh_dir("import_geometry");
   const auto r = run("import " + kMjcf + "three_bar_global.xml -o " + (d / "out").string());
-  EXPECT_EQ(r.code, 2) << r.out;
-  EXPECT_HAS(r.out, "the YAML model format cannot hold yet; nothing written");
-  EXPECT_FALSE(fs::exists(d / "out" / "model.yaml"));
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_HAS(r.out, "keep a full inertia tensor");
+  ASSERT_TRUE(fs::exists(d / "out" / "model.yaml"));
+  const auto a = tendyn::tensegrity::load_mjcf_file(kMjcf + "three_bar_global.xml").model;
+  const auto b = tendyn::tensegrity::load_model_file((d / "out" / "model.yaml").string()).model;
+  ASSERT_EQ(a.nnode(), b.nnode());
+  const Eigen::MatrixX3d pa = tendyn::tensegrity::node_positions(a, a.initial_state);
+  const Eigen::MatrixX3d pb = tendyn::tensegrity::node_positions(b, b.initial_state);
+  EXPECT_LT((pa - pb).cwiseAbs().maxCoeff(), 1e-9);
+  for (int j = 0; j < a.nrod(); ++j) {
+    EXPECT_NEAR(a.rods[static_cast<std::size_t>(j)].mass_kg, b.rods[static_cast<std::size_t>(j)].mass_kg, 1e-12);
+    EXPECT_LT((a.initial_state.p_WC(j) - b.initial_state.p_WC(j)).norm(), 1e-9);
+    EXPECT_LT((a.initial_state.w_W(j) - b.initial_state.w_W(j)).norm(), 1e-9);
+  }
 }
 
 TEST(ImportCli, ValidateReadsMjcfByExtension) {

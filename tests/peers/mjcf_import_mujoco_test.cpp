@@ -253,9 +253,8 @@ TEST(MjcfImportMujoco, ExportedModelMatchesMujoco) {
 }
 
 // Cross-engine motion: tendyn on the imported file against MuJoCo's trajectory (RK4, 0.1 ms,
-// 2 s, no gravity, no contact): every site within 1 mm. DISABLED_: the tendyn kernel does not
-// use Rod::general_inertia and body points yet (it simulates the imported rods as ideal rods);
-// enable these once it does.
+// 2 s, no gravity, no contact): every site within 1 mm (the rods have a full inertia tensor and
+// off-axis sites: the kernel's general-body path).
 namespace {
 void compare_motion(const std::string& stem) {
   const ts::ModelFile f = ts::load_mjcf_file(kData + stem + ".xml");
@@ -306,6 +305,6 @@ void compare_motion(const std::string& stem) {
 }
 }  // namespace
 
-TEST(MjcfImportMujoco, DISABLED_ThreeBarGlobalFollowsMujoco) { compare_motion("three_bar_global"); }
-TEST(MjcfImportMujoco, DISABLED_SixBarFollowsMujoco) { compare_motion("six_bar"); }
-TEST(MjcfImportMujoco, DISABLED_DefaultsIncludeFollowsMujoco) { compare_motion("defaults_include"); }
+TEST(MjcfImportMujoco, ThreeBarGlobalFollowsMujoco) { compare_motion("three_bar_global"); }
+TEST(MjcfImportMujoco, SixBarFollowsMujoco) { compare_motion("six_bar"); }
+TEST(MjcfImportMujoco, DefaultsIncludeFollowsMujoco) { compare_motion("defaults_include"); }

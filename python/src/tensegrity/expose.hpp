@@ -28,7 +28,12 @@ using namespace tendyn::tensegrity;  // the binding files name the bound types a
 // function checks them first and raises tendyn.Error (a ValueError) naming the function and the
 // argument instead of reading out of bounds. O(1) per state and data (O(N) for a batch).
 
-/// `state` must have 13 * nrod entries: tendyn::Error "<fn>(<arg>): the state has N entries, the
+/// "13 * nrod = N" (or "13 * nrod + 3 * nwinch = N" for a model with winches): a state's size in messages.
+inline std::string state_size_text(const Model& model) {
+  return (model.winches.empty() ? "13 * nrod = " : "13 * nrod + 3 * nwinch = ") + std::to_string(model.nx());
+}
+
+/// `state` must have 13 * nrod (+ 3 * nwinch) entries: tendyn::Error "<fn>(<arg>): the state has N entries, the
 /// model needs 13 * nrod = M" otherwise.
 inline void check_state_arg(const Model& model, const State& state, const char* fn, const char* arg = "state") {
   check_state_size(model, state, std::string(fn) + "(" + arg + ")");
@@ -38,7 +43,7 @@ inline void check_state_arg(const Model& model, const State& state, const char* 
 inline bool data_fits(const Model& model, const Data& data) {
   const Eigen::Index nr = model.nrod(), nn = model.nnode(), nc = model.ncable();
   return data.e_W_rod.cols() == nr && data.f_W_rod.cols() == nr && data.tau_W_rod.cols() == nr &&
-         data.xdot.size() == State::kStride * nr && data.p_W_node.cols() == nn && data.v_W_node.cols() == nn &&
+         data.xdot.size() == model.nx() && data.p_W_node.cols() == nn && data.v_W_node.cols() == nn &&
          data.f_W_node.cols() == nn && static_cast<Eigen::Index>(data.f_W_ext_node.size()) == nn &&
          data.cable_rest_length_m.size() == nc && data.cable_length_m.size() == nc && data.cable_rate_mps.size() == nc &&
          data.cable_tension_N.size() == nc && static_cast<Eigen::Index>(data.cable_slack.size()) == nc &&
@@ -63,10 +68,10 @@ inline void check_batch_arg(const Model& model, const Batch& batch, const char* 
   if (batch.datas.size() != n || batch.error.size() != n || batch.error_time_s.size() != n)
     throw tendyn::Error(where + ": states, datas and errors differ in count (make the batch with make_batch)");
   for (std::size_t r = 0; r < n; ++r) {
-    if (batch.states[r].x.size() != State::kStride * model.nrod() || !data_fits(model, batch.datas[r]))
+    if (batch.states[r].x.size() != model.nx() || !data_fits(model, batch.datas[r]))
       throw tendyn::Error(where + ": the batch was made for another model (robot " + std::to_string(r) + " has a state of " +
-                          std::to_string(batch.states[r].x.size()) + " entries, the model needs 13 * nrod = " +
-                          std::to_string(State::kStride * model.nrod()) + ", or data of other sizes): use make_batch(model, ...)");
+                          std::to_string(batch.states[r].x.size()) + " entries, the model needs " + state_size_text(model) +
+                          ", or data of other sizes): use make_batch(model, ...)");
   }
 }
 

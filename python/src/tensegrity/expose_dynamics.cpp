@@ -18,9 +18,8 @@ namespace tendyn::python::tensegrity_bind {
 namespace {
 
 State make_state(const Model& model, const Eigen::VectorXd& x, double time_s) {
-  if (x.size() != State::kStride * model.nrod())
-    throw tendyn::Error("energies(x): the state vector has " + std::to_string(x.size()) + " entries, the model needs 13 * nrod = " +
-                        std::to_string(State::kStride * model.nrod()));
+  if (x.size() != model.nx())
+    throw tendyn::Error("energies(x): the state vector has " + std::to_string(x.size()) + " entries, the model needs " + state_size_text(model));
   State s;
   s.time_s = time_s;
   s.x = x;

@@ -201,8 +201,8 @@ void expose_model(py::module_& m) {
                     "(nnode x 3) constant external force on each node [N] (a copy; assign to change)")
       .def_property("initial_state", [](const Model& mo) { return mo.initial_state; },
                     [](Model& mo, const State& s) {
-                      if (s.x.size() != State::kStride * mo.nrod())
-                        throw py::value_error("Model.initial_state: expected x of shape (" + std::to_string(State::kStride * mo.nrod()) +
+                      if (s.x.size() != mo.nx())
+                        throw py::value_error("Model.initial_state: expected x of shape (" + std::to_string(mo.nx()) +
                                               ",) (13 per rod, " + std::to_string(mo.nrod()) + " rods), got (" +
                                               std::to_string(s.x.size()) + ",)");
                       mo.initial_state = s;

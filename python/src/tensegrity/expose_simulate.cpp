@@ -136,7 +136,7 @@ py::dict run_simulate(const Model& mo, SimulationOptions opt, const std::optiona
     for (int j = 0; j < 3; ++j) cv(i, j) = rec.com_m[k][j];
   }
   out["time"] = t;
-  out["states"] = stack(rec.x, State::kStride * mo.nrod());
+  out["states"] = stack(rec.x, mo.nx());
   out["node_positions"] = stack_points(rec.p_W_node, mo.nnode());
   out["strains"] = stack(rec.strain, mo.ncable());
   out["tensions"] = stack(rec.tension_N, mo.ncable());
@@ -191,9 +191,8 @@ void expose_simulate(py::module_& m) {
 
   m.def("step", [](const Model& mo, Data& d, State& s, double dt_s, py::handle integrator, const std::optional<Tolerance>& tolerance,
                    bool locate_slack_events, const std::optional<double>& t_end_s) {
-          if (s.x.size() != State::kStride * mo.nrod())
-            throw py::value_error("step: the state has " + std::to_string(s.x.size()) + " entries, the model needs 13 * nrod = " +
-                                  std::to_string(State::kStride * mo.nrod()));
+          if (s.x.size() != mo.nx())
+            throw py::value_error("step: the state has " + std::to_string(s.x.size()) + " entries, the model needs " + state_size_text(mo));
           if (!data_fits(mo, d)) throw py::value_error("step: the data was not made for this model (use make_data(model))");
           StepOptions o;
           o.integrator = integrator_arg(integrator);
