@@ -7,4 +7,5 @@ list(APPEND TENDYN_SOURCES
   io/yaml_util.cpp
   io/markup.cpp
   io/csv.cpp
+  io/xml_lite.cpp
 )

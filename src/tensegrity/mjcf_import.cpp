@@ -19,13 +19,13 @@
 #include <optional>
 #include <sstream>
 
-#include "../tree/xml_lite.hpp"
+#include "io/xml_lite.hpp"
 
 namespace tendyn::tensegrity {
 
 namespace {
 
-namespace xml = tendyn::tree::xml;
+namespace xml = tendyn::io::xml;
 namespace fs = std::filesystem;
 using Eigen::Matrix3d;
 using Eigen::Quaterniond;

@@ -13,9 +13,10 @@
 #include <set>
 #include <sstream>
 
-#include "xml_lite.hpp"
+#include "io/xml_lite.hpp"
 
 namespace tendyn::tree {
+namespace xml = io::xml;
 
 namespace {
 

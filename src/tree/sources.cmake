@@ -3,7 +3,6 @@ list(APPEND TENDYN_SOURCES
   tree/model.cpp
   tree/algorithms.cpp
   tree/block.cpp
-  tree/xml_lite.cpp
   tree/model_io.cpp
   tree/simulate.cpp
   tree/identify.cpp

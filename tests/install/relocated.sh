@@ -81,7 +81,9 @@ if [[ "$viewer" == ON ]]; then
   serve_pid=$!
   url=""
   for _ in $(seq 100); do
-    url=$(sed -n 's|^tendyn studio: \(http://[^ ]*/\) .*|\1|p' "$tmp/serve.log")
+    line=$(sed -n 's|^tendyn studio: \(http://[^ ]*\) .*|\1|p' "$tmp/serve.log")  # http://HOST:PORT/?token=T
+    url="${line%%\?*}"
+    token="${line##*token=}"
     [[ -n "$url" ]] && break
     kill -0 "$serve_pid" 2>/dev/null || { cat "$tmp/serve.log"; fail "serve exited"; }
     sleep 0.1
@@ -94,7 +96,7 @@ if [[ "$viewer" == ON ]]; then
     sleep 0.1
   done
   [[ "$health" == *'"ok":true'* ]] || fail "health: '$health'"
-  curl -sf "${url}api/models" | grep -q '"three_bar"' || fail "studio lists no shipped model"
+  curl -sf -H "X-Tendyn-Token: $token" "${url}api/models" | grep -q '"three_bar"' || fail "studio lists no shipped model"
   kill "$serve_pid"
   wait "$serve_pid" || fail "serve did not stop cleanly on SIGTERM"
   serve_pid=""

@@ -5,4 +5,5 @@ list(APPEND TENDYN_TESTS_io
   io/csv_test.cpp
   io/markup_test.cpp
   io/yaml_util_test.cpp
+  io/xml_lite_test.cpp
 )

@@ -8,6 +8,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
 #include "peers/mujoco_support.hpp"
 #include "support/peer_models.hpp"
 
@@ -24,7 +28,7 @@ tt::Model off_axis_prism() {
   for (int j = 0; j < m.nrod(); ++j) {
     tt::Rod& r = m.rods[static_cast<std::size_t>(j)];
     r.general_inertia = true;
-    r.inertia_B_kgm2 << 0.0081, 0.0004, -0.0002, 0.0004, 0.0079, 0.0003, -0.0002, 0.0003, 0.0009;
+    r.inertia_B_kgm2 << 0.0080, 0.0004, -0.0002, 0.0004, 0.0068, 0.0003, -0.0002, 0.0003, 0.0018;
     for (int e = 0; e < 2; ++e)
       m.nodes[static_cast<std::size_t>(r.node[e])].p_B_m = Eigen::Vector3d(-0.012, 0.004, (e == 0 ? -0.5 : 0.5) * r.length_m);
   }
@@ -67,7 +71,7 @@ tt::Model off_axis_prism() {
 
 TEST(MujocoBodyGeometry, OffAxisPointsAndFullInertiaFollowMujoco) {
   const tt::Model model = off_axis_prism();
-  constexpr double h = 1e-4;
+  const double h = std::getenv("TENDYN_H") ? std::atof(std::getenv("TENDYN_H")) : 1e-4;
   tt::MjcfOptions o;
   o.timestep_s = h;
   std::string err;
@@ -85,10 +89,11 @@ TEST(MujocoBodyGeometry, OffAxisPointsAndFullInertiaFollowMujoco) {
   so.locate_slack_events = false;
   const Eigen::MatrixX3d p0 = tt::node_positions(model, model.initial_state);
   double worst = 0.0, moved = 0.0;
-  for (int k = 1; k <= 20000; ++k) {  // 2 s
+  const int n = static_cast<int>(std::lround(2.0 / h)), every = static_cast<int>(std::lround(0.01 / h));
+  for (int k = 1; k <= n; ++k) {  // 2 s
     tt::step(model, td, s, h, so);
     mj_step(m.get(), d.get());
-    if (k % 100 != 0) continue;
+    if (k % every != 0) continue;
     mj_kinematics(m.get(), d.get());
     tt::forward_kinematics(model, s, td);
     for (int i = 0; i < model.nnode(); ++i) {
@@ -99,6 +104,9 @@ TEST(MujocoBodyGeometry, OffAxisPointsAndFullInertiaFollowMujoco) {
     }
   }
   EXPECT_GT(moved, 0.05);      // a real motion, not a standstill
-  EXPECT_LT(worst, 1e-6);      // the issue asks 1 mm; the two engines agree far closer
-  RecordProperty("max_site_distance_m", std::to_string(worst));
+  // the issue asks 1 mm; the engines agree far closer (measured 1e-7 m here). With two nearly equal
+  // principal moments MuJoCo's own principal axes of `fullinertia` are off by ~1e-6 rad (its
+  // eigen-solver), which alone moved sites by 7.7e-5 m in 2 s: the tensor here keeps them apart.
+  EXPECT_LT(worst, 1e-6);
+  std::printf("largest site distance over 2 s: %.3g m\n", worst);
 }

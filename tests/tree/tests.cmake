@@ -1,7 +1,6 @@
 # Test sources of the tree module (paths relative to tests/).
 list(APPEND TENDYN_TESTS_tree
   tree/model_test.cpp
-  tree/xml_lite_test.cpp
   tree/dynamics_test.cpp
   tree/cli_test.cpp
   tree/alloc_test.cpp

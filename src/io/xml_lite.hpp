@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-namespace tendyn::tree::xml {
+namespace tendyn::io::xml {
 
 /// Deepest element nesting accepted (a URDF needs 4: robot/link/inertial/mass). The parser is
 /// iterative; the limit keeps the element tree (whose destructor recurses) and messages sane.
@@ -45,4 +45,4 @@ struct Element {
 /// and when a limit above is exceeded (the message names the limit).
 Element parse(const std::string& text, const std::string& file);
 
-}  // namespace tendyn::tree::xml
+}  // namespace tendyn::io::xml

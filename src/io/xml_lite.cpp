@@ -6,7 +6,7 @@
 #include <string_view>
 #include <unordered_set>
 
-namespace tendyn::tree::xml {
+namespace tendyn::io::xml {
 
 namespace {
 
@@ -200,4 +200,4 @@ class Parser {
 
 Element parse(const std::string& text, const std::string& file) { return Parser(text, file).document(); }
 
-}  // namespace tendyn::tree::xml
+}  // namespace tendyn::io::xml

@@ -1,4 +1,4 @@
-// The URDF reader's XML layer (src/tree/xml_lite.cpp): positions in messages and the limits
+// The URDF reader's XML layer (src/io/xml_lite.cpp): positions in messages and the limits
 // (nesting depth, element count, document size). Before issue 15 the reader was recursive and a
 // 350 KB file of 50,000 nested elements overflowed the stack (exit 139, Python killed).
 #include <tendyn/core/error.hpp>
@@ -9,9 +9,9 @@
 #include <string>
 
 #include "support/error_of.hpp"
-#include "tree/xml_lite.hpp"
+#include "io/xml_lite.hpp"
 
-namespace tendyn::tree::xml {
+namespace tendyn::io::xml {
 namespace {
 
 using test::error_of;
@@ -121,4 +121,4 @@ TEST(Xml, AttributeValueLengthIsBounded) {
 }
 
 }  // namespace
-}  // namespace tendyn::tree::xml
+}  // namespace tendyn::io::xml
