@@ -144,8 +144,11 @@ void forward_kinematics(const Model& model, const State& state, Data& data) {
   const Rod* rods = model.rods.data();
   for (int j = 0; j < nr; ++j) {
     const double* xr = x + State::kStride * j;
-    double* e = e_W + 3 * j;
+    double e[3];  // in registers: the axis is on every stage's dependency chain
     law::rod_axis(xr + 3, e);
+    e_W[3 * j] = e[0];
+    e_W[3 * j + 1] = e[1];
+    e_W[3 * j + 2] = e[2];
     const Rod& r = rods[j];
     for (int end = 0; end < 2; ++end) {
       const double s = law::rod_end_offset(r, end);
@@ -300,6 +303,8 @@ void compute_element_forces(const Model& model, const State& state, Data& data) 
   double* __restrict rate_out = data.cable_rate_mps.data();
   double* __restrict tension_out = data.cable_tension_N.data();
   std::uint8_t* __restrict slack_out = data.cable_slack.data();
+  const DampingLaw damping_law = model.damping_law;
+  const CableForceSign force_sign = model.cable_force_sign;
   for (int k = 0; k < nc; ++k) {
     const Cable& c = cables[k];
     const double l = w[6 * nc + k];
@@ -315,8 +320,8 @@ void compute_element_forces(const Model& model, const State& state, Data& data) 
     length[k] = l;
     rate_out[k] = rate;
     double tension, f[3];  // f: force on node a
-    const bool loaded = law::cable_force(l, u, dv, rate, l0[k], c.stiffness_Npm, c.damping_Nspm, c.tension_only, model.damping_law,
-                                         model.cable_force_sign, tension, f);
+    const bool loaded = law::cable_force(l, u, dv, rate, l0[k], c.stiffness_Npm, c.damping_Nspm, c.tension_only, damping_law,
+                                         force_sign, tension, f);
     slack_out[k] = loaded ? 0 : 1;
     tension_out[k] = tension;
     if (!loaded) continue;
