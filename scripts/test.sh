@@ -41,9 +41,11 @@ if [[ "${TENDYN_SKIP_SANITIZE:-0}" != 1 ]]; then
   # printer experiment's full layer comparison (97 s under the sanitizers; the experiment's code
   # runs under them in the other CdprExperiment tests), the progress-on-a-terminal check (37 s
   # there; it runs the same commands as NoProgressLinesOrCarriageReturns..., which stays) and the
-  # psi study's thread-count check (18 s; the study runs under them in PsiStudy.Reproduces...).
+  # psi study's thread-count check (18 s; the study runs under them in PsiStudy.Reproduces...),
+  # and five identification runs of the fit verdict and restart bound (5-20 s each in Release, three
+  # CLI fits in one of them; the verdict code runs under them in Identify.VerdictNamesAParameter...).
   (cd build-asan && UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 \
      ctest --output-on-failure -j"$(nproc)" \
-       -E 'Identify\.RecoversThreeBar|Identify\.RestartsAFailedFit|Identify\.ResultsDoNotDependOnTheThreadCount|IdentifyCli\.FitsTheExample|CliConsistency\.LongCommandsShowProgressOnATerminal|PsiStudy\.SameResultsForAnyThreadCount|CdprExperiment\.FullLayerComparison|Planner\.LookaheadBeatsExhaustive|Planner\.LookaheadIsBitIdentical|^install\.|^example|^regression|web_browser|Mujoco|mujoco|TreeDart|tree_dart|peers')
+       -E 'Identify\.RecoversThreeBar|Identify\.RestartsAFailedFit|Identify\.VerdictRejectsAModel|Identify\.RestartsUseTheStatisticalBound|Identify\.CovarianceAndCostsAreReproducible|IdentifyCli\.PrintsTheVerdict|IdentifyCli\.ReportIsByteIdentical|Identify\.ResultsDoNotDependOnTheThreadCount|IdentifyCli\.FitsTheExample|CliConsistency\.LongCommandsShowProgressOnATerminal|PsiStudy\.SameResultsForAnyThreadCount|CdprExperiment\.FullLayerComparison|Planner\.LookaheadBeatsExhaustive|Planner\.LookaheadIsBitIdentical|^install\.|^example|^regression|web_browser|Mujoco|mujoco|TreeDart|tree_dart|peers')
 fi
 echo "== all tests passed in $(( $(date +%s) - start )) s"
