@@ -91,8 +91,16 @@ export function normalizeSceneMeta(s) {
     };
     return { name: String(j.name ?? `joint${i}`), type: String(j.type ?? 'revolute'), point: j.point, q_index: idx(j.q_index, 'q_index'), v_index: idx(j.v_index, 'v_index') };
   });
+  // end-cap sphere radius of each point [m] (null: plain points)
+  let pointRadius = null;
+  if (s.point_radius_m !== undefined && s.point_radius_m !== null) {
+    if (!Array.isArray(s.point_radius_m) || s.point_radius_m.length !== npoints || !s.point_radius_m.every((r) => isNum(r) && r >= 0))
+      fail('scene.point_radius_m must be an array of one non-negative radius per point');
+    pointRadius = s.point_radius_m;
+  }
   return {
     title: typeof s.title === 'string' && s.title ? s.title : 'scene',
+    point_radius_m: pointRadius,
     kind: typeof s.kind === 'string' ? s.kind : 'tensegrity',
     ground_z_m: ground,
     // signed cable forces (a model under cable_force_sign: paper_law): negative values allowed
