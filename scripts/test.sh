@@ -25,7 +25,7 @@ if [[ "${TENDYN_SKIP_SANITIZE:-0}" != 1 ]]; then
   echo "== AddressSanitizer + UndefinedBehaviorSanitizer build: every module's tests (core, io, tensegrity, CDPR, tree, viewer scenes and studio), the CLI end to end, fuzz replays"
   generator=()
   if command -v ninja >/dev/null 2>&1; then generator=(-G Ninja); fi
-  cmake -S . -B build-asan "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE=-O1 -DTENDYN_SANITIZE=address,undefined \
+  cmake -S . -B build-asan "${generator[@]}" "${launcher[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE=-O1 -DTENDYN_SANITIZE=address,undefined \
     -DTENDYN_BUILD_BENCH=OFF -DTENDYN_WERROR=OFF >/dev/null
   cmake --build build-asan -j"$(nproc)" --target tendyn_core_tests tendyn_io_tests tendyn_tensegrity_tests tendyn_cdpr_tests \
     tendyn_tree_tests tendyn_viz_tests tendyn_cli tendyn_cli_tests tendyn_fuzz_replays
