@@ -81,6 +81,19 @@ void run_simulate(const SimulateArgs& a) {
   std::printf("energy [J] at the end: kinetic %.6g  elastic %.6g  gravitational %.6g  total %.9g (initial %.9g, max |change| %.3g)\n",
               display_value(e1.kinetic_J, s_energy), display_value(e1.elastic_J, s_energy), display_value(e1.gravitational_J, s_energy),
               display_value(e1.total(), s_energy), display_value(e0.total(), s_energy), display_value(sum.max_abs_energy_drift_J, s_energy, 1e-15));
+  {
+    // a passive model cannot gain energy: a rise above round-off is integration error (the impulse
+    // ground's resting contact creeps, docs/MODEL_FORMAT.md), said here rather than left in a column
+    const auto& md = file.model;
+    bool passive = md.drives.empty() && md.winches.empty();
+    for (const auto& f : md.f_W_ext_node) passive = passive && f.isZero(0.0);
+    const double rise = e1.total() - e0.total();
+    if (passive && rise > 1e-5 * s_energy)
+      std::printf("note: the total energy rose by %.3g J (%.2g %% of its scale) although nothing drives the model: integration "
+                  "error%s; check with a smaller --dt\n",
+                  rise, 100 * rise / s_energy,
+                  md.ground.type == ts::Ground::Type::kImpulse ? " (resting contact on the impulse ground creeps, docs/MODEL_FORMAT.md)" : "");
+  }
   double s_len = 0.0;  // lengths: the largest rod or COM coordinate
   for (const auto& rod : file.model.rods) s_len = std::max(s_len, rod.length_m);
   for (int c = 0; c < 3; ++c) s_len = std::max({s_len, std::abs(sum.com_initial_m[c]), std::abs(sum.com_final_m[c])});

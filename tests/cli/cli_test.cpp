@@ -49,6 +49,21 @@ TEST(Cli, SimulateDefaultModelWritesResults) {
   for (const auto& e : fs::directory_iterator(d)) EXPECT_EQ(e.path().extension(), e.path().extension() == ".partial" ? "" : e.path().extension());
 }
 
+// A passive model gains no energy; when the integration makes it (the tower's resting feet creep
+// on the impulse ground), the summary says so instead of leaving it in a column. A free 3-prism
+// without drives keeps its energy to round-off and gets no note.
+TEST(Cli, SimulateNotesEnergyRiseOfAPassiveModel) {
+  const auto d = fresh_dir("passive_rise");
+  const auto r = run("simulate " + kModels + "tower.yaml --duration 30 --no-csv -o " + d.string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("note: the total energy rose by"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("impulse ground creeps"), std::string::npos) << r.out;
+  const auto d2 = fresh_dir("passive_flat");
+  const auto r2 = run("simulate " + kModels + "prism3.yaml --duration 2 --no-csv -o " + d2.string());
+  ASSERT_EQ(r2.code, 0) << r2.out;
+  EXPECT_EQ(r2.out.find("note: the total energy rose"), std::string::npos) << r2.out;
+}
+
 // A cable with rest length 0 has no strain (l - l0) / l0: results.csv writes nan, summary.json
 // null, and the run is not normal (before: strain 0 throughout and "normal mode: yes" on that basis).
 TEST(Cli, ZeroRestLengthCableHasUndefinedStrainAndIsNotNormal) {
