@@ -53,6 +53,9 @@ def test_single_env_follows_the_gymnasium_contract():
         env.step(a)
     obs2, _ = env.reset()
     assert obs2.shape == obs.shape
+    assert env.render() is None  # no render_mode; "live" streams to tendyn serve
+    with pytest.raises(ValueError, match="render_mode: expected None or 'live'"):
+        envs.make("ThreeBarRoll", render_mode="human")
     env.close()
     with pytest.raises(RuntimeError, match="closed"):
         env.reset()
