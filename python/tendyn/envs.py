@@ -30,8 +30,11 @@ Tasks
     random node gets a force of random direction and magnitude up to ``disturbance_N`` (2 N) for
     that period. Physics step 1 ms; control period 50 ms.
 
-The roll tasks start from the model's initial state settled on the ground (``settle_s`` of
-simulation with the nominal rest lengths, once at construction), the drives of the file removed.
+Every task starts from the model's initial state settled with the nominal rest lengths
+(``settle_s`` of simulation, once at construction, velocities then zeroed; the drives of the file
+removed): on the ground for the roll tasks (0.5 s for ThreeBarRoll, 3 s for SixBarRoll), to its
+equilibrium for PrismHold (40 s: the document's psi = 50 deg pose is not one), whose settled shape
+is the shape to hold.
 The goal is ``goal_distance_m`` away (ThreeBarRoll 1 m, SixBarRoll 3 m) at an angle drawn
 uniformly in ``goal_angle_range_rad`` (default (0, 0): along +x) per reset, or the fixed point
 ``goal=(x, y)``, or ``reset(options={"goal": (x, y)})``.
@@ -275,7 +278,7 @@ TASKS: dict[str, dict[str, Any]] = {
                        settle_s=3.0, obs=_ROLL_OBS),
     "PrismHold": dict(kind="hold", model_file="prism3.yaml", dt_s=1e-3, control_period_s=0.05,
                       max_episode_steps=100, action_span=0.3, disturbance_N=2.0, disturbance_prob=0.3,
-                      max_shape_error=0.5, settle_s=0.0, obs=_HOLD_OBS),
+                      max_shape_error=0.5, settle_s=40.0, obs=_HOLD_OBS),
 }
 _REWARDS = {"roll": dict(progress=10.0, action_rate=0.1, goal=10.0, failure=10.0),
             "hold": dict(shape=10.0, action_rate=0.1, failure=10.0)}

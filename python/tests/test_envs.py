@@ -143,12 +143,16 @@ def test_winch_model_prism_and_six_bar_step():
     assert [w.command_limit for w in e.models[0].winches] == list(info["randomization"]["winch_command_limit"][0])
     o, r, te, tr, info = e.step(np.tile(e.action_space.low, (2, 1)))
     assert np.all(np.isfinite(o)) and not te.any()
-    p = envs.make_vec("PrismHold", 2, max_episode_steps=5)
-    p.reset(seed=0)
-    nominal = np.tile(p.nominal_rest_length_m, (2, 1))
-    for _ in range(4):
-        o, r, te, tr, info = p.step(nominal)
-    assert np.all(info["shape_error"] > 0) and np.all(r < 0)  # pushed out of shape
+    errors = []
+    for prob in (0.0, 1.0):  # held still at its settled shape; pushed out of it by the disturbances
+        p = envs.make_vec("PrismHold", 2, max_episode_steps=5, disturbance_prob=prob)
+        p.reset(seed=0)
+        nominal = np.tile(p.nominal_rest_length_m, (2, 1))
+        for _ in range(4):
+            o, r, te, tr, info = p.step(nominal)
+        errors.append(info["shape_error"])
+        assert np.all(r == -10.0 * info["shape_error"])
+    assert np.all(errors[0] < 1e-3) and np.all(errors[1] > 10 * errors[0])
     s = envs.make_vec("SixBarRoll", 2, max_episode_steps=3)
     o, _ = s.reset(seed=0)
     assert s.action_space.shape == (24,) and o.shape == (2, 6 * 6 * 3 + 2)
