@@ -22,7 +22,7 @@ def bench(name: str, num_envs: int, threads: int, periods: int) -> tuple[float, 
                       randomize={"cable_stiffness_scale": [0.9, 1.1], "rod_mass_scale": [0.9, 1.1]})
     e.reset(seed=0)
     rng = np.random.default_rng(0)
-    acts = rng.uniform(e.action_space.low, e.action_space.high, size=(periods, num_envs) + e.action_space.shape)
+    acts = rng.uniform(e.single_action_space.low, e.single_action_space.high, size=(periods,) + e.action_space.shape)
     e.step(acts[0])  # warm up (the worker pool starts)
     t = time.perf_counter()
     for a in acts:

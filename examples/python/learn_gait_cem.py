@@ -64,7 +64,7 @@ def rollout(env: envs.VectorEnv, theta: np.ndarray, seed: int, steps: int) -> tu
     alive = np.ones(env.num_envs, dtype=bool)
     end = start.copy()
     for k in range(steps):
-        _, r, te, tr, info = env.step(gait_actions(theta, k * env.control_period_s, env.action_space))
+        _, r, te, tr, info = env.step(gait_actions(theta, k * env.control_period_s, env.single_action_space))
         total += np.where(alive, r, 0.0)
         end = np.where(alive[:, None], info["com_xy"], end)
         alive &= ~(te | tr)
@@ -92,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
     kw = dict(goal=(20.0, 0.0), threads=args.threads)
     train = envs.make_vec("ThreeBarRoll", args.population, randomize=TRAIN_DR, **kw)
     steps = int(round(args.episode / train.control_period_s))
-    A = train.action_space.shape[0]
+    A = train.single_action_space.shape[0]
     rng = np.random.default_rng(args.seed)
     mean = np.zeros(3 * A + 1)
     std = np.full(3 * A + 1, 1.0)

@@ -322,8 +322,9 @@ def _check_kw(cfg: dict, name: str, lo: float = 0.0, strict: bool = True, intege
 class VectorEnv:
     """``num_envs`` robots of one task stepped together (see the module's documentation).
 
-    Attributes: ``num_envs``, ``observation_space`` / ``action_space`` (one environment's Box),
-    ``single_observation_space`` / ``single_action_space`` (the same), ``obs_layout`` (part ->
+    Attributes: ``num_envs``, ``single_observation_space`` / ``single_action_space`` (one
+    environment's Box), ``observation_space`` / ``action_space`` (the batched Boxes, (num_envs, ...),
+    as Gymnasium's VectorEnv), ``obs_layout`` (part ->
     slice), ``dt_s`` (physics step), ``frame_skip`` (physics steps per control period),
     ``control_period_s``, ``max_episode_steps``, ``models`` (each environment's current,
     randomised Model), ``base_model``, ``actuated`` (cable indices of the action's entries).
@@ -402,8 +403,8 @@ class VectorEnv:
         span = cfg["action_span"]
         lo = np.maximum(nominal * (1 - span), [c.rest_length_min_m for c in cables])[self.actuated]
         hi = np.minimum(nominal * (1 + span), [c.rest_length_max_m for c in cables])[self.actuated]
-        self.action_space = Box(lo, hi, dtype=np.float64)
-        self.single_action_space = self.action_space
+        self.single_action_space = Box(lo, hi, dtype=np.float64)
+        self.action_space = Box(np.tile(lo, (self.num_envs, 1)), np.tile(hi, (self.num_envs, 1)), dtype=np.float64)
         self._cable_min = np.array([c.rest_length_min_m for c in cables])
         self._cable_max = np.array([c.rest_length_max_m for c in cables])
         self.nominal_rest_length_m = nominal
@@ -437,8 +438,8 @@ class VectorEnv:
         for p in parts:
             self.obs_layout[p] = slice(n, n + sizes[p])
             n += sizes[p]
-        self.observation_space = Box(-np.inf, np.inf, (n,), dtype=np.float64)
-        self.single_observation_space = self.observation_space
+        self.single_observation_space = Box(-np.inf, np.inf, (n,), dtype=np.float64)
+        self.observation_space = Box(-np.inf, np.inf, (self.num_envs, n), dtype=np.float64)
 
         self._goal_fixed = None if goal is None else np.asarray(goal, dtype=float)
         if self._goal_fixed is not None and (self._goal_fixed.shape != (2,) or not np.all(np.isfinite(self._goal_fixed))):
@@ -647,7 +648,7 @@ class VectorEnv:
         a = np.asarray(action)
         if a.dtype.kind not in "fiu":
             raise TypeError(f"action: expected real numbers (a float array), got dtype {a.dtype}")
-        shape = (self.num_envs,) + self.action_space.shape
+        shape = self.action_space.shape
         if a.shape != shape:
             raise ValueError(f"action: expected shape {shape}, got {a.shape}")
         a = a.astype(np.float64)
@@ -669,6 +670,7 @@ class VectorEnv:
             self._rngs = [np.random.default_rng(s) for s in ss.spawn(self.num_envs)]
             if seed is not None:
                 self.action_space.seed(int(seed))
+                self.single_action_space.seed(int(seed))
         if options is not None and not isinstance(options, Mapping):
             raise ValueError(f"options: expected a dict or None, got {type(options).__name__}")
         self._reset_envs(np.arange(self.num_envs), options)
@@ -685,7 +687,7 @@ class VectorEnv:
         resetting = self._needs_reset.copy()
         if resetting.any() and not self.autoreset:
             raise RuntimeError("step: the episode is over (terminated or truncated): call reset()")
-        lo, hi = self.action_space.low, self.action_space.high
+        lo, hi = self.single_action_space.low, self.single_action_space.high
         clipped = ((a < lo) | (a > hi)).sum(axis=1)
         a = np.clip(a, lo, hi)
         for i in range(N):
@@ -800,7 +802,7 @@ class VectorEnv:
         self.close()
 
     def __repr__(self) -> str:
-        return f"VectorEnv({self.name}, num_envs={self.num_envs}, obs={self.observation_space.shape}, action={self.action_space.shape})"
+        return f"VectorEnv({self.name}, num_envs={self.num_envs}, obs={self.single_observation_space.shape}, action={self.single_action_space.shape})"
 
 
 class Env:
@@ -814,8 +816,8 @@ class Env:
         if "num_envs" in kwargs:
             raise TypeError("Env: num_envs is for make_vec")
         self.vec = VectorEnv(name, 1, autoreset=False, **kwargs)
-        self.observation_space = self.vec.observation_space
-        self.action_space = self.vec.action_space
+        self.observation_space = self.vec.single_observation_space
+        self.action_space = self.vec.single_action_space
         self.render_mode = self.vec.render_mode
         self.spec_name = name
 

@@ -64,7 +64,7 @@ def test_single_env_follows_the_gymnasium_contract():
 def test_seeding_reproduces_and_different_seeds_differ():
     kw = dict(randomize=SPEC, goal_angle_range_rad=(-3.0, 3.0), max_episode_steps=50)
     e1, e2 = envs.make_vec("ThreeBarRoll", 3, **kw), envs.make_vec("ThreeBarRoll", 3, **kw)
-    acts = np.random.default_rng(0).uniform(e1.action_space.low, e1.action_space.high, size=(4, 3, 9))
+    acts = np.random.default_rng(0).uniform(e1.single_action_space.low, e1.single_action_space.high, size=(4, 3, 9))
     o1, r1, i1 = rollout(e1, 7, acts)
     o2, r2, i2 = rollout(e2, 7, acts)
     assert np.array_equal(o1, o2) and np.array_equal(r1, r2)
@@ -81,7 +81,7 @@ def test_vector_results_are_bit_identical_for_one_and_two_threads():
     res = []
     for threads in (1, 2):
         e = envs.make_vec("ThreeBarRoll", 4, threads=threads, randomize=SPEC, max_episode_steps=3)
-        acts = np.random.default_rng(3).uniform(e.action_space.low, e.action_space.high, size=(5, 4, 9))
+        acts = np.random.default_rng(3).uniform(e.single_action_space.low, e.single_action_space.high, size=(5, 4, 9))
         res.append(rollout(e, 11, acts))  # crosses an autoreset (max 3 steps)
     assert np.array_equal(res[0][0], res[1][0])
     assert np.array_equal(res[0][1], res[1][1])
@@ -90,10 +90,13 @@ def test_vector_results_are_bit_identical_for_one_and_two_threads():
 def test_vector_autoreset_is_next_step_and_truncates_at_max_steps():
     e = envs.make_vec("ThreeBarRoll", 2, max_episode_steps=2)
     obs0, info = e.reset(seed=0)
-    a = np.tile(e.action_space.high, (2, 1))
+    a = np.tile(e.single_action_space.high, (2, 1))
     o, r, te, tr, info = e.step(a)
-    assert o.shape == (2, e.observation_space.shape[0]) and r.shape == (2,) and r.dtype == np.float64
+    assert o.shape == (2, e.single_observation_space.shape[0]) and r.shape == (2,) and r.dtype == np.float64
     assert te.dtype == bool and tr.dtype == bool and not tr.any()
+    # the batched spaces, as Gymnasium's VectorEnv
+    assert e.action_space.shape == (2, 9) and e.observation_space.shape == o.shape and e.observation_space.contains(o)
+    assert e.action_space.contains(e.action_space.sample())
     o, r, te, tr, info = e.step(a)
     assert tr.all() and not te.any() and (info["elapsed_steps"] == 2).all()
     assert not np.array_equal(o, obs0)  # the final observation, not a reset one
@@ -127,7 +130,7 @@ def test_randomization_ranges_are_respected_recorded_and_applied():
     _, info = e.reset(seed=5)
     delay = info["randomization"]["action_delay"][:, 0].astype(int)
     assert len(set(delay)) > 1
-    acts = [np.tile(e.action_space.low + (e.action_space.high - e.action_space.low) * f, (4, 1)) for f in (0.2, 0.5, 0.8)]
+    acts = [np.tile(e.single_action_space.low + (e.single_action_space.high - e.single_action_space.low) * f, (4, 1)) for f in (0.2, 0.5, 0.8)]
     seen = [e.step(a)[0] for a in acts]
     nominal = e.nominal_rest_length_m
     for i, d in enumerate(delay):
@@ -137,11 +140,11 @@ def test_randomization_ranges_are_respected_recorded_and_applied():
 
 def test_winch_model_prism_and_six_bar_step():
     e = envs.make_vec("ThreeBarRoll", 2, motorised=True, randomize={"winch_kp_scale": [0.5, 2.0], "winch_command_limit": [0.5, 1.0]})
-    assert e.action_space.shape == (4,)  # the four winch cables
+    assert e.single_action_space.shape == (4,)  # the four winch cables
     _, info = e.reset(seed=0)
     assert np.all(info["randomization"]["winch_command_limit"] >= 0.5)
     assert [w.command_limit for w in e.models[0].winches] == list(info["randomization"]["winch_command_limit"][0])
-    o, r, te, tr, info = e.step(np.tile(e.action_space.low, (2, 1)))
+    o, r, te, tr, info = e.step(np.tile(e.single_action_space.low, (2, 1)))
     assert np.all(np.isfinite(o)) and not te.any()
     errors = []
     for prob in (0.0, 1.0):  # held still at its settled shape; pushed out of it by the disturbances
@@ -155,7 +158,7 @@ def test_winch_model_prism_and_six_bar_step():
     assert np.all(errors[0] < 1e-3) and np.all(errors[1] > 10 * errors[0])
     s = envs.make_vec("SixBarRoll", 2, max_episode_steps=3)
     o, _ = s.reset(seed=0)
-    assert s.action_space.shape == (24,) and o.shape == (2, 6 * 6 * 3 + 2)
+    assert s.single_action_space.shape == (24,) and o.shape == (2, 6 * 6 * 3 + 2)
     o, r, te, tr, info = s.step(np.tile(s.nominal_rest_length_m, (2, 1)))
     assert np.all(np.isfinite(o)) and not te.any()
 
@@ -163,12 +166,12 @@ def test_winch_model_prism_and_six_bar_step():
 def test_actions_outside_the_box_are_clipped_and_counted():
     e = envs.make_vec("ThreeBarRoll", 2, obs=("command",))
     e.reset(seed=0)
-    a = np.tile(e.action_space.high, (2, 1))
+    a = np.tile(e.single_action_space.high, (2, 1))
     a[1, 3] += 1.0
     a[0, 0] = -5.0
     o, r, te, tr, info = e.step(a)
     assert list(info["action_clipped"]) == [1, 1]
-    assert o[1, 3] == e.action_space.high[3] and o[0, 0] == e.action_space.low[0]
+    assert o[1, 3] == e.single_action_space.high[3] and o[0, 0] == e.single_action_space.low[0]
 
 
 def test_bad_input_names_the_argument(tmp_path):
@@ -180,7 +183,7 @@ def test_bad_input_names_the_argument(tmp_path):
         e.step(np.zeros(9))
     with pytest.raises(TypeError, match="action: expected real numbers"):
         e.step(np.full((2, 9), "a"))
-    a = np.tile(e.action_space.low, (2, 1))
+    a = np.tile(e.single_action_space.low, (2, 1))
     a[1, 4] = np.nan
     with pytest.raises(ValueError, match=r"action: entry \[1, 4\] is nan"):
         e.step(a)
