@@ -7,6 +7,9 @@ RuntimeError, with ``.time``), both carrying the C++ message.
 
 Live view: ``tendyn.viewer.show(model)`` streams a running loop to ``tendyn serve``'s page /live.
 
+Learning environments: ``tendyn.envs.make(name)`` / ``tendyn.envs.make_vec(name, num_envs)`` (the
+Gymnasium API, vectorised over the C++ batch, with domain randomisation; ``import tendyn.envs``).
+
 Python helpers: :func:`sweep` (parallel, deterministic, resumable parameter sweeps, locally in
 threads or on a Dask cluster), :func:`grid_points` and :func:`run_spec` (the sweep spec of
 ``tendyn sweep --spec``, run by the C++ library: include/tendyn/tensegrity/sweep.hpp);

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <vector>
 
 namespace tendyn::tensegrity {
 
@@ -95,7 +96,9 @@ void set_rest_lengths(const Model& model, Batch& batch, const Eigen::Ref<const E
   }
 }
 
-int step_batch(const Model& model, Batch& batch, const BatchStepOptions& options) {
+namespace {
+
+void check_options(const Batch& batch, const BatchStepOptions& options) {
   if (!(options.h_s > 0.0) || !std::isfinite(options.h_s))
     throw Error("batch: the step h must be > 0 s and finite (got " + num(options.h_s) + ")");
   if (options.nstep < 1) throw Error("batch: nstep must be >= 1 (got " + std::to_string(options.nstep) + ")");
@@ -104,6 +107,11 @@ int step_batch(const Model& model, Batch& batch, const BatchStepOptions& options
   if (batch.datas.size() != batch.states.size() || batch.error.size() != batch.states.size() ||
       batch.error_time_s.size() != batch.states.size())
     throw Error("batch: states, datas and errors differ in count (make the batch with make_batch)");
+}
+
+// Advances every running robot, robot r with model_of(r).
+template <class ModelOf>
+int step_robots(ModelOf model_of, Batch& batch, const BatchStepOptions& options) {
   std::vector<char> failed(batch.states.size(), 0);
   // Persistent workers (no thread start per call) and contiguous shares of robots per thread,
   // balanced robot by robot at the ends (core/worker_pool.hpp): neighbouring robots' heap blocks
@@ -112,6 +120,7 @@ int step_batch(const Model& model, Batch& batch, const BatchStepOptions& options
   parallel_for_balanced(WorkerPool::shared(), batch.size(), options.threads, [&](int r) {
     const auto i = static_cast<std::size_t>(r);
     if (!batch.error[i].empty()) return;
+    const Model& model = model_of(i);
     State& s = batch.states[i];
     Data& d = batch.datas[i];
     const double t0 = s.time_s;
@@ -126,6 +135,104 @@ int step_batch(const Model& model, Batch& batch, const BatchStepOptions& options
   int nfailed = 0;
   for (char f : failed) nfailed += f;
   return nfailed;
+}
+
+// Same element counts, element nodes, node kinds and winch cables (what make_data records).
+std::string structure_difference(const Model& a, const Model& b) {
+  if (a.nrod() != b.nrod() || a.nnode() != b.nnode() || a.ncable() != b.ncable() || a.nwinch() != b.nwinch())
+    return "it has " + std::to_string(b.nrod()) + " rods, " + std::to_string(b.nnode()) + " nodes, " +
+           std::to_string(b.ncable()) + " cables, " + std::to_string(b.nwinch()) + " winches; robot 0's has " +
+           std::to_string(a.nrod()) + ", " + std::to_string(a.nnode()) + ", " + std::to_string(a.ncable()) + ", " +
+           std::to_string(a.nwinch());
+  for (std::size_t k = 0; k < a.cables.size(); ++k)
+    if (a.cables[k].node[0] != b.cables[k].node[0] || a.cables[k].node[1] != b.cables[k].node[1])
+      return "cable " + std::to_string(k) + " joins other nodes";
+  for (std::size_t j = 0; j < a.rods.size(); ++j)
+    if (a.rods[j].node[0] != b.rods[j].node[0] || a.rods[j].node[1] != b.rods[j].node[1])
+      return "rod " + std::to_string(j) + " has other end nodes";
+  for (std::size_t i = 0; i < a.nodes.size(); ++i)
+    if (a.nodes[i].rod != b.nodes[i].rod || a.nodes[i].end != b.nodes[i].end)
+      return "node " + std::to_string(i) + " is of another kind";
+  for (std::size_t w = 0; w < a.winches.size(); ++w)
+    if (a.winches[w].cable != b.winches[w].cable) return "winch " + std::to_string(w) + " is on another cable";
+  if (a.has_body_geometry() != b.has_body_geometry()) return "one has body geometry, the other not";
+  return {};
+}
+
+void check_rows(const Batch& batch, const Eigen::Ref<const Eigen::MatrixXd>& m, Eigen::Index cols, const char* what,
+                const char* unit) {
+  if (m.rows() != batch.size() || m.cols() != cols)
+    throw Error(std::string("batch: ") + what + " must be (robots x " + unit + ") = (" + std::to_string(batch.size()) +
+                " x " + std::to_string(cols) + "), got (" + std::to_string(m.rows()) + " x " + std::to_string(m.cols()) + ")");
+}
+
+}  // namespace
+
+int step_batch(const Model& model, Batch& batch, const BatchStepOptions& options) {
+  check_options(batch, options);
+  return step_robots([&](std::size_t) -> const Model& { return model; }, batch, options);
+}
+
+void check_batch_models(const std::vector<const Model*>& models, const Batch& batch, const std::string& what) {
+  if (static_cast<int>(models.size()) != batch.size())
+    throw Error(what + ": " + std::to_string(models.size()) + " models for " + std::to_string(batch.size()) +
+                " robots (one model per robot)");
+  for (std::size_t r = 0; r < models.size(); ++r) {
+    if (models[r] == nullptr) throw Error(what + ": robot " + std::to_string(r) + " has no model (null)");
+    const std::string diff = structure_difference(*models[0], *models[r]);
+    if (!diff.empty())
+      throw Error(what + ": robot " + std::to_string(r) + "'s model has another structure than robot 0's (" + diff + ")");
+    if (batch.states[r].x.size() != models[r]->nx() || batch.datas[r].cable_rest_length_m.size() != models[r]->ncable() ||
+        batch.datas[r].p_W_node.cols() != models[r]->nnode() || batch.datas[r].xdot.size() != models[r]->nx())
+      throw Error(what + ": robot " + std::to_string(r) + "'s state or data does not fit its model (make the batch "
+                  "with make_batch(models[0], ...))");
+  }
+}
+
+int step_batch(const std::vector<const Model*>& models, Batch& batch, const BatchStepOptions& options) {
+  check_options(batch, options);
+  check_batch_models(models, batch, "batch");
+  return step_robots([&](std::size_t r) -> const Model& { return *models[r]; }, batch, options);
+}
+
+void command_rest_lengths(const std::vector<const Model*>& models, Batch& batch,
+                          const Eigen::Ref<const Eigen::MatrixXd>& command_m) {
+  check_batch_models(models, batch, "batch");
+  const int nc = models.empty() ? 0 : models[0]->ncable();
+  check_rows(batch, command_m, nc, "commanded rest lengths", "ncable");
+  for (int r = 0; r < batch.size(); ++r) {
+    const Model& model = *models[static_cast<std::size_t>(r)];
+    for (int k = 0; k < nc; ++k) {
+      const Cable& c = model.cables[static_cast<std::size_t>(k)];
+      const double l0 = command_m(r, k);
+      if (!(l0 >= c.rest_length_min_m && l0 <= c.rest_length_max_m))
+        throw Error("batch: robot " + std::to_string(r) + ", cable '" + model.cable_ids[static_cast<std::size_t>(k)] +
+                    "': commanded rest length " + num(l0) + " m is outside its limits [" + num(c.rest_length_min_m) +
+                    ", " + num(c.rest_length_max_m) + "] m");
+    }
+  }
+  for (int r = 0; r < batch.size(); ++r) {
+    const auto i = static_cast<std::size_t>(r);
+    for (int k = 0; k < nc; ++k) command_rest_length(batch.datas[i], k, command_m(r, k));
+    if (batch.error[i].empty()) refresh(*models[i], batch, r);
+  }
+}
+
+void set_external_forces(const std::vector<const Model*>& models, Batch& batch,
+                         const Eigen::Ref<const Eigen::MatrixXd>& f_W_ext_N) {
+  check_batch_models(models, batch, "batch");
+  const int nn = models.empty() ? 0 : models[0]->nnode();
+  check_rows(batch, f_W_ext_N, 3 * nn, "external forces", "3 nnode");
+  for (int r = 0; r < batch.size(); ++r)
+    if (!f_W_ext_N.row(r).allFinite())
+      throw Error("batch: robot " + std::to_string(r) + ": the external forces are not finite");
+  for (int r = 0; r < batch.size(); ++r) {
+    const auto i = static_cast<std::size_t>(r);
+    for (int j = 0; j < nn; ++j)
+      batch.datas[i].f_W_ext_node[static_cast<std::size_t>(j)] =
+          Eigen::Vector3d(f_W_ext_N(r, 3 * j), f_W_ext_N(r, 3 * j + 1), f_W_ext_N(r, 3 * j + 2));
+    if (batch.error[i].empty()) refresh(*models[i], batch, r);
+  }
 }
 
 }  // namespace tendyn::tensegrity

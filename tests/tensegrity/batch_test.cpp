@@ -2,6 +2,7 @@
 // failing robot stops alone; bad input is refused with the robot and cable named.
 #include <tendyn/core/error.hpp>
 #include <tendyn/tensegrity/batch.hpp>
+#include <tendyn/tensegrity/model_io.hpp>
 
 #include "support/error_of.hpp"
 #include "support/tensegrity_fixtures.hpp"
@@ -120,6 +121,86 @@ TEST(Batch, BadInputIsRefusedWithThePlace) {
   short_state.x = Eigen::VectorXd::Zero(5);
   EXPECT_EQ(error_of([&] { ts::set_state(su.model, b, 0, short_state); }),
             "batch: robot 0: the state has 5 entries, the model needs 13 * nrod = 39");
+}
+
+// Per-robot models: robot r with its own stiffness, mass, ground and winch gains equals stepping it
+// alone with its model, for any thread count; commands go to the winch target on motorised cables;
+// external forces are per robot.
+TEST(Batch, PerRobotModelsEqualSteppingEachAloneForAnyThreadCount) {
+  const ts::Model base = ts::load_model_file(std::string(TENDYN_SOURCE_DIR) + "/models/three_bar_motorised.yaml").model;
+  ts::Model ideal = base;
+  ideal.drives.clear();
+  std::vector<ts::Model> models(3, ideal);
+  for (int r = 0; r < 3; ++r) {
+    auto& m = models[static_cast<std::size_t>(r)];
+    for (auto& c : m.cables) c.stiffness_Npm *= 1.0 + 0.2 * r;
+    m.rods[0].mass_kg *= 1.0 + 0.1 * r;
+    m.ground.friction = 0.5 + 0.2 * r;
+    m.winches[1].kp_per_m *= 1.0 + r;
+  }
+  std::vector<const ts::Model*> ptrs;
+  for (const auto& m : models) ptrs.push_back(&m);
+  Eigen::MatrixXd cmd(3, ideal.ncable());
+  Eigen::MatrixXd force = Eigen::MatrixXd::Zero(3, 3 * ideal.nnode());
+  for (int r = 0; r < 3; ++r) {
+    for (int k = 0; k < ideal.ncable(); ++k) cmd(r, k) = ideal.cables[static_cast<std::size_t>(k)].rest_length_m * (0.9 + 0.02 * k);
+    force(r, 2) = 0.5 * r;  // node 0 pushed up
+  }
+  auto run = [&](int threads) {
+    ts::Batch b = ts::make_batch(ideal, 3);
+    for (int r = 0; r < 3; ++r) ts::set_state(models[static_cast<std::size_t>(r)], b, r, ideal.initial_state);
+    ts::command_rest_lengths(ptrs, b, cmd);
+    ts::set_external_forces(ptrs, b, force);
+    ts::BatchStepOptions o;
+    o.h_s = 2e-4;
+    o.nstep = 50;
+    o.threads = threads;
+    for (int c = 0; c < 3; ++c) EXPECT_EQ(ts::step_batch(ptrs, b, o), 0);
+    return b;
+  };
+  const ts::Batch one = run(1), two = run(2);
+  for (int r = 0; r < 3; ++r) {
+    const auto i = static_cast<std::size_t>(r);
+    const ts::Model& m = models[i];
+    ts::Data d = ts::make_data(m);
+    ts::State s = m.initial_state;
+    for (int k = 0; k < m.ncable(); ++k) ts::command_rest_length(d, k, cmd(r, k));
+    d.f_W_ext_node[0].z() = 0.5 * r;
+    ts::compute_derivative(m, s, d);
+    for (int c = 0; c < 3; ++c) {
+      const double t0 = s.time_s;
+      for (int k = 0; k < 50; ++k) ts::step(m, d, s, 2e-4, ts::StepOptions{}, t0 + (k + 1) * 2e-4);
+    }
+    EXPECT_EQ(one.states[i].x, s.x) << r;  // bit-identical
+    EXPECT_EQ(two.states[i].x, s.x) << r;
+    // the winch cables follow their targets (commanded), the others took the command directly
+    EXPECT_EQ(one.datas[i].winch_target_m[1], cmd(r, 1));
+    EXPECT_EQ(one.datas[i].cable_rest_length_m[6], cmd(r, 6));
+    EXPECT_NE(one.datas[i].cable_rest_length_m[1], cmd(r, 1));
+  }
+  EXPECT_GT((one.states[0].x - one.states[2].x).norm(), 1e-3);  // the models really differ
+}
+
+TEST(Batch, PerRobotModelsRefuseAnotherStructureAndBadArrays) {
+  const Robots su(2);
+  ts::Batch b = ts::make_batch(su.model, 2);
+  ts::Model other = su.model;
+  std::swap(other.cables[0].node[0], other.cables[0].node[1]);
+  const std::vector<const ts::Model*> bad = {&su.model, &other};
+  EXPECT_EQ(error_of([&] { ts::step_batch(bad, b, ts::BatchStepOptions{}); }),
+            "batch: robot 1's model has another structure than robot 0's (cable 0 joins other nodes)");
+  EXPECT_EQ(error_of([&] { ts::step_batch(std::vector<const ts::Model*>{&su.model}, b, ts::BatchStepOptions{}); }),
+            "batch: 1 models for 2 robots (one model per robot)");
+  const std::vector<const ts::Model*> good = {&su.model, &su.model};
+  EXPECT_EQ(error_of([&] { ts::command_rest_lengths(good, b, Eigen::MatrixXd::Ones(2, 3)); }),
+            "batch: commanded rest lengths must be (robots x ncable) = (2 x 9), got (2 x 3)");
+  Eigen::MatrixXd f = Eigen::MatrixXd::Zero(2, 18);
+  f(1, 4) = std::nan("");
+  EXPECT_EQ(error_of([&] { ts::set_external_forces(good, b, f); }), "batch: robot 1: the external forces are not finite");
+  Eigen::MatrixXd cmd = su.rest;
+  cmd(0, 2) = -1.0;
+  const std::string e = error_of([&] { ts::command_rest_lengths(good, b, cmd); });
+  EXPECT_NE(e.find("batch: robot 0, cable '" + su.model.cable_ids[2] + "': commanded rest length -1 m"), std::string::npos) << e;
 }
 
 }  // namespace

@@ -70,4 +70,34 @@ struct BatchStepOptions {
 /// the end (parallel_for_balanced); no allocation inside the steps.
 int step_batch(const Model& model, Batch& batch, const BatchStepOptions& options);
 
+// Per-robot models (domain randomisation: each robot with its own masses, stiffnesses, damping,
+// rest lengths, limits, ground, gravity and winch gains). `models` holds one model per robot
+// (models[r] for robot r); all must have the structure of the model the batch was made for (the
+// same rods, nodes, cables and winches by index, the same node kinds), only parameters differ.
+// Robot r then equals stepping it alone with step(*models[r], ...), for any thread count.
+
+/// Throws tendyn::Error "<what>: ..." naming the first robot whose model is null, has another
+/// structure than models[0] (counts, element nodes, node kinds, winch cables), or whose state and
+/// data do not fit it; or when models.size() differs from the robot count. O(N (nrod + nnode + ncable)).
+void check_batch_models(const std::vector<const Model*>& models, const Batch& batch, const std::string& what);
+
+/// step_batch() with robot r stepped by *models[r] (check_batch_models first). Same options,
+/// errors, results per robot and cost.
+int step_batch(const std::vector<const Model*>& models, Batch& batch, const BatchStepOptions& options);
+
+/// Commands every cable of every robot from the rows of `command_m` (N x ncable) [m] as
+/// command_rest_length() does: the target of the cable's winch when it has one, else its rest
+/// length. Each value must lie within models[r]'s cable limits (tendyn::Error naming the robot,
+/// the cable and the value; nothing changed then). Refreshes each running robot's derivative.
+/// Cost: N evaluations, no allocation.
+void command_rest_lengths(const std::vector<const Model*>& models, Batch& batch,
+                          const Eigen::Ref<const Eigen::MatrixXd>& command_m);
+
+/// External forces on the nodes of every robot from the rows of `f_W_ext_N` (N x 3 nnode) [N],
+/// row r = (f_x, f_y, f_z) of node 0, node 1, ... (they replace the models' constant forces in
+/// each robot's Data until set again). Non-finite values throw tendyn::Error naming the robot
+/// (nothing changed then). Refreshes each running robot's derivative with models[r].
+void set_external_forces(const std::vector<const Model*>& models, Batch& batch,
+                         const Eigen::Ref<const Eigen::MatrixXd>& f_W_ext_N);
+
 }  // namespace tendyn::tensegrity

@@ -84,6 +84,21 @@ void expose_batch(py::module_& m) {
         }, py::arg("model"), py::arg("batch"), py::arg("rest_length_m"),
         "Rest lengths of every cable of every robot from an (N x ncable) array [m]; tendyn.Error naming robot and "
         "cable for a value outside the cable's limits (nothing changed then), or when the batch was made for another model.");
+  m.def("command_rest_lengths", [](const std::vector<const Model*>& models, Batch& batch,
+                                   const Eigen::Ref<const Eigen::MatrixXd>& command_m) {
+          ExclusiveUse::check_free(&batch, "command_rest_lengths");
+          command_rest_lengths(models, batch, command_m);
+        }, py::arg("models"), py::arg("batch"), py::arg("command_m"),
+        "Commands every cable of every robot from an (N x ncable) array [m], robot r with models[r] (a list of one "
+        "Model per robot, same structure): the winch target on a motorised cable, else the rest length. tendyn.Error "
+        "naming robot and cable for a value outside the limits (nothing changed then).");
+  m.def("set_external_forces", [](const std::vector<const Model*>& models, Batch& batch,
+                                  const Eigen::Ref<const Eigen::MatrixXd>& f_W_ext_N) {
+          ExclusiveUse::check_free(&batch, "set_external_forces");
+          set_external_forces(models, batch, f_W_ext_N);
+        }, py::arg("models"), py::arg("batch"), py::arg("f_W_ext_N"),
+        "External node forces of every robot from an (N x 3 nnode) array [N] (row r: f of node 0, node 1, ...); "
+        "they replace the models' constant forces until set again. tendyn.Error naming the robot for non-finite values.");
   py::class_<BatchStepOptions> o(m, "BatchStepOptions", "Options of step_batch.");
   o.def_readwrite("h_s", &BatchStepOptions::h_s, "fixed step [s], > 0")
       .def_readwrite("nstep", &BatchStepOptions::nstep, "steps per call, >= 1")
@@ -100,6 +115,15 @@ void expose_batch(py::module_& m) {
         "failed in this call (see Batch.error). Each robot equals stepping it alone with step(), for any thread count.\n"
         "tendyn.Error when the batch was made for another model (make_batch(model, ...)); RuntimeError when another "
         "thread is stepping the same batch at that moment (one batch per thread).");
+  m.def("step_batch_models", [](const std::vector<const Model*>& models, Batch& batch, const BatchStepOptions& options) {
+          check_batch_models(models, batch, "step_batch_models(models)");
+          const ExclusiveUse in_use({&batch}, "step_batch_models");
+          py::gil_scoped_release release;
+          return step_batch(models, batch, options);
+        }, py::arg("models"), py::arg("batch"), py::arg("options") = BatchStepOptions(),
+        "step_batch with robot r stepped by models[r] (a list of one Model per robot, all of the structure the batch "
+        "was made for; parameters may differ: domain randomisation). GIL released; results do not depend on the "
+        "thread count. tendyn.Error naming the robot whose model differs in structure or when the count differs.");
 }
 
 }  // namespace tendyn::python::tensegrity_bind

@@ -173,6 +173,9 @@ void expose_model(py::module_& m) {
 
   py::class_<Model>(m, "Model", "A tensegrity model (rods, nodes, cables, drives, ground); algorithms never change it.")
       .def(py::init<>())
+      .def("copy", [](const Model& mo) { return mo; }, "An independent copy (for per-robot parameters).")
+      .def("__copy__", [](const Model& mo) { return mo; })
+      .def("__deepcopy__", [](const Model& mo, py::dict) { return mo; }, py::arg("memo"))
       .def_readwrite("name", &Model::name, "model name")
       .def_property("rods", copy_of(&Model::rods), assign_to(&Model::rods), "list of Rod (a copy: assign a new list to change)")
       .def_property("nodes", copy_of(&Model::nodes), assign_to(&Model::nodes), "list of Node (a copy: assign a new list to change)")
