@@ -52,3 +52,16 @@ def test_closed_loop_three_bar_gets_closer_to_the_target(target):
 def test_closed_loop_three_bar_stops_at_a_near_target():
     out, start, end = run_closed_loop("--duration", "8", "--target", "0.1", "0.05")
     assert start > 0.11 and end < 0.02, out
+
+
+def test_gradient_fit_stiffness_quick_recovers_the_stiffness(tmp_path):
+    """examples/python/gradient_fit_stiffness.py --quick: the loss falls and the fitted stiffnesses approach the truth."""
+    env = dict(os.environ, PYTHONPATH=str(BUILD / "python"))
+    plot = tmp_path / "curve.png"
+    out = subprocess.run([sys.executable, str(REPO / "examples" / "python" / "gradient_fit_stiffness.py"), "--quick",
+                          "--plot", str(plot)], check=True, capture_output=True, text=True, env=env, timeout=120).stdout
+    ratio = float(out.split("(ratio ")[1].split(")")[0])
+    errors = [float(line.split("(error ")[1].split(" %")[0]) for line in out.splitlines() if line.startswith("stiffness ")]
+    assert ratio < 1e-2, out
+    assert len(errors) == 2 and max(errors) < 5.0, out  # from 40 % and 50 % off
+    assert plot.stat().st_size > 10000

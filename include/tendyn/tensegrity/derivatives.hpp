@@ -16,6 +16,13 @@
 // (StepDerivatives::slack_crossing tells when step() would have split it: its value then differs
 // from step()'s, and equals step() with locate_slack_events = false).
 //
+// Stiff regimes: below its slip velocity the compliant ground's regularised friction is a viscous
+// law of rate mu F_n / (v_slip m) [1/s]; when the step h times that rate is beyond RK4's stability
+// bound (~2.8), as for a resting 3-bar (models/three_bar_lying.yaml) at the default 1 mm/s and
+// h = 0.5 ms, the step map amplifies tiny motions and rollout gradients grow exponentially with the
+// horizon: exact for the discrete map, useless for optimisation. Raise Ground::slip_velocity_mps
+// (1 cm/s there) or shorten the step.
+//
 // Supported models: the documents' ideal rods (no body points, end-caps, general inertia or
 // winches: Model::require_ideal_rods), no drives (the controls are the rest lengths), ground none
 // or compliant.
