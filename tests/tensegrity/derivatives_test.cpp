@@ -292,6 +292,11 @@ TEST(StepDerivatives, BadInputIsRefusedWithTheReason) {
   driven.ground.type = ts::Ground::Type::kCompliant;
   EXPECT_NE(error_of([&] { ts::step_derivatives(driven, driven.initial_state, rest_lengths(driven), 1e-3); }).find("has drives"),
             std::string::npos);
+  ts::Model motorised = load("three_bar_motorised.yaml");  // winches, end-caps
+  motorised.ground.type = ts::Ground::Type::kCompliant;
+  motorised.drives.clear();
+  EXPECT_NE(error_of([&] { ts::step_derivatives(motorised, motorised.initial_state, rest_lengths(motorised), 1e-3); }).find("ideal rods"),
+            std::string::npos);
   ts::State bad = s;
   bad.x.conservativeResize(bad.x.size() - 1);
   EXPECT_NE(error_of([&] { ts::step_derivatives(prism, bad, u, 1e-3); }).find("step_derivatives(state): the state has 38 entries"),
