@@ -5,9 +5,11 @@
 #                         built only when MuJoCo is found
 #   tensegrity_batch      batched rollouts (step_batch, 1 and 2 threads) vs MuJoCo per-robot throughput
 #   tensegrity_real_robot the cost of end-caps, off-axis points, full inertia and winches per step
+#   tensegrity_derivatives a step with its exact Jacobians (derivatives.hpp) against a plain step
 tendyn_add_bench(tensegrity_step tensegrity_step.cpp)
 tendyn_add_bench(tensegrity_step_kernel tensegrity_step_kernel.cpp)
 tendyn_add_bench(tensegrity_real_robot tensegrity_real_robot.cpp)
+tendyn_add_bench(tensegrity_derivatives tensegrity_derivatives.cpp)
 if(TARGET mujoco::mujoco)
   tendyn_add_bench(tensegrity_vs_mujoco tensegrity_vs_mujoco.cpp)
   target_link_libraries(tensegrity_vs_mujoco PRIVATE mujoco::mujoco)

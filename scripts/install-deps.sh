@@ -4,7 +4,7 @@
 #   run  : compiler, CMake and the C++ libraries the library and the program link against.
 #   build: run + test/benchmark libraries, MuJoCo (cross-checks), pybind11 (Python module).
 #   test : build + everything the test suite uses (Octave for lsqnonneg cross-checks, Python, Chromium, ...).
-#   all  : test + benchmark peers (DART) + clang for the libFuzzer runs (fuzz/README.md).
+#   all  : test + benchmark peers (DART) + clang for the libFuzzer runs (fuzz/README.md) + PyTorch.
 set -euo pipefail
 level="${1:-build}"
 
@@ -23,6 +23,9 @@ if [[ "$level" == test || "$level" == all ]]; then
 fi
 if [[ "$level" == all ]]; then
   pkgs+=(libdart-dev clang libclang-rt-14-dev)
+  # the optional PyTorch bridge (python/tendyn/torch.py; its tests skip without it): not in `test`,
+  # it pulls ~120 packages (OpenCV, GDAL, FFmpeg) through libtorch-test
+  pkgs+=(python3-torch)
 fi
 
 # Node.js + npm bundle the web viewer (web/); Debian's packages unless a node is already installed.

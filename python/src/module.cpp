@@ -84,6 +84,7 @@ PYBIND11_MODULE(_tendyn, m) {
     t::expose_form_finding(tensegrity);
     t::expose_batch(tensegrity);
     t::expose_identify(tensegrity);
+    t::expose_derivatives(tensegrity);
   }
   py::module_ viz = m.def_submodule("viz", "Viewer: the live view's client (tendyn::viz; tendyn.viewer builds on it).");
   tendyn::python::viz_bind::expose_live(viz);

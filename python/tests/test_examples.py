@@ -66,3 +66,16 @@ def test_learn_gait_cem_quick_rolls_further_than_the_untrained_gait():
     untrained = float(line.split("untrained (constant) gait ")[1].split()[0])
     assert untrained < 0.02, out
     assert nominal > MIN_QUICK_DISTANCE_M and mean_perturbed > 0.5 * MIN_QUICK_DISTANCE_M, out
+
+
+def test_gradient_fit_stiffness_quick_recovers_the_stiffness(tmp_path):
+    """examples/python/gradient_fit_stiffness.py --quick: the loss falls and the fitted stiffnesses approach the truth."""
+    env = dict(os.environ, PYTHONPATH=str(BUILD / "python"))
+    plot = tmp_path / "curve.png"
+    out = subprocess.run([sys.executable, str(REPO / "examples" / "python" / "gradient_fit_stiffness.py"), "--quick",
+                          "--plot", str(plot)], check=True, capture_output=True, text=True, env=env, timeout=120).stdout
+    ratio = float(out.split("(ratio ")[1].split(")")[0])
+    errors = [float(line.split("(error ")[1].split(" %")[0]) for line in out.splitlines() if line.startswith("stiffness ")]
+    assert ratio < 1e-2, out
+    assert len(errors) == 2 and max(errors) < 5.0, out  # from 40 % and 50 % off
+    assert plot.stat().st_size > 10000

@@ -19,4 +19,5 @@ list(APPEND TENDYN_SOURCES
   tensegrity/plan_study.cpp
   tensegrity/form_finding.cpp
   tensegrity/identify.cpp
+  tensegrity/derivatives.cpp
 )

@@ -133,5 +133,6 @@ void expose_output_estimate(pybind11::module_& m);  // output_estimate.hpp: Outp
 void expose_form_finding(pybind11::module_& m);     // form_finding.hpp: find_equilibrium, settle_on_ground
 void expose_batch(pybind11::module_& m);            // batch.hpp: Batch, make_batch, set_state, set_rest_lengths, step_batch
 void expose_identify(pybind11::module_& m);         // identify.hpp: MotionData, fit specs, IdentifyOptions/Result, identify
+void expose_derivatives(pybind11::module_& m);      // derivatives.hpp: step_derivatives, rollout_derivatives, rollout_grad
 
 }  // namespace tendyn::python::tensegrity_bind
