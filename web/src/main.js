@@ -62,6 +62,20 @@ export function hooks(viewer, extra = {}) {
     setCameraMode: (m) => viewer.setCameraMode(m),
     cameraMode: () => viewer.cameraMode,
     project: (x, y, z) => viewer.project(x, y, z),
+    // layers ('rods', 'cables', 'points', 'labels', 'forces', 'paths', 'grid'), force arrows
+    setLayer: (name, on) => viewer.setLayer(name, on),
+    layers: () => ({ ...viewer.layers }),
+    setForceScale: (mul) => viewer.setForceScale(mul),
+    forceArrows: () => viewer.forceArrows(),
+    // measurement between picked points (names), the picked point's trail
+    measure: (names) => viewer.setMeasure(names || []),
+    measurement: () => viewer.measurement(),
+    trail: () => {
+      const t = viewer.trail;
+      if (!t || !t.visible) return null;
+      const n = t.geometry.drawRange.count;
+      return { point: viewer.meta.points[viewer.trailPoint], count: n, points_m: Array.from(t.geometry.getAttribute('position').array.slice(0, 3 * n)) };
+    },
     _viewer: viewer,
     ...extra,
   };

@@ -16,6 +16,7 @@ import { FrameStore, blockOfFrame, normalizeSceneMeta } from './scene.js';
 import { PLOT_HEIGHT, TimePlot, fmtValue, palette } from './plots.js';
 import { viridis, viridisGradient } from './colormap.js';
 import { el } from './dom.js';
+import { ArrowSet, FORCE_KINDS, forceArrowSpecs, forceMaxima, forceVectors } from './forces.js';
 
 const SPEEDS = [0.25, 0.5, 1, 2, 4];
 const ENERGY_KEYS = ['kinetic', 'elastic', 'gravitational', 'total'];
@@ -28,6 +29,11 @@ const PATH_COLORS = { target: '#e03131', track: '#ae3ec9' };
 const JOINT_COLORS = { revolute: '#c2255c', prismatic: '#1098ad' };
 const SOFTWARE_MAX_PIXELS = 250000;
 const PICK_PX = 8; // how close (CSS pixels) the pointer must be to an element to pick it
+const LAYERS = [['rods', true], ['cables', true], ['points', true], ['labels', false], ['forces', false], ['paths', true], ['grid', true]];
+const FORCE_SCALES = [0.25, 0.5, 1, 2, 4];
+const MEASURE_COLOR = '#0b7285';
+const TRAIL_COLOR = '#1864ab';
+const MAX_LABELS = 200;
 
 const SHORTCUTS = [
   ['space', 'play / pause'],
@@ -38,7 +44,8 @@ const SHORTCUTS = [
   ['Esc', 'clear the selection, close this help'],
   ['?', 'show / hide this help'],
   ['mouse', 'left drag: orbit, right drag: pan, wheel: zoom'],
-  ['click', 'pick a rod, cable or point: its values and its plot; click empty space to clear'],
+  ['click', 'pick a rod, cable or point: its values and its plot (a point: its trail); click empty space to clear'],
+  ['shift + click', 'add a point to the measurement: 2 points give their distance, 3 the angle at the middle one'],
 ];
 
 
@@ -103,6 +110,9 @@ export class Viewer {
     this.hovered = null;
     this.pointer = null; // last pointer position over the canvas {x, y} (CSS px), or null
     this.pointerMoved = false;
+    this.layers = Object.fromEntries(LAYERS);
+    this.forceScaleMul = 1;
+    this.measure = []; // point indices (at most 3)
     this.tmp = { a: new Vector3(), b: new Vector3(), d: new Vector3(), mid: new Vector3(), m: new Matrix4(), q: new Quaternion(), s: new Vector3(), c: new Color() };
     this.buildDom();
     this.buildThree();
@@ -135,7 +145,16 @@ export class Viewer {
     // bottom left: colour bar and the key of the lines (paths, COM track, joint axes)
     this.legendEl = el('div', { class: 'tv-colorbar', id: 'colorbar' });
     this.keyEl = el('div', { class: 'tv-key', id: 'path-legend' });
-    this.view3d.appendChild(el('div', { class: 'tv-bottom-left' }, [this.keyEl, this.legendEl]));
+    this.forceLegendEl = el('div', { class: 'tv-force-legend', id: 'force-legend' });
+    this.forceLegendEl.hidden = true;
+    this.view3d.appendChild(el('div', { class: 'tv-bottom-left' }, [this.keyEl, this.forceLegendEl, this.legendEl]));
+    // names of the points (layer "labels") and the measurement panel
+    this.labelsEl = el('div', { class: 'tv-labels', id: 'labels' });
+    this.labelsEl.hidden = true;
+    this.view3d.appendChild(this.labelsEl);
+    this.measureEl = el('div', { id: 'measure', class: 'tv-measure' });
+    this.measureEl.hidden = true;
+    this.view3d.appendChild(this.measureEl);
     // bottom right: world readout, grid scale, axis triad
     this.worldEl = el('div', { id: 'world-readout', class: 'tv-world', text: '' });
     this.gridEl = el('div', { id: 'grid-scale', class: 'tv-grid-scale', text: '' });
@@ -193,12 +212,30 @@ export class Viewer {
     this.cableCtl = el('label', { class: 'tv-ctl', id: 'cable-control' }, ['cables ', this.colorSel]);
     this.cameraSel = el('select', { id: 'camera-mode', 'aria-label': 'camera', title: 'camera mode (c)' });
     for (const [v, text] of CAMERA_MODES) this.cameraSel.appendChild(el('option', { value: v, text }));
+    // layers and the force arrows' scale
+    this.layerBoxes = {};
+    const layerItems = LAYERS.map(([name]) => {
+      const box = el('input', { id: `layer-${name}`, type: 'checkbox' });
+      box.checked = this.layers[name];
+      box.addEventListener('change', () => this.setLayer(name, box.checked));
+      this.layerBoxes[name] = box;
+      return el('label', { class: 'tv-layer', id: `layer-${name}-item` }, [box, ` ${name}`]);
+    });
+    this.forceScaleSel = el('select', { id: 'force-scale', 'aria-label': 'force arrow scale', title: 'length of the force arrows' });
+    for (const v of FORCE_SCALES) {
+      const o = el('option', { value: String(v), text: `${v}x` });
+      if (v === 1) o.selected = true;
+      this.forceScaleSel.appendChild(o);
+    }
+    this.forceScaleSel.addEventListener('change', () => this.setForceScale(Number(this.forceScaleSel.value) || 1));
     const controls = el('div', { class: 'tv-controls' }, [
       this.playBtn, this.scrub,
       el('label', { class: 'tv-ctl' }, ['speed ', this.speedSel]),
       el('label', { class: 'tv-ctl' }, [this.loopBox, ' loop']),
       this.cableCtl,
       el('label', { class: 'tv-ctl' }, ['camera ', this.cameraSel]),
+      el('span', { class: 'tv-ctl tv-layers', id: 'layers' }, ['show', ...layerItems]),
+      el('label', { class: 'tv-ctl', id: 'force-scale-control' }, ['arrows ', this.forceScaleSel]),
     ]);
     this.plotsEl = el('div', { class: 'tv-plots' });
     const left = el('div', { class: 'tv-left' }, [this.view3d, controls]);
@@ -261,6 +298,7 @@ export class Viewer {
         break;
       case 'Escape':
         if (!this.helpEl.hidden) this.toggleHelp(false);
+        else if (this.measure.length) this.setMeasure([]);
         else this.select(null);
         break;
       default:
@@ -336,7 +374,12 @@ export class Viewer {
       this.down = null;
       if (!d || d.drag || d.button !== 0) return;
       const r = cv.getBoundingClientRect();
-      this.select(this.pickAt(ev.clientX - r.left, ev.clientY - r.top));
+      const hit = this.pickAt(ev.clientX - r.left, ev.clientY - r.top);
+      if (ev.shiftKey) {
+        if (hit && hit.type === 'point') this.toggleMeasurePoint(hit.index);
+        return;
+      }
+      this.select(hit);
     });
     this.ro = new ResizeObserver(() => this.resize());
     this.ro.observe(this.view3d);
@@ -386,6 +429,15 @@ export class Viewer {
     this.pickEl.hidden = true;
     this.hoverEl.hidden = true;
     for (const h of [this.hiSel, this.hiHov]) h.cyl.visible = h.sph.visible = false;
+    if (this.arrows) this.arrows.dispose();
+    this.arrows = null;
+    this.forceSpecs = [];
+    this.trail = null;
+    this.measureLine = null;
+    this.measure = [];
+    this.measureEl.hidden = true;
+    this.labelsEl.innerHTML = '';
+    this.labelEls = [];
   }
 
   /// Replaces the scene. scene: a full scene (with "frames") or its static part and frames
@@ -405,6 +457,12 @@ export class Viewer {
     this.titleEl.textContent = meta.title;
     this.kindEl.textContent = meta.kind;
     this.colorSel.options[0].textContent = meta.cable_force_signed ? 'force' : 'tension';
+    // a CDPR scene carries no cable strain (zeros): no strain colouring
+    this.colorSel.options[1].hidden = this.colorSel.options[1].disabled = meta.kind === 'cdpr';
+    if (meta.kind === 'cdpr' && this.colorMode === 'strain') {
+      this.colorMode = 'tension';
+      this.colorSel.value = 'tension';
+    }
     this.cableCtl.style.display = meta.cables.length ? '' : 'none';
     this.jointAt = new Map(meta.joints.map((j, i) => [j.point, i]));
     this.plotById = {};
@@ -697,8 +755,259 @@ export class Viewer {
     this.comLine = null;
     this.comMat = null;
     this.ensureComCapacity(Math.max(16, this.store.n));
+    this.buildOverlays();
     this.rebuildGround();
     this.updateKey();
+    this.applyLayers();
+  }
+
+  /// Force arrows, the picked point's trail, the measurement line and the point labels.
+  buildOverlays() {
+    const meta = this.meta;
+    this.tauPlot = this.plotById.tau;
+    this.forceSpecs = forceArrowSpecs(meta, { hasContact: this.store.hasContact, hasAxes: this.store.hasAxes, tau: this.tauPlot });
+    this.forceVec = new Float64Array(6 * this.forceSpecs.length);
+    this.arrows = new ArrowSet(this.forceSpecs.length, Math.max(this.diag * 0.0022, this.pointR * 0.3));
+    this.arrows.setColors(this.forceSpecs);
+    this.world.add(this.arrows.group);
+    this.forceMax = null; // per unit, over the frames (computed when the arrows are first shown)
+    // trail of the picked point: all frames, drawn up to the current one
+    const tg = new BufferGeometry();
+    tg.setAttribute('position', new BufferAttribute(new Float32Array(3), 3));
+    tg.setDrawRange(0, 0);
+    this.trail = new Line(tg, new LineBasicMaterial({ color: TRAIL_COLOR, depthTest: false, transparent: true, opacity: 0.85 }));
+    this.trail.name = 'trail';
+    this.trail.renderOrder = 6;
+    this.trail.frustumCulled = false;
+    this.trail.visible = false;
+    this.trailPoint = -1;
+    this.trailFilled = 0;
+    this.world.add(this.trail);
+    // measurement: a polyline through the measured points
+    const mg = new BufferGeometry();
+    this.measurePos = new BufferAttribute(new Float32Array(9), 3);
+    mg.setAttribute('position', this.measurePos);
+    mg.setDrawRange(0, 0);
+    this.measureLine = new Line(mg, new LineBasicMaterial({ color: MEASURE_COLOR, depthTest: false, transparent: true }));
+    this.measureLine.name = 'measure';
+    this.measureLine.renderOrder = 7;
+    this.measureLine.frustumCulled = false;
+    this.world.add(this.measureLine);
+    // labels: one per point (the first MAX_LABELS)
+    this.labelsEl.innerHTML = '';
+    this.labelEls = meta.points.slice(0, MAX_LABELS).map((name) => {
+      const e = el('span', { class: 'tv-label', text: name });
+      this.labelsEl.appendChild(e);
+      return e;
+    });
+    const hasForces = this.forceSpecs.length > 0;
+    this.layerBoxes.forces.parentElement.style.display = hasForces ? '' : 'none';
+    this.forceScaleSel.parentElement.style.display = hasForces ? '' : 'none';
+  }
+
+  /// Shows or hides a layer: 'rods', 'cables', 'points', 'labels', 'forces', 'paths', 'grid'.
+  setLayer(name, on) {
+    if (!(name in this.layers)) return;
+    this.layers[name] = !!on;
+    if (this.layerBoxes[name].checked !== !!on) this.layerBoxes[name].checked = !!on;
+    this.applyLayers();
+    if (this.store && this.store.n) this.applyFrame(this.frameIndex);
+    this.dirty = true;
+  }
+
+  applyLayers() {
+    if (!this.meta) return;
+    const L = this.layers;
+    this.rodGroup.visible = L.rods;
+    this.faceGroup.visible = L.rods;
+    this.cableGroup.visible = L.cables;
+    this.pointMesh.visible = L.points;
+    this.pathGroup.visible = L.paths;
+    if (this.comLine) this.comLine.visible = L.paths;
+    if (this.groundGroup) this.groundGroup.visible = L.grid;
+    if (this.arrows) this.arrows.group.visible = L.forces && this.forceSpecs.length > 0;
+    this.labelsEl.hidden = !L.labels;
+    this.updateForceLegend();
+  }
+
+  /// Multiplies the arrows' default length scale (1: the largest force of the run is a quarter of
+  /// the initial pose's size).
+  setForceScale(mul) {
+    if (!(mul > 0)) return;
+    this.forceScaleMul = mul;
+    if (this.forceScaleSel.value !== String(mul)) this.forceScaleSel.value = String(mul);
+    this.updateForceLegend();
+    if (this.store && this.store.n) this.applyFrame(this.frameIndex);
+  }
+
+  /// Arrow length per unit force [m/N] or per unit moment [m/(N m)].
+  forceScale(unit) {
+    if (!this.forceMax) this.forceMax = forceMaxima(this.meta, this.forceSpecs, this.store.f, this.store.n, this.tauPlot);
+    const max = this.forceMax[unit] || 0;
+    return max > 0 ? (0.25 * this.initialScale() * this.forceScaleMul) / max : 0;
+  }
+
+  updateForceLegend() {
+    const box = this.forceLegendEl;
+    const show = !!this.meta && this.layers.forces && this.forceSpecs && this.forceSpecs.length > 0 && this.store && this.store.n > 0;
+    box.hidden = !show;
+    if (!show) return;
+    box.innerHTML = '';
+    const kinds = new Set(this.forceSpecs.map((a) => a.kind));
+    box.appendChild(el('div', { class: 'tv-cb-label', text: 'forces' }));
+    for (const [k, label, color] of FORCE_KINDS) {
+      if (!kinds.has(k)) continue;
+      const sw = el('span', { class: 'tv-key-line' });
+      sw.style.borderColor = color;
+      box.appendChild(el('div', { class: 'tv-key-item', 'data-kind': k }, [sw, label]));
+    }
+    for (const unit of ['N', 'N m']) {
+      if (!this.forceSpecs.some((a) => a.unit === unit)) continue;
+      const sc = this.forceScale(unit);
+      box.appendChild(el('div', { class: 'tv-force-scale', 'data-unit': unit, text: sc > 0 ? `1 ${unit} = ${fmtValue(sc)} m (largest ${fmtValue(this.forceMax[unit])} ${unit})` : `no ${unit} in this run` }));
+    }
+  }
+
+  updateForces(k) {
+    if (!this.arrows || !this.forceSpecs.length || !this.layers.forces) return;
+    forceVectors(this.meta, this.forceSpecs, this.store.f, k, this.tauPlot, this.forceVec);
+    this.arrows.update(this.forceSpecs, this.forceVec, (u) => this.forceScale(u));
+  }
+
+  /// The drawn arrows at the current frame: [{kind, name, unit, origin_m, vector, magnitude,
+  /// length_m, tip_m}] (vector in N or N m from scene.json; length and tip as drawn).
+  forceArrows() {
+    if (!this.arrows || !this.layers.forces) return [];
+    return this.forceSpecs.map((a, i) => {
+      const v = Array.from(this.forceVec.slice(6 * i, 6 * i + 6));
+      return { kind: a.kind, name: a.name, unit: a.unit, point: this.meta.points[a.point], origin_m: v.slice(0, 3), vector: v.slice(3), magnitude: Math.hypot(v[3], v[4], v[5]), length_m: this.arrows.lengths[i], tip_m: this.arrows.lengths[i] > 0 ? this.arrows.tip(i) : v.slice(0, 3), scale: this.forceScale(a.unit) };
+    });
+  }
+
+  // ---------------------------------------------------------------- measure, trail, labels
+  toggleMeasurePoint(i) {
+    const m = this.measure.slice();
+    const at = m.indexOf(i);
+    if (at >= 0) m.splice(at, 1);
+    else {
+      m.push(i);
+      if (m.length > 3) m.shift();
+    }
+    this.setMeasure(m);
+  }
+
+  /// Points to measure (indices or names; [] clears): 2 give their distance, 3 the two distances
+  /// and the angle at the middle one.
+  setMeasure(list) {
+    if (!this.meta) return;
+    this.measure = list.map((v) => (typeof v === 'number' ? v : this.meta.points.indexOf(String(v)))).filter((i) => i >= 0 && i < this.meta.points.length).slice(-3);
+    this.measureEl.dataset.key = '';
+    this.updateMeasure();
+    this.dirty = true;
+  }
+
+  /// {points, distances_m, angle_deg} at the current frame, or null.
+  measurement() {
+    if (!this.measure.length || !this.store || !this.store.n) return null;
+    const p = this.store.f.positions_m[this.frameIndex];
+    const P = this.measure.map((i) => [p[3 * i], p[3 * i + 1], p[3 * i + 2]]);
+    const d = (u, v) => Math.hypot(u[0] - v[0], u[1] - v[1], u[2] - v[2]);
+    const distances = [];
+    for (let i = 0; i + 1 < P.length; i++) distances.push(d(P[i], P[i + 1]));
+    let angle = null;
+    if (P.length === 3) {
+      const u = [0, 1, 2].map((c) => P[0][c] - P[1][c]), w = [0, 1, 2].map((c) => P[2][c] - P[1][c]);
+      const nu = Math.hypot(...u), nw = Math.hypot(...w);
+      if (nu > 0 && nw > 0) angle = (Math.acos(Math.max(-1, Math.min(1, (u[0] * w[0] + u[1] * w[1] + u[2] * w[2]) / (nu * nw)))) * 180) / Math.PI;
+    }
+    return { points: this.measure.map((i) => this.meta.points[i]), distances_m: distances, angle_deg: angle };
+  }
+
+  updateMeasure() {
+    const m = this.measurement();
+    const box = this.measureEl;
+    if (!m) {
+      box.hidden = true;
+      if (this.measureLine) this.measureLine.geometry.setDrawRange(0, 0);
+      return;
+    }
+    const p = this.store.f.positions_m[this.frameIndex];
+    this.measure.forEach((i, n) => this.measurePos.array.set([p[3 * i], p[3 * i + 1], p[3 * i + 2]], 3 * n));
+    this.measurePos.needsUpdate = true;
+    this.measureLine.geometry.setDrawRange(0, this.measure.length);
+    const key = m.points.join('|');
+    if (box.dataset.key !== key) {
+      box.dataset.key = key;
+      box.innerHTML = '';
+      const close = el('button', { type: 'button', class: 'tv-pick-close', id: 'measure-clear', title: 'clear the measurement (Esc)', text: '\u00d7' });
+      close.addEventListener('click', () => this.setMeasure([]));
+      box.appendChild(el('div', { class: 'tv-pick-head' }, [el('span', { class: 'tv-pick-kind', text: 'measure' }), el('span', { id: 'measure-points', class: 'tv-pick-name', text: m.points.join(' - ') }), close]));
+      this.measureRows = {};
+      const row = (id, label) => {
+        const v = el('span', { id, class: 'tv-num' });
+        box.appendChild(el('div', { class: 'tv-pick-row' }, [el('span', { class: 'tv-lbl', text: label }), v]));
+        this.measureRows[id] = v;
+      };
+      if (m.points.length === 1) box.appendChild(el('div', { class: 'tv-pick-t', text: 'shift + click a second point' }));
+      if (m.points.length >= 2) row('measure-distance', `${m.points[0]} - ${m.points[1]}`);
+      if (m.points.length === 3) {
+        row('measure-distance-2', `${m.points[1]} - ${m.points[2]}`);
+        row('measure-angle', `angle at ${m.points[1]}`);
+      }
+    }
+    const set = (id, text) => { if (this.measureRows[id] && this.measureRows[id].textContent !== text) this.measureRows[id].textContent = text; };
+    if (m.distances_m.length) set('measure-distance', `${fmtValue(m.distances_m[0])} m`);
+    if (m.distances_m.length > 1) set('measure-distance-2', `${fmtValue(m.distances_m[1])} m`);
+    if (m.angle_deg !== null) set('measure-angle', `${fmtValue(m.angle_deg)} deg`);
+    box.hidden = false;
+  }
+
+  /// The picked point's trajectory, every frame stored, drawn up to the current frame.
+  updateTrail() {
+    if (!this.trail) return;
+    const sel = this.selected;
+    const i = sel && sel.type === 'point' ? sel.index : -1;
+    if (i < 0) {
+      this.trail.visible = false;
+      this.trailPoint = -1;
+      return;
+    }
+    const n = this.store.n;
+    let attr = this.trail.geometry.getAttribute('position');
+    if (i !== this.trailPoint || attr.count < n) {
+      if (i !== this.trailPoint) this.trailFilled = 0;
+      if (attr.count < n) {
+        const arr = new Float32Array(3 * Math.max(n, 2 * attr.count));
+        arr.set(attr.array.subarray(0, 3 * this.trailFilled));
+        attr = new BufferAttribute(arr, 3);
+        this.trail.geometry.setAttribute('position', attr);
+      }
+      this.trailPoint = i;
+    }
+    const f = this.store.f;
+    for (let k = this.trailFilled; k < n; k++) {
+      const p = f.positions_m[k];
+      attr.array[3 * k] = p[3 * i]; attr.array[3 * k + 1] = p[3 * i + 1]; attr.array[3 * k + 2] = p[3 * i + 2];
+    }
+    if (this.trailFilled < n) attr.needsUpdate = true;
+    this.trailFilled = n;
+    this.trail.geometry.setDrawRange(0, this.frameIndex + 1);
+    this.trail.visible = true;
+  }
+
+  /// Point names at their projected positions (layer "labels").
+  updateLabels() {
+    if (!this.layers.labels || !this.labelEls || !this.store || !this.store.n) return;
+    const p = this.store.f.positions_m[this.frameIndex];
+    this.camera.updateMatrixWorld();
+    const w = this.renderer.domElement.clientWidth, h = this.renderer.domElement.clientHeight;
+    const v = this.tmp.a;
+    this.labelEls.forEach((e, i) => {
+      v.fromArray(p, 3 * i).project(this.camera);
+      const inside = v.z < 1 && Math.abs(v.x) <= 1 && Math.abs(v.y) <= 1;
+      e.hidden = !inside;
+      if (inside) e.style.transform = `translate(${Math.round(((v.x + 1) / 2) * w + 6)}px, ${Math.round(((1 - v.y) / 2) * h - 16)}px)`;
+    });
   }
 
   /// The floor grid (at ground_z_m, or under the initial pose as a reference), its scale label and
@@ -728,10 +1037,15 @@ export class Viewer {
     grid.rotation.x = Math.PI / 2;
     grid.position.set(Math.round(cx / step) * step, Math.round(cy / step) * step, floorZ);
     grid.name = 'grid';
+    // The floor and its grid are drawn first and write no depth: what lies on the floor (a taut
+    // cable between two resting nodes) is drawn over them whole, never interleaved with them
+    // (z-fighting made such cables look dashed like slack ones).
+    grid.material.depthWrite = false;
+    grid.renderOrder = -1;
     if (hasGround) {
-      const plane = new Mesh(new PlaneGeometry(size, size), new MeshBasicMaterial({ color: 0xe6eaee, transparent: true, opacity: 0.6, depthWrite: false }));
-      plane.position.set(grid.position.x, grid.position.y, floorZ - diag * 1e-4);
-      plane.renderOrder = -1;
+      const plane = new Mesh(new PlaneGeometry(size, size), new MeshBasicMaterial({ color: 0xebeff2, depthWrite: false }));
+      plane.position.set(grid.position.x, grid.position.y, floorZ);
+      plane.renderOrder = -2;
       plane.name = 'ground-plane';
       g.add(plane);
       this.groundPlane = plane;
@@ -743,6 +1057,8 @@ export class Viewer {
     this.gridHome = { x: grid.position.x, y: grid.position.y };
     const axes = new AxesHelper(step);
     axes.name = 'world-axes';
+    axes.material.depthWrite = false;
+    axes.renderOrder = -1;
     axes.position.set(0, 0, floorZ);
     g.add(axes);
     this.world.add(g);
@@ -810,6 +1126,9 @@ export class Viewer {
     }
     this.updatePlotData();
     this.updateColorbar();
+    this.forceMax = null;
+    if (this.layers.forces) this.updateForceLegend();
+    if (this.selected) this.updateTrail();
   }
 
   // ---------------------------------------------------------------- camera
@@ -983,6 +1302,7 @@ export class Viewer {
       this.pickPlot = null;
     }
     if (sel) this.makePickPlot(sel);
+    this.updateTrail();
     this.fitPlotHeights();
     this.updatePickInfo();
     this.updateHighlights();
@@ -1343,6 +1663,7 @@ export class Viewer {
 
   setColorMode(mode) {
     if (mode !== 'tension' && mode !== 'strain') return;
+    if (mode === 'strain' && this.meta && this.meta.kind === 'cdpr') return;
     this.colorMode = mode;
     this.colorSel.value = mode;
     if (this.cablePlot) {
@@ -1432,6 +1753,10 @@ export class Viewer {
     if (this.pointerMoved) this.updateHover();
     if (this.dirty) {
       this.dirty = false;
+      if (this.layers.labels && (this.labelsDirty || this.triadDirty)) {
+        this.labelsDirty = false;
+        this.updateLabels();
+      }
       this.renderer.render(this.scene3, this.camera);
       this.rendered++;
       if (this.triadDirty) {
@@ -1530,6 +1855,12 @@ export class Viewer {
     if (this.comLine) this.comLine.geometry.setDrawRange(0, st.hasCom ? k + 1 : 0);
     if (this.cameraMode === 'follow') this.follow(k);
     if (this.selected || this.hovered) this.updateHighlights();
+    this.updateForces(k);
+    this.updateTrail();
+    if (this.measure.length) this.updateMeasure();
+    this.labelsDirty = true;
+    // the hovered element's tooltip and the world readout follow the time (the pointer may not move)
+    if (this.pointer) this.updateHover();
     // readouts
     const t = f.t_s[k];
     this.timeEl.textContent = `t = ${t.toFixed(3)} s`;
@@ -1570,7 +1901,7 @@ export class Viewer {
   }
 
   plotData() {
-    return this.plots.map((p) => ({ title: p.title, kind: p.kind, series: p.names, data: p.data(), legend: p.legendValues(), shown: p.shownSeries() }));
+    return this.plots.map((p) => ({ title: p.title, kind: p.kind, series: p.names, data: p.data(), legend: p.legendValues(), shown: p.shownSeries(), ticks: p.ticks.slice(), offset: p.tickOffset ? p.tickOffset.text : null, yRange: [p.u.scales.y.min, p.u.scales.y.max] }));
   }
 }
 

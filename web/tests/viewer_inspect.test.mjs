@@ -1,0 +1,439 @@
+// Viewer tests of the debugging tools: readable plot axes and legends, floor lines, force arrows
+// (cable forces, contact forces, a CDPR platform's cable wrench, joint torques) with their scale
+// and legend, layer toggles, readouts that follow a seek, distance and angle between points, a
+// point's trail. Synthetic scenes (tests/fixtures/synth.mjs) unless said otherwise.
+// Screenshots go to the test's temp directory, and also to $TENDYN_SCREENSHOT_DIR when set
+// (docs/img/viewer: the pictures of docs/VIEWER.md).
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import * as synth from './fixtures/synth.mjs';
+import { htmlFromScene, launch, newPage, tempDir, waitReady } from './helpers.mjs';
+
+let browser = null;
+let dir = null;
+
+before(async () => {
+  dir = tempDir('inspect');
+  browser = await launch();
+});
+
+after(async () => {
+  if (browser) await browser.close();
+});
+
+const skipNoBrowser = (t) => {
+  if (!browser) {
+    t.skip('no Chromium at /usr/bin/chromium (set TENDYN_CHROMIUM)');
+    return true;
+  }
+  return false;
+};
+
+async function openScene(scene, name, errors) {
+  const page = await newPage(browser, errors);
+  await page.goto(`file://${htmlFromScene(scene, path.join(dir, `${name}.html`))}`);
+  await waitReady(page);
+  return page;
+}
+
+async function shot(page, name, whole = false) {
+  const target = whole ? page : page.locator('.tv-3d canvas');
+  await page.waitForTimeout(150);
+  await target.screenshot({ path: path.join(dir, name) });
+  const docs = process.env.TENDYN_SCREENSHOT_DIR;
+  if (docs) {
+    fs.mkdirSync(docs, { recursive: true });
+    fs.copyFileSync(path.join(dir, name), path.join(docs, name));
+  }
+}
+
+const near = (a, b, tol) => Math.abs(a - b) <= tol;
+
+describe('readability', () => {
+  test('a tiny range far from 0 gets distinct ticks in offset notation; an all-zero series a small symmetric axis; no 1e-14 noise in legends', { timeout: 60000 }, async (t) => {
+    if (skipNoBrowser(t)) return;
+    const s = synth.prism3({ nframes: 50 });
+    const n = s.frames.t_s.length;
+    s.plots = [
+      { title: 'tiny', y_label: 'm', series: [{ name: 'x', values: s.frames.t_s.map((_, i) => 0.311 + 3e-7 * Math.sin(i / 5)) }] },
+      { title: 'zero', y_label: 'N', series: [{ name: 'z', values: new Array(n).fill(0) }] },
+      { title: 'noisy', y_label: 'J', series: [{ name: 'e', values: s.frames.t_s.map((_, i) => (i === 10 ? 1.3e-14 : 0.5 + 0.01 * i)) }] },
+    ];
+    const errors = [];
+    const page = await openScene(s, 'ticks', errors);
+    try {
+      await page.evaluate(() => window.tendyn.seek(10));
+      const plots = await page.evaluate(() => window.tendyn.plotData());
+      const tiny = plots.find((p) => p.title === 'tiny');
+      const ticks = tiny.ticks.filter((x) => x !== '');
+      assert.ok(ticks.length >= 2, `ticks ${ticks}`);
+      assert.equal(new Set(ticks).size, ticks.length, `repeated tick labels: ${ticks}`);
+      assert.match(tiny.offset, /^0\.311 \+ 1e-\d+ x$/);
+      // the offset and the labels give back values inside the axis range
+      const m = /^([0-9.]+) \+ 1e(-\d+) x$/.exec(tiny.offset);
+      for (const lab of ticks) {
+        const v = Number(m[1]) + Number(lab) * 10 ** Number(m[2]);
+        assert.ok(v >= tiny.yRange[0] - 1e-12 && v <= tiny.yRange[1] + 1e-12, `tick ${lab} -> ${v} outside ${tiny.yRange}`);
+      }
+      assert.equal(await page.locator('.tv-axis-offset:visible').count(), 1);
+      const zero = plots.find((p) => p.title === 'zero');
+      assert.deepEqual(zero.yRange, [-1, 1]);
+      assert.ok(zero.ticks.includes('0'), `zero ticks ${zero.ticks}`);
+      const noisy = plots.find((p) => p.title === 'noisy');
+      assert.equal(noisy.legend.e, '0');
+      await page.evaluate(() => window.tendyn.seek(11));
+      assert.equal((await page.evaluate(() => window.tendyn.plotData())).find((p) => p.title === 'noisy').legend.e, '0.61');
+      assert.deepEqual(errors, []);
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('a taut cable lying on the floor is drawn whole over the floor and grid (not dashed)', { timeout: 60000 }, async (t) => {
+    if (skipNoBrowser(t)) return;
+    const s = synth.prism3({ nframes: 5 });
+    s.ground_z_m = -0.2;
+    // bottom1 (b1 - b2) lies on the floor, taut and at the largest tension (viridis yellow)
+    const c = s.cables.findIndex((x) => x.name === 'bottom1');
+    for (let k = 0; k < 5; k++) {
+      const p = s.frames.positions_m[k];
+      p[3 * 3 + 2] = -0.2;
+      p[3 * 4 + 2] = -0.2;
+      s.frames.cable_tension_N[k] = s.frames.cable_tension_N[k].map((v, i) => (i === c ? 50 : Math.min(v, 1)));
+    }
+    const errors = [];
+    const page = await openScene(s, 'floor', errors);
+    try {
+      await page.evaluate(() => { for (const l of ['rods', 'points', 'paths']) window.tendyn.setLayer(l, false); });
+      await page.waitForTimeout(200);
+      const p = s.frames.positions_m[0];
+      const a = await page.evaluate((q) => window.tendyn.project(...q), p.slice(9, 12));
+      const b = await page.evaluate((q) => window.tendyn.project(...q), p.slice(12, 15));
+      const png = await page.locator('.tv-3d canvas').screenshot({ path: path.join(dir, 'floor.png') });
+      // along the cable (10 % to 90 %): a pixel of the cable's colour (saturated yellow) within 1 px
+      const frac = await page.evaluate(async ({ b64, a, b }) => {
+        const img = new Image();
+        img.src = `data:image/png;base64,${b64}`;
+        await img.decode();
+        const cv = document.createElement('canvas');
+        cv.width = img.width; cv.height = img.height;
+        const g = cv.getContext('2d');
+        g.drawImage(img, 0, 0);
+        const sx = img.width / document.querySelector('.tv-3d canvas').clientWidth;
+        let hit = 0, n = 0;
+        for (let i = 10; i <= 90; i++) {
+          const x = (a.x + ((b.x - a.x) * i) / 100) * sx, y = (a.y + ((b.y - a.y) * i) / 100) * sx;
+          const d = g.getImageData(Math.round(x) - 1, Math.round(y) - 1, 3, 3).data;
+          let ok = false;
+          for (let j = 0; j < d.length; j += 4) if (d[j] > 170 && d[j + 1] > 160 && d[j] - d[j + 2] > 70) ok = true; // yellow, also where the canvas is scaled up
+          n++;
+          if (ok) hit++;
+        }
+        return hit / n;
+      }, { b64: png.toString('base64'), a, b });
+      assert.ok(frac >= 0.97, `only ${(100 * frac).toFixed(0)} % of the floor cable drawn in its colour`);
+      assert.deepEqual(errors, []);
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('CDPR pages offer no strain colouring', { timeout: 60000 }, async (t) => {
+    if (skipNoBrowser(t)) return;
+    const errors = [];
+    const page = await openScene(synth.cdpr(), 'cdpr-colour', errors);
+    try {
+      const opts = await page.$$eval('#color-mode option', (os) => os.filter((o) => !o.hidden && !o.disabled).map((o) => o.value));
+      assert.deepEqual(opts, ['tension']);
+      await page.evaluate(() => window.tendyn.setColorMode('strain'));
+      assert.equal(await page.$eval('#color-mode', (e) => e.value), 'tension');
+      assert.equal(await page.textContent('#colorbar-label'), 'cable tension [N]');
+      assert.deepEqual(errors, []);
+    } finally {
+      await page.close();
+    }
+  });
+});
+
+describe('measure and inspect', () => {
+  test('a seek updates the tooltip and the world readout of the hovered point (no stale frame-0 values)', { timeout: 60000 }, async (t) => {
+    if (skipNoBrowser(t)) return;
+    const s = synth.prism3({ nframes: 101 });
+    // t1 moves 5 cm up over the run, slowly enough to stay under the pointer
+    const p0 = s.frames.positions_m[0].slice();
+    for (let k = 0; k < 101; k++) {
+      s.frames.positions_m[k] = p0.slice();
+      s.frames.positions_m[k][2] = Number((p0[2] + 0.0005 * k).toPrecision(7));
+    }
+    const errors = [];
+    const page = await openScene(s, 'hover-seek', errors);
+    try {
+      await page.waitForTimeout(300); // the layout settled (plot heights): the 3D view does not move under the pointer
+      const box = await page.locator('.tv-3d canvas').boundingBox();
+      const at = async (k) => page.evaluate((q) => window.tendyn.project(...q), s.frames.positions_m[k].slice(0, 3));
+      const p0 = await at(0);
+      await page.mouse.move(box.x + p0.x, box.y + p0.y);
+      await page.waitForFunction(() => /^t1: \(/.test(document.querySelector('#world-readout').textContent));
+      const k = 4;
+      await page.evaluate((k) => window.tendyn.seek(k), k);
+      const want = s.frames.positions_m[k][2];
+      const w = await page.textContent('#world-readout');
+      const m = /^t1: \((-?[0-9.]+), (-?[0-9.]+), (-?[0-9.]+)\) m$/.exec(w);
+      assert.ok(m, `world readout "${w}"`);
+      assert.ok(near(Number(m[3]), want, 1e-4), `readout z ${m[3]} vs frame ${k}: ${want}`);
+      // far away: the tooltip follows the frame (the point has left the pointer or shows its new value)
+      await page.evaluate(() => window.tendyn.seek(100));
+      const w2 = await page.textContent('#world-readout');
+      const m2 = /^t1: \((-?[0-9.]+), (-?[0-9.]+), (-?[0-9.]+)\) m$/.exec(w2);
+      if (m2) assert.ok(near(Number(m2[3]), s.frames.positions_m[100][2], 1e-4), `readout ${w2} at frame 100`);
+      const hover = await page.evaluate(() => (document.querySelector('#hover-info').hidden ? null : document.querySelector('#hover-info').textContent));
+      assert.ok(hover === null || !/^point t1/.test(hover) || m2, `tooltip "${hover}" but readout "${w2}"`);
+      assert.deepEqual(errors, []);
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('distance and angle between picked points follow the time; shift+click adds a point; Esc clears', { timeout: 60000 }, async (t) => {
+    if (skipNoBrowser(t)) return;
+    const s = synth.prism3({ nframes: 101 });
+    const errors = [];
+    const page = await openScene(s, 'measure', errors);
+    try {
+      const P = (k, i) => s.frames.positions_m[k].slice(3 * i, 3 * i + 3);
+      const dist = (u, v) => Math.hypot(u[0] - v[0], u[1] - v[1], u[2] - v[2]);
+      // shift+click on t1 then t2 (their projections), then b1 by the hook
+      for (const i of [0, 1]) {
+        const box = await page.locator('.tv-3d canvas').boundingBox();
+        const q = await page.evaluate((q) => window.tendyn.project(...q), P(0, i));
+        await page.keyboard.down('Shift');
+        await page.mouse.click(box.x + q.x, box.y + q.y);
+        await page.keyboard.up('Shift');
+      }
+      let m = await page.evaluate(() => window.tendyn.measurement());
+      assert.deepEqual(m.points, ['t1', 't2']);
+      assert.ok(near(m.distances_m[0], dist(P(0, 0), P(0, 1)), 1e-6));
+      assert.equal(await page.textContent('#measure-distance'), `${Number(dist(P(0, 0), P(0, 1)).toPrecision(5))} m`);
+      await page.evaluate(() => window.tendyn.measure(['t1', 'b1', 't2']));
+      const k = 77;
+      await page.evaluate((k) => window.tendyn.seek(k), k);
+      m = await page.evaluate(() => window.tendyn.measurement());
+      const a = P(k, 0), b = P(k, 3), c = P(k, 1);
+      const u = a.map((x, j) => x - b[j]), v = c.map((x, j) => x - b[j]);
+      const ang = (Math.acos((u[0] * v[0] + u[1] * v[1] + u[2] * v[2]) / (Math.hypot(...u) * Math.hypot(...v))) * 180) / Math.PI;
+      assert.ok(near(m.angle_deg, ang, 1e-6), `angle ${m.angle_deg} vs ${ang}`);
+      assert.ok(near(m.distances_m[1], dist(b, c), 1e-6));
+      assert.equal(await page.textContent('#measure-angle'), `${Number(ang.toPrecision(5))} deg`);
+      await shot(page, 'measure.png');
+      await page.locator('.tv-3d canvas').click({ position: { x: 3, y: 3 } });
+      await page.keyboard.press('Escape');
+      assert.equal(await page.evaluate(() => window.tendyn.measurement()), null);
+      assert.equal(await page.isVisible('#measure'), false);
+      assert.deepEqual(errors, []);
+    } finally {
+      await page.close();
+    }
+  });
+
+  test("a picked point's trail: its positions of every frame, drawn up to the current one", { timeout: 60000 }, async (t) => {
+    if (skipNoBrowser(t)) return;
+    const s = synth.walker({ nframes: 301 });
+    const errors = [];
+    const page = await openScene(s, 'trail', errors);
+    try {
+      await page.evaluate(() => window.tendyn.select('point', 'b2'));
+      const k = 200;
+      await page.evaluate((k) => window.tendyn.seek(k), k);
+      const tr = await page.evaluate(() => window.tendyn.trail());
+      assert.equal(tr.point, 'b2');
+      assert.equal(tr.count, k + 1);
+      for (const j of [0, 57, k]) for (let c = 0; c < 3; c++) assert.ok(near(tr.points_m[3 * j + c], s.frames.positions_m[j][3 * 4 + c], 1e-5));
+      await page.evaluate(() => window.tendyn.select(null));
+      assert.equal(await page.evaluate(() => window.tendyn.trail()), null);
+      assert.deepEqual(errors, []);
+    } finally {
+      await page.close();
+    }
+  });
+});
+
+/// Checks that every arrow starts at its point, points along its force and has the length
+/// scale x |force| (the scale per unit the page reports).
+function checkArrows(arrows) {
+  for (const a of arrows) {
+    const want = a.scale * a.magnitude;
+    assert.ok(near(a.length_m, want, 1e-6 * Math.max(1, want) + 1e-9), `${a.name}: length ${a.length_m} vs ${want}`);
+    if (a.magnitude > 0) {
+      for (let c = 0; c < 3; c++) {
+        const tip = a.origin_m[c] + (a.vector[c] / a.magnitude) * a.length_m;
+        assert.ok(near(a.tip_m[c], tip, 1e-5 * Math.max(1, a.length_m)), `${a.name}: tip ${a.tip_m} vs ${tip}`);
+      }
+    }
+  }
+}
+
+describe('forces in 3D', () => {
+  test('cable force arrows at the rod ends: |arrow| proportional to the tension in scene.json, scale control, legend, layer toggles', { timeout: 60000 }, async (t) => {
+    if (skipNoBrowser(t)) return;
+    const s = synth.prism3({ nframes: 101 });
+    const errors = [];
+    const page = await openScene(s, 'forces', errors);
+    try {
+      assert.deepEqual(await page.evaluate(() => window.tendyn.forceArrows()), []); // layer off by default
+      assert.equal(await page.isVisible('#force-legend'), false);
+      await page.check('#layer-forces');
+      const k = 40;
+      await page.evaluate((k) => window.tendyn.seek(k), k);
+      const arrows = await page.evaluate(() => window.tendyn.forceArrows());
+      assert.equal(arrows.length, 2 * s.cables.length); // every cable pulls both its ends (all on rods)
+      for (const [i, c] of s.cables.entries()) {
+        const T = s.frames.cable_tension_N[k][i];
+        for (const [at, other] of [[c.a, c.b], [c.b, c.a]]) {
+          const a = arrows.find((x) => x.name === `${c.name} at ${s.points[at]}`);
+          assert.ok(a, `arrow of ${c.name} at ${s.points[at]}`);
+          assert.equal(a.magnitude.toPrecision(6), Math.abs(T).toPrecision(6));
+          const p = s.frames.positions_m[k];
+          const d = [0, 1, 2].map((j) => p[3 * other + j] - p[3 * at + j]);
+          const l = Math.hypot(...d);
+          for (let j = 0; j < 3; j++) assert.ok(near(a.vector[j], (T * d[j]) / l, 1e-9 + 1e-9 * T));
+        }
+      }
+      checkArrows(arrows);
+      // lengths proportional to the forces: one scale for all, the largest force of the run a quarter of the pose
+      const scales = new Set(arrows.map((a) => a.scale.toPrecision(12)));
+      assert.equal(scales.size, 1);
+      const maxT = Math.max(...s.frames.cable_tension_N.flat());
+      const legend = await page.textContent('#force-legend');
+      assert.match(legend, /cable force/);
+      assert.match(legend, new RegExp(`1 N = ${Number(arrows[0].scale.toPrecision(5))} m \\(largest ${Number(maxT.toPrecision(5))} N\\)`));
+      await shot(page, 'forces.png');
+      await page.selectOption('#force-scale', '2');
+      const doubled = await page.evaluate(() => window.tendyn.forceArrows());
+      doubled.forEach((a, i) => assert.ok(near(a.length_m, 2 * arrows[i].length_m, 1e-9)));
+      checkArrows(doubled);
+      // layer toggles hide the objects
+      for (const name of ['rods', 'cables', 'points', 'paths', 'grid']) {
+        await page.uncheck(`#layer-${name}`);
+        const vis = await page.evaluate(() => {
+          const v = window.tendyn._viewer;
+          return { rods: v.rodGroup.visible, cables: v.cableGroup.visible, points: v.pointMesh.visible, paths: v.pathGroup.visible, grid: v.groundGroup.visible };
+        });
+        assert.equal(vis[name], false, name);
+        await page.check(`#layer-${name}`);
+      }
+      // labels on demand: one per point, at the point
+      await page.check('#layer-labels');
+      await page.waitForTimeout(100);
+      const labels = await page.$$eval('.tv-label', (es) => es.map((e) => ({ text: e.textContent, hidden: e.hidden, tr: e.style.transform })));
+      assert.deepEqual(labels.map((l) => l.text), s.points);
+      const q = await page.evaluate((p) => window.tendyn.project(...p), s.frames.positions_m[k].slice(0, 3));
+      const mm = /translate\((-?\d+)px, (-?\d+)px\)/.exec(labels[0].tr);
+      assert.ok(mm && near(Number(mm[1]), q.x + 6, 1.5) && near(Number(mm[2]), q.y - 16, 1.5), `label of t1 at ${labels[0].tr}, point at ${q.x}, ${q.y}`);
+      await shot(page, 'labels.png');
+      assert.deepEqual(errors, []);
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('contact forces (normal and friction) at each contact, from frames.contact_force_N', { timeout: 60000 }, async (t) => {
+    if (skipNoBrowser(t)) return;
+    const s = synth.prism3({ nframes: 20 });
+    s.ground_z_m = -0.2;
+    s.frames.contact_force_N = s.frames.t_s.map((_, k) => s.points.flatMap((_, i) => (i >= 3 ? [0.1 * k, -0.05 * i, 2 + 0.01 * k] : [0, 0, 0])));
+    const errors = [];
+    const page = await openScene(s, 'contact', errors);
+    try {
+      await page.evaluate(() => window.tendyn.setLayer('forces', true));
+      const k = 12;
+      await page.evaluate((k) => window.tendyn.seek(k), k);
+      const arrows = await page.evaluate(() => window.tendyn.forceArrows());
+      const fc = s.frames.contact_force_N[k];
+      for (const i of [3, 4, 5]) {
+        const n = arrows.find((a) => a.kind === 'contact' && a.point === s.points[i]);
+        const f = arrows.find((a) => a.kind === 'friction' && a.point === s.points[i]);
+        assert.deepEqual(n.vector, [0, 0, fc[3 * i + 2]]);
+        assert.deepEqual(f.vector, [fc[3 * i], fc[3 * i + 1], 0]);
+      }
+      assert.equal(arrows.filter((a) => a.kind === 'contact' && a.point === 't1')[0].length_m, 0);
+      checkArrows(arrows);
+      assert.match(await page.textContent('#force-legend'), /contact normal.*contact friction/s);
+      assert.deepEqual(errors, []);
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('CDPR: cable forces at the attachment points, the platform wrench (resultant and moment about P)', { timeout: 60000 }, async (t) => {
+    if (skipNoBrowser(t)) return;
+    const s = synth.cdpr();
+    // the writer's naming: anchors A_<cable>, attachment points B_<cable>, the platform reference P
+    s.points = ['g1', 'g2', 'g3', 'g4', 'A_c1', 'A_c2', 'A_c3', 'A_c4', 'B_c1', 'B_c2', 'B_c3', 'B_c4', 'P'];
+    s.frames.positions_m = s.frames.positions_m.map((p) => {
+      const c = [0, 1, 2].map((j) => (p[24 + j] + p[27 + j] + p[30 + j] + p[33 + j]) / 4);
+      return [...p, ...c];
+    });
+    const errors = [];
+    const page = await openScene(s, 'cdpr-forces', errors);
+    try {
+      await page.evaluate(() => window.tendyn.setLayer('forces', true));
+      const k = 120;
+      await page.evaluate((k) => window.tendyn.seek(k), k);
+      const arrows = await page.evaluate(() => window.tendyn.forceArrows());
+      const p = s.frames.positions_m[k];
+      const T = s.frames.cable_tension_N[k];
+      const cab = arrows.filter((a) => a.kind === 'cable');
+      assert.deepEqual(cab.map((a) => a.point), ['B_c1', 'B_c2', 'B_c3', 'B_c4']); // none at the fixed anchors
+      const F = [0, 0, 0], M = [0, 0, 0];
+      s.cables.forEach((c, i) => {
+        const d = [0, 1, 2].map((j) => p[3 * c.a + j] - p[3 * c.b + j]);
+        const l = Math.hypot(...d);
+        const f = d.map((x) => (T[i] * x) / l);
+        const r = [0, 1, 2].map((j) => p[3 * c.b + j] - p[36 + j]);
+        for (let j = 0; j < 3; j++) F[j] += f[j];
+        M[0] += r[1] * f[2] - r[2] * f[1]; M[1] += r[2] * f[0] - r[0] * f[2]; M[2] += r[0] * f[1] - r[1] * f[0];
+      });
+      const pf = arrows.find((a) => a.kind === 'platform force');
+      const pm = arrows.find((a) => a.kind === 'platform moment');
+      assert.equal(pf.point, 'P');
+      for (let j = 0; j < 3; j++) {
+        assert.ok(near(pf.vector[j], F[j], 1e-9 * Math.hypot(...F) + 1e-12), `force ${pf.vector} vs ${F}`);
+        assert.ok(near(pm.vector[j], M[j], 1e-9 * Math.hypot(...M) + 1e-12), `moment ${pm.vector} vs ${M}`);
+      }
+      assert.equal(pm.unit, 'N m');
+      checkArrows(arrows);
+      assert.match(await page.textContent('#force-legend'), /1 N m = /);
+      await shot(page, 'cdpr-forces.png');
+      assert.deepEqual(errors, []);
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('tree: joint torques as arrows along the joint axes (tau plot x axis)', { timeout: 60000 }, async (t) => {
+    if (skipNoBrowser(t)) return;
+    const s = synth.tree();
+    const errors = [];
+    const page = await openScene(s, 'tree-forces', errors);
+    try {
+      await page.evaluate(() => window.tendyn.setLayer('forces', true));
+      const k = 100;
+      await page.evaluate((k) => window.tendyn.seek(k), k);
+      const arrows = await page.evaluate(() => window.tendyn.forceArrows());
+      const tau = s.plots.find((p) => p.id === 'tau');
+      assert.equal(arrows.length, 2);
+      arrows.forEach((a, i) => {
+        assert.equal(a.kind, 'joint torque');
+        assert.equal(a.point, s.points[s.joints[i].point]);
+        const want = tau.series[i].values[k];
+        [0, want, 0].forEach((w, j) => assert.ok(near(a.vector[j], w, 1e-12), `${a.name}: ${a.vector} vs tau ${want}`));
+      });
+      checkArrows(arrows);
+      assert.deepEqual(errors, []);
+    } finally {
+      await page.close();
+    }
+  });
+});
