@@ -76,6 +76,8 @@ export function hooks(viewer, extra = {}) {
       const n = t.geometry.drawRange.count;
       return { point: viewer.meta.points[viewer.trailPoint], count: n, points_m: Array.from(t.geometry.getAttribute('position').array.slice(0, 3 * n)) };
     },
+    // compared runs (tendyn view A B ...): [{label, title, frame, t_s, segments, positions_m}]
+    ghosts: () => viewer.ghostState(),
     _viewer: viewer,
     ...extra,
   };

@@ -98,7 +98,16 @@ export function normalizeSceneMeta(s) {
       fail('scene.point_radius_m must be an array of one non-negative radius per point');
     pointRadius = s.point_radius_m;
   }
+  // a page of a long run keeps every stride-th frame (tendyn --max-page-mb)
+  let thinned = null;
+  if (s.thinned !== undefined && s.thinned !== null) {
+    const t = s.thinned;
+    if (!t || typeof t !== 'object' || !Number.isInteger(t.stride) || t.stride < 1 || !Number.isInteger(t.frames_in_run) || t.frames_in_run < 0)
+      fail('scene.thinned must be {"stride": integer >= 1, "frames_in_run": integer >= 0}');
+    thinned = { stride: t.stride, frames_in_run: t.frames_in_run };
+  }
   return {
+    thinned,
     title: typeof s.title === 'string' && s.title ? s.title : 'scene',
     point_radius_m: pointRadius,
     kind: typeof s.kind === 'string' ? s.kind : 'tensegrity',

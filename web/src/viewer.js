@@ -34,6 +34,7 @@ const FORCE_SCALES = [0.25, 0.5, 1, 2, 4];
 const MEASURE_COLOR = '#0b7285';
 const TRAIL_COLOR = '#1864ab';
 const MAX_LABELS = 200;
+const GHOST_COLORS = ['#5c7cfa', '#f76707', '#37b24d', '#ae3ec9'];
 
 const SHORTCUTS = [
   ['space', 'play / pause'],
@@ -127,6 +128,8 @@ export class Viewer {
     if (this.page) r.classList.add('tv-page');
     this.titleEl = el('h1', { class: 'tv-title', text: 'tendyn' });
     this.kindEl = el('span', { class: 'tv-kind' });
+    this.thinnedEl = el('span', { class: 'tv-thinned', id: 'thinned-note' });
+    this.thinnedEl.hidden = true;
     this.helpBtn = el('button', { id: 'help', type: 'button', class: 'tv-btn tv-help-btn', title: 'keyboard shortcuts and mouse (?)', text: '?' });
     this.view3d = el('div', { class: 'tv-3d' });
     // readouts
@@ -239,7 +242,7 @@ export class Viewer {
     ]);
     this.plotsEl = el('div', { class: 'tv-plots' });
     const left = el('div', { class: 'tv-left' }, [this.view3d, controls]);
-    r.appendChild(el('div', { class: 'tv-header' }, [this.titleEl, this.kindEl, el('span', { class: 'tv-spacer' }), this.helpBtn]));
+    r.appendChild(el('div', { class: 'tv-header' }, [this.titleEl, this.kindEl, this.thinnedEl, el('span', { class: 'tv-spacer' }), this.helpBtn]));
     r.appendChild(el('div', { class: 'tv-body' }, [left, this.plotsEl]));
 
     this.playBtn.addEventListener('click', () => (this.playing ? this.pause() : this.play()));
@@ -448,6 +451,22 @@ export class Viewer {
     const store = new FrameStore(meta);
     const block = frames !== undefined ? frames : scene.frames;
     if (block !== undefined && block !== null) store.append(block, 'frames');
+    // other runs to compare with (tendyn view A B ...): drawn as ghosts, plotted beside this one
+    const runs = [];
+    if (Array.isArray(scene.compare)) {
+      scene.compare.forEach((other, i) => {
+        let m, st;
+        try {
+          m = normalizeSceneMeta(other);
+          st = new FrameStore(m);
+          st.append(other.frames, 'frames');
+        } catch (e) {
+          throw new e.constructor(`compare[${i}]: ${e.message}`);
+        }
+        runs.push({ label: String.fromCharCode(66 + (i % 25)), meta: m, store: st, map: [] });
+      });
+    }
+    this.runs = runs;
     this.pause();
     this.disposeWorld();
     this.meta = meta;
@@ -455,7 +474,10 @@ export class Viewer {
     this.frameIndex = 0;
     this.simTime = store.n ? store.f.t_s[0] : 0;
     this.titleEl.textContent = meta.title;
-    this.kindEl.textContent = meta.kind;
+    this.kindEl.textContent = runs.length ? `${meta.kind}; A = this run, ${runs.map((r) => `${r.label} = ${r.meta.title}`).join(', ')} (ghosts)` : meta.kind;
+    const th = meta.thinned;
+    this.thinnedEl.hidden = !(th && th.stride > 1);
+    this.thinnedEl.textContent = th && th.stride > 1 ? `every ${th.stride}th of ${th.frames_in_run} frames shown (page size limit, --max-page-mb); all frames: results.csv, scene.json` : '';
     this.colorSel.options[0].textContent = meta.cable_force_signed ? 'force' : 'tension';
     // a CDPR scene carries no cable strain (zeros): no strain colouring
     this.colorSel.options[1].hidden = this.colorSel.options[1].disabled = meta.kind === 'cdpr';
@@ -800,6 +822,21 @@ export class Viewer {
       this.labelsEl.appendChild(e);
       return e;
     });
+    // the compared runs: rods and cables as lines (ghosts), at the time of this run's frame
+    this.ghosts = (this.runs || []).map((r, i) => {
+      const segs = [...r.meta.rods, ...r.meta.cables];
+      const geo = new BufferGeometry();
+      const pos = new BufferAttribute(new Float32Array(6 * Math.max(1, segs.length)), 3);
+      geo.setAttribute('position', pos);
+      geo.setDrawRange(0, 2 * segs.length);
+      const color = GHOST_COLORS[i % GHOST_COLORS.length];
+      const line = new LineSegments(geo, new LineBasicMaterial({ color, transparent: true, opacity: 0.55, depthWrite: false }));
+      line.name = `ghost ${r.label}`;
+      line.frustumCulled = false;
+      line.renderOrder = 3;
+      this.world.add(line);
+      return { run: r, segs, pos, line, color };
+    });
     const hasForces = this.forceSpecs.length > 0;
     this.layerBoxes.forces.parentElement.style.display = hasForces ? '' : 'none';
     this.forceScaleSel.parentElement.style.display = hasForces ? '' : 'none';
@@ -872,6 +909,49 @@ export class Viewer {
     if (!this.arrows || !this.forceSpecs.length || !this.layers.forces) return;
     forceVectors(this.meta, this.forceSpecs, this.store.f, k, this.tauPlot, this.forceVec);
     this.arrows.update(this.forceSpecs, this.forceVec, (u) => this.forceScale(u));
+  }
+
+  /// Frame of compared run r shown with this run's frame k: the last at or before its time.
+  runFrame(r, k) {
+    const m = r.map;
+    const t = this.store.f.t_s;
+    for (let i = m.length; i < this.store.n; i++) {
+      const rt = r.store.f.t_s;
+      let lo = 0, hi = r.store.n - 1;
+      if (hi < 0) { m.push(-1); continue; }
+      if (t[i] >= rt[hi]) lo = hi;
+      else if (t[i] > rt[0]) {
+        while (hi - lo > 1) {
+          const mid = (lo + hi) >> 1;
+          if (rt[mid] <= t[i]) lo = mid;
+          else hi = mid;
+        }
+      }
+      m.push(lo);
+    }
+    return m[k];
+  }
+
+  updateGhosts(k) {
+    for (const g of this.ghosts || []) {
+      const j = this.runFrame(g.run, k);
+      if (j < 0) continue;
+      const p = g.run.store.f.positions_m[j];
+      const a = g.pos.array;
+      g.segs.forEach((e, n) => {
+        a[6 * n] = p[3 * e.a]; a[6 * n + 1] = p[3 * e.a + 1]; a[6 * n + 2] = p[3 * e.a + 2];
+        a[6 * n + 3] = p[3 * e.b]; a[6 * n + 4] = p[3 * e.b + 1]; a[6 * n + 5] = p[3 * e.b + 2];
+      });
+      g.pos.needsUpdate = true;
+    }
+  }
+
+  /// The compared runs' ghosts at the current frame: [{label, title, frame, t_s, segments}].
+  ghostState() {
+    return (this.ghosts || []).map((g) => {
+      const j = this.runFrame(g.run, this.frameIndex);
+      return { label: g.run.label, title: g.run.meta.title, frame: j, t_s: g.run.store.f.t_s[j], segments: g.segs.length, positions_m: Array.from(g.pos.array.slice(0, 6 * g.segs.length)) };
+    });
   }
 
   /// The drawn arrows at the current frame: [{kind, name, unit, origin_m, vector, magnitude,
@@ -1078,6 +1158,7 @@ export class Viewer {
     if (this.store && this.store.hasCom) item(COM_COLOR, 'COM track (floor)');
     for (const o of this.pathObjs) item(o.color, o.path.name);
     for (const o of this.jointObjs) item(o.seg.material.color.getStyle(), o.seg.name);
+    for (const g of this.ghosts || []) item(g.color, `${g.run.label}: ${g.run.meta.title} (ghost)`);
   }
 
   ensureComCapacity(n) {
@@ -1579,15 +1660,56 @@ export class Viewer {
     for (const xp of extras.filter((p) => p.id)) addExtra(xp);
     if (this.store.hasEnergy) {
       const keys = this.store.energyKeys;
-      this.energyPlot = new TimePlot(this.plotsEl, { title: 'energy', yLabel: 'J', names: keys, colors: keys.map((k) => ENERGY_COLORS[ENERGY_KEYS.indexOf(k)]), onSeek: seek });
+      const names = [...keys], styles = keys.map((k) => ({ color: ENERGY_COLORS[ENERGY_KEYS.indexOf(k)], dash: null }));
+      this.energyRunCols = [];
+      (this.runs || []).forEach((r, ri) => {
+        for (const k of r.store.hasEnergy ? r.store.energyKeys : []) {
+          names.push(`${k} [${r.label}]`);
+          styles.push({ color: ENERGY_COLORS[ENERGY_KEYS.indexOf(k)], dash: [[7, 3], [2, 2], [9, 3, 2, 3]][ri % 3] });
+          this.energyRunCols.push({ r, k, col: [] });
+        }
+      });
+      this.energyPlot = new TimePlot(this.plotsEl, { title: 'energy', yLabel: 'J', names, styles, onSeek: seek });
       this.energyPlot.kind = 'energy';
       this.plots.push(this.energyPlot);
     }
     this.energyBox.style.display = this.store.hasEnergy || this.store.n === 0 ? '' : 'none';
     if (this.store.hasCom) {
       this.comCols = [[], [], []];
-      const p = new TimePlot(this.plotsEl, { title: 'centre of mass', yLabel: 'm', names: ['x', 'y', 'z'], colors: ['#d62728', '#2ca02c', '#1f77b4'], onSeek: seek });
+      const names = ['x', 'y', 'z'], styles = ['#d62728', '#2ca02c', '#1f77b4'].map((color) => ({ color, dash: null }));
+      (this.runs || []).forEach((r, ri) => {
+        if (!r.store.hasCom) return;
+        ['x', 'y', 'z'].forEach((a, c) => {
+          names.push(`${a} [${r.label}]`);
+          styles.push({ color: styles[c].color, dash: [[7, 3], [2, 2], [9, 3, 2, 3]][ri % 3] });
+          this.comCols.push([]);
+        });
+      });
+      const p = new TimePlot(this.plotsEl, { title: 'centre of mass', yLabel: 'm', names, styles, onSeek: seek });
       p.kind = 'com';
+      this.plots.push(p);
+    }
+    // differences of the compared runs to this one (points matched by name)
+    const diffNames = [];
+    this.diffSpecs = [];
+    for (const r of this.runs || []) {
+      const pairs = [];
+      r.meta.points.forEach((name, j) => {
+        const i = meta.points.indexOf(name);
+        if (i >= 0) pairs.push([i, j]);
+      });
+      if (pairs.length) {
+        diffNames.push(`max point distance ${r.label} - A`);
+        this.diffSpecs.push({ r, kind: 'points', pairs, col: [] });
+      }
+      if (r.store.hasCom && this.store.hasCom) {
+        diffNames.push(`COM distance ${r.label} - A`);
+        this.diffSpecs.push({ r, kind: 'com', col: [] });
+      }
+    }
+    if (diffNames.length) {
+      const p = new TimePlot(this.plotsEl, { title: 'difference to A (this run)', yLabel: 'm', names: diffNames, onSeek: seek });
+      p.kind = 'diff';
       this.plots.push(p);
     }
     for (const xp of extras.filter((p) => !p.id)) addExtra(xp);
@@ -1596,11 +1718,13 @@ export class Viewer {
 
   makeCablePlot() {
     const tension = this.colorMode === 'tension';
+    const names = this.meta.cables.map((c) => c.name);
+    for (const r of this.runs || []) for (const c of r.meta.cables) names.push(`${c.name} [${r.label}]`);
     const p = new TimePlot(this.plotsEl, {
       title: `cable ${this.forceName()}`,
       yLabel: tension ? 'N' : '(l - l0) / l0',
-      names: this.meta.cables.map((c) => c.name),
-      styles: palette(this.meta.cables.length),
+      names,
+      styles: palette(names.length),
       onSeek: (t) => { this.pause(); this.seekTime(t); },
     });
     p.kind = 'cable';
@@ -1620,12 +1744,25 @@ export class Viewer {
       if (p.kind === 'cable') {
         const src = this.colorMode === 'tension' ? f.cable_tension_N : f.cable_strain;
         if (!p.cols || p.colsMode !== this.colorMode) {
-          p.cols = this.meta.cables.map(() => []);
+          p.cols = p.names.map(() => []);
           p.colsMode = this.colorMode;
         }
-        for (let c = 0; c < p.cols.length; c++) {
+        const nc = this.meta.cables.length;
+        for (let c = 0; c < nc; c++) {
           const col = p.cols[c];
           for (let i = col.length; i < n; i++) col.push(src[i][c]);
+        }
+        let c0 = nc;
+        for (const r of this.runs || []) {
+          const rs = this.colorMode === 'tension' ? r.store.f.cable_tension_N : r.store.f.cable_strain;
+          for (let c = 0; c < r.meta.cables.length; c++) {
+            const col = p.cols[c0 + c];
+            for (let i = col.length; i < n; i++) {
+              const j = this.runFrame(r, i);
+              col.push(j >= 0 ? rs[j][c] : null);
+            }
+          }
+          c0 += r.meta.cables.length;
         }
         p.setData([t, ...p.cols]);
       } else if (p.kind === 'pick') {
@@ -1635,13 +1772,47 @@ export class Viewer {
         }
         p.setData([t, ...p.cols]);
       } else if (p.kind === 'energy') {
-        p.setData([t, ...this.store.energyKeys.map((k) => f.energy_J[k])]);
+        for (const e of this.energyRunCols || []) {
+          for (let i = e.col.length; i < n; i++) {
+            const j = this.runFrame(e.r, i);
+            e.col.push(j >= 0 ? e.r.store.f.energy_J[e.k][j] : null);
+          }
+        }
+        p.setData([t, ...this.store.energyKeys.map((k) => f.energy_J[k]), ...(this.energyRunCols || []).map((e) => e.col)]);
       } else if (p.kind === 'com') {
         for (let k = 0; k < 3; k++) {
           const col = this.comCols[k];
           for (let i = col.length; i < n; i++) col.push(f.com_m[i][k]);
         }
+        let c = 3;
+        for (const r of this.runs || []) {
+          if (!r.store.hasCom) continue;
+          for (let a = 0; a < 3; a++, c++) {
+            const col = this.comCols[c];
+            for (let i = col.length; i < n; i++) {
+              const j = this.runFrame(r, i);
+              col.push(j >= 0 ? r.store.f.com_m[j][a] : null);
+            }
+          }
+        }
         p.setData([t, ...this.comCols]);
+      } else if (p.kind === 'diff') {
+        for (const d of this.diffSpecs) {
+          for (let i = d.col.length; i < n; i++) {
+            const j = this.runFrame(d.r, i);
+            if (j < 0) { d.col.push(null); continue; }
+            if (d.kind === 'com') {
+              const a = f.com_m[i], b = d.r.store.f.com_m[j];
+              d.col.push(Math.hypot(b[0] - a[0], b[1] - a[1], b[2] - a[2]));
+            } else {
+              const pa = f.positions_m[i], pb = d.r.store.f.positions_m[j];
+              let m = 0;
+              for (const [ia, ib] of d.pairs) m = Math.max(m, Math.hypot(pb[3 * ib] - pa[3 * ia], pb[3 * ib + 1] - pa[3 * ia + 1], pb[3 * ib + 2] - pa[3 * ia + 2]));
+              d.col.push(m);
+            }
+          }
+        }
+        p.setData([t, ...this.diffSpecs.map((d) => d.col)]);
       } else if (p.kind === 'extra') {
         if (p.extra.t_s) {
           // own time base: drawn whole (it does not grow with streamed frames)
@@ -1856,6 +2027,7 @@ export class Viewer {
     if (this.cameraMode === 'follow') this.follow(k);
     if (this.selected || this.hovered) this.updateHighlights();
     this.updateForces(k);
+    this.updateGhosts(k);
     this.updateTrail();
     if (this.measure.length) this.updateMeasure();
     this.labelsDirty = true;

@@ -9,7 +9,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import * as synth from './fixtures/synth.mjs';
-import { htmlFromScene, launch, newPage, tempDir, waitReady } from './helpers.mjs';
+import { execFileSync } from 'node:child_process';
+import { CLI, SOURCE_DIR, cliCaps, htmlFromScene, launch, newPage, tempDir, waitReady } from './helpers.mjs';
 
 let browser = null;
 let dir = null;
@@ -431,6 +432,138 @@ describe('forces in 3D', () => {
         [0, want, 0].forEach((w, j) => assert.ok(near(a.vector[j], w, 1e-12), `${a.name}: ${a.vector} vs tau ${want}`));
       });
       checkArrows(arrows);
+      assert.deepEqual(errors, []);
+    } finally {
+      await page.close();
+    }
+  });
+});
+
+describe('long runs', () => {
+  test('600 s of the tower: view.html under 10 MB (every k-th frame, said in the page), scene.json keeps every frame; tendyn view --max-page-mb', { timeout: 600000 }, async (t) => {
+    if (skipNoBrowser(t)) return;
+    if (!cliCaps().html) return t.skip('TENDYN_CLI unset or without simulate --html');
+    const out = path.join(dir, 'tower600');
+    execFileSync(CLI, ['simulate', '--html', '-q', '--duration', '600', '--output-interval', '0.01', '-o', out, path.join(SOURCE_DIR, 'models', 'tower.yaml')], { cwd: SOURCE_DIR, stdio: ['ignore', 'ignore', 'pipe'], timeout: 500000 });
+    const size = fs.statSync(path.join(out, 'view.html')).size;
+    const full = JSON.parse(fs.readFileSync(path.join(out, 'scene.json'), 'utf8'));
+    const N = full.frames.t_s.length;
+    console.log(`# tower 600 s: page ${(size / 1e6).toFixed(2)} MB, scene.json ${(fs.statSync(path.join(out, 'scene.json')).size / 1e6).toFixed(1)} MB, ${N} frames`);
+    assert.ok(size < 10e6, `page ${size} bytes`);
+    assert.equal(N, 60001);
+    const errors = [];
+    const page = await newPage(browser, errors);
+    try {
+      await page.goto(`file://${path.join(out, 'view.html')}`);
+      await waitReady(page);
+      const n = await page.evaluate(() => window.tendyn.nframes());
+      const stride = await page.evaluate(() => window.tendyn._viewer.meta.thinned.stride);
+      assert.ok(stride > 1);
+      assert.equal(n, Math.ceil((N - 1) / stride) + 1);
+      assert.match(await page.textContent('#thinned-note'), new RegExp(`every ${stride}th of ${N} frames`));
+      // frame i of the page is frame i * stride of the run; the last is the run's last
+      const i = Math.floor(n / 3);
+      await page.evaluate((i) => window.tendyn.seek(i), i);
+      assert.equal(await page.textContent('#time-readout'), `t = ${full.frames.t_s[i * stride].toFixed(3)} s`);
+      const cable = (await page.evaluate(() => window.tendyn.plotData())).find((p) => p.kind === 'cable');
+      assert.equal(cable.data[1][i], full.frames.cable_tension_N[i * stride][0]);
+      await page.evaluate((n) => window.tendyn.seek(n - 1), n);
+      assert.equal(await page.textContent('#time-readout'), 't = 600.000 s');
+      assert.deepEqual(errors, []);
+    } finally {
+      await page.close();
+    }
+    // tendyn view with a smaller limit
+    const small = path.join(dir, 'tower600-small');
+    const report = execFileSync(CLI, ['view', out, '-o', small, '--max-page-mb', '3'], { encoding: 'utf8' });
+    assert.match(report, /every \d+th frame kept/);
+    assert.ok(fs.statSync(path.join(small, 'view.html')).size < 3e6);
+    // a limit below the viewer's own size: exit 2 naming the option
+    let err = null;
+    try {
+      execFileSync(CLI, ['view', out, '-o', small, '--max-page-mb', '0.5'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    } catch (e) {
+      err = e;
+    }
+    assert.ok(err, 'tendyn view --max-page-mb 0.5 succeeded');
+    assert.equal(err.status, 2);
+    assert.match(String(err.stderr), /--max-page-mb/);
+  });
+});
+
+describe('compare runs', () => {
+  test('two runs in one page: the other as a ghost at the same time, every series of both plotted, their difference', { timeout: 60000 }, async (t) => {
+    if (skipNoBrowser(t)) return;
+    const a = synth.prism3({ nframes: 101 });
+    const b = synth.prism3({ nframes: 51, dt: 0.02 }); // another time base: frames at 0, 0.02, ...
+    b.title = 'prism3 moved';
+    b.frames.positions_m = b.frames.positions_m.map((p) => p.map((v, i) => (i % 3 === 0 ? Number((v + 0.1).toPrecision(7)) : v)));
+    b.frames.com_m = b.frames.com_m.map((c) => [Number((c[0] + 0.1).toPrecision(7)), c[1], c[2]]);
+    const page0 = { ...a, compare: [b] };
+    const errors = [];
+    const page = await openScene(page0, 'compare', errors);
+    try {
+      const k = 41; // t = 0.41 s: B's frame 20 (t = 0.40)
+      await page.evaluate((k) => window.tendyn.seek(k), k);
+      const g = await page.evaluate(() => window.tendyn.ghosts());
+      assert.equal(g.length, 1);
+      assert.equal(g[0].label, 'B');
+      assert.equal(g[0].frame, 20);
+      assert.equal(g[0].segments, b.rods.length + b.cables.length);
+      const pb = b.frames.positions_m[20];
+      const r0 = b.rods[0];
+      for (let c = 0; c < 3; c++) {
+        assert.ok(near(g[0].positions_m[c], pb[3 * r0.a + c], 1e-6));
+        assert.ok(near(g[0].positions_m[3 + c], pb[3 * r0.b + c], 1e-6));
+      }
+      const plots = await page.evaluate(() => window.tendyn.plotData());
+      const cable = plots.find((p) => p.kind === 'cable');
+      assert.equal(cable.series.length, a.cables.length + b.cables.length);
+      assert.equal(cable.series[a.cables.length], `${b.cables[0].name} [B]`);
+      assert.equal(cable.data[1 + a.cables.length][k], b.frames.cable_tension_N[20][0]);
+      const energy = plots.find((p) => p.kind === 'energy');
+      assert.ok(energy.series.includes('total [B]'), energy.series.join(', '));
+      const com = plots.find((p) => p.kind === 'com');
+      assert.deepEqual(com.series.slice(3), ['x [B]', 'y [B]', 'z [B]']);
+      const diff = plots.find((p) => p.kind === 'diff');
+      assert.deepEqual(diff.series, ['max point distance B - A', 'COM distance B - A']);
+      // at a common time (t = 0.4 s: A's frame 40, B's frame 20) B is A moved by 0.1 m in x
+      assert.ok(near(diff.data[1][40], 0.1, 1e-5), `max point distance ${diff.data[1][40]}`);
+      assert.ok(near(diff.data[2][40], 0.1, 1e-5), `COM distance ${diff.data[2][40]}`);
+      assert.match(await page.textContent('#path-legend'), /B: prism3 moved \(ghost\)/);
+      await shot(page, 'compare.png', true);
+      assert.deepEqual(errors, []);
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('tendyn view A B writes compare.html with both runs', { timeout: 300000 }, async (t) => {
+    if (skipNoBrowser(t)) return;
+    if (!cliCaps().html) return t.skip('TENDYN_CLI unset or without simulate --html');
+    const runs = [];
+    for (const [name, integ] of [['rk4', 'rk4'], ['verlet', 'lie-verlet']]) {
+      const out = path.join(dir, `cmp-${name}`);
+      execFileSync(CLI, ['simulate', '-q', '--duration', '2', '--integrator', integ, '-o', out, path.join(SOURCE_DIR, 'models', 'prism3.yaml')], { cwd: SOURCE_DIR, stdio: ['ignore', 'ignore', 'pipe'] });
+      runs.push(out);
+    }
+    const out = path.join(dir, 'cmp-page');
+    const report = execFileSync(CLI, ['view', ...runs, '-o', out], { encoding: 'utf8' });
+    assert.match(report, /compare\.html .*2 runs: A = .*cmp-rk4.*, B = .*cmp-verlet/);
+    const errors = [];
+    const page = await newPage(browser, errors);
+    try {
+      await page.goto(`file://${path.join(out, 'compare.html')}`);
+      await waitReady(page);
+      const g = await page.evaluate(() => window.tendyn.ghosts());
+      assert.equal(g.length, 1);
+      const sb = JSON.parse(fs.readFileSync(path.join(runs[1], 'scene.json'), 'utf8'));
+      const n = await page.evaluate(() => window.tendyn.nframes());
+      await page.evaluate((n) => window.tendyn.seek(n - 1), n);
+      const last = await page.evaluate(() => window.tendyn.ghosts()[0]);
+      assert.equal(last.t_s, sb.frames.t_s[sb.frames.t_s.length - 1]);
+      const diff = (await page.evaluate(() => window.tendyn.plotData())).find((p) => p.kind === 'diff');
+      assert.ok(diff && diff.data[1].length === n);
       assert.deepEqual(errors, []);
     } finally {
       await page.close();
