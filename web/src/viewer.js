@@ -74,6 +74,54 @@ function isSoftwareGL() {
   }
 }
 
+/// Clips the polyline pts ([[x, y, z]...]) to the rectangle [x0, x1] x [y0, y1] (z kept as
+/// interpolated): a list of segments [[a, b]...] (Liang-Barsky per segment).
+export function clipPolyline(pts, x0, x1, y0, y1) {
+  const out = [];
+  for (let i = 0; i + 1 < pts.length; i++) {
+    const a = pts[i], b = pts[i + 1];
+    const dx = b[0] - a[0], dy = b[1] - a[1];
+    let t0 = 0, t1 = 1;
+    let ok = true;
+    for (const [p, q] of [[-dx, a[0] - x0], [dx, x1 - a[0]], [-dy, a[1] - y0], [dy, y1 - a[1]]]) {
+      if (p === 0) {
+        if (q < 0) { ok = false; break; }
+        continue;
+      }
+      const r = q / p;
+      if (p < 0) { if (r > t1) { ok = false; break; } if (r > t0) t0 = r; } else { if (r < t0) { ok = false; break; } if (r < t1) t1 = r; }
+    }
+    if (!ok) continue;
+    const at = (t) => [a[0] + t * dx, a[1] + t * dy, a[2] + t * (b[2] - a[2])];
+    out.push([at(t0), at(t1)]);
+  }
+  return out;
+}
+
+/// Triangles of the convex hull of a few points ([[x, y, z]...]; index triples): every triple whose
+/// plane has all points on one side (within eps). Coplanar points give all their triangles (drawn
+/// as one flat face); O(n^4), for the few attachment points of a platform.
+export function hullTriangles(pts, eps) {
+  const n = pts.length;
+  const out = [];
+  if (n < 3 || n > 40) return out;
+  for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) for (let k = j + 1; k < n; k++) {
+    const [a, b, c] = [pts[i], pts[j], pts[k]];
+    const u = [b[0] - a[0], b[1] - a[1], b[2] - a[2]], v = [c[0] - a[0], c[1] - a[1], c[2] - a[2]];
+    const nn = [u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]];
+    const len = Math.hypot(...nn);
+    if (!(len > eps * eps)) continue; // collinear
+    let pos = 0, neg = 0;
+    for (let m = 0; m < n; m++) {
+      const s = ((pts[m][0] - a[0]) * nn[0] + (pts[m][1] - a[1]) * nn[1] + (pts[m][2] - a[2]) * nn[2]) / len;
+      if (s > eps) pos++;
+      else if (s < -eps) neg++;
+    }
+    if (pos === 0 || neg === 0) out.push([i, j, k]);
+  }
+  return out;
+}
+
 /// Distance from (px, py) to the segment a-b in the plane.
 function segDist(px, py, ax, ay, bx, by) {
   const dx = bx - ax, dy = by - ay;
@@ -733,6 +781,23 @@ export class Viewer {
       return { face, mesh, pos, edgeGeo };
     });
     this.world.add(this.faceGroup);
+    // a CDPR platform: one solid body through its attachment points (their convex hull; the
+    // platform is rigid, so the hull's triangles found at the first frame hold for every frame)
+    this.platformBody = null;
+    if (meta.kind === 'cdpr' && meta.faces.length && this.store.n) {
+      const idx = [...new Set(meta.faces.flat())].sort((a, b) => a - b);
+      const tris = hullTriangles(idx.map((i) => this.store.f.positions_m[0].slice(3 * i, 3 * i + 3)), 1e-6 * diag);
+      if (tris.length) {
+        const geo = new BufferGeometry();
+        geo.setAttribute('position', new BufferAttribute(new Float32Array(9 * tris.length), 3));
+        geo.setAttribute('normal', new BufferAttribute(new Float32Array(9 * tris.length), 3));
+        const mesh = new Mesh(geo, new MeshLambertMaterial({ color: 0x4c6ef5, side: DoubleSide }));
+        mesh.name = 'platform-body';
+        mesh.frustumCulled = false;
+        this.faceGroup.add(mesh);
+        this.platformBody = { mesh, tris: tris.map((t) => t.map((k) => idx[k])) };
+      }
+    }
     // joint axes (tree robots): one segment per joint from its origin along its world axis
     this.jointGroup = new Group();
     this.jointGroup.name = 'joint-axes';
@@ -758,14 +823,21 @@ export class Viewer {
     // paths: target paths drawn whole, per-frame tracks up to the current frame
     this.pathGroup = new Group();
     this.pathGroup.name = 'paths';
+    // target paths are clipped to the region of interest: the run's extent (all frames) plus
+    // half the initial pose's size around it (a planned path may run far beyond the motion)
+    const roi = this.regionOfInterest();
     this.pathObjs = meta.paths.map((path) => {
       const geo = new BufferGeometry();
-      const arr = new Float32Array(3 * Math.max(1, path.points.length));
-      path.points.forEach((q, i) => arr.set(q, 3 * i));
+      const inside = path.per_frame || path.points.every((q) => q[0] >= roi.x0 && q[0] <= roi.x1 && q[1] >= roi.y0 && q[1] <= roi.y1);
+      const segs = inside ? null : clipPolyline(path.points, roi.x0, roi.x1, roi.y0, roi.y1);
+      const pts = inside ? path.points : segs.flat();
+      const arr = new Float32Array(3 * Math.max(1, pts.length));
+      pts.forEach((q, i) => arr.set(q, 3 * i));
       geo.setAttribute('position', new BufferAttribute(arr, 3));
-      geo.setDrawRange(0, path.per_frame ? 0 : path.points.length);
+      geo.setDrawRange(0, path.per_frame ? 0 : pts.length);
       const color = path.per_frame ? PATH_COLORS.track : PATH_COLORS.target;
-      const line = new Line(geo, new LineBasicMaterial({ color }));
+      const line = inside ? new Line(geo, new LineBasicMaterial({ color })) : new LineSegments(geo, new LineBasicMaterial({ color }));
+      line.userData.clipped = !inside;
       line.name = path.name;
       line.frustumCulled = false;
       line.renderOrder = 2;
@@ -781,6 +853,13 @@ export class Viewer {
     this.rebuildGround();
     this.updateKey();
     this.applyLayers();
+  }
+
+  /// The region of interest in x, y: the run's extent (all frames) widened by half the initial
+  /// pose's size: {x0, x1, y0, y1}.
+  regionOfInterest() {
+    const m = 0.5 * this.initialScale();
+    return { x0: this.bbMin.x - m, x1: this.bbMax.x + m, y0: this.bbMin.y - m, y1: this.bbMax.y + m };
   }
 
   /// Force arrows, the picked point's trail, the measurement line and the point labels.
@@ -1240,7 +1319,17 @@ export class Viewer {
 
   /// Camera fitted to the initial pose (frame 0), then, in follow mode, moved to the current COM.
   fitInitial() {
-    this.frameBox(this.bb0Min, this.bb0Max);
+    // the initial pose, and the (clipped) target paths so that they are in the default view
+    const lo = this.bb0Min.clone(), hi = this.bb0Max.clone();
+    for (const o of this.pathObjs || []) {
+      if (o.path.per_frame) continue;
+      const a = o.line.geometry.getAttribute('position');
+      for (let i = 0; i < o.line.geometry.drawRange.count; i++) {
+        lo.min(this.tmp.a.fromBufferAttribute(a, i));
+        hi.max(this.tmp.a);
+      }
+    }
+    this.frameBox(lo, hi);
     if (this.grid && this.gridHome) {
       this.grid.position.x = this.gridHome.x;
       this.grid.position.y = this.gridHome.y;
@@ -1998,6 +2087,20 @@ export class Viewer {
       pm.setMatrixAt(i, m);
     }
     pm.instanceMatrix.needsUpdate = true;
+    // the platform body (CDPR)
+    if (this.platformBody) {
+      const pos = this.platformBody.mesh.geometry.getAttribute('position'), nor = this.platformBody.mesh.geometry.getAttribute('normal');
+      this.platformBody.tris.forEach((t, n) => {
+        for (let v = 0; v < 3; v++) pos.array.set([p[3 * t[v]], p[3 * t[v] + 1], p[3 * t[v] + 2]], 9 * n + 3 * v);
+        a.fromArray(pos.array, 9 * n);
+        b.fromArray(pos.array, 9 * n + 3).sub(a);
+        d.fromArray(pos.array, 9 * n + 6).sub(a);
+        b.cross(d).normalize();
+        for (let v = 0; v < 3; v++) nor.array.set([b.x, b.y, b.z], 9 * n + 3 * v);
+      });
+      pos.needsUpdate = true;
+      nor.needsUpdate = true;
+    }
     // faces
     for (const o of this.faceObjs) {
       const arr = o.pos.array;
@@ -2066,7 +2169,7 @@ export class Viewer {
       rods: this.rodGroup.children.length,
       cables: this.cableGroup.children.filter((o) => o.isLine).length,
       points: this.pointMesh.count,
-      faces: this.faceGroup.children.filter((o) => o.isMesh).length,
+      faces: this.faceGroup.children.filter((o) => o.isMesh && o.name !== 'platform-body').length,
       paths: this.pathGroup.children.length,
       joints: this.jointObjs.reduce((s, o) => s + o.js.length, 0),
     };

@@ -141,6 +141,73 @@ describe('readability', () => {
     }
   });
 
+  test("a plan's target path is clipped to the region of interest and is in the default view", { timeout: 60000 }, async (t) => {
+    if (skipNoBrowser(t)) return;
+    const s = synth.plan();
+    s.paths[0].points_m = [[0, 0, -0.2], [0.3, 0, -0.2], [50, 0, -0.2], [50, 40, -0.2]]; // far beyond the motion
+    const errors = [];
+    const page = await openScene(s, 'plan-clip', errors);
+    try {
+      const r = await page.evaluate(() => {
+        const v = window.tendyn._viewer;
+        const o = v.pathObjs.find((q) => q.path.name === 'target path');
+        const a = o.line.geometry.getAttribute('position');
+        return { roi: v.regionOfInterest(), clipped: o.line.userData.clipped, pts: Array.from({ length: o.line.geometry.drawRange.count }, (_, i) => [a.getX(i), a.getY(i), a.getZ(i)]) };
+      });
+      assert.equal(r.clipped, true);
+      assert.ok(r.pts.length >= 2);
+      for (const q of r.pts) assert.ok(q[0] >= r.roi.x0 - 1e-6 && q[0] <= r.roi.x1 + 1e-6 && q[1] >= r.roi.y0 - 1e-6 && q[1] <= r.roi.y1 + 1e-6, `${q} outside ${JSON.stringify(r.roi)}`);
+      // the part inside is kept: from the start along x to the region's edge
+      assert.deepEqual(r.pts[0].map((v) => Number(v.toFixed(6))), [0, 0, -0.2]);
+      assert.ok(near(Math.max(...r.pts.map((q) => q[0])), r.roi.x1, 1e-5));
+      // every drawn point in the default (fit) view
+      for (const q of r.pts) {
+        const p = await page.evaluate((q) => window.tendyn.project(...q), q);
+        assert.ok(Math.abs(p.ndc[0]) <= 1 && Math.abs(p.ndc[1]) <= 1 && p.ndc[2] < 1, `${q} out of view: ${p.ndc}`);
+      }
+      assert.deepEqual(errors, []);
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('a CDPR platform is drawn as one solid body through its attachment points', { timeout: 60000 }, async (t) => {
+    if (skipNoBrowser(t)) return;
+    const s = synth.cdpr();
+    // a box platform: the 4 points of the face and 4 more 5 cm lower (two levels, as the writer's faces)
+    s.points.push('q1', 'q2', 'q3', 'q4');
+    s.faces = [[8, 9, 10, 11], [12, 13, 14, 15]];
+    s.frames.positions_m = s.frames.positions_m.map((p) => [...p, ...p.slice(24, 36).map((v, i) => (i % 3 === 2 ? Number((v - 0.05).toPrecision(7)) : v))]);
+    const errors = [];
+    const page = await openScene(s, 'cdpr-body', errors);
+    try {
+      const k = 77;
+      await page.evaluate((k) => window.tendyn.seek(k), k);
+      const r = await page.evaluate(() => {
+        const b = window.tendyn._viewer.platformBody;
+        if (!b) return null;
+        const a = b.mesh.geometry.getAttribute('position');
+        return { transparent: b.mesh.material.transparent, visible: b.mesh.visible, n: a.count, v: Array.from(a.array) };
+      });
+      assert.ok(r, 'no platform body');
+      assert.equal(r.transparent, false);
+      assert.ok(r.n >= 12 * 3, `${r.n / 3} triangles for a box`);
+      const p = s.frames.positions_m[k];
+      const pts = [8, 9, 10, 11, 12, 13, 14, 15].map((i) => p.slice(3 * i, 3 * i + 3));
+      for (let i = 0; i < r.n; i++) {
+        const v = r.v.slice(3 * i, 3 * i + 3);
+        assert.ok(pts.some((q) => Math.hypot(q[0] - v[0], q[1] - v[1], q[2] - v[2]) < 1e-6), `vertex ${v} is not an attachment point`);
+      }
+      // every attachment point is a corner of the body
+      for (const q of pts) assert.ok(Array.from({ length: r.n }, (_, i) => r.v.slice(3 * i, 3 * i + 3)).some((v) => Math.hypot(q[0] - v[0], q[1] - v[1], q[2] - v[2]) < 1e-6));
+      assert.equal((await page.evaluate(() => window.tendyn.counts())).faces, 2);
+      await shot(page, 'cdpr-body.png');
+      assert.deepEqual(errors, []);
+    } finally {
+      await page.close();
+    }
+  });
+
   test('CDPR pages offer no strain colouring', { timeout: 60000 }, async (t) => {
     if (skipNoBrowser(t)) return;
     const errors = [];
