@@ -757,6 +757,15 @@ export class Viewer {
     this.pointMesh.count = meta.points.length;
     this.pointMesh.frustumCulled = false;
     this.pointMesh.name = 'points';
+    // a tree's points of no body (the fictitious floating-base chain, centres of mass inside a
+    // body) are not drawn and not picked
+    this.hiddenPoints = null;
+    if (meta.kind === 'tree') {
+      const used = new Set();
+      for (const r of meta.rods) { used.add(r.a); used.add(r.b); }
+      for (const j of meta.joints) used.add(j.point);
+      this.hiddenPoints = new Set(meta.points.map((_, i) => i).filter((i) => !used.has(i)));
+    }
     this.world.add(this.pointMesh);
     // faces
     this.faceGroup = new Group();
@@ -1163,7 +1172,7 @@ export class Viewer {
     const v = this.tmp.a;
     this.labelEls.forEach((e, i) => {
       v.fromArray(p, 3 * i).project(this.camera);
-      const inside = v.z < 1 && Math.abs(v.x) <= 1 && Math.abs(v.y) <= 1;
+      const inside = v.z < 1 && Math.abs(v.x) <= 1 && Math.abs(v.y) <= 1 && !(this.hiddenPoints && this.hiddenPoints.has(i));
       e.hidden = !inside;
       if (inside) e.style.transform = `translate(${Math.round(((v.x + 1) / 2) * w + 6)}px, ${Math.round(((1 - v.y) / 2) * h - 16)}px)`;
     });
@@ -1437,7 +1446,7 @@ export class Viewer {
       if (d < bestD) { bestD = d; best = { type, index }; }
     };
     for (let i = 0; i < np; i++) {
-      if (sd[i] < 0) continue;
+      if (sd[i] < 0 || (this.hiddenPoints && this.hiddenPoints.has(i))) continue;
       const r = (this.pointR * pxPerM) / sd[i];
       consider('point', i, Math.max(0, Math.hypot(px - sx[i], py - sy[i]) - r) - 3);
     }
@@ -1741,9 +1750,17 @@ export class Viewer {
     // a tree's joint plots first (q, qd, tau), then energies, COM and the other plots
     const extras = [...meta.plots.filter((p) => p.id), ...meta.plots.filter((p) => !p.id)];
     const addExtra = (xp) => {
-      const p = new TimePlot(this.plotsEl, { title: xp.title, yLabel: xp.y_label, names: xp.series.map((s) => s.name), styles: palette(xp.series.length), onSeek: seek });
+      // a tree's joint plots list the drawn (real) joints first, then the other coordinates
+      // (a floating base's or the fictitious chain's)
+      let order = xp.series.map((_, k) => k);
+      if (xp.id && meta.joints.length) {
+        const real = meta.joints.map((j) => (xp.id === 'q' ? j.q_index : j.v_index)).filter((k) => k >= 0 && k < xp.series.length);
+        order = [...real, ...order.filter((k) => !real.includes(k))];
+      }
+      const p = new TimePlot(this.plotsEl, { title: xp.title, yLabel: xp.y_label, names: order.map((k) => xp.series[k].name), styles: palette(xp.series.length), onSeek: seek });
       p.kind = 'extra';
       p.extra = xp;
+      p.order = order;
       this.plots.push(p);
     };
     for (const xp of extras.filter((p) => p.id)) addExtra(xp);
@@ -1905,12 +1922,12 @@ export class Viewer {
       } else if (p.kind === 'extra') {
         if (p.extra.t_s) {
           // own time base: drawn whole (it does not grow with streamed frames)
-          if (!p.ownDrawn) p.setData([p.extra.t_s, ...p.extra.series.map((s) => s.values)]);
+          if (!p.ownDrawn) p.setData([p.extra.t_s, ...p.order.map((k) => p.extra.series[k].values)]);
           p.ownDrawn = true;
           continue;
         }
-        const ys = p.extra.series.map((s) => {
-          const v = s.values;
+        const ys = p.order.map((k) => {
+          const v = p.extra.series[k].values;
           if (v.length === n) return v;
           const out = new Array(n);
           for (let i = 0; i < n; i++) out[i] = i < v.length && typeof v[i] === 'number' ? v[i] : null;
@@ -2083,6 +2100,12 @@ export class Viewer {
     for (let i = 0; i < pm.count; i++) {
       a.fromArray(p, 3 * i);
       if (capR) s.setScalar(Math.max(this.pointR, capR[i] || 0));
+      if (this.hiddenPoints && this.hiddenPoints.has(i)) {
+        m.makeScale(0, 0, 0);
+        pm.setMatrixAt(i, m);
+        s.setScalar(this.pointR);
+        continue;
+      }
       m.compose(a, q, s);
       pm.setMatrixAt(i, m);
     }

@@ -208,6 +208,41 @@ describe('readability', () => {
     }
   });
 
+  test('tree: the points of no body (a fictitious chain) are not drawn; the joint plots list the real joints first', { timeout: 60000 }, async (t) => {
+    if (skipNoBrowser(t)) return;
+    const s = synth.tree();
+    // a fictitious base coordinate before the real joints, and its point (on no link)
+    s.points.push('virtual_base');
+    s.frames.positions_m = s.frames.positions_m.map((p) => [...p, 0, 0, 0.5]);
+    for (const p of s.plots) p.series.unshift({ name: 'base_x', values: p.series[0].values.map(() => 0) });
+    s.joints = s.joints.map((j) => ({ ...j, q_index: j.q_index + 1, v_index: j.v_index + 1 }));
+    const errors = [];
+    const page = await openScene(s, 'tree-hidden', errors);
+    try {
+      const plots = await page.evaluate(() => window.tendyn.plotData());
+      for (const id of ['q', 'qd', 'tau']) {
+        const title = s.plots.find((p) => p.id === id).title;
+        const p = plots.find((q) => q.title === title);
+        assert.deepEqual(p.series, ['shoulder', 'elbow', 'base_x'], id);
+        assert.equal(p.data[1][10], s.plots.find((q) => q.id === id).series[1].values[10]); // columns follow the names
+      }
+      const r = await page.evaluate(() => {
+        const v = window.tendyn._viewer;
+        const m = v.pointMesh.instanceMatrix.array;
+        return Array.from({ length: v.pointMesh.count }, (_, i) => m[16 * i]);
+      });
+      assert.equal(r[3], 0, 'the fictitious point is drawn');
+      assert.ok(r[0] > 0 && r[1] > 0 && r[2] > 0);
+      // not pickable where it is
+      const q = await page.evaluate(() => window.tendyn.project(0, 0, 0.5));
+      const hit = await page.evaluate(([x, y]) => window.tendyn.pickAt(x, y), [q.x, q.y]);
+      assert.ok(!hit || hit.type !== 'point' || hit.index !== 3, JSON.stringify(hit));
+      assert.deepEqual(errors, []);
+    } finally {
+      await page.close();
+    }
+  });
+
   test('CDPR pages offer no strain colouring', { timeout: 60000 }, async (t) => {
     if (skipNoBrowser(t)) return;
     const errors = [];
