@@ -78,6 +78,10 @@ export function hooks(viewer, extra = {}) {
     },
     // compared runs (tendyn view A B ...): [{label, title, frame, t_s, segments, positions_m}]
     ghosts: () => viewer.ghostState(),
+    // record: still() -> PNG data URL; pngFrames({from, to, step}); recordWebm({fps, speed, t0, t1}) -> Blob
+    still: () => viewer.still(),
+    pngFrames: (o) => viewer.pngFrames(o),
+    recordWebm: (o) => viewer.recordWebm(o),
     _viewer: viewer,
     ...extra,
   };

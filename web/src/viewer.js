@@ -279,6 +279,22 @@ export class Viewer {
       this.forceScaleSel.appendChild(o);
     }
     this.forceScaleSel.addEventListener('change', () => this.setForceScale(Number(this.forceScaleSel.value) || 1));
+    // record: a still (PNG) of the current frame, the playback as WebM
+    this.stillBtn = el('button', { id: 'record-still', type: 'button', class: 'tv-btn', title: 'save the 3D view at this time as PNG', text: 'PNG' });
+    this.webmBtn = el('button', { id: 'record-webm', type: 'button', class: 'tv-btn', title: 'record the playback (first to last frame, 1x) as WebM video', text: 'WebM' });
+    this.stillBtn.addEventListener('click', () => this.download(this.still(), `${this.meta ? this.meta.title : 'view'}-t${this.store && this.store.n ? this.store.f.t_s[this.frameIndex].toFixed(3) : 0}.png`));
+    this.webmBtn.addEventListener('click', async () => {
+      if (this.recording) return;
+      this.webmBtn.textContent = 'recording...';
+      try {
+        const blob = await this.recordWebm();
+        this.download(URL.createObjectURL(blob), `${this.meta ? this.meta.title : 'view'}.webm`);
+      } catch (e) {
+        this.onError(e);
+      } finally {
+        this.webmBtn.textContent = 'WebM';
+      }
+    });
     const controls = el('div', { class: 'tv-controls' }, [
       this.playBtn, this.scrub,
       el('label', { class: 'tv-ctl' }, ['speed ', this.speedSel]),
@@ -287,6 +303,7 @@ export class Viewer {
       el('label', { class: 'tv-ctl' }, ['camera ', this.cameraSel]),
       el('span', { class: 'tv-ctl tv-layers', id: 'layers' }, ['show', ...layerItems]),
       el('label', { class: 'tv-ctl', id: 'force-scale-control' }, ['arrows ', this.forceScaleSel]),
+      el('span', { class: 'tv-ctl', id: 'record' }, ['save ', this.stillBtn, ' ', this.webmBtn]),
     ]);
     this.plotsEl = el('div', { class: 'tv-plots' });
     const left = el('div', { class: 'tv-left' }, [this.view3d, controls]);
@@ -997,6 +1014,71 @@ export class Viewer {
     if (!this.arrows || !this.forceSpecs.length || !this.layers.forces) return;
     forceVectors(this.meta, this.forceSpecs, this.store.f, k, this.tauPlot, this.forceVec);
     this.arrows.update(this.forceSpecs, this.forceVec, (u) => this.forceScale(u));
+  }
+
+  // ---------------------------------------------------------------- record
+  download(url, name) {
+    const a = el('a', { href: url, download: name });
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+  }
+
+  /// The 3D view at the current frame as a PNG data URL (rendered now: the drawing buffer is
+  /// read in the same task).
+  still() {
+    this.renderer.render(this.scene3, this.camera);
+    return this.renderer.domElement.toDataURL('image/png');
+  }
+
+  /// PNG data URLs of frames from, from + step, ... to (the current frame restored after).
+  pngFrames({ from = 0, to = null, step = 1 } = {}) {
+    if (!this.store || !this.store.n) return [];
+    const k0 = this.frameIndex;
+    const last = to === null ? this.store.n - 1 : Math.min(to, this.store.n - 1);
+    const out = [];
+    for (let k = Math.max(0, from); k <= last; k += Math.max(1, step)) {
+      this.applyFrame(k);
+      out.push(this.still());
+    }
+    this.applyFrame(k0);
+    return out;
+  }
+
+  /// Records the playback from simulated time t0 to t1 (default: the whole run) at `fps` video
+  /// frames per second and `speed` x real time, as a WebM blob (MediaRecorder on the canvas; it
+  /// takes (t1 - t0) / speed of wall time).
+  async recordWebm({ fps = 30, speed = 1, t0 = null, t1 = null } = {}) {
+    if (!this.store || !this.store.n) throw new Error('nothing to record: no frames');
+    if (typeof MediaRecorder === 'undefined') throw new Error('this browser cannot record video (no MediaRecorder)');
+    const f = this.store.f;
+    const a = t0 === null ? f.t_s[0] : t0, b = t1 === null ? f.t_s[this.store.n - 1] : t1;
+    this.pause();
+    this.recording = true;
+    const cv = this.renderer.domElement;
+    const stream = cv.captureStream(0);
+    const track = stream.getVideoTracks()[0];
+    const type = ['video/webm;codecs=vp9', 'video/webm;codecs=vp8', 'video/webm'].find((t) => MediaRecorder.isTypeSupported(t));
+    const rec = new MediaRecorder(stream, { mimeType: type, videoBitsPerSecond: 4e6 });
+    const chunks = [];
+    rec.ondataavailable = (e) => { if (e.data && e.data.size) chunks.push(e.data); };
+    const done = new Promise((res) => { rec.onstop = res; });
+    rec.start();
+    const n = Math.max(1, Math.round(((b - a) / speed) * fps));
+    try {
+      for (let i = 0; i <= n; i++) {
+        this.seekTime(a + (i / n) * (b - a));
+        this.renderer.render(this.scene3, this.camera);
+        if (track.requestFrame) track.requestFrame();
+        await new Promise((r) => setTimeout(r, 1000 / fps));
+      }
+    } finally {
+      rec.stop();
+      await done;
+      track.stop();
+      this.recording = false;
+    }
+    return new Blob(chunks, { type: 'video/webm' });
   }
 
   /// Frame of compared run r shown with this run's frame k: the last at or before its time.

@@ -672,3 +672,52 @@ describe('compare runs', () => {
     }
   });
 });
+
+describe('record', () => {
+  test('a still (PNG) at the current time, PNG frames, and the playback as a playable WebM', { timeout: 120000 }, async (t) => {
+    if (skipNoBrowser(t)) return;
+    const s = synth.prism3({ nframes: 101 });
+    const errors = [];
+    const page = await openScene(s, 'record', errors);
+    try {
+      await page.evaluate(() => window.tendyn.seek(50));
+      const r = await page.evaluate(async () => {
+        const url = window.tendyn.still();
+        const img = new Image();
+        img.src = url;
+        await img.decode();
+        const c = document.createElement('canvas');
+        c.width = img.width; c.height = img.height;
+        const g = c.getContext('2d');
+        g.drawImage(img, 0, 0);
+        const d = g.getImageData(0, 0, img.width, img.height).data;
+        const colours = new Set();
+        for (let i = 0; i < d.length; i += 4 * 97) colours.add(`${d[i]},${d[i + 1]},${d[i + 2]}`);
+        const frames = window.tendyn.pngFrames({ from: 0, to: 100, step: 25 });
+        return { prefix: url.slice(0, 22), w: img.width, h: img.height, colours: colours.size, frames: frames.length, distinct: new Set(frames).size, frame: window.tendyn.frame() };
+      });
+      assert.equal(r.prefix, 'data:image/png;base64,');
+      assert.ok(r.w > 100 && r.h > 100);
+      assert.ok(r.colours > 20, `${r.colours} colours: a blank still`);
+      assert.equal(r.frames, 5);
+      assert.equal(r.distinct, 5); // the robot moves: every frame differs
+      assert.equal(r.frame, 50); // the view is back at its frame
+      const v = await page.evaluate(async () => {
+        const blob = await window.tendyn.recordWebm({ fps: 20, speed: 2 });
+        const head = new Uint8Array(await blob.slice(0, 4).arrayBuffer());
+        const video = document.createElement('video');
+        video.muted = true;
+        video.src = URL.createObjectURL(blob);
+        await new Promise((res, rej) => { video.onloadeddata = res; video.onerror = () => rej(new Error('the video does not load')); });
+        return { size: blob.size, type: blob.type, head: Array.from(head), w: video.videoWidth, h: video.videoHeight };
+      });
+      assert.deepEqual(v.head, [0x1a, 0x45, 0xdf, 0xa3]); // EBML (Matroska / WebM)
+      assert.equal(v.type, 'video/webm');
+      assert.ok(v.size > 2000, `${v.size} bytes`);
+      assert.ok(v.w > 100 && v.h > 100, `video ${v.w} x ${v.h}`);
+      assert.deepEqual(errors, []);
+    } finally {
+      await page.close();
+    }
+  });
+});
