@@ -2,6 +2,7 @@
 set(TENDYN_WEB_SOURCES
   ${TENDYN_WEB_DIR}/src/colormap.js
   ${TENDYN_WEB_DIR}/src/dom.js
+  ${TENDYN_WEB_DIR}/src/forces.js
   ${TENDYN_WEB_DIR}/src/live.js
   ${TENDYN_WEB_DIR}/src/main.js
   ${TENDYN_WEB_DIR}/src/plots.js

@@ -30,6 +30,7 @@ struct SimulateArgs {
   bool no_csv = false;
   bool stop_on_abnormal = false;
   bool html = false;
+  double max_page_mb = kDefaultMaxPageMb;
   double frame_interval = 0.01;
   SimOverrides ov;
   OutputBudget budget;
@@ -62,7 +63,7 @@ void run_simulate(const SimulateArgs& a) {
   progress.finish();
   scene_rec.finish();
   if (csv) csv->commit();
-  const bool wrote_html = !a.no_csv && !write_scene_outputs(results.staging(), scene, a.html).empty();
+  const bool wrote_html = !a.no_csv && !write_scene_outputs(results.staging(), scene, a.html, a.max_page_mb).empty();
   write_summary(results.file("summary.json"), nlohmann::json::parse(ts::summary_json(file.model, opt, sum)), prov);
   results.commit();
   const auto html_path = wrote_html ? dir / "view.html" : std::filesystem::path();
@@ -139,6 +140,8 @@ void register_simulate(CLI::App& app) {
   cmd->add_flag("--no-csv", args->no_csv, "write only summary.json (no results.csv, scene.json or view.html)");
   cmd->add_flag("--stop-on-abnormal", args->stop_on_abnormal, "stop at the first slack or over-strain event");
   cmd->add_flag("--html", args->html, "also write view.html: the 3D viewer with plots, one self-contained file (docs/VIEWER.md)");
+  cmd->add_option("--max-page-mb", args->max_page_mb, "largest view.html [MB]: longer runs keep every k-th frame in the page (scene.json and results.csv keep all; default 10)")
+      ->check(positive());
   cmd->add_option("--frame-interval", args->frame_interval, "viewer frames at most every this many seconds (scene.json, view.html)")
       ->check(non_negative());
   args->ov.add_to(*cmd);

@@ -14,19 +14,27 @@ void require_viewer() {
                 "run scripts/install-deps.sh build and rebuild");
 }
 
-std::size_t write_viewer_page(const std::filesystem::path& out, std::string_view scene_json_text, std::string_view title) {
+std::size_t write_viewer_page(const std::filesystem::path& out, std::string_view scene_json_text, std::string_view title,
+                              double max_page_mb, int* stride_out) {
   require_viewer();
-  const std::string html = viz::viewer_html(scene_json_text, title, viewer_js(), viewer_css());
+  // the page = the bundle + the scene text (+ the template, under 1 KB; "</" escapes: a few bytes)
+  const double fixed = static_cast<double>(viewer_js().size() + viewer_css().size()) + 4096.0;
+  const double limit = max_page_mb * 1e6;
+  if (!(limit > fixed + 1e4))
+    throw Error("--max-page-mb " + std::to_string(max_page_mb) + ": the viewer itself takes " + std::to_string(fixed / 1e6) +
+                " MB; give a larger limit");
+  const std::string scene = viz::page_scene_json(scene_json_text, static_cast<std::size_t>(limit - fixed), out.string(), stride_out);
+  const std::string html = viz::viewer_html(scene, title, viewer_js(), viewer_css());
   io::write_file_atomic(out, html);
   return html.size();
 }
 
-std::filesystem::path write_scene_outputs(const std::filesystem::path& dir, const viz::Scene& scene, bool html) {
+std::filesystem::path write_scene_outputs(const std::filesystem::path& dir, const viz::Scene& scene, bool html, double max_page_mb) {
   if (html) require_viewer();  // before writing anything
   const std::string text = viz::scene_json(scene);
   io::write_file_atomic(dir / "scene.json", text);
   if (!html) return {};
-  write_viewer_page(dir / "view.html", text, scene.title);
+  write_viewer_page(dir / "view.html", text, scene.title, max_page_mb);
   return dir / "view.html";
 }
 

@@ -18,12 +18,20 @@ std::string_view viewer_css();
 /// Throws tendyn::Error explaining how to get the viewer when the program was built without it.
 void require_viewer();
 
-/// Writes DIR/scene.json and, when `html`, DIR/view.html (both atomically). Returns the HTML path
-/// (empty when not written). Throws tendyn::Error on an invalid scene or an unwritable directory.
-std::filesystem::path write_scene_outputs(const std::filesystem::path& dir, const viz::Scene& scene, bool html);
+/// Default of --max-page-mb: the largest viewer page [MB = 1e6 bytes].
+constexpr double kDefaultMaxPageMb = 10.0;
 
-/// Writes the viewer page for scene.json text to `out` (atomically) and returns its size [bytes].
-std::size_t write_viewer_page(const std::filesystem::path& out, std::string_view scene_json_text, std::string_view title);
+/// Writes DIR/scene.json (all frames) and, when `html`, DIR/view.html (both atomically), the page
+/// at most `max_page_mb` MB (frames thinned to fit: viz::page_scene_json). Returns the HTML path
+/// (empty when not written). Throws tendyn::Error on an invalid scene or an unwritable directory.
+std::filesystem::path write_scene_outputs(const std::filesystem::path& dir, const viz::Scene& scene, bool html,
+                                          double max_page_mb = kDefaultMaxPageMb);
+
+/// Writes the viewer page for scene.json text to `out` (atomically), at most `max_page_mb` MB
+/// (frames thinned to fit; `stride_out` receives the stride, 1 = every frame), and returns its
+/// size [bytes]. Throws tendyn::Error when the bundle alone exceeds the limit.
+std::size_t write_viewer_page(const std::filesystem::path& out, std::string_view scene_json_text, std::string_view title,
+                              double max_page_mb = kDefaultMaxPageMb, int* stride_out = nullptr);
 
 /// Simulates `model` (with its own drives) for `options` and returns its scene, decimated to at
 /// most one frame per `frame_interval_s` (the last state always kept). Used by plan/--html.

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -172,6 +173,8 @@ void validate(const Scene& s) {
       s.tension_N.size() != static_cast<std::size_t>(s.ncable()) * nf || s.strain.size() != s.tension_N.size())
     throw Error("scene: per-frame arrays do not match the number of frames");
   if (!s.com_m.empty() && s.com_m.size() != 3 * nf) throw Error("scene: COM track does not match the frames");
+  if (!s.contact_force_N.empty() && s.contact_force_N.size() != 3 * static_cast<std::size_t>(np) * nf)
+    throw Error("scene: contact forces do not match the points and frames");
   for (const auto* e : {&s.kinetic_J, &s.elastic_J, &s.gravitational_J, &s.total_J})
     if (!e->empty() && e->size() != nf) throw Error("scene: energies do not match the frames");
   for (const auto& p : s.plots) {
@@ -262,6 +265,10 @@ std::string frames_json(const Scene& s, int first, int last) {
     o += ",\"joint_axes_W\":";
     append_rows(o, s.joint_axes_W, 3 * s.joints.size(), first, last);
   }
+  if (!s.contact_force_N.empty()) {
+    o += ",\"contact_force_N\":";
+    append_rows(o, s.contact_force_N, np3, first, last);
+  }
   o += '}';
   return o;
 }
@@ -347,6 +354,13 @@ std::string check_scene_json(std::string_view text, std::string_view source) {
       if (!f[key][i].is_array() || f[key][i].size() != nc)
         fail(std::string("frames.") + key + "[" + std::to_string(i) + "] must have " + std::to_string(nc) + " numbers");
   }
+  if (f.contains("contact_force_N")) {
+    const auto& cf = f["contact_force_N"];
+    if (!cf.is_array() || cf.size() != nf) fail("frames.contact_force_N must have one row per frame");
+    for (std::size_t i = 0; i < nf; ++i)
+      if (!cf[i].is_array() || static_cast<long>(cf[i].size()) != 3 * np)
+        fail("frames.contact_force_N[" + std::to_string(i) + "] must have 3 x " + std::to_string(np) + " numbers");
+  }
   if (f.contains("joint_axes_W")) {
     const auto& ax = f["joint_axes_W"];
     if (!ax.is_array() || ax.size() != nf) fail("frames.joint_axes_W must have one row per frame");
@@ -355,6 +369,79 @@ std::string check_scene_json(std::string_view text, std::string_view source) {
         fail("frames.joint_axes_W[" + std::to_string(i) + "] must have 3 x " + std::to_string(njoint) + " numbers");
   }
   return j.contains("title") && j["title"].is_string() ? j["title"].get<std::string>() : std::string();
+}
+
+namespace {
+
+/// Every stride-th element of `a` (and its last), in place.
+void keep_every(nlohmann::json& a, std::size_t stride) {
+  const std::size_t n = a.size();
+  if (stride <= 1 || n < 2) return;
+  nlohmann::json out = nlohmann::json::array();
+  for (std::size_t i = 0; i < n; i += stride) out.push_back(std::move(a[i]));
+  if ((n - 1) % stride != 0) out.push_back(std::move(a[n - 1]));
+  a = std::move(out);
+}
+
+/// The scene `j` with every stride-th frame (docs: page_scene_json).
+nlohmann::json thin_scene(const nlohmann::json& j, std::size_t stride) {
+  nlohmann::json t = j;
+  const std::size_t nf = j["frames"]["t_s"].size();
+  auto per_frame = [nf](const nlohmann::json& a) { return a.is_array() && a.size() == nf; };
+  for (auto& [key, v] : t["frames"].items()) {
+    if (per_frame(v)) keep_every(v, stride);
+    else if (v.is_object())
+      for (auto& [k2, w] : v.items())
+        if (per_frame(w)) keep_every(w, stride);
+  }
+  if (t.contains("paths") && t["paths"].is_array())
+    for (auto& p : t["paths"])
+      if (p.is_object() && p.value("per_frame", false) && p.contains("points_m") && per_frame(p["points_m"])) keep_every(p["points_m"], stride);
+  if (t.contains("plots") && t["plots"].is_array())
+    for (auto& p : t["plots"]) {
+      if (!p.is_object() || !p.contains("series") || !p["series"].is_array()) continue;
+      const bool own = p.contains("t_s") && p["t_s"].is_array();
+      const std::size_t n = own ? p["t_s"].size() : nf;
+      if (own) keep_every(p["t_s"], stride);
+      for (auto& se : p["series"])
+        if (se.is_object() && se.contains("values") && se["values"].is_array() && se["values"].size() == n) keep_every(se["values"], stride);
+    }
+  t["thinned"] = {{"stride", stride}, {"frames_in_run", nf}};
+  return t;
+}
+
+}  // namespace
+
+std::string page_scene_json(std::string_view text, std::size_t max_bytes, std::string_view source, int* stride_out) {
+  std::string_view sj = text;
+  while (!sj.empty() && (sj.back() == '\n' || sj.back() == ' ')) sj.remove_suffix(1);
+  if (stride_out) *stride_out = 1;
+  if (sj.size() <= max_bytes) return std::string(sj);
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(sj);
+  } catch (const nlohmann::json::exception&) {
+    throw Error(std::string(source) + ": not valid JSON");
+  }
+  if (!j.is_object() || !j.contains("frames") || !j["frames"].is_object() || !j["frames"].contains("t_s") || !j["frames"]["t_s"].is_array())
+    throw Error(std::string(source) + ": no frames to thin (\"frames\".\"t_s\" missing)");
+  const std::size_t nf = j["frames"]["t_s"].size();
+  // the first guess from the sizes, then larger strides until the text fits
+  auto stride = static_cast<std::size_t>(std::ceil(static_cast<double>(sj.size()) / static_cast<double>(max_bytes)));
+  for (int attempt = 0; attempt < 40; ++attempt) {
+    stride = std::max<std::size_t>(stride, 2);
+    if (nf > 2 && stride > nf - 1) stride = nf - 1;
+    std::string out = thin_scene(j, stride).dump();
+    if (out.size() <= max_bytes) {
+      if (stride_out) *stride_out = static_cast<int>(stride);
+      return out;
+    }
+    if (nf <= 2 || stride >= nf - 1) break;
+    const double ratio = static_cast<double>(out.size()) / static_cast<double>(max_bytes);
+    stride = std::max(stride + 1, static_cast<std::size_t>(std::ceil(static_cast<double>(stride) * ratio * 1.02)));
+  }
+  throw Error(std::string(source) + ": the scene does not fit in a page of " + std::to_string(max_bytes) +
+              " bytes even with its first and last frames only (raise --max-page-mb)");
 }
 
 namespace {

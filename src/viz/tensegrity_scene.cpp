@@ -1,3 +1,4 @@
+#include <tendyn/tensegrity/contact.hpp>
 #include <tendyn/tensegrity/dynamics.hpp>
 #include <tendyn/viz/tensegrity_scene.hpp>
 
@@ -41,6 +42,15 @@ void TensegritySceneRecorder::on_output(const tensegrity::Model& m, const tenseg
   const Eigen::Vector3d com = tensegrity::center_of_mass(m, state);
   for (int i = 0; i < 3; ++i) f.com[i] = com[i];
   f.energy = {e.kinetic_J, e.elastic_J, e.gravitational_J, e.total()};
+  if (m.ground.type == tensegrity::Ground::Type::kCompliant) {
+    // the ground's share of the node forces: the same law as the run, on a copy of its Data
+    contact_scratch_ = d;
+    contact_scratch_.f_W_node.setZero();
+    tensegrity::add_compliant_ground_forces(m, contact_scratch_, &state);
+    f.contact.assign(contact_scratch_.f_W_node.data(), contact_scratch_.f_W_node.data() + contact_scratch_.f_W_node.size());
+  } else {
+    f.contact.clear();
+  }
   // keep a frame when a full interval has passed since the last kept one (1e-9 s slack for round-off)
   if (scene_.t_s.empty() || f.t_s >= scene_.t_s.back() + interval_s_ - 1e-9) {
     append(f);
@@ -55,6 +65,9 @@ void TensegritySceneRecorder::finish() {
   has_pending_ = false;
 }
 
-void TensegritySceneRecorder::append(const Frame& f) { add_frame(scene_, f.t_s, f.p, f.tension, f.strain, f.com, &f.energy); }
+void TensegritySceneRecorder::append(const Frame& f) {
+  add_frame(scene_, f.t_s, f.p, f.tension, f.strain, f.com, &f.energy);
+  if (!f.contact.empty()) scene_.contact_force_N.insert(scene_.contact_force_N.end(), f.contact.begin(), f.contact.end());
+}
 
 }  // namespace tendyn::viz

@@ -63,8 +63,13 @@ Scene make_scene(const tree::Model& m, const Eigen::VectorXd& q) {
     for (int c : m.children[static_cast<std::size_t>(i)])
       if (!m.joints[static_cast<std::size_t>(c)].fictitious)  // the document's virtual floating-base chain is not drawn
         s.rods.push_back({name + "-" + m.links[static_cast<std::size_t>(c)].name, i, c, radius, true});
-    if (m.children[static_cast<std::size_t>(i)].empty() && m.links[static_cast<std::size_t>(i)].p_LC_m.norm() > 1e-9)
-      s.rods.push_back({name, i, n + i, radius, true});
+    const auto& link = m.links[static_cast<std::size_t>(i)];
+    const auto& joint = m.joints[static_cast<std::size_t>(i)];
+    // the trunk (the body a floating base or the fictitious chain carries, or the root) gets a
+    // capsule to its centre of mass too: its children's capsules start at its origin
+    const bool trunk = (joint.fictitious || joint.type == tree::JointType::kFree || m.parent[static_cast<std::size_t>(i)] < 0) &&
+                       link.mass_kg > 0.0 && !m.children[static_cast<std::size_t>(i)].empty();
+    if ((m.children[static_cast<std::size_t>(i)].empty() || trunk) && link.p_LC_m.norm() > 1e-9) s.rods.push_back({name, i, n + i, radius, true});
   }
   for (int i = 0; i < n; ++i) {
     const auto& j = m.joints[static_cast<std::size_t>(i)];

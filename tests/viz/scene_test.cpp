@@ -230,6 +230,50 @@ TEST(Scene, CheckSceneJsonRejectsOverflowAndWrongTypesWithError) {
   EXPECT_EQ(message(j.dump()), "accepted");
 }
 
+TEST(Scene, PageSceneJsonThinsLongRunsUnderTheLimitAndKeepsTheLastFrame) {
+  Scene s = two_point_scene();
+  for (int i = 0; i < 1001; ++i) add(s, 0.01 * i, 1.0 + 0.001 * i);
+  s.paths.push_back({"track", {}, true});
+  for (int i = 0; i < 1001; ++i) s.paths[0].points_m.insert(s.paths[0].points_m.end(), {0.01 * i, 0.0, 0.0});
+  s.plots.push_back({"per frame", "m", {}, {{"a", std::vector<double>(1001, 0.5)}}});
+  std::vector<double> own_t(4004), own_v(4004);
+  for (int i = 0; i < 4004; ++i) own_t[static_cast<std::size_t>(i)] = own_v[static_cast<std::size_t>(i)] = 0.0025 * i;
+  s.plots.push_back({"own time", "m", own_t, {{"b", own_v}}});
+  const std::string full = scene_json(s);
+  int stride = 0;
+  // fits: the text unchanged (no trailing newline), stride 1
+  EXPECT_EQ(page_scene_json(full, full.size(), "scene.json", &stride), full.substr(0, full.size() - 1));
+  EXPECT_EQ(stride, 1);
+  const std::size_t limit = full.size() / 5;
+  const std::string page = page_scene_json(full, limit, "scene.json", &stride);
+  EXPECT_LE(page.size(), limit);
+  EXPECT_GE(stride, 5);
+  const auto j = nlohmann::json::parse(page);
+  const auto& t = j["frames"]["t_s"];
+  const std::size_t kept = (1000 + stride - 1) / static_cast<std::size_t>(stride) + 1;  // 0, k, 2k, ... and the last
+  ASSERT_EQ(t.size(), kept);
+  EXPECT_DOUBLE_EQ(t[1].get<double>(), 0.01 * stride);
+  EXPECT_DOUBLE_EQ(t.back().get<double>(), 10.0);
+  for (const char* key : {"positions_m", "cable_tension_N", "cable_strain", "com_m"}) EXPECT_EQ(j["frames"][key].size(), kept) << key;
+  EXPECT_EQ(j["frames"]["energy_J"]["total"].size(), kept);
+  EXPECT_DOUBLE_EQ(j["frames"]["cable_tension_N"].back()[0].get<double>(), 2.5 * 2.0);
+  EXPECT_EQ(j["paths"][0]["points_m"].size(), kept);
+  EXPECT_EQ(j["plots"][0]["series"][0]["values"].size(), kept);
+  EXPECT_EQ(j["plots"][1]["t_s"].size(), j["plots"][1]["series"][0]["values"].size());
+  EXPECT_LT(j["plots"][1]["t_s"].size(), 4004U);
+  EXPECT_EQ(j["thinned"]["stride"], stride);
+  EXPECT_EQ(j["thinned"]["frames_in_run"], 1001);
+  EXPECT_NO_THROW(check_scene_json(page, "page"));
+  // too small for even two frames: an error naming the source and the option
+  try {
+    page_scene_json(full, 200, "out/scene.json");
+    ADD_FAILURE() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("out/scene.json"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("--max-page-mb"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Scene, HtmlEmbedsSceneSafely) {
   Scene s = two_point_scene();
   s.title = "</script><b>x</b>";

@@ -116,5 +116,57 @@ TEST(TensegrityScene, FinishAddsTheLastOutputOnce) {
   EXPECT_DOUBLE_EQ(s.t_s.back(), 0.05);
 }
 
+TEST(TensegrityScene, CompliantGroundContactForcesPerNodeCarryTheWeight) {
+  // three_bar on a compliant ground for 3 s: the recorded contact forces push up (z >= 0) only at
+  // nodes near the ground, and over the last 2 s (the structure still vibrates on its cables)
+  // their sum carries the robot's weight on average.
+  const auto file = ts::load_model_file(std::string(TENDYN_SOURCE_DIR) + "/models/three_bar.yaml");
+  auto m = file.model;
+  m.ground.type = ts::Ground::Type::kCompliant;
+  m.ground.stiffness_Npm = 2e4;
+  m.ground.damping_Nspm = 200.0;
+  Scene s = make_scene(m);
+  TensegritySceneRecorder rec(s, 0.01);
+  ts::SimulationOptions o = file.simulation;  // rk4, dt 0.5 ms
+  o.duration_s = 3.0;
+  o.output_interval_s = 0.01;
+  ts::simulate(m, o, &rec);
+  rec.finish();
+  const auto np = static_cast<std::size_t>(s.npoint()), nf = static_cast<std::size_t>(s.nframe());
+  ASSERT_EQ(s.contact_force_N.size(), 3 * np * nf);
+  double mass = 0.0;
+  for (const auto& r : m.rods) mass += r.mass_kg;
+  double sum = 0.0;
+  int count = 0;
+  for (std::size_t f = 0; f < nf; ++f) {
+    const double* c = s.contact_force_N.data() + 3 * np * f;
+    const double* p = s.positions_m.data() + 3 * np * f;
+    double fz = 0.0;
+    for (std::size_t i = 0; i < np; ++i) {
+      EXPECT_GE(c[3 * i + 2], 0.0) << s.points[i];
+      if (c[3 * i + 2] > 0.0) {
+        EXPECT_LT(p[3 * i + 2], m.ground.height_m + 1e-3) << s.points[i];
+      }
+      fz += c[3 * i + 2];
+    }
+    if (s.t_s[f] >= 1.0) {
+      sum += fz;
+      ++count;
+    }
+  }
+  ASSERT_GT(count, 100);
+  EXPECT_NEAR(sum / count, mass * m.gravity_W.norm(), 0.03 * mass * m.gravity_W.norm());
+  EXPECT_NE(scene_json(s).find("\"contact_force_N\":[["), std::string::npos);
+  // an impulse ground has impulses, not forces: nothing recorded
+  auto im = ts::load_model_file(std::string(TENDYN_SOURCE_DIR) + "/models/three_bar.yaml").model;
+  Scene si = make_scene(im);
+  TensegritySceneRecorder reci(si, 0.01);
+  o.duration_s = 0.1;
+  ts::simulate(im, o, &reci);
+  reci.finish();
+  EXPECT_TRUE(si.contact_force_N.empty());
+  EXPECT_EQ(scene_json(si).find("contact_force_N"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace tendyn::viz

@@ -7,6 +7,8 @@
 #include <tendyn/viz/tree_scene.hpp>
 
 #include <gtest/gtest.h>
+
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include <cmath>
@@ -117,6 +119,15 @@ TEST(TreeScene, TheFictitiousBaseChainIsNotDrawn) {
   int link_rods = 0;
   for (const auto& r : s.rods) link_rods += r.b < m.nlinks() ? 1 : 0;  // origin-to-origin capsules
   EXPECT_EQ(link_rods, drawn_joints);
+  // the trunk (carried by the chain) is a body of its own: a capsule from its origin to its COM
+  const auto trunk = std::find(s.points.begin(), s.points.end(), "trunk") - s.points.begin();
+  ASSERT_LT(trunk, m.nlinks());
+  const auto body = std::find_if(s.rods.begin(), s.rods.end(), [&](const SceneRod& r) { return r.a == trunk && r.b == m.nlinks() + trunk; });
+  ASSERT_NE(body, s.rods.end());
+  EXPECT_EQ(body->name, "trunk");
+  EXPECT_TRUE(body->capsule);
+  // no capsule on the massless links of the chain
+  for (const auto& r : s.rods) EXPECT_FALSE(m.joints[static_cast<std::size_t>(r.a)].fictitious && m.links[static_cast<std::size_t>(r.a)].mass_kg == 0.0) << r.name;
 }
 
 }  // namespace

@@ -62,6 +62,26 @@ export function hooks(viewer, extra = {}) {
     setCameraMode: (m) => viewer.setCameraMode(m),
     cameraMode: () => viewer.cameraMode,
     project: (x, y, z) => viewer.project(x, y, z),
+    // layers ('rods', 'cables', 'points', 'labels', 'forces', 'paths', 'grid'), force arrows
+    setLayer: (name, on) => viewer.setLayer(name, on),
+    layers: () => ({ ...viewer.layers }),
+    setForceScale: (mul) => viewer.setForceScale(mul),
+    forceArrows: () => viewer.forceArrows(),
+    // measurement between picked points (names), the picked point's trail
+    measure: (names) => viewer.setMeasure(names || []),
+    measurement: () => viewer.measurement(),
+    trail: () => {
+      const t = viewer.trail;
+      if (!t || !t.visible) return null;
+      const n = t.geometry.drawRange.count;
+      return { point: viewer.meta.points[viewer.trailPoint], count: n, points_m: Array.from(t.geometry.getAttribute('position').array.slice(0, 3 * n)) };
+    },
+    // compared runs (tendyn view A B ...): [{label, title, frame, t_s, segments, positions_m}]
+    ghosts: () => viewer.ghostState(),
+    // record: still() -> PNG data URL; pngFrames({from, to, step}); recordWebm({fps, speed, t0, t1}) -> Blob
+    still: () => viewer.still(),
+    pngFrames: (o) => viewer.pngFrames(o),
+    recordWebm: (o) => viewer.recordWebm(o),
     _viewer: viewer,
     ...extra,
   };

@@ -36,6 +36,52 @@ export function fmtValue(v) {
   return v.toExponential(4);
 }
 
+/// Tick labels of a numeric axis. splits: the tick values, incr: their spacing. Ordinary ranges:
+/// fixed decimals from the spacing (exponent form for very large or small magnitudes). A tiny range
+/// far from zero (e.g. 0.3110001 ... 0.3110003, which plain 3-decimal labels show as three
+/// "0.311"): offset notation, value = base + scale * label; returns {labels, offset} with offset
+/// {base, scale, text: "0.311 + 1e-7 x"} or null.
+export function axisTicks(splits, incr) {
+  const vals = splits.filter((v) => v !== null && v !== undefined && Number.isFinite(v));
+  if (!vals.length || !(incr > 0)) return { labels: splits.map((v) => (v === null || v === undefined ? '' : String(v))), offset: null };
+  const mag = Math.max(...vals.map(Math.abs));
+  const e = Math.floor(Math.log10(incr) + 1e-9); // decade of the spacing
+  const fmtExp = (v, d) => (v === 0 ? '0' : v.toExponential(Math.max(0, d)).replace(/\.?0+e/, 'e').replace('e+', 'e'));
+  if (mag > 0 && mag / incr >= 1e5) {
+    const scale = 10 ** e;
+    const unit = 10 ** (e + 4);
+    const mid = vals[Math.floor(vals.length / 2)];
+    const base = Number((Math.round(mid / unit) * unit).toPrecision(12));
+    const labels = splits.map((v) => (v === null || v === undefined ? '' : String(Math.round(((v - base) / scale) * 1000) / 1000)));
+    const baseText = Math.abs(base) >= 1e-3 && Math.abs(base) < 1e6 || base === 0 ? String(base) : fmtExp(base, 8);
+    const scaleText = e === 0 ? '1' : `1e${e}`;
+    return { labels, offset: { base, scale, text: `${baseText} + ${scaleText} x` } };
+  }
+  if (mag >= 1e6 || (mag > 0 && mag < 1e-3)) {
+    const d = Math.max(0, Math.floor(Math.log10(mag)) - e);
+    return { labels: splits.map((v) => (v === null || v === undefined ? '' : fmtExp(v, d))), offset: null };
+  }
+  const d = Math.max(0, -e);
+  return { labels: splits.map((v) => (v === null || v === undefined ? '' : (Math.abs(v) < incr * 1e-9 ? 0 : v).toFixed(d))), offset: null };
+}
+
+/// y range of a chart: uPlot's padded range, except for a flat series: an all-zero series gets
+/// the small symmetric [-1, 1], a constant v gets v +- 10 %.
+export function yRange(dmin, dmax) {
+  if (dmin === null || dmax === null || dmin === undefined || dmax === undefined) return [null, null];
+  const m = Math.max(Math.abs(dmin), Math.abs(dmax));
+  if (m === 0) return [-1, 1];
+  if (dmax - dmin <= m * 1e-12) return [dmin - 0.1 * m, dmax + 0.1 * m];
+  return uPlot.rangeNum(dmin, dmax, 0.1, true);
+}
+
+/// A legend value: fmtValue, with round-off noise (|v| below 1e-10 of the series' largest
+/// magnitude, e.g. 1e-14 J on a 0.5 J energy) shown as 0.
+export function fmtLegend(v, seriesMax) {
+  if (typeof v === 'number' && v !== 0 && seriesMax > 0 && Math.abs(v) < 1e-10 * seriesMax) return '0';
+  return fmtValue(v);
+}
+
 function swatch(style) {
   const ns = 'http://www.w3.org/2000/svg';
   const svg = document.createElementNS(ns, 'svg');
@@ -78,16 +124,25 @@ export class TimePlot {
       title,
       width,
       height: this.height,
-      scales: { x: { time: false } },
+      scales: { x: { time: false }, y: { range: (u, dmin, dmax) => yRange(dmin, dmax) } },
       series,
       axes: [
-        { label: 't [s]', labelSize: 18, size: 34 },
-        { label: yLabel, labelSize: 18, size: 56 },
+        { label: 't [s]', labelSize: 18, size: 34, values: (u, splits, ax, space, incr) => axisTicks(splits, incr).labels },
+        { label: yLabel, labelSize: 18, size: 56, values: (u, splits, ax, space, incr) => this.yTicks(splits, incr) },
       ],
       legend: { show: false },
       cursor: { drag: { x: false, y: false }, points: { show: false } },
     };
+    this.yLabel = yLabel;
+    this.ticks = [];
+    this.tickOffset = null;
+    // the y axis' offset ("0.311 + 1e-7 x") when its ticks need one
+    this.offsetEl = document.createElement('div');
+    this.offsetEl.className = 'tv-axis-offset';
+    this.offsetEl.hidden = true;
+    this.colMax = [];
     this.u = new uPlot(opts, [[], ...names.map(() => [])], this.box);
+    this.u.over.appendChild(this.offsetEl);
     if (closable) {
       const x = document.createElement('button');
       x.type = 'button';
@@ -112,6 +167,17 @@ export class TimePlot {
     this.buildLegend();
     this.ro = new ResizeObserver(() => this.resize());
     this.ro.observe(this.box);
+  }
+
+  /// Labels of the y ticks (axisTicks), remembered for the offset note and the tests.
+  yTicks(splits, incr) {
+    const r = axisTicks(splits, incr);
+    this.ticks = r.labels;
+    const text = r.offset ? `${this.yLabel ? `${this.yLabel}: ` : ''}${r.offset.text}` : '';
+    this.tickOffset = r.offset;
+    if (this.offsetEl.textContent !== text) this.offsetEl.textContent = text;
+    this.offsetEl.hidden = !r.offset;
+    return r.labels;
   }
 
   buildLegend() {
@@ -191,6 +257,20 @@ export class TimePlot {
 
   /// data: [x, y1, y2, ...] (arrays, may be the caller's own growing arrays).
   setData(data) {
+    // largest magnitude of each series (for the legend's noise floor), scanned incrementally
+    for (let i = 1; i < data.length; i++) {
+      const col = data[i];
+      let st = this.colMax[i - 1];
+      if (!st || st.col !== col || st.n > col.length) st = { col, n: 0, max: 0 };
+      let m = st.max;
+      for (let k = st.n; k < col.length; k++) {
+        const a = Math.abs(col[k]);
+        if (a > m) m = a;
+      }
+      st.max = m;
+      st.n = col.length;
+      this.colMax[i - 1] = st;
+    }
     this.u.setData(data);
     this.placeCursor();
     if (this.cursorT !== null) this.updateValues();
@@ -222,7 +302,7 @@ export class TimePlot {
     const k = this.cursorT === null ? -1 : this.indexAt(this.cursorT);
     for (let i = 0; i < this.items.length; i++) {
       const col = this.u.data[i + 1];
-      const text = k >= 0 && col && k < col.length ? fmtValue(col[k]) : '-';
+      const text = k >= 0 && col && k < col.length ? fmtLegend(col[k], this.colMax[i] ? this.colMax[i].max : 0) : '-';
       const item = this.items[i];
       if (item.last !== text) {
         item.val.textContent = text;

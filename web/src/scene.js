@@ -98,7 +98,16 @@ export function normalizeSceneMeta(s) {
       fail('scene.point_radius_m must be an array of one non-negative radius per point');
     pointRadius = s.point_radius_m;
   }
+  // a page of a long run keeps every stride-th frame (tendyn --max-page-mb)
+  let thinned = null;
+  if (s.thinned !== undefined && s.thinned !== null) {
+    const t = s.thinned;
+    if (!t || typeof t !== 'object' || !Number.isInteger(t.stride) || t.stride < 1 || !Number.isInteger(t.frames_in_run) || t.frames_in_run < 0)
+      fail('scene.thinned must be {"stride": integer >= 1, "frames_in_run": integer >= 0}');
+    thinned = { stride: t.stride, frames_in_run: t.frames_in_run };
+  }
   return {
+    thinned,
     title: typeof s.title === 'string' && s.title ? s.title : 'scene',
     point_radius_m: pointRadius,
     kind: typeof s.kind === 'string' ? s.kind : 'tensegrity',
@@ -124,7 +133,7 @@ export function normalizeSceneMeta(s) {
 function emptyFrames() {
   return {
     t_s: [], positions_m: [], cable_tension_N: [], cable_strain: [], com_m: null,
-    energy_J: null, joint_axes_W: null,
+    energy_J: null, joint_axes_W: null, contact_force_N: null,
   };
 }
 
@@ -159,6 +168,11 @@ export function checkFrames(meta, f, where = 'frames') {
     if (!Array.isArray(f.joint_axes_W) || f.joint_axes_W.length !== n) fail(`${where}.joint_axes_W must have one entry per frame (${n})`);
     for (let i = 0; i < n; i++) if (!Array.isArray(f.joint_axes_W[i]) || f.joint_axes_W[i].length !== na) fail(`${where}.joint_axes_W[${i}] must have 3 x ${meta.joints.length} numbers`);
   }
+  if (f.contact_force_N !== undefined && f.contact_force_N !== null) {
+    // ground contact force on each point [N] (3 per point; 0 where it does not touch)
+    if (!Array.isArray(f.contact_force_N) || f.contact_force_N.length !== n) fail(`${where}.contact_force_N must have one entry per frame (${n})`);
+    for (let i = 0; i < n; i++) if (!Array.isArray(f.contact_force_N[i]) || f.contact_force_N[i].length !== npos) fail(`${where}.contact_force_N[${i}] must have 3 x ${meta.points.length} = ${npos} numbers`);
+  }
   if (f.energy_J !== undefined && f.energy_J !== null) {
     if (typeof f.energy_J !== 'object') fail(`${where}.energy_J must be an object`);
     for (const k of ['kinetic', 'elastic', 'gravitational', 'total']) {
@@ -178,6 +192,7 @@ export class FrameStore {
     this.hasCom = false;
     this.hasEnergy = false;
     this.hasAxes = false;
+    this.hasContact = false;
     this.energyKeys = [];
   }
 
@@ -194,6 +209,8 @@ export class FrameStore {
       if (this.hasCom) f.com_m = [];
       this.hasAxes = Array.isArray(block.joint_axes_W) && this.meta.joints.length > 0;
       if (this.hasAxes) f.joint_axes_W = [];
+      this.hasContact = Array.isArray(block.contact_force_N);
+      if (this.hasContact) f.contact_force_N = [];
       if (this.hasEnergy) {
         f.energy_J = {};
         this.energyKeys = ['kinetic', 'elastic', 'gravitational', 'total'].filter((k) => Array.isArray(block.energy_J[k]));
@@ -206,6 +223,7 @@ export class FrameStore {
       f.cable_tension_N.push(block.cable_tension_N ? block.cable_tension_N[i] : zeros());
       f.cable_strain.push(block.cable_strain ? block.cable_strain[i] : zeros());
       if (this.hasCom) f.com_m.push(Array.isArray(block.com_m) ? block.com_m[i] : [NaN, NaN, NaN]);
+      if (this.hasContact) f.contact_force_N.push(Array.isArray(block.contact_force_N) ? block.contact_force_N[i] : null);
       if (this.hasAxes) f.joint_axes_W.push(Array.isArray(block.joint_axes_W) ? block.joint_axes_W[i] : null);
       if (this.hasEnergy) for (const k of this.energyKeys) f.energy_J[k].push(block.energy_J && block.energy_J[k] ? block.energy_J[k][i] : NaN);
     }
@@ -221,7 +239,7 @@ export function blockOfFrame(frame) {
   if (!frame || typeof frame !== 'object') fail('frame is missing or not an object');
   const one = (v) => (v === undefined || v === null ? undefined : [v]);
   const b = { t_s: [frame.t_s], positions_m: [frame.positions_m] };
-  for (const k of ['cable_tension_N', 'cable_strain', 'com_m', 'joint_axes_W']) {
+  for (const k of ['cable_tension_N', 'cable_strain', 'com_m', 'joint_axes_W', 'contact_force_N']) {
     if (frame[k] !== undefined && frame[k] !== null) b[k] = one(frame[k]);
   }
   if (frame.energy_J && typeof frame.energy_J === 'object') {

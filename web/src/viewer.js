@@ -16,6 +16,7 @@ import { FrameStore, blockOfFrame, normalizeSceneMeta } from './scene.js';
 import { PLOT_HEIGHT, TimePlot, fmtValue, palette } from './plots.js';
 import { viridis, viridisGradient } from './colormap.js';
 import { el } from './dom.js';
+import { ArrowSet, FORCE_KINDS, forceArrowSpecs, forceMaxima, forceVectors } from './forces.js';
 
 const SPEEDS = [0.25, 0.5, 1, 2, 4];
 const ENERGY_KEYS = ['kinetic', 'elastic', 'gravitational', 'total'];
@@ -28,6 +29,12 @@ const PATH_COLORS = { target: '#e03131', track: '#ae3ec9' };
 const JOINT_COLORS = { revolute: '#c2255c', prismatic: '#1098ad' };
 const SOFTWARE_MAX_PIXELS = 250000;
 const PICK_PX = 8; // how close (CSS pixels) the pointer must be to an element to pick it
+const LAYERS = [['rods', true], ['cables', true], ['points', true], ['labels', false], ['forces', false], ['paths', true], ['grid', true]];
+const FORCE_SCALES = [0.25, 0.5, 1, 2, 4];
+const MEASURE_COLOR = '#0b7285';
+const TRAIL_COLOR = '#1864ab';
+const MAX_LABELS = 200;
+const GHOST_COLORS = ['#5c7cfa', '#f76707', '#37b24d', '#ae3ec9'];
 
 const SHORTCUTS = [
   ['space', 'play / pause'],
@@ -38,7 +45,8 @@ const SHORTCUTS = [
   ['Esc', 'clear the selection, close this help'],
   ['?', 'show / hide this help'],
   ['mouse', 'left drag: orbit, right drag: pan, wheel: zoom'],
-  ['click', 'pick a rod, cable or point: its values and its plot; click empty space to clear'],
+  ['click', 'pick a rod, cable or point: its values and its plot (a point: its trail); click empty space to clear'],
+  ['shift + click', 'add a point to the measurement: 2 points give their distance, 3 the angle at the middle one'],
 ];
 
 
@@ -64,6 +72,54 @@ function isSoftwareGL() {
   } catch {
     return false;
   }
+}
+
+/// Clips the polyline pts ([[x, y, z]...]) to the rectangle [x0, x1] x [y0, y1] (z kept as
+/// interpolated): a list of segments [[a, b]...] (Liang-Barsky per segment).
+export function clipPolyline(pts, x0, x1, y0, y1) {
+  const out = [];
+  for (let i = 0; i + 1 < pts.length; i++) {
+    const a = pts[i], b = pts[i + 1];
+    const dx = b[0] - a[0], dy = b[1] - a[1];
+    let t0 = 0, t1 = 1;
+    let ok = true;
+    for (const [p, q] of [[-dx, a[0] - x0], [dx, x1 - a[0]], [-dy, a[1] - y0], [dy, y1 - a[1]]]) {
+      if (p === 0) {
+        if (q < 0) { ok = false; break; }
+        continue;
+      }
+      const r = q / p;
+      if (p < 0) { if (r > t1) { ok = false; break; } if (r > t0) t0 = r; } else { if (r < t0) { ok = false; break; } if (r < t1) t1 = r; }
+    }
+    if (!ok) continue;
+    const at = (t) => [a[0] + t * dx, a[1] + t * dy, a[2] + t * (b[2] - a[2])];
+    out.push([at(t0), at(t1)]);
+  }
+  return out;
+}
+
+/// Triangles of the convex hull of a few points ([[x, y, z]...]; index triples): every triple whose
+/// plane has all points on one side (within eps). Coplanar points give all their triangles (drawn
+/// as one flat face); O(n^4), for the few attachment points of a platform.
+export function hullTriangles(pts, eps) {
+  const n = pts.length;
+  const out = [];
+  if (n < 3 || n > 40) return out;
+  for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) for (let k = j + 1; k < n; k++) {
+    const [a, b, c] = [pts[i], pts[j], pts[k]];
+    const u = [b[0] - a[0], b[1] - a[1], b[2] - a[2]], v = [c[0] - a[0], c[1] - a[1], c[2] - a[2]];
+    const nn = [u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]];
+    const len = Math.hypot(...nn);
+    if (!(len > eps * eps)) continue; // collinear
+    let pos = 0, neg = 0;
+    for (let m = 0; m < n; m++) {
+      const s = ((pts[m][0] - a[0]) * nn[0] + (pts[m][1] - a[1]) * nn[1] + (pts[m][2] - a[2]) * nn[2]) / len;
+      if (s > eps) pos++;
+      else if (s < -eps) neg++;
+    }
+    if (pos === 0 || neg === 0) out.push([i, j, k]);
+  }
+  return out;
 }
 
 /// Distance from (px, py) to the segment a-b in the plane.
@@ -103,6 +159,9 @@ export class Viewer {
     this.hovered = null;
     this.pointer = null; // last pointer position over the canvas {x, y} (CSS px), or null
     this.pointerMoved = false;
+    this.layers = Object.fromEntries(LAYERS);
+    this.forceScaleMul = 1;
+    this.measure = []; // point indices (at most 3)
     this.tmp = { a: new Vector3(), b: new Vector3(), d: new Vector3(), mid: new Vector3(), m: new Matrix4(), q: new Quaternion(), s: new Vector3(), c: new Color() };
     this.buildDom();
     this.buildThree();
@@ -117,6 +176,8 @@ export class Viewer {
     if (this.page) r.classList.add('tv-page');
     this.titleEl = el('h1', { class: 'tv-title', text: 'tendyn' });
     this.kindEl = el('span', { class: 'tv-kind' });
+    this.thinnedEl = el('span', { class: 'tv-thinned', id: 'thinned-note' });
+    this.thinnedEl.hidden = true;
     this.helpBtn = el('button', { id: 'help', type: 'button', class: 'tv-btn tv-help-btn', title: 'keyboard shortcuts and mouse (?)', text: '?' });
     this.view3d = el('div', { class: 'tv-3d' });
     // readouts
@@ -135,7 +196,16 @@ export class Viewer {
     // bottom left: colour bar and the key of the lines (paths, COM track, joint axes)
     this.legendEl = el('div', { class: 'tv-colorbar', id: 'colorbar' });
     this.keyEl = el('div', { class: 'tv-key', id: 'path-legend' });
-    this.view3d.appendChild(el('div', { class: 'tv-bottom-left' }, [this.keyEl, this.legendEl]));
+    this.forceLegendEl = el('div', { class: 'tv-force-legend', id: 'force-legend' });
+    this.forceLegendEl.hidden = true;
+    this.view3d.appendChild(el('div', { class: 'tv-bottom-left' }, [this.keyEl, this.forceLegendEl, this.legendEl]));
+    // names of the points (layer "labels") and the measurement panel
+    this.labelsEl = el('div', { class: 'tv-labels', id: 'labels' });
+    this.labelsEl.hidden = true;
+    this.view3d.appendChild(this.labelsEl);
+    this.measureEl = el('div', { id: 'measure', class: 'tv-measure' });
+    this.measureEl.hidden = true;
+    this.view3d.appendChild(this.measureEl);
     // bottom right: world readout, grid scale, axis triad
     this.worldEl = el('div', { id: 'world-readout', class: 'tv-world', text: '' });
     this.gridEl = el('div', { id: 'grid-scale', class: 'tv-grid-scale', text: '' });
@@ -193,16 +263,51 @@ export class Viewer {
     this.cableCtl = el('label', { class: 'tv-ctl', id: 'cable-control' }, ['cables ', this.colorSel]);
     this.cameraSel = el('select', { id: 'camera-mode', 'aria-label': 'camera', title: 'camera mode (c)' });
     for (const [v, text] of CAMERA_MODES) this.cameraSel.appendChild(el('option', { value: v, text }));
+    // layers and the force arrows' scale
+    this.layerBoxes = {};
+    const layerItems = LAYERS.map(([name]) => {
+      const box = el('input', { id: `layer-${name}`, type: 'checkbox' });
+      box.checked = this.layers[name];
+      box.addEventListener('change', () => this.setLayer(name, box.checked));
+      this.layerBoxes[name] = box;
+      return el('label', { class: 'tv-layer', id: `layer-${name}-item` }, [box, ` ${name}`]);
+    });
+    this.forceScaleSel = el('select', { id: 'force-scale', 'aria-label': 'force arrow scale', title: 'length of the force arrows' });
+    for (const v of FORCE_SCALES) {
+      const o = el('option', { value: String(v), text: `${v}x` });
+      if (v === 1) o.selected = true;
+      this.forceScaleSel.appendChild(o);
+    }
+    this.forceScaleSel.addEventListener('change', () => this.setForceScale(Number(this.forceScaleSel.value) || 1));
+    // record: a still (PNG) of the current frame, the playback as WebM
+    this.stillBtn = el('button', { id: 'record-still', type: 'button', class: 'tv-btn', title: 'save the 3D view at this time as PNG', text: 'PNG' });
+    this.webmBtn = el('button', { id: 'record-webm', type: 'button', class: 'tv-btn', title: 'record the playback (first to last frame, 1x) as WebM video', text: 'WebM' });
+    this.stillBtn.addEventListener('click', () => this.download(this.still(), `${this.meta ? this.meta.title : 'view'}-t${this.store && this.store.n ? this.store.f.t_s[this.frameIndex].toFixed(3) : 0}.png`));
+    this.webmBtn.addEventListener('click', async () => {
+      if (this.recording) return;
+      this.webmBtn.textContent = 'recording...';
+      try {
+        const blob = await this.recordWebm();
+        this.download(URL.createObjectURL(blob), `${this.meta ? this.meta.title : 'view'}.webm`);
+      } catch (e) {
+        this.onError(e);
+      } finally {
+        this.webmBtn.textContent = 'WebM';
+      }
+    });
     const controls = el('div', { class: 'tv-controls' }, [
       this.playBtn, this.scrub,
       el('label', { class: 'tv-ctl' }, ['speed ', this.speedSel]),
       el('label', { class: 'tv-ctl' }, [this.loopBox, ' loop']),
       this.cableCtl,
       el('label', { class: 'tv-ctl' }, ['camera ', this.cameraSel]),
+      el('span', { class: 'tv-ctl tv-layers', id: 'layers' }, ['show', ...layerItems]),
+      el('label', { class: 'tv-ctl', id: 'force-scale-control' }, ['arrows ', this.forceScaleSel]),
+      el('span', { class: 'tv-ctl', id: 'record' }, ['save ', this.stillBtn, ' ', this.webmBtn]),
     ]);
     this.plotsEl = el('div', { class: 'tv-plots' });
     const left = el('div', { class: 'tv-left' }, [this.view3d, controls]);
-    r.appendChild(el('div', { class: 'tv-header' }, [this.titleEl, this.kindEl, el('span', { class: 'tv-spacer' }), this.helpBtn]));
+    r.appendChild(el('div', { class: 'tv-header' }, [this.titleEl, this.kindEl, this.thinnedEl, el('span', { class: 'tv-spacer' }), this.helpBtn]));
     r.appendChild(el('div', { class: 'tv-body' }, [left, this.plotsEl]));
 
     this.playBtn.addEventListener('click', () => (this.playing ? this.pause() : this.play()));
@@ -261,6 +366,7 @@ export class Viewer {
         break;
       case 'Escape':
         if (!this.helpEl.hidden) this.toggleHelp(false);
+        else if (this.measure.length) this.setMeasure([]);
         else this.select(null);
         break;
       default:
@@ -336,7 +442,12 @@ export class Viewer {
       this.down = null;
       if (!d || d.drag || d.button !== 0) return;
       const r = cv.getBoundingClientRect();
-      this.select(this.pickAt(ev.clientX - r.left, ev.clientY - r.top));
+      const hit = this.pickAt(ev.clientX - r.left, ev.clientY - r.top);
+      if (ev.shiftKey) {
+        if (hit && hit.type === 'point') this.toggleMeasurePoint(hit.index);
+        return;
+      }
+      this.select(hit);
     });
     this.ro = new ResizeObserver(() => this.resize());
     this.ro.observe(this.view3d);
@@ -386,6 +497,15 @@ export class Viewer {
     this.pickEl.hidden = true;
     this.hoverEl.hidden = true;
     for (const h of [this.hiSel, this.hiHov]) h.cyl.visible = h.sph.visible = false;
+    if (this.arrows) this.arrows.dispose();
+    this.arrows = null;
+    this.forceSpecs = [];
+    this.trail = null;
+    this.measureLine = null;
+    this.measure = [];
+    this.measureEl.hidden = true;
+    this.labelsEl.innerHTML = '';
+    this.labelEls = [];
   }
 
   /// Replaces the scene. scene: a full scene (with "frames") or its static part and frames
@@ -396,6 +516,22 @@ export class Viewer {
     const store = new FrameStore(meta);
     const block = frames !== undefined ? frames : scene.frames;
     if (block !== undefined && block !== null) store.append(block, 'frames');
+    // other runs to compare with (tendyn view A B ...): drawn as ghosts, plotted beside this one
+    const runs = [];
+    if (Array.isArray(scene.compare)) {
+      scene.compare.forEach((other, i) => {
+        let m, st;
+        try {
+          m = normalizeSceneMeta(other);
+          st = new FrameStore(m);
+          st.append(other.frames, 'frames');
+        } catch (e) {
+          throw new e.constructor(`compare[${i}]: ${e.message}`);
+        }
+        runs.push({ label: String.fromCharCode(66 + (i % 25)), meta: m, store: st, map: [] });
+      });
+    }
+    this.runs = runs;
     this.pause();
     this.disposeWorld();
     this.meta = meta;
@@ -403,8 +539,17 @@ export class Viewer {
     this.frameIndex = 0;
     this.simTime = store.n ? store.f.t_s[0] : 0;
     this.titleEl.textContent = meta.title;
-    this.kindEl.textContent = meta.kind;
+    this.kindEl.textContent = runs.length ? `${meta.kind}; A = this run, ${runs.map((r) => `${r.label} = ${r.meta.title}`).join(', ')} (ghosts)` : meta.kind;
+    const th = meta.thinned;
+    this.thinnedEl.hidden = !(th && th.stride > 1);
+    this.thinnedEl.textContent = th && th.stride > 1 ? `every ${th.stride}th of ${th.frames_in_run} frames shown (page size limit, --max-page-mb); all frames: results.csv, scene.json` : '';
     this.colorSel.options[0].textContent = meta.cable_force_signed ? 'force' : 'tension';
+    // a CDPR scene carries no cable strain (zeros): no strain colouring
+    this.colorSel.options[1].hidden = this.colorSel.options[1].disabled = meta.kind === 'cdpr';
+    if (meta.kind === 'cdpr' && this.colorMode === 'strain') {
+      this.colorMode = 'tension';
+      this.colorSel.value = 'tension';
+    }
     this.cableCtl.style.display = meta.cables.length ? '' : 'none';
     this.jointAt = new Map(meta.joints.map((j, i) => [j.point, i]));
     this.plotById = {};
@@ -629,6 +774,15 @@ export class Viewer {
     this.pointMesh.count = meta.points.length;
     this.pointMesh.frustumCulled = false;
     this.pointMesh.name = 'points';
+    // a tree's points of no body (the fictitious floating-base chain, centres of mass inside a
+    // body) are not drawn and not picked
+    this.hiddenPoints = null;
+    if (meta.kind === 'tree') {
+      const used = new Set();
+      for (const r of meta.rods) { used.add(r.a); used.add(r.b); }
+      for (const j of meta.joints) used.add(j.point);
+      this.hiddenPoints = new Set(meta.points.map((_, i) => i).filter((i) => !used.has(i)));
+    }
     this.world.add(this.pointMesh);
     // faces
     this.faceGroup = new Group();
@@ -653,6 +807,23 @@ export class Viewer {
       return { face, mesh, pos, edgeGeo };
     });
     this.world.add(this.faceGroup);
+    // a CDPR platform: one solid body through its attachment points (their convex hull; the
+    // platform is rigid, so the hull's triangles found at the first frame hold for every frame)
+    this.platformBody = null;
+    if (meta.kind === 'cdpr' && meta.faces.length && this.store.n) {
+      const idx = [...new Set(meta.faces.flat())].sort((a, b) => a - b);
+      const tris = hullTriangles(idx.map((i) => this.store.f.positions_m[0].slice(3 * i, 3 * i + 3)), 1e-6 * diag);
+      if (tris.length) {
+        const geo = new BufferGeometry();
+        geo.setAttribute('position', new BufferAttribute(new Float32Array(9 * tris.length), 3));
+        geo.setAttribute('normal', new BufferAttribute(new Float32Array(9 * tris.length), 3));
+        const mesh = new Mesh(geo, new MeshLambertMaterial({ color: 0x4c6ef5, side: DoubleSide }));
+        mesh.name = 'platform-body';
+        mesh.frustumCulled = false;
+        this.faceGroup.add(mesh);
+        this.platformBody = { mesh, tris: tris.map((t) => t.map((k) => idx[k])) };
+      }
+    }
     // joint axes (tree robots): one segment per joint from its origin along its world axis
     this.jointGroup = new Group();
     this.jointGroup.name = 'joint-axes';
@@ -678,14 +849,21 @@ export class Viewer {
     // paths: target paths drawn whole, per-frame tracks up to the current frame
     this.pathGroup = new Group();
     this.pathGroup.name = 'paths';
+    // target paths are clipped to the region of interest: the run's extent (all frames) plus
+    // half the initial pose's size around it (a planned path may run far beyond the motion)
+    const roi = this.regionOfInterest();
     this.pathObjs = meta.paths.map((path) => {
       const geo = new BufferGeometry();
-      const arr = new Float32Array(3 * Math.max(1, path.points.length));
-      path.points.forEach((q, i) => arr.set(q, 3 * i));
+      const inside = path.per_frame || path.points.every((q) => q[0] >= roi.x0 && q[0] <= roi.x1 && q[1] >= roi.y0 && q[1] <= roi.y1);
+      const segs = inside ? null : clipPolyline(path.points, roi.x0, roi.x1, roi.y0, roi.y1);
+      const pts = inside ? path.points : segs.flat();
+      const arr = new Float32Array(3 * Math.max(1, pts.length));
+      pts.forEach((q, i) => arr.set(q, 3 * i));
       geo.setAttribute('position', new BufferAttribute(arr, 3));
-      geo.setDrawRange(0, path.per_frame ? 0 : path.points.length);
+      geo.setDrawRange(0, path.per_frame ? 0 : pts.length);
       const color = path.per_frame ? PATH_COLORS.track : PATH_COLORS.target;
-      const line = new Line(geo, new LineBasicMaterial({ color }));
+      const line = inside ? new Line(geo, new LineBasicMaterial({ color })) : new LineSegments(geo, new LineBasicMaterial({ color }));
+      line.userData.clipped = !inside;
       line.name = path.name;
       line.frustumCulled = false;
       line.renderOrder = 2;
@@ -697,8 +875,389 @@ export class Viewer {
     this.comLine = null;
     this.comMat = null;
     this.ensureComCapacity(Math.max(16, this.store.n));
+    this.buildOverlays();
     this.rebuildGround();
     this.updateKey();
+    this.applyLayers();
+  }
+
+  /// The region of interest in x, y: the run's extent (all frames) widened by half the initial
+  /// pose's size: {x0, x1, y0, y1}.
+  regionOfInterest() {
+    const m = 0.5 * this.initialScale();
+    return { x0: this.bbMin.x - m, x1: this.bbMax.x + m, y0: this.bbMin.y - m, y1: this.bbMax.y + m };
+  }
+
+  /// Force arrows, the picked point's trail, the measurement line and the point labels.
+  buildOverlays() {
+    const meta = this.meta;
+    this.tauPlot = this.plotById.tau;
+    this.forceSpecs = forceArrowSpecs(meta, { hasContact: this.store.hasContact, hasAxes: this.store.hasAxes, tau: this.tauPlot });
+    this.forceVec = new Float64Array(6 * this.forceSpecs.length);
+    this.arrows = new ArrowSet(this.forceSpecs.length, Math.max(this.diag * 0.0022, this.pointR * 0.3));
+    this.arrows.setColors(this.forceSpecs);
+    this.world.add(this.arrows.group);
+    this.forceMax = null; // per unit, over the frames (computed when the arrows are first shown)
+    // trail of the picked point: all frames, drawn up to the current one
+    const tg = new BufferGeometry();
+    tg.setAttribute('position', new BufferAttribute(new Float32Array(3), 3));
+    tg.setDrawRange(0, 0);
+    this.trail = new Line(tg, new LineBasicMaterial({ color: TRAIL_COLOR, depthTest: false, transparent: true, opacity: 0.85 }));
+    this.trail.name = 'trail';
+    this.trail.renderOrder = 6;
+    this.trail.frustumCulled = false;
+    this.trail.visible = false;
+    this.trailPoint = -1;
+    this.trailFilled = 0;
+    this.world.add(this.trail);
+    // measurement: a polyline through the measured points
+    const mg = new BufferGeometry();
+    this.measurePos = new BufferAttribute(new Float32Array(9), 3);
+    mg.setAttribute('position', this.measurePos);
+    mg.setDrawRange(0, 0);
+    this.measureLine = new Line(mg, new LineBasicMaterial({ color: MEASURE_COLOR, depthTest: false, transparent: true }));
+    this.measureLine.name = 'measure';
+    this.measureLine.renderOrder = 7;
+    this.measureLine.frustumCulled = false;
+    this.world.add(this.measureLine);
+    // labels: one per point (the first MAX_LABELS)
+    this.labelsEl.innerHTML = '';
+    this.labelEls = meta.points.slice(0, MAX_LABELS).map((name) => {
+      const e = el('span', { class: 'tv-label', text: name });
+      this.labelsEl.appendChild(e);
+      return e;
+    });
+    // the compared runs: rods and cables as lines (ghosts), at the time of this run's frame
+    this.ghosts = (this.runs || []).map((r, i) => {
+      const segs = [...r.meta.rods, ...r.meta.cables];
+      const geo = new BufferGeometry();
+      const pos = new BufferAttribute(new Float32Array(6 * Math.max(1, segs.length)), 3);
+      geo.setAttribute('position', pos);
+      geo.setDrawRange(0, 2 * segs.length);
+      const color = GHOST_COLORS[i % GHOST_COLORS.length];
+      const line = new LineSegments(geo, new LineBasicMaterial({ color, transparent: true, opacity: 0.55, depthWrite: false }));
+      line.name = `ghost ${r.label}`;
+      line.frustumCulled = false;
+      line.renderOrder = 3;
+      this.world.add(line);
+      return { run: r, segs, pos, line, color };
+    });
+    const hasForces = this.forceSpecs.length > 0;
+    this.layerBoxes.forces.parentElement.style.display = hasForces ? '' : 'none';
+    this.forceScaleSel.parentElement.style.display = hasForces ? '' : 'none';
+  }
+
+  /// Shows or hides a layer: 'rods', 'cables', 'points', 'labels', 'forces', 'paths', 'grid'.
+  setLayer(name, on) {
+    if (!(name in this.layers)) return;
+    this.layers[name] = !!on;
+    if (this.layerBoxes[name].checked !== !!on) this.layerBoxes[name].checked = !!on;
+    this.applyLayers();
+    if (this.store && this.store.n) this.applyFrame(this.frameIndex);
+    this.dirty = true;
+  }
+
+  applyLayers() {
+    if (!this.meta) return;
+    const L = this.layers;
+    this.rodGroup.visible = L.rods;
+    this.faceGroup.visible = L.rods;
+    this.cableGroup.visible = L.cables;
+    this.pointMesh.visible = L.points;
+    this.pathGroup.visible = L.paths;
+    if (this.comLine) this.comLine.visible = L.paths;
+    if (this.groundGroup) this.groundGroup.visible = L.grid;
+    if (this.arrows) this.arrows.group.visible = L.forces && this.forceSpecs.length > 0;
+    this.labelsEl.hidden = !L.labels;
+    this.updateForceLegend();
+  }
+
+  /// Multiplies the arrows' default length scale (1: the largest force of the run is a quarter of
+  /// the initial pose's size).
+  setForceScale(mul) {
+    if (!(mul > 0)) return;
+    this.forceScaleMul = mul;
+    if (this.forceScaleSel.value !== String(mul)) this.forceScaleSel.value = String(mul);
+    this.updateForceLegend();
+    if (this.store && this.store.n) this.applyFrame(this.frameIndex);
+  }
+
+  /// Arrow length per unit force [m/N] or per unit moment [m/(N m)].
+  forceScale(unit) {
+    if (!this.forceMax) this.forceMax = forceMaxima(this.meta, this.forceSpecs, this.store.f, this.store.n, this.tauPlot);
+    const max = this.forceMax[unit] || 0;
+    return max > 0 ? (0.25 * this.initialScale() * this.forceScaleMul) / max : 0;
+  }
+
+  updateForceLegend() {
+    const box = this.forceLegendEl;
+    const show = !!this.meta && this.layers.forces && this.forceSpecs && this.forceSpecs.length > 0 && this.store && this.store.n > 0;
+    box.hidden = !show;
+    if (!show) return;
+    box.innerHTML = '';
+    const kinds = new Set(this.forceSpecs.map((a) => a.kind));
+    box.appendChild(el('div', { class: 'tv-cb-label', text: 'forces' }));
+    for (const [k, label, color] of FORCE_KINDS) {
+      if (!kinds.has(k)) continue;
+      const sw = el('span', { class: 'tv-key-line' });
+      sw.style.borderColor = color;
+      box.appendChild(el('div', { class: 'tv-key-item', 'data-kind': k }, [sw, label]));
+    }
+    for (const unit of ['N', 'N m']) {
+      if (!this.forceSpecs.some((a) => a.unit === unit)) continue;
+      const sc = this.forceScale(unit);
+      box.appendChild(el('div', { class: 'tv-force-scale', 'data-unit': unit, text: sc > 0 ? `1 ${unit} = ${fmtValue(sc)} m (largest ${fmtValue(this.forceMax[unit])} ${unit})` : `no ${unit} in this run` }));
+    }
+  }
+
+  updateForces(k) {
+    if (!this.arrows || !this.forceSpecs.length || !this.layers.forces) return;
+    forceVectors(this.meta, this.forceSpecs, this.store.f, k, this.tauPlot, this.forceVec);
+    this.arrows.update(this.forceSpecs, this.forceVec, (u) => this.forceScale(u));
+  }
+
+  // ---------------------------------------------------------------- record
+  download(url, name) {
+    const a = el('a', { href: url, download: name });
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+  }
+
+  /// The 3D view at the current frame as a PNG data URL (rendered now: the drawing buffer is
+  /// read in the same task).
+  still() {
+    this.renderer.render(this.scene3, this.camera);
+    return this.renderer.domElement.toDataURL('image/png');
+  }
+
+  /// PNG data URLs of frames from, from + step, ... to (the current frame restored after).
+  pngFrames({ from = 0, to = null, step = 1 } = {}) {
+    if (!this.store || !this.store.n) return [];
+    const k0 = this.frameIndex;
+    const last = to === null ? this.store.n - 1 : Math.min(to, this.store.n - 1);
+    const out = [];
+    for (let k = Math.max(0, from); k <= last; k += Math.max(1, step)) {
+      this.applyFrame(k);
+      out.push(this.still());
+    }
+    this.applyFrame(k0);
+    return out;
+  }
+
+  /// Records the playback from simulated time t0 to t1 (default: the whole run) at `fps` video
+  /// frames per second and `speed` x real time, as a WebM blob (MediaRecorder on the canvas; it
+  /// takes (t1 - t0) / speed of wall time).
+  async recordWebm({ fps = 30, speed = 1, t0 = null, t1 = null } = {}) {
+    if (!this.store || !this.store.n) throw new Error('nothing to record: no frames');
+    if (typeof MediaRecorder === 'undefined') throw new Error('this browser cannot record video (no MediaRecorder)');
+    const f = this.store.f;
+    const a = t0 === null ? f.t_s[0] : t0, b = t1 === null ? f.t_s[this.store.n - 1] : t1;
+    this.pause();
+    this.recording = true;
+    const cv = this.renderer.domElement;
+    const stream = cv.captureStream(0);
+    const track = stream.getVideoTracks()[0];
+    const type = ['video/webm;codecs=vp9', 'video/webm;codecs=vp8', 'video/webm'].find((t) => MediaRecorder.isTypeSupported(t));
+    const rec = new MediaRecorder(stream, { mimeType: type, videoBitsPerSecond: 4e6 });
+    const chunks = [];
+    rec.ondataavailable = (e) => { if (e.data && e.data.size) chunks.push(e.data); };
+    const done = new Promise((res) => { rec.onstop = res; });
+    rec.start();
+    const n = Math.max(1, Math.round(((b - a) / speed) * fps));
+    try {
+      for (let i = 0; i <= n; i++) {
+        this.seekTime(a + (i / n) * (b - a));
+        this.renderer.render(this.scene3, this.camera);
+        if (track.requestFrame) track.requestFrame();
+        await new Promise((r) => setTimeout(r, 1000 / fps));
+      }
+    } finally {
+      rec.stop();
+      await done;
+      track.stop();
+      this.recording = false;
+    }
+    return new Blob(chunks, { type: 'video/webm' });
+  }
+
+  /// Frame of compared run r shown with this run's frame k: the last at or before its time.
+  runFrame(r, k) {
+    const m = r.map;
+    const t = this.store.f.t_s;
+    for (let i = m.length; i < this.store.n; i++) {
+      const rt = r.store.f.t_s;
+      let lo = 0, hi = r.store.n - 1;
+      if (hi < 0) { m.push(-1); continue; }
+      if (t[i] >= rt[hi]) lo = hi;
+      else if (t[i] > rt[0]) {
+        while (hi - lo > 1) {
+          const mid = (lo + hi) >> 1;
+          if (rt[mid] <= t[i]) lo = mid;
+          else hi = mid;
+        }
+      }
+      m.push(lo);
+    }
+    return m[k];
+  }
+
+  updateGhosts(k) {
+    for (const g of this.ghosts || []) {
+      const j = this.runFrame(g.run, k);
+      if (j < 0) continue;
+      const p = g.run.store.f.positions_m[j];
+      const a = g.pos.array;
+      g.segs.forEach((e, n) => {
+        a[6 * n] = p[3 * e.a]; a[6 * n + 1] = p[3 * e.a + 1]; a[6 * n + 2] = p[3 * e.a + 2];
+        a[6 * n + 3] = p[3 * e.b]; a[6 * n + 4] = p[3 * e.b + 1]; a[6 * n + 5] = p[3 * e.b + 2];
+      });
+      g.pos.needsUpdate = true;
+    }
+  }
+
+  /// The compared runs' ghosts at the current frame: [{label, title, frame, t_s, segments}].
+  ghostState() {
+    return (this.ghosts || []).map((g) => {
+      const j = this.runFrame(g.run, this.frameIndex);
+      return { label: g.run.label, title: g.run.meta.title, frame: j, t_s: g.run.store.f.t_s[j], segments: g.segs.length, positions_m: Array.from(g.pos.array.slice(0, 6 * g.segs.length)) };
+    });
+  }
+
+  /// The drawn arrows at the current frame: [{kind, name, unit, origin_m, vector, magnitude,
+  /// length_m, tip_m}] (vector in N or N m from scene.json; length and tip as drawn).
+  forceArrows() {
+    if (!this.arrows || !this.layers.forces) return [];
+    return this.forceSpecs.map((a, i) => {
+      const v = Array.from(this.forceVec.slice(6 * i, 6 * i + 6));
+      return { kind: a.kind, name: a.name, unit: a.unit, point: this.meta.points[a.point], origin_m: v.slice(0, 3), vector: v.slice(3), magnitude: Math.hypot(v[3], v[4], v[5]), length_m: this.arrows.lengths[i], tip_m: this.arrows.lengths[i] > 0 ? this.arrows.tip(i) : v.slice(0, 3), scale: this.forceScale(a.unit) };
+    });
+  }
+
+  // ---------------------------------------------------------------- measure, trail, labels
+  toggleMeasurePoint(i) {
+    const m = this.measure.slice();
+    const at = m.indexOf(i);
+    if (at >= 0) m.splice(at, 1);
+    else {
+      m.push(i);
+      if (m.length > 3) m.shift();
+    }
+    this.setMeasure(m);
+  }
+
+  /// Points to measure (indices or names; [] clears): 2 give their distance, 3 the two distances
+  /// and the angle at the middle one.
+  setMeasure(list) {
+    if (!this.meta) return;
+    this.measure = list.map((v) => (typeof v === 'number' ? v : this.meta.points.indexOf(String(v)))).filter((i) => i >= 0 && i < this.meta.points.length).slice(-3);
+    this.measureEl.dataset.key = '';
+    this.updateMeasure();
+    this.dirty = true;
+  }
+
+  /// {points, distances_m, angle_deg} at the current frame, or null.
+  measurement() {
+    if (!this.measure.length || !this.store || !this.store.n) return null;
+    const p = this.store.f.positions_m[this.frameIndex];
+    const P = this.measure.map((i) => [p[3 * i], p[3 * i + 1], p[3 * i + 2]]);
+    const d = (u, v) => Math.hypot(u[0] - v[0], u[1] - v[1], u[2] - v[2]);
+    const distances = [];
+    for (let i = 0; i + 1 < P.length; i++) distances.push(d(P[i], P[i + 1]));
+    let angle = null;
+    if (P.length === 3) {
+      const u = [0, 1, 2].map((c) => P[0][c] - P[1][c]), w = [0, 1, 2].map((c) => P[2][c] - P[1][c]);
+      const nu = Math.hypot(...u), nw = Math.hypot(...w);
+      if (nu > 0 && nw > 0) angle = (Math.acos(Math.max(-1, Math.min(1, (u[0] * w[0] + u[1] * w[1] + u[2] * w[2]) / (nu * nw)))) * 180) / Math.PI;
+    }
+    return { points: this.measure.map((i) => this.meta.points[i]), distances_m: distances, angle_deg: angle };
+  }
+
+  updateMeasure() {
+    const m = this.measurement();
+    const box = this.measureEl;
+    if (!m) {
+      box.hidden = true;
+      if (this.measureLine) this.measureLine.geometry.setDrawRange(0, 0);
+      return;
+    }
+    const p = this.store.f.positions_m[this.frameIndex];
+    this.measure.forEach((i, n) => this.measurePos.array.set([p[3 * i], p[3 * i + 1], p[3 * i + 2]], 3 * n));
+    this.measurePos.needsUpdate = true;
+    this.measureLine.geometry.setDrawRange(0, this.measure.length);
+    const key = m.points.join('|');
+    if (box.dataset.key !== key) {
+      box.dataset.key = key;
+      box.innerHTML = '';
+      const close = el('button', { type: 'button', class: 'tv-pick-close', id: 'measure-clear', title: 'clear the measurement (Esc)', text: '\u00d7' });
+      close.addEventListener('click', () => this.setMeasure([]));
+      box.appendChild(el('div', { class: 'tv-pick-head' }, [el('span', { class: 'tv-pick-kind', text: 'measure' }), el('span', { id: 'measure-points', class: 'tv-pick-name', text: m.points.join(' - ') }), close]));
+      this.measureRows = {};
+      const row = (id, label) => {
+        const v = el('span', { id, class: 'tv-num' });
+        box.appendChild(el('div', { class: 'tv-pick-row' }, [el('span', { class: 'tv-lbl', text: label }), v]));
+        this.measureRows[id] = v;
+      };
+      if (m.points.length === 1) box.appendChild(el('div', { class: 'tv-pick-t', text: 'shift + click a second point' }));
+      if (m.points.length >= 2) row('measure-distance', `${m.points[0]} - ${m.points[1]}`);
+      if (m.points.length === 3) {
+        row('measure-distance-2', `${m.points[1]} - ${m.points[2]}`);
+        row('measure-angle', `angle at ${m.points[1]}`);
+      }
+    }
+    const set = (id, text) => { if (this.measureRows[id] && this.measureRows[id].textContent !== text) this.measureRows[id].textContent = text; };
+    if (m.distances_m.length) set('measure-distance', `${fmtValue(m.distances_m[0])} m`);
+    if (m.distances_m.length > 1) set('measure-distance-2', `${fmtValue(m.distances_m[1])} m`);
+    if (m.angle_deg !== null) set('measure-angle', `${fmtValue(m.angle_deg)} deg`);
+    box.hidden = false;
+  }
+
+  /// The picked point's trajectory, every frame stored, drawn up to the current frame.
+  updateTrail() {
+    if (!this.trail) return;
+    const sel = this.selected;
+    const i = sel && sel.type === 'point' ? sel.index : -1;
+    if (i < 0) {
+      this.trail.visible = false;
+      this.trailPoint = -1;
+      return;
+    }
+    const n = this.store.n;
+    let attr = this.trail.geometry.getAttribute('position');
+    if (i !== this.trailPoint || attr.count < n) {
+      if (i !== this.trailPoint) this.trailFilled = 0;
+      if (attr.count < n) {
+        const arr = new Float32Array(3 * Math.max(n, 2 * attr.count));
+        arr.set(attr.array.subarray(0, 3 * this.trailFilled));
+        attr = new BufferAttribute(arr, 3);
+        this.trail.geometry.setAttribute('position', attr);
+      }
+      this.trailPoint = i;
+    }
+    const f = this.store.f;
+    for (let k = this.trailFilled; k < n; k++) {
+      const p = f.positions_m[k];
+      attr.array[3 * k] = p[3 * i]; attr.array[3 * k + 1] = p[3 * i + 1]; attr.array[3 * k + 2] = p[3 * i + 2];
+    }
+    if (this.trailFilled < n) attr.needsUpdate = true;
+    this.trailFilled = n;
+    this.trail.geometry.setDrawRange(0, this.frameIndex + 1);
+    this.trail.visible = true;
+  }
+
+  /// Point names at their projected positions (layer "labels").
+  updateLabels() {
+    if (!this.layers.labels || !this.labelEls || !this.store || !this.store.n) return;
+    const p = this.store.f.positions_m[this.frameIndex];
+    this.camera.updateMatrixWorld();
+    const w = this.renderer.domElement.clientWidth, h = this.renderer.domElement.clientHeight;
+    const v = this.tmp.a;
+    this.labelEls.forEach((e, i) => {
+      v.fromArray(p, 3 * i).project(this.camera);
+      const inside = v.z < 1 && Math.abs(v.x) <= 1 && Math.abs(v.y) <= 1 && !(this.hiddenPoints && this.hiddenPoints.has(i));
+      e.hidden = !inside;
+      if (inside) e.style.transform = `translate(${Math.round(((v.x + 1) / 2) * w + 6)}px, ${Math.round(((1 - v.y) / 2) * h - 16)}px)`;
+    });
   }
 
   /// The floor grid (at ground_z_m, or under the initial pose as a reference), its scale label and
@@ -728,10 +1287,15 @@ export class Viewer {
     grid.rotation.x = Math.PI / 2;
     grid.position.set(Math.round(cx / step) * step, Math.round(cy / step) * step, floorZ);
     grid.name = 'grid';
+    // The floor and its grid are drawn first and write no depth: what lies on the floor (a taut
+    // cable between two resting nodes) is drawn over them whole, never interleaved with them
+    // (z-fighting made such cables look dashed like slack ones).
+    grid.material.depthWrite = false;
+    grid.renderOrder = -1;
     if (hasGround) {
-      const plane = new Mesh(new PlaneGeometry(size, size), new MeshBasicMaterial({ color: 0xe6eaee, transparent: true, opacity: 0.6, depthWrite: false }));
-      plane.position.set(grid.position.x, grid.position.y, floorZ - diag * 1e-4);
-      plane.renderOrder = -1;
+      const plane = new Mesh(new PlaneGeometry(size, size), new MeshBasicMaterial({ color: 0xebeff2, depthWrite: false }));
+      plane.position.set(grid.position.x, grid.position.y, floorZ);
+      plane.renderOrder = -2;
       plane.name = 'ground-plane';
       g.add(plane);
       this.groundPlane = plane;
@@ -743,6 +1307,8 @@ export class Viewer {
     this.gridHome = { x: grid.position.x, y: grid.position.y };
     const axes = new AxesHelper(step);
     axes.name = 'world-axes';
+    axes.material.depthWrite = false;
+    axes.renderOrder = -1;
     axes.position.set(0, 0, floorZ);
     g.add(axes);
     this.world.add(g);
@@ -762,6 +1328,7 @@ export class Viewer {
     if (this.store && this.store.hasCom) item(COM_COLOR, 'COM track (floor)');
     for (const o of this.pathObjs) item(o.color, o.path.name);
     for (const o of this.jointObjs) item(o.seg.material.color.getStyle(), o.seg.name);
+    for (const g of this.ghosts || []) item(g.color, `${g.run.label}: ${g.run.meta.title} (ghost)`);
   }
 
   ensureComCapacity(n) {
@@ -810,6 +1377,9 @@ export class Viewer {
     }
     this.updatePlotData();
     this.updateColorbar();
+    this.forceMax = null;
+    if (this.layers.forces) this.updateForceLegend();
+    if (this.selected) this.updateTrail();
   }
 
   // ---------------------------------------------------------------- camera
@@ -840,7 +1410,17 @@ export class Viewer {
 
   /// Camera fitted to the initial pose (frame 0), then, in follow mode, moved to the current COM.
   fitInitial() {
-    this.frameBox(this.bb0Min, this.bb0Max);
+    // the initial pose, and the (clipped) target paths so that they are in the default view
+    const lo = this.bb0Min.clone(), hi = this.bb0Max.clone();
+    for (const o of this.pathObjs || []) {
+      if (o.path.per_frame) continue;
+      const a = o.line.geometry.getAttribute('position');
+      for (let i = 0; i < o.line.geometry.drawRange.count; i++) {
+        lo.min(this.tmp.a.fromBufferAttribute(a, i));
+        hi.max(this.tmp.a);
+      }
+    }
+    this.frameBox(lo, hi);
     if (this.grid && this.gridHome) {
       this.grid.position.x = this.gridHome.x;
       this.grid.position.y = this.gridHome.y;
@@ -948,7 +1528,7 @@ export class Viewer {
       if (d < bestD) { bestD = d; best = { type, index }; }
     };
     for (let i = 0; i < np; i++) {
-      if (sd[i] < 0) continue;
+      if (sd[i] < 0 || (this.hiddenPoints && this.hiddenPoints.has(i))) continue;
       const r = (this.pointR * pxPerM) / sd[i];
       consider('point', i, Math.max(0, Math.hypot(px - sx[i], py - sy[i]) - r) - 3);
     }
@@ -983,6 +1563,7 @@ export class Viewer {
       this.pickPlot = null;
     }
     if (sel) this.makePickPlot(sel);
+    this.updateTrail();
     this.fitPlotHeights();
     this.updatePickInfo();
     this.updateHighlights();
@@ -1251,23 +1832,72 @@ export class Viewer {
     // a tree's joint plots first (q, qd, tau), then energies, COM and the other plots
     const extras = [...meta.plots.filter((p) => p.id), ...meta.plots.filter((p) => !p.id)];
     const addExtra = (xp) => {
-      const p = new TimePlot(this.plotsEl, { title: xp.title, yLabel: xp.y_label, names: xp.series.map((s) => s.name), styles: palette(xp.series.length), onSeek: seek });
+      // a tree's joint plots list the drawn (real) joints first, then the other coordinates
+      // (a floating base's or the fictitious chain's)
+      let order = xp.series.map((_, k) => k);
+      if (xp.id && meta.joints.length) {
+        const real = meta.joints.map((j) => (xp.id === 'q' ? j.q_index : j.v_index)).filter((k) => k >= 0 && k < xp.series.length);
+        order = [...real, ...order.filter((k) => !real.includes(k))];
+      }
+      const p = new TimePlot(this.plotsEl, { title: xp.title, yLabel: xp.y_label, names: order.map((k) => xp.series[k].name), styles: palette(xp.series.length), onSeek: seek });
       p.kind = 'extra';
       p.extra = xp;
+      p.order = order;
       this.plots.push(p);
     };
     for (const xp of extras.filter((p) => p.id)) addExtra(xp);
     if (this.store.hasEnergy) {
       const keys = this.store.energyKeys;
-      this.energyPlot = new TimePlot(this.plotsEl, { title: 'energy', yLabel: 'J', names: keys, colors: keys.map((k) => ENERGY_COLORS[ENERGY_KEYS.indexOf(k)]), onSeek: seek });
+      const names = [...keys], styles = keys.map((k) => ({ color: ENERGY_COLORS[ENERGY_KEYS.indexOf(k)], dash: null }));
+      this.energyRunCols = [];
+      (this.runs || []).forEach((r, ri) => {
+        for (const k of r.store.hasEnergy ? r.store.energyKeys : []) {
+          names.push(`${k} [${r.label}]`);
+          styles.push({ color: ENERGY_COLORS[ENERGY_KEYS.indexOf(k)], dash: [[7, 3], [2, 2], [9, 3, 2, 3]][ri % 3] });
+          this.energyRunCols.push({ r, k, col: [] });
+        }
+      });
+      this.energyPlot = new TimePlot(this.plotsEl, { title: 'energy', yLabel: 'J', names, styles, onSeek: seek });
       this.energyPlot.kind = 'energy';
       this.plots.push(this.energyPlot);
     }
     this.energyBox.style.display = this.store.hasEnergy || this.store.n === 0 ? '' : 'none';
     if (this.store.hasCom) {
       this.comCols = [[], [], []];
-      const p = new TimePlot(this.plotsEl, { title: 'centre of mass', yLabel: 'm', names: ['x', 'y', 'z'], colors: ['#d62728', '#2ca02c', '#1f77b4'], onSeek: seek });
+      const names = ['x', 'y', 'z'], styles = ['#d62728', '#2ca02c', '#1f77b4'].map((color) => ({ color, dash: null }));
+      (this.runs || []).forEach((r, ri) => {
+        if (!r.store.hasCom) return;
+        ['x', 'y', 'z'].forEach((a, c) => {
+          names.push(`${a} [${r.label}]`);
+          styles.push({ color: styles[c].color, dash: [[7, 3], [2, 2], [9, 3, 2, 3]][ri % 3] });
+          this.comCols.push([]);
+        });
+      });
+      const p = new TimePlot(this.plotsEl, { title: 'centre of mass', yLabel: 'm', names, styles, onSeek: seek });
       p.kind = 'com';
+      this.plots.push(p);
+    }
+    // differences of the compared runs to this one (points matched by name)
+    const diffNames = [];
+    this.diffSpecs = [];
+    for (const r of this.runs || []) {
+      const pairs = [];
+      r.meta.points.forEach((name, j) => {
+        const i = meta.points.indexOf(name);
+        if (i >= 0) pairs.push([i, j]);
+      });
+      if (pairs.length) {
+        diffNames.push(`max point distance ${r.label} - A`);
+        this.diffSpecs.push({ r, kind: 'points', pairs, col: [] });
+      }
+      if (r.store.hasCom && this.store.hasCom) {
+        diffNames.push(`COM distance ${r.label} - A`);
+        this.diffSpecs.push({ r, kind: 'com', col: [] });
+      }
+    }
+    if (diffNames.length) {
+      const p = new TimePlot(this.plotsEl, { title: 'difference to A (this run)', yLabel: 'm', names: diffNames, onSeek: seek });
+      p.kind = 'diff';
       this.plots.push(p);
     }
     for (const xp of extras.filter((p) => !p.id)) addExtra(xp);
@@ -1276,11 +1906,13 @@ export class Viewer {
 
   makeCablePlot() {
     const tension = this.colorMode === 'tension';
+    const names = this.meta.cables.map((c) => c.name);
+    for (const r of this.runs || []) for (const c of r.meta.cables) names.push(`${c.name} [${r.label}]`);
     const p = new TimePlot(this.plotsEl, {
       title: `cable ${this.forceName()}`,
       yLabel: tension ? 'N' : '(l - l0) / l0',
-      names: this.meta.cables.map((c) => c.name),
-      styles: palette(this.meta.cables.length),
+      names,
+      styles: palette(names.length),
       onSeek: (t) => { this.pause(); this.seekTime(t); },
     });
     p.kind = 'cable';
@@ -1300,12 +1932,25 @@ export class Viewer {
       if (p.kind === 'cable') {
         const src = this.colorMode === 'tension' ? f.cable_tension_N : f.cable_strain;
         if (!p.cols || p.colsMode !== this.colorMode) {
-          p.cols = this.meta.cables.map(() => []);
+          p.cols = p.names.map(() => []);
           p.colsMode = this.colorMode;
         }
-        for (let c = 0; c < p.cols.length; c++) {
+        const nc = this.meta.cables.length;
+        for (let c = 0; c < nc; c++) {
           const col = p.cols[c];
           for (let i = col.length; i < n; i++) col.push(src[i][c]);
+        }
+        let c0 = nc;
+        for (const r of this.runs || []) {
+          const rs = this.colorMode === 'tension' ? r.store.f.cable_tension_N : r.store.f.cable_strain;
+          for (let c = 0; c < r.meta.cables.length; c++) {
+            const col = p.cols[c0 + c];
+            for (let i = col.length; i < n; i++) {
+              const j = this.runFrame(r, i);
+              col.push(j >= 0 ? rs[j][c] : null);
+            }
+          }
+          c0 += r.meta.cables.length;
         }
         p.setData([t, ...p.cols]);
       } else if (p.kind === 'pick') {
@@ -1315,22 +1960,56 @@ export class Viewer {
         }
         p.setData([t, ...p.cols]);
       } else if (p.kind === 'energy') {
-        p.setData([t, ...this.store.energyKeys.map((k) => f.energy_J[k])]);
+        for (const e of this.energyRunCols || []) {
+          for (let i = e.col.length; i < n; i++) {
+            const j = this.runFrame(e.r, i);
+            e.col.push(j >= 0 ? e.r.store.f.energy_J[e.k][j] : null);
+          }
+        }
+        p.setData([t, ...this.store.energyKeys.map((k) => f.energy_J[k]), ...(this.energyRunCols || []).map((e) => e.col)]);
       } else if (p.kind === 'com') {
         for (let k = 0; k < 3; k++) {
           const col = this.comCols[k];
           for (let i = col.length; i < n; i++) col.push(f.com_m[i][k]);
         }
+        let c = 3;
+        for (const r of this.runs || []) {
+          if (!r.store.hasCom) continue;
+          for (let a = 0; a < 3; a++, c++) {
+            const col = this.comCols[c];
+            for (let i = col.length; i < n; i++) {
+              const j = this.runFrame(r, i);
+              col.push(j >= 0 ? r.store.f.com_m[j][a] : null);
+            }
+          }
+        }
         p.setData([t, ...this.comCols]);
+      } else if (p.kind === 'diff') {
+        for (const d of this.diffSpecs) {
+          for (let i = d.col.length; i < n; i++) {
+            const j = this.runFrame(d.r, i);
+            if (j < 0) { d.col.push(null); continue; }
+            if (d.kind === 'com') {
+              const a = f.com_m[i], b = d.r.store.f.com_m[j];
+              d.col.push(Math.hypot(b[0] - a[0], b[1] - a[1], b[2] - a[2]));
+            } else {
+              const pa = f.positions_m[i], pb = d.r.store.f.positions_m[j];
+              let m = 0;
+              for (const [ia, ib] of d.pairs) m = Math.max(m, Math.hypot(pb[3 * ib] - pa[3 * ia], pb[3 * ib + 1] - pa[3 * ia + 1], pb[3 * ib + 2] - pa[3 * ia + 2]));
+              d.col.push(m);
+            }
+          }
+        }
+        p.setData([t, ...this.diffSpecs.map((d) => d.col)]);
       } else if (p.kind === 'extra') {
         if (p.extra.t_s) {
           // own time base: drawn whole (it does not grow with streamed frames)
-          if (!p.ownDrawn) p.setData([p.extra.t_s, ...p.extra.series.map((s) => s.values)]);
+          if (!p.ownDrawn) p.setData([p.extra.t_s, ...p.order.map((k) => p.extra.series[k].values)]);
           p.ownDrawn = true;
           continue;
         }
-        const ys = p.extra.series.map((s) => {
-          const v = s.values;
+        const ys = p.order.map((k) => {
+          const v = p.extra.series[k].values;
           if (v.length === n) return v;
           const out = new Array(n);
           for (let i = 0; i < n; i++) out[i] = i < v.length && typeof v[i] === 'number' ? v[i] : null;
@@ -1343,6 +2022,7 @@ export class Viewer {
 
   setColorMode(mode) {
     if (mode !== 'tension' && mode !== 'strain') return;
+    if (mode === 'strain' && this.meta && this.meta.kind === 'cdpr') return;
     this.colorMode = mode;
     this.colorSel.value = mode;
     if (this.cablePlot) {
@@ -1432,6 +2112,10 @@ export class Viewer {
     if (this.pointerMoved) this.updateHover();
     if (this.dirty) {
       this.dirty = false;
+      if (this.layers.labels && (this.labelsDirty || this.triadDirty)) {
+        this.labelsDirty = false;
+        this.updateLabels();
+      }
       this.renderer.render(this.scene3, this.camera);
       this.rendered++;
       if (this.triadDirty) {
@@ -1498,10 +2182,30 @@ export class Viewer {
     for (let i = 0; i < pm.count; i++) {
       a.fromArray(p, 3 * i);
       if (capR) s.setScalar(Math.max(this.pointR, capR[i] || 0));
+      if (this.hiddenPoints && this.hiddenPoints.has(i)) {
+        m.makeScale(0, 0, 0);
+        pm.setMatrixAt(i, m);
+        s.setScalar(this.pointR);
+        continue;
+      }
       m.compose(a, q, s);
       pm.setMatrixAt(i, m);
     }
     pm.instanceMatrix.needsUpdate = true;
+    // the platform body (CDPR)
+    if (this.platformBody) {
+      const pos = this.platformBody.mesh.geometry.getAttribute('position'), nor = this.platformBody.mesh.geometry.getAttribute('normal');
+      this.platformBody.tris.forEach((t, n) => {
+        for (let v = 0; v < 3; v++) pos.array.set([p[3 * t[v]], p[3 * t[v] + 1], p[3 * t[v] + 2]], 9 * n + 3 * v);
+        a.fromArray(pos.array, 9 * n);
+        b.fromArray(pos.array, 9 * n + 3).sub(a);
+        d.fromArray(pos.array, 9 * n + 6).sub(a);
+        b.cross(d).normalize();
+        for (let v = 0; v < 3; v++) nor.array.set([b.x, b.y, b.z], 9 * n + 3 * v);
+      });
+      pos.needsUpdate = true;
+      nor.needsUpdate = true;
+    }
     // faces
     for (const o of this.faceObjs) {
       const arr = o.pos.array;
@@ -1530,6 +2234,13 @@ export class Viewer {
     if (this.comLine) this.comLine.geometry.setDrawRange(0, st.hasCom ? k + 1 : 0);
     if (this.cameraMode === 'follow') this.follow(k);
     if (this.selected || this.hovered) this.updateHighlights();
+    this.updateForces(k);
+    this.updateGhosts(k);
+    this.updateTrail();
+    if (this.measure.length) this.updateMeasure();
+    this.labelsDirty = true;
+    // the hovered element's tooltip and the world readout follow the time (the pointer may not move)
+    if (this.pointer) this.updateHover();
     // readouts
     const t = f.t_s[k];
     this.timeEl.textContent = `t = ${t.toFixed(3)} s`;
@@ -1563,14 +2274,14 @@ export class Viewer {
       rods: this.rodGroup.children.length,
       cables: this.cableGroup.children.filter((o) => o.isLine).length,
       points: this.pointMesh.count,
-      faces: this.faceGroup.children.filter((o) => o.isMesh).length,
+      faces: this.faceGroup.children.filter((o) => o.isMesh && o.name !== 'platform-body').length,
       paths: this.pathGroup.children.length,
       joints: this.jointObjs.reduce((s, o) => s + o.js.length, 0),
     };
   }
 
   plotData() {
-    return this.plots.map((p) => ({ title: p.title, kind: p.kind, series: p.names, data: p.data(), legend: p.legendValues(), shown: p.shownSeries() }));
+    return this.plots.map((p) => ({ title: p.title, kind: p.kind, series: p.names, data: p.data(), legend: p.legendValues(), shown: p.shownSeries(), ticks: p.ticks.slice(), offset: p.tickOffset ? p.tickOffset.text : null, yRange: [p.u.scales.y.min, p.u.scales.y.max] }));
   }
 }
 

@@ -440,11 +440,24 @@ describe('viewer for debugging (issue 17)', () => {
       assert.match(await page.textContent('#path-legend'), /target path/);
       const k = Math.floor(scene.frames.t_s.length / 2);
       await page.evaluate((k) => window.tendyn.seek(k), k);
-      const r = await page.evaluate(() => window.tendyn._viewer.pathObjs.map((o) => ({ name: o.line.name, count: o.line.geometry.drawRange.count, visible: o.line.visible, pos: Array.from(o.line.geometry.getAttribute('position').array.slice(0, 6)) })));
+      const r = await page.evaluate(() => window.tendyn._viewer.pathObjs.map((o) => ({ name: o.line.name, count: o.line.geometry.drawRange.count, visible: o.line.visible, clipped: !!o.line.userData.clipped, pos: Array.from(o.line.geometry.getAttribute('position').array.slice(0, 3 * o.line.geometry.drawRange.count)) })));
       const rt = r.find((o) => o.name === target.name), rk = r.find((o) => o.name === track.name);
-      assert.equal(rt.count, target.points_m.length);
       assert.ok(rt.visible);
-      for (let i = 0; i < 6; i++) assert.ok(Math.abs(rt.pos[i] - target.points_m[Math.floor(i / 3)][i % 3]) < 1e-6);
+      // whole, or clipped to the region of interest (the run's extent + half the initial pose's
+      // size, tests/viewer_inspect.test.mjs): then its start (where the robot starts) is kept and
+      // every drawn point lies on the target polyline
+      const onPath = (q) => target.points_m.some((a, i) => {
+        const b = target.points_m[i + 1];
+        if (!b) return Math.hypot(q[0] - a[0], q[1] - a[1], q[2] - a[2]) < 1e-5;
+        const d = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
+        const l2 = d[0] ** 2 + d[1] ** 2 + d[2] ** 2;
+        const u = l2 > 0 ? Math.max(0, Math.min(1, ((q[0] - a[0]) * d[0] + (q[1] - a[1]) * d[1] + (q[2] - a[2]) * d[2]) / l2)) : 0;
+        return Math.hypot(q[0] - a[0] - u * d[0], q[1] - a[1] - u * d[1], q[2] - a[2] - u * d[2]) < 1e-5;
+      });
+      if (!rt.clipped) assert.equal(rt.count, target.points_m.length);
+      else assert.ok(rt.count >= 2);
+      for (let i = 0; i < 3; i++) assert.ok(Math.abs(rt.pos[i] - target.points_m[0][i]) < 1e-6);
+      for (let i = 0; i < rt.count; i++) assert.ok(onPath(rt.pos.slice(3 * i, 3 * i + 3)), `drawn point ${rt.pos.slice(3 * i, 3 * i + 3)} not on the target path`);
       assert.equal(rk.count, k + 1);
       await page.locator('.tv-3d canvas').screenshot({ path: path.join(dir, 'plan.png') });
       assert.deepEqual(errors, []);

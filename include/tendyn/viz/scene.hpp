@@ -84,6 +84,9 @@ struct Scene {
   std::vector<double> com_m;        ///< 3 per frame (empty: no COM track)
   std::vector<double> kinetic_J, elastic_J, gravitational_J, total_J;  ///< empty: no energies
   std::vector<double> joint_axes_W;  ///< 3 * joints.size() per frame: unit axes, world frame (empty: none)
+  /// Ground contact force on every point [N], 3 * npoint per frame (0 off the ground; empty: none).
+  /// Written as frames.contact_force_N; the viewer draws its normal and friction parts as arrows.
+  std::vector<double> contact_force_N;
 
   [[nodiscard]] int npoint() const { return static_cast<int>(points.size()); }
   [[nodiscard]] int ncable() const { return static_cast<int>(cables.size()); }
@@ -117,6 +120,16 @@ std::string frames_json(const Scene& scene, int first, int last);
 /// version, indices, per-frame sizes. Returns the scene's title ("" when it has none). Throws
 /// tendyn::Error with `source` and the reason.
 std::string check_scene_json(std::string_view text, std::string_view source);
+
+/// The scene.json text of a viewer page, at most `max_bytes` long: `text` itself when it fits,
+/// else the same scene with every k-th frame kept (and the last one; k the smallest stride found
+/// that fits), applied to everything per frame: the frames, per-frame paths, plots on the frames'
+/// time; plots with their own time base keep every k-th sample too. The header then says
+/// "thinned": {"stride": k, "frames_in_run": N} (the viewer shows it). The full data stays in the
+/// result directory (results.csv, scene.json). `stride_out` (optional) receives k (1: unchanged).
+/// Throws tendyn::Error naming `source` when the text is not valid JSON, or when even the header
+/// and two frames do not fit in max_bytes.
+std::string page_scene_json(std::string_view text, std::size_t max_bytes, std::string_view source, int* stride_out = nullptr);
 
 /// One self-contained HTML page: the viewer's JavaScript and CSS inlined, the scene JSON in a
 /// <script type="application/json"> element ("</" escaped). Template: docs/VIEWER.md.

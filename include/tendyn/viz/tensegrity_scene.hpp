@@ -13,7 +13,9 @@ Scene make_scene(const tensegrity::Model& model);
 
 /// Observer appending frames to a scene made by make_scene(model): node positions, cable tensions
 /// and strains, COM, and the energies kinetic, elastic, gravitational and total (total includes the
-/// potential of constant external forces). With min_interval_s > 0 at most one frame per interval
+/// potential of constant external forces); with a compliant ground also the contact force on each
+/// node (Scene::contact_force_N, from tensegrity::add_compliant_ground_forces at the output state;
+/// an impulse ground has impulses, not forces: none recorded). With min_interval_s > 0 at most one frame per interval
 /// is kept (a viewer needs ~100 Hz, a fine integration step would make the page huge); call
 /// finish() after the run so that the last output is always in the scene.
 class TensegritySceneRecorder final : public tensegrity::Observer {
@@ -30,11 +32,13 @@ class TensegritySceneRecorder final : public tensegrity::Observer {
     std::vector<double> p, tension, strain;
     double com[3] = {0, 0, 0};
     FrameEnergy energy;
+    std::vector<double> contact;  ///< 3 * nnode (compliant ground), else empty
   };
   void append(const Frame& f);
   Scene& scene_;
   double interval_s_;
   Frame pending_;
+  tensegrity::Data contact_scratch_;  ///< a copy of the output's Data whose node forces are replaced by the ground's
   bool has_pending_ = false;
 };
 
