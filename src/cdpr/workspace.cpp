@@ -33,8 +33,6 @@ std::string point_text(const Eigen::Vector3d& p) { return "(" + num(p.x()) + ", 
 
 constexpr double kRankRtol = 1e-10;
 
-// m x (m - 1) at most 6 x 5, on the stack
-using SmallMat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 6, 6>;
 using SmallVec = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 6, 1>;
 
 }  // namespace
@@ -78,7 +76,9 @@ struct WorkspaceEvaluator::Impl {
   std::vector<int> combos;      // (ncombo x (m - 1)) column sets of the facet normals
   int ncombo = 0;
   bool margin_on = false;
+  bool closed_form_ok = false;  // finite f_max: the closed-form fast path applies
   Eigen::VectorXd w;            // (m) scratch
+  Eigen::VectorXd rvec;         // (m) residual scratch
   Eigen::VectorXd zero_w;       // (m) closure right-hand side
   SolverOptions closure_options;
 
@@ -142,9 +142,11 @@ struct WorkspaceEvaluator::Impl {
     }
     vertices = Eigen::MatrixXd::Zero(m, K);
     w = Eigen::VectorXd::Zero(m);
+    rvec = Eigen::VectorXd::Zero(m);
     zero_w = Eigen::VectorXd::Zero(m);
     f_cert = Eigen::VectorXd::Zero(n);
     result.f_N = Eigen::VectorXd::Zero(n);
+    closed_form_ok = std::isfinite(so.f_max_N);
     closure_options = problem.options;
     closure_options.f_min_N = 1.0;
     closure_options.f_max_N = std::numeric_limits<double>::infinity();
@@ -200,35 +202,59 @@ struct WorkspaceEvaluator::Impl {
     return out;
   }
 
-  [[nodiscard]] double capacity_margin(double Jmax) const {
+  // facets of the zonotope: the unit normal of every set of m - 1 independent columns (fixed-size
+  // QR: M x (M - 1), the last column of Q is orthogonal to them)
+  template <int M>
+  [[nodiscard]] double capacity_margin_fixed(double Jmax) const {
     const Eigen::MatrixXd& J = problem.J;
-    const int m = problem.nrow();
-    if (m == 1) {
-      SmallVec c(1);
-      c[0] = 1.0;
-      return facet_margin(c, J);  // both sides of the interval
-    }
-    // rank J = m, else the set has no interior: margin undefined
     double margin = std::numeric_limits<double>::infinity();
     int facets = 0;
-    SmallMat M(m, m - 1);
-    SmallVec e = SmallVec::Zero(m);
-    e[m - 1] = 1.0;
+    Eigen::Matrix<double, M, M - 1> A;
+    Eigen::Matrix<double, M, 1> e = Eigen::Matrix<double, M, 1>::Zero();
+    e[M - 1] = 1.0;
+    SmallVec c(M);
     for (int q = 0; q < ncombo; ++q) {
-      const int* cols = combos.data() + static_cast<std::size_t>(q) * static_cast<std::size_t>(m - 1);
-      for (int j = 0; j < m - 1; ++j) M.col(j) = J.col(cols[j]);
-      Eigen::HouseholderQR<SmallMat> qr(M);
+      const int* cols = combos.data() + static_cast<std::size_t>(q) * static_cast<std::size_t>(M - 1);
+      for (int j = 0; j < M - 1; ++j) A.col(j) = J.col(cols[j]);
+      const Eigen::HouseholderQR<Eigen::Matrix<double, M, M - 1>> qr(A);
       const auto& R = qr.matrixQR();
       bool full = true;
-      for (int j = 0; j < m - 1; ++j)
+      for (int j = 0; j < M - 1; ++j)
         if (std::abs(R(j, j)) <= 1e-9 * Jmax) full = false;
       if (!full) continue;
-      SmallVec c = qr.householderQ() * e;
+      c = qr.householderQ() * e;
       margin = std::min(margin, facet_margin(c, J));
       ++facets;
     }
+    // no m - 1 independent columns: rank J < m, the set has no interior
     if (facets == 0) return std::numeric_limits<double>::quiet_NaN();
     return margin;
+  }
+
+  [[nodiscard]] double capacity_margin(double Jmax) const {
+    switch (problem.nrow()) {
+      case 1: {
+        SmallVec c(1);
+        c[0] = 1.0;
+        return facet_margin(c, problem.J);  // both ends of the interval
+      }
+      case 2: return capacity_margin_fixed<2>(Jmax);
+      case 3: return capacity_margin_fixed<3>(Jmax);
+      case 4: return capacity_margin_fixed<4>(Jmax);
+      case 5: return capacity_margin_fixed<5>(Jmax);
+      case 6: return capacity_margin_fixed<6>(Jmax);
+      default: return std::numeric_limits<double>::quiet_NaN();
+    }
+  }
+
+  // result.f_N within [f_min, f_max] and |J f - w| at round-off: a proof that w is feasible
+  [[nodiscard]] bool certificate_holds(const Eigen::MatrixXd& J, const Eigen::VectorXd& wv, double Jmax) {
+    const auto& f = result.f_N;
+    if (!f.allFinite() || f.minCoeff() < problem.options.f_min_N || f.maxCoeff() > problem.options.f_max_N) return false;
+    rvec.noalias() = J * f;
+    rvec -= wv;
+    const double res = rvec.norm();
+    return res <= options.feasibility_rtol * (wv.norm() + Jmax * f.norm());
   }
 
   PoseVerdict evaluate(const Pose& pose) {
@@ -267,6 +293,16 @@ struct WorkspaceEvaluator::Impl {
     v.cls = PoseClass::kInside;
     for (int k = 0; k < vertices.cols(); ++k) {
       w = vertices.col(k);
+      // fast path: the improved closed form (Pott 2014) often finds a tension vector within the
+      // bounds; verified here, it is a certificate and the exact solve is not needed
+      if (closed_form_ok) {
+        solve_tensions(Method::kImprovedClosedForm, J, w, problem.options, solver_ws, result);
+        if (result.status == Status::kOk && certificate_holds(J, w, Jmax)) {
+          f_cert = result.f_N;
+          v.residual = std::max(v.residual, result.residual_norm);
+          continue;
+        }
+      }
       solve_tensions(Method::kExact, J, w, problem.options, solver_ws, result);
       f_cert = result.f_N;
       if (result.status == Status::kIterationLimit) {
