@@ -3,7 +3,6 @@
 #include <tendyn/core/error.hpp>
 #include <tendyn/core/worker_pool.hpp>
 
-#include <Eigen/QR>
 #include <Eigen/SVD>
 
 #include <algorithm>
@@ -181,7 +180,8 @@ struct WorkspaceEvaluator::Impl {
   }
 
   // signed distance of every vertex to the facet with unit normal c: min over both sides
-  [[nodiscard]] double facet_margin(const SmallVec& c, const Eigen::MatrixXd& J) const {
+  template <class Vec>
+  [[nodiscard]] double facet_margin(const Vec& c, const Eigen::MatrixXd& J) const {
     const double fmin = problem.options.f_min_N, fmax = problem.options.f_max_N;
     double dplus = 0.0, dminus = 0.0;
     for (int i = 0; i < J.cols(); ++i) {
@@ -202,28 +202,60 @@ struct WorkspaceEvaluator::Impl {
     return out;
   }
 
-  // facets of the zonotope: the unit normal of every set of m - 1 independent columns (fixed-size
-  // QR: M x (M - 1), the last column of Q is orthogonal to them)
+  // Unit normal c of the hyperplane spanned by the M - 1 columns `cols` of J: the null vector of
+  // the (M - 1) x M matrix B = [a_cols]^T by Gaussian elimination with full pivoting (one free
+  // column, back substitution). False when the columns are dependent (a pivot <= tol).
+  template <int M>
+  [[nodiscard]] bool facet_normal(const int* cols, double tol, Eigen::Matrix<double, M, 1>& c) const {
+    constexpr int K = M - 1;
+    const Eigen::MatrixXd& J = problem.J;
+    double B[K][M];
+    for (int r = 0; r < K; ++r)
+      for (int j = 0; j < M; ++j) B[r][j] = J(j, cols[r]);
+    int piv[K];
+    bool used[M] = {};
+    for (int r = 0; r < K; ++r) {
+      int pi = -1, pj = -1;
+      double best = tol;
+      for (int i = r; i < K; ++i)
+        for (int j = 0; j < M; ++j)
+          if (!used[j] && std::abs(B[i][j]) > best) {
+            best = std::abs(B[i][j]);
+            pi = i;
+            pj = j;
+          }
+      if (pi < 0) return false;
+      if (pi != r)
+        for (int j = 0; j < M; ++j) std::swap(B[r][j], B[pi][j]);
+      used[pj] = true;
+      piv[r] = pj;
+      for (int i = r + 1; i < K; ++i) {
+        const double f = B[i][pj] / B[r][pj];
+        for (int j = 0; j < M; ++j) B[i][j] -= f * B[r][j];
+      }
+    }
+    int free_col = 0;
+    while (used[free_col]) ++free_col;
+    c.setZero();
+    c[free_col] = 1.0;
+    for (int r = K - 1; r >= 0; --r) {
+      double sum = B[r][free_col];
+      for (int s = r + 1; s < K; ++s) sum += B[r][piv[s]] * c[piv[s]];
+      c[piv[r]] = -sum / B[r][piv[r]];
+    }
+    c /= c.norm();
+    return true;
+  }
+
   template <int M>
   [[nodiscard]] double capacity_margin_fixed(double Jmax) const {
-    const Eigen::MatrixXd& J = problem.J;
     double margin = std::numeric_limits<double>::infinity();
     int facets = 0;
-    Eigen::Matrix<double, M, M - 1> A;
-    Eigen::Matrix<double, M, 1> e = Eigen::Matrix<double, M, 1>::Zero();
-    e[M - 1] = 1.0;
-    SmallVec c(M);
+    Eigen::Matrix<double, M, 1> c;
     for (int q = 0; q < ncombo; ++q) {
       const int* cols = combos.data() + static_cast<std::size_t>(q) * static_cast<std::size_t>(M - 1);
-      for (int j = 0; j < M - 1; ++j) A.col(j) = J.col(cols[j]);
-      const Eigen::HouseholderQR<Eigen::Matrix<double, M, M - 1>> qr(A);
-      const auto& R = qr.matrixQR();
-      bool full = true;
-      for (int j = 0; j < M - 1; ++j)
-        if (std::abs(R(j, j)) <= 1e-9 * Jmax) full = false;
-      if (!full) continue;
-      c = qr.householderQ() * e;
-      margin = std::min(margin, facet_margin(c, J));
+      if (!facet_normal<M>(cols, 1e-9 * Jmax, c)) continue;
+      margin = std::min(margin, facet_margin(c, problem.J));
       ++facets;
     }
     // no m - 1 independent columns: rank J < m, the set has no interior

@@ -8,11 +8,16 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <algorithm>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <functional>
 #include <random>
 #include <string>
 
+#include "support/cli_run.hpp"
 #include "test_util.hpp"
 
 namespace tendyn::cdpr {
@@ -432,6 +437,81 @@ TEST(Workspace, BadInputNamesTheArgument) {
   EXPECT_NE(error_of([&] { cast_rays(model, {}, r); }).find("rays: tol_m 1 > step_m 0.05"), std::string::npos);
   EXPECT_NE(error_of([] { workspace_kind_from_string("fesible"); }).find("expected feasible, static or closure"),
             std::string::npos);
+}
+
+
+// ------------------------------------------------------------------ tendyn cdpr workspace
+std::string read_text(const std::filesystem::path& p) {
+  std::ifstream f(p);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+TEST(WorkspaceCli, WritesGridRaysOrientationsAndSummary) {
+  const auto dir = test::temp_dir("ws_cli");
+  std::filesystem::remove_all(dir / "out");
+  const auto r = tendyn::test::run_cli("cdpr workspace " + test::model_path("planar4.yaml") +
+                                       " --kind static --grid -1:1:40,-1:1:40 --rays 16 --start 0,0"
+                                       " --orientation-grid -1:1:9 --at 0,0 -q -o " + (dir / "out").string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("grid 40 x 40 x 1:"), std::string::npos) << r.out;
+  const std::string grid = read_text(dir / "out" / "grid.csv");
+  EXPECT_EQ(grid.rfind("x_m,y_m,z_m,inside,class,capacity_margin_N,residual_norm_N\n", 0), 0u);
+  EXPECT_EQ(std::count(grid.begin(), grid.end(), '\n'), 1 + 40 * 40);
+  const std::string rays = read_text(dir / "out" / "rays.csv");
+  EXPECT_EQ(std::count(rays.begin(), rays.end(), '\n'), 17);
+  const std::string orient = read_text(dir / "out" / "orientations.csv");
+  EXPECT_EQ(std::count(orient.begin(), orient.end(), '\n'), 10);
+  const std::string summary = read_text(dir / "out" / "summary.json");
+  EXPECT_NE(summary.find("\"kind\": \"static\""), std::string::npos);
+  EXPECT_NE(summary.find("\"area_m2\""), std::string::npos);
+  EXPECT_NE(summary.find("\"empty\": false"), std::string::npos);
+  // the same files for another thread count
+  const auto r2 = tendyn::test::run_cli("cdpr workspace " + test::model_path("planar4.yaml") +
+                                        " --kind static --grid -1:1:40,-1:1:40 --rays 16 --start 0,0"
+                                        " --orientation-grid -1:1:9 --at 0,0 --threads 2 -q -o " + (dir / "out2").string());
+  ASSERT_EQ(r2.code, 0) << r2.out;
+  EXPECT_EQ(read_text(dir / "out2" / "grid.csv"), grid);
+  EXPECT_EQ(read_text(dir / "out2" / "rays.csv"), rays);
+}
+
+TEST(WorkspaceCli, EmptyWorkspaceIsReported) {
+  const auto dir = test::temp_dir("ws_cli_empty");
+  // 1 N of tension cannot hold a 1 kg platform anywhere
+  const auto r = tendyn::test::run_cli("cdpr workspace " + test::model_path("planar4.yaml") +
+                                       " --kind static --fmax 1.5 --grid -1:1:10,-1:1:10 -q -o " + (dir / "out").string());
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("warning: the static workspace is EMPTY on this grid"), std::string::npos) << r.out;
+  EXPECT_NE(read_text(dir / "out" / "summary.json").find("\"empty\": true"), std::string::npos);
+}
+
+TEST(WorkspaceCli, BadInputExits2WithThePlace) {
+  const auto dir = test::temp_dir("ws_cli_bad");
+  const std::string m = test::model_path("planar4.yaml");
+  const std::string o = " -q -o " + (dir / "out").string();
+  struct Case {
+    std::string args, message;
+  };
+  const std::vector<Case> cases = {
+      {"--wrench-box fx=5:3", "--wrench-box: wrench box: row fx: lower bound 5 > upper bound 3 (empty wrench set)"},
+      {"--wrench-box fz=0:1", "--wrench-box: row 'fz' is not a row of the problem (fx, fy, mz)"},
+      {"--wrench-box fx", "--wrench-box: 'fx': expected ROW=LO:HI"},
+      {"--kind static --wrench-box fx=-1:1", "--wrench-box: only with --kind feasible"},
+      {"--kind feasable", "workspace kind 'feasable': expected feasible, static or closure"},
+      {"--fmin 50 --fmax 10", "--fmin/--fmax: workspace: f_min_N 50 >= f_max_N 10"},
+      {"--grid -1:1:10", "--grid: 1 axes given, this model needs 2"},
+      {"--grid 1:-1:10,-1:1:10", "--grid x: lower bound 1 > upper bound -1"},
+      {"--grid -1:1:0,-1:1:10", "--grid x: count '0' must be a whole number >= 1"},
+      {"--rays 8 --start 5,0", "--start: ray start (5, 0, 0) m is not inside the feasible workspace"},
+      {"--rays 8 --start 0", "--start: expected x,y [m], got 1 values"},
+  };
+  for (const auto& c : cases) {
+    const auto r = tendyn::test::run_cli("cdpr workspace " + m + " " + c.args + o);
+    EXPECT_EQ(r.code, 2) << c.args << "\n" << r.out;
+    EXPECT_NE(r.out.find(c.message), std::string::npos) << c.args << "\n" << r.out;
+    EXPECT_FALSE(std::filesystem::exists(dir / "out")) << c.args;
+  }
 }
 
 }  // namespace
