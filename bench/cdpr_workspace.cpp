@@ -5,8 +5,8 @@
 //    and without the capacity margin; poses cycle through a 20^3 grid of the frame.
 //  * BM_Grid/N/T: an N^3 grid of the frame on T threads (N = 100: the target of a 100^3
 //    grid in under 10 s on 2 cores), margin off and on.
-//  * BM_Rays vs BM_GridForVolume: the evaluations and the volume of ray casting (counters) against
-//    a grid of comparable cost.
+//  * BM_Rays vs BM_GridBall: evaluations, time and the volume inside a ball of radius 9.5 m about the
+//    frame's centre, by ray casting (rays clipped at the ball) and by a grid (points in the ball).
 #include <tendyn/cdpr/model_io.hpp>
 #include <tendyn/cdpr/workspace.hpp>
 
@@ -86,6 +86,31 @@ void BM_Grid(benchmark::State& state) {
   state.counters["volume_m3"] = volume;
 }
 
+// rays and grid compared inside the ball of radius 9.5 m about (0, 0, 7.5) m (within the frame)
+constexpr double kBallRadius = 9.5;
+
+void BM_GridBall(benchmark::State& state) {
+  const int n = static_cast<int>(state.range(0));
+  WorkspaceOptions o;
+  o.threads = 1;
+  o.margin = false;
+  WorkspaceGrid g;
+  g.lo_m = Eigen::Vector3d(-kBallRadius, -kBallRadius, 7.5 - kBallRadius);
+  g.hi_m = Eigen::Vector3d(kBallRadius, kBallRadius, 7.5 + kBallRadius);
+  g.count = {n, n, n};
+  double volume = 0.0;
+  for (auto _ : state) {
+    const auto r = evaluate_grid(printer(), o, g);
+    int in_ball = 0;
+    for (int i = 0; i < r.p_WP.cols(); ++i)
+      if (r.verdicts[static_cast<std::size_t>(i)].inside() && (r.p_WP.col(i) - Eigen::Vector3d(0, 0, 7.5)).norm() <= kBallRadius)
+        ++in_ball;
+    volume = in_ball * r.cell_measure;
+  }
+  state.counters["evaluations"] = static_cast<double>(n) * n * n;
+  state.counters["volume_m3_in_ball"] = volume;
+}
+
 void BM_Rays(benchmark::State& state) {
   WorkspaceOptions o;
   o.threads = 1;
@@ -93,7 +118,7 @@ void BM_Rays(benchmark::State& state) {
   RaySpec spec;
   spec.start_m = Eigen::Vector3d(0.0, 0.0, 7.5);
   spec.count = static_cast<int>(state.range(0));
-  spec.max_length_m = 20.0;
+  spec.max_length_m = kBallRadius;
   spec.step_m = 0.5;
   spec.tol_m = 0.01;
   RayResult r;
@@ -114,5 +139,6 @@ BENCHMARK(BM_PoseBox64Margin);
 BENCHMARK(BM_Grid)->Args({40, 1, 0})->Args({40, 2, 0})->Args({40, 1, 1})->Args({40, 2, 1})->Args({100, 2, 0})->Args({100, 2, 1})
     ->Unit(benchmark::kMillisecond)->Iterations(1)->UseRealTime();
 BENCHMARK(BM_Rays)->Arg(500)->Arg(2000)->Unit(benchmark::kMillisecond)->Iterations(1)->UseRealTime();
+BENCHMARK(BM_GridBall)->Arg(40)->Arg(100)->Unit(benchmark::kMillisecond)->Iterations(1)->UseRealTime();
 
 BENCHMARK_MAIN();

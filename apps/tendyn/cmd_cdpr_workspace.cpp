@@ -254,11 +254,11 @@ void run(const WsArgs& a) {
   io::ResultSet results(dir);
   io::CsvLine line;
   {
-    std::string csv = "x_m,y_m,z_m,inside,class,capacity_margin_N,residual_norm_N\n";
+    std::string csv = "x_m,y_m,z_m,status,capacity_margin_N,residual_norm_N\n";
     for (int i = 0; i < grid_result.p_WP.cols(); ++i) {
       const auto& v = grid_result.verdicts[static_cast<std::size_t>(i)];
       line.clear();
-      line.num(grid_result.p_WP(0, i)).num(grid_result.p_WP(1, i)).num(grid_result.p_WP(2, i)).flag(v.inside())
+      line.num(grid_result.p_WP(0, i)).num(grid_result.p_WP(1, i)).num(grid_result.p_WP(2, i))
           .text(cdpr::to_string(v.cls)).num(v.margin).num(v.residual);
       csv += line.str();
       csv += '\n';
@@ -277,12 +277,14 @@ void run(const WsArgs& a) {
     io::write_file_atomic(results.file("boundary.csv"), csv);
   }
   if (a.rays > 0) {
-    std::string csv = "ray,dir_x,dir_y,dir_z,distance_m,x_m,y_m,z_m,clipped,capacity_margin_N\n";
+    std::string csv = "azimuth_rad,elevation_rad,distance_m,x_m,y_m,z_m,status,capacity_margin_N\n";
     for (int k = 0; k < a.rays; ++k) {
+      const Eigen::Vector3d d = rays.direction.col(k);
       line.clear();
-      line.integer(k).num(rays.direction(0, k)).num(rays.direction(1, k)).num(rays.direction(2, k)).num(rays.distance_m[k])
+      line.num(std::atan2(d.y(), d.x())).num(std::asin(std::clamp(d.z(), -1.0, 1.0))).num(rays.distance_m[k])
           .num(rays.boundary_m(0, k)).num(rays.boundary_m(1, k)).num(rays.boundary_m(2, k))
-          .flag(rays.clipped[static_cast<std::size_t>(k)]).num(rays.verdicts[static_cast<std::size_t>(k)].margin);
+          .text(rays.clipped[static_cast<std::size_t>(k)] ? "clipped" : "boundary")
+          .num(rays.verdicts[static_cast<std::size_t>(k)].margin);
       csv += line.str();
       csv += '\n';
     }
@@ -290,14 +292,14 @@ void run(const WsArgs& a) {
   }
   int orient_inside = 0;
   if (!orient.empty()) {
-    std::string csv = "roll_rad,pitch_rad,yaw_rad,inside,class,capacity_margin_N,residual_norm_N\n";
+    std::string csv = "roll_rad,pitch_rad,yaw_rad,status,capacity_margin_N,residual_norm_N\n";
     for (std::size_t i = 0; i < orient.size(); ++i) {
       const Eigen::Matrix3d& R = orient_poses[i].R_WP;
       // R = Rz(yaw) Ry(pitch) Rx(roll)
       const double pitch = std::asin(std::clamp(-R(2, 0), -1.0, 1.0));
       const double roll = std::atan2(R(2, 1), R(2, 2)), yaw = std::atan2(R(1, 0), R(0, 0));
       line.clear();
-      line.num(roll).num(pitch).num(yaw).flag(orient[i].inside()).text(cdpr::to_string(orient[i].cls))
+      line.num(roll).num(pitch).num(yaw).text(cdpr::to_string(orient[i].cls))
           .num(orient[i].margin).num(orient[i].residual);
       csv += line.str();
       csv += '\n';
@@ -404,7 +406,7 @@ void register_cdpr_workspace(CLI::App& app) {
   cmd->add_option("model", a->model, "CDPR model file (YAML, docs/CDPR.md)")->required()->check(existing_file());
   cmd->add_option("--kind", a->kind, "feasible (weight + --wrench-box), static (weight only) or closure")->capture_default_str();
   cmd->add_option("--wrench-box", a->wrench_box,
-                  "external wrenches on the platform, ROW=LO:HI per row [N, N m], e.g. fx=-10:10,mz=-1:1 (rows not named: 0)");
+                  "external wrenches on the platform, ROW=LO:HI per row [N, N m], e.g. fx=-10:10,mz=-1:1 (rows not named: 0; default: none)");
   cmd->add_option("--grid", a->grid,
                   "X0:X1:NX,Y0:Y1:NY[,Z0:Z1:NZ] cell-centred position grid [m] (default: the anchors' box, 25^3 or 100^2)");
   cmd->add_option("--orientation", a->orientation, "platform orientation of the grid and rays: roll,pitch,yaw (planar: phi) [rad]; default: model's pose");
@@ -414,9 +416,9 @@ void register_cdpr_workspace(CLI::App& app) {
   cmd->add_option("--ray-step", a->ray_step, "march step along a ray [m] (default: ray length / 200)");
   cmd->add_option("--ray-tol", a->ray_tol, "bisection tolerance [m] (default: step / 1000)");
   cmd->add_option("--orientation-grid", a->orientation_grid,
-                  "orientation workspace: R0:R1:N,P0:P1:N,Y0:Y1:N (planar PHI0:PHI1:N) [rad] at --at");
+                  "orientation workspace: R0:R1:N,P0:P1:N,Y0:Y1:N (planar PHI0:PHI1:N) [rad] at --at (default: none)");
   cmd->add_option("--at", a->at, "position of the orientation workspace x,y[,z] [m] (default: --start)");
-  cmd->add_option("--group", a->group, "use only the cables of this group");
+  cmd->add_option("--group", a->group, "use only the cables of this group (default: all cables)");
   cmd->add_option("--rows", a->rows, "wrench rows to keep, e.g. fx,fy,mz (default: all)");
   cmd->add_option("--fmin", a->fmin, "lower tension bound [N] (default: model's tension.min)");
   cmd->add_option("--fmax", a->fmax, "upper tension bound [N] (default: model's tension.max)");

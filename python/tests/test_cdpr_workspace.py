@@ -37,7 +37,7 @@ def test_grid_matches_cli_and_is_thread_independent(tmp_path):
                     "-q", "-o", str(out)], check=True, capture_output=True)
     with open(out / "grid.csv") as f:
         rows = list(csv.DictReader(f))
-    assert [r["inside"] == "1" for r in rows] == list(r1["inside"])
+    assert [r["status"] for r in rows] == r1["class"]
     assert np.allclose([float(r["x_m"]) for r in rows], r1["points_m"][:, 0])
 
 

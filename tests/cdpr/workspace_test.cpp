@@ -457,7 +457,8 @@ TEST(WorkspaceCli, WritesGridRaysOrientationsAndSummary) {
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("grid 40 x 40 x 1:"), std::string::npos) << r.out;
   const std::string grid = read_text(dir / "out" / "grid.csv");
-  EXPECT_EQ(grid.rfind("x_m,y_m,z_m,inside,class,capacity_margin_N,residual_norm_N\n", 0), 0u);
+  EXPECT_EQ(grid.rfind("x_m,y_m,z_m,status,capacity_margin_N,residual_norm_N\n", 0), 0u);
+  EXPECT_EQ(read_text(dir / "out" / "rays.csv").rfind("azimuth_rad,elevation_rad,distance_m,x_m,y_m,z_m,status,capacity_margin_N\n", 0), 0u);
   EXPECT_EQ(std::count(grid.begin(), grid.end(), '\n'), 1 + 40 * 40);
   const std::string rays = read_text(dir / "out" / "rays.csv");
   EXPECT_EQ(std::count(rays.begin(), rays.end(), '\n'), 17);
