@@ -172,7 +172,13 @@ void run(const WsArgs& a) {
   cdpr::WorkspaceGrid grid;
   grid.R_WP = R_WP;
   if (a.grid.empty()) {
-    const Eigen::Vector3d lo = model.p_WA.rowwise().minCoeff(), hi = model.p_WA.rowwise().maxCoeff();
+    // the anchors' box grown to hold the model's pose (a suspended robot's anchors may all lie at
+    // one height: the box alone would be a slab at the anchors)
+    Eigen::Vector3d lo = model.p_WA.rowwise().minCoeff(), hi = model.p_WA.rowwise().maxCoeff();
+    if (mf.default_pose.size() != 0) {
+      lo = lo.cwiseMin(start);
+      hi = hi.cwiseMax(start);
+    }
     grid.lo_m = lo;
     grid.hi_m = hi;
     grid.count = planar ? std::array<int, 3>{100, 100, 1} : std::array<int, 3>{25, 25, 25};
@@ -408,7 +414,7 @@ void register_cdpr_workspace(CLI::App& app) {
   cmd->add_option("--wrench-box", a->wrench_box,
                   "external wrenches on the platform, ROW=LO:HI per row [N, N m], e.g. fx=-10:10,mz=-1:1 (rows not named: 0; default: none)");
   cmd->add_option("--grid", a->grid,
-                  "X0:X1:NX,Y0:Y1:NY[,Z0:Z1:NZ] cell-centred position grid [m] (default: the anchors' box, 25^3 or 100^2)");
+                  "X0:X1:NX,Y0:Y1:NY[,Z0:Z1:NZ] cell-centred position grid [m] (default: the box of the anchors and --start, 25^3 or 100^2)");
   cmd->add_option("--orientation", a->orientation, "platform orientation of the grid and rays: roll,pitch,yaw (planar: phi) [rad]; default: model's pose");
   cmd->add_option("--rays", a->rays, "ray casting: number of rays from --start (0: none)")->capture_default_str();
   cmd->add_option("--start", a->start, "start point of the rays x,y[,z] [m] (must be inside; default: model's pose)");
