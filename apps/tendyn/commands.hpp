@@ -17,6 +17,7 @@ void register_formfind(CLI::App& app);
 void register_identify(CLI::App& app);  // tensegrity; dispatches CDPR / tree models by kind
 void register_study(CLI::App& app);
 void register_cdpr_experiment(CLI::App& app);
+void register_cdpr_workspace(CLI::App& app);  // tendyn cdpr workspace
 void register_view(CLI::App& app);   // view + plot
 void register_serve(CLI::App& app);
 #if defined(TENDYN_WITH_TREE) || defined(TENDYN_WITH_CDPR)

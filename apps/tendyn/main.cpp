@@ -94,6 +94,7 @@ int main(int argc, char** argv) {
 #ifdef TENDYN_WITH_CDPR
   tendyn::cli::register_tension(app);
   tendyn::cli::register_cdpr_experiment(app);
+  tendyn::cli::register_cdpr_workspace(app);
 #endif
 #ifdef TENDYN_WITH_TREE
   tendyn::cli::register_tree(app);

@@ -100,6 +100,7 @@ PYBIND11_MODULE(_tendyn, m) {
     c::expose_control(cdpr);
     c::expose_experiment(cdpr);
     c::expose_identify(cdpr);
+    c::expose_workspace(cdpr);
   }
 #endif
 #ifdef TENDYN_WITH_TREE

@@ -23,5 +23,6 @@ void expose_dynamics(pybind11::module_& m);         // dynamics.hpp: DynamicMode
 void expose_control(pybind11::module_& m);          // control.hpp: LowerProfile, ControllerConfig, SensorConfig
 void expose_experiment(pybind11::module_& m);       // experiment.hpp: StageStart, ExperimentConfig, stages, pretension sweep
 void expose_identify(pybind11::module_& m);         // identify.hpp: PlatformLog, cable and platform fits, identify
+void expose_workspace(pybind11::module_& m);        // workspace.hpp: workspace, workspace_rays, workspace_poses
 
 }  // namespace tendyn::python::cdpr_bind
