@@ -14,3 +14,4 @@ list(APPEND TENDYN_SOURCES
 list(APPEND TENDYN_SOURCES cdpr/dynamics.cpp)
 list(APPEND TENDYN_SOURCES cdpr/control.cpp cdpr/experiment.cpp)
 list(APPEND TENDYN_SOURCES cdpr/identify.cpp)
+list(APPEND TENDYN_SOURCES cdpr/tension_centroid.cpp cdpr/interference.cpp cdpr/design.cpp)
