@@ -68,6 +68,7 @@ DesignResult optimise_anchors(const Model& model, const Eigen::MatrixXd& poses, 
   res.best_score = res.start_score;
   int evals = 1;
   const auto f = [&](const Eigen::VectorXd& x) {
+    if (evals >= o.max_evaluations) return std::numeric_limits<double>::infinity();  // budget spent
     Model m = to_model(x);
     DesignScore s;
     ++evals;

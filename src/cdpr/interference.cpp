@@ -14,6 +14,9 @@
 namespace tendyn::cdpr {
 namespace {
 
+/// Pairs closer than this touch (crossing cables compute to ~1e-17 m, not 0), also at clearance 0.
+constexpr double kContact_m = 1e-9;
+
 double clamp01(double x) { return std::min(1.0, std::max(0.0, x)); }
 
 void check_finite(const Eigen::Vector3d& p, const char* name) {
@@ -218,7 +221,7 @@ void interference_at(const Model& model, const Data& data, const Pose& pose, con
     double d = std::numeric_limits<double>::quiet_NaN();
     if ((model.p_PB.col(i) - model.p_PB.col(j)).norm() > 1e-9) {
       d = segment_distance(data.p_WB.col(i), model.p_WA.col(i), data.p_WB.col(j), model.p_WA.col(j)).distance_m;
-      if (d < o.clearance_m || d == 0.0) out.free = false;
+      if (d < o.clearance_m || d <= kContact_m) out.free = false;
     }
     out.pair_distance_m[static_cast<Eigen::Index>(k)] = d;
   }
@@ -297,7 +300,7 @@ TrajectoryInterference trajectory_interference(const Model& model, const PoseTra
         out.min_row[static_cast<std::size_t>(k)] = row;
       }
       auto& first = out.first_close_row[static_cast<std::size_t>(k)];
-      if (first < 0 && (d < options.clearance_m || d == 0.0)) first = static_cast<long>(r);
+      if (first < 0 && (d < options.clearance_m || d <= kContact_m)) first = static_cast<long>(r);
     }
     for (int i = 0; i < n; ++i) {
       const double len = at.penetration_m[i];

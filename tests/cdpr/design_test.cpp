@@ -18,11 +18,11 @@ namespace {
 using tendyn::test::error_of;
 
 Eigen::MatrixXd grid_poses() {
-  // 5 x 5 positions in [-0.8, 0.8]^2 at phi = 0
+  // 5 x 5 positions in [-0.4, 0.4]^2 at phi = 0
   Eigen::MatrixXd q(25, 3);
   int k = 0;
   for (int i = 0; i < 5; ++i)
-    for (int j = 0; j < 5; ++j) q.row(k++) << -0.8 + 0.4 * i, -0.8 + 0.4 * j, 0.0;
+    for (int j = 0; j < 5; ++j) q.row(k++) << -0.4 + 0.2 * i, -0.4 + 0.2 * j, 0.0;
   return q;
 }
 

@@ -6,6 +6,7 @@
 #include <tendyn/cdpr/model_io.hpp>
 #include <tendyn/core/error.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -149,7 +150,7 @@ TEST(Interference, PlanarModelsCrossingUpperCablesAndTheTrajectoryReport) {
   const auto pairs = cable_pairs(4);
   ASSERT_EQ(at.pair_distance_m.size(), 6);
   EXPECT_EQ(pairs[0], std::make_pair(0, 1));
-  EXPECT_EQ(at.pair_distance_m[0], 0.0);
+  EXPECT_NEAR(at.pair_distance_m[0], 0.0, 1e-15);  // crossing: 0 up to rounding
   EXPECT_FALSE(at.free);
   // c3 and c4 (lower, not crossing): direct computation
   const Data d = [&] {
@@ -169,7 +170,9 @@ TEST(Interference, PlanarModelsCrossingUpperCablesAndTheTrajectoryReport) {
   EXPECT_EQ(r.first_close_row[0], 0);
   EXPECT_EQ(r.first_close_row[5], -1);
   const std::string csv = interference_csv(m, r);
-  EXPECT_EQ(csv.rfind("kind,cable_a,cable_b,value_m,at_row,first_row\npair,c1,c2,0,0,0\n", 0), 0u) << csv;
+  EXPECT_EQ(csv.rfind("kind,cable_a,cable_b,value_m,at_row,first_row\npair,c1,c2,", 0), 0u) << csv;
+  EXPECT_NE(csv.find("\npair,c3,c4,0.2,0,\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\nplatform,c1,,0,,\n"), std::string::npos) << csv;
   EXPECT_NE(error_of([&] {
               InterferenceOptions bad;
               bad.clearance_m = -1;
@@ -201,15 +204,27 @@ TEST(Interference, PrinterLowerCablesRunThroughTheBoxAndTheClearanceSeparatesPai
   EXPECT_GT(at.penetration_m[4], 0.1);
   EXPECT_FALSE(at.free);
   EXPECT_FALSE(interference_free(m, pose, o));
-  // with no platform and a clearance below the smallest pair distance the pose is free
+  // printer8's lower cables cross pairwise (l1 from (-0.5, 0.5) to (10, 10), l2 from (0.5, 0.5)
+  // to (-10, 10), both from z = -0.4 in P up to z = 2.2): they touch at the upright pose
+  const PoseInterference up3 = pose_interference(m, pose_from_xyz_rpy({0, 0, 3}, {0, 0, 0}), InterferenceOptions{});
+  const auto pairs = cable_pairs(8);
+  const auto l1l2 = static_cast<Eigen::Index>(std::find(pairs.begin(), pairs.end(), std::make_pair(4, 5)) - pairs.begin());
+  EXPECT_LT(up3.pair_distance_m[l1l2], 1e-12);
+  EXPECT_FALSE(up3.free);
+  // the upper cables alone: free with a clearance below their smallest pair distance, not above
+  const Model upper = make_model("upper", Motion::kSpatial, m.p_WA.leftCols(4), m.p_PB.leftCols(4));
   InterferenceOptions cab;
-  const PoseInterference c = pose_interference(m, pose, cab);
+  const PoseInterference c = pose_interference(upper, pose, cab);
   const double dmin = c.pair_distance_m.minCoeff();
-  EXPECT_GT(dmin, 0.0);
+  EXPECT_GT(dmin, 0.2);
+  EXPECT_TRUE(c.free);
   cab.clearance_m = 0.999 * dmin;
-  EXPECT_TRUE(interference_free(m, pose, cab));
+  EXPECT_TRUE(interference_free(upper, pose, cab));
   cab.clearance_m = 1.001 * dmin;
-  EXPECT_FALSE(interference_free(m, pose, cab));
+  EXPECT_FALSE(interference_free(upper, pose, cab));
+  // the hull predicate: the upper attachment points are coplanar (a flat square at z = 0.4), the
+  // cables leave it upwards: free at clearance 0
+  EXPECT_TRUE(interference_free(upper, pose, 0.0));
 }
 
 }  // namespace

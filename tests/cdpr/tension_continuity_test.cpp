@@ -11,6 +11,7 @@
 #include <tendyn/core/error.hpp>
 
 #include <Eigen/LU>
+#include <Eigen/QR>
 
 #include <algorithm>
 #include <cmath>
@@ -172,13 +173,60 @@ double jump_along(const Model& model, Method method, const Eigen::VectorXd& q0, 
 }
 
 TEST(TensionContinuity, JumpOfContinuousMethodsShrinksWithTheStepExhaustiveDoesNot) {
+  // planar4 (4 cables, 3 rows: redundancy 1) towards the edge of its workspace. Near the end the
+  // zero-residual subset's norm becomes an IQR outlier of the exhaustive method (document step 4)
+  // and it switches to a two-cable subset with a non-zero residual: a jump of about 45 N in c1
+  // whatever the step. Exact and centred are projections onto the feasible set: their jump scales
+  // with the step.
   const ModelFile mf = load_model(test::model_path("planar4.yaml"));
   Eigen::VectorXd q0(3), q1(3);
-  q0 << -0.5, -0.3, -0.2;
-  q1 << 0.5, 0.3, 0.2;
-  for (int steps : {10, 40, 160})
-    for (Method m : {Method::kExhaustive, Method::kExact, Method::kCentred, Method::kCentroid})
-      std::printf("steps %d %s %.6g\n", steps, to_string(m), jump_along(mf.model, m, q0, q1, steps, false));
+  q0 << 0.25, 0.15, 0.1;
+  q1 << 0.296, 0.1776, 0.1184;
+  double prev_centred = 0, prev_exact = 0;
+  for (int steps : {40, 160, 640}) {
+    const double ex = jump_along(mf.model, Method::kExhaustive, q0, q1, steps, false);
+    const double ce = jump_along(mf.model, Method::kCentred, q0, q1, steps, steps == 640);
+    const double xa = jump_along(mf.model, Method::kExact, q0, q1, steps, steps == 640);
+    EXPECT_GT(ex, 40.0) << steps;
+    if (steps > 40) {
+      EXPECT_LT(ce, 0.3 * prev_centred) << steps;  // 4x finer step: about 4x smaller jump
+      EXPECT_LT(xa, 0.3 * prev_exact) << steps;
+    }
+    prev_centred = ce;
+    prev_exact = xa;
+  }
+  EXPECT_LT(prev_centred, 1.0);  // 0.56 N at 640 steps against the exhaustive method's 45 N
+}
+
+TEST(TensionContinuity, CentroidJumpShrinksWithTheStepOnTheEightCablePrinter) {
+  // printer8: 8 cables, 6 rows (n = m + 2), tensions in [200, 30000] N.
+  const ModelFile mf = load_model(test::model_path("printer8.yaml"));
+  Eigen::VectorXd q0(6), q1(6);
+  q0 << -1, -0.5, 3, 0, 0, -0.1;
+  q1 << 1, 0.5, 3.5, 0, 0, 0.1;
+  double prev = 0;
+  for (int steps : {40, 160, 640}) {
+    const double c = jump_along(mf.model, Method::kCentroid, q0, q1, steps, steps == 160);
+    if (steps > 40) {
+      EXPECT_LT(c, 0.3 * prev) << steps;
+    }
+    prev = c;
+  }
+  EXPECT_LT(prev, 15.0);  // 9.2 N at 640 steps (tensions of several kN)
+}
+
+TEST(TensionContinuity, MaxTensionJumpByHand) {
+  std::vector<TensionResult> r(3);
+  r[0].f_N = Eigen::Vector2d(1, 2);
+  r[1].f_N = Eigen::Vector2d(1.5, 2);
+  r[2].f_N = Eigen::Vector2d(1.5, -1);
+  const TensionJump j = max_tension_jump(r);
+  EXPECT_EQ(j.jump_N, 3.0);
+  EXPECT_EQ(j.row, 2u);
+  EXPECT_EQ(j.column, 1);
+  EXPECT_EQ(max_tension_jump({}).column, -1);
+  r[1].f_N = Eigen::Vector3d(1, 1, 1);
+  EXPECT_NE(error_of([&] { (void)max_tension_jump(r); }).find("different cable counts"), std::string::npos);
 }
 
 }  // namespace

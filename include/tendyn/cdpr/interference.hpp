@@ -72,7 +72,8 @@ struct SegmentClip {
 SegmentClip clip_segment(const ConvexShape& shape, const Eigen::Vector3d& p0, const Eigen::Vector3d& p1);
 
 struct InterferenceOptions {
-  /// Cable pairs closer than this [m] interfere (>= 0; 0: only touching or crossing cables).
+  /// Cable pairs closer than this [m] interfere (>= 0); pairs within 1e-9 m (touching or crossing
+  /// cables) always do.
   double clearance_m = 0.0;
   /// A cable interferes with the platform when more than this length [m] of it lies inside the
   /// platform shape (> 0; the default 1 micrometre ignores the contact at the attachment point).
