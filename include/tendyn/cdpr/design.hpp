@@ -8,9 +8,9 @@
 //             (in [0, 0.5]: how far the most loaded or least loaded cable is from its bound);
 //             not feasible -> -1 - |J f - w| / |w| (any infeasible pose scores below any feasible one);
 //   score = mean over the poses. Higher is better; the count of feasible poses is reported beside it.
-// This is a tension margin of one distribution, not the capacity margin of the literature (the
-// distance of the wrench to the boundary of the available wrench set), which it bounds from below
-// in spirit only; it is cheap (one solve per pose) and continuous where the poses are feasible.
+// This is the tension margin of one distribution, not the capacity margin of the literature (the
+// distance of the wrench to the boundary of the available wrench set); it is cheap (one solve per
+// pose) and continuous in the anchors where the poses stay feasible, which Nelder-Mead needs.
 //
 // Optimiser: Nelder-Mead (Nelder & Mead 1965; coefficients 1, 2, 0.5, 0.5) on the anchor
 // coordinates (x, y per anchor for planar models, x, y, z for spatial ones), each clamped to the
