@@ -2,7 +2,8 @@
 // Option parsing and printing only: the problem (cdpr::TensionProblem), trajectories and the
 // study are library functions (include/tendyn/cdpr/tension_problem.hpp, study.hpp).
 //   tendyn tension solve MODEL.yaml [--pose ...] [--wrench ...] [--group G] [--rows fx,fy,mz]
-//   tendyn tension trajectory MODEL.yaml --in poses.csv [-o DIR] [--method exact]
+//   tendyn tension trajectory MODEL.yaml --in poses.csv [-o DIR] [--method exact[,centroid,...]]
+//   tendyn tension interference MODEL.yaml --in poses.csv [--clearance M] [--platform hull|box:..|none]
 //   tendyn tension study [--count N] [--seed S] [--size 6x12]    (also: tendyn tension --random-study)
 #include <tendyn/cdpr/geometry.hpp>
 #include <tendyn/cdpr/model_io.hpp>
@@ -39,7 +40,7 @@ using cdpr::Method;
 std::vector<Method> parse_methods(const std::string& s) {
   if (s == "all")
     return {Method::kExhaustive, Method::kLawsonHanson, Method::kExact, Method::kClosedForm,
-            Method::kImprovedClosedForm};
+            Method::kImprovedClosedForm, Method::kCentred, Method::kCentroid};
   std::vector<Method> m;
   for (const auto& p : io::split_fields(s)) m.push_back(cdpr::method_from_string(p));
   if (m.empty()) throw Error("--method: empty list");
@@ -104,6 +105,8 @@ void run_solve(const SolveArgs& a) {
   std::vector<double> times;
   for (Method m : methods) {
     const auto why = cdpr::method_inapplicable_reason(m, s);
+    // "all" lists centroid, which exists only for two redundant cables: left out silently otherwise
+    if (!why.empty() && a.method == "all" && m == Method::kCentroid && s.ncable() != s.nrow() + 2) continue;
     if (!why.empty()) {
       std::fprintf(stderr, "tendyn tension: skipping %s (%.*s)\n", cdpr::to_string(m), static_cast<int>(why.size()), why.data());
       continue;
@@ -174,13 +177,15 @@ struct TrajArgs : CommonArgs {
 void run_trajectory(TrajArgs a) {
   if (a.method == "all") a.method = "exact";
   const auto methods = parse_methods(a.method);
-  if (methods.size() != 1) throw Error("trajectory: give exactly one --method");
-  const Method meth = methods[0];
+  const Method meth = methods[0];  // tensions.csv and the viewer; every method gets a jump line
   const cdpr::ModelFile mf = cdpr::load_model(a.model);
   const auto& model = mf.model;
   cdpr::TensionProblem s = make_problem(model, a);
-  if (!cdpr::method_applicable(meth, s))
-    throw Error(std::string("trajectory: method ") + cdpr::to_string(meth) + " is not applicable here");
+  for (Method m : methods) {
+    const auto why = cdpr::method_inapplicable_reason(m, s);
+    if (!why.empty())
+      throw Error(std::string("--method: ") + cdpr::to_string(m) + " is not applicable here (" + std::string(why) + ")");
+  }
   const cdpr::PoseTrajectory traj = cdpr::read_pose_trajectory(a.in, model);
   if (a.html) require_viewer();
   viz::Scene scene = viz::make_scene(model);
@@ -201,18 +206,50 @@ void run_trajectory(TrajArgs a) {
         norm_f.push_back(r.tension_norm);
         residual.push_back(r.residual_norm);
       });
-  const auto bad = std::count_if(results.begin(), results.end(),
-                                 [](const cdpr::TensionResult& r) { return r.status != cdpr::Status::kOk; });
+  // The largest tension jump between consecutive poses, per method (the first one's results above).
+  struct JumpRow {
+    Method method;
+    long not_ok;
+    cdpr::TensionJump jump;
+  };
+  std::vector<JumpRow> jumps;
+  for (std::size_t k = 0; k < methods.size(); ++k) {
+    const auto rs = k == 0 ? results : cdpr::solve_tension_trajectory(model, s, methods[k], traj);
+    const long not_ok = std::count_if(rs.begin(), rs.end(), [](const cdpr::TensionResult& r) { return r.status != cdpr::Status::kOk; });
+    jumps.push_back({methods[k], not_ok, cdpr::max_tension_jump(rs)});
+  }
+  const auto bad = jumps[0].not_ok;
   scene.plots.push_back({"tension norm |f| (" + std::string(cdpr::to_string(meth)) + ")", "N", {}, {{"|f|", norm_f}}});
   scene.plots.push_back({"wrench residual |J f - w|", "N", {}, {{"residual", residual}}});
+  const auto place = [&](std::size_t row) { return row < traj.places.size() ? traj.places[row] : "pose " + std::to_string(row); };
+  const auto cable = [&](int col) {
+    return col < 0 ? std::string() : model.cable_names[static_cast<std::size_t>(s.cables[static_cast<std::size_t>(col)])];
+  };
+  std::string jcsv = "method,poses,not_ok,max_jump_N,cable,from_row,to_row\n";
+  for (const auto& j : jumps) {
+    io::CsvLine line;
+    line.text(cdpr::to_string(j.method)).integer(static_cast<long long>(results.size())).integer(j.not_ok).num(j.jump.jump_N);
+    if (j.jump.column >= 0)
+      line.text(cable(j.jump.column)).integer(static_cast<long long>(j.jump.row) - 1).integer(static_cast<long long>(j.jump.row));
+    else
+      line.text("").text("").text("");
+    jcsv += line.str() + "\n";
+  }
   const std::filesystem::path dir(a.out_dir);
-  io::ResultSet out(dir);  // tensions.csv and scene.json appear together (docs/CLI.md "Outputs")
+  io::ResultSet out(dir);  // tensions.csv, jumps.csv and scene.json appear together (docs/CLI.md "Outputs")
   io::write_file_atomic(out.file("tensions.csv"), cdpr::tension_trajectory_csv(model, s, traj, results));
+  io::write_file_atomic(out.file("jumps.csv"), jcsv);
   const bool wrote_html = !write_scene_outputs(out.staging(), scene, a.html).empty();
   out.commit();
   const auto html = wrote_html ? dir / "view.html" : std::filesystem::path();
-  std::printf("wrote %s and scene.json: %ld poses, method %s, %ld not ok\n", (dir / "tensions.csv").string().c_str(),
+  std::printf("wrote %s, jumps.csv and scene.json: %ld poses, method %s, %ld not ok\n", (dir / "tensions.csv").string().c_str(),
               static_cast<long>(results.size()), cdpr::to_string(meth), static_cast<long>(bad));
+  std::printf("largest tension jump between consecutive poses:\n%-22s %7s %14s %-8s %s\n", "method", "not ok", "max jump [N]", "cable", "between");
+  for (const auto& j : jumps) {
+    std::printf("%-22s %7ld %14.6g %-8s %s\n", cdpr::to_string(j.method), j.not_ok, j.jump.jump_N,
+                j.jump.column >= 0 ? cable(j.jump.column).c_str() : "-",
+                j.jump.column >= 0 ? (place(j.jump.row - 1) + " -> " + place(j.jump.row)).c_str() : "-");
+  }
   if (!html.empty()) std::printf("viewer: %s\n", html.string().c_str());
 }
 
@@ -357,7 +394,7 @@ void register_tension(CLI::App& app) {
   add_common(s, *solve);
   s->add_option("--pose", solve->pose, "x,y,phi (planar) or x,y,z,roll,pitch,yaw [m, rad]; default: model's pose");
   s->add_option("--wrench", solve->wrench, "wrench the cables must exert, one value per row of J [N, N m]; default: gravity compensation");
-  s->add_option("--method", solve->method, "all, or a list of exhaustive,lawson-hanson,exact,closed-form,improved-closed-form")->capture_default_str();
+  s->add_option("--method", solve->method, "all, or a list of exhaustive,lawson-hanson,exact,closed-form,improved-closed-form,centred,centroid")->capture_default_str();
   s->add_flag("--json", solve->json, "print JSON instead of a table");
   s->callback([solve] { run_solve(*solve); });
 
@@ -367,11 +404,15 @@ void register_tension(CLI::App& app) {
   t->add_option("--in", traj->in, "CSV with header: [t,] x,y,z,roll,pitch,yaw (planar: x,y,phi) [, fx..mz]; names may carry units (t_s, x_m, roll_rad, fx_N, mx_Nm)")
       ->required()
       ->check(existing_file());
-  t->add_option("-o,--out", traj->out_dir, "output directory: tensions.csv, scene.json (and view.html)");
+  t->add_option("-o,--out", traj->out_dir, "output directory: tensions.csv, jumps.csv, scene.json (and view.html)");
   traj->method = "exact";
-  t->add_option("--method", traj->method, "one method: exhaustive, lawson-hanson, exact, closed-form, improved-closed-form");
+  t->add_option("--method", traj->method,
+                "a method or a list (exhaustive, lawson-hanson, exact, closed-form, improved-closed-form, centred, centroid): the "
+                "first one's tensions are written, every one's largest tension jump is reported (jumps.csv)");
   t->add_flag("--html", traj->html, "also write view.html: the 3D viewer of the platform and tensions (docs/VIEWER.md)");
   t->callback([traj] { run_trajectory(*traj); });
+
+  register_tension_interference(*cmd);
 
   auto* st = cmd->add_subcommand("study", "the document's random study: exhaustive vs lsqnonneg vs exact");
   st->add_option("--count", study->count, "number of random problems")->capture_default_str();

@@ -11,6 +11,7 @@ void register_validate(CLI::App& app);
 void register_export(CLI::App& app);
 void register_import(CLI::App& app);  // MJCF -> model.yaml
 void register_tension(CLI::App& app);
+void register_tension_interference(CLI::App& tension);  // tension interference (cmd_interference.cpp)
 void register_tree(CLI::App& app);
 void register_plan(CLI::App& app);
 void register_formfind(CLI::App& app);

@@ -96,6 +96,7 @@ PYBIND11_MODULE(_tendyn, m) {
     c::expose_model_io(cdpr);
     c::expose_tension(cdpr);
     c::expose_tension_problem(cdpr);
+    c::expose_interference(cdpr);
     c::expose_dynamics(cdpr);
     c::expose_control(cdpr);
     c::expose_experiment(cdpr);

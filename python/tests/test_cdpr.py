@@ -222,3 +222,24 @@ def test_printer_experiment_start_state_scores_and_sweep(tmp_path):
     rows = cdpr.pretension_sweep(model, cdpr.ExperimentConfig(path=cfg.path, settle_s=0.5), [1.0, 2.0])
     assert [r.factor for r in rows] == [1.0, 2.0] and rows[1].cmp.ratio_worst_norm < rows[0].cmp.ratio_worst_norm
     assert cdpr.pretension_sweep_csv(rows).startswith("pretension_factor,worst_without_N,")
+
+
+def test_centroid_centred_jump_and_interference():
+    # centroid of f1 + 2 f2 + 3 f3 = 4 in [0, 1]^3 (docs/CDPR.md, continuous methods)
+    o = cdpr.SolverOptions(f_min_N=0.0, f_max_N=1.0)
+    r = cdpr.solve_tensions("centroid", np.array([[1.0, 2.0, 3.0]]), np.array([4.0]), o)
+    np.testing.assert_allclose(r.f_N, [5 / 9, 11 / 18, 20 / 27], atol=1e-14)
+    assert cdpr.method_from_string("barycentre") == cdpr.Method.kCentroid
+    mf = cdpr.load_model(str(REPO / "models/cdpr/planar4.yaml"))
+    p = cdpr.make_tension_problem(mf.model)
+    t = cdpr.PoseTrajectory()
+    t.q = np.array([[0.0, 0.0, 0.0], [0.01, 0.0, 0.0], [0.02, 0.0, 0.0]])
+    res = cdpr.solve_tension_trajectory(mf.model, p, "centred", t)
+    j = cdpr.max_tension_jump(res)
+    assert j.jump_N == max(abs(res[k].f_N - res[k - 1].f_N).max() for k in (1, 2))
+    # crossing upper cables of planar4 touch; the segment distance is exact
+    assert cdpr.segment_distance([0, 0, 0], [1, 0, 0], [0.5, -1, 2], [0.5, 1, 2]).distance_m == 2.0
+    pose = cdpr.pose_planar(0.0, 0.0, 0.0)
+    assert not cdpr.interference_free(mf.model, pose, 0.0)
+    ti = cdpr.trajectory_interference(mf.model, t, cdpr.InterferenceOptions(clearance_m=0.01))
+    assert ti.first_interference_row == 0 and ti.pairs[0] == (0, 1) and ti.min_distance_m[0] < 1e-15

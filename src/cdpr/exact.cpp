@@ -12,6 +12,10 @@
 //          on the (d+1) x p matrix [G^T; h^T]; finite termination by the NNLS theorem.
 //          Finally the face identified by the positive LDP multipliers is re-solved as an
 //          equality-constrained min-norm problem (polish to machine precision).
+// Centred variant (method centred): stage 2 minimises |f - c| with c = (f_min + f_max)/2 the
+//          same for every cable: in the shifted unknowns g = f - c (bounds lo - c, hi - c, wrench
+//          v* - J c) it is the same least-distance problem, so the code below runs on g.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -19,7 +23,8 @@
 
 namespace tendyn::cdpr::detail {
 
-void solve_exact(const Scaled& p, const SolverOptions& o, Workspace::Impl& ws, TensionResult& res) {
+void solve_exact(const Scaled& p, const SolverOptions& o, Workspace::Impl& ws, TensionResult& res,
+                 bool centred) {
   const auto& J = p.J;
   const auto& w = p.w;
   const int m = static_cast<int>(J.rows());
@@ -60,6 +65,16 @@ void solve_exact(const Scaled& p, const SolverOptions& o, Workspace::Impl& ws, T
   hi.setConstant(std::isfinite(p.f_max) ? times_pow2(p.f_max, -s2) : kInf);
   auto v = ws.rhs.head(m);
   v.noalias() = J * x;
+  // Centred: shift to g = f - c (see the header comment); undone after stage 2.
+  const double c = centred ? 0.5 * (lo[0] + hi[0]) : 0.0;
+  if (centred) {
+    for (int j = 0; j < n; ++j) {
+      x[j] -= c;
+      lo[j] -= c;
+      hi[j] -= c;
+    }
+    for (int j = 0; j < n; ++j) v.noalias() -= c * J.col(j);
+  }
 
   // Null space of J from a pivoted QR of J^T (n x m).
   ws.Jt = J.transpose();
@@ -167,6 +182,8 @@ void solve_exact(const Scaled& p, const SolverOptions& o, Workspace::Impl& ws, T
       if (fz.squaredNorm() <= x.squaredNorm() && jf.norm() <= tol_res) x = fz;
     }
   }
+  if (centred)
+    for (int j = 0; j < n; ++j) x[j] = std::min(std::max(x[j] + c, lo[j] + c), hi[j] + c);
   if (s2 != 0)
     for (int j = 0; j < n; ++j) x[j] = times_pow2(x[j], s2);
   res.f_N = x;

@@ -24,8 +24,10 @@ Method method_from_string(const std::string& name) {
   if (s == "exact") return Method::kExact;
   if (s == "closed-form") return Method::kClosedForm;
   if (s == "improved-closed-form") return Method::kImprovedClosedForm;
+  if (s == "centred" || s == "centered") return Method::kCentred;
+  if (s == "centroid" || s == "barycentre" || s == "barycenter") return Method::kCentroid;
   throw Error("unknown tension method '" + name +
-              "' (valid: exhaustive, lawson-hanson, exact, closed-form, improved-closed-form)");
+              "' (valid: exhaustive, lawson-hanson, exact, closed-form, improved-closed-form, centred, centroid)");
 }
 
 const char* to_string(Method method) {
@@ -35,6 +37,8 @@ const char* to_string(Method method) {
     case Method::kExact: return "exact";
     case Method::kClosedForm: return "closed-form";
     case Method::kImprovedClosedForm: return "improved-closed-form";
+    case Method::kCentred: return "centred";
+    case Method::kCentroid: return "centroid";
   }
   return "?";
 }
@@ -375,8 +379,12 @@ void solve_tensions(Method method, const Eigen::Ref<const Eigen::MatrixXd>& J,
   if (!(o.iqr_coefficient >= 0.0) || !(o.residual_precision > 0.0) || !(o.rank_rtol > 0.0))
     throw Error(where() + "iqr_coefficient must be >= 0, residual_precision and rank_rtol > 0");
   const bool closed = method == Method::kClosedForm || method == Method::kImprovedClosedForm;
-  if (closed && !std::isfinite(o.f_max_N))
+  const bool centred = method == Method::kCentred || method == Method::kCentroid;
+  if ((closed || centred) && !std::isfinite(o.f_max_N))
     throw Error(where() + "needs a finite f_max (the method centres on (f_min + f_max)/2)");
+  if (method == Method::kCentroid && n != m + 2)
+    throw Error(where() + "needs exactly 2 more cables than wrench rows (got " + std::to_string(n) +
+                " cables, " + std::to_string(m) + " rows); use centred for other redundancies");
   if (res.f_N.size() != n) res.f_N.resize(n);
   res.f_N.setZero();
   res.status = Status::kOk;
@@ -400,7 +408,7 @@ void solve_tensions(Method method, const Eigen::Ref<const Eigen::MatrixXd>& J,
   int t_exp = std::numeric_limits<int>::min();
   if (winf > 0.0) t_exp = detail::fast_ilogb(winf) - a;
   if (o.f_min_N > 0.0) t_exp = std::max(t_exp, detail::fast_ilogb(o.f_min_N));
-  if (closed) t_exp = std::max(t_exp, detail::fast_ilogb(o.f_max_N));
+  if (closed || centred) t_exp = std::max(t_exp, detail::fast_ilogb(o.f_max_N));
   const int b = t_exp == std::numeric_limits<int>::min() ? 0 : -(t_exp + 1);
   auto wg = ws.wg.head(m);
   for (Eigen::Index i = 0; i < m; ++i) wg[i] = detail::times_pow2(w[i], b - a);
@@ -415,6 +423,8 @@ void solve_tensions(Method method, const Eigen::Ref<const Eigen::MatrixXd>& J,
     case Method::kExact: detail::solve_exact(p, o, ws, res); break;
     case Method::kClosedForm: detail::solve_closed_form(p, o, false, ws, res); break;
     case Method::kImprovedClosedForm: detail::solve_closed_form(p, o, true, ws, res); break;
+    case Method::kCentred: detail::solve_exact(p, o, ws, res, true); break;
+    case Method::kCentroid: detail::solve_centroid(p, o, ws, res); break;
   }
 
   // Unscale: f = f_g 2^-b, |J f - w| = |J_g f_g - w_g| 2^(a - b).

@@ -153,7 +153,12 @@ void solve_exhaustive(const Scaled& p, const SolverOptions& o, Workspace::Impl& 
                       TensionResult& res);
 void solve_lawson_hanson(const Scaled& p, const SolverOptions& o, Workspace::Impl& ws,
                          TensionResult& res);
-void solve_exact(const Scaled& p, const SolverOptions& o, Workspace::Impl& ws, TensionResult& res);
+/// centred = false: the exact method; true: stage 2 minimises |f - f_m|, f_m = (f_min + f_max)/2
+/// (needs a finite p.f_max).
+void solve_exact(const Scaled& p, const SolverOptions& o, Workspace::Impl& ws, TensionResult& res,
+                 bool centred = false);
+/// n = m + 2: the centred point, then the centroid of the feasible polygon (tension_centroid.cpp).
+void solve_centroid(const Scaled& p, const SolverOptions& o, Workspace::Impl& ws, TensionResult& res);
 void solve_closed_form(const Scaled& p, const SolverOptions& o, bool improved,
                        Workspace::Impl& ws, TensionResult& res);
 

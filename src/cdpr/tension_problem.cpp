@@ -86,10 +86,34 @@ void update_tension_problem(const Model& model, const Pose& pose, TensionProblem
 }
 
 std::string_view method_inapplicable_reason(Method method, const TensionProblem& problem) {
-  if ((method == Method::kClosedForm || method == Method::kImprovedClosedForm) && !std::isfinite(problem.options.f_max_N))
+  if ((method == Method::kClosedForm || method == Method::kImprovedClosedForm || method == Method::kCentred ||
+       method == Method::kCentroid) &&
+      !std::isfinite(problem.options.f_max_N))
     return "needs a finite f_max";
   if (method == Method::kExhaustive && problem.ncable() > 24) return "more than 24 cables";
+  if (method == Method::kCentroid && problem.ncable() != problem.nrow() + 2)
+    return "needs exactly 2 more cables than wrench rows";
   return "";
+}
+
+TensionJump max_tension_jump(const std::vector<TensionResult>& results) {
+  TensionJump j;
+  for (std::size_t k = 1; k < results.size(); ++k) {
+    const Eigen::VectorXd& a = results[k - 1].f_N;
+    const Eigen::VectorXd& b = results[k].f_N;
+    if (a.size() != b.size())
+      throw Error("max_tension_jump: results " + std::to_string(k - 1) + " and " + std::to_string(k) +
+                  " have different cable counts");
+    for (Eigen::Index c = 0; c < a.size(); ++c) {
+      const double d = std::abs(b[c] - a[c]);
+      if (d > j.jump_N || (std::isnan(d) && !std::isnan(j.jump_N))) {
+        j.jump_N = d;
+        j.row = k;
+        j.column = static_cast<int>(c);
+      }
+    }
+  }
+  return j;
 }
 
 TensionResult solve_tension_problem(Method method, const TensionProblem& problem, const Eigen::VectorXd& w) {

@@ -22,7 +22,7 @@ TEST(TensionCli, SolvePrintsJsonForEveryMethod) {
                                    &out);
   ASSERT_EQ(rc, 0) << out;
   const auto j = nlohmann::json::parse(out);
-  ASSERT_EQ(j["results"].size(), 5u);
+  ASSERT_EQ(j["results"].size(), 7u);  // the five of document 002's comparison, centred, centroid
   for (const auto& r : j["results"]) {
     // exhaustive and lawson-hanson solve f >= 0 and unload cables below printer8's 200 N minimum:
     // they say so (before: "ok" beside tensions of 0 N)
@@ -131,6 +131,71 @@ TEST(TensionCli, TrajectoryCsvInCsvOut) {
   }
   EXPECT_EQ(n, 3);
   EXPECT_FALSE(std::filesystem::exists(outp.string() + ".partial"));
+}
+
+TEST(TensionCli, TrajectoryReportsTheLargestJumpPerMethodAndInterference) {
+  const auto dir = test::temp_dir("cli_jumps");
+  const auto in = dir / "poses.csv";
+  std::filesystem::remove_all(dir / "out");
+  {
+    std::ofstream f(in);
+    f << "x,y,phi\n";
+    for (int k = 0; k <= 40; ++k) {
+      const double s = k / 40.0;
+      f << 0.25 + 0.046 * s << "," << 0.15 + 0.0276 * s << "," << 0.1 + 0.0184 * s << "\n";
+    }
+  }
+  std::string log;
+  ASSERT_EQ(test::run_command(cli() + " tension trajectory " + test::model_path("planar4.yaml") + " --in " + in.string() +
+                                  " -o " + (dir / "out").string() + " --method exhaustive,centred",
+                              &log),
+            0)
+      << log;
+  EXPECT_NE(log.find("largest tension jump between consecutive poses"), std::string::npos) << log;
+  std::ifstream f(dir / "out" / "jumps.csv");
+  std::string header, ex, ce;
+  std::getline(f, header);
+  std::getline(f, ex);
+  std::getline(f, ce);
+  EXPECT_EQ(header, "method,poses,not_ok,max_jump_N,cable,from_row,to_row");
+  EXPECT_EQ(ex.rfind("exhaustive,41,41,", 0), 0u) << ex;  // out_of_bounds: it solves f >= 0 only
+  EXPECT_EQ(ce.rfind("centred,41,0,", 0), 0u) << ce;
+  const auto field3 = [](const std::string& line) {  // max_jump_N
+    std::size_t p = 0;
+    for (int k = 0; k < 3; ++k) p = line.find(',', p) + 1;
+    return std::stod(line.substr(p, line.find(',', p) - p));
+  };
+  const double jump_ex = field3(ex), jump_ce = field3(ce);
+  EXPECT_GT(jump_ex, 40.0) << ex;
+  EXPECT_LT(jump_ce, 10.0) << ce;
+  // centroid needs two redundant cables: planar4 has one
+  EXPECT_EQ(test::run_command(cli() + " tension trajectory " + test::model_path("planar4.yaml") + " --in " + in.string() +
+                                  " -o " + (dir / "out2").string() + " --method centroid",
+                              &log),
+            2);
+  EXPECT_NE(log.find("--method: centroid is not applicable here (needs exactly 2 more cables than wrench rows)"),
+            std::string::npos)
+      << log;
+  EXPECT_FALSE(std::filesystem::exists(dir / "out2"));
+  // interference: planar4's upper cables cross from the first pose on
+  ASSERT_EQ(test::run_command(cli() + " tension interference " + test::model_path("planar4.yaml") + " --in " +
+                                  in.string() + " -o " + (dir / "out3").string() + " --clearance 0.01",
+                              &log),
+            0)
+      << log;
+  EXPECT_NE(log.find("first interference at " + in.string() + ":2"), std::string::npos) << log;
+  EXPECT_TRUE(std::filesystem::exists(dir / "out3" / "interference.csv"));
+  EXPECT_EQ(test::run_command(cli() + " tension interference " + test::model_path("planar4.yaml") + " --in " +
+                                  in.string() + " -o " + (dir / "out4").string() + " --platform box:0,1,1",
+                              &log),
+            2);
+  EXPECT_NE(log.find("--platform box: sizes must be > 0"), std::string::npos) << log;
+  EXPECT_EQ(test::run_command(cli() + " tension interference " + test::model_path("planar4.yaml") + " --in " +
+                                  in.string() + " -o " + (dir / "out4").string() + " --clearance -1",
+                              &log),
+            2);
+  EXPECT_NE(log.find("--clearance"), std::string::npos) << log;
+  EXPECT_FALSE(std::filesystem::exists(dir / "out4"));
 }
 
 TEST(TensionCli, RandomStudyReproducesTheDocumentsTrend) {

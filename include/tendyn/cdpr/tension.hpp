@@ -31,6 +31,21 @@
 //                    contribution to the right-hand side and drop the cable; infeasible when fewer
 //                    cables than rank(J) remain. Mikelsons et al. 2008 (ICRA, barycentre method)
 //                    is cited as the origin of the f_m-centred formulation.
+//  * centred         min |f - f_m| (f_m = (f_min + f_max)/2) over f_min <= f <= f_max among the
+//                    minimisers of |J f - w| in the bounds: the exact solver's two stages with the
+//                    second one centred on f_m. A projection of f_m onto the feasible set
+//                    {f : J f = w, bounds}, hence continuous in (J, w) wherever that set has an
+//                    interior point (any redundancy n - rank(J)); unlike exact (the projection of
+//                    0) it keeps the tensions away from both bounds. Needs a finite f_max.
+//  * centroid        n = m + 2 cables: the centroid (barycentre) of the feasible polygon
+//                    {f : J f = w, f_min <= f <= f_max}, a 2-D convex polygon in the null-space
+//                    coordinates of J (Gouttefarde, Lamaury, Reichert, Bruckmann, "A versatile
+//                    tension distribution algorithm for n-DOF parallel robots driven by n+2
+//                    cables", IEEE Trans. Robotics 31(6):1444-1457, 2015). The polygon is built by
+//                    clipping with the 2n bound half-planes around the centred point; its area
+//                    centroid does not depend on the null-space basis, and it is continuous where
+//                    the polygon has a non-zero area. Needs a finite f_max and n = m + 2; when no
+//                    tension meets the wrench the centred answer is returned (status infeasible).
 //
 // Equilibration (docs/CDPR.md): every method solves a scaled copy of the problem and unscales the
 // answer. All scale factors are powers of two, so scaling and unscaling are exact (no rounding):
@@ -57,12 +72,14 @@
 
 namespace tendyn::cdpr {
 
-enum class Method { kExhaustive, kLawsonHanson, kExact, kClosedForm, kImprovedClosedForm };
+enum class Method { kExhaustive, kLawsonHanson, kExact, kClosedForm, kImprovedClosedForm, kCentred, kCentroid };
 /// "exhaustive", "lawson-hanson" (also "nnls", "lsqnonneg"), "exact", "closed-form",
-/// "improved-closed-form"; case-insensitive, '_' may stand for '-'. Throws tendyn::Error naming
-/// the accepted names for any other text.
+/// "improved-closed-form", "centred" (also "centered"), "centroid" (also "barycentre",
+/// "barycenter"); case-insensitive, '_' may stand for '-'. Throws tendyn::Error naming the
+/// accepted names for any other text.
 Method method_from_string(const std::string& name);
-/// "exhaustive", "lawson-hanson", "exact", "closed-form", "improved-closed-form".
+/// "exhaustive", "lawson-hanson", "exact", "closed-form", "improved-closed-form", "centred",
+/// "centroid".
 const char* to_string(Method method);
 
 enum class Status {
@@ -172,7 +189,8 @@ class Workspace {
 /// return status out_of_bounds (Status::kOutOfBounds) instead of ok, infeasible or near_singular.
 /// Throws tendyn::Error (message names the method) on: J or w empty, non-finite, or of sizes that
 /// do not match each other or exceed the workspace; n > 64; f_min < 0 or f_max <= f_min; n > 24
-/// for exhaustive; an infinite f_max for the closed forms.
+/// for exhaustive; an infinite f_max for the closed forms, centred and centroid; n != m + 2 for
+/// centroid.
 /// Never returns status ok with a non-finite f, |f| or residual (see Status::kNonFinite).
 /// Closed forms: a final tension within the method's slack (1e-12 f_max) outside [f_min, f_max]
 /// is round-off and is clamped to the bound; when the method finds no feasible point but
@@ -180,7 +198,8 @@ class Workspace {
 /// returned with status ok.
 /// Cost: exhaustive O(2^n m (m + n)) (options.threads threads; O(2^n m^2 n) with
 /// exhaustive_refactor); lawson_hanson O(m n + m^2) per active-set step (typically <= n
-/// steps); exact two such active-set solves plus an O(n m^2) QR; closed forms O(n m^2) per pass.
+/// steps); exact and centred two such active-set solves plus an O(n m^2) QR; centroid that plus
+/// a second QR and an O(n^2) polygon clipping; closed forms O(n m^2) per pass.
 void solve_tensions(Method method, const Eigen::Ref<const Eigen::MatrixXd>& J,
                     const Eigen::Ref<const Eigen::VectorXd>& w, const SolverOptions& options,
                     Workspace& workspace, TensionResult& result);

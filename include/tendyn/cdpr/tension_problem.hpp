@@ -64,7 +64,8 @@ TensionProblem make_tension_problem(const Model& model, const std::string& group
 void update_tension_problem(const Model& model, const Pose& pose, TensionProblem& problem);
 
 /// Why `method` cannot solve `problem`: "more than 24 cables" (exhaustive: 2^n subsets), "needs a
-/// finite f_max" (closed forms, centred on (f_min + f_max) / 2); "" when it can. Never throws.
+/// finite f_max" (closed forms, centred and centroid, centred on (f_min + f_max) / 2), "needs
+/// exactly 2 more cables than wrench rows" (centroid); "" when it can. Never throws.
 std::string_view method_inapplicable_reason(Method method, const TensionProblem& problem);
 /// method_inapplicable_reason(method, problem).empty().
 bool method_applicable(Method method, const TensionProblem& problem);
@@ -118,6 +119,18 @@ using TensionObserver =
 std::vector<TensionResult> solve_tension_trajectory(const Model& model, TensionProblem& problem, Method method,
                                                     const PoseTrajectory& trajectory,
                                                     const TensionObserver& observer = {});
+
+/// The largest change of one cable's tension between consecutive rows of a trajectory: a measure of
+/// the continuity of a tension distribution (a jump is a jolt on the real robot; it shrinks with the
+/// pose step for a continuous method and does not for a discontinuous one).
+struct TensionJump {
+  double jump_N = 0.0;  ///< max over k >= 1 and cables c of |f_c(k) - f_c(k-1)| [N] (0: < 2 rows)
+  std::size_t row = 0;  ///< k of that maximum (the jump is from row k - 1 to row k)
+  int column = -1;      ///< the cable's column in the problem (problem.cables[column]); -1: none
+};
+/// max_tension_jump over results (one per row, as solve_tension_trajectory returns). NaN tensions
+/// give a NaN jump. Throws tendyn::Error when two rows have different cable counts. O(N n).
+[[nodiscard]] TensionJump max_tension_jump(const std::vector<TensionResult>& results);
 
 /// The trajectory's CSV (the file `tendyn tension trajectory` writes): header
 /// [t_s,]x_m,y_m,z_m,roll_rad,pitch_rad,yaw_rad (planar x_m,y_m,phi_rad),status,loaded,

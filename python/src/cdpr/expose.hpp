@@ -19,6 +19,7 @@ void expose_geometry(pybind11::module_& m);         // geometry.hpp: Motion, Wre
 void expose_model_io(pybind11::module_& m);         // model_io.hpp: ModelFile, load_model, parse_model
 void expose_tension(pybind11::module_& m);          // tension.hpp: Method, Status, SolverOptions, TensionResult, solve_tensions
 void expose_tension_problem(pybind11::module_& m);  // tension_problem.hpp: TensionProblem, PoseTrajectory, trajectories
+void expose_interference(pybind11::module_& m);     // interference.hpp: segment distances, shapes, interference_free
 void expose_dynamics(pybind11::module_& m);         // dynamics.hpp: DynamicModel, make_printer_dynamics
 void expose_control(pybind11::module_& m);          // control.hpp: LowerProfile, ControllerConfig, SensorConfig
 void expose_experiment(pybind11::module_& m);       // experiment.hpp: StageStart, ExperimentConfig, stages, pretension sweep

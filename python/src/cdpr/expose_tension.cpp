@@ -21,7 +21,9 @@ void expose_tension(py::module_& m) {
       .value("kLawsonHanson", Method::kLawsonHanson)
       .value("kExact", Method::kExact)
       .value("kClosedForm", Method::kClosedForm)
-      .value("kImprovedClosedForm", Method::kImprovedClosedForm);
+      .value("kImprovedClosedForm", Method::kImprovedClosedForm)
+      .value("kCentred", Method::kCentred)
+      .value("kCentroid", Method::kCentroid);
   m.def("method_from_string", &method_from_string, py::arg("name"), "Method from its name (tendyn.Error for an unknown name).");
   m.def("to_string", py::overload_cast<Method>(&to_string), py::arg("method"), "The method's name, e.g. 'lawson-hanson'.");
   py::enum_<Status>(m, "Status", "Solver status.")

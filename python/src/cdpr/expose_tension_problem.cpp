@@ -88,6 +88,15 @@ void expose_tension_problem(py::module_& m) {
           py::gil_scoped_release release;
           return solve_tension_trajectory(model, p, mt, t);
         }, py::arg("model"), py::arg("problem"), py::arg("method"), py::arg("trajectory"), "As above with the method by name.");
+  py::class_<TensionJump>(m, "TensionJump", "Largest change of one cable's tension between consecutive poses.")
+      .def_readonly("jump_N", &TensionJump::jump_N, "max |f_c(k) - f_c(k-1)| [N] (0 for fewer than 2 rows)")
+      .def_readonly("row", &TensionJump::row, "k of the maximum (the jump is from row k - 1 to row k)")
+      .def_readonly("column", &TensionJump::column, "the cable's column in the problem (-1: none)")
+      .def("__repr__", [](const TensionJump& j) {
+        return "TensionJump(jump_N=" + float_repr(j.jump_N) + ", row=" + std::to_string(j.row) + ", column=" + std::to_string(j.column) + ")";
+      });
+  m.def("max_tension_jump", &max_tension_jump, py::arg("results"),
+        "Largest tension jump between consecutive results of a trajectory (a continuity measure of the method).");
   m.def("tension_trajectory_csv", &tension_trajectory_csv, py::arg("model"), py::arg("problem"), py::arg("trajectory"),
         py::arg("results"), "The tensions.csv text of `tendyn tension trajectory`.");
 }

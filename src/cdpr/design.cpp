@@ -1,0 +1,147 @@
+// Anchor design by Nelder-Mead. See include/tendyn/cdpr/design.hpp.
+#include <tendyn/cdpr/design.hpp>
+#include <tendyn/cdpr/tension.hpp>
+#include <tendyn/cdpr/tension_problem.hpp>
+#include <tendyn/core/error.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <vector>
+
+namespace tendyn::cdpr {
+
+DesignScore design_score(const Model& model, const Eigen::MatrixXd& poses) {
+  if (poses.rows() == 0) throw Error("design: no poses");
+  if (!std::isfinite(model.f_max_N)) throw Error("design: model '" + model.name + "' needs a finite tension.max");
+  TensionProblem p = make_tension_problem(model);
+  Workspace ws(p.nrow(), p.ncable());
+  TensionResult r;
+  DesignScore s;
+  s.poses = static_cast<int>(poses.rows());
+  const double range = model.f_max_N - model.f_min_N;
+  double sum = 0.0;
+  for (Eigen::Index k = 0; k < poses.rows(); ++k) {
+    const Pose pose = pose_from_vector(model, poses.row(k).transpose());
+    update_tension_problem(model, pose, p);
+    solve_tensions(Method::kCentred, p.J, p.w, p.options, ws, r);
+    if (r.status == Status::kOk) {
+      ++s.feasible;
+      const double lo = (r.f_N.array() - model.f_min_N).minCoeff();
+      const double hi = (model.f_max_N - r.f_N.array()).minCoeff();
+      sum += std::min(lo, hi) / range;
+    } else {
+      const double wn = p.w.norm();
+      sum += -1.0 - std::min(1.0, wn > 0.0 ? r.residual_norm / wn : 1.0);
+    }
+  }
+  s.score = sum / static_cast<double>(poses.rows());
+  return s;
+}
+
+DesignResult optimise_anchors(const Model& model, const Eigen::MatrixXd& poses, const DesignOptions& o) {
+  const bool planar = model.motion == Motion::kPlanar;
+  const int dims = planar ? 2 : 3;
+  for (int d = 0; d < dims; ++d)
+    if (!(o.frame_max_m[d] > o.frame_min_m[d]) || !std::isfinite(o.frame_min_m[d]) || !std::isfinite(o.frame_max_m[d]))
+      throw Error("design: frame box axis " + std::to_string(d) + " is empty, inverted or not finite");
+  if (!(o.initial_step_m > 0.0) || !std::isfinite(o.initial_step_m)) throw Error("design: initial_step_m must be > 0");
+  if (o.max_evaluations < 1) throw Error("design: max_evaluations must be >= 1");
+  const int n = model.ncable();
+  for (int i = 0; i < n; ++i)
+    for (int d = 0; d < dims; ++d)
+      if (model.p_WA(d, i) < o.frame_min_m[d] || model.p_WA(d, i) > o.frame_max_m[d])
+        throw Error("design: anchor of cable " + model.cable_names[static_cast<std::size_t>(i)] + " lies outside the frame box");
+  const int dim = n * dims;
+  const auto to_model = [&](const Eigen::VectorXd& x) {
+    Model m = model;
+    for (int i = 0; i < n; ++i)
+      for (int d = 0; d < dims; ++d)
+        m.p_WA(d, i) = std::clamp(x[i * dims + d], o.frame_min_m[d], o.frame_max_m[d]);
+    return m;
+  };
+  DesignResult res;
+  res.start = model;
+  res.start_score = design_score(model, poses);
+  res.best = model;
+  res.best_score = res.start_score;
+  int evals = 1;
+  const auto f = [&](const Eigen::VectorXd& x) {
+    if (evals >= o.max_evaluations) return std::numeric_limits<double>::infinity();  // budget spent
+    Model m = to_model(x);
+    DesignScore s;
+    ++evals;
+    try {
+      validate_model(m);
+      s = design_score(m, poses);
+    } catch (const Error&) {
+      return std::numeric_limits<double>::infinity();  // coincident anchors, zero-length cable
+    }
+    if (s.score > res.best_score.score) {
+      res.best_score = s;
+      res.best = m;
+    }
+    return -s.score;  // minimised
+  };
+  Eigen::VectorXd x0(dim);
+  for (int i = 0; i < n; ++i)
+    for (int d = 0; d < dims; ++d) x0[i * dims + d] = model.p_WA(d, i);
+  std::vector<Eigen::VectorXd> X(static_cast<std::size_t>(dim + 1), x0);
+  std::vector<double> F(static_cast<std::size_t>(dim + 1));
+  F[0] = -res.start_score.score;
+  for (int k = 0; k < dim && evals < o.max_evaluations; ++k) {
+    // step towards the inside of the frame
+    const int d = k % dims;
+    const double room_hi = o.frame_max_m[d] - x0[k], room_lo = x0[k] - o.frame_min_m[d];
+    X[static_cast<std::size_t>(k + 1)][k] += room_hi >= room_lo ? std::min(o.initial_step_m, room_hi) : -std::min(o.initial_step_m, room_lo);
+    F[static_cast<std::size_t>(k + 1)] = f(X[static_cast<std::size_t>(k + 1)]);
+  }
+  std::vector<std::size_t> idx(static_cast<std::size_t>(dim + 1));
+  while (evals < o.max_evaluations) {
+    std::iota(idx.begin(), idx.end(), std::size_t{0});
+    std::stable_sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) { return F[a] < F[b]; });
+    const std::size_t best = idx.front(), worst = idx.back(), second = idx[idx.size() - 2];
+    Eigen::VectorXd c = Eigen::VectorXd::Zero(dim);
+    for (std::size_t k = 0; k + 1 < idx.size(); ++k) c += X[idx[k]];
+    c /= static_cast<double>(dim);
+    const Eigen::VectorXd xr = c + (c - X[worst]);
+    const double fr = f(xr);
+    if (fr < F[best]) {
+      const Eigen::VectorXd xe = c + 2.0 * (c - X[worst]);
+      const double fe = f(xe);
+      if (fe < fr) {
+        X[worst] = xe;
+        F[worst] = fe;
+      } else {
+        X[worst] = xr;
+        F[worst] = fr;
+      }
+    } else if (fr < F[second]) {
+      X[worst] = xr;
+      F[worst] = fr;
+    } else {
+      const bool outside = fr < F[worst];
+      const Eigen::VectorXd xc = outside ? Eigen::VectorXd(c + 0.5 * (xr - c)) : Eigen::VectorXd(c + 0.5 * (X[worst] - c));
+      const double fc = f(xc);
+      if (fc < std::min(fr, F[worst])) {
+        X[worst] = xc;
+        F[worst] = fc;
+      } else {  // shrink towards the best
+        for (std::size_t k = 0; k < X.size() && evals < o.max_evaluations; ++k) {
+          if (k == best) continue;
+          X[k] = X[best] + 0.5 * (X[k] - X[best]);
+          F[k] = f(X[k]);
+        }
+      }
+    }
+    // converged: the simplex has collapsed below a micrometre
+    double spread = 0.0;
+    for (const auto& x : X) spread = std::max(spread, (x - X[best]).lpNorm<Eigen::Infinity>());
+    if (spread < 1e-6) break;
+  }
+  res.evaluations = evals;
+  return res;
+}
+
+}  // namespace tendyn::cdpr
