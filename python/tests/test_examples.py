@@ -52,3 +52,12 @@ def test_closed_loop_three_bar_gets_closer_to_the_target(target):
 def test_closed_loop_three_bar_stops_at_a_near_target():
     out, start, end = run_closed_loop("--duration", "8", "--target", "0.1", "0.05")
     assert start > 0.11 and end < 0.02, out
+
+
+def test_motorised_three_bar_roll_quick():
+    env = dict(os.environ, PYTHONPATH=str(BUILD / "python"))
+    out = subprocess.run([sys.executable, str(REPO / "examples" / "python" / "motorised_three_bar_roll.py"), "--quick",
+                          "--threads", "2"], check=True, capture_output=True, text=True, env=env).stdout
+    assert "5 periods of 0.1 s planned, 405 rollouts with the motors" in out, out
+    rolled = float(out.split("distance rolled (replayed centre of mass): ")[1].split()[0])
+    assert rolled > 0.0, out
