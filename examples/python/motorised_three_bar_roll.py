@@ -9,14 +9,14 @@ The robot is models/three_bar_motorised.yaml (docs/REAL_ROBOTS.md): document 001
 sphere end-caps on a compliant ground, cables tied off the rod axis, rods made of parts, and DC
 gear-motor winches on the four drive cables c1..c4 (PID on the reeled-out length). Its own
 sinusoidal drives only rock it in place. Here document 001's planner (chapter 3: every 0.1 s,
-each drive cable's target goes up, down or stays by 5 mm; all 3^4 combinations are simulated
+each drive cable's target goes up, down or stays by 2 cm; all 3^4 combinations are simulated
 and the one that moves the centroid furthest along +x with the least drift is executed) plans
 the gait; every rollout simulates the motors, so the plan's command is the winches' target
 and the motion includes the motors' lag. The executed schedule is then replayed as table drives
 (the targets) by simulate(), the way `tendyn simulate` would run it, and the distance rolled is
 reported with how closely the motors followed their targets.
 
-The CLI equivalent: tendyn plan models/three_bar_motorised.yaml --drive c1,c2,c3,c4 --html
+The CLI equivalent: tendyn plan models/three_bar_motorised.yaml --drive c1,c2,c3,c4 --u0 0.02 --html
 """
 import argparse
 import math
@@ -47,7 +47,7 @@ def main(argv=None):
 
     o = ts.PlannerOptions()
     o.drive_cables = cables
-    o.u0_m = 0.005
+    o.u0_m = 0.02
     o.period_s = 0.1
     o.duration_s = duration
     o.rollout = ts.rollout_options(model, mf.simulation)

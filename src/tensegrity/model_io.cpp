@@ -11,6 +11,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <Eigen/Eigenvalues>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -170,7 +172,14 @@ MassPart read_rod_parts(const YamlNode& list, const Eigen::Vector3d& p0, const E
     const Eigen::Matrix3d R = quat_from_two_vectors(Eigen::Vector3d::UnitZ(), axis).toRotationMatrix();
     parts.push_back(make_part(shape, size, mass, centre, R));
   }
-  return combine_parts(parts);
+  const MassPart total = combine_parts(parts);
+  // a line of mass (thin cylinders, points on the axis) has no moment about its line: the rod would
+  // spin without bound about it
+  const Eigen::Vector3d ev = Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d>(total.inertia_kgm2, Eigen::EigenvaluesOnly).eigenvalues();
+  if (!(ev.minCoeff() > 1e-9 * ev.maxCoeff()))
+    list.fail("the parts give no moment of inertia about one axis (principal moments " + io::num(ev[0]) + ", " + io::num(ev[1]) + ", " +
+              io::num(ev[2]) + " kg m^2): a thin cylinder or points on one line need a part with a radius, e.g. end-caps");
+  return total;
 }
 
 Model read_elements(const YamlNode& root) {

@@ -615,9 +615,6 @@ TEST(Studio, PeerClientKeyNamesTheLocalUserOfALoopbackConnection) {
   ::close(lfd);
 }
 
-}  // namespace
-}  // namespace tendyn::viz::studio
-
 TEST(Studio, ModelJsonShowsBodyPointsEndCapsAndWinchesAndRefusesEditsOfRealRods) {
   const std::string yaml = file_text("models/three_bar_motorised.yaml");
   const auto j = json::parse(model_json(ts::load_model_string(yaml).model));
@@ -654,3 +651,6 @@ TEST(Studio, ModelJsonShowsBodyPointsEndCapsAndWinchesAndRefusesEditsOfRealRods)
   EXPECT_EQ(m.cable_ids[static_cast<std::size_t>(m.winches[1].cable)], "c3");
   EXPECT_EQ(m.initial_state.x.size(), 3 * 13 + 3 * 3);
 }
+
+}  // namespace
+}  // namespace tendyn::viz::studio
