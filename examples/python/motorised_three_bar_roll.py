@@ -65,7 +65,7 @@ def main(argv=None):
     state = run["summary"].final_state
     data = ts.make_data(model)
     ts.compute_derivative(model, state, data)
-    lag = max(abs(data.winch_target_m[w] - data.cable_rest_length_m[model.winches[w].cable]) for w in range(model.nwinch()))
+    lag = max(abs(data.winch_target_m[w] - data.cable_rest_length_m[model.winches[w].cable]) for w in range(len(model.winches)))
 
     print(f"{model.name}: {len(result.cost_m)} periods of {o.period_s:g} s planned, {result.rollouts} rollouts with the motors")
     print(f"planned centroid: {result.progress_m * 1000:.1f} mm along +x, path error at most {result.max_path_error_m * 1000:.1f} mm")
