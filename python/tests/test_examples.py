@@ -79,3 +79,12 @@ def test_gradient_fit_stiffness_quick_recovers_the_stiffness(tmp_path):
     assert ratio < 1e-2, out
     assert len(errors) == 2 and max(errors) < 5.0, out  # from 40 % and 50 % off
     assert plot.stat().st_size > 10000
+
+
+def test_motorised_three_bar_roll_quick():
+    env = dict(os.environ, PYTHONPATH=str(BUILD / "python"))
+    out = subprocess.run([sys.executable, str(REPO / "examples" / "python" / "motorised_three_bar_roll.py"), "--quick",
+                          "--threads", "2"], check=True, capture_output=True, text=True, env=env).stdout
+    assert "5 periods of 0.1 s planned, 405 rollouts with the motors" in out, out
+    rolled = float(out.split("distance rolled (replayed centre of mass): ")[1].split()[0])
+    assert rolled > 0.0, out

@@ -91,7 +91,7 @@ void set_rest_lengths(const Model& model, Batch& batch, const Eigen::Ref<const E
   }
   for (int r = 0; r < batch.size(); ++r) {
     const auto i = static_cast<std::size_t>(r);
-    batch.datas[i].cable_rest_length_m = rest_length_m.row(r).transpose();
+    for (int k = 0; k < nc; ++k) command_rest_length(batch.datas[i], k, rest_length_m(r, k));  // a winch: its target
     if (batch.error[i].empty()) refresh(model, batch, r);
   }
 }

@@ -233,9 +233,14 @@ int apply_ground_pre_impulses(const Model& model, Data& data, State& state, doub
 
 namespace {
 
-// The point of node nd that touches the ground: the node itself, or the bottom of its end-cap
-// sphere (radius r: offset -r z from the node). Depth below the ground [m] and the point's
-// velocity (v_node + w x (-r z) for an end-cap on a rod with angular velocity w).
+// Depth below the ground [m] of node nd's lowest point: the node itself, or the bottom of its
+// end-cap sphere (radius r: offset -r z from the node).
+double contact_depth(const Model& model, const Data& data, int nd) {
+  return model.ground.height_m - (data.p_W_node(2, nd) - model.nodes[static_cast<std::size_t>(nd)].radius_m);
+}
+
+// The point of node nd that touches the ground: its depth (contact_depth) and velocity
+// (v_node + w x (-r z) for an end-cap on a rod with angular velocity w).
 double contact_point(const Model& model, const State* state, const Data& data, int nd, double v[3]) {
   const Node& n = model.nodes[static_cast<std::size_t>(nd)];
   for (int c = 0; c < 3; ++c) v[c] = data.v_W_node(c, nd);
@@ -244,7 +249,7 @@ double contact_point(const Model& model, const State* state, const Data& data, i
     v[0] += w[1] * -n.radius_m;  // w x (0, 0, -r)
     v[1] -= w[0] * -n.radius_m;
   }
-  return model.ground.height_m - (data.p_W_node(2, nd) - n.radius_m);
+  return contact_depth(model, data, nd);
 }
 
 }  // namespace
@@ -282,9 +287,8 @@ double ground_energy(const Model& model, const Data& data) {
   if (model.ground.type != Ground::Type::kCompliant) return 0.0;
   double energy = 0.0;
   for (int nd = 0; nd < model.nnode(); ++nd) {
-    const Node& n = model.nodes[static_cast<std::size_t>(nd)];
-    if (!n.touches_ground()) continue;
-    const double depth = model.ground.height_m - (data.p_W_node(2, nd) - n.radius_m);
+    if (!model.nodes[static_cast<std::size_t>(nd)].touches_ground()) continue;
+    const double depth = contact_depth(model, data, nd);
     if (depth > 0.0) energy += 0.5 * model.ground.stiffness_Npm * depth * depth;
   }
   return energy;

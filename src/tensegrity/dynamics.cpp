@@ -190,16 +190,24 @@ void winch_rates(const Model& model, const State& state, Data& data) {
     const int o = model.winch_offset(w);
     const double omega = state.x[o + 1], integral = state.x[o + 2];
     const double lpr = wi.length_per_rad();
-    double u, e = 0.0;
+    double u, e = 0.0, limit = wi.command_limit;
     if (wi.control == Winch::Control::kPosition) {
       e = data.winch_target_m[w] - data.cable_rest_length_m[wi.cable];
       u = wi.kp_per_m * e + wi.ki_per_ms * integral - wi.kd_s_per_m * lpr * omega;
+      limit = wi.position_command_limit();
     } else {
       u = data.winch_target_m[w];
     }
+    double tau_m;
     const double u_raw = u;
-    u = std::clamp(u, -wi.command_limit, wi.command_limit);
-    const double tau_m = wi.stall_torque_Nm * (u - omega / wi.no_load_speed_radps);
+    if (wi.control == Winch::Control::kTorque) {  // the target is the torque, inside the torque-speed envelope
+      const double back = omega / wi.no_load_speed_radps;
+      tau_m = std::clamp(data.winch_target_m[w], wi.stall_torque_Nm * (-limit - back), wi.stall_torque_Nm * (limit - back));
+      u = tau_m / wi.stall_torque_Nm + back;
+    } else {
+      u = std::clamp(u, -limit, limit);
+      tau_m = wi.stall_torque_Nm * (u - omega / wi.no_load_speed_radps);
+    }
     const double tau_f = wi.coulomb_friction_Nm * omega / std::sqrt(omega * omega + wi.friction_speed_radps * wi.friction_speed_radps) +
                          wi.viscous_friction_Nmsprad * omega;
     const double tau_load = wi.backdrivable ? lpr * data.cable_tension_N[wi.cable] : 0.0;

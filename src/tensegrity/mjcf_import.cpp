@@ -4,6 +4,7 @@
 // capsule as a cylinder plus two hemispheres whose centres of mass sit 3r/8 beyond the cylinder's
 // faces (standard rigid-body formulas; checked against MuJoCo 2.2.2 in tests/peers).
 #include <tendyn/core/error.hpp>
+#include <tendyn/tensegrity/mass_parts.hpp>
 #include <tendyn/tensegrity/mjcf_import.hpp>
 
 #include <Eigen/Eigenvalues>
@@ -78,13 +79,6 @@ struct Compiler {
   int group_lo = 0, group_hi = 5;
 };
 
-/// A part of a rod's mass: mass, centre of mass and inertia about it, both in the world frame at
-/// the compile pose.
-struct MassPart {
-  double m = 0.0;
-  Vector3d c = Vector3d::Zero();
-  Matrix3d I = Matrix3d::Zero();
-};
 struct Segment {  // capsule or cylinder axis
   Vector3d a, b;  // world, end 0 and end 1
   double radius = 0.0;
@@ -107,7 +101,7 @@ struct RodRec {
   std::string name;
   const Src* src;
   Pose frame;  // body frame at the compile pose (world)
-  std::vector<MassPart> parts;
+  std::vector<MassPart> parts;  // world frame at the compile pose
   std::vector<Segment> segments;
   std::vector<Ball> balls;
   std::vector<SiteRec> sites;
@@ -519,38 +513,13 @@ class Importer {
     }
 
     // mass properties about the geom centre in the geom frame
-    const double r = size[0], h = 2 * size[1];
-    double V = 0.0;
-    Vector3d Id = Vector3d::Zero();  // per unit mass
-    if (type == "sphere") {
-      V = 4.0 / 3.0 * kPi * r * r * r;
-    } else if (type == "capsule") {
-      V = kPi * r * r * h + 4.0 / 3.0 * kPi * r * r * r;
-    } else if (type == "cylinder") {
-      V = kPi * r * r * h;
-    } else if (type == "box") {
-      V = 8.0 * size[0] * size[1] * size[2];
-    } else {  // ellipsoid
-      V = 4.0 / 3.0 * kPi * size[0] * size[1] * size[2];
-    }
-    const double m = mass_attr ? *mass_attr : density * V;
-    const double rho = m / V;
-    if (type == "sphere") {
-      Id.setConstant(0.4 * m * r * r);
-    } else if (type == "capsule") {
-      const double mc = rho * kPi * r * r * h, ms = rho * 4.0 / 3.0 * kPi * r * r * r;
-      const double t = mc * (h * h / 12.0 + r * r / 4.0) + ms * (0.4 * r * r + h * h / 4.0 + 3.0 * h * r / 8.0);
-      Id = Vector3d(t, t, mc * r * r / 2.0 + ms * 0.4 * r * r);
-    } else if (type == "cylinder") {
-      const double t = m * (h * h / 12.0 + r * r / 4.0);
-      Id = Vector3d(t, t, m * r * r / 2.0);
-    } else if (type == "box") {
-      const double a = size[0], b = size[1], c = size[2];
-      Id = Vector3d(m * (b * b + c * c) / 3.0, m * (a * a + c * c) / 3.0, m * (a * a + b * b) / 3.0);
-    } else {
-      const double a = size[0], b = size[1], c = size[2];
-      Id = Vector3d(m * (b * b + c * c) / 5.0, m * (a * a + c * c) / 5.0, m * (a * a + b * b) / 5.0);
-    }
+    const PartShape shape = type == "sphere"    ? PartShape::kSphere
+                            : type == "capsule"  ? PartShape::kCapsule
+                            : type == "cylinder" ? PartShape::kCylinder
+                            : type == "box"      ? PartShape::kBox
+                                                 : PartShape::kEllipsoid;
+    const double r = size[0];
+    const double m = mass_attr ? *mass_attr : density * part_volume(shape, size);
     if (!rod) {  // world or a body fixed to it
       if (collides && contact_on)
         fail(s, "a " + type + " geom fixed to the world collides: obstacles other than a floor plane are not supported (set contype=\"0\" conaffinity=\"0\")");
@@ -559,8 +528,7 @@ class Importer {
     }
     ++rod->geoms;
     if (counts) {
-      const Matrix3d R = f.q.toRotationMatrix();
-      rod->parts.push_back({m, f.p, R * Id.asDiagonal() * R.transpose()});
+      rod->parts.push_back(make_part(shape, size, m, f.p, f.q.toRotationMatrix()));
     }
     if (type == "capsule" || type == "cylinder") {
       const Vector3d z = f.q * Vector3d::UnitZ();
@@ -812,17 +780,12 @@ class Importer {
     std::vector<Vector3d> rod_com_B;  // centre of mass in the MuJoCo body frame
     for (const RodRec& r : w.rods) {
       const int j = m.nrod();
-      double mass = 0.0;
-      Vector3d c = Vector3d::Zero();
-      for (const auto& p : r.parts) mass += p.m, c += p.m * p.c;
+      const MassPart total = combine_parts(r.parts);
+      const double mass = total.mass_kg;
       if (!(mass > 0.0))
         fail(*r.src, "free body has no mass (MuJoCo needs a positive mass; give geoms with mass or an <inertial>)");
-      c /= mass;
-      Matrix3d I = Matrix3d::Zero();
-      for (const auto& p : r.parts) {
-        const Vector3d d = p.c - c;
-        I += p.I + p.m * (d.squaredNorm() * Matrix3d::Identity() - d * d.transpose());
-      }
+      const Vector3d& c = total.com_m;
+      const Matrix3d& I = total.inertia_kgm2;
       const Matrix3d R = r.frame.q.toRotationMatrix();
       Rod rod;
       rod.mass_kg = mass;

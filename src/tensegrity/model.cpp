@@ -67,15 +67,16 @@ const char* to_string(Ground::FrictionLaw law) {
 }
 
 Winch::Control winch_control_from_string(const std::string& name) {
-  for (Winch::Control c : {Winch::Control::kPosition, Winch::Control::kVoltage})
+  for (Winch::Control c : {Winch::Control::kPosition, Winch::Control::kVoltage, Winch::Control::kTorque})
     if (name == to_string(c)) return c;
-  throw Error("unknown winch control '" + name + "' (valid: position, voltage)");
+  throw Error("unknown winch control '" + name + "' (valid: position, voltage, torque)");
 }
 
 const char* to_string(Winch::Control control) {
   switch (control) {
     case Winch::Control::kPosition: return "position";
     case Winch::Control::kVoltage: return "voltage";
+    case Winch::Control::kTorque: return "torque";
   }
   return "?";
 }
@@ -318,6 +319,8 @@ void validate(const Model& m) {
       if (!finite(v) || v < 0.0) throw Error(nm + ": " + what + " must be >= 0 (got " + num(v) + ")");
     if (!finite(wi.command_limit) || !(wi.command_limit > 0.0 && wi.command_limit <= 1.0))
       throw Error(nm + ": command limit must be in (0, 1] (got " + num(wi.command_limit) + ")");
+    if (std::isnan(wi.rate_limit_mps) || !(wi.rate_limit_mps > 0.0))
+      throw Error(nm + ": rate limit must be > 0 m/s (got " + num(wi.rate_limit_mps) + "; infinity for none)");
     if (wi.coulomb_friction_Nm >= wi.stall_torque_Nm * wi.command_limit)
       throw Error(nm + ": Coulomb friction " + num(wi.coulomb_friction_Nm) + " N m is not below the motor's torque at the command limit (" +
                   num(wi.stall_torque_Nm * wi.command_limit) + " N m): it can never turn");

@@ -3,12 +3,15 @@
 #include <tendyn/core/rotation.hpp>
 #include <tendyn/io/csv.hpp>
 #include <tendyn/tensegrity/builders.hpp>
+#include <tendyn/tensegrity/mass_parts.hpp>
 #include <tendyn/tensegrity/model_io.hpp>
 #include <tendyn/tensegrity/mjcf_import.hpp>
 
 #include "io/yaml_util.hpp"
 
 #include <yaml-cpp/yaml.h>
+
+#include <Eigen/Eigenvalues>
 
 #include <algorithm>
 #include <cmath>
@@ -104,6 +107,81 @@ void place_body_geometry(Model& m, const Eigen::MatrixX3d& P, const std::vector<
   }
 }
 
+// `parts:` of a rod (docs/MODEL_FORMAT.md "Rods from parts"): each part's mass, centre and
+// inertia in world axes at the initial pose; p0, p1 the rod's end positions (the default axis).
+MassPart read_rod_parts(const YamlNode& list, const Eigen::Vector3d& p0, const Eigen::Vector3d& p1) {
+  list.require_sequence(kMaxElements);
+  if (list.size() == 0) list.fail("at least one part is needed");
+  static const std::map<std::string, PartShape> kShapes = {
+      {"sphere", PartShape::kSphere},     {"capsule", PartShape::kCapsule}, {"cylinder", PartShape::kCylinder},
+      {"tube", PartShape::kTube},         {"thin_cylinder", PartShape::kThinCylinder}, {"point", PartShape::kPoint}};
+  std::vector<MassPart> parts;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const auto e = list[i];
+    e.require_keys({"type", "mass", "density", "radius", "inner_radius", "from", "to", "position", "end"});
+    const auto tn = e.at("type");
+    const auto it = kShapes.find(tn.as_string());
+    if (it == kShapes.end())
+      tn.fail("unknown part type '" + tn.as_string() + "' (valid: sphere, capsule, cylinder, tube, thin_cylinder, point)");
+    const PartShape shape = it->second;
+    const bool axial = shape == PartShape::kCapsule || shape == PartShape::kCylinder || shape == PartShape::kTube ||
+                       shape == PartShape::kThinCylinder;
+    const bool has_radius = shape != PartShape::kThinCylinder && shape != PartShape::kPoint;
+    // keys that do not belong to the shape
+    auto refuse = [&](const char* key, const char* why) {
+      if (e.has(key)) e.at(key).fail(std::string("'") + key + "' " + why + " (part type '" + tn.as_string() + "')");
+    };
+    if (!has_radius) refuse("radius", "does not apply");
+    if (shape != PartShape::kTube) refuse("inner_radius", "is for tubes only");
+    if (axial) {
+      refuse("position", "does not apply: give 'from' and 'to', or neither for the rod's axis");
+      refuse("end", "does not apply: give 'from' and 'to', or neither for the rod's axis");
+    } else {
+      refuse("from", "does not apply: give 'position' or 'end'");
+      refuse("to", "does not apply: give 'position' or 'end'");
+    }
+    if (e.has("mass") == e.has("density")) e.fail("a part takes exactly one of 'mass' [kg] and 'density' [kg/m^3]");
+    if (!has_radius && e.has("density")) e.at("density").fail("a " + tn.as_string() + " has no volume: give 'mass'");
+    Eigen::Vector3d size = Eigen::Vector3d::Zero();
+    if (has_radius) size[0] = positive(e.at("radius"));
+    if (shape == PartShape::kTube) {
+      size[2] = non_negative(e.at("inner_radius"));
+      if (!(size[2] < size[0])) e.at("inner_radius").fail("must be less than radius");
+    }
+    Eigen::Vector3d centre, axis = Eigen::Vector3d::UnitZ();
+    if (axial) {
+      Eigen::Vector3d a = p0, b = p1;
+      if (e.has("from") != e.has("to")) e.fail("give both 'from' and 'to' (world, initial pose), or neither for the rod's axis");
+      if (e.has("from")) a = e.at("from").as_vector(3), b = e.at("to").as_vector(3);
+      const double len = (b - a).norm();
+      if (!(len > 0.0)) (e.has("from") ? e.at("to") : e).fail("the part has zero length");
+      size[1] = len / 2;
+      centre = (a + b) / 2;
+      axis = (b - a) / len;
+    } else {
+      if (e.has("position") == e.has("end")) e.fail("give exactly one of 'position' (world, initial pose) and 'end' (0 or 1)");
+      if (e.has("end")) {
+        const int end = e.at("end").as_int();
+        if (end != 0 && end != 1) e.at("end").fail("must be 0 or 1");
+        centre = end == 0 ? p0 : p1;
+      } else {
+        centre = e.at("position").as_vector(3);
+      }
+    }
+    const double mass = e.has("mass") ? positive(e.at("mass")) : positive(e.at("density")) * part_volume(shape, size);
+    const Eigen::Matrix3d R = quat_from_two_vectors(Eigen::Vector3d::UnitZ(), axis).toRotationMatrix();
+    parts.push_back(make_part(shape, size, mass, centre, R));
+  }
+  const MassPart total = combine_parts(parts);
+  // a line of mass (thin cylinders, points on the axis) has no moment about its line: the rod would
+  // spin without bound about it
+  const Eigen::Vector3d ev = Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d>(total.inertia_kgm2, Eigen::EigenvaluesOnly).eigenvalues();
+  if (!(ev.minCoeff() > 1e-9 * ev.maxCoeff()))
+    list.fail("the parts give no moment of inertia about one axis (principal moments " + io::num(ev[0]) + ", " + io::num(ev[1]) + ", " +
+              io::num(ev[2]) + " kg m^2): a thin cylinder or points on one line need a part with a radius, e.g. end-caps");
+  return total;
+}
+
 Model read_elements(const YamlNode& root) {
   Model m;
   m.name = root.get_string("name", "tensegrity");
@@ -165,9 +243,14 @@ Model read_elements(const YamlNode& root) {
   for (std::size_t j = 0; j < rods.size(); ++j) {
     const auto r = rods[j];
     r.require_keys({"id", "mass", "length", "com_ratio", "radius_outer", "radius_inner", "inertia_transverse",
-                    "inertia_axial", "nodes", "velocity", "angular_velocity", "inertia"});
+                    "inertia_axial", "nodes", "velocity", "angular_velocity", "inertia", "parts"});
     m.rod_ids.push_back(read_id(r, seen, "rod"));
-    const double mass = positive(r.at("mass"));
+    const bool from_parts = r.has("parts");
+    if (from_parts) {
+      for (const char* key : {"mass", "com_ratio", "radius_outer", "radius_inner", "inertia_transverse", "inertia_axial", "inertia"})
+        if (r.has(key)) r.at(key).fail(std::string("'") + key + "' cannot be combined with 'parts' (the parts give mass and inertia)");
+    }
+    const double mass = from_parts ? 1.0 : positive(r.at("mass"));
     const double len = positive(r.at("length"));
     Rod rod;
     if (auto ro = r.get("radius_outer")) {
@@ -212,6 +295,13 @@ Model read_elements(const YamlNode& root) {
     if (std::abs(dist - len) > 1e-6 * len)
       r.at("length").fail("is " + r.at("length").as_string() + " m but its nodes are " + io::num(dist) +
                           " m apart (move the nodes or fix the length)");
+    if (from_parts) {
+      const auto list = r.at("parts");
+      const MassPart total = read_rod_parts(list, pos[static_cast<std::size_t>(rod.node[0])], pos[static_cast<std::size_t>(rod.node[1])]);
+      rod.mass_kg = total.mass_kg;
+      rod.general_inertia = true;
+      general.push_back({static_cast<int>(j), total.com_m, total.inertia_kgm2, list});
+    }
     rod_vel.emplace_back(r.has("velocity") ? Eigen::Vector3d(r.at("velocity").as_vector(3)) : Eigen::Vector3d::Zero(),
                          r.has("angular_velocity") ? Eigen::Vector3d(r.at("angular_velocity").as_vector(3))
                                                    : Eigen::Vector3d::Zero());
@@ -513,7 +603,7 @@ void read_winches(const YamlNode& list, Model& m) {
   for (std::size_t i = 0; i < list.size(); ++i) {
     const auto w = list[i];
     w.require_keys({"cable", "spool_radius", "gear_ratio", "stall_torque", "no_load_speed", "rotor_inertia", "coulomb_friction",
-                    "viscous_friction", "friction_speed", "backdrivable", "control", "kp", "ki", "kd", "command_limit"});
+                    "viscous_friction", "friction_speed", "backdrivable", "control", "kp", "ki", "kd", "command_limit", "rate_limit"});
     Winch wi;
     const auto c = w.at("cable");
     const auto it = std::find(m.cable_ids.begin(), m.cable_ids.end(), c.as_string());
@@ -537,6 +627,10 @@ void read_winches(const YamlNode& list, Model& m) {
     if (auto v = w.get("command_limit")) {
       wi.command_limit = positive(*v);
       if (wi.command_limit > 1.0) v->fail("must be in (0, 1] (a fraction of the full voltage)");
+    }
+    if (auto v = w.get("rate_limit")) {
+      wi.rate_limit_mps = positive(*v);
+      if (wi.control != Winch::Control::kPosition) v->fail("is a limit of the position loop (control: position)");
     }
     if (wi.coulomb_friction_Nm >= wi.stall_torque_Nm * wi.command_limit)
       w.fail("Coulomb friction is not below the motor's torque at the command limit: the motor can never turn");
@@ -714,6 +808,7 @@ std::string to_yaml(const Model& m, const SimulationOptions* sim) {
       out << YAML::Key << "control" << YAML::Value << to_string(w.control);
       out << YAML::Key << "kp" << YAML::Value << Num{w.kp_per_m} << YAML::Key << "ki" << YAML::Value << Num{w.ki_per_ms} << YAML::Key << "kd"
           << YAML::Value << Num{w.kd_s_per_m} << YAML::Key << "command_limit" << YAML::Value << Num{w.command_limit};
+      if (std::isfinite(w.rate_limit_mps)) out << YAML::Key << "rate_limit" << YAML::Value << Num{w.rate_limit_mps};
       out << YAML::EndMap;
     }
     out << YAML::EndSeq;

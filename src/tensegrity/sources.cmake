@@ -10,6 +10,7 @@ list(APPEND TENDYN_SOURCES
   tensegrity/output.cpp
   tensegrity/mjcf.cpp
   tensegrity/mjcf_import.cpp
+  tensegrity/mass_parts.cpp
   tensegrity/psi_study.cpp
   tensegrity/sweep.cpp
   tensegrity/lagrange.cpp

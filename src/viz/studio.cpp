@@ -154,6 +154,10 @@ void move_node(ts::Model& m, int i, int axis, double value_m, const std::string&
     return;
   }
   auto& r = m.rods[static_cast<std::size_t>(node.rod)];
+  const bool has_points = std::any_of(m.nodes.begin(), m.nodes.end(), [&](const ts::Node& n) { return n.is_body_point() && n.rod == node.rod; });
+  if (node.is_body_point() || r.general_inertia || has_points)
+    throw Error(where + ": node '" + m.node_ids[static_cast<std::size_t>(i)] + "' is on rod '" + m.rod_ids[static_cast<std::size_t>(node.rod)] +
+                "', which has body points or a full inertia tensor: edit it in the YAML");
   const double length = (P.row(r.node[1]) - P.row(r.node[0])).norm();
   if (!(length > 1e-9))
     throw Error(where + ": rod '" + m.rod_ids[static_cast<std::size_t>(node.rod)] + "' would have its two nodes at one point");
@@ -187,6 +191,8 @@ void apply_edit(ts::Model& m, const json& e, const std::string& where) {
       else c.rest_length_m = v;
     } else if (element == "rod") {
       auto& r = m.rods[static_cast<std::size_t>(index_of(m.rod_ids, id, "rod", where))];
+      if (r.general_inertia)
+        throw Error(where + ": rod '" + id + "' has a full inertia tensor (parts or inertia): edit it in the YAML");
       double mass = r.mass_kg, length = r.length_m, radius = rod_radius_m(r);
       if (field == "mass_kg") mass = v;
       else if (field == "length_m") length = v;
@@ -229,6 +235,15 @@ void apply_edit(ts::Model& m, const json& e, const std::string& where) {
     std::erase_if(m.drives, [k](const ts::CableDrive& d) { return d.cable == k; });
     for (auto& d : m.drives)
       if (d.cable > k) --d.cable;
+    const auto before = m.winches.size();
+    std::erase_if(m.winches, [k](const ts::Winch& w) { return w.cable == k; });
+    for (auto& w : m.winches)
+      if (w.cable > k) --w.cable;
+    if (m.winches.size() != before) {  // the state loses the winch's three numbers
+      const int nr = m.nrod();
+      m.initial_state.x.conservativeResize(m.nx());
+      m.initial_state.x.tail(m.nx() - ts::State::kStride * nr).setZero();
+    }
   } else {
     throw Error(where + ".op: '" + op + "' (valid: set, add_cable, remove_cable)");
   }
@@ -245,7 +260,8 @@ std::string model_json(const ts::Model& m) {
                     {"to", m.node_ids[static_cast<std::size_t>(r.node[1])]},
                     {"length_m", r.length_m},
                     {"mass_kg", r.mass_kg},
-                    {"radius_m", rod_radius_m(r)}});
+                    {"radius_m", rod_radius_m(r)},
+                    {"general_inertia", r.general_inertia}});
   }
   for (int k = 0; k < m.ncable(); ++k) {
     const auto& c = m.cables[static_cast<std::size_t>(k)];
@@ -264,8 +280,22 @@ std::string model_json(const ts::Model& m) {
                      {"x_m", P(i, 0)},
                      {"y_m", P(i, 1)},
                      {"z_m", P(i, 2)},
-                     {"fixed", m.nodes[static_cast<std::size_t>(i)].is_anchor()}});
-  return json{{"kind", "tensegrity"}, {"name", m.name}, {"nodes", m.node_ids}, {"node_positions", nodes}, {"rods", rods}, {"cables", cables}}
+                     {"fixed", m.nodes[static_cast<std::size_t>(i)].is_anchor()},
+                     {"on", m.nodes[static_cast<std::size_t>(i)].is_body_point() ? m.rod_ids[static_cast<std::size_t>(m.nodes[static_cast<std::size_t>(i)].rod)] : ""},
+                     {"end_cap_radius_m", m.nodes[static_cast<std::size_t>(i)].radius_m},
+                     {"contact", m.nodes[static_cast<std::size_t>(i)].touches_ground()}});
+  json winches = json::array();
+  for (const auto& w : m.winches)
+    winches.push_back({{"cable", m.cable_ids[static_cast<std::size_t>(w.cable)]},
+                       {"control", ts::to_string(w.control)},
+                       {"spool_radius_m", w.spool_radius_m},
+                       {"gear_ratio", w.gear_ratio},
+                       {"stall_torque_Nm", w.stall_torque_Nm},
+                       {"no_load_speed_radps", w.no_load_speed_radps},
+                       {"kp_per_m", w.kp_per_m},
+                       {"max_rate_mps", w.max_rate_mps()}});
+  return json{{"kind", "tensegrity"}, {"name", m.name},         {"nodes", m.node_ids}, {"node_positions", nodes},
+              {"rods", rods},         {"cables", cables},       {"winches", winches}}
       .dump();
 }
 

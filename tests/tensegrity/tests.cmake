@@ -3,6 +3,7 @@ list(APPEND TENDYN_TESTS_tensegrity
   tensegrity/dynamics_test.cpp
   tensegrity/dynamics_kernel_test.cpp
   tensegrity/body_geometry_test.cpp
+  tensegrity/mass_parts_test.cpp
   tensegrity/winch_test.cpp
   tensegrity/integrate_test.cpp
   tensegrity/builders_test.cpp

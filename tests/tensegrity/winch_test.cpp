@@ -1,6 +1,8 @@
 // Motorised winches (model.hpp, Winch): the motor's speed limit, the position loop's step response
 // against its first-order law, the load's steady-state error and its removal by the integral, the
 // energy balance (motor work = change of energy), and the model file's winches.
+#include <tendyn/core/error.hpp>
+#include <tendyn/tensegrity/batch.hpp>
 #include <tendyn/tensegrity/dynamics.hpp>
 #include <tendyn/tensegrity/model_io.hpp>
 #include <tendyn/tensegrity/simulate.hpp>
@@ -171,4 +173,85 @@ TEST(Winch, DriveCommandsTheTargetNotTheRestLength) {
   EXPECT_DOUBLE_EQ(r.rest(), 0.3);  // the motor has not moved yet
   for (int k = 0; k < 30000; ++k) r.step(1e-4);
   EXPECT_NEAR(r.rest(), 0.32, 1e-4);
+}
+
+TEST(Winch, TorqueControlAppliesTheTorqueInsideTheTorqueSpeedEnvelope) {
+  // no load, no friction: from rest the motor accelerates at tau / J; a torque above the
+  // envelope is held to stall (limit - omega / w0), so the speed tends to limit * w0, never above
+  ts::Model m = hanging(false);
+  m.cables[0].rest_length_m = 0.5;  // slack
+  m.winches[0].control = ts::Winch::Control::kTorque;
+  m.winches[0].command_limit = 0.5;
+  Rig r(m);
+  r.data.winch_target_m[0] = 0.01;  // N m, inside the envelope at rest (0.5 * 0.2 = 0.1)
+  ts::compute_derivative(r.model, r.state, r.data);
+  EXPECT_DOUBLE_EQ(r.data.winch_torque_Nm[0], 0.01);
+  EXPECT_DOUBLE_EQ(r.data.xdot[r.model.winch_offset(0) + 1], 0.01 / 1e-6);
+  EXPECT_DOUBLE_EQ(r.data.winch_command[0], 0.01 / 0.2);
+  r.data.winch_target_m[0] = 5.0;  // far above: the envelope
+  ts::compute_derivative(r.model, r.state, r.data);
+  EXPECT_DOUBLE_EQ(r.data.winch_torque_Nm[0], 0.1);
+  double fastest = 0.0;
+  for (int k = 0; k < 1000; ++k) {
+    r.step(1e-4);
+    fastest = std::max(fastest, r.omega());
+    EXPECT_LE(r.data.winch_torque_Nm[0], 0.2 * (0.5 - r.omega() / 600.0) * (1 + 1e-12) + 1e-15);
+  }
+  EXPECT_LE(fastest, 0.5 * 600.0 * (1 + 1e-9));
+  EXPECT_GT(fastest, 0.99 * 0.5 * 600.0);
+  EXPECT_NEAR(m.winches[0].max_rate_mps(), 0.5 * 600.0 * 5e-4, 1e-15);
+  // and the file form
+  EXPECT_EQ(ts::winch_control_from_string("torque"), ts::Winch::Control::kTorque);
+}
+
+TEST(Winch, RateLimitBoundsThePositionLoopsSpeed) {
+  // unloaded, a 0.1 m step with a 0.05 m/s rate limit: the rest length never moves faster than
+  // 0.05 m/s (without the limit the loop would start at kp e w0 r / G = 20 * 0.1 * 0.3 = 0.6 -> 0.3 m/s)
+  ts::Model m = hanging(false);
+  m.cables[0].rest_length_m = 0.5;
+  m.winches[0].rate_limit_mps = 0.05;
+  EXPECT_DOUBLE_EQ(m.winches[0].max_rate_mps(), 0.05);
+  Rig r(m);
+  r.data.winch_target_m[0] = 0.6;
+  double fastest = 0.0, last = r.rest();
+  for (int k = 0; k < 30000; ++k) {
+    r.step(1e-4);
+    fastest = std::max(fastest, (r.rest() - last) / 1e-4);
+    last = r.rest();
+  }
+  EXPECT_LE(fastest, 0.05 * (1.0 + 1e-9));
+  EXPECT_GT(fastest, 0.98 * 0.05);
+  EXPECT_NEAR(r.rest(), 0.6, 1e-3);  // and it arrives
+  // in the model file; refused for other controls and when not positive
+  const std::string base =
+      "nodes:\n  - {id: h, position: [0, 0, 1], fixed: true}\n  - {id: a, position: [0, 0, 0.5]}\n  - {id: b, position: [0, 0, 0]}\n"
+      "rods:\n  - {id: A, mass: 1, length: 0.5, nodes: [b, a]}\ncables:\n  - {id: c, nodes: [h, a], stiffness: 10, rest_length: 0.5}\n";
+  const auto f = ts::load_model_string(base + "winches:\n  - {cable: c, rate_limit: 0.02}\n", "w.yaml");
+  EXPECT_DOUBLE_EQ(f.model.winches[0].rate_limit_mps, 0.02);
+  EXPECT_NE(ts::to_yaml(f.model).find("rate_limit: 0.02"), std::string::npos);
+  try {
+    ts::load_model_string(base + "winches:\n  - {cable: c, control: voltage, rate_limit: 0.02}\n", "w.yaml");
+    ADD_FAILURE() << "no error";
+  } catch (const tendyn::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("w.yaml:10:46: winches[0].rate_limit: is a limit of the position loop"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Winch, BatchSetRestLengthsCommandsTheWinchTarget) {
+  // set_rest_lengths on a winch's cable sets its target; the motor then reels toward it
+  ts::Model m = hanging(false);
+  m.cables[0].rest_length_m = 0.5;
+  ts::Batch b = ts::make_batch(m, 2);
+  Eigen::MatrixXd L(2, 1);
+  L << 0.52, 0.48;
+  ts::set_rest_lengths(m, b, L);
+  EXPECT_DOUBLE_EQ(b.datas[0].winch_target_m[0], 0.52);
+  EXPECT_DOUBLE_EQ(b.datas[1].winch_target_m[0], 0.48);
+  ts::BatchStepOptions o;
+  o.h_s = 1e-4;
+  o.nstep = 20000;
+  o.threads = 1;
+  ASSERT_EQ(ts::step_batch(m, b, o), 0);
+  EXPECT_NEAR(b.datas[0].cable_rest_length_m[0], 0.52, 1e-4);
+  EXPECT_NEAR(b.datas[1].cable_rest_length_m[0], 0.48, 1e-4);
 }

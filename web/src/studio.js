@@ -258,23 +258,37 @@ export function startStudio(root, { Viewer, hooks, showError, clearError }) {
     const rods = m.rods || [];
     const cables = m.cables || [];
     const ends = {};
+    const endRod = {};
+    // rods with body points or a full inertia tensor are edited in the YAML (read-only cells)
+    const locked = new Set(rods.filter((r) => r.general_inertia).map((r) => r.id));
+    for (const n of m.node_positions || []) if (n.on) locked.add(n.on);
     for (const r of rods) {
       ends[r.from] = `${r.id} end 0`;
       ends[r.to] = `${r.id} end 1`;
+      endRod[r.from] = r.id;
+      endRod[r.to] = r.id;
     }
+    const fixedCell = (v, attrs = {}) => el('td', { ...attrs, class: 'st-fixed', text: v === undefined || v === null ? '' : String(v) });
     if (m.node_positions && m.node_positions.length) {
-      tables.appendChild(section('Nodes (initial positions; moving a rod end changes the rod length)', table('node-table', ['node', ...NODE_FIELDS.map((f) => f[1]), 'on'],
+      const capped = m.node_positions.some((n) => n.end_cap_radius_m > 0);
+      const headers = ['node', ...NODE_FIELDS.map((f) => f[1]), 'on', ...(capped ? ['end-cap r [m]'] : [])];
+      tables.appendChild(section('Nodes (initial positions; moving a rod end changes the rod length)', table('node-table', headers,
         m.node_positions.map((n) => el('tr', { 'data-node': n.id }, [
           el('td', { text: n.id }),
-          ...NODE_FIELDS.map(([f, , check]) => el('td', {}, [numInput(n[f], 'node', n.id, f, check)])),
-          el('td', { class: 'st-hint', text: n.fixed ? 'anchor' : ends[n.id] || '' }),
+          ...NODE_FIELDS.map(([f, , check]) => (locked.has(n.on || endRod[n.id])
+            ? fixedCell(n[f], { 'data-field': f })
+            : el('td', {}, [numInput(n[f], 'node', n.id, f, check)]))),
+          el('td', { class: 'st-hint', text: n.fixed ? 'anchor' : n.on ? `point on ${n.on}${n.contact ? ' (contact)' : ''}` : ends[n.id] || '' }),
+          ...(capped ? [fixedCell(n.end_cap_radius_m > 0 ? n.end_cap_radius_m : '', { 'data-field': 'end_cap_radius_m' })] : []),
         ])))));
     }
     if (rods.length) {
       tables.appendChild(section('Rods', table('rod-table', ['rod', 'nodes', ...ROD_FIELDS.map((f) => f[1])],
         rods.map((r) => el('tr', { 'data-rod': r.id }, [
           el('td', { text: r.id }), el('td', { text: `${r.from}-${r.to}` }),
-          ...ROD_FIELDS.map(([f, , check]) => el('td', {}, [numInput(r[f], 'rod', r.id, f, check)])),
+          ...ROD_FIELDS.map(([f, , check]) => (r.general_inertia
+            ? fixedCell(f === 'radius_m' ? 'full tensor' : r[f], { 'data-field': f })
+            : el('td', {}, [numInput(r[f], 'rod', r.id, f, check)]))),
         ])))));
     }
     const rows = [];
@@ -308,6 +322,12 @@ export function startStudio(root, { Viewer, hooks, showError, clearError }) {
     });
     rows.push(el('tr', { class: 'st-add' }, [el('td', {}, [newId]), el('td', {}, [from, to]), el('td', {}, [k]), el('td', {}), el('td', {}, [l0]), el('td', {}, [add])]));
     tables.appendChild(section('Cables', table('cable-table', ['cable', 'nodes', ...CABLE_FIELDS.map((f) => f[1]), ''], rows)));
+    if (m.winches && m.winches.length) {
+      const W = [['control', 'control'], ['spool_radius_m', 'spool r [m]'], ['gear_ratio', 'gear'], ['stall_torque_Nm', 'stall [N m]'],
+        ['no_load_speed_radps', 'no-load [rad/s]'], ['kp_per_m', 'kp [1/m]'], ['max_rate_mps', 'max rate [m/s]']];
+      tables.appendChild(section('Winches (edit in the YAML)', table('winch-table', ['cable', ...W.map((f) => f[1])],
+        m.winches.map((w) => el('tr', { 'data-winch': w.cable }, [el('td', { text: w.cable }), ...W.map(([f]) => fixedCell(w[f], { 'data-field': f }))])))));
+    }
     // drive selectors follow the cables
     for (const sel of drivesBody.querySelectorAll('select')) cableOptions(sel, sel.value);
     if (drivesBody.children.length === 0 && cables.length) addDrive();

@@ -46,8 +46,10 @@ Batch make_batch(const Model& model, int count, const State* initial = nullptr);
 void set_state(const Model& model, Batch& batch, int r, const State& state);
 
 /// Sets the rest lengths of every cable of every robot from the rows of `rest_length_m`
-/// (N x ncable) [m], then refreshes each robot's derivative (step()'s precondition). Cables with a
-/// drive are overwritten by the drive at every evaluation, as in simulate(). A rest length outside
+/// (N x ncable) [m], then refreshes each robot's derivative (step()'s precondition). A cable with
+/// a winch gets the value as its winch's target (command_rest_length()): the motor moves the rest
+/// length toward it. Cables with a drive are overwritten by the drive at every evaluation, as in
+/// simulate(). A rest length outside
 /// its cable's limits throws tendyn::Error naming the robot, the cable and the value (nothing is
 /// changed then). Cost: N evaluations, no allocation.
 void set_rest_lengths(const Model& model, Batch& batch, const Eigen::Ref<const Eigen::MatrixXd>& rest_length_m);

@@ -44,8 +44,8 @@ struct Data {
 
   // Winches (Model::winches; empty without). The target is what a drive or a controller commands:
   // the rest length the position loop steers to [m] (Winch::Control::kPosition), or the command
-  // fraction u itself (kVoltage). The rest length of a winch's cable follows the motor angle.
-  Eigen::VectorXd winch_target_m;   // (nwinch) [m] (kPosition) or [-] (kVoltage); starts at the rest length / 0
+  // fraction u itself (kVoltage) or the motor torque (kTorque). The rest length of a winch's cable follows the motor angle.
+  Eigen::VectorXd winch_target_m;   // (nwinch) [m] (kPosition), [-] (kVoltage) or [N m] (kTorque); starts at the rest length / 0
   Eigen::VectorXd winch_command;    // (nwinch) u in [-limit, limit] of the last evaluation
   Eigen::VectorXd winch_torque_Nm;  // (nwinch) motor torque tau_m of the last evaluation (motor side)
   std::vector<int> winch_of_cable;  // (ncable) winch index, -1 without (topology, from make_data)

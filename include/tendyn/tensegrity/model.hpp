@@ -12,6 +12,7 @@
 #include <Eigen/Core>
 #include <Eigen/Geometry>
 
+#include <algorithm>
 #include <limits>
 #include <string>
 #include <variant>
@@ -155,11 +156,18 @@ std::pair<double, double> drive_range(const CableDrive& drive);
 /// Position loop (control kPosition), error e = target - (rest_length + l_out):
 ///   u = clamp(kp e + ki int(e) + kd d(target - rest)/dt with the target's rate taken as 0, +-limit)
 /// (the derivative acts on the measurement, so a step of the target gives no kick); the integral
-/// stops while the output is saturated in the error's direction (anti-windup). Control kVoltage:
-/// u = the target value itself (Data::winch_target_m read as a command fraction).
+/// stops while the output is saturated in the error's direction (anti-windup). With a rate limit
+/// v_max (rate_limit_mps, finite) the loop's output is further limited to |u| <= v_max /
+/// (no_load_speed spool_radius / gear_ratio): unloaded, the reeled-out length then changes at most
+/// at v_max (a load pulling the cable out can exceed it on a back-drivable gear).
+/// Control kVoltage: u = the target value itself (Data::winch_target_m read as a command
+/// fraction). Control kTorque: the target is the motor torque [N m, motor side] (a current-driven
+/// motor), held inside the torque-speed envelope of the command limit,
+///   tau_m = clamp(target, stall_torque (-limit - omega / no_load_speed), stall_torque (limit - omega / no_load_speed)),
+/// and u = tau_m / stall_torque + omega / no_load_speed is the equivalent command.
 /// State: three numbers per winch after the rods' (theta [rad], omega [rad/s], int(e) [m s]).
 struct Winch {
-  enum class Control { kPosition, kVoltage };
+  enum class Control { kPosition, kVoltage, kTorque };
   int cable = -1;
   double spool_radius_m = 0.01;
   double gear_ratio = 1.0;                ///< motor turns per spool turn
@@ -175,12 +183,22 @@ struct Winch {
   double ki_per_ms = 0.0;    ///< per metre second
   double kd_s_per_m = 0.0;   ///< per metre per second (on the measured length)
   double command_limit = 1.0;  ///< |u| <= command_limit <= 1
+  /// Position loop only: the largest unloaded speed of the reeled-out length it commands [m/s] > 0
+  /// (infinity: none; the command limit alone).
+  double rate_limit_mps = std::numeric_limits<double>::infinity();
   /// Reeled-out length per motor radian [m/rad].
   [[nodiscard]] double length_per_rad() const { return spool_radius_m / gear_ratio; }
-  /// Largest speed of the rest length [m/s]: the no-load speed at the command limit.
-  [[nodiscard]] double max_rate_mps() const { return command_limit * no_load_speed_radps * length_per_rad(); }
+  /// The position loop's output limit: command_limit, lowered by the rate limit.
+  [[nodiscard]] double position_command_limit() const {
+    return std::min(command_limit, rate_limit_mps / (no_load_speed_radps * length_per_rad()));
+  }
+  /// Largest unloaded speed of the rest length [m/s]: the no-load speed at the command limit (at
+  /// the position loop's limit under position control).
+  [[nodiscard]] double max_rate_mps() const {
+    return (control == Control::kPosition ? position_command_limit() : command_limit) * no_load_speed_radps * length_per_rad();
+  }
 };
-/// "position" | "voltage" -> Winch::Control. Throws tendyn::Error naming the valid names.
+/// "position" | "voltage" | "torque" -> Winch::Control. Throws tendyn::Error naming the valid names.
 Winch::Control winch_control_from_string(const std::string& name);
 const char* to_string(Winch::Control control);
 

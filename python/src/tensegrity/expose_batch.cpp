@@ -36,7 +36,7 @@ void expose_batch(py::module_& m) {
       .def("nrunning", &Batch::nrunning, "Robots that have not failed.")
       .def_property_readonly("x", [](const Batch& b) {
         return per_robot_rows(b, [&](std::size_t r) -> const Eigen::VectorXd& { return b.states[r].x; });
-      }, "(N x 13 nrod) states: per rod p_WC [m], q_WB (w, x, y, z), v_WC [m/s], w_W [rad/s]")
+      }, "(N x nx) states: per rod p_WC [m], q_WB (w, x, y, z), v_WC [m/s], w_W [rad/s]; then 3 per winch")
       .def_property_readonly("time_s", [](const Batch& b) {
         Eigen::VectorXd t(b.size());
         for (int r = 0; r < b.size(); ++r) t[r] = b.states[static_cast<std::size_t>(r)].time_s;
@@ -82,7 +82,8 @@ void expose_batch(py::module_& m) {
           ExclusiveUse::check_free(&batch, "set_rest_lengths");
           set_rest_lengths(model, batch, rest_length_m);
         }, py::arg("model"), py::arg("batch"), py::arg("rest_length_m"),
-        "Rest lengths of every cable of every robot from an (N x ncable) array [m]; tendyn.Error naming robot and "
+        "Rest lengths of every cable of every robot from an (N x ncable) array [m] (a cable with a winch: its target; "
+        "the motor moves the rest length toward it); tendyn.Error naming robot and "
         "cable for a value outside the cable's limits (nothing changed then), or when the batch was made for another model.");
   m.def("command_rest_lengths", [](const std::vector<const Model*>& models, Batch& batch,
                                    const Eigen::Ref<const Eigen::MatrixXd>& command_m) {

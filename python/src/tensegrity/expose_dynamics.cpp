@@ -58,7 +58,7 @@ void expose_dynamics(py::module_& m) {
                       assign_vector(d.winch_target_m, v, "Data.winch_target_m", d.winch_target_m.size(), "one per winch");
                     },
                     "(nwinch) what the winches are commanded: the target rest length [m] (position control) or the command "
-                    "fraction (voltage control); writable (a drive on the winch's cable overwrites it at every evaluation)")
+                    "fraction (voltage control) or the motor torque [N m] (torque control); writable (a drive on the winch's cable overwrites it at every evaluation)")
       .def_readonly("winch_command", &Data::winch_command, "(nwinch) command fraction u of the last evaluation")
       .def_readonly("winch_torque_Nm", &Data::winch_torque_Nm, "(nwinch) motor torque of the last evaluation [N m]")
       .def_property("f_W_ext_node", [](py::object self) { return rows3_view(self.cast<Data&>().f_W_ext_node, self); },

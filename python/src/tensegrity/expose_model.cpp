@@ -18,10 +18,23 @@ namespace tendyn::python::tensegrity_bind {
 
 namespace {
 
-// State.x = array: a multiple of 13 entries, and the current size unless the state is empty.
+// Whether n entries can be a state: 13 nrod + 3 nwinch with nrod >= 1, nwinch >= 0.
+bool state_size_ok(Eigen::Index n) {
+  for (Eigen::Index rods = 1; State::kStride * rods <= n; ++rods)
+    if ((n - State::kStride * rods) % 3 == 0) return true;
+  return false;
+}
+
+// State.x = array: the current size, or for an empty state 13 nrod + 3 nwinch entries (the
+// model checks the exact split where the state is used; State(model, x) checks it at once).
 void set_state_x(State& s, const py::array_t<double, py::array::forcecast>& x) {
-  const Eigen::Index expected = per_rod_size(x, s.x.size(), State::kStride, "State.x");
-  assign_vector(s.x, x, "State.x", expected, "13 per rod, " + std::to_string(expected / State::kStride) + " rods");
+  const Eigen::Index n = x.ndim() == 1 ? static_cast<Eigen::Index>(x.shape(0)) : -1;
+  const Eigen::Index expected = s.x.size() > 0 ? s.x.size() : (state_size_ok(n) ? n : -1);
+  if (expected < 0)
+    throw py::value_error("State.x: expected a 1-D array of 13 * nrod + 3 * nwinch entries (nrod >= 1), got shape " + shape_str(x));
+  assign_vector(s.x, x, "State.x", expected,
+                expected % State::kStride == 0 ? "13 per rod, " + std::to_string(expected / State::kStride) + " rods"
+                                               : std::string("13 per rod + 3 per winch"));
 }
 
 std::string state_repr(const State& s) {
@@ -65,7 +78,10 @@ void expose_model(py::module_& m) {
         py::arg("radius_inner_m"), "A hollow cylinder (document 001, 2-14): radii [m] r1 >= r2 >= 0.");
 
   py::class_<Winch> winch(m, "Winch", "A motorised winch on a cable (DC motor, gear, spool, PID on the reeled-out length); see docs/MODEL_FORMAT.md.");
-  py::enum_<Winch::Control>(winch, "Control").value("position", Winch::Control::kPosition).value("voltage", Winch::Control::kVoltage);
+  py::enum_<Winch::Control>(winch, "Control")
+      .value("position", Winch::Control::kPosition)
+      .value("voltage", Winch::Control::kVoltage)
+      .value("torque", Winch::Control::kTorque);
   winch.def_readwrite("cable", &Winch::cable, "cable index")
       .def_readwrite("spool_radius_m", &Winch::spool_radius_m, "[m]")
       .def_readwrite("gear_ratio", &Winch::gear_ratio, "motor turns per spool turn")
@@ -76,12 +92,22 @@ void expose_model(py::module_& m) {
       .def_readwrite("viscous_friction_Nmsprad", &Winch::viscous_friction_Nmsprad, "[N m s/rad]")
       .def_readwrite("friction_speed_radps", &Winch::friction_speed_radps, "Coulomb regularisation [rad/s]")
       .def_readwrite("backdrivable", &Winch::backdrivable, "False: the gear holds the load")
-      .def_readwrite("control", &Winch::control, "position (PID on the length) or voltage (the target is the command)")
+      .def_readwrite("control", &Winch::control,
+                     "position (PID on the length), voltage (the target is the command fraction) or torque (the target is the "
+                     "motor torque [N m], inside the torque-speed envelope)")
       .def_readwrite("kp_per_m", &Winch::kp_per_m, "[1/m]")
       .def_readwrite("ki_per_ms", &Winch::ki_per_ms, "[1/(m s)]")
       .def_readwrite("kd_s_per_m", &Winch::kd_s_per_m, "[s/m]")
       .def_readwrite("command_limit", &Winch::command_limit, "|u| <= limit <= 1")
-      .def("max_rate_mps", &Winch::max_rate_mps, "largest speed of the rest length [m/s]");
+      .def_readwrite("rate_limit_mps", &Winch::rate_limit_mps,
+                     "position loop: largest unloaded speed of the reeled-out length it commands [m/s] (inf: none)")
+      .def("length_per_rad", &Winch::length_per_rad, "reeled-out length per motor radian [m/rad]")
+      .def("position_command_limit", &Winch::position_command_limit, "the position loop's output limit (command and rate limits)")
+      .def("max_rate_mps", &Winch::max_rate_mps, "largest unloaded speed of the rest length [m/s]")
+      .def("__repr__", [](const Winch& w) {
+        return "Winch(cable=" + std::to_string(w.cable) + ", control=" + to_string(w.control) + ", spool_radius_m=" +
+               float_repr(w.spool_radius_m) + ", gear_ratio=" + float_repr(w.gear_ratio) + ")";
+      });
   def_kw_init(winch);
   py::class_<Node> node(m, "Node", "A rod end (rod >= 0, end 0/1), a body point (rod >= 0, end = -1, p_B_m [m]) or a world anchor (rod = -1, p_W_anchor [m]).");
   node.def_readwrite("rod", &Node::rod, "rod index, or -1 for a world anchor")
@@ -127,7 +153,8 @@ void expose_model(py::module_& m) {
   m.def("drive_offset", &drive_offset, py::arg("drive"), py::arg("t_s"), "u(t) [m] of a drive at time t_s [s].");
 
   py::class_<State>(m, "State",
-                    "Newton-Euler state: time_s [s] and x (13 nrod): per rod p_WC [m], q_WB (w, x, y, z), v_WC [m/s], w_W [rad/s].")
+                    "Newton-Euler state: time_s [s] and x (13 nrod + 3 nwinch): per rod p_WC [m], q_WB (w, x, y, z), v_WC [m/s], "
+                    "w_W [rad/s]; then per winch motor angle [rad], speed [rad/s], error integral [m s].")
       .def(py::init<>())
       .def(py::init([](const py::array_t<double, py::array::forcecast>& x, double t) {
              State s;
@@ -135,7 +162,17 @@ void expose_model(py::module_& m) {
              set_state_x(s, x);
              return s;
            }),
-           py::arg("x"), py::arg("time_s") = 0.0, "State from x (13 nrod entries) at time_s [s].")
+           py::arg("x"), py::arg("time_s") = 0.0, "State from x (13 nrod + 3 nwinch entries) at time_s [s].")
+      .def(py::init([](const Model& model, const py::array_t<double, py::array::forcecast>& x, double t) {
+             State s;
+             s.time_s = t;
+             s.x.setZero(model.nx());
+             assign_vector(s.x, x, "State.x", model.nx(), "Model.nx(): 13 per rod + 3 per winch");
+             return s;
+           }),
+           py::arg("model"), py::arg("x"), py::arg("time_s") = 0.0,
+           "State of `model` from x (exactly model.nx() entries: 13 per rod, then motor angle [rad], speed [rad/s] and "
+           "error integral [m s] per winch) at time_s [s].")
       .def_readwrite("time_s", &State::time_s, "time [s]")
       .def_property("x", [](py::object self) { return vector_view(self.cast<State&>().x, self); }, &set_state_x,
                     "(13 nrod) per rod [p_WC (3) m, q_WB (4: w x y z), v_WC (3) m/s, w_W (3) rad/s]; a writable view "

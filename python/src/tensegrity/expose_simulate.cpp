@@ -76,6 +76,9 @@ void copy_quantities(const Data& from, Data& to) {
   to.cable_slack = from.cable_slack;
   to.f_W_ext_node = from.f_W_ext_node;
   to.xdot = from.xdot;
+  to.winch_target_m = from.winch_target_m;
+  to.winch_command = from.winch_command;
+  to.winch_torque_Nm = from.winch_torque_Nm;
 }
 
 // A Python callable controller(t_s, state, data) behind the C++ controller interface. Construct
@@ -89,8 +92,12 @@ class PyController {
     py::gil_scoped_acquire gil;
     copy_quantities(data, *data_);
     fn_(t_s, py::cast(state), data_obj_);  // the state by copy; exceptions propagate
-    // the Python-side setters keep the sizes, so these copies never reallocate
-    data.cable_rest_length_m = data_->cable_rest_length_m;
+    // the Python-side setters keep the sizes, so these copies never reallocate. A rest length the
+    // callable changed on a winch's cable commands the winch's target (command_rest_length), as
+    // in set_rest_lengths and the planners.
+    data.winch_target_m = data_->winch_target_m;
+    for (Eigen::Index k = 0; k < data.cable_rest_length_m.size(); ++k)
+      if (data_->cable_rest_length_m[k] != data.cable_rest_length_m[k]) command_rest_length(data, static_cast<int>(k), data_->cable_rest_length_m[k]);
     data.f_W_ext_node = data_->f_W_ext_node;
   }
 
@@ -268,6 +275,7 @@ void expose_simulate(py::module_& m) {
         "tensions (N x ncable) [N], energies (N x 5: kinetic, elastic, gravitational, external, total) [J],\n"
         "com (N x 3) [m]; plus 'summary' (SimulationSummary) and 'summary_json' (the CLI's summary.json text).\n"
         "controller(t_s, state, data): optional Python callable that may set data.cable_rest_length_m (ncable) [m]\n"
+        "(on a cable with a winch a changed value becomes the winch's target), data.winch_target_m (nwinch)\n"
         "and data.f_W_ext_node (nnode x 3) [N] in place. control_period_s (overrides options.control_period_s):\n"
         "0 or None with options at 0 = called at every evaluation of the dynamics (each integrator stage, a\n"
         "continuous law of (t, state); data then holds the state's kinematics, the other quantities are from the\n"
