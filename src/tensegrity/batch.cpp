@@ -40,6 +40,30 @@ void refresh(const Model& model, Batch& batch, int r) {
   }
 }
 
+// Commands every robot's cables (a winch cable: its target; command_rest_length) after checking
+// every value against the cable's limits (nothing changes when one is outside). model_of(r): robot
+// r's model; `what` names the values in the message.
+template <class ModelOf>
+void command_within_limits(ModelOf model_of, Batch& batch, const Eigen::Ref<const Eigen::MatrixXd>& l0_m, const char* what) {
+  for (int r = 0; r < batch.size(); ++r) {
+    const Model& model = model_of(static_cast<std::size_t>(r));
+    for (int k = 0; k < model.ncable(); ++k) {
+      const Cable& c = model.cables[static_cast<std::size_t>(k)];
+      const double l0 = l0_m(r, k);
+      if (!(l0 >= c.rest_length_min_m && l0 <= c.rest_length_max_m))
+        throw Error("batch: robot " + std::to_string(r) + ", cable '" + model.cable_ids[static_cast<std::size_t>(k)] + "': " +
+                    what + " " + num(l0) + " m is outside its limits [" + num(c.rest_length_min_m) + ", " +
+                    num(c.rest_length_max_m) + "] m");
+    }
+  }
+  for (int r = 0; r < batch.size(); ++r) {
+    const auto i = static_cast<std::size_t>(r);
+    const Model& model = model_of(i);
+    for (int k = 0; k < model.ncable(); ++k) command_rest_length(batch.datas[i], k, l0_m(r, k));  // a winch: its target
+    if (batch.error[i].empty()) refresh(model, batch, r);
+  }
+}
+
 }  // namespace
 
 int Batch::nrunning() const {
@@ -79,21 +103,7 @@ void set_rest_lengths(const Model& model, Batch& batch, const Eigen::Ref<const E
     throw Error("batch: rest lengths must be (robots x ncable) = (" + std::to_string(batch.size()) + " x " +
                 std::to_string(nc) + "), got (" + std::to_string(rest_length_m.rows()) + " x " +
                 std::to_string(rest_length_m.cols()) + ")");
-  for (int r = 0; r < batch.size(); ++r) {
-    for (int k = 0; k < nc; ++k) {
-      const Cable& c = model.cables[static_cast<std::size_t>(k)];
-      const double l0 = rest_length_m(r, k);
-      if (!(l0 >= c.rest_length_min_m && l0 <= c.rest_length_max_m))
-        throw Error("batch: robot " + std::to_string(r) + ", cable '" + model.cable_ids[static_cast<std::size_t>(k)] +
-                    "': rest length " + num(l0) + " m is outside its limits [" + num(c.rest_length_min_m) + ", " +
-                    num(c.rest_length_max_m) + "] m");
-    }
-  }
-  for (int r = 0; r < batch.size(); ++r) {
-    const auto i = static_cast<std::size_t>(r);
-    for (int k = 0; k < nc; ++k) command_rest_length(batch.datas[i], k, rest_length_m(r, k));  // a winch: its target
-    if (batch.error[i].empty()) refresh(model, batch, r);
-  }
+  command_within_limits([&](std::size_t) -> const Model& { return model; }, batch, rest_length_m, "rest length");
 }
 
 namespace {
@@ -200,22 +210,7 @@ void command_rest_lengths(const std::vector<const Model*>& models, Batch& batch,
   check_batch_models(models, batch, "batch");
   const int nc = models.empty() ? 0 : models[0]->ncable();
   check_rows(batch, command_m, nc, "commanded rest lengths", "ncable");
-  for (int r = 0; r < batch.size(); ++r) {
-    const Model& model = *models[static_cast<std::size_t>(r)];
-    for (int k = 0; k < nc; ++k) {
-      const Cable& c = model.cables[static_cast<std::size_t>(k)];
-      const double l0 = command_m(r, k);
-      if (!(l0 >= c.rest_length_min_m && l0 <= c.rest_length_max_m))
-        throw Error("batch: robot " + std::to_string(r) + ", cable '" + model.cable_ids[static_cast<std::size_t>(k)] +
-                    "': commanded rest length " + num(l0) + " m is outside its limits [" + num(c.rest_length_min_m) +
-                    ", " + num(c.rest_length_max_m) + "] m");
-    }
-  }
-  for (int r = 0; r < batch.size(); ++r) {
-    const auto i = static_cast<std::size_t>(r);
-    for (int k = 0; k < nc; ++k) command_rest_length(batch.datas[i], k, command_m(r, k));
-    if (batch.error[i].empty()) refresh(*models[i], batch, r);
-  }
+  command_within_limits([&](std::size_t r) -> const Model& { return *models[r]; }, batch, command_m, "commanded rest length");
 }
 
 void set_external_forces(const std::vector<const Model*>& models, Batch& batch,
