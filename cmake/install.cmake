@@ -3,6 +3,7 @@
 #   P/lib/cmake/tendyn/{tendynConfig,tendynConfigVersion,tendynTargets}.cmake  (find_package(tendyn CONFIG)),
 #   P/bin/tendyn, P/share/tendyn/{models/**, scripts/plot.py, scripts/plot_scene.py}  (read at run time,
 #   found relative to the program: apps/tendyn/resources.hpp),
+#   P/share/doc/tendyn/*.md  (the documentation; the program's --help names the directory),
 #   P/${TENDYN_PYTHON_INSTALL_DIR}/tendyn/{__init__.py, ..., _tendyn*.so}.
 include(CMakePackageConfigHelpers)
 
@@ -10,6 +11,8 @@ set(TENDYN_PYTHON_INSTALL_DIR "lib/python3/dist-packages" CACHE STRING
     "Where the Python package tendyn/ is installed, relative to the prefix (Debian's python3 reads /usr/lib/python3/dist-packages)")
 set(TENDYN_CMAKE_INSTALL_DIR "${CMAKE_INSTALL_LIBDIR}/cmake/tendyn")
 set(TENDYN_DATA_INSTALL_DIR "${CMAKE_INSTALL_DATADIR}/tendyn")
+# The documentation next to the data: the program finds it as <data dir>/../doc/tendyn.
+set(TENDYN_DOC_INSTALL_DIR "${CMAKE_INSTALL_DATADIR}/doc/tendyn")
 
 # Shared library: a SONAME per minor version while the API is 0.x, and relative RPATHs so that the
 # installed prefix can be moved.
@@ -54,6 +57,8 @@ install(FILES ${PROJECT_BINARY_DIR}/tendynConfig.cmake ${PROJECT_BINARY_DIR}/ten
 set(TENDYN_DATA_SCRIPTS scripts/plot.py scripts/plot_scene.py)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/models/ DESTINATION ${TENDYN_DATA_INSTALL_DIR}/models COMPONENT data)
 install(PROGRAMS ${TENDYN_DATA_SCRIPTS} DESTINATION ${TENDYN_DATA_INSTALL_DIR}/scripts COMPONENT data)
+file(GLOB _tendyn_docs ${PROJECT_SOURCE_DIR}/docs/*.md)
+install(FILES ${_tendyn_docs} DESTINATION ${TENDYN_DOC_INSTALL_DIR} COMPONENT data)
 
 if(TARGET tendyn_cli)
   install(TARGETS tendyn_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT program)
@@ -62,6 +67,8 @@ if(TARGET tendyn_cli)
   set(_tendyn_build_data ${PROJECT_BINARY_DIR}/share/tendyn)
   file(MAKE_DIRECTORY ${_tendyn_build_data}/scripts)
   file(CREATE_LINK ${PROJECT_SOURCE_DIR}/models ${_tendyn_build_data}/models SYMBOLIC)
+  file(MAKE_DIRECTORY ${PROJECT_BINARY_DIR}/share/doc)
+  file(CREATE_LINK ${PROJECT_SOURCE_DIR}/docs ${PROJECT_BINARY_DIR}/share/doc/tendyn SYMBOLIC)
   foreach(_s IN LISTS TENDYN_DATA_SCRIPTS)
     file(CREATE_LINK ${PROJECT_SOURCE_DIR}/${_s} ${_tendyn_build_data}/${_s} SYMBOLIC)
   endforeach()

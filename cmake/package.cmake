@@ -40,7 +40,22 @@ if(TARGET tendyn_python)
 else()
   list(APPEND _tendyn_depends python3)
 endif()
+# The static library's exported target names cpp-httplib's shared library (a link-only dependency,
+# lib/cmake/tendyn/tendynTargets.cmake): /usr/lib/<triplet>/libcpp-httplib.so is in the -dev package.
+if(NOT BUILD_SHARED_LIBS)  # src/CMakeLists.txt requires cpp-httplib
+  list(APPEND _tendyn_depends libcpp-httplib-dev)
+endif()
 list(JOIN _tendyn_depends ", " CPACK_DEBIAN_PACKAGE_DEPENDS)
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "python3-matplotlib")  # tendyn plot and the PNGs of plan, study, sweep
+
+# Maintainer scripts: remove the byte code (__pycache__) that Python writes into the package's
+# Python directory when root imports tendyn, so that `apt-get remove` leaves nothing behind.
+set(TENDYN_DEB_PYTHON_DIR "${CPACK_PACKAGING_INSTALL_PREFIX}/${TENDYN_PYTHON_INSTALL_DIR}/tendyn")
+foreach(_script prerm postrm)
+  configure_file(${PROJECT_SOURCE_DIR}/cmake/debian/${_script}.in ${PROJECT_BINARY_DIR}/debian/${_script} @ONLY
+    FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
+endforeach()
+set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA ${PROJECT_BINARY_DIR}/debian/prerm ${PROJECT_BINARY_DIR}/debian/postrm)
+set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 
 include(CPack)

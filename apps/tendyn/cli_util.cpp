@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -100,6 +101,36 @@ const CLI::Validator& existing_path() {
   return v;
 }
 bool missing_file_reported() { return g_missing_file; }
+
+const CLI::Validator& model_file() {
+  static const CLI::Validator v(
+      [](std::string& arg) -> std::string {
+        std::error_code ec;
+        if (std::filesystem::is_directory(arg, ec)) {
+          g_missing_file = true;
+          return "'" + arg + "' is a directory, not a file";
+        }
+        std::vector<std::filesystem::path> tried;
+        const auto found = resolve_model(arg, &tried);
+        if (!found.empty()) {
+          arg = found.string();
+          return {};
+        }
+        g_missing_file = true;
+        if (tried.size() <= 1) return "no such file: '" + arg + "'";  // a path, not a name
+        std::string msg = "no such file or model name: '" + arg + "' (looked for";
+        for (std::size_t i = 0; i < tried.size(); ++i) msg += (i == 0 ? " '" : ", '") + tried[i].string() + "'";
+        msg += ")";
+        const auto names = model_names();
+        if (!names.empty()) {
+          msg += "; the models in " + (data_dir() / "models").string() + " are: ";
+          for (std::size_t i = 0; i < names.size(); ++i) msg += (i == 0 ? "" : ", ") + names[i];
+        }
+        return msg;
+      },
+      "MODEL");
+  return v;
+}
 
 void require_finite_numbers(CLI::App& app) {
   static const CLI::Validator finite(

@@ -43,6 +43,11 @@ const CLI::Validator& positive();
 const CLI::Validator& non_negative();
 const CLI::Validator& existing_file();  ///< a readable regular file
 const CLI::Validator& existing_path();  ///< a file or a directory
+/// A model argument (a transform: add with Option::transform): an existing file, or a shipped
+/// model's name ("three_bar", "cdpr/printer8") or models/ path, replaced by the file it names
+/// (resolve_model in resources.hpp). When none is found: bad input (exit 2) with a message naming
+/// every path looked at and the available model names.
+const CLI::Validator& model_file();
 /// Adds a check to every floating-point option of `app` and its subcommands (recursively): nan
 /// and inf are refused with the option's name ("must be a finite number"), and hexadecimal
 /// floating point ("0x1p3": numbers are decimal, as in YAML and CSV). Call after registering.

@@ -216,7 +216,7 @@ void register_cdpr_experiment(CLI::App& app) {
   auto a = std::make_shared<ExpArgs>();
   auto* cmd = app.add_subcommand(
       "cdpr-experiment", "document 002's two-stage printer experiment: tracking without and with lower-cable tension control");
-  cmd->add_option("model", a->model, "CDPR model file (default: models/cdpr/printer8.yaml)")->check(existing_file());
+  cmd->add_option("model", a->model, "CDPR model file (default: models/cdpr/printer8.yaml)")->transform(model_file());
   cmd->add_option("-o,--out", a->out, "output directory")->capture_default_str();
   cmd->add_option("--speed", a->speed, "printing speed [m/s]")->capture_default_str();
   cmd->add_option("--accel", a->accel, "acceleration at direction changes [m/s^2]")->capture_default_str();

@@ -409,7 +409,7 @@ void register_cdpr_workspace(CLI::App& app) {
   auto a = std::make_shared<WsArgs>();
   auto* cmd = cdpr_group(app)->add_subcommand(
       "workspace", "wrench-feasible, static or wrench-closure workspace: grid, rays, orientations (docs/CDPR.md)");
-  cmd->add_option("model", a->model, "CDPR model file (YAML, docs/CDPR.md)")->required()->check(existing_file());
+  cmd->add_option("model", a->model, "CDPR model file (YAML, docs/CDPR.md)")->required()->transform(model_file());
   cmd->add_option("--kind", a->kind, "feasible (weight + --wrench-box), static (weight only) or closure")->capture_default_str();
   cmd->add_option("--wrench-box", a->wrench_box,
                   "external wrenches on the platform, ROW=LO:HI per row [N, N m], e.g. fx=-10:10,mz=-1:1 (rows not named: 0; default: none)");

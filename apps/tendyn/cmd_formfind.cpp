@@ -40,7 +40,7 @@ std::string g(double v) { return io::format_number(v, 6); }
 void register_formfind(CLI::App& app) {
   auto a = std::make_shared<FormArgs>();
   auto* cmd = app.add_subcommand("formfind", "Find the equilibrium shape of a tensegrity (dynamic relaxation + Newton), optionally at rest on the ground");
-  cmd->add_option("model", a->model, "model file whose node positions are the initial guess")->required()->check(existing_file());
+  cmd->add_option("model", a->model, "model file whose node positions are the initial guess")->required()->transform(model_file());
   cmd->add_option("-o,--out", a->out, "output directory: model.yaml (the model at its equilibrium) and summary.json (default: out/<model name>-formfind)");
   cmd->add_option("--relax", a->relax, "dynamic-relaxation time of the zero-gravity form-finding [s]")->check(positive());
   cmd->add_option("--tolerance", a->tol, "node residual force tolerance of the zero-gravity form-finding [N]")->check(positive());

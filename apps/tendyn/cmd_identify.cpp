@@ -277,7 +277,7 @@ void print_identify_report(const ts::IdentifyResult& r, const std::filesystem::p
 void register_identify(CLI::App& app) {
   auto a = std::make_shared<IdentifyArgs>();
   auto* cmd = app.add_subcommand("identify", "Fit model parameters (stiffness, damping, rest lengths, masses, ground) to a recorded motion (docs/IDENTIFY.md)");
-  cmd->add_option("model", a->model, "model file: tensegrity YAML, CDPR YAML (kind: cdpr) or tree model (YAML with links:, URDF)")->required()->check(existing_file());
+  cmd->add_option("model", a->model, "model file: tensegrity YAML, CDPR YAML (kind: cdpr) or tree model (YAML with links:, URDF)")->required()->transform(model_file());
   cmd->add_option("--data", a->data, "data CSV; tensegrity: t_s,<node>_x_m,<node>_y_m,<node>_z_m,... (empty cell: missing marker); tree: motion log "
                   "(docs/TREE.md); CDPR: platform log (docs/CDPR_DYNAMICS.md)")->required()->check(existing_file());
   cmd->add_option("--fit", a->fit,

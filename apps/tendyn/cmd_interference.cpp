@@ -119,7 +119,7 @@ void run_interference(const InterferenceArgs& a) {
 void register_tension_interference(CLI::App& tension) {
   auto a = std::make_shared<InterferenceArgs>();
   auto* c = tension.add_subcommand("interference", "cable-cable distances and cable-platform collision along a pose trajectory");
-  c->add_option("model", a->model, "CDPR model file (YAML, docs/CDPR.md)")->required()->check(existing_file());
+  c->add_option("model", a->model, "CDPR model file (YAML, docs/CDPR.md)")->required()->transform(model_file());
   c->add_option("--in", a->in, "CSV of poses, as for 'tension trajectory' (wrench columns ignored)")->required()->check(existing_file());
   c->add_option("--clearance", a->clearance, "cable pairs closer than this [m] interfere")->capture_default_str();
   c->add_option("--platform", a->platform,

@@ -166,7 +166,7 @@ void run_plan(const PlanArgs& a) {
 void register_plan(CLI::App& app) {
   auto a = std::make_shared<PlanArgs>();
   auto* cmd = app.add_subcommand("plan", "Plan cable-length changes that move a tensegrity robot along a path (document 001, ch. 3)");
-  cmd->add_option("model", a->model, "model file (default: models/three_bar.yaml)")->check(existing_file());
+  cmd->add_option("model", a->model, "model file (default: models/three_bar.yaml)")->transform(model_file());
   cmd->add_option("--drive", a->drive, "drive cables, comma-separated ids");
   cmd->add_option("--u0", a->u0, "rest-length increment per period [m]")->check(positive());
   cmd->add_option("--period", a->period, "control period [s]")->check(positive());

@@ -134,7 +134,7 @@ void run_simulate(const SimulateArgs& a) {
 void register_simulate(CLI::App& app) {
   auto args = std::make_shared<SimulateArgs>();
   auto* cmd = app.add_subcommand("simulate", "Simulate a tensegrity model (built-in 3-prism of document 000 if no file)");
-  cmd->add_option("model", args->model, "model file (YAML, docs/MODEL_FORMAT.md, or MuJoCo MJCF by the extension .xml; default: the built-in 3-prism)")->check(existing_file());
+  cmd->add_option("model", args->model, "model file (YAML, docs/MODEL_FORMAT.md, or MuJoCo MJCF by the extension .xml) or a shipped model's name, e.g. three_bar (default: the built-in 3-prism)")->transform(model_file());
   cmd->add_option("-o,--out", args->out_dir, "output directory (default: out/<model name>)");
   cmd->add_flag("-q,--quiet", args->quiet, "no progress or summary output");
   cmd->add_flag("--no-csv", args->no_csv, "write only summary.json (no results.csv, scene.json or view.html)");

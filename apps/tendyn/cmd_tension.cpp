@@ -371,7 +371,7 @@ void run_study(const StudyArgs& a) {
 }
 
 void add_common(CLI::App* cmd, CommonArgs& a) {
-  cmd->add_option("model", a.model, "CDPR model file (YAML, docs/CDPR.md)")->required()->check(existing_file());
+  cmd->add_option("model", a.model, "CDPR model file (YAML, docs/CDPR.md)")->required()->transform(model_file());
   cmd->add_option("--group", a.group, "use only the cables of this group (e.g. lower; default: all cables)");
   cmd->add_option("--rows", a.rows, "wrench rows to keep, e.g. fx,fy,mz (default: all)");
   cmd->add_option("--fmin", a.fmin, "lower tension bound [N] (default: model's tension.min)");

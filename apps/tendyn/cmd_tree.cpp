@@ -369,7 +369,7 @@ void run_simulate(const TreeOptions& o) {
 }
 
 void add_common(CLI::App* sub, TreeOptions& o) {
-  sub->add_option("model", o.model, "Model file (.yaml tendyn tree format, or .urdf)")->required()->check(existing_file());
+  sub->add_option("model", o.model, "Model file (.yaml tendyn tree format, or .urdf)")->required()->transform(model_file());
   sub->add_option("--base", o.base, "Floating base as: as-written, fictitious (document 003's 6-joint chain), free (quaternion)");
   sub->add_flag("--zero-gravity", o.zero_gravity, "Set gravity to zero");
   sub->add_option("--format", o.format, "Output format: text, json, csv (simulate: text means csv)");

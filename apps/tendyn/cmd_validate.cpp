@@ -14,7 +14,7 @@ namespace tendyn::cli {
 void register_validate(CLI::App& app) {
   auto path = std::make_shared<std::string>();
   auto* cmd = app.add_subcommand("validate", "Check a tensegrity model file (YAML or MJCF .xml) and print what it describes");
-  cmd->add_option("model", *path, "model file (YAML, or MuJoCo MJCF by the extension .xml)")->required()->check(existing_file());
+  cmd->add_option("model", *path, "model file (YAML, or MuJoCo MJCF by the extension .xml) or a shipped model's name (three_bar)")->required()->transform(model_file());
   cmd->callback([path] {
     namespace ts = tensegrity;
     const auto f = ts::load_model_file(*path);

@@ -6,6 +6,8 @@
 #include <tendyn/core/error.hpp>
 #include <tendyn/version.hpp>
 
+#include "resources.hpp"
+
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -79,7 +81,14 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string(tendyn::kVersion));
   app.require_subcommand(1);
   app.option_defaults()->always_capture_default();  // every --help shows the defaults (inherited by the subcommands)
-  app.footer("Exit codes: 0 ok, 1 usage error, 2 bad input, 3 simulation failure, 4 internal error (docs/CLI.md).");
+  app.footer([] {
+    const auto docs = tendyn::cli::doc_dir();
+    const std::string where = docs.empty() ? std::string("docs/ of the tendyn sources (not installed here)") : docs.string();
+    return "Exit codes: 0 ok, 1 usage error, 2 bad input, 3 simulation failure, 4 internal error.\n"
+           "Models: a file, or the name of a shipped model in " + tendyn::cli::data_dir_hint() +
+               "/models (tendyn simulate three_bar).\n"
+           "Documentation: " + where + " (CLI.md: the commands, MODEL_FORMAT.md: model files, INSTALL.md).";
+  });
   tendyn::cli::register_simulate(app);
   tendyn::cli::register_sweep(app);
   tendyn::cli::register_validate(app);

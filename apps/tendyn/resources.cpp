@@ -2,6 +2,7 @@
 
 #include <tendyn/core/error.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <sstream>
 #include <system_error>
@@ -55,6 +56,60 @@ std::string data_dir_hint() noexcept {
 }
 
 std::filesystem::path data_file(std::string_view relative) { return data_dir() / std::filesystem::path(relative); }
+
+std::filesystem::path doc_dir() noexcept {
+  try {
+    const auto dir = (data_dir().parent_path() / "doc" / "tendyn").lexically_normal();
+    std::error_code ec;
+    if (std::filesystem::is_directory(dir, ec)) return dir;
+  } catch (...) {
+  }
+  return {};
+}
+
+std::vector<std::string> model_names() noexcept {
+  std::vector<std::string> names;
+  try {
+    const auto models = data_dir() / "models";
+    std::error_code ec;
+    for (auto it = std::filesystem::recursive_directory_iterator(models, ec); !ec && it != std::filesystem::recursive_directory_iterator();
+         it.increment(ec)) {
+      const auto& p = it->path();
+      if (!it->is_regular_file(ec) || (p.extension() != ".yaml" && p.extension() != ".urdf")) continue;
+      names.push_back(p.lexically_relative(models).replace_extension().generic_string());
+    }
+    std::sort(names.begin(), names.end());
+    names.erase(std::unique(names.begin(), names.end()), names.end());
+  } catch (...) {
+    names.clear();  // no data directory: no names
+  }
+  return names;
+}
+
+std::filesystem::path resolve_model(const std::string& arg, std::vector<std::filesystem::path>* tried) noexcept {
+  try {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const fs::path p(arg);
+    std::vector<fs::path> candidates{p};
+    if (!arg.empty() && p.is_relative()) {
+      try {
+        const auto& dir = data_dir();
+        if (!p.has_extension() && p.filename() != "." && p.filename() != "..")
+          for (const char* ext : {".yaml", ".urdf"}) candidates.push_back(dir / "models" / fs::path(arg + ext));
+        if (arg.rfind("models/", 0) == 0) candidates.push_back(dir / p);
+      } catch (...) {
+        // no data directory: the argument is a path only
+      }
+    }
+    for (const auto& c : candidates) {
+      if (tried != nullptr) tried->push_back(c);
+      if (fs::is_regular_file(c, ec)) return c;
+    }
+  } catch (...) {
+  }
+  return {};
+}
 
 std::string python_interpreter() {
   if (const char* env = std::getenv("TENDYN_PYTHON"); env != nullptr && *env != '\0') return env;

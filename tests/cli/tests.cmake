@@ -10,4 +10,5 @@ list(APPEND TENDYN_TESTS_cli
   cli/identify_linear_cli_test.cpp
   cli/identify_cli_test.cpp
   cli/live_cli_test.cpp
+  cli/newcomer_cli_test.cpp
 )

@@ -5,7 +5,9 @@
 #     include path;
 #  2. examples/consumer (find_package(tendyn CONFIG REQUIRED)) configures, builds and runs against
 #     the prefix: it loads the installed share/tendyn/models/prism3.yaml and checks energy and
-#     momentum conservation.
+#     momentum conservation;
+#  3. examples/consumer/umbrella.cpp, which includes only <tendyn/tendyn.hpp>, builds and steps the
+#     default 3-prism, with the cdpr and tree headers when the build has those modules.
 # Usage: consumer.sh SOURCE_DIR BUILD_DIR CXX_COMPILER
 set -euo pipefail
 src="$1" build="$2" cxx="$3"
@@ -45,3 +47,11 @@ cmake --build "$tmp/consumer" >"$tmp/build.log" || { cat "$tmp/build.log"; exit 
 "$tmp/consumer/consumer" "$prefix/share/tendyn/models/prism3.yaml"
 # the default model path comes from the package's tendyn_DATA_DIR
 "$tmp/consumer/consumer" >/dev/null
+
+# 3. The umbrella header alone, with the modules of this build (their macros come from the target).
+"$tmp/consumer/umbrella" >"$tmp/umbrella.log" || { cat "$tmp/umbrella.log"; fail "umbrella"; }
+cat "$tmp/umbrella.log"
+modules="core io tensegrity viz"
+grep -q '^TENDYN_WITH_CDPR:BOOL=ON' "$build/CMakeCache.txt" && modules+=" cdpr"
+grep -q '^TENDYN_WITH_TREE:BOOL=ON' "$build/CMakeCache.txt" && modules+=" tree"
+grep -qF "(modules: $modules)" "$tmp/umbrella.log" || fail "the umbrella header did not bring in: $modules"
