@@ -219,6 +219,6 @@ def test_realtime_paces_the_loop(server, factor):
         view.update(state, data=data)
     wall = time.monotonic() - start
     view.close()
-    assert 0.4 / factor <= wall < 0.4 / factor + 0.25, wall
+    assert 0.4 / factor <= wall < 0.4 / factor + 0.5, wall  # paced, not much slower (a loaded machine)
     with pytest.raises(tendyn.Error, match="realtime_factor must be >= 0"):
         tendyn.viewer.show(model, port=server, quiet=True, realtime=-1.0)

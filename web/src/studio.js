@@ -54,15 +54,15 @@ const positive = (v) => (v > 0 ? '' : 'must be > 0');
 const nonNegative = (v) => (v >= 0 ? '' : 'must be >= 0');
 const any = () => '';
 
-/// A number cell's text: the exact value when it is short (at most 9 characters), else 6
-/// significant digits, or 4 with the exponent when the value is very small or large, so the
-/// exponent stays in sight in the narrow cell (5.551115123125783e-17 -> "5.551e-17", never a
-/// clipped "5.55111"). The exact value is in the cell's tooltip.
+/// A number cell's text: the exact value, except for long ones below 1e-3 or from 1e5 on, whose
+/// exponent a narrow cell would clip (5.551115123125783e-17 read "5.55111"): those with 4
+/// significant digits and the exponent ("5.551e-17"). A clipped ordinary value loses only its last
+/// digits. The exact value is in the cell's tooltip.
 export function cellText(v) {
   const exact = String(v);
   if (typeof v !== 'number' || !Number.isFinite(v) || exact.length <= 9) return exact;
   const a = Math.abs(v);
-  return fmtNum(v, a >= 1e5 || a < 1e-3 ? 4 : 6);
+  return a >= 1e5 || (a < 1e-3 && a > 0) ? fmtNum(v, 4) : exact;
 }
 
 /// A scene (scene.json's layout, one frame at t = 0) of a tensegrity model as /api/model describes
