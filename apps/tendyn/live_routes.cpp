@@ -75,14 +75,17 @@ void add_live_routes(httplib::Server& svr, bool loopback, std::size_t max_body_b
   };
   svr.Post("/live/scene", post(true));
   svr.Post("/live/frame", post(false));
-  // GET /live/state?session=S&after=N: waits up to 1 s for news, then answers (the page polls
-  // again at most 30 times a second).
+  // GET /live/state?session=S&after=N[&keep=1]: waits up to 1 s for news, then answers (the page
+  // polls again at most 30 times a second). keep=1: the oldest frames not yet seen (a page that
+  // keeps every frame), else the newest.
   svr.Get("/live/state", [=](const httplib::Request& req, httplib::Response& res) {
     if (!loopback) return refuse(res);
-    long session = 0, after = 0;
-    if (!query_long(req, "session", 0, session, res) || !query_long(req, "after", 0, after, res)) return;
+    long session = 0, after = 0, keep = 0;
+    if (!query_long(req, "session", 0, session, res) || !query_long(req, "after", 0, after, res) ||
+        !query_long(req, "keep", 0, keep, res))
+      return;
     store->wait(session, after, kLongPollS);
-    res.set_content(store->state_json(session, after, kMaxFramesPerPoll), "application/json");
+    res.set_content(store->state_json(session, after, kMaxFramesPerPoll, keep != 0), "application/json");
   });
 }
 

@@ -16,8 +16,9 @@ or with simulate, as its controller (called every ``control_period_s``)::
 
     ts.simulate(model, options, controller=view.observer(), control_period_s=0.02)
 
-Frames given faster than ``max_rate_hz`` (default 30 per second) are replaced by newer ones, so a
-loop is never slowed down by the network; the last frame given is always shown (within
+Frames given faster than ``max_rate_hz`` (default 30 per second) are replaced by newer ones (unless
+``show(..., keep_all=True)``: then every frame is queued and delivered), so a loop is never slowed down
+by the network (unless ``show(..., realtime=1.0)`` paces it to real time); the last frame given is always shown (within
 1 / max_rate_hz, or at :meth:`LiveViewer.flush`). Built on ``tendyn.viz.LiveClient`` (the C++
 ``viz::LiveClient``). Loopback only: the host must be 127.0.0.1, localhost or ::1.
 """
@@ -36,9 +37,10 @@ class LiveViewer:
     """A live view of one model on a running ``tendyn serve`` (made by :func:`show`)."""
 
     def __init__(self, model: Any, host: str = "127.0.0.1", port: int = 8787, max_rate_hz: float = 30.0,
-                 timeout_s: float = 2.0, token: str = "") -> None:
+                 timeout_s: float = 2.0, token: str = "", keep_all: bool = False, realtime: float = 0.0) -> None:
         self.model = model
-        self.client = viz.LiveClient(viz.LiveClientOptions(max_rate_hz=max_rate_hz, timeout_s=timeout_s, token=token))
+        self.client = viz.LiveClient(viz.LiveClientOptions(max_rate_hz=max_rate_hz, timeout_s=timeout_s, token=token,
+                                                           keep_all=keep_all, realtime_factor=realtime))
         self.client.connect(host, port)
         self.client.send_scene(model)
         self._warned = ""
@@ -113,7 +115,7 @@ class LiveViewer:
 
 
 def show(model: Any, host: str = "127.0.0.1", port: int = 8787, max_rate_hz: float = 30.0, timeout_s: float = 2.0,
-         quiet: bool = False, token: str = "") -> LiveViewer:
+         quiet: bool = False, token: str = "", keep_all: bool = False, realtime: float = 0.0) -> LiveViewer:
     """Connect to ``tendyn serve`` at ``host:port``, send the model's scene and return a :class:`LiveViewer`.
 
     Prints the page to open (``http://HOST:PORT/live?token=...``) on stderr unless ``quiet``. ``token``: the
@@ -122,8 +124,15 @@ def show(model: Any, host: str = "127.0.0.1", port: int = 8787, max_rate_hz: flo
     tendyn.Error ("live view: no tendyn serve at http://127.0.0.1:8787 (Connection); start one with
     `tendyn serve --port 8787`") when no server answers, when ``host`` is not a loopback address, or
     when the server refuses the token.
+
+    ``keep_all``: every frame given is delivered (queued and posted in batches, never replaced), so a fast
+    program's whole run can be scrubbed in the page afterwards (tick "keep every frame" there, or open the
+    address with ``&keep=1``). ``realtime``: > 0 paces the program: ``update`` waits until the wall time since
+    the first frame reaches (t - t_first) / realtime (1: real time, 0.25: four times slower, 10: ten times
+    faster); 0 (default) does not slow it.
     """
-    view = LiveViewer(model, host=host, port=port, max_rate_hz=max_rate_hz, timeout_s=timeout_s, token=token)
+    view = LiveViewer(model, host=host, port=port, max_rate_hz=max_rate_hz, timeout_s=timeout_s, token=token,
+                      keep_all=keep_all, realtime=realtime)
     if not quiet:
         print(f"tendyn live view: {view.url}", file=sys.stderr)
     return view

@@ -57,8 +57,8 @@ def server():
     proc.wait(timeout=10)
 
 
-def state_of(port, session=0, after=0):
-    req = urllib.request.Request(f"http://127.0.0.1:{port}/live/state?session={session}&after={after}",
+def state_of(port, session=0, after=0, keep=False):
+    req = urllib.request.Request(f"http://127.0.0.1:{port}/live/state?session={session}&after={after}" + ("&keep=1" if keep else ""),
                                  headers={"X-Tendyn-Token": TOKENS[port]})
     with urllib.request.urlopen(req, timeout=10) as r:
         return json.loads(r.read())
@@ -186,3 +186,39 @@ def test_show_finds_the_token_and_a_wrong_one_is_refused(server):
     view = tendyn.viewer.show(model, port=server, quiet=True, token=TOKENS[server])
     assert view.url.endswith(f"/live?token={TOKENS[server]}")
     view.close()
+
+
+def test_keep_all_delivers_every_frame_of_a_fast_loop_in_order(server):
+    model, state, data = prism()
+    view = tendyn.viewer.show(model, port=server, quiet=True, keep_all=True)
+    for k in range(1, 2501):  # as fast as the loop runs: far beyond 30 frames a second
+        ts.step(model, data, state, 1e-3, t_end_s=k * 1e-3)
+        view.update(state, data=data)
+    assert view.flush(20.0), view.stats
+    s = view.stats
+    assert (s.given, s.sent, s.replaced, s.failed) == (2500, 2500, 0, 0)
+    times, after = [], 0
+    while after < 2500:  # the page's keep=1 polls: the oldest unseen frames, 2000 at most each
+        st = state_of(server, 1, after, keep=True)
+        assert st["first"] == after
+        times += st["frames"]["t_s"]
+        after += len(st["frames"]["t_s"])
+        assert st["frames"]["t_s"], st
+    np.testing.assert_allclose(times, np.arange(1, 2501) * 1e-3, rtol=0, atol=1e-9)
+    view.close()
+
+
+@pytest.mark.parametrize("factor", [1.0, 4.0])
+def test_realtime_paces_the_loop(server, factor):
+    model, state, data = prism()
+    view = tendyn.viewer.show(model, port=server, quiet=True, realtime=factor)
+    start = time.monotonic()
+    view.update(state, data=data)  # t = 0: the clock starts
+    for k in range(1, 401):  # 0.4 s of simulated time
+        ts.step(model, data, state, 1e-3, t_end_s=k * 1e-3)
+        view.update(state, data=data)
+    wall = time.monotonic() - start
+    view.close()
+    assert 0.4 / factor <= wall < 0.4 / factor + 0.5, wall  # paced, not much slower (a loaded machine)
+    with pytest.raises(tendyn.Error, match="realtime_factor must be >= 0"):
+        tendyn.viewer.show(model, port=server, quiet=True, realtime=-1.0)

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <deque>
 #include <fstream>
 #include <limits>
 #include <thread>
@@ -360,18 +361,20 @@ int LiveStore::push_frames(std::string_view body) {
   return static_cast<int>(frames.size());
 }
 
-std::string LiveStore::state_json(long session, long after, int max_frames) const {
+std::string LiveStore::state_json(long session, long after, int max_frames, bool in_order) const {
   std::lock_guard lock(mutex_);
   const long count = base_ + scene_.nframe();
   // a page with more frames than the session has talks to an earlier server process: start over
   const bool fresh = session != session_ || after > count;
   long first = std::max({after, count - std::max(0, max_frames), base_});
   if (fresh) first = std::max(count - std::max(0, max_frames), base_);
+  if (in_order) first = fresh ? base_ : std::max(after, base_);
   first = std::min(first, count);
+  const long last = in_order ? std::min(count, first + std::max(0, max_frames)) : count;
   std::string o = "{\"session\":" + std::to_string(session_) + ",\"count\":" + std::to_string(count) + ",\"first\":" + std::to_string(first);
   if (fresh) o += ",\"scene\":" + (session_ == 0 ? std::string("null") : header_json_);
   o += ",\"frames\":";
-  o += frames_json(scene_, static_cast<int>(first - base_), scene_.nframe());
+  o += frames_json(scene_, static_cast<int>(first - base_), static_cast<int>(last - base_));
   o += '}';
   return o;
 }
@@ -462,8 +465,12 @@ struct LiveClient::Impl {
   std::thread sender;
 
   mutable std::mutex mutex;
-  std::condition_variable wake, done;
+  std::condition_variable wake, done, space;
   LiveFrame pending, sending, scratch;
+  std::deque<LiveFrame> queue;  // keep_all: the frames not yet posted, oldest first
+  bool paced = false;           // realtime_factor: the clock started
+  double pace_t0_s = 0.0;
+  std::chrono::steady_clock::time_point pace_wall0;
   bool has_pending = false;
   bool stop = false;
   bool last_ok = true;
@@ -485,18 +492,37 @@ struct LiveClient::Impl {
     const auto period = micros(1.0 / options.max_rate_hz);
     std::unique_lock lock(mutex);
     for (;;) {
-      wake.wait(lock, [&] { return stop || has_pending; });
-      if (!has_pending) break;  // stopping, nothing left
-      std::swap(pending, sending);
-      has_pending = false;
-      const long seq = given_seq;
+      wake.wait(lock, [&] { return stop || has_pending || !queue.empty(); });
+      if (!has_pending && queue.empty()) break;  // stopping, nothing left
+      std::string body;
+      std::size_t taken = 0;
+      if (options.keep_all) {
+        // a batch of the oldest queued frames, under the server's body limit
+        constexpr std::size_t kMaxBatchBytes = 900u << 10;
+        body = "{\"frames\":[";
+        while (taken < queue.size()) {
+          std::string one = live_frame_json(queue[taken]);
+          if (taken > 0 && body.size() + one.size() + 2 > kMaxBatchBytes) break;
+          if (taken > 0) body += ',';
+          body += one;
+          ++taken;
+        }
+        body += "]}";
+        queue.erase(queue.begin(), queue.begin() + static_cast<std::ptrdiff_t>(taken));
+        space.notify_all();
+      } else {
+        std::swap(pending, sending);
+        has_pending = false;
+      }
+      const long seq = options.keep_all ? given_seq - static_cast<long>(queue.size()) : given_seq;
+      const bool more = !queue.empty();
       lock.unlock();
       const auto start = std::chrono::steady_clock::now();
-      const std::string body = live_frame_json(sending);
+      if (!options.keep_all) body = live_frame_json(sending);
       const std::string err = post(*c, "/live/frame", body);
       lock.lock();
       if (err.empty()) {
-        ++stats.sent;
+        stats.sent += options.keep_all ? static_cast<long>(taken) : 1;
         stats.last_error.clear();
       } else {
         ++stats.failed;
@@ -505,16 +531,41 @@ struct LiveClient::Impl {
       last_ok = err.empty();
       done_seq = seq;
       done.notify_all();
+      if (more && err.empty()) continue;  // a full batch: the next one at once
       wake.wait_until(lock, start + period, [&] { return stop; });  // the rate limit
     }
   }
 
-  bool store(LiveFrame& frame) {  // swaps `frame` into the slot
+  /// Waits until the frame's time is due (realtime_factor > 0); the caller's thread.
+  void pace(double t_s) {
+    if (!(options.realtime_factor > 0.0)) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (!paced || t_s < pace_t0_s) {
+      paced = true;
+      pace_t0_s = t_s;
+      pace_wall0 = now;
+      return;
+    }
+    const auto due = pace_wall0 + micros((t_s - pace_t0_s) / options.realtime_factor);
+    if (due > now) std::this_thread::sleep_until(due);
+  }
+
+  bool store(LiveFrame& frame) {  // swaps `frame` into the slot (or the queue)
+    pace(frame.t_s);
     {
-      std::lock_guard lock(mutex);
-      if (has_pending) ++stats.replaced;
-      std::swap(pending, frame);
-      has_pending = true;
+      std::unique_lock lock(mutex);
+      if (options.keep_all) {
+        if (static_cast<int>(queue.size()) >= kLiveMaxQueuedFrames &&
+            !space.wait_for(lock, micros(options.timeout_s), [&] { return static_cast<int>(queue.size()) < kLiveMaxQueuedFrames; })) {
+          queue.erase(queue.begin());
+          ++stats.replaced;
+        }
+        queue.push_back(frame);
+      } else {
+        if (has_pending) ++stats.replaced;
+        std::swap(pending, frame);
+        has_pending = true;
+      }
       ++given_seq;
       ++stats.given;
     }
@@ -531,6 +582,8 @@ LiveClient::LiveClient(const LiveClientOptions& options) : impl_(std::make_uniqu
     throw Error("live view: max_rate_hz must be > 0 (got " + io::format_number(options.max_rate_hz) + ")");
   if (!(options.timeout_s > 0.0) || !std::isfinite(options.timeout_s))
     throw Error("live view: timeout_s must be > 0 (got " + io::format_number(options.timeout_s) + ")");
+  if (!(options.realtime_factor >= 0.0) || !std::isfinite(options.realtime_factor))
+    throw Error("live view: realtime_factor must be >= 0 and finite (got " + io::format_number(options.realtime_factor) + "; 0: no pacing, 1: real time)");
   impl_->options = options;
 }
 
@@ -573,6 +626,8 @@ void LiveClient::connect(const std::string& host, int port) {
     std::lock_guard lock(s.mutex);
     s.stop = false;
     s.has_pending = false;
+    s.queue.clear();
+    s.paced = false;
     s.last_ok = true;
     s.stats = LiveStats{};
     s.given_seq = s.done_seq = 0;
@@ -594,6 +649,8 @@ void LiveClient::send_scene(const Scene& scene) {
   {
     std::lock_guard lock(s.mutex);  // a frame of the previous scene would not fit this one
     s.has_pending = false;
+    s.queue.clear();
+    s.paced = false;
   }
   const std::string err = s.post(*s.http, "/live/scene", scene_header_json(scene));
   if (!err.empty()) throw Error("live view: " + err);
@@ -634,7 +691,7 @@ bool LiveClient::flush(double timeout_s) {
   std::unique_lock lock(s.mutex);
   const long target = s.given_seq;
   const bool arrived = s.done.wait_for(lock, std::chrono::duration<double>(std::max(0.0, timeout_s)),
-                                       [&] { return s.done_seq >= target && !s.has_pending; });
+                                       [&] { return s.done_seq >= target && !s.has_pending && s.queue.empty(); });
   return arrived && s.last_ok;
 }
 
@@ -654,6 +711,7 @@ void LiveClient::close() {
     std::lock_guard lock(s.mutex);
     s.stop = true;
     s.has_pending = false;  // not delivered within the timeout: dropped
+    s.queue.clear();
   }
   s.wake.notify_all();
   s.sender.join();

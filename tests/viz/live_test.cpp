@@ -245,5 +245,33 @@ TEST(LiveClient, ClearErrorsWithoutAServer) {
   EXPECT_NE(test::error_of([] { LiveClient bad(LiveClientOptions{0.0, 1.0, {}}); }).find("max_rate_hz must be > 0"), std::string::npos);
 }
 
+TEST(LiveStore, InOrderAnswersGiveTheOldestUnseenFramesWithoutGaps) {
+  LiveStore store(1000);
+  store.set_scene(R"({"title": "dot", "points": ["p"]})");
+  for (int i = 0; i < 500; ++i)
+    store.push_frames(R"({"t_s": )" + std::to_string(i) + R"(, "positions_m": [)" + std::to_string(i) + ", 0, 0]}");
+  // the newest 100 by default; in order: frames 0..99, then 100..199 (a page catching up)
+  json st = json::parse(store.state_json(0, 0, 100));
+  EXPECT_EQ(st["first"].get<long>(), 400);
+  st = json::parse(store.state_json(0, 0, 100, true));
+  EXPECT_EQ(st["first"].get<long>(), 0);
+  ASSERT_EQ(st["frames"]["t_s"].size(), 100u);
+  EXPECT_EQ(st["frames"]["t_s"].back().get<double>(), 99.0);
+  EXPECT_EQ(st["count"].get<long>(), 500);
+  st = json::parse(store.state_json(1, 100, 100, true));
+  EXPECT_EQ(st["first"].get<long>(), 100);
+  ASSERT_EQ(st["frames"]["t_s"].size(), 100u);
+  EXPECT_EQ(st["frames"]["t_s"][0].get<double>(), 100.0);
+  st = json::parse(store.state_json(1, 450, 100, true));
+  EXPECT_EQ(st["frames"]["t_s"].size(), 50u);
+  EXPECT_EQ(st["frames"]["t_s"].back().get<double>(), 499.0);
+}
+
+TEST(LiveClient, RefusesANegativeRealtimeFactor) {
+  LiveClientOptions o;
+  o.realtime_factor = -1.0;
+  EXPECT_NE(test::error_of([&] { LiveClient bad(o); }).find("realtime_factor must be >= 0"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace tendyn::viz

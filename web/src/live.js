@@ -7,7 +7,8 @@
 import { el } from './dom.js';
 
 const MAX_RATE_HZ = 30;
-const MAX_PAGE_FRAMES = 20000;  // beyond this the oldest half is let go (memory of a long session)
+const MAX_PAGE_FRAMES = 20000;  // beyond this the oldest half is let go (memory of a long session), unless "keep every frame"
+const STALE_S = 3;              // a session without a new frame for this long: "program stopped?"
 /// The server's secret from the page's address (http://127.0.0.1:PORT/live?token=...), sent with every poll.
 const TOKEN = new URLSearchParams(location.search).get('token') || '';
 
@@ -28,8 +29,16 @@ export function startLive(root, { Viewer, hooks, showError, clearError }) {
   const status = el('span', { id: 'live-status', text: 'connecting...' });
   const follow = el('input', { id: 'live-follow', type: 'checkbox' });
   follow.checked = true;
+  // keep every frame: the server is asked for the oldest frames not yet seen (no gaps) and the page
+  // never lets frames go; with tendyn.viewer.show(keep_all=True) / LiveClientOptions::keep_all the
+  // program delivers them all. Also from the address: /live?keep=1.
+  const keep = el('input', { id: 'live-keep', type: 'checkbox' });
+  keep.checked = new URLSearchParams(location.search).get('keep') === '1';
+  const note = el('span', { id: 'live-note', style: 'color:#a05a00' });
   const bar = el('div', { class: 'tv-live-bar', style: 'display:flex;gap:1em;align-items:center;padding:4px 8px;font:13px sans-serif;background:#eef2f5' }, [
     el('strong', { text: 'live' }), status, el('label', {}, [follow, ' follow the newest frame']),
+    el('label', { title: 'keep all frames of the session (scrub them after the run); the program must send them all: tendyn.viewer.show(model, keep_all=True)' }, [keep, ' keep every frame']),
+    note,
   ]);
   root.appendChild(bar);
   const viewerRoot = el('div', { id: 'viewer' });
@@ -39,7 +48,7 @@ export function startLive(root, { Viewer, hooks, showError, clearError }) {
   const scrub = document.getElementById('scrub');
   if (scrub) scrub.addEventListener('input', () => { follow.checked = false; });
 
-  const st = { session: 0, count: 0, meta: null, loaded: false, polls: 0, error: null };
+  const st = { session: 0, count: 0, meta: null, loaded: false, polls: 0, error: null, lastNewMs: performance.now(), stale: false, gone: false };
   const lastFrame = () => {
     const s = viewer.store;
     if (!s || s.n === 0) return null;
@@ -49,6 +58,7 @@ export function startLive(root, { Viewer, hooks, showError, clearError }) {
     live: () => ({
       session: st.session, count: st.count, polls: st.polls, frames: viewer.store ? viewer.store.n : 0,
       shown: viewer.store && viewer.store.n ? viewer.frameIndex : -1, last: lastFrame(), error: st.error,
+      stale: st.stale, gone: st.gone, keep: keep.checked, note: note.textContent,
     }),
   });
 
@@ -61,8 +71,17 @@ export function startLive(root, { Viewer, hooks, showError, clearError }) {
       : 'waiting for a program to send a scene (viz::LiveClient, tendyn.viewer.show)';
   };
 
+  /// The notes of the bar: a session whose program sent nothing for STALE_S seconds.
+  const noteStale = () => {
+    const quiet = (performance.now() - st.lastNewMs) / 1000;
+    st.stale = !st.gone && st.meta !== null && quiet >= STALE_S;
+    if (st.gone) return;
+    note.textContent = st.stale ? `no new frame for ${Math.floor(quiet)} s (program stopped or paused?)` : '';
+  };
+
   const handle = (ans) => {
     const fresh = ans.session !== st.session || ans.scene !== undefined;
+    if (fresh || ans.frames.t_s.length) st.lastNewMs = performance.now();
     if (fresh) {
       // a new session (or the first answer): its scene; the viewer is built with the first frames
       st.session = ans.session;
@@ -77,27 +96,44 @@ export function startLive(root, { Viewer, hooks, showError, clearError }) {
         st.loaded = true;
       } else {
         viewer.append(ans.frames);
-        if (viewer.store.n > MAX_PAGE_FRAMES) viewer.load(st.meta, storeSlice(viewer.store, viewer.store.n - MAX_PAGE_FRAMES / 2));
+        if (!keep.checked && viewer.store.n > MAX_PAGE_FRAMES) viewer.load(st.meta, storeSlice(viewer.store, viewer.store.n - MAX_PAGE_FRAMES / 2));
       }
     }
-    st.count = ans.count;
+    // keeping every frame: the next poll starts after the last frame received (the server pages them)
+    st.count = keep.checked ? ans.first + ans.frames.t_s.length : ans.count;
     show();
   };
 
   const poll = async () => {
     const started = performance.now();
     try {
-      const res = await fetch(`/live/state?session=${st.session}&after=${st.count}`, { headers: { 'X-Tendyn-Token': TOKEN } });
-      const ans = await res.json();
+      let res;
+      try {
+        res = await fetch(`/live/state?session=${st.session}&after=${st.count}${keep.checked ? '&keep=1' : ''}`, { headers: { 'X-Tendyn-Token': TOKEN } });
+      } catch (e) {
+        // the browser's own words ("Failed to fetch", "NetworkError when attempting...") say nothing useful
+        throw Object.assign(new Error(`the server (tendyn serve at ${location.host}) does not answer: it was stopped or crashed. ` +
+          'The frames received so far stay here; start it again (tendyn serve) and this page reconnects by itself.'), { gone: true });
+      }
+      let ans;
+      try {
+        ans = await res.json();
+      } catch (e) {
+        throw new Error(`the server answered HTTP ${res.status} without JSON (is ${location.host} a tendyn serve?)`);
+      }
       if (!res.ok) throw new Error(ans && ans.error ? ans.error : `HTTP ${res.status}`);
       handle(ans);
       if (st.error) clearError();
       st.error = null;
+      st.gone = false;
     } catch (e) {
       st.error = String(e && e.message ? e.message : e);
-      status.textContent = `error: ${st.error} (retrying)`;
+      st.gone = Boolean(e && e.gone);
+      status.textContent = st.gone ? 'server gone (retrying every second)' : `error: ${st.error} (retrying)`;
+      note.textContent = st.gone ? 'server gone' : note.textContent;
       showError(`live view: ${st.error}`);
     }
+    noteStale();
     st.polls++;
     window.tendyn.ready = true;
     const wait = Math.max(st.error ? 1000 : 0, 1000 / MAX_RATE_HZ - (performance.now() - started));

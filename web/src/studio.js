@@ -53,6 +53,38 @@ export async function api(method, path, body) {
 const positive = (v) => (v > 0 ? '' : 'must be > 0');
 const nonNegative = (v) => (v >= 0 ? '' : 'must be >= 0');
 const any = () => '';
+
+/// A number cell's text: the exact value, except for long ones below 1e-3 or from 1e5 on, whose
+/// exponent a narrow cell would clip (5.551115123125783e-17 read "5.55111"): those with 4
+/// significant digits and the exponent ("5.551e-17"). A clipped ordinary value loses only its last
+/// digits. The exact value is in the cell's tooltip.
+export function cellText(v) {
+  const exact = String(v);
+  if (typeof v !== 'number' || !Number.isFinite(v) || exact.length <= 9) return exact;
+  const a = Math.abs(v);
+  return a >= 1e5 || (a < 1e-3 && a > 0) ? fmtNum(v, 4) : exact;
+}
+
+/// A scene (scene.json's layout, one frame at t = 0) of a tensegrity model as /api/model describes
+/// it: its points at their initial positions, rods and cables, no tensions; null for other kinds.
+export function previewScene(m) {
+  if (!m || m.kind !== 'tensegrity' || !Array.isArray(m.node_positions) || !Array.isArray(m.nodes)) return null;
+  const index = new Map(m.nodes.map((n, i) => [n, i]));
+  const at = (id) => {
+    if (!index.has(id)) throw new Error(`unknown node ${JSON.stringify(id)}`);
+    return index.get(id);
+  };
+  const pos = new Map(m.node_positions.map((p) => [p.id, [p.x_m, p.y_m, p.z_m]]));
+  const positions = m.nodes.flatMap((n) => pos.get(n) || [0, 0, 0]);
+  const cables = m.cables || [];
+  return {
+    format: 'tendyn-scene', version: 1, title: m.name || 'model', kind: 'tensegrity',
+    points: m.nodes.slice(),
+    rods: (m.rods || []).map((r) => ({ name: r.id, a: at(r.from), b: at(r.to), radius_m: r.radius_m || 0 })),
+    cables: cables.map((c) => ({ name: c.id, a: at(c.from), b: at(c.to) })),
+    frames: { t_s: [0], positions_m: [positions], cable_tension_N: [cables.map(() => 0)], cable_strain: [cables.map(() => 0)] },
+  };
+}
 const ROD_FIELDS = [['length_m', 'length [m]', positive], ['mass_kg', 'mass [kg]', positive], ['radius_m', 'radius [m]', nonNegative]];
 const CABLE_FIELDS = [['stiffness_Npm', 'k [N/m]', nonNegative], ['damping_Nspm', 'c [N s/m]', nonNegative], ['rest_length_m', 'l0 [m]', nonNegative]];
 const NODE_FIELDS = [['x_m', 'x [m]', any], ['y_m', 'y [m]', any], ['z_m', 'z [m]', any]];
@@ -80,7 +112,7 @@ function setCellError(inp, msg) {
 }
 
 export function startStudio(root, { Viewer, hooks, showError, clearError }) {
-  const state = { model: null, models: [], busy: 0, runToken: 0, jobId: null };
+  const state = { model: null, models: [], busy: 0, runToken: 0, jobId: null, preview: true };
 
   // ------------------------------------------------------------ model panel
   const modelSelect = el('select', { id: 'model-select', 'aria-label': 'built-in model' });
@@ -152,13 +184,15 @@ export function startStudio(root, { Viewer, hooks, showError, clearError }) {
     runBlocked,
     progress,
     el('div', { class: 'st-row' }, [csvBtn, jsonBtn]),
-    summary,
   ]);
+  // the run's summary above the 3D view: in sight without scrolling (the model tables make the
+  // side column taller than a 800 px window)
+  const summaryBox = el('div', { id: 'summary-box', class: 'st-panel st-summary-box', hidden: '' }, [el('h2', { text: 'Summary of the run' }), summary]);
 
   const viewerRoot = el('div', { id: 'viewer' });
   root.classList.add('st-root');
   root.appendChild(el('div', { class: 'st-side' }, [el('h1', { class: 'tv-title', text: 'tendyn studio' }), modelPanel, runPanel]));
-  root.appendChild(el('div', { class: 'st-main' }, [viewerRoot]));
+  root.appendChild(el('div', { class: 'st-main' }, [summaryBox, viewerRoot]));
   const viewer = new Viewer(viewerRoot);
   viewer.titleEl.textContent = 'no run yet';
 
@@ -221,8 +255,9 @@ export function startStudio(root, { Viewer, hooks, showError, clearError }) {
   /// A number cell: checked here (a number, the field's range), then sent as a "set" edit; an
   /// error (here or from the server) is shown at the cell and the value stays for correction.
   function numInput(value, element, id, field, check = any) {
-    const text = value === undefined || value === null ? '' : String(value);
+    const text = value === undefined || value === null ? '' : cellText(value);
     const inp = el('input', { type: 'number', step: 'any', 'data-field': field, 'data-element': element, 'data-id': id, 'data-orig': text, value: text });
+    if (text !== '' && text !== String(value)) inp.title = `${element} ${id}: ${field} = ${String(value)} (shown rounded; an unchanged cell keeps this exact value)`;
     inp.addEventListener('input', () => runNote(''));
     inp.addEventListener('change', () => {
       const v = Number(inp.value);
@@ -372,6 +407,22 @@ export function startStudio(root, { Viewer, hooks, showError, clearError }) {
       cdprPath.value = state.model.default_path_m.map((pt) => pt.map((v) => fmtNum(v, 6)).join(', ')).join('\n');
   }
 
+  /// The model at rest (its initial positions, no tensions) in the 3D view until a run replaces it,
+  /// and again after each model change while no run has been shown. Tensegrity models only (the
+  /// CDPR model JSON carries no world positions of the platform's points).
+  function showPreview() {
+    if (!state.preview) return;
+    const scene = previewScene(state.model);
+    if (!scene) return;
+    try {
+      viewer.load(scene);
+      viewer.titleEl.textContent = `${scene.title}: the model before a run (initial positions, no tensions)`;
+      window.tendyn.previews = (window.tendyn.previews || 0) + 1;
+    } catch (e) {
+      report(new Error(`the model could not be drawn: ${e.message}`));
+    }
+  }
+
   /// Sends the YAML and the edits; the server's canonical YAML and model replace ours. An error
   /// of an edit made in a cell is shown at that cell (its value stays for correction); others in
   /// the error box, and the tables show the last good model again.
@@ -384,6 +435,7 @@ export function startStudio(root, { Viewer, hooks, showError, clearError }) {
       state.model = r.model;
       renderTables();
       showKind(fresh || kindChanged);
+      showPreview();
     } catch (e) {
       if (cell && cell.isConnected) {
         setCellError(cell, e.message);
@@ -511,13 +563,16 @@ export function startStudio(root, { Viewer, hooks, showError, clearError }) {
     try {
       req = runRequest(pending.edits);
     } catch (e) {
+      runNote(`not run: ${e.message}`);
       report(e);
       setStatus('error');
       return;
     }
+    state.preview = false;
     setStatus('starting', 'starting...');
     progress.value = 0;
     summary.textContent = '';
+    summaryBox.hidden = true;
     window.tendyn.summary = null;
     csvBtn.disabled = true;
     jsonBtn.disabled = true;
@@ -531,10 +586,8 @@ export function startStudio(root, { Viewer, hooks, showError, clearError }) {
         // a table value the server refused: shown at its cell and next to the Run button
         const m = /request\.edits\[(\d+)\]/.exec(e.message || '');
         const cell = m ? pending.cells[Number(m[1])] : null;
-        if (cell && cell.isConnected) {
-          setCellError(cell, e.message);
-          runNote(`not run: ${e.message}`);
-        }
+        if (cell && cell.isConnected) setCellError(cell, e.message);
+        runNote(`not run: ${e.message}`);
         report(e);
         setStatus('error');
       }
@@ -597,6 +650,7 @@ export function startStudio(root, { Viewer, hooks, showError, clearError }) {
       }
       if (r.status === 'error') {
         cancelBtn.disabled = true;
+        runNote(`run failed: ${r.error || 'the job failed'}`);
         report(new Error(r.error || 'the job failed'));
         setStatus('error');
         return;
@@ -625,6 +679,7 @@ export function startStudio(root, { Viewer, hooks, showError, clearError }) {
   function showSummary(s) {
     window.tendyn.summary = s;
     summary.innerHTML = '';
+    summaryBox.hidden = false;
     let lines;
     try {
       lines = summaryLines(s);

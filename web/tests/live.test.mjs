@@ -25,14 +25,16 @@ import tendyn, tendyn.viewer
 ts = tendyn.tensegrity
 port, model_path = int(sys.argv[1]), sys.argv[2]
 model = ts.load_model_file(model_path).model
-view = tendyn.viewer.show(model, port=port, quiet=True)
+n, pause_s, keep_all = (int(sys.argv[3]), float(sys.argv[4]), sys.argv[5] == "1") if len(sys.argv) > 3 else (200, 0.004, False)
+view = tendyn.viewer.show(model, port=port, quiet=True, keep_all=keep_all)
 state, data = model.initial_state, ts.make_data(model)
 ts.compute_derivative(model, state, data)
-for k in range(1, 201):
+for k in range(1, n + 1):
     ts.step(model, data, state, 1e-3, t_end_s=k * 1e-3)
     view.update(state, data=data)
-    time.sleep(0.004)
-assert view.flush(5.0), view.stats
+    if pause_s > 0:
+        time.sleep(pause_s)
+assert view.flush(20.0), view.stats
 p = data.p_W_node
 s = view.stats
 print(json.dumps({"t_s": state.time_s, "positions_m": [float(p[c, i]) for i in range(p.shape[1]) for c in range(3)],
@@ -40,7 +42,7 @@ print(json.dumps({"t_s": state.time_s, "positions_m": [float(p[c, i]) for i in r
 view.close()
 `;
 
-function runPython(args) {
+function runPython(args) {  // port, model[, steps, pause_s, keep_all (1/0)]
   return new Promise((resolve, reject) => {
     const proc = spawn(PYTHON, ['-c', PUSHER, ...args], { env: { ...process.env, PYTHONPATH }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '', err = '';
@@ -115,6 +117,55 @@ describe('live view', () => {
       assert.deepEqual(errors, []);
     } finally {
       await page.close();
+    }
+  });
+  test('keep every frame: a fast loop\'s 3000 frames all reach the page; a quiet program and a stopped server are said so', { timeout: 180000 }, async (t) => {
+    if (skipWhy) return t.skip(skipWhy);
+    if (!browser) browser = await launch();
+    if (!browser) return t.skip('no Chromium at /usr/bin/chromium');
+    const own = await startServer();  // this test stops it
+    const errors = [];
+    const page = await newPage(browser, errors);
+    try {
+      await page.goto(`${own.url}/live?token=${own.token}&keep=1`);
+      await page.waitForFunction(() => window.tendyn && window.tendyn.ready === true, null, { timeout: 30000 });
+      assert.equal(await page.isChecked('#live-keep'), true, '?keep=1 ticks "keep every frame"');
+      // no pause between steps: thousands of frames a second, far beyond the 30 Hz rate limit
+      const pushed = JSON.parse(await runPython([String(own.url.split(':').pop()), path.join(SOURCE_DIR, 'models', 'prism3.yaml'), '3000', '0', '1']));
+      assert.equal(pushed.given, 3000);
+      assert.equal(pushed.replaced, 0, 'keep_all replaces no frame');
+      assert.equal(pushed.sent, 3000);
+      await page.waitForFunction(() => window.tendyn.live().frames >= 3000, null, { timeout: 30000 });
+      const live = await page.evaluate(() => window.tendyn.live());
+      assert.equal(live.frames, 3000, 'the page holds every frame');
+      assert.equal(live.count, 3000);
+      assert.equal(live.last.t_s, pushed.t_s);
+      // every frame, in order, 1 ms apart: scrubbable after the run
+      const times = await page.evaluate(() => Array.from(window.tendyn._viewer.store.f.t_s));
+      times.forEach((v, i) => assert.ok(Math.abs(v - (i + 1) * 1e-3) < 1e-9, `frame ${i}: t = ${v}`));
+      await page.evaluate(() => window.tendyn.seek(1234));
+      assert.match(await page.textContent('#time-readout'), /^t = 1\.235 s$/);
+      // the program is gone: after 3 s without a frame the page says so
+      await page.waitForFunction(() => window.tendyn.live().stale, null, { timeout: 10000 });
+      assert.match(await page.textContent('#live-note'), /no new frame for \d+ s \(program stopped or paused\?\)/);
+      const shot = path.join(process.env.TENDYN_TEST_TMP || '/tmp', 'live-keep.png');
+      await page.screenshot({ path: shot });
+      if (process.env.TENDYN_SCREENSHOT_DIR) {  // docs/img/viewer: the pictures of docs/VIEWER.md
+        fs.mkdirSync(process.env.TENDYN_SCREENSHOT_DIR, { recursive: true });
+        fs.copyFileSync(shot, path.join(process.env.TENDYN_SCREENSHOT_DIR, 'live-keep.png'));
+      }
+      // the server is gone: a clear message, not the browser's "Failed to fetch"
+      await own.stop();
+      await page.waitForFunction(() => window.tendyn.live().gone, null, { timeout: 15000 });
+      const err = await page.textContent('#error');
+      assert.match(err, /does not answer: it was stopped or crashed/);
+      assert.doesNotMatch(err, /Failed to fetch/i);
+      assert.match(await page.textContent('#live-status'), /server gone/);
+      assert.equal((await page.evaluate(() => window.tendyn.live())).frames, 3000, 'the frames stay');
+      assert.deepEqual(errors.filter((e) => !/ERR_CONNECTION_REFUSED/.test(e)), []);
+    } finally {
+      await page.close();
+      await own.stop();
     }
   });
 });

@@ -429,4 +429,53 @@ describe('studio', () => {
     assert.equal(typeof json.error, 'string');
     assert.ok(json.error.length > 0);
   });
+  // Layout: the model is drawn before a run; a run's error is next to the Run button; the summary
+  // is in view at 1280 x 800 without scrolling; a tiny number reads with its exponent.
+  test('the model before a run, run errors at the Run button, the summary in view, readable tiny numbers', { timeout: 240000 }, async (t) => {
+    if (!(await needBrowser(t))) return;
+    if (MOCK) return t.skip('needs tendyn serve (summary, model JSON)');
+    const errors = [];
+    const page = await openStudio(errors);
+    try {
+      await loadModel(page, 'prism3');
+      // drawn before any run: 3 rods, 9 cables at their initial positions
+      await page.waitForFunction(() => (window.tendyn.previews || 0) > 0, null, { timeout: 10000 });
+      const c = await page.evaluate(() => window.tendyn.counts());
+      assert.equal(c.rods, 3);
+      assert.equal(c.cables, 9);
+      assert.match(await page.textContent('#viewer .tv-title'), /before a run/);
+      // a tiny value: shown with its exponent, not clipped to "5.55111"
+      const cable = await page.$eval('tr[data-cable]', (tr) => tr.dataset.cable);
+      const input = `tr[data-cable="${cable}"] input[data-field="damping_Nspm"]`;
+      const yaml0 = await page.inputValue('#yaml');
+      await page.fill(input, '5.551115123125783e-17');
+      await page.locator(input).blur();
+      await page.waitForFunction((y) => document.querySelector('#yaml').value !== y, yaml0, { timeout: 15000 });
+      await page.waitForFunction((sel) => document.querySelector(sel).value === '5.551e-17', input, { timeout: 10000 });
+      const fit = await page.$eval(input, (e) => ({ scroll: e.scrollWidth, client: e.clientWidth }));
+      assert.ok(fit.scroll <= fit.client, `the cell shows its whole text (text ${fit.scroll} px, cell ${fit.client} px)`);
+      assert.match(await page.getAttribute(input, 'title'), /5\.551115123125783e-17/);
+      // a run the server refuses (negative duration): the reason next to the Run button
+      await page.fill('#duration', '-1');
+      await page.click('#run');
+      await page.waitForFunction(() => document.querySelector('#status').dataset.status === 'error', null, { timeout: 15000 });
+      assert.equal(await page.isVisible('#run-blocked'), true);
+      assert.match(await page.textContent('#run-blocked'), /duration/);
+      // a good run: the summary in view without scrolling
+      await page.fill('#duration', '0.3');
+      await runAndWait(page);
+      assert.equal(await page.isVisible('#run-blocked'), false);
+      const box = await page.$eval('#summary-verdict', (e) => { const r = e.getBoundingClientRect(); return { top: r.top, bottom: r.bottom, scrollY: window.scrollY }; });
+      assert.equal(box.scrollY, 0);
+      assert.ok(box.top >= 0 && box.bottom <= 800, `summary verdict at ${box.top}..${box.bottom} px (window 800 px)`);
+      await page.screenshot({ path: path.join(dir, 'studio-layout.png') });
+      if (process.env.TENDYN_SCREENSHOT_DIR) {  // docs/img/viewer: the pictures of docs/VIEWER.md
+        fs.mkdirSync(process.env.TENDYN_SCREENSHOT_DIR, { recursive: true });
+        fs.copyFileSync(path.join(dir, 'studio-layout.png'), path.join(process.env.TENDYN_SCREENSHOT_DIR, 'studio-layout.png'));
+      }
+      assert.deepEqual(errors, []);
+    } finally {
+      await page.close();
+    }
+  });
 });

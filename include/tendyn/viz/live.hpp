@@ -100,7 +100,10 @@ class LiveStore {
   /// process), else omitted), "frames" (scene.json's layout, 7 significant digits: frames from
   /// index max(after, count - max_frames, oldest kept) on, from max(count - max_frames, oldest
   /// kept) when the scene is sent)}. A page that passes back session and count gets only what is new.
-  [[nodiscard]] std::string state_json(long session, long after, int max_frames) const;
+  /// in_order (a page that keeps every frame): the OLDEST frames not yet seen instead, at most
+  /// max_frames from max(after, oldest kept) (from the oldest kept when the scene is sent), so a
+  /// page that fell behind catches up without gaps while the store still holds the frames.
+  [[nodiscard]] std::string state_json(long session, long after, int max_frames, bool in_order = false) const;
 
   /// Blocks until the session differs from `session` or the count of frames from `after`, or
   /// timeout_s passes. True when there is something new.
@@ -120,6 +123,9 @@ class LiveStore {
   std::string header_json_;
 };
 
+/// The most frames a keep_all LiveClient queues before send_frame waits for the sender.
+inline constexpr int kLiveMaxQueuedFrames = 100000;
+
 /// Options of a LiveClient.
 struct LiveClientOptions {
   double max_rate_hz = 30.0;  ///< frames posted per second at most (> 0); frames given faster are replaced by newer ones
@@ -127,6 +133,17 @@ struct LiveClientOptions {
   /// The server's secret (the `token=` of the address `tendyn serve` prints). "": the environment
   /// variable TENDYN_SERVE_TOKEN, else the token file the server wrote (live_token_path(port)).
   std::string token;
+  /// Keep every frame: frames given faster than max_rate_hz are queued (never replaced) and
+  /// posted in batches ({"frames": [...]}, under the server's 1 MB body limit each), so the page
+  /// can scrub through all of them after the run. The queue holds at most kLiveMaxQueuedFrames;
+  /// when it is full send_frame waits (at most timeout_s) for the sender, then drops the oldest
+  /// (counted in LiveStats::replaced). false: only the newest frame is posted (the default).
+  bool keep_all = false;
+  /// Pace the program to real time: > 0 makes send_frame wait until the wall time since the
+  /// session's first frame reaches (t_s - t_first) / realtime_factor (1: real time, 0.5: half
+  /// speed, 10: ten times real time); a frame whose time goes back restarts the clock. 0: no
+  /// pacing (the default). >= 0 and finite.
+  double realtime_factor = 0.0;
 };
 
 /// The file in which `tendyn serve` on `port` keeps its secret token for programs of the same
@@ -189,6 +206,8 @@ class LiveClient {
 
   /// Stores `frame` as the next one to post (replacing one not yet posted). O(frame size), no
   /// allocation once sized, never blocks on I/O. False when not connected or the last post failed.
+  /// With options.keep_all the frame is queued instead (a copy: allocates), waiting only when the
+  /// queue is full; with options.realtime_factor > 0 it first waits until the frame's time is due.
   bool send_frame(const LiveFrame& frame);
   /// fill_live_frame(t_s, model, state, data) into the slot, then as above.
   bool send_frame(double t_s, const tensegrity::Model& model, const tensegrity::State& state, const tensegrity::Data& data);

@@ -25,6 +25,10 @@ void expose_live(py::module_& m) {
   o.def_readwrite("max_rate_hz", &LiveClientOptions::max_rate_hz,
                   "frames posted per second at most (> 0); frames given faster are replaced by newer ones [1/s]")
       .def_readwrite("timeout_s", &LiveClientOptions::timeout_s, "connect / read / write timeout of one request [s]")
+      .def_readwrite("keep_all", &LiveClientOptions::keep_all,
+                     "queue every frame (posted in batches) instead of replacing frames given faster than max_rate_hz")
+      .def_readwrite("realtime_factor", &LiveClientOptions::realtime_factor,
+                     "> 0: send_frame waits so the program runs at this multiple of real time (1: real time); 0: no pacing")
       .def_readwrite("token", &LiveClientOptions::token,
                      "the server's secret (the token= of the address tendyn serve prints); '': $TENDYN_SERVE_TOKEN, else the\n"
                      "token file the server wrote for its user");
