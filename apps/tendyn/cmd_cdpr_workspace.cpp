@@ -4,14 +4,17 @@
 //                         [--grid X0:X1:NX,Y0:Y1:NY[,Z0:Z1:NZ]] [--orientation R,P,Y | PHI]
 //                         [--rays N --start X,Y[,Z]] [--orientation-grid R0:R1:N,P0:P1:N,Y0:Y1:N --at X,Y[,Z]]
 //                         [--group G] [--rows fx,fy,...] [--fmin F] [--fmax F] [--threads T] [-o DIR]
+//                         [--html [--cloud-outside]]
 // Writes DIR/grid.csv, DIR/boundary.csv, DIR/rays.csv (--rays), DIR/orientations.csv
-// (--orientation-grid) and DIR/summary.json as one result set.
+// (--orientation-grid), DIR/scene.json (the robot and the grid as a point cloud), DIR/view.html
+// (--html) and DIR/summary.json as one result set.
 #include <tendyn/cdpr/model_io.hpp>
 #include <tendyn/cdpr/workspace.hpp>
 #include <tendyn/core/error.hpp>
 #include <tendyn/io/atomic_file.hpp>
 #include <tendyn/io/csv.hpp>
 #include <tendyn/io/result_set.hpp>
+#include <tendyn/viz/cdpr_scene.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -27,6 +30,7 @@
 
 #include "cli_util.hpp"
 #include "commands.hpp"
+#include "viewer_cli.hpp"
 
 namespace tendyn::cli {
 namespace {
@@ -38,7 +42,8 @@ struct WsArgs {
   int rays = 0;
   double ray_step = 0.0, ray_tol = 0.0, ray_length = 0.0;
   int threads = 0;
-  bool no_margin = false, quiet = false;
+  bool no_margin = false, quiet = false, html = false, cloud_outside = false;
+  double max_page_mb = kDefaultMaxPageMb;
   OutputBudget budget;
 };
 
@@ -113,6 +118,8 @@ void parse_wrench_box(const std::string& text, const std::vector<std::string>& r
 nlohmann::json num_or_null(double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr); }
 
 void run(const WsArgs& a) {
+  if (a.html) require_viewer();
+  if (a.cloud_outside && !a.html) throw Error("--cloud-outside: only with --html");
   const cdpr::ModelFile mf = cdpr::load_model(a.model);
   const cdpr::Model& model = mf.model;
   const bool planar = model.motion == cdpr::Motion::kPlanar;
@@ -221,8 +228,8 @@ void run(const WsArgs& a) {
     const Eigen::Vector3d at = a.at.empty() ? start : parse_point(a.at, "--at", planar);
     orient_poses = cdpr::orientation_grid(model, at, lo, hi, count);
   }
-  a.budget.check("cdpr workspace", npoints * 90.0 + static_cast<double>(a.rays) * 150.0 + static_cast<double>(orient_poses.size()) * 90.0,
-                 "grid.csv, rays.csv and orientations.csv", npoints * 40.0, "the verdict of every grid pose",
+  a.budget.check("cdpr workspace", npoints * 130.0 + static_cast<double>(a.rays) * 150.0 + static_cast<double>(orient_poses.size()) * 90.0,
+                 "grid.csv, scene.json, rays.csv and orientations.csv", npoints * 40.0, "the verdict of every grid pose",
                  "use a coarser --grid");
 
   Progress progress("cdpr workspace", !a.quiet);
@@ -363,6 +370,21 @@ void run(const WsArgs& a) {
                  {std::string(measure_name) + "_if_star_shaped", rays.measure}};
   }
   if (!orient.empty()) j["orientations"] = {{"count", orient.size()}, {"inside", orient_inside}};
+  // the viewer scene: the robot at the grid's orientation (at the model's pose, or --start) and
+  // the grid as a point cloud coloured by the capacity margin
+  cdpr::Pose view_pose;
+  view_pose.p_WP = start;
+  view_pose.R_WP = R_WP;
+  viz::Scene scene = viz::workspace_scene(model, view_pose, grid_result, "capacity margin [N]", a.cloud_outside);
+  scene.title = model.name + " workspace (" + cdpr::to_string(o.kind) + ")";
+  bool wrote_html = false;
+  try {
+    wrote_html = !write_scene_outputs(results.staging(), scene, a.html, a.max_page_mb).empty();
+  } catch (const Error& e) {
+    if (!a.html) throw;
+    throw Error("--html: the point cloud of " + std::to_string(scene.clouds[0].values.size()) +
+                " grid points does not fit in view.html (use a coarser --grid or raise --max-page-mb): " + e.what());
+  }
   write_summary(results.file("summary.json"), j, prov);
   results.commit();
 
@@ -387,6 +409,7 @@ void run(const WsArgs& a) {
   }
   if (!orient.empty()) std::printf("orientations: %d of %zu inside\n", orient_inside, orient.size());
   std::printf("wrote %s\n", dir.string().c_str());
+  if (wrote_html) std::printf("viewer: %s\n", (dir / "view.html").string().c_str());
   if (grid_result.inside_count == 0)
     std::fprintf(stderr,
                  "tendyn cdpr workspace: warning: the %s workspace is EMPTY on this grid: no pose of the %ld is inside "
@@ -394,7 +417,8 @@ void run(const WsArgs& a) {
                  cdpr::to_string(o.kind), static_cast<long>(grid_result.p_WP.cols()));
 }
 
-/// The "cdpr" command group (created by the first command registered in it).
+}  // namespace
+
 CLI::App* cdpr_group(CLI::App& app) {
   const auto found = app.get_subcommands([](CLI::App* s) { return s->get_name() == "cdpr"; });
   if (!found.empty()) return found.front();
@@ -402,8 +426,6 @@ CLI::App* cdpr_group(CLI::App& app) {
   g->require_subcommand(1);
   return g;
 }
-
-}  // namespace
 
 void register_cdpr_workspace(CLI::App& app) {
   auto a = std::make_shared<WsArgs>();
@@ -430,6 +452,10 @@ void register_cdpr_workspace(CLI::App& app) {
   cmd->add_option("--fmax", a->fmax, "upper tension bound [N] (default: model's tension.max)");
   cmd->add_option("--threads", a->threads, "threads (0: one per core); results do not depend on it")->capture_default_str();
   cmd->add_flag("--no-margin", a->no_margin, "skip the capacity margin (faster)");
+  cmd->add_flag("--html", a->html,
+                "also write view.html: the robot and the grid as a point cloud coloured by the capacity margin (docs/VIEWER.md)");
+  cmd->add_flag("--cloud-outside", a->cloud_outside, "with --html: also draw the outside grid points (faint)");
+  cmd->add_option("--max-page-mb", a->max_page_mb, "largest view.html [MB]")->capture_default_str();
   cmd->add_option("-o,--out", a->out, "output directory")->capture_default_str();
   cmd->add_flag("-q,--quiet", a->quiet, "no progress line");
   a->budget.add_to(*cmd);

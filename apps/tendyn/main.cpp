@@ -104,6 +104,7 @@ int main(int argc, char** argv) {
   tendyn::cli::register_tension(app);
   tendyn::cli::register_cdpr_experiment(app);
   tendyn::cli::register_cdpr_workspace(app);
+  tendyn::cli::register_cdpr_design(app);
 #endif
 #ifdef TENDYN_WITH_TREE
   tendyn::cli::register_tree(app);

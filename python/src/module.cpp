@@ -102,6 +102,7 @@ PYBIND11_MODULE(_tendyn, m) {
     c::expose_experiment(cdpr);
     c::expose_identify(cdpr);
     c::expose_workspace(cdpr);
+    c::expose_design(cdpr);
   }
 #endif
 #ifdef TENDYN_WITH_TREE

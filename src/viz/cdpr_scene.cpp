@@ -1,7 +1,9 @@
+#include <tendyn/core/error.hpp>
 #include <tendyn/viz/cdpr_scene.hpp>
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 
 namespace tendyn::viz {
@@ -73,6 +75,35 @@ void add_cdpr_frame(Scene& s, const cdpr::Model& m, const cdpr::Data& g, const c
   const std::vector<double> zeros(static_cast<std::size_t>(n), 0.0);
   const Eigen::Vector3d com = pose.p_WP + pose.R_WP * m.p_PC;
   add_frame(s, t_s, p, tension_N, strain.empty() ? std::span<const double>(zeros) : strain, com.data(), energy);
+}
+
+Scene workspace_scene(const cdpr::Model& model, const cdpr::Pose& pose, const cdpr::WorkspaceGridResult& grid,
+                      const std::string& value_label, bool outside) {
+  const auto n = static_cast<std::size_t>(grid.p_WP.cols());
+  if (grid.verdicts.size() != n)
+    throw Error("workspace scene: " + std::to_string(grid.verdicts.size()) + " verdicts for " + std::to_string(n) + " grid points");
+  Scene s = make_scene(model);
+  cdpr::Data g = cdpr::make_data(model);
+  cdpr::update_geometry(model, pose, g);
+  const std::vector<double> zeros(static_cast<std::size_t>(model.p_WA.cols()), 0.0);
+  add_cdpr_frame(s, model, g, pose, 0.0, zeros);
+  SceneCloud c;
+  c.name = "workspace";
+  c.value_label = value_label;
+  std::vector<int> index(n, -1);  // grid point -> cloud point
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto& v = grid.verdicts[i];
+    if (!v.inside() && !outside) continue;
+    index[i] = static_cast<int>(c.values.size());
+    for (int k = 0; k < 3; ++k) c.points_m.push_back(grid.p_WP(k, static_cast<Eigen::Index>(i)));
+    c.values.push_back(v.inside() ? v.margin : std::numeric_limits<double>::quiet_NaN());
+  }
+  for (int b : grid.boundary) {
+    if (b < 0 || static_cast<std::size_t>(b) >= n) throw Error("workspace scene: boundary index " + std::to_string(b) + " out of range");
+    if (index[static_cast<std::size_t>(b)] >= 0) c.highlight.push_back(index[static_cast<std::size_t>(b)]);
+  }
+  s.clouds.push_back(std::move(c));
+  return s;
 }
 
 }  // namespace tendyn::viz

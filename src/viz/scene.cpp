@@ -102,6 +102,27 @@ void write_paths(std::string& out, const std::vector<ScenePath>& paths) {
   out += ']';
 }
 
+/// Appends the "clouds" array: points as rows of 3, values with NaN written null.
+void write_clouds(std::string& out, const std::vector<SceneCloud>& clouds) {
+  out += '[';
+  char buf[32];
+  for (std::size_t i = 0; i < clouds.size(); ++i) {
+    const auto& c = clouds[i];
+    if (i) out += ',';
+    out += "{\"name\":" + nlohmann::json(c.name).dump() + ",\"value_label\":" + nlohmann::json(c.value_label).dump();
+    out += ",\"points_m\":";
+    append_rows(out, c.points_m, 3, 0, static_cast<int>(c.points_m.size() / 3));
+    out += ",\"values\":[";
+    for (std::size_t k = 0; k < c.values.size(); ++k) {
+      if (k) out += ',';
+      if (std::isfinite(c.values[k])) out.append(buf, std::to_chars(buf, buf + sizeof buf, c.values[k], std::chars_format::general, 7).ptr);
+      else out += "null";
+    }
+    out += "],\"highlight\":" + nlohmann::json(c.highlight).dump() + '}';
+  }
+  out += ']';
+}
+
 void check_finite(std::span<const double> v, const char* what, double t) {
   for (double x : v)
     if (!std::isfinite(x)) throw Error("scene: non-finite " + std::string(what) + " at t = " + fmt_time(t));
@@ -169,6 +190,17 @@ void validate(const Scene& s) {
     for (double v : p.points_m)
       if (!std::isfinite(v)) throw Error("scene: path '" + p.name + "': non-finite point");
   }
+  for (const auto& c : s.clouds) {
+    const std::size_t n = c.points_m.size() / 3;
+    if (c.points_m.size() % 3 != 0) throw Error("scene: cloud '" + c.name + "': points_m is not a list of (x, y, z)");
+    if (c.values.size() != n)
+      throw Error("scene: cloud '" + c.name + "': " + std::to_string(c.values.size()) + " values for " + std::to_string(n) + " points");
+    for (double v : c.points_m)
+      if (!std::isfinite(v)) throw Error("scene: cloud '" + c.name + "': non-finite point");
+    for (int h : c.highlight)
+      if (h < 0 || static_cast<std::size_t>(h) >= n)
+        throw Error("scene: cloud '" + c.name + "': highlight index " + std::to_string(h) + " out of range [0, " + std::to_string(n) + ")");
+  }
   if (s.positions_m.size() != 3 * static_cast<std::size_t>(np) * nf ||
       s.tension_N.size() != static_cast<std::size_t>(s.ncable()) * nf || s.strain.size() != s.tension_N.size())
     throw Error("scene: per-frame arrays do not match the number of frames");
@@ -221,6 +253,10 @@ std::string scene_header_json(const Scene& s) {
   if (!s.paths.empty()) {
     o += ",\"paths\":";
     write_paths(o, s.paths);
+  }
+  if (!s.clouds.empty()) {
+    o += ",\"clouds\":";
+    write_clouds(o, s.clouds);
   }
   o += ",\"plots\":";
   write_plots(o, s.plots);
@@ -335,6 +371,30 @@ std::string check_scene_json(std::string_view text, std::string_view source) {
         const auto& q = e["points_m"][k];
         if (!q.is_array() || q.size() != 3 || !q[0].is_number() || !q[1].is_number() || !q[2].is_number())
           fail("paths[" + std::to_string(i) + "].points_m[" + std::to_string(k) + "] must be [x, y, z]");
+      }
+    }
+  }
+  if (j.contains("clouds")) {
+    if (!j["clouds"].is_array()) fail("\"clouds\" must be an array");
+    for (std::size_t i = 0; i < j["clouds"].size(); ++i) {
+      const auto& e = j["clouds"][i];
+      const std::string where = "clouds[" + std::to_string(i) + "]";
+      if (!e.is_object() || !e.contains("points_m") || !e["points_m"].is_array()) fail(where + ".points_m must be an array of [x, y, z]");
+      const std::size_t n = e["points_m"].size();
+      for (std::size_t k = 0; k < n; ++k) {
+        const auto& q = e["points_m"][k];
+        if (!q.is_array() || q.size() != 3 || !q[0].is_number() || !q[1].is_number() || !q[2].is_number())
+          fail(where + ".points_m[" + std::to_string(k) + "] must be [x, y, z]");
+      }
+      if (!e.contains("values") || !e["values"].is_array() || e["values"].size() != n)
+        fail(where + ".values must have one number (or null) per point (" + std::to_string(n) + ")");
+      for (const auto& v : e["values"])
+        if (!v.is_number() && !v.is_null()) fail(where + ".values must hold numbers or null");
+      if (e.contains("highlight")) {
+        if (!e["highlight"].is_array()) fail(where + ".highlight must be an array of point indices");
+        for (const auto& h : e["highlight"])
+          if (!h.is_number_integer() || h.get<long>() < 0 || h.get<std::size_t>() >= n)
+            fail(where + ".highlight: " + h.dump() + " is not a point index in [0, " + std::to_string(n) + ")");
       }
     }
   }

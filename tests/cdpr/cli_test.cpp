@@ -1,4 +1,7 @@
 // Runs the built tendyn binary: tension solve / trajectory / study, and bad input exit codes.
+#include <tendyn/cdpr/design.hpp>
+#include <tendyn/cdpr/model_io.hpp>
+
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -7,6 +10,9 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
 
 #include "cdpr/test_util.hpp"
 
@@ -263,6 +269,73 @@ TEST(ExperimentCli, StartStateOptionsAndPretensionSweep) {
   EXPECT_EQ(row2.rfind("2,", 0), 0u) << row2;
   EXPECT_FALSE(std::getline(sw, extra));
   std::filesystem::remove_all(dir);
+}
+
+
+// tendyn cdpr design: a poor planar4 (lower anchors pulled in) improved within its frame; the
+// written model.yaml loads and scores as summary.json says; bad input exits 2 naming the option.
+TEST(DesignCli, ImprovesAPoorStartAndWritesTheModelAndSummary) {
+  const auto dir = test::temp_dir("design_cli");
+  std::string text;
+  {
+    std::ifstream f(test::model_path("planar4.yaml"));
+    text.assign(std::istreambuf_iterator<char>(f), {});
+  }
+  const auto at = [&](const std::string& from, const std::string& to) {
+    const auto k = text.find(from);
+    ASSERT_NE(k, std::string::npos) << from;
+    text.replace(k, from.size(), to);
+  };
+  at("anchor: [1, -1]", "anchor: [0.2, -1]");
+  at("anchor: [-1, -1]", "anchor: [-0.2, -1]");
+  const auto model = dir / "poor.yaml";
+  std::ofstream(model) << text;
+  const std::string base = cli() + " cdpr design " + model.string() + " --frame-min -1,-1 --frame-max 1,1";
+  std::string out;
+  const int rc = test::run_command(base + " --region -0.4:0.4:5,-0.4:0.4:5 --evaluations 150 --step 0.2 -o " +
+                                       (dir / "out").string() + " 2>&1",
+                                   &out);
+  ASSERT_EQ(rc, 0) << out;
+  std::ifstream sf(dir / "out" / "summary.json");
+  const auto j = nlohmann::json::parse(sf);
+  EXPECT_EQ(j["region_poses"], 25);
+  EXPECT_LE(j["evaluations"].get<int>(), 150);
+  const double before = j["start"]["score"], after = j["best"]["score"];
+  EXPECT_GT(after, before + 0.01) << out;
+  EXPECT_GE(j["best"]["feasible_poses"].get<int>(), j["start"]["feasible_poses"].get<int>());
+  // the written model is the best design: its score (as the library computes it) is the summary's
+  const auto best = load_model((dir / "out" / "model.yaml").string());
+  Eigen::MatrixXd q(25, 3);
+  int k = 0;
+  for (int iy = 0; iy < 5; ++iy)
+    for (int ix = 0; ix < 5; ++ix) q.row(k++) << -0.4 + 0.8 * (ix + 0.5) / 5, -0.4 + 0.8 * (iy + 0.5) / 5, 0.0;
+  EXPECT_NEAR(design_score(best.model, q).score, after, 1e-12);
+  for (int i = 0; i < 4; ++i)
+    for (int d = 0; d < 2; ++d) {
+      EXPECT_GE(best.model.p_WA(d, i), -1.0);
+      EXPECT_LE(best.model.p_WA(d, i), 1.0);
+    }
+  EXPECT_NE(out.find("feasible poses"), std::string::npos) << out;
+
+  struct Case {
+    std::string args, message;
+  };
+  const std::vector<Case> cases = {
+      {"--frame-min -1,-1 --frame-max 1 --region 0:0:1,0:0:1", "--frame-max: expected x,y or x,y,z [m], got 1 values"},
+      {"--frame-min 1,-1 --frame-max -1,1 --region 0:0:1,0:0:1", "--frame-min/--frame-max: x: lower"},
+      {"--frame-min -0.5,-1 --frame-max 0.5,1 --region 0:0:1,0:0:1", "--frame-min/--frame-max: the anchor of cable c1 lies outside"},
+      {"--frame-min -1,-1 --frame-max 1,1 --region 0:0:1", "--region: 1 axes given, this model needs 2"},
+      {"--frame-min -1,-1 --frame-max 1,1 --region 0:1:0,0:0:1", "--region x: count '0'"},
+      {"--frame-min -1,-1 --frame-max 1,1 --region 0:0:1,0:0:1 --evaluations 0", "--evaluations: must be >= 1"},
+  };
+  for (const auto& c : cases) {
+    const auto bad = dir / "bad";
+    std::filesystem::remove_all(bad);
+    EXPECT_EQ(test::run_command(cli() + " cdpr design " + test::model_path("planar4.yaml") + " " + c.args + " -o " + bad.string() + " 2>&1", &out), 2)
+        << c.args << "\n" << out;
+    EXPECT_NE(out.find(c.message), std::string::npos) << c.args << "\n" << out;
+    EXPECT_FALSE(std::filesystem::exists(bad / "summary.json")) << c.args;
+  }
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include <Eigen/LU>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <algorithm>
@@ -506,6 +507,7 @@ TEST(WorkspaceCli, BadInputExits2WithThePlace) {
       {"--grid -1:1:0,-1:1:10", "--grid x: count '0' must be a whole number >= 1"},
       {"--rays 8 --start 5,0", "--start: ray start (5, 0, 0) m is not inside the feasible workspace"},
       {"--rays 8 --start 0", "--start: expected x,y [m], got 1 values"},
+      {"--cloud-outside", "--cloud-outside: only with --html"},
   };
   for (const auto& c : cases) {
     const auto r = tendyn::test::run_cli("cdpr workspace " + m + " " + c.args + o);
@@ -513,6 +515,42 @@ TEST(WorkspaceCli, BadInputExits2WithThePlace) {
     EXPECT_NE(r.out.find(c.message), std::string::npos) << c.args << "\n" << r.out;
     EXPECT_FALSE(std::filesystem::exists(dir / "out")) << c.args;
   }
+}
+
+
+// scene.json in the result set: the robot and the grid's inside points as a cloud coloured by the
+// capacity margin (values = grid.csv's margins of the inside rows), the boundary highlighted.
+TEST(WorkspaceCli, SceneHoldsTheGridAsACloud) {
+  const auto dir = test::temp_dir("ws_cli_scene");
+  std::filesystem::remove_all(dir / "out");
+  const auto r = tendyn::test::run_cli("cdpr workspace " + test::model_path("planar4.yaml") +
+                                       " --grid -1:1:16,-1:1:16 -q -o " + (dir / "out").string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto scene = nlohmann::json::parse(read_text(dir / "out" / "scene.json"));
+  const auto summary = nlohmann::json::parse(read_text(dir / "out" / "summary.json"));
+  EXPECT_EQ(scene["kind"], "cdpr");
+  EXPECT_EQ(scene["frames"]["t_s"].size(), 1u);
+  ASSERT_EQ(scene["clouds"].size(), 1u);
+  const auto& c = scene["clouds"][0];
+  EXPECT_EQ(c["value_label"], "capacity margin [N]");
+  const int inside = summary["grid"]["inside"];
+  ASSERT_GT(inside, 0);
+  ASSERT_EQ(c["values"].size(), static_cast<std::size_t>(inside));
+  EXPECT_EQ(c["highlight"].size(), summary["grid"]["boundary_points"].get<std::size_t>());
+  // the margins are grid.csv's, inside rows in order
+  std::istringstream grid(read_text(dir / "out" / "grid.csv"));
+  std::string line;
+  std::getline(grid, line);
+  std::size_t k = 0;
+  while (std::getline(grid, line)) {
+    if (line.find(",inside,") == std::string::npos) continue;
+    const auto a = line.find(",inside,") + 8;
+    const double m = std::stod(line.substr(a, line.find(',', a) - a));
+    ASSERT_LT(k, c["values"].size());
+    EXPECT_NEAR(c["values"][k].get<double>(), m, 1e-6 * std::max(1.0, std::abs(m))) << line;
+    ++k;
+  }
+  EXPECT_EQ(k, c["values"].size());
 }
 
 }  // namespace

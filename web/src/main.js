@@ -67,6 +67,8 @@ export function hooks(viewer, extra = {}) {
     layers: () => ({ ...viewer.layers }),
     setForceScale: (mul) => viewer.setForceScale(mul),
     forceArrows: () => viewer.forceArrows(),
+    // point clouds as drawn (a CDPR workspace): counts, value range, colour of every valued point
+    clouds: () => viewer.cloudState(),
     // measurement between picked points (names), the picked point's trail
     measure: (names) => viewer.setMeasure(names || []),
     measurement: () => viewer.measurement(),

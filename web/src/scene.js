@@ -78,6 +78,27 @@ export function normalizeSceneMeta(s) {
     });
     return { name: String(p.name ?? `path${i}`), points: p.points_m, per_frame: p.per_frame === true };
   });
+  // point clouds (a CDPR workspace): static points, one value or null each, highlighted indices
+  const clouds = s.clouds === undefined || s.clouds === null ? [] : s.clouds;
+  if (!Array.isArray(clouds)) fail('scene.clouds must be an array');
+  const outClouds = clouds.map((c, i) => {
+    const where = `clouds[${i}]`;
+    if (!c || typeof c !== 'object' || !Array.isArray(c.points_m)) fail(`${where}.points_m must be an array of [x, y, z]`);
+    const n = c.points_m.length;
+    c.points_m.forEach((q, k) => {
+      if (!Array.isArray(q) || q.length !== 3 || !q.every(isNum)) fail(`${where}.points_m[${k}] must be [x, y, z]`);
+    });
+    if (!Array.isArray(c.values) || c.values.length !== n) fail(`${where}.values must have one number (or null) per point (${n})`);
+    c.values.forEach((v, k) => {
+      if (v !== null && !isNum(v)) fail(`${where}.values[${k}] must be a number or null`);
+    });
+    const hl = c.highlight === undefined || c.highlight === null ? [] : c.highlight;
+    if (!Array.isArray(hl)) fail(`${where}.highlight must be an array of point indices`);
+    hl.forEach((h, k) => {
+      if (!Number.isInteger(h) || h < 0 || h >= n) fail(`${where}.highlight[${k}]: point index ${JSON.stringify(h)} out of range 0..${n - 1}`);
+    });
+    return { name: String(c.name ?? `cloud${i}`), value_label: String(c.value_label ?? 'value'), points: c.points_m, values: c.values, highlight: hl };
+  });
   const joints = s.joints === undefined || s.joints === null ? [] : s.joints;
   if (!Array.isArray(joints)) fail('scene.joints must be an array');
   const outJoints = joints.map((j, i) => {
@@ -119,6 +140,7 @@ export function normalizeSceneMeta(s) {
     cables: outCables,
     faces: outFaces,
     paths: outPaths,
+    clouds: outClouds,
     joints: outJoints,
     plots: plots.map((p) => ({
       title: String(p.title ?? ''),

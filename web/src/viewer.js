@@ -9,7 +9,7 @@ import {
   AmbientLight, AxesHelper, BufferAttribute, BufferGeometry, Color, CylinderGeometry, DirectionalLight,
   DoubleSide, GridHelper, Group, HemisphereLight, InstancedMesh, Line, LineBasicMaterial,
   LineDashedMaterial, LineSegments, Matrix4, Mesh, MeshBasicMaterial, MeshLambertMaterial, PerspectiveCamera,
-  Plane, PlaneGeometry, Quaternion, Raycaster, Scene, SphereGeometry, Vector2, Vector3, WebGLRenderer,
+  Plane, PlaneGeometry, Points, PointsMaterial, Quaternion, Raycaster, Scene, SphereGeometry, Vector2, Vector3, WebGLRenderer,
 } from 'three';
 import { OrbitControls } from 'three/examples/jsm/controls/OrbitControls.js';
 import { FrameStore, blockOfFrame, normalizeSceneMeta } from './scene.js';
@@ -29,12 +29,14 @@ const PATH_COLORS = { target: '#e03131', track: '#ae3ec9' };
 const JOINT_COLORS = { revolute: '#c2255c', prismatic: '#1098ad' };
 const SOFTWARE_MAX_PIXELS = 250000;
 const PICK_PX = 8; // how close (CSS pixels) the pointer must be to an element to pick it
-const LAYERS = [['rods', true], ['cables', true], ['points', true], ['labels', false], ['forces', false], ['paths', true], ['grid', true]];
+const LAYERS = [['rods', true], ['cables', true], ['points', true], ['labels', false], ['forces', false], ['paths', true], ['cloud', true], ['grid', true]];
 const FORCE_SCALES = [0.25, 0.5, 1, 2, 4];
 const MEASURE_COLOR = '#0b7285';
 const TRAIL_COLOR = '#1864ab';
 const MAX_LABELS = 200;
 const GHOST_COLORS = ['#5c7cfa', '#f76707', '#37b24d', '#ae3ec9'];
+const CLOUD_NONE_COLOR = '#868e96'; // cloud points without a value (a workspace's outside points)
+const CLOUD_HIGHLIGHT_COLOR = '#e8590c'; // highlighted cloud points (a workspace's boundary)
 
 const SHORTCUTS = [
   ['space', 'play / pause'],
@@ -198,7 +200,8 @@ export class Viewer {
     this.keyEl = el('div', { class: 'tv-key', id: 'path-legend' });
     this.forceLegendEl = el('div', { class: 'tv-force-legend', id: 'force-legend' });
     this.forceLegendEl.hidden = true;
-    this.view3d.appendChild(el('div', { class: 'tv-bottom-left' }, [this.keyEl, this.forceLegendEl, this.legendEl]));
+    this.cloudLegendEl = el('div', { class: 'tv-colorbar', id: 'cloud-colorbar' });
+    this.view3d.appendChild(el('div', { class: 'tv-bottom-left' }, [this.keyEl, this.forceLegendEl, this.cloudLegendEl, this.legendEl]));
     // names of the points (layer "labels") and the measurement panel
     this.labelsEl = el('div', { class: 'tv-labels', id: 'labels' });
     this.labelsEl.hidden = true;
@@ -607,6 +610,7 @@ export class Viewer {
     this.timeEl.textContent = 't = 0.000 s';
     this.keyEl.innerHTML = '';
     this.legendEl.innerHTML = '';
+    this.cloudLegendEl.innerHTML = '';
     this.gridEl.textContent = '';
     this.worldEl.textContent = '';
     for (const k of ENERGY_KEYS) this.energyEls[k].textContent = '-';
@@ -645,6 +649,17 @@ export class Viewer {
         if (v < this.minTension) this.minTension = v;
       }
       for (const v of f.cable_strain[i]) if (v > this.maxStrain) this.maxStrain = v;
+    }
+    // point clouds are static: in the run's extent and in the initial view
+    for (const c of (this.meta && this.meta.clouds) || []) {
+      for (const q of c.points) {
+        this.bbMin.min(this.tmp.a.set(q[0], q[1], q[2]));
+        this.bbMax.max(this.tmp.a);
+        if (this.bb0Min) {
+          this.bb0Min.min(this.tmp.a);
+          this.bb0Max.max(this.tmp.a);
+        }
+      }
     }
     if (!Number.isFinite(this.bbMin.x)) {
       // no frames (yet): the static paths, else a unit box
@@ -871,6 +886,7 @@ export class Viewer {
       return { path, line, color };
     });
     this.world.add(this.pathGroup);
+    this.buildClouds();
     this.comCap = 0;
     this.comLine = null;
     this.comMat = null;
@@ -879,6 +895,91 @@ export class Viewer {
     this.rebuildGround();
     this.updateKey();
     this.applyLayers();
+  }
+
+  /// Point clouds (a CDPR workspace): the points with a value coloured on viridis over the cloud's
+  /// finite values, the points without one faint grey, the highlighted ones larger and orange;
+  /// their colour bar beside the cables' one.
+  buildClouds() {
+    const meta = this.meta;
+    this.cloudGroup = new Group();
+    this.cloudGroup.name = 'clouds';
+    this.cloudObjs = meta.clouds.map((cloud) => {
+      const n = cloud.points.length;
+      let min = Infinity, max = -Infinity;
+      for (const v of cloud.values) if (v !== null) { if (v < min) min = v; if (v > max) max = v; }
+      if (!(min <= max)) { min = 0; max = 0; }
+      // point size from the spacing of the points: the cloud's box shared among them
+      const lo = [Infinity, Infinity, Infinity], hi = [-Infinity, -Infinity, -Infinity];
+      for (const q of cloud.points) for (let k = 0; k < 3; k++) { lo[k] = Math.min(lo[k], q[k]); hi[k] = Math.max(hi[k], q[k]); }
+      const ext = [0, 1, 2].map((k) => hi[k] - lo[k]).filter((e) => e > 1e-9);
+      const spacing = ext.length && n > 1 ? (ext.reduce((a, b) => a * b, 1) / n) ** (1 / ext.length) : this.pointR;
+      const size = Math.max(this.pointR * 0.8, 0.45 * spacing);
+      const withValue = [], without = [];
+      cloud.values.forEach((v, i) => (v === null ? without : withValue).push(i));
+      const makePoints = (idx, name, material, colorOf) => {
+        const geo = new BufferGeometry();
+        const pos = new Float32Array(3 * Math.max(1, idx.length));
+        idx.forEach((i, k) => pos.set(cloud.points[i], 3 * k));
+        geo.setAttribute('position', new BufferAttribute(pos, 3));
+        if (colorOf) {
+          const col = new Float32Array(3 * Math.max(1, idx.length));
+          const c = new Color();
+          idx.forEach((i, k) => { colorOf(i, c); col[3 * k] = c.r; col[3 * k + 1] = c.g; col[3 * k + 2] = c.b; });
+          geo.setAttribute('color', new BufferAttribute(col, 3));
+        }
+        geo.setDrawRange(0, idx.length);
+        const pts = new Points(geo, material);
+        pts.name = name;
+        pts.frustumCulled = false;
+        this.cloudGroup.add(pts);
+        return pts;
+      };
+      const colorOf = (i, c) => viridis(max > min ? (cloud.values[i] - min) / (max - min) : 1, c);
+      const valued = makePoints(withValue, `${cloud.name}`, new PointsMaterial({ size, vertexColors: true, sizeAttenuation: true }), colorOf);
+      const faint = makePoints(without, `${cloud.name} (no value)`, new PointsMaterial({ size: 0.6 * size, color: CLOUD_NONE_COLOR, transparent: true, opacity: 0.18, depthWrite: false, sizeAttenuation: true }));
+      const high = makePoints(cloud.highlight, `${cloud.name} (highlighted)`, new PointsMaterial({ size: 1.5 * size, color: CLOUD_HIGHLIGHT_COLOR, sizeAttenuation: true }));
+      high.renderOrder = 1;
+      return { cloud, min, max, withValue, without, valued, faint, high };
+    });
+    this.world.add(this.cloudGroup);
+    this.layerBoxes.cloud.parentElement.style.display = this.cloudObjs.length ? '' : 'none';
+    this.updateCloudLegend();
+  }
+
+  updateCloudLegend() {
+    const box = this.cloudLegendEl;
+    box.innerHTML = '';
+    const o = this.cloudObjs && this.cloudObjs[0];
+    if (!o) return;
+    box.appendChild(el('div', { id: 'cloud-colorbar-label', class: 'tv-cb-label', text: `${o.cloud.name}: ${o.cloud.value_label}` }));
+    const ramp = el('div', { class: 'tv-ramp' });
+    ramp.style.background = viridisGradient();
+    const ticks = el('div', { class: 'tv-cb-ticks' }, [
+      el('span', { id: 'cloud-colorbar-min', text: o.withValue.length ? fmtValue(o.min) : '-' }),
+      el('span', { id: 'cloud-colorbar-max', class: 'tv-cb-max', text: o.withValue.length ? fmtValue(o.max) : '-' }),
+    ]);
+    box.appendChild(el('div', { class: 'tv-cb-row' }, [el('div', { class: 'tv-cb-bar' }, [ramp, ticks])]));
+    const keys = [];
+    const dot = (color, text, id) => el('span', { class: 'tv-key-item', id }, [Object.assign(el('span', { class: 'tv-key-dot' }), { style: `background:${color}` }), text]);
+    if (o.cloud.highlight.length) keys.push(dot(CLOUD_HIGHLIGHT_COLOR, `boundary (${o.cloud.highlight.length})`, 'cloud-key-highlight'));
+    if (o.without.length) keys.push(dot(CLOUD_NONE_COLOR, `no value (${o.without.length})`, 'cloud-key-none'));
+    if (keys.length) box.appendChild(el('div', { class: 'tv-key' }, keys));
+  }
+
+  /// The clouds as drawn: [{name, value_label, points, valued, faint, highlighted, min, max,
+  /// colors: [[value, '#rrggbb'] of every point with a value]}] (test hook).
+  cloudState() {
+    return (this.cloudObjs || []).map((o) => {
+      const col = o.valued.geometry.getAttribute('color');
+      const c = new Color();
+      return {
+        name: o.cloud.name, value_label: o.cloud.value_label, points: o.cloud.points.length,
+        valued: o.valued.geometry.drawRange.count, faint: o.faint.geometry.drawRange.count, highlighted: o.high.geometry.drawRange.count,
+        min: o.min, max: o.max, visible: this.cloudGroup.visible,
+        colors: o.withValue.map((i, k) => [o.cloud.values[i], `#${c.setRGB(col.getX(k), col.getY(k), col.getZ(k)).getHexString()}`]),
+      };
+    });
   }
 
   /// The region of interest in x, y: the run's extent (all frames) widened by half the initial
@@ -965,6 +1066,7 @@ export class Viewer {
     this.cableGroup.visible = L.cables;
     this.pointMesh.visible = L.points;
     this.pathGroup.visible = L.paths;
+    if (this.cloudGroup) this.cloudGroup.visible = L.cloud;
     if (this.comLine) this.comLine.visible = L.paths;
     if (this.groundGroup) this.groundGroup.visible = L.grid;
     if (this.arrows) this.arrows.group.visible = L.forces && this.forceSpecs.length > 0;

@@ -5,6 +5,7 @@
 // the platform frame's z, points ordered by angle). COM track = platform centre of mass.
 #pragma once
 #include <tendyn/cdpr/geometry.hpp>
+#include <tendyn/cdpr/workspace.hpp>
 #include <tendyn/viz/scene.hpp>
 
 #include <span>
@@ -20,5 +21,14 @@ Scene make_scene(const cdpr::Model& model);
 void add_cdpr_frame(Scene& scene, const cdpr::Model& model, const cdpr::Data& geometry, const cdpr::Pose& pose, double t_s,
                     std::span<const double> tension_N, std::span<const double> strain = {},
                     const Eigen::Matrix3Xd* p_WA = nullptr, const FrameEnergy* energy = nullptr);
+
+/// The scene of a workspace evaluation: the robot (make_scene) in one frame at `pose` (cables at
+/// zero tension) and one cloud "workspace" of the grid points: every inside point with its
+/// capacity margin as value (NaN when not computed), the boundary points (grid.boundary)
+/// highlighted; with `outside`, also the outside, undefined and undecided points, without a value
+/// (the viewer draws them faint). Throws tendyn::Error when the grid result's sizes disagree or a
+/// cable has zero length at `pose`. Cost O(N).
+Scene workspace_scene(const cdpr::Model& model, const cdpr::Pose& pose, const cdpr::WorkspaceGridResult& grid,
+                      const std::string& value_label, bool outside = false);
 
 }  // namespace tendyn::viz

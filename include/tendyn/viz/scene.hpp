@@ -57,6 +57,18 @@ struct SceneJoint {
   int q_index = -1, v_index = -1;
 };
 
+/// A point cloud drawn in the 3D view (world frame [m]), static over the frames: e.g. a CDPR
+/// workspace grid. Each point has a value (NaN: none) that colours it on the viridis map over the
+/// cloud's finite values; points without a value are drawn faint grey. `highlight` lists point
+/// indices drawn larger (e.g. the workspace boundary). Written as "clouds" (omitted when empty).
+struct SceneCloud {
+  std::string name;
+  std::string value_label;       ///< what the value is, with its unit, e.g. "capacity margin [N]"
+  std::vector<double> points_m;  ///< 3 per point
+  std::vector<double> values;    ///< one per point (NaN: no value, written null)
+  std::vector<int> highlight;    ///< indices into the points (each once)
+};
+
 struct Scene {
   std::string title = "tendyn";
   std::string kind = "tensegrity";  ///< "tensegrity" | "cdpr" | "tree"
@@ -75,6 +87,7 @@ struct Scene {
   bool cable_force_signed = false;
   std::vector<ScenePath> paths;    ///< "paths" (omitted when empty)
   std::vector<SceneJoint> joints;  ///< "joints" (omitted when empty)
+  std::vector<SceneCloud> clouds;  ///< "clouds" (omitted when empty)
 
   // Frames, flat: frame f of positions is positions_m[3 * npoint * f ...].
   std::vector<double> t_s;

@@ -25,5 +25,6 @@ void expose_control(pybind11::module_& m);          // control.hpp: LowerProfile
 void expose_experiment(pybind11::module_& m);       // experiment.hpp: StageStart, ExperimentConfig, stages, pretension sweep
 void expose_identify(pybind11::module_& m);         // identify.hpp: PlatformLog, cable and platform fits, identify
 void expose_workspace(pybind11::module_& m);        // workspace.hpp: workspace, workspace_rays, workspace_poses
+void expose_design(pybind11::module_& m);           // design.hpp: DesignOptions, design_score, optimise_anchors
 
 }  // namespace tendyn::python::cdpr_bind

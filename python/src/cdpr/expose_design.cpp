@@ -1,0 +1,59 @@
+// Bindings of include/tendyn/cdpr/design.hpp: the anchor design score and the Nelder-Mead anchor
+// optimiser within a frame box.
+#include <pybind11/eigen.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <tendyn/cdpr/design.hpp>
+
+#include "cdpr/expose.hpp"
+
+namespace tendyn::python::cdpr_bind {
+
+namespace py = pybind11;
+
+void expose_design(py::module_& m) {
+  py::class_<DesignOptions> o(m, "DesignOptions", "Frame box [m], initial simplex step [m] and evaluation budget of optimise_anchors.");
+  o.def_readwrite("frame_min_m", &DesignOptions::frame_min_m, "lower corner of the frame box [m] (planar: z ignored)")
+      .def_readwrite("frame_max_m", &DesignOptions::frame_max_m, "upper corner of the frame box [m] (planar: z ignored)")
+      .def_readwrite("initial_step_m", &DesignOptions::initial_step_m, "initial simplex step [m] (> 0)")
+      .def_readwrite("max_evaluations", &DesignOptions::max_evaluations, "score evaluations (>= 1)");
+  def_kw_init(o);
+  py::class_<DesignScore>(m, "DesignScore", "Score of a design over poses: mean tension margin, feasible-pose count.")
+      .def_readonly("score", &DesignScore::score, "mean per-pose margin (dimensionless; < -1 at infeasible poses)")
+      .def_readonly("feasible", &DesignScore::feasible, "poses with status ok")
+      .def_readonly("poses", &DesignScore::poses, "poses scored")
+      .def("__repr__", [](const DesignScore& s) {
+        return "DesignScore(score=" + py::repr(py::float_(s.score)).cast<std::string>() + ", feasible=" + std::to_string(s.feasible) +
+               ", poses=" + std::to_string(s.poses) + ")";
+      });
+  py::class_<DesignResult>(m, "DesignResult", "The starting and the best design (anchors changed only) with their scores.")
+      .def_readonly("start", &DesignResult::start, "the starting model")
+      .def_readonly("best", &DesignResult::best, "the best model found")
+      .def_readonly("start_score", &DesignResult::start_score, "DesignScore of the start")
+      .def_readonly("best_score", &DesignResult::best_score, "DesignScore of the best design")
+      .def_readonly("evaluations", &DesignResult::evaluations, "score evaluations made");
+  m.def("design_score", &design_score, py::arg("model"), py::arg("poses"),
+        "Score of the model over poses (K x 3 planar x, y, phi or K x 6 spatial x, y, z, roll, pitch, yaw) [m, rad]: "
+        "the mean tension margin of the centred distribution (docs/CDPR.md). tendyn.Error for no poses, a wrong width, "
+        "no finite tension.max, a cable of zero length.");
+  m.def("optimise_anchors", &optimise_anchors, py::arg("model"), py::arg("poses"), py::arg("options"),
+        "Nelder-Mead over the anchors within options' frame box; returns DesignResult (the score never decreases). "
+        "tendyn.Error for an empty or inverted box, a starting anchor outside it, a bad step or budget.");
+  m.def(
+      "optimise_anchors",
+      [](const Model& model, const Eigen::MatrixXd& poses, const Eigen::Vector3d& frame_min_m, const Eigen::Vector3d& frame_max_m,
+         double initial_step_m, int max_evaluations) {
+        DesignOptions d;
+        d.frame_min_m = frame_min_m;
+        d.frame_max_m = frame_max_m;
+        d.initial_step_m = initial_step_m;
+        d.max_evaluations = max_evaluations;
+        return optimise_anchors(model, poses, d);
+      },
+      py::arg("model"), py::arg("poses"), py::kw_only(), py::arg("frame_min_m"), py::arg("frame_max_m"),
+      py::arg("initial_step_m") = 0.1, py::arg("max_evaluations") = 300,
+      "optimise_anchors(model, poses, frame_min_m=[x, y, z], frame_max_m=[x, y, z], initial_step_m=0.1, max_evaluations=300).");
+}
+
+}  // namespace tendyn::python::cdpr_bind
