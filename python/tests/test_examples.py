@@ -87,4 +87,6 @@ def test_motorised_three_bar_roll_quick():
                           "--threads", "2"], check=True, capture_output=True, text=True, env=env).stdout
     assert "5 periods of 0.1 s planned, 405 rollouts with the motors" in out, out
     rolled = float(out.split("distance rolled (replayed centre of mass): ")[1].split()[0])
-    assert rolled > 0.0, out
+    # quick run: 21.7 mm in 0.5 s (dx +20.0 mm); a gait that does not move the robot, or motors
+    # that do not follow, stays far below 10 mm
+    assert rolled > 10.0, out
