@@ -386,7 +386,8 @@ TEST(Workspace, OrientationWorkspaceMatchesSinglePoses) {
 
 TEST(Workspace, CableThroughAnAnchorIsUndefinedNotInside) {
   const PointMass pm;
-  WorkspaceEvaluator e(pm.model(), pm.options());
+  const Model model = pm.model();  // the evaluator keeps a reference: the model must outlive it
+  WorkspaceEvaluator e(model, pm.options());
   EXPECT_EQ(e.evaluate(pose_planar(-1.0, 1.0, 0.0)).cls, PoseClass::kUndefined);
 }
 

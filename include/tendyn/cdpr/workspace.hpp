@@ -108,6 +108,8 @@ class WorkspaceEvaluator {
   /// closure, "f_min_N: -1 < 0", "f_min_N 5 >= f_max_N 3", feasibility_rtol <= 0, and the errors
   /// of make_tension_problem (group, rows).
   WorkspaceEvaluator(const Model& model, const WorkspaceOptions& options);
+  /// It keeps a reference to the model: a temporary would dangle, so it is refused at compile time.
+  WorkspaceEvaluator(Model&& model, const WorkspaceOptions& options) = delete;
   ~WorkspaceEvaluator();
   WorkspaceEvaluator(WorkspaceEvaluator&&) noexcept;
   WorkspaceEvaluator& operator=(WorkspaceEvaluator&&) noexcept;
