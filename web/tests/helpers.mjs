@@ -92,6 +92,13 @@ export async function launch() {
   return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 60000 });
 }
 
+// Skips test t (and says why) when no browser could be launched; true when skipped.
+export function skipWithoutBrowser(t, browser) {
+  if (browser) return false;
+  t.skip(`no Chromium at ${CHROMIUM} (set TENDYN_CHROMIUM)`);
+  return true;
+}
+
 export async function newPage(browser, errors) {
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   page.setDefaultTimeout(30000);

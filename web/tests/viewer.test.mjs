@@ -6,7 +6,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import * as synth from './fixtures/synth.mjs';
 import { execFileSync } from 'node:child_process';
-import { CLI, SOURCE_DIR, cliCaps, htmlFromScene, lastOf, launch, newPage, pngVariance, scenePage, tempDir, waitReady } from './helpers.mjs';
+import { CLI, SOURCE_DIR, cliCaps, htmlFromScene, lastOf, launch, skipWithoutBrowser, newPage, pngVariance, scenePage, tempDir, waitReady } from './helpers.mjs';
 
 let browser = null;
 let dir = null;
@@ -24,13 +24,7 @@ after(async () => {
   if (browser) await browser.close();
 });
 
-const skipNoBrowser = (t) => {
-  if (!browser) {
-    t.skip('no Chromium at /usr/bin/chromium (set TENDYN_CHROMIUM)');
-    return true;
-  }
-  return false;
-};
+const skipNoBrowser = (t) => skipWithoutBrowser(t, browser);
 
 async function open(file, errors) {
   const page = await newPage(browser, errors);
