@@ -40,6 +40,14 @@ void refresh(const Model& model, Batch& batch, int r) {
   }
 }
 
+// The shape check of a per-robot array: (robots x cols), named `what` with its column unit.
+void check_rows(const Batch& batch, const Eigen::Ref<const Eigen::MatrixXd>& m, Eigen::Index cols, const char* what,
+                const char* unit) {
+  if (m.rows() != batch.size() || m.cols() != cols)
+    throw Error(std::string("batch: ") + what + " must be (robots x " + unit + ") = (" + std::to_string(batch.size()) +
+                " x " + std::to_string(cols) + "), got (" + std::to_string(m.rows()) + " x " + std::to_string(m.cols()) + ")");
+}
+
 // Commands every robot's cables (a winch cable: its target; command_rest_length) after checking
 // every value against the cable's limits (nothing changes when one is outside). model_of(r): robot
 // r's model; `what` names the values in the message.
@@ -98,11 +106,7 @@ void set_state(const Model& model, Batch& batch, int r, const State& state) {
 }
 
 void set_rest_lengths(const Model& model, Batch& batch, const Eigen::Ref<const Eigen::MatrixXd>& rest_length_m) {
-  const int nc = model.ncable();
-  if (rest_length_m.rows() != batch.size() || rest_length_m.cols() != nc)
-    throw Error("batch: rest lengths must be (robots x ncable) = (" + std::to_string(batch.size()) + " x " +
-                std::to_string(nc) + "), got (" + std::to_string(rest_length_m.rows()) + " x " +
-                std::to_string(rest_length_m.cols()) + ")");
+  check_rows(batch, rest_length_m, model.ncable(), "rest lengths", "ncable");
   command_within_limits([&](std::size_t) -> const Model& { return model; }, batch, rest_length_m, "rest length");
 }
 
@@ -167,13 +171,6 @@ std::string structure_difference(const Model& a, const Model& b) {
     if (a.winches[w].cable != b.winches[w].cable) return "winch " + std::to_string(w) + " is on another cable";
   if (a.has_body_geometry() != b.has_body_geometry()) return "one has body geometry, the other not";
   return {};
-}
-
-void check_rows(const Batch& batch, const Eigen::Ref<const Eigen::MatrixXd>& m, Eigen::Index cols, const char* what,
-                const char* unit) {
-  if (m.rows() != batch.size() || m.cols() != cols)
-    throw Error(std::string("batch: ") + what + " must be (robots x " + unit + ") = (" + std::to_string(batch.size()) +
-                " x " + std::to_string(cols) + "), got (" + std::to_string(m.rows()) + " x " + std::to_string(m.cols()) + ")");
 }
 
 }  // namespace
