@@ -4,6 +4,7 @@
 #include <tendyn/tensegrity/identify.hpp>
 
 #include <tendyn/core/error.hpp>
+#include <tendyn/core/parallel.hpp>
 #include <tendyn/io/csv.hpp>
 #include <tendyn/tensegrity/dynamics.hpp>
 
@@ -359,36 +360,47 @@ class SegmentCost : public ceres::CostFunction {
 
   // Ceres evaluates the Jacobian at a trial point twice when the problem has bounds (its projected
   // line search with cubic interpolation evaluates the gradient there, then the accepted step is
-  // evaluated again), and the covariance once more at the optimum: the last Jacobian is kept and
-  // returned while the parameter values are bit-identical. Ceres evaluates a residual block from
-  // one thread at a time (the blocks of one evaluation run in parallel, never one block twice),
-  // so the cache needs no lock; it is a pure function of the inputs, so results do not change.
+  // evaluated again), and the covariance once more at the optimum; and SegmentEvaluation (below)
+  // evaluates every segment in parallel before Ceres asks for them one by one. The last
+  // evaluation (residuals, and the Jacobian when it was asked for) is kept and returned while the
+  // parameter values are bit-identical. One segment is evaluated by one thread at a time (the
+  // segments of one evaluation run in parallel, never one segment twice), so the cache needs no
+  // lock; it is a pure function of the inputs, so results do not change.
   bool Evaluate(double const* const* params, double* residuals, double** jacobians) const override {
+    if (!Fill(params, jacobians != nullptr)) return false;
+    std::copy(cache_res_.begin(), cache_res_.end(), residuals);
+    if (jacobians)
+      for (std::size_t b = 0; b < cache_jac_.size(); ++b)
+        if (jacobians[b]) std::copy(cache_jac_[b].begin(), cache_jac_[b].end(), jacobians[b]);
+    return true;
+  }
+
+  // Evaluates into the cache unless it already holds this point (with the Jacobian if asked for);
+  // false when the segment cannot be simulated at this point (remembered as well).
+  bool Fill(double const* const* params, bool jacobian) const {
     const std::vector<int32_t>& sizes = parameter_block_sizes();
     in_.clear();
     for (std::size_t b = 0; b < sizes.size(); ++b) in_.insert(in_.end(), params[b], params[b] + sizes[b]);
     const bool hit = cached_ && in_.size() == cache_in_.size() &&
                      std::memcmp(in_.data(), cache_in_.data(), in_.size() * sizeof(double)) == 0;
-    if (!hit && !jacobians) return Compute(params, residuals, nullptr);
+    if (hit && (cached_jac_ || !jacobian || !cached_ok_)) return cached_ok_;
+    cached_ = false;
     const int nres = num_residuals();
-    if (!hit) {
-      cached_ = false;
-      cache_res_.resize(static_cast<std::size_t>(nres));
+    cache_res_.resize(static_cast<std::size_t>(nres));
+    std::vector<double*> out;
+    if (jacobian) {
       cache_jac_.resize(sizes.size());
-      std::vector<double*> out(sizes.size());
+      out.resize(sizes.size());
       for (std::size_t b = 0; b < sizes.size(); ++b) {
         cache_jac_[b].assign(static_cast<std::size_t>(nres) * static_cast<std::size_t>(sizes[b]), 0.0);
         out[b] = cache_jac_[b].data();
       }
-      if (!Compute(params, cache_res_.data(), out.data())) return false;
-      cache_in_ = in_;
-      cached_ = true;
     }
-    std::copy(cache_res_.begin(), cache_res_.end(), residuals);
-    if (jacobians)
-      for (std::size_t b = 0; b < sizes.size(); ++b)
-        if (jacobians[b]) std::copy(cache_jac_[b].begin(), cache_jac_[b].end(), jacobians[b]);
-    return true;
+    cached_ok_ = Compute(params, cache_res_.data(), jacobian ? out.data() : nullptr);
+    cached_jac_ = jacobian;
+    cache_in_ = in_;
+    cached_ = true;
+    return cached_ok_;
   }
 
  private:
@@ -476,10 +488,36 @@ class SegmentCost : public ceres::CostFunction {
 
   const Setup* s_;
   int seg_;
-  // the last Jacobian evaluation (see Evaluate)
+  // the last evaluation (see Evaluate)
   mutable std::vector<double> in_, cache_in_, cache_res_;
   mutable std::vector<std::vector<double>> cache_jac_;
-  mutable bool cached_ = false;
+  mutable bool cached_ = false, cached_jac_ = false, cached_ok_ = false;
+};
+
+// Evaluates every segment in parallel (options.threads) before each evaluation of the problem;
+// Ceres itself then runs in one thread and only copies the cached results, summing the cost and
+// the gradient in residual-block order. Ceres' own parallel evaluation summed the cost per thread,
+// so the trust region followed sums that differed in the last bits between thread counts (and
+// after 20 iterations a different fit); this way every number is the same for any thread count.
+class SegmentEvaluation : public ceres::EvaluationCallback {
+ public:
+  struct Block {
+    const SegmentCost* cost;
+    std::vector<double*> params;
+  };
+  explicit SegmentEvaluation(int threads) : threads_(threads) {}
+  void add(const SegmentCost* cost, std::vector<double*> params) { blocks_.push_back({cost, std::move(params)}); }
+  // Ceres has written the evaluation point into the parameter blocks when this is called.
+  void PrepareForEvaluation(bool evaluate_jacobians, bool /*new_evaluation_point*/) override {
+    parallel_for(static_cast<int>(blocks_.size()), threads_, [&](int k) {
+      const Block& b = blocks_[static_cast<std::size_t>(k)];
+      b.cost->Fill(b.params.data(), evaluate_jacobians);  // a failure is kept and reported by Evaluate
+    });
+  }
+
+ private:
+  int threads_;
+  std::vector<Block> blocks_;
 };
 
 // Forwards Ceres' iterations to IdentifyOptions::progress (an exception thrown there is kept and
@@ -1177,10 +1215,15 @@ IdentifyResult identify(const Model& model, const MotionData& data, const std::v
   std::unique_ptr<ProgressCallback> callback;
   if (options.progress) callback = std::make_unique<ProgressCallback>(options.progress);
   // The problem of setup Q over the parameter values at `th` and `state(k, j)` (segment k, rod j).
+  // (the evaluation callbacks of the problems built, which must outlive them)
+  std::vector<std::unique_ptr<SegmentEvaluation>> evaluations;
   auto build = [&](const Setup& Q, double* th, const std::function<double*(int, int)>& state) {
+    evaluations.push_back(std::make_unique<SegmentEvaluation>(options.threads));
+    SegmentEvaluation& evaluation = *evaluations.back();
     ceres::Problem::Options po;
     po.cost_function_ownership = ceres::TAKE_OWNERSHIP;
     po.manifold_ownership = ceres::TAKE_OWNERSHIP;
+    po.evaluation_callback = &evaluation;
     auto problem = std::make_unique<ceres::Problem>(po);
     if (np > 0) {
       problem->AddParameterBlock(th, np);
@@ -1205,7 +1248,9 @@ IdentifyResult identify(const Model& model, const MotionData& data, const std::v
       for (int j = 0; j < nr; ++j) blocks.push_back(state(k, j));
       if (!sg.final)
         for (int j = 0; j < nr; ++j) blocks.push_back(state(k + 1, j));
-      problem->AddResidualBlock(new SegmentCost(&Q, k), nullptr, blocks);
+      auto* cost = new SegmentCost(&Q, k);
+      problem->AddResidualBlock(cost, nullptr, blocks);
+      evaluation.add(cost, blocks);
     }
     return problem;
   };
@@ -1220,7 +1265,7 @@ IdentifyResult identify(const Model& model, const MotionData& data, const std::v
     so.function_tolerance = options.function_tolerance;
     so.parameter_tolerance = options.parameter_tolerance;
     so.gradient_tolerance = options.gradient_tolerance;
-    so.num_threads = options.threads;
+    so.num_threads = 1;  // the segments are evaluated in parallel by the problem's SegmentEvaluation
     so.logging_type = ceres::SILENT;
     so.minimizer_progress_to_stdout = false;
     if (callback) so.callbacks.push_back(callback.get());

@@ -122,6 +122,20 @@ TEST(IdentifyCli, ReportIsByteIdenticalFromRunToRun) {
   EXPECT_EQ(slurp(d / "again" / "report.json"), one);
 }
 
+TEST(IdentifyCli, ReportIsByteIdenticalAcrossThreadCounts) {
+  // 30 segments and 10 iterations: Ceres' per-thread cost sums made -j 1 and -j 2 differ here
+  const auto d = fresh_dir("identify-j1-j2");
+  head_of_motion(d / "motion.csv", 90);
+  const std::string cmd = "identify " + kModels + "identify/three_bar_nominal.yaml --data " + (d / "motion.csv").string() +
+                          " --fit stiffness:c1+c2+c3,stiffness:c4+c5+c6,damping:c1+c2+c3+c4+c5+c6,friction --segment 0.1 "
+                          "--max-iterations 10 --restarts 0 --no-plot -q ";
+  ASSERT_EQ(run(cmd + "-j 1 -o " + (d / "j1").string()).code, 0);
+  ASSERT_EQ(run(cmd + "-j 2 -o " + (d / "j2").string()).code, 0);
+  const std::string one = slurp(d / "j1" / "report.json");
+  EXPECT_NE(one.find("\"std\""), std::string::npos);
+  EXPECT_EQ(slurp(d / "j2" / "report.json"), one);
+}
+
 TEST(IdentifyCli, HugeMarkerValueExitsTwoWithThePlace) {
   const auto d = fresh_dir("identify-huge");
   head_of_motion(d / "motion.csv", 5, 3, 1, "1e300");

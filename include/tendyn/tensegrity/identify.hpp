@@ -32,12 +32,11 @@
 // optimum, the segment states marginalised, scaled by the a-posteriori variance factor
 // s^2 = 2 cost / (nresidual - nunknown_tangent): standard deviations and correlations.
 //
-// Determinism: Ceres evaluates each segment's residual block independently, and the linear
-// solver (sparse normal Cholesky, SuiteSparse) runs in one thread; the reported costs and the
-// variance factor come from one-thread evaluations, the covariance from a problem over one buffer
-// in a fixed order: the same call gives bit-identical results (tested). Across options.threads the
-// last bits can differ: Ceres sums the cost per thread during the solve and its trust-region
-// radius follows that sum.
+// Determinism: the segments' residual blocks are evaluated in parallel (options.threads) before
+// each evaluation of the problem, each independently; Ceres then runs in one thread, summing the
+// cost and the gradient in block order, and the linear solver (sparse normal Cholesky,
+// SuiteSparse) runs in one thread; the covariance comes from a problem over one buffer in a fixed
+// order: results are bit-identical from call to call and for any options.threads (tested).
 #pragma once
 #include <tendyn/tensegrity/model.hpp>
 
@@ -144,7 +143,7 @@ struct IdentifyOptions {
   double function_tolerance = 1e-5;
   double parameter_tolerance = 1e-8;  ///< Ceres: stop when the step is smaller (relative)
   double gradient_tolerance = 1e-10;  ///< Ceres: stop when the max gradient is smaller (relative)
-  int threads = 1;                   ///< residual evaluation threads (the last bits may depend on it: see Determinism)
+  int threads = 1;                   ///< segment evaluation threads (results do not depend on it: see Determinism)
   bool covariance = true;            ///< compute standard deviations and correlations
   /// Restarts after a fit that stopped in a local minimum (variance factor above
   /// restart_variance_factor, or a continuity gap above restart_gap_sigmas * continuity_sigma_m):

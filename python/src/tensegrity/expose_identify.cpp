@@ -73,7 +73,7 @@ void expose_identify(py::module_& m) {
       .def_readwrite("function_tolerance", &IdentifyOptions::function_tolerance, "Ceres: stop when an iteration changes the cost by less (relative)")
       .def_readwrite("parameter_tolerance", &IdentifyOptions::parameter_tolerance, "Ceres: stop when the step is smaller (relative)")
       .def_readwrite("gradient_tolerance", &IdentifyOptions::gradient_tolerance, "Ceres: stop when the max gradient is smaller (relative)")
-      .def_readwrite("threads", &IdentifyOptions::threads, "residual evaluation threads (the last digits may depend on it: docs/IDENTIFY.md, Determinism)")
+      .def_readwrite("threads", &IdentifyOptions::threads, "segment evaluation threads (results do not depend on it: docs/IDENTIFY.md, Determinism)")
       .def_readwrite("covariance", &IdentifyOptions::covariance, "compute standard deviations and correlations")
       .def_readwrite("restarts", &IdentifyOptions::restarts,
                      "restarts (0..6, default 2) after a fit stuck in a local minimum (variance factor above restart_variance_factor, "
