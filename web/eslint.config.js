@@ -1,11 +1,14 @@
-// ESLint flat config (`npx eslint` in web/, or scripts/lint.sh): the recommended rules plus a few
-// that catch real mistakes, for the browser code in src/ and the Node scripts and tests.
+// ESLint flat config (`npm run lint` in web/, or scripts/lint.sh). ESLint 9: it runs on Debian 12's
+// Node.js 18 too. The recommended rules plus a few that catch real mistakes, for the browser code
+// in src/ and for the Node scripts and tests.
 import js from '@eslint/js';
 import globals from 'globals';
 
 const rules = {
   ...js.configs.recommended.rules,
   'no-unused-vars': ['error', { args: 'after-used', argsIgnorePattern: '^_', caughtErrors: 'none' }],
+  'no-useless-assignment': 'error',
+  'preserve-caught-error': 'error',
   'no-var': 'error',
   'prefer-const': ['error', { destructuring: 'all' }],
   eqeqeq: ['error', 'always'],
