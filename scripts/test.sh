@@ -30,12 +30,12 @@ if [[ "${TENDYN_SKIP_SANITIZE:-0}" != 1 ]]; then
   cmake --build build-asan -j"$(nproc)" --target tendyn_core_tests tendyn_io_tests tendyn_tensegrity_tests tendyn_cdpr_tests \
     tendyn_tree_tests tendyn_viz_tests tendyn_cli tendyn_cli_tests tendyn_fuzz_replays
   # Left out (ctest labels, tests/CMakeLists.txt): what needs other programs (peers, install,
-  # examples, Python, browser) and the cases labelled sanitizer_slow (minutes each under the
+  # examples, Python, browser, lint) and the cases labelled sanitizer_slow (minutes each under the
   # sanitizers; their code runs there in faster cases; the list and the reasons are in
   # tests/CMakeLists.txt); -E drops the placeholders ctest shows for the peer programs this build
   # does not compile. The Release pass above runs every test.
   (cd build-asan && UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 \
      ctest --output-on-failure -j"$(nproc)" \
-       -LE 'sanitizer_slow|peers|install|example|regression|browser' -E '_NOT_BUILT$')
+       -LE 'sanitizer_slow|peers|install|example|regression|browser|lint' -E '_NOT_BUILT$')
 fi
 echo "== all tests passed in $(( $(date +%s) - start )) s"

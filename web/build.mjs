@@ -30,9 +30,19 @@ const result = await esbuild.build({
   banner: { js: '/*! tendyn viewer. Includes three.js (MIT, Copyright 2010-2026 Three.js Authors) and uPlot (MIT, Copyright (c) 2022 Leon Sorokin). */' },
   define: { 'process.env.NODE_ENV': '"production"' },
   write: false,
+  metafile: true,
   outdir: path.resolve(outdir),
   logLevel: 'warning',
 });
+
+// CMake rebuilds the bundle when a file of sources.cmake changes: every bundled file of src/ must
+// be listed there.
+const listed = new Set([...fs.readFileSync(path.join(here, 'sources.cmake'), 'utf8').matchAll(/\/(src\/[\w.-]+)/g)].map((m) => m[1]));
+const unlisted = Object.keys(result.metafile.inputs).filter((f) => f.startsWith('src/') && !listed.has(f));
+if (unlisted.length) {
+  console.error(`${path.join(here, 'sources.cmake')}: not listed (add them to TENDYN_WEB_SOURCES): ${unlisted.join(', ')}`);
+  process.exit(1);
+}
 
 let total = 0;
 for (const f of [...result.outputFiles].sort((a, b) => a.path.localeCompare(b.path))) {

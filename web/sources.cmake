@@ -11,5 +11,14 @@ set(TENDYN_WEB_SOURCES
   ${TENDYN_WEB_DIR}/src/studio.css
   ${TENDYN_WEB_DIR}/src/studio_summary.js
   ${TENDYN_WEB_DIR}/src/viewer.js
+  ${TENDYN_WEB_DIR}/src/viewer_camera.js
+  ${TENDYN_WEB_DIR}/src/viewer_constants.js
+  ${TENDYN_WEB_DIR}/src/viewer_dom.js
+  ${TENDYN_WEB_DIR}/src/viewer_geometry.js
+  ${TENDYN_WEB_DIR}/src/viewer_overlays.js
+  ${TENDYN_WEB_DIR}/src/viewer_pick.js
+  ${TENDYN_WEB_DIR}/src/viewer_plots.js
+  ${TENDYN_WEB_DIR}/src/viewer_record.js
+  ${TENDYN_WEB_DIR}/src/viewer_scene3d.js
   ${TENDYN_WEB_DIR}/src/style.css
 )

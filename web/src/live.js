@@ -119,7 +119,7 @@ export function startLive(root, { Viewer, hooks, showError, clearError }) {
       try {
         ans = await res.json();
       } catch (e) {
-        throw new Error(`the server answered HTTP ${res.status} without JSON (is ${location.host} a tendyn serve?)`);
+        throw new Error(`the server answered HTTP ${res.status} without JSON (is ${location.host} a tendyn serve?)`, { cause: e });
       }
       if (!res.ok) throw new Error(ans && ans.error ? ans.error : `HTTP ${res.status}`);
       handle(ans);

@@ -35,7 +35,7 @@ export async function api(method, path, body) {
     throw new ApiError(`${method} ${path}: network error (${e.message}); is tendyn serve running?`, 0);
   }
   const text = await res.text();
-  let json = null;
+  let json;
   try {
     json = text ? JSON.parse(text) : null;
   } catch {
