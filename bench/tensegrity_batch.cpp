@@ -1,6 +1,12 @@
 // Batched rollouts: robot-steps per second of tensegrity::step_batch on 1 and 2 threads, against
-// MuJoCo 2.2.2 stepping the same exported model (one mjData per robot, robots split over the same
-// number of std::threads), same step h = 1 ms, same robot count, same 1 s of simulated time.
+// MuJoCo stepping the same exported model on the same number of std::threads, same step h = 1 ms,
+// same robot count, same 1 s of simulated time. Built twice from this source:
+//  * tensegrity_batch (MuJoCo 2.2.2): one mjData per robot, robots interleaved over the threads;
+//  * tensegrity_batch_mujoco3 (MuJoCo 3.x): a pool like `mujoco.rollout`'s: one mjData per thread,
+//    robots split into contiguous blocks; per call and robot, mj_setState (mjSTATE_FULLPHYSICS) from
+//    the robot's stored state, --per-call mj_step, mj_getState back (rollout also copies the state
+//    after every step into its output: not done here, as step_batch keeps only the last state).
+// Energy, constraint and contact stages are off in MuJoCo (bench/mujoco_peer.hpp).
 //
 // Like with like: compiled C++ on both sides, the same rods and cables (tt::to_mjcf of the same
 // tendyn model; tests/support/peer_models.hpp: every cable stays taut, so MuJoCo's tendon springs
@@ -18,20 +24,15 @@
 #include <tendyn/tensegrity/batch.hpp>
 #include <tendyn/tensegrity/mjcf.hpp>
 
-#include <mujoco/mujoco.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include <unistd.h>
-
+#include "mujoco_peer.hpp"
 #include "support/peer_models.hpp"
 
 namespace tt = tendyn::tensegrity;
@@ -65,21 +66,50 @@ double time_tendyn(const tt::Model& model, int robots, int threads) {
 }
 
 mjModel* load_mujoco(const tt::Model& model) {
-  const auto path = std::filesystem::temp_directory_path() /
-                    ("tendyn_batch_" + std::to_string(::getpid()) + "_" + model.name + ".xml");
-  {
-    std::ofstream f(path);
-    f << tt::to_mjcf(model);
-  }
-  char err[1000] = "";
-  mjModel* m = mj_loadXML(path.c_str(), nullptr, err, sizeof err);
-  std::filesystem::remove(path);
-  if (!m) die("MuJoCo could not load the exported MJCF: " + std::string(err));
-  m->opt.enableflags &= ~mjENBL_ENERGY;
+  std::string err;
+  mjModel* m = tendyn::bench::load_mujoco_model(model, err);
+  if (!m) die("MuJoCo could not load the exported MJCF: " + err);
   m->opt.timestep = kH;
   return m;
 }
 
+#ifdef TENDYN_MUJOCO_3
+// The pool of mujoco.rollout: one mjData per thread, each thread a contiguous block of robots,
+// g_steps / g_per_call calls, each restoring every robot's state, stepping it g_per_call times and
+// saving its state (threads started per call; ~0.1 ms per call against ~70 ms of stepping).
+double time_mujoco(mjModel* m, int robots, int threads, int reps) {
+  const int sig = mjSTATE_FULLPHYSICS;
+  const std::size_t n = static_cast<std::size_t>(mj_stateSize(m, sig));
+  std::vector<mjData*> d(static_cast<std::size_t>(threads));
+  for (auto& x : d) x = mj_makeData(m);
+  std::vector<mjtNum> init(n), states(n * static_cast<std::size_t>(robots));
+  mj_getState(m, d[0], init.data(), sig);
+  double best = 1e300;
+  for (int rep = 0; rep < reps; ++rep) {
+    for (int r = 0; r < robots; ++r) std::copy(init.begin(), init.end(), states.begin() + static_cast<std::ptrdiff_t>(n * static_cast<std::size_t>(r)));
+    const double t0 = now_s();
+    for (int c = 0; c < g_steps / g_per_call; ++c) {
+      std::vector<std::thread> pool;
+      for (int t = 0; t < threads; ++t)
+        pool.emplace_back([&, t] {
+          mjData* x = d[static_cast<std::size_t>(t)];
+          for (int r = robots * t / threads; r < robots * (t + 1) / threads; ++r) {
+            mjtNum* st = states.data() + n * static_cast<std::size_t>(r);
+            mj_setState(m, x, st, sig);
+            for (int k = 0; k < g_per_call; ++k) mj_step(m, x);
+            mj_getState(m, x, st, sig);
+          }
+        });
+      for (auto& th : pool) th.join();
+    }
+    best = std::min(best, now_s() - t0);
+  }
+  for (auto* x : d)
+    if (x->warning[mjWARN_BADQACC].number > 0) die("MuJoCo reported a blow-up");
+  for (auto* x : d) mj_deleteData(x);
+  return best;
+}
+#else
 double time_mujoco(mjModel* m, int robots, int threads, int reps) {
   std::vector<mjData*> d(static_cast<std::size_t>(robots));
   for (auto& x : d) x = mj_makeData(m);
@@ -101,6 +131,7 @@ double time_mujoco(mjModel* m, int robots, int threads, int reps) {
   for (auto* x : d) mj_deleteData(x);
   return best;
 }
+#endif
 
 }  // namespace
 
@@ -116,6 +147,7 @@ int main(int argc, char** argv) {
     else die("unknown option " + a);
   }
   if (mujoco_reps == 0) mujoco_reps = reps;
+  tendyn::bench::require_mujoco_version("tensegrity_batch");
   if (robots < 2 || reps < 1 || mujoco_reps < 1) die("--robots >= 2, --reps >= 1, --mujoco-reps >= 1");
   if (g_per_call < 1 || g_steps < g_per_call || g_steps % g_per_call != 0)
     die("--per-call >= 1 must divide --steps");
@@ -128,7 +160,9 @@ int main(int argc, char** argv) {
     const char* name;
     tt::Model model;
   };
-  const Case cases[] = {{"3-prism", tendyn::test::taut_prism(0.5)}, {"6-bar", tendyn::test::taut_six_bar(1.0)}};
+  const Case cases[] = {{"3-prism", tendyn::test::taut_prism(0.5)},
+                       {"6-bar", tendyn::test::taut_six_bar(1.0)},
+                       {"tower", tendyn::bench::tower_free_fall()}};
   const double work = static_cast<double>(robots) * g_steps;
   for (const auto& c : cases) {
     double tendyn_t[3] = {1e300, 1e300, 1e300}, mj_best[3] = {1e300, 1e300, 1e300};
@@ -153,7 +187,11 @@ int main(int argc, char** argv) {
     };
     const Setting settings[] = {{"MuJoCo RK4, dense Jacobian", mjINT_RK4, mjJAC_DENSE},
                                 {"MuJoCo RK4, sparse Jacobian", mjINT_RK4, mjJAC_SPARSE},
-                                {"MuJoCo Euler (default), sparse", mjINT_EULER, mjJAC_SPARSE}};
+                                {"MuJoCo Euler (default), sparse", mjINT_EULER, mjJAC_SPARSE},
+#ifdef TENDYN_MUJOCO_3
+                                {"MuJoCo implicitfast, sparse", mjINT_IMPLICITFAST, mjJAC_SPARSE},
+#endif
+    };
     std::vector<std::string> lines;
     for (const auto& s : settings) {
       m->opt.integrator = s.integrator;
