@@ -28,21 +28,26 @@ namespace {
 constexpr double kStep = 1e-3;
 constexpr int kResetEvery = 1000;
 
-tt::Model tower_free_fall() {
-  tt::Model m = tt::load_model_file(std::string(TENDYN_SOURCE_DIR) + "/models/tower.yaml").model;
-  m.ground.type = tt::Ground::Type::kNone;  // falls freely: no contact on either side
+tt::Model shipped_model(const char* file) {
+  tt::Model m = tt::load_model_file(std::string(TENDYN_SOURCE_DIR) + "/models/" + file).model;
+  m.ground.type = tt::Ground::Type::kNone;  // no contact on either side
   return m;
 }
 
-// 0: 3-prism, 1: 6-bar, 2: the tower (its own damping; range(1) = 1 only)
+// 0: 3-prism, 1: 6-bar (tests/support/peer_models.hpp, undamped or damped), shipped models with
+// their own damping (range(1) = 1 only) and without ground: 2: the tower (falls freely),
+// 3: models/prism3.yaml, 4: models/superball.yaml (relative-velocity damping, which the MJCF export
+// maps to axial tendon damping; a cable that slackens pushes in MuJoCo: per-step cost only)
 tt::Model model_for(int which, bool damped) {
-  if (which == 2) return tower_free_fall();
+  if (which == 2) return shipped_model("tower.yaml");
+  if (which == 3) return shipped_model("prism3.yaml");
+  if (which == 4) return shipped_model("superball.yaml");
   return which == 0 ? tendyn::test::taut_prism(damped ? 1.0 : 0.0) : tendyn::test::taut_six_bar(damped ? 5.0 : 0.0);
 }
 
 void label(benchmark::State& st) {
-  const char* names[] = {"3-prism", "6-bar", "tower"};
-  st.SetLabel(std::string(names[st.range(0)]) + (st.range(0) == 2 ? "" : st.range(1) ? " damped" : " undamped"));
+  const char* names[] = {"3-prism", "6-bar", "tower", "prism3.yaml", "superball.yaml"};
+  st.SetLabel(std::string(names[st.range(0)]) + (st.range(0) >= 2 ? "" : st.range(1) ? " damped" : " undamped"));
 }
 
 void BM_TendynDerivative(benchmark::State& st) {
@@ -99,7 +104,7 @@ void BM_MujocoStep(benchmark::State& st) {
 }
 #endif
 
-#define TENDYN_ARGS ArgsProduct({{0, 1}, {0, 1}})->Args({2, 1})
+#define TENDYN_ARGS ArgsProduct({{0, 1}, {0, 1}})->Args({2, 1})->Args({3, 1})->Args({4, 1})
 BENCHMARK(BM_TendynDerivative)->TENDYN_ARGS;
 BENCHMARK(BM_TendynStep<tt::Integrator::kRK4>)->TENDYN_ARGS;
 BENCHMARK(BM_TendynStep<tt::Integrator::kLieVerlet>)->TENDYN_ARGS;
