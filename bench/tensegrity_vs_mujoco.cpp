@@ -28,8 +28,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <functional>
 #include <limits>
 #include <map>
@@ -38,7 +36,6 @@
 #include <vector>
 
 #include <time.h>
-#include <unistd.h>
 
 #include "mujoco_peer.hpp"
 #include "support/peer_models.hpp"
@@ -317,6 +314,11 @@ int main(int argc, char** argv) {
       return a == "--help" ? 0 : 2;
     }
   }
+  std::vector<Case> cases;
+  for (Case& c : make_cases())
+    if (("," + only_models + ",").find("," + c.name + ",") != std::string::npos) cases.push_back(std::move(c));
+  if (cases.empty()) die("--models " + only_models + ": no such model (valid: 3-prism, 6-bar, tower)");
+  if (max_steps < 16) die("--max-steps " + std::to_string(max_steps) + ": must be >= 16");
   // Unstable trial steps are expected during the step search; they are detected from
   // mjData::warning in mujoco_run, so the messages are not printed.
   mju_user_warning = [](const char*) {};
@@ -335,10 +337,6 @@ int main(int argc, char** argv) {
   std::printf("## Cross-check and taut-cable check\n\n");
   std::printf("| model | damping | min strain (tendyn) | min stretch MuJoCo [m] | ref self-convergence tendyn [m] | ref self-convergence MuJoCo [m] | max node distance tendyn vs MuJoCo at 1 s [m] |\n");
   std::printf("|---|---|---|---|---|---|---|\n");
-  std::vector<Case> cases;
-  for (Case& c : make_cases())
-    if (("," + only_models + ",").find("," + c.name + ",") != std::string::npos) cases.push_back(std::move(c));
-  if (cases.empty()) die("--models " + only_models + ": no such model (valid: 3-prism, 6-bar, tower)");
   std::string conv;
   for (Case& c : cases) {
     const tt::Model& model = c.model;
