@@ -1,6 +1,12 @@
 // Batched rollouts: robot-steps per second of tensegrity::step_batch on 1 and 2 threads, against
-// MuJoCo 2.2.2 stepping the same exported model (one mjData per robot, robots split over the same
-// number of std::threads), same step h = 1 ms, same robot count, same 1 s of simulated time.
+// MuJoCo stepping the same exported model on the same number of std::threads, same step h = 1 ms,
+// same robot count, same 1 s of simulated time. Built twice from this source:
+//  * tensegrity_batch (MuJoCo 2.2.2): one mjData per robot, robots interleaved over the threads;
+//  * tensegrity_batch_mujoco3 (MuJoCo 3.x): a pool like `mujoco.rollout`'s: one mjData per thread,
+//    robots split into contiguous blocks; per call and robot, mj_setState (mjSTATE_FULLPHYSICS) from
+//    the robot's stored state, --per-call mj_step, mj_getState back (rollout also copies the state
+//    after every step into its output: not done here, as step_batch keeps only the last state).
+// Energy, constraint and contact stages are off in MuJoCo (bench/mujoco_peer.hpp).
 //
 // Like with like: compiled C++ on both sides, the same rods and cables (tt::to_mjcf of the same
 // tendyn model; tests/support/peer_models.hpp: every cable stays taut, so MuJoCo's tendon springs
@@ -11,27 +17,26 @@
 //
 //   build-bench/bench/tensegrity_batch [--robots 64] [--reps 3] [--mujoco-reps N] [--per-call 100] [--steps 1000]
 // --steps steps of 1 ms, handed to step_batch --per-call steps at a time (100 = a 0.1 s control
-// period). Wall time, best of --reps repetitions of the whole run; tendyn's speed-up is the median
+// period). Wall time and process CPU time (all threads; robot-steps per CPU second do not depend on
+// the load of a shared machine, wall time does), each the best of --reps repetitions of the whole
+// run; tendyn's speed-up is the median
 // over the reps of each rep's 1-thread / 2-thread time (the two run back to back), printed with its
 // quartiles. MuJoCo's runs take 20-50x longer: --mujoco-reps (default --reps) sets their count.
 #include <tendyn/core/error.hpp>
 #include <tendyn/tensegrity/batch.hpp>
 #include <tendyn/tensegrity/mjcf.hpp>
 
-#include <mujoco/mujoco.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include <unistd.h>
+#include <time.h>
 
+#include "mujoco_peer.hpp"
 #include "support/peer_models.hpp"
 
 namespace tt = tendyn::tensegrity;
@@ -46,47 +51,93 @@ double now_s() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
+// CPU time of the whole process [s] (every thread, the workers' spinning included): the robot-steps
+// per CPU second it gives are not inflated when other processes share the cores, unlike wall time.
+double process_cpu_s() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+// Wall and process CPU time [s] of a run; keep() keeps the smallest of each over repetitions.
+struct Timing {
+  double wall_s = 1e300, cpu_s = 1e300;
+  void keep(const Timing& o) {
+    wall_s = std::min(wall_s, o.wall_s);
+    cpu_s = std::min(cpu_s, o.cpu_s);
+  }
+};
+
 [[noreturn]] void die(const std::string& msg) {
   std::fprintf(stderr, "tensegrity_batch: %s\n", msg.c_str());
   std::exit(1);
 }
 
-// Wall time of one whole run (g_steps steps, g_per_call per step_batch call) on `threads` threads.
-double time_tendyn(const tt::Model& model, int robots, int threads) {
+// Wall and CPU time of one whole run (g_steps steps, g_per_call per step_batch call) on `threads` threads.
+Timing time_tendyn(const tt::Model& model, int robots, int threads) {
   tt::Batch b = tt::make_batch(model, robots);
   tt::BatchStepOptions o;
   o.h_s = kH;
   o.nstep = g_per_call;
   o.threads = threads;
-  const double t0 = now_s();
+  const double t0 = now_s(), c0 = process_cpu_s();
   for (int c = 0; c < g_steps / g_per_call; ++c)
     if (tt::step_batch(model, b, o) != 0) die("a tendyn robot failed: " + b.error[0]);
-  return now_s() - t0;
+  return {now_s() - t0, process_cpu_s() - c0};
 }
 
 mjModel* load_mujoco(const tt::Model& model) {
-  const auto path = std::filesystem::temp_directory_path() /
-                    ("tendyn_batch_" + std::to_string(::getpid()) + "_" + model.name + ".xml");
-  {
-    std::ofstream f(path);
-    f << tt::to_mjcf(model);
-  }
-  char err[1000] = "";
-  mjModel* m = mj_loadXML(path.c_str(), nullptr, err, sizeof err);
-  std::filesystem::remove(path);
-  if (!m) die("MuJoCo could not load the exported MJCF: " + std::string(err));
-  m->opt.enableflags &= ~mjENBL_ENERGY;
+  std::string err;
+  mjModel* m = tendyn::bench::load_mujoco_model(model, err);
+  if (!m) die("MuJoCo could not load the exported MJCF: " + err);
   m->opt.timestep = kH;
   return m;
 }
 
-double time_mujoco(mjModel* m, int robots, int threads, int reps) {
+#ifdef TENDYN_MUJOCO_3
+// The pool of mujoco.rollout: one mjData per thread, each thread a contiguous block of robots,
+// g_steps / g_per_call calls, each restoring every robot's state, stepping it g_per_call times and
+// saving its state (threads started per call; ~0.1 ms per call against ~70 ms of stepping).
+Timing time_mujoco(mjModel* m, int robots, int threads, int reps) {
+  const int sig = mjSTATE_FULLPHYSICS;
+  const std::size_t n = static_cast<std::size_t>(mj_stateSize(m, sig));
+  std::vector<mjData*> d(static_cast<std::size_t>(threads));
+  for (auto& x : d) x = mj_makeData(m);
+  std::vector<mjtNum> init(n), states(n * static_cast<std::size_t>(robots));
+  mj_getState(m, d[0], init.data(), sig);
+  Timing best;
+  for (int rep = 0; rep < reps; ++rep) {
+    for (int r = 0; r < robots; ++r) std::copy(init.begin(), init.end(), states.begin() + static_cast<std::ptrdiff_t>(n * static_cast<std::size_t>(r)));
+    const double t0 = now_s(), c0 = process_cpu_s();
+    for (int c = 0; c < g_steps / g_per_call; ++c) {
+      std::vector<std::thread> pool;
+      for (int t = 0; t < threads; ++t)
+        pool.emplace_back([&, t] {
+          mjData* x = d[static_cast<std::size_t>(t)];
+          for (int r = robots * t / threads; r < robots * (t + 1) / threads; ++r) {
+            mjtNum* st = states.data() + n * static_cast<std::size_t>(r);
+            mj_setState(m, x, st, sig);
+            for (int k = 0; k < g_per_call; ++k) mj_step(m, x);
+            mj_getState(m, x, st, sig);
+          }
+        });
+      for (auto& th : pool) th.join();
+    }
+    best.keep({now_s() - t0, process_cpu_s() - c0});
+  }
+  for (auto* x : d)
+    if (x->warning[mjWARN_BADQACC].number > 0) die("MuJoCo reported a blow-up");
+  for (auto* x : d) mj_deleteData(x);
+  return best;
+}
+#else
+Timing time_mujoco(mjModel* m, int robots, int threads, int reps) {
   std::vector<mjData*> d(static_cast<std::size_t>(robots));
   for (auto& x : d) x = mj_makeData(m);
-  double best = 1e300;
+  Timing best;
   for (int rep = 0; rep < reps; ++rep) {
     for (auto* x : d) mj_resetData(m, x);
-    const double t0 = now_s();
+    const double t0 = now_s(), c0 = process_cpu_s();
     std::vector<std::thread> pool;
     for (int t = 0; t < threads; ++t)
       pool.emplace_back([&, t] {
@@ -94,13 +145,14 @@ double time_mujoco(mjModel* m, int robots, int threads, int reps) {
           for (int k = 0; k < g_steps; ++k) mj_step(m, d[static_cast<std::size_t>(r)]);
       });
     for (auto& th : pool) th.join();
-    best = std::min(best, now_s() - t0);
+    best.keep({now_s() - t0, process_cpu_s() - c0});
   }
   for (auto* x : d)
     if (x->warning[mjWARN_BADQACC].number > 0) die("MuJoCo reported a blow-up");
   for (auto* x : d) mj_deleteData(x);
   return best;
 }
+#endif
 
 }  // namespace
 
@@ -116,30 +168,33 @@ int main(int argc, char** argv) {
     else die("unknown option " + a);
   }
   if (mujoco_reps == 0) mujoco_reps = reps;
+  tendyn::bench::require_mujoco_version("tensegrity_batch");
   if (robots < 2 || reps < 1 || mujoco_reps < 1) die("--robots >= 2, --reps >= 1, --mujoco-reps >= 1");
   if (g_per_call < 1 || g_steps < g_per_call || g_steps % g_per_call != 0)
     die("--per-call >= 1 must divide --steps");
-  std::printf("robots %d, %d steps of %g s each (RK4), %d per step_batch call, best of %d (MuJoCo %d), wall time; "
+  std::printf("robots %d, %d steps of %g s each (RK4), %d per step_batch call, best of %d (MuJoCo %d), wall and process CPU time; "
               "%u hardware threads\n\n",
               robots, g_steps, kH, g_per_call, reps, mujoco_reps, std::thread::hardware_concurrency());
-  std::printf("| model | engine / setting | threads | robot-steps/s | speed-up 2 vs 1 thread | tendyn / MuJoCo (best RK4, same threads) |\n");
-  std::printf("|---|---|---|---|---|---|\n");
+  std::printf("| model | engine / setting | threads | robot-steps/s (wall) | robot-steps per CPU-s | speed-up 2 vs 1 thread (wall) | tendyn / MuJoCo best RK4, same threads: wall, CPU |\n");
+  std::printf("|---|---|---|---|---|---|---|\n");
   struct Case {
     const char* name;
     tt::Model model;
   };
-  const Case cases[] = {{"3-prism", tendyn::test::taut_prism(0.5)}, {"6-bar", tendyn::test::taut_six_bar(1.0)}};
+  const Case cases[] = {{"3-prism", tendyn::test::taut_prism(0.5)},
+                       {"6-bar", tendyn::test::taut_six_bar(1.0)},
+                       {"tower", tendyn::bench::tower_free_fall()}};
   const double work = static_cast<double>(robots) * g_steps;
   for (const auto& c : cases) {
-    double tendyn_t[3] = {1e300, 1e300, 1e300}, mj_best[3] = {1e300, 1e300, 1e300};
+    Timing tendyn_t[3], mj_best[3];
     // 1 and 2 threads alternate rep by rep; the speed-up is the median of the reps' ratios (the
     // VM's speed drifts by 20-30 % over seconds, which best-of-reps per thread count would mix in).
     std::vector<double> speedups;
     for (int rep = 0; rep < reps; ++rep) {
-      const double t1 = time_tendyn(c.model, robots, 1), t2 = time_tendyn(c.model, robots, 2);
-      tendyn_t[1] = std::min(tendyn_t[1], t1);
-      tendyn_t[2] = std::min(tendyn_t[2], t2);
-      speedups.push_back(t1 / t2);
+      const Timing t1 = time_tendyn(c.model, robots, 1), t2 = time_tendyn(c.model, robots, 2);
+      tendyn_t[1].keep(t1);
+      tendyn_t[2].keep(t2);
+      speedups.push_back(t1.wall_s / t2.wall_s);
     }
     std::sort(speedups.begin(), speedups.end());
     const std::size_t nrep = speedups.size();
@@ -153,28 +208,32 @@ int main(int argc, char** argv) {
     };
     const Setting settings[] = {{"MuJoCo RK4, dense Jacobian", mjINT_RK4, mjJAC_DENSE},
                                 {"MuJoCo RK4, sparse Jacobian", mjINT_RK4, mjJAC_SPARSE},
-                                {"MuJoCo Euler (default), sparse", mjINT_EULER, mjJAC_SPARSE}};
+                                {"MuJoCo Euler (default), sparse", mjINT_EULER, mjJAC_SPARSE},
+#ifdef TENDYN_MUJOCO_3
+                                {"MuJoCo implicitfast, sparse", mjINT_IMPLICITFAST, mjJAC_SPARSE},
+#endif
+    };
     std::vector<std::string> lines;
     for (const auto& s : settings) {
       m->opt.integrator = s.integrator;
       m->opt.jacobian = s.jacobian;
-      double t[3] = {0, 0, 0};
+      Timing t[3];
       for (int th : {1, 2}) {
         t[th] = time_mujoco(m, robots, th, mujoco_reps);
-        if (s.integrator == mjINT_RK4) mj_best[th] = std::min(mj_best[th], t[th]);
+        if (s.integrator == mjINT_RK4) mj_best[th].keep(t[th]);
       }
       for (int th : {1, 2}) {
         char buf[256];
-        std::snprintf(buf, sizeof buf, "| %s | %s | %d | %.3g | %s | |\n", c.name, s.label, th, work / t[th],
-                      th == 2 ? (std::to_string(t[1] / t[2]).substr(0, 4) + "x").c_str() : "");
+        std::snprintf(buf, sizeof buf, "| %s | %s | %d | %.3g | %.3g | %s | |\n", c.name, s.label, th, work / t[th].wall_s,
+                      work / t[th].cpu_s, th == 2 ? (std::to_string(t[1].wall_s / t[2].wall_s).substr(0, 4) + "x").c_str() : "");
         lines.push_back(buf);
       }
     }
     mj_deleteModel(m);
     for (int th : {1, 2})
-      std::printf("| %s | tendyn step_batch | %d | %.3g | %s | %.1fx |\n", c.name, th, work / tendyn_t[th],
-                  th == 2 ? speedup_text : "",
-                  mj_best[th] / tendyn_t[th]);
+      std::printf("| %s | tendyn step_batch | %d | %.3g | %.3g | %s | %.1fx, %.1fx |\n", c.name, th, work / tendyn_t[th].wall_s,
+                  work / tendyn_t[th].cpu_s, th == 2 ? speedup_text : "", mj_best[th].wall_s / tendyn_t[th].wall_s,
+                  mj_best[th].cpu_s / tendyn_t[th].cpu_s);
     for (const auto& l : lines) std::fputs(l.c_str(), stdout);
   }
   return 0;

@@ -1,7 +1,10 @@
-// tendyn vs MuJoCo 2.2.2 on the same rods and cables, at matched accuracy.
+// tendyn vs MuJoCo on the same rods and cables, at matched accuracy. Built twice from this source:
+// tensegrity_vs_mujoco against MuJoCo 2.2.2 (Debian) and tensegrity_vs_mujoco3 against MuJoCo 3.x
+// (bench/tensegrity.cmake); the program prints the MuJoCo version it runs against.
 //
-// For each model (3-prism, 6-bar expanded octahedron) with and without (axial) damping:
-//   1. every cable must stay taut for the whole 1 s run (MuJoCo 2.2.2 tendon springs also push),
+// For each model (3-prism, 6-bar expanded octahedron with and without (axial) damping, and the
+// tower of models/tower.yaml falling freely without its ground):
+//   1. every cable must stay taut for the whole 1 s run (MuJoCo's tendon springs also push),
 //      checked on tendyn's normal-mode monitor (min strain > 0) and on MuJoCo's tendon lengths;
 //      the program aborts otherwise;
 //   2. fine-step RK4 references (h = 1e-5 s) of both engines, and their agreement (cross-check);
@@ -11,6 +14,9 @@
 //      repetitions (robust on a shared machine).
 // Prints markdown tables. One command reproduces docs/BENCHMARKS.md (tensegrity section):
 //   build-bench/bench/tensegrity_vs_mujoco [--targets 1e-4,1e-6,1e-8] [--min-time 0.3]
+//       [--models 3-prism,6-bar,tower] [--max-steps 1048576]
+// --max-steps caps the step search of the fixed-step methods (MuJoCo's 1st-order integrators
+// need 10^5-10^6 steps for 1e-6 m; a method that needs more is reported as "not reached").
 #include <tendyn/core/error.hpp>
 #include <tendyn/tensegrity/builders.hpp>
 #include <tendyn/tensegrity/mjcf.hpp>
@@ -22,8 +28,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <functional>
 #include <limits>
 #include <map>
@@ -32,8 +36,8 @@
 #include <vector>
 
 #include <time.h>
-#include <unistd.h>
 
+#include "mujoco_peer.hpp"
 #include "support/peer_models.hpp"
 
 namespace tt = tendyn::tensegrity;
@@ -146,18 +150,9 @@ struct Mujoco {
 };
 
 void load_mujoco(const tt::Model& model, Mujoco& mj) {
-  // 2.2.2 loads XML from a file (or a VFS file); a temporary file is the simplest.
-  const auto path = std::filesystem::temp_directory_path() /
-                    ("tendyn_bench_" + std::to_string(::getpid()) + "_" + model.name + ".xml");
-  {
-    std::ofstream f(path);
-    f << tt::to_mjcf(model);
-  }
-  char err[1000] = "";
-  mj.m = mj_loadXML(path.c_str(), nullptr, err, sizeof err);
-  std::filesystem::remove(path);
-  if (!mj.m) die("MuJoCo could not load the exported MJCF: " + std::string(err));
-  mj.m->opt.enableflags &= ~mjENBL_ENERGY;  // tendyn's step loop computes no energy either
+  std::string err;
+  mj.m = tendyn::bench::load_mujoco_model(model, err);  // energy, constraint and contact off
+  if (!mj.m) die("MuJoCo could not load the exported MJCF: " + err);
   mj.d = mj_makeData(mj.m);
   for (int i = 0; i < model.nnode(); ++i) {
     const int id = mj_name2id(mj.m, mjOBJ_SITE, model.node_ids[static_cast<std::size_t>(i)].c_str());
@@ -167,7 +162,7 @@ void load_mujoco(const tt::Model& model, Mujoco& mj) {
   if (mj.m->ntendon != model.ncable()) die("tendon count differs from cable count");
   for (int k = 0; k < model.ncable(); ++k) {
     const auto& c = model.cables[static_cast<std::size_t>(k)];
-    if (std::abs(mj.m->tendon_lengthspring[k] - c.rest_length_m) > 1e-12 ||
+    if (!(std::abs(tendyn::bench::tendon_spring_length_m(mj.m, k) - c.rest_length_m) <= 1e-12) ||
         std::abs(mj.m->tendon_stiffness[k] - c.stiffness_Npm) > 1e-12 ||
         std::abs(mj.m->tendon_damping[k] - c.damping_Nspm) > 1e-12)
       die("MuJoCo tendon " + std::to_string(k) + " does not carry the cable's rest length/stiffness/damping");
@@ -190,7 +185,7 @@ MujocoRun mujoco_run(Mujoco& mj, int integrator, long n, bool track_stretch = fa
   for (long i = 0; i < n; ++i) {
     mj_step(m, d);
     if (track_stretch)
-      for (int k = 0; k < m->ntendon; ++k) r.min_stretch_m = std::min(r.min_stretch_m, d->ten_length[k] - m->tendon_lengthspring[k]);
+      for (int k = 0; k < m->ntendon; ++k) r.min_stretch_m = std::min(r.min_stretch_m, d->ten_length[k] - tendyn::bench::tendon_spring_length_m(m, k));
   }
   mj_kinematics(m, d);  // site positions of the final state (mj_step leaves those of the last step's start)
   r.p_W_node.resize(3, static_cast<Eigen::Index>(mj.site_of_node.size()));
@@ -283,6 +278,8 @@ std::vector<Case> make_cases() {
   // the two taut-cable models of tests/support/peer_models.hpp, without and with axial damping
   for (bool damped : {false, true}) cases.push_back({"3-prism", damped, tendyn::test::taut_prism(damped ? 1.0 : 0.0)});
   for (bool damped : {false, true}) cases.push_back({"6-bar", damped, tendyn::test::taut_six_bar(damped ? 5.0 : 0.0)});
+  // the tower as shipped (its own axial damping), without ground
+  cases.push_back({"tower", true, tendyn::bench::tower_free_fall()});
   return cases;
 }
 
@@ -297,6 +294,8 @@ std::string fmt(const char* f, double v) {
 int main(int argc, char** argv) {
   std::vector<double> targets = {1e-4, 1e-6, 1e-8};
   double min_time = 0.3;
+  long max_steps = 1L << 20;
+  std::string only_models = "3-prism,6-bar,tower";
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--targets" && i + 1 < argc) {
@@ -306,16 +305,25 @@ int main(int argc, char** argv) {
       while (std::getline(ss, item, ',')) targets.push_back(std::stod(item));
     } else if (a == "--min-time" && i + 1 < argc) {
       min_time = std::stod(argv[++i]);
+    } else if (a == "--models" && i + 1 < argc) {
+      only_models = argv[++i];
+    } else if (a == "--max-steps" && i + 1 < argc) {
+      max_steps = std::stol(argv[++i]);
     } else {
-      std::printf("usage: %s [--targets 1e-4,1e-6,1e-8] [--min-time SECONDS]\n", argv[0]);
+      std::printf("usage: %s [--targets 1e-4,1e-6,1e-8] [--min-time SECONDS] [--models 3-prism,6-bar,tower] [--max-steps N]\n", argv[0]);
       return a == "--help" ? 0 : 2;
     }
   }
+  std::vector<Case> cases;
+  for (Case& c : make_cases())
+    if (("," + only_models + ",").find("," + c.name + ",") != std::string::npos) cases.push_back(std::move(c));
+  if (cases.empty()) die("--models " + only_models + ": no such model (valid: 3-prism, 6-bar, tower)");
+  if (max_steps < 16) die("--max-steps " + std::to_string(max_steps) + ": must be >= 16");
   // Unstable trial steps are expected during the step search; they are detected from
   // mjData::warning in mujoco_run, so the messages are not printed.
   mju_user_warning = [](const char*) {};
+  tendyn::bench::require_mujoco_version("tensegrity_vs_mujoco");
   std::printf("# tendyn vs MuJoCo %s, matched accuracy (node position error after %.0f s)\n\n", mj_versionString(), kDuration);
-  if (mj_version() != 222) std::printf("**warning: MuJoCo version %d, not 222**\n\n", mj_version());
 
   struct Row {
     std::string model, engine, method;
@@ -329,7 +337,6 @@ int main(int argc, char** argv) {
   std::printf("## Cross-check and taut-cable check\n\n");
   std::printf("| model | damping | min strain (tendyn) | min stretch MuJoCo [m] | ref self-convergence tendyn [m] | ref self-convergence MuJoCo [m] | max node distance tendyn vs MuJoCo at 1 s [m] |\n");
   std::printf("|---|---|---|---|---|---|---|\n");
-  std::vector<Case> cases = make_cases();
   std::string conv;
   for (Case& c : cases) {
     const tt::Model& model = c.model;
@@ -346,7 +353,7 @@ int main(int argc, char** argv) {
     const double min_strain = sum.monitor.min_strain.minCoeff();
     if (!(min_strain > 0.0) || sum.monitor.first_slack_cable >= 0)
       die(c.name + ": a cable goes slack (min strain " + std::to_string(min_strain) +
-          "): MuJoCo 2.2.2 springs would push; choose shorter rest lengths");
+          "): MuJoCo's tendon springs would push; choose shorter rest lengths");
     // 2. references
     const Eigen::Matrix3Xd ref_t = tendyn_fixed(model, data, tt::Integrator::kRK4, kRefSteps).p_W_node;
     const Eigen::Matrix3Xd ref_t2 = tendyn_fixed(model, data, tt::Integrator::kRK4, kRefSteps / 2).p_W_node;
@@ -385,7 +392,7 @@ int main(int argc, char** argv) {
     }
     // MuJoCo at each of its settings that can be best here: RK4 with the dense and the sparse
     // constraint Jacobian, its default semi-implicit Euler and its implicit-in-velocity
-    // integrator (both 1st order).
+    // integrators (1st order; implicitfast, which skips the RNE derivative, exists from 3.0).
     auto fixed_m = [&](const char* name, int integ, int jacobian) {
       Method me{"MuJoCo", name, false, {}, {}, {}};
       me.run = [&, integ, jacobian](long n) {
@@ -397,7 +404,12 @@ int main(int argc, char** argv) {
     fixed_m("RK4", mjINT_RK4, mjJAC_DENSE);
     fixed_m("RK4 sparse", mjINT_RK4, mjJAC_SPARSE);
     fixed_m("Euler", mjINT_EULER, mjJAC_DENSE);
+    fixed_m("Euler sparse", mjINT_EULER, mjJAC_SPARSE);
     fixed_m("implicit", mjINT_IMPLICIT, mjJAC_DENSE);
+#ifdef TENDYN_MUJOCO_3
+    fixed_m("implicitfast", mjINT_IMPLICITFAST, mjJAC_DENSE);
+    fixed_m("implicitfast sparse", mjINT_IMPLICITFAST, mjJAC_SPARSE);
+#endif
 
     // Error against step count (fixed-step methods), for the convergence orders.
     conv += "\n### " + c.name + (c.damped ? ", damped" : ", undamped") + "\n\n| steps N |";
@@ -418,7 +430,7 @@ int main(int argc, char** argv) {
     for (double target : targets) {
       // resolutions first, then timings interleaved engine by engine
       std::vector<long> res;
-      for (Method& me : methods) res.push_back(find_resolution(me, target, me.adaptive ? 60 : 1L << 20));
+      for (Method& me : methods) res.push_back(find_resolution(me, target, me.adaptive ? 60 : max_steps));
       for (std::size_t i = 0; i < methods.size(); ++i) {
         Method& me = methods[i];
         const long k = res[i];
