@@ -57,12 +57,8 @@ struct ExpArgs {
   std::vector<double> sweep;
 };
 
-void run(const ExpArgs& a) {
-  const std::string file =
-      a.model.empty() ? data_file("models/cdpr/printer8.yaml").string() : a.model;
-  const auto mf = cdpr::load_model(file);
-  const auto prov = provenance(read_file_bytes(file), a.model);
-  const cdpr::DynamicModel model = cdpr::make_printer_dynamics(mf.model, a.load);
+// The experiment's configuration from the command line (checked: --transient, --sweep-pretension).
+cdpr::ExperimentConfig experiment_config(const ExpArgs& a) {
   cdpr::ExperimentConfig cfg;
   cfg.speed_m_s = a.speed;
   cfg.accel_m_s2 = a.accel;
@@ -84,55 +80,39 @@ void run(const ExpArgs& a) {
     if (!(f >= 0.0) || !std::isfinite(f)) throw Error("cdpr-experiment: --sweep-pretension factors must be finite and >= 0");
   if (a.noise) cfg.sensors = cdpr::typical_sensor_noise(a.seed);
   cfg.sensors.seed = a.seed;
-  if (a.html) require_viewer();
-  // progress per stage (the stages report none of their own)
-  Progress progress("cdpr-experiment", !a.quiet);
-  progress.update(0.0);
-  const auto s1 = cdpr::run_stage(model, cfg, false);
-  progress.update(0.5);
-  const auto s2 = cdpr::run_stage(model, cfg, true);
-  std::vector<cdpr::PretensionRow> sweep;
-  if (!a.sweep.empty()) {
-    progress.update(0.6);
-    sweep = cdpr::pretension_sweep(model, cfg, a.sweep);
-  }
-  progress.finish();
-  const cdpr::StageComparison cmp = cdpr::compare_stages(s1, s2);
-  const std::filesystem::path dir(a.out);
-  io::ResultSet results(dir);  // every file appears together at commit() (docs/CLI.md "Outputs")
-  io::write_file_atomic(results.file("stage1_without.csv"), cdpr::stage_csv(model, s1));
-  io::write_file_atomic(results.file("stage2_with.csv"), cdpr::stage_csv(model, s2));
-  if (!sweep.empty()) io::write_file_atomic(results.file("pretension_sweep.csv"), cdpr::pretension_sweep_csv(sweep));
-  const double T = s1.samples.empty() ? 0.0 : s1.samples.back().t_s;
-  std::string summary = "tendyn cdpr-experiment: model " + (a.model.empty() ? std::string("printer8 (shipped default)") : a.model) + ", " + std::to_string(T) +
-                        " s simulated per stage\n" + cdpr::experiment_summary(s1, s2) +
-                        cdpr::comparison_summary(s1, s2, cmp);
-  io::write_file_atomic(results.file("summary.txt"), summary);
-  const auto stage_json = [](const cdpr::StageResult& s) {
-    return nlohmann::json{{"worst_lower_norm_N", s.worst_lower_norm_N},
-                          {"worst_opt_lower_norm_N", s.worst_opt_lower_norm_N},
-                          {"mean_lower_norm_N", s.mean_lower_norm_N},
-                          {"mean_opt_lower_norm_N", s.mean_opt_lower_norm_N},
-                          {"peak_lower_tension_N", s.peak_lower_tension_N},
-                          {"peak_opt_lower_tension_N", s.peak_opt_lower_tension_N},
-                          {"max_dev_opt_N", s.max_dev_opt_N},
-                          {"rms_dev_opt_N", s.rms_dev_opt_N},
-                          {"max_pos_err_m", s.max_pos_err_m},
-                          {"rms_pos_err_m", s.rms_pos_err_m},
-                          {"max_rot_err_rad", s.max_rot_err_rad},
-                          {"rms_rot_err_rad", s.rms_rot_err_rad},
-                          {"max_winch_rate_mps", s.max_winch_rate_m_s},
-                          {"start", cdpr::to_string(s.start)},
-                          {"worst_lower_norm_after_N", s.worst_lower_norm_after_N},
-                          {"worst_opt_lower_norm_after_N", s.worst_opt_lower_norm_after_N},
-                          {"mean_lower_norm_after_N", s.mean_lower_norm_after_N},
-                          {"peak_lower_tension_after_N", s.peak_lower_tension_after_N},
-                          {"peak_opt_lower_tension_after_N", s.peak_opt_lower_tension_after_N},
-                          {"samples", s.samples.size()},
-                          {"duration_s", s.samples.empty() ? 0.0 : s.samples.back().t_s}};
-  };
+  return cfg;
+}
+
+// A stage's figures for summary.json.
+nlohmann::json stage_json(const cdpr::StageResult& s) {
+  return nlohmann::json{{"worst_lower_norm_N", s.worst_lower_norm_N},
+                        {"worst_opt_lower_norm_N", s.worst_opt_lower_norm_N},
+                        {"mean_lower_norm_N", s.mean_lower_norm_N},
+                        {"mean_opt_lower_norm_N", s.mean_opt_lower_norm_N},
+                        {"peak_lower_tension_N", s.peak_lower_tension_N},
+                        {"peak_opt_lower_tension_N", s.peak_opt_lower_tension_N},
+                        {"max_dev_opt_N", s.max_dev_opt_N},
+                        {"rms_dev_opt_N", s.rms_dev_opt_N},
+                        {"max_pos_err_m", s.max_pos_err_m},
+                        {"rms_pos_err_m", s.rms_pos_err_m},
+                        {"max_rot_err_rad", s.max_rot_err_rad},
+                        {"rms_rot_err_rad", s.rms_rot_err_rad},
+                        {"max_winch_rate_mps", s.max_winch_rate_m_s},
+                        {"start", cdpr::to_string(s.start)},
+                        {"worst_lower_norm_after_N", s.worst_lower_norm_after_N},
+                        {"worst_opt_lower_norm_after_N", s.worst_opt_lower_norm_after_N},
+                        {"mean_lower_norm_after_N", s.mean_lower_norm_after_N},
+                        {"peak_lower_tension_after_N", s.peak_lower_tension_after_N},
+                        {"peak_opt_lower_tension_after_N", s.peak_opt_lower_tension_after_N},
+                        {"samples", s.samples.size()},
+                        {"duration_s", s.samples.empty() ? 0.0 : s.samples.back().t_s}};
+}
+
+// summary.json (without the provenance).
+nlohmann::json experiment_json(const ExpArgs& a, const cdpr::DynamicModel& model, const cdpr::ExperimentConfig& cfg,
+                               const cdpr::StageResult& s1, const cdpr::StageResult& s2, const cdpr::StageComparison& cmp) {
   // no wall-clock values: summary.json is byte-identical on reruns (summary.txt has the wall times)
-  const nlohmann::json j = {{"experiment", "document 002 two-stage printer experiment"},
+  return {{"experiment", "document 002 two-stage printer experiment"},
                             {"model", model.geometry.name},
                             {"options",
                              {{"speed_mps", a.speed},
@@ -169,7 +149,10 @@ void run(const ExpArgs& a) {
                               {"ratio_at_worst_after", cmp.ratio_at_worst_after},
                               {"peak_over_opt_without", cmp.peak_over_opt_without},
                               {"peak_over_opt_without_after", cmp.peak_over_opt_without_after}}}};
-  write_summary(results.file("summary.json"), j, prov);
+}
+
+// The viewer scene: stage 2 in 3D, both stages' norms and errors as plots.
+viz::Scene experiment_scene(const cdpr::DynamicModel& model, const cdpr::StageResult& s1, const cdpr::StageResult& s2) {
   // viewer: stage 2 (with tension control) in 3D at 4 frames per simulated second; the plots
   // compare both stages at the full sample rate
   viz::Scene scene = viz::make_scene(model.geometry);
@@ -198,6 +181,42 @@ void run(const ExpArgs& a) {
   scene.plots.push_back({"lower-group tension norm", "N", t_s, {{"without control", norm1}, {"with control", norm2}, {"optimal", opt}}});
   scene.plots.push_back({"position error", "mm", t_s, {{"without control", pos1}, {"with control", pos2}}});
   scene.plots.push_back({"orientation error", "mrad", t_s, {{"without control", rot1}, {"with control", rot2}}});
+  return scene;
+}
+
+void run(const ExpArgs& a) {
+  const std::string file =
+      a.model.empty() ? data_file("models/cdpr/printer8.yaml").string() : a.model;
+  const auto mf = cdpr::load_model(file);
+  const auto prov = provenance(read_file_bytes(file), a.model);
+  const cdpr::DynamicModel model = cdpr::make_printer_dynamics(mf.model, a.load);
+  const cdpr::ExperimentConfig cfg = experiment_config(a);
+  if (a.html) require_viewer();
+  // progress per stage (the stages report none of their own)
+  Progress progress("cdpr-experiment", !a.quiet);
+  progress.update(0.0);
+  const auto s1 = cdpr::run_stage(model, cfg, false);
+  progress.update(0.5);
+  const auto s2 = cdpr::run_stage(model, cfg, true);
+  std::vector<cdpr::PretensionRow> sweep;
+  if (!a.sweep.empty()) {
+    progress.update(0.6);
+    sweep = cdpr::pretension_sweep(model, cfg, a.sweep);
+  }
+  progress.finish();
+  const cdpr::StageComparison cmp = cdpr::compare_stages(s1, s2);
+  const std::filesystem::path dir(a.out);
+  io::ResultSet results(dir);  // every file appears together at commit() (docs/CLI.md "Outputs")
+  io::write_file_atomic(results.file("stage1_without.csv"), cdpr::stage_csv(model, s1));
+  io::write_file_atomic(results.file("stage2_with.csv"), cdpr::stage_csv(model, s2));
+  if (!sweep.empty()) io::write_file_atomic(results.file("pretension_sweep.csv"), cdpr::pretension_sweep_csv(sweep));
+  const double T = s1.samples.empty() ? 0.0 : s1.samples.back().t_s;
+  std::string summary = "tendyn cdpr-experiment: model " + (a.model.empty() ? std::string("printer8 (shipped default)") : a.model) + ", " + std::to_string(T) +
+                        " s simulated per stage\n" + cdpr::experiment_summary(s1, s2) +
+                        cdpr::comparison_summary(s1, s2, cmp);
+  io::write_file_atomic(results.file("summary.txt"), summary);
+  write_summary(results.file("summary.json"), experiment_json(a, model, cfg, s1, s2, cmp), prov);
+  const viz::Scene scene = experiment_scene(model, s1, s2);
   const bool wrote_html = !write_scene_outputs(results.staging(), scene, a.html).empty();
   results.commit();
   const auto html_path = wrote_html ? dir / "view.html" : std::filesystem::path();

@@ -117,15 +117,41 @@ void parse_wrench_box(const std::string& text, const std::vector<std::string>& r
 
 nlohmann::json num_or_null(double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr); }
 
-void run(const WsArgs& a) {
-  if (a.html) require_viewer();
-  if (a.cloud_outside && !a.html) throw Error("--cloud-outside: only with --html");
-  const cdpr::ModelFile mf = cdpr::load_model(a.model);
-  const cdpr::Model& model = mf.model;
-  const bool planar = model.motion == cdpr::Motion::kPlanar;
-  const auto prov = provenance(read_file_bytes(a.model), a.model);
-
+// One `cdpr workspace` run, step by step: the evaluator's options, the grid and its orientation, the
+// evaluations, the files and the report.
+struct Workspace {
+  const WsArgs& a;
+  const cdpr::ModelFile mf;
+  const cdpr::Model& model;
+  const bool planar;
   cdpr::WorkspaceOptions o;
+  std::vector<std::string> row_names;
+  Eigen::Matrix3d R_WP = Eigen::Matrix3d::Identity();
+  Eigen::Vector3d start = Eigen::Vector3d::Zero();
+  cdpr::WorkspaceGrid grid;
+  double npoints = 0.0;
+  std::vector<cdpr::Pose> orient_poses;
+  cdpr::WorkspaceGridResult grid_result;
+  cdpr::RayResult rays;
+  cdpr::RaySpec spec;
+  std::vector<cdpr::PoseVerdict> orient;
+  int orient_inside = 0;
+  double margin_min = 0.0, margin_max = 0.0;
+
+  explicit Workspace(const WsArgs& args)
+      : a(args), mf(cdpr::load_model(args.model)), model(mf.model), planar(model.motion == cdpr::Motion::kPlanar) {}
+  void read_options();
+  void read_orientation();
+  void make_grid();
+  void read_orientation_grid();
+  void evaluate();
+  void write_csv_files(io::ResultSet& results);
+  nlohmann::json summary() const;
+  void print_report(const std::filesystem::path& dir, bool wrote_html) const;
+};
+
+// The evaluator's options (group, rows, tension bounds, wrench box), checked by an evaluator.
+void Workspace::read_options() {
   o.kind = cdpr::workspace_kind_from_string(a.kind);
   o.group = a.group;
   for (const auto& r : io::split_fields(a.rows)) o.rows.push_back(cdpr::wrench_row_from_string(r));
@@ -133,7 +159,6 @@ void run(const WsArgs& a) {
   if (a.fmax) o.f_max_N = *a.fmax;
   o.margin = !a.no_margin;
   o.threads = a.threads;
-  std::vector<std::string> row_names;
   {
     cdpr::WorkspaceOptions probe = o;  // validates group, rows and bounds; gives the row names
     try {
@@ -154,10 +179,10 @@ void run(const WsArgs& a) {
       throw Error(std::string("--wrench-box: ") + e.what());
     }
   }
+}
 
-  // orientation of the grid and the rays
-  Eigen::Matrix3d R_WP = Eigen::Matrix3d::Identity();
-  Eigen::Vector3d start = Eigen::Vector3d::Zero();
+// The orientation of the grid and the rays, and the rays' start: the model's pose, --orientation, --start.
+void Workspace::read_orientation() {
   if (mf.default_pose.size() != 0) {
     const cdpr::Pose p = cdpr::pose_from_vector(model, mf.default_pose);
     R_WP = p.R_WP;
@@ -174,9 +199,10 @@ void run(const WsArgs& a) {
     }
   }
   if (!a.start.empty()) start = parse_point(a.start, "--start", planar);
+}
 
-  // grid: the anchors' bounding box by default
-  cdpr::WorkspaceGrid grid;
+// The grid: the anchors' bounding box by default, else --grid (planar: one layer at z = 0).
+void Workspace::make_grid() {
   grid.R_WP = R_WP;
   if (a.grid.empty()) {
     // the anchors' box grown to hold the model's pose (a suspended robot's anchors may all lie at
@@ -201,10 +227,11 @@ void run(const WsArgs& a) {
     grid.lo_m.z() = grid.hi_m.z() = 0.0;
     grid.count[2] = 1;
   }
-  const double npoints = static_cast<double>(grid.count[0]) * grid.count[1] * grid.count[2];
-  if (a.rays < 0) throw Error("--rays: must be >= 0");
-  // orientation workspace at a point
-  std::vector<cdpr::Pose> orient_poses;
+  npoints = static_cast<double>(grid.count[0]) * grid.count[1] * grid.count[2];
+}
+
+// The orientation workspace at a point (--orientation-grid at --at, else at the start).
+void Workspace::read_orientation_grid() {
   if (!a.orientation_grid.empty()) {
     const auto fields = io::split_fields(a.orientation_grid);
     Eigen::Vector3d lo = Eigen::Vector3d::Zero(), hi = Eigen::Vector3d::Zero();
@@ -228,18 +255,16 @@ void run(const WsArgs& a) {
     const Eigen::Vector3d at = a.at.empty() ? start : parse_point(a.at, "--at", planar);
     orient_poses = cdpr::orientation_grid(model, at, lo, hi, count);
   }
-  a.budget.check("cdpr workspace", npoints * 130.0 + static_cast<double>(a.rays) * 150.0 + static_cast<double>(orient_poses.size()) * 90.0,
-                 "grid.csv, scene.json, rays.csv and orientations.csv", npoints * 40.0, "the verdict of every grid pose",
-                 "use a coarser --grid");
+}
 
+// The evaluations: the grid, the rays, the orientations.
+void Workspace::evaluate() {
   Progress progress("cdpr workspace", !a.quiet);
   const double work_grid = npoints, work_rays = a.rays * 30.0, work_orient = static_cast<double>(orient_poses.size());
   const double work = work_grid + work_rays + work_orient;
   progress.update(0.0);
-  const auto grid_result = cdpr::evaluate_grid(model, o, grid, [&](double f) { progress.update(f * work_grid / work); });
+  grid_result = cdpr::evaluate_grid(model, o, grid, [&](double f) { progress.update(f * work_grid / work); });
 
-  cdpr::RayResult rays;
-  cdpr::RaySpec spec;
   if (a.rays > 0) {
     spec.start_m = start;
     spec.R_WP = R_WP;
@@ -256,15 +281,14 @@ void run(const WsArgs& a) {
       throw Error("--rays: " + msg);
     }
   }
-  std::vector<cdpr::PoseVerdict> orient;
   if (!orient_poses.empty())
     orient = cdpr::evaluate_poses(model, o, orient_poses,
                                   [&](double f) { progress.update((work_grid + work_rays + f * work_orient) / work); });
   progress.finish();
+}
 
-  // ------------------------------------------------------------------ files
-  const std::filesystem::path dir(a.out);
-  io::ResultSet results(dir);
+// grid.csv, boundary.csv, rays.csv, orientations.csv
+void Workspace::write_csv_files(io::ResultSet& results) {
   io::CsvLine line;
   {
     std::string csv = "x_m,y_m,z_m,status,capacity_margin_N,residual_norm_N\n";
@@ -303,7 +327,6 @@ void run(const WsArgs& a) {
     }
     io::write_file_atomic(results.file("rays.csv"), csv);
   }
-  int orient_inside = 0;
   if (!orient.empty()) {
     std::string csv = "roll_rad,pitch_rad,yaw_rad,status,capacity_margin_N,residual_norm_N\n";
     for (std::size_t i = 0; i < orient.size(); ++i) {
@@ -320,12 +343,10 @@ void run(const WsArgs& a) {
     }
     io::write_file_atomic(results.file("orientations.csv"), csv);
   }
-  double margin_min = std::numeric_limits<double>::infinity(), margin_max = -margin_min;
-  for (const auto& v : grid_result.verdicts)
-    if (v.inside() && std::isfinite(v.margin)) {
-      margin_min = std::min(margin_min, v.margin);
-      margin_max = std::max(margin_max, v.margin);
-    }
+}
+
+// summary.json (without the provenance)
+nlohmann::json Workspace::summary() const {
   const char* measure_name = planar ? "area_m2" : "volume_m3";
   nlohmann::json box = nullptr;
   if (o.wrench_lo.size() != 0) {
@@ -370,25 +391,12 @@ void run(const WsArgs& a) {
                  {std::string(measure_name) + "_if_star_shaped", rays.measure}};
   }
   if (!orient.empty()) j["orientations"] = {{"count", orient.size()}, {"inside", orient_inside}};
-  // the viewer scene: the robot at the grid's orientation (at the model's pose, or --start) and
-  // the grid as a point cloud coloured by the capacity margin
-  cdpr::Pose view_pose;
-  view_pose.p_WP = start;
-  view_pose.R_WP = R_WP;
-  viz::Scene scene = viz::workspace_scene(model, view_pose, grid_result, "capacity margin [N]", a.cloud_outside);
-  scene.title = model.name + " workspace (" + cdpr::to_string(o.kind) + ")";
-  bool wrote_html = false;
-  try {
-    wrote_html = !write_scene_outputs(results.staging(), scene, a.html, a.max_page_mb).empty();
-  } catch (const Error& e) {
-    if (!a.html) throw;
-    throw Error("--html: the point cloud of " + std::to_string(scene.clouds[0].values.size()) +
-                " grid points does not fit in view.html (use a coarser --grid or raise --max-page-mb): " + e.what());
-  }
-  write_summary(results.file("summary.json"), j, prov);
-  results.commit();
+  return j;
+}
 
-  // ------------------------------------------------------------------ terminal
+// the terminal report
+void Workspace::print_report(const std::filesystem::path& dir, bool wrote_html) const {
+  const cdpr::WorkspaceEvaluator probe(model, o);
   std::printf("tendyn cdpr workspace: model %s, kind %s, tensions [%g, %g] N\n", model.name.c_str(), cdpr::to_string(o.kind),
               probe.problem().options.f_min_N, probe.problem().options.f_max_N);
   std::printf("grid %d x %d x %d: %d of %ld poses inside, %s %.6g%s\n", grid.count[0], grid.count[1], grid.count[2],
@@ -415,6 +423,57 @@ void run(const WsArgs& a) {
                  "tendyn cdpr workspace: warning: the %s workspace is EMPTY on this grid: no pose of the %ld is inside "
                  "(grid.csv lists every pose as outside; summary.json has \"empty\": true)\n",
                  cdpr::to_string(o.kind), static_cast<long>(grid_result.p_WP.cols()));
+}
+
+void run(const WsArgs& a) {
+  if (a.html) require_viewer();
+  if (a.cloud_outside && !a.html) throw Error("--cloud-outside: only with --html");
+  Workspace W(a);
+  const cdpr::Model& model = W.model;
+  const auto prov = provenance(read_file_bytes(a.model), a.model);
+
+  W.read_options();
+  W.read_orientation();
+  W.make_grid();
+  if (a.rays < 0) throw Error("--rays: must be >= 0");
+  W.read_orientation_grid();
+  a.budget.check("cdpr workspace", W.npoints * 130.0 + static_cast<double>(a.rays) * 150.0 + static_cast<double>(W.orient_poses.size()) * 90.0,
+                 "grid.csv, scene.json, rays.csv and orientations.csv", W.npoints * 40.0, "the verdict of every grid pose",
+                 "use a coarser --grid");
+
+  W.evaluate();
+
+  // ------------------------------------------------------------------ files
+  const std::filesystem::path dir(a.out);
+  io::ResultSet results(dir);
+  W.write_csv_files(results);
+  W.margin_min = std::numeric_limits<double>::infinity();
+  W.margin_max = -W.margin_min;
+  for (const auto& v : W.grid_result.verdicts)
+    if (v.inside() && std::isfinite(v.margin)) {
+      W.margin_min = std::min(W.margin_min, v.margin);
+      W.margin_max = std::max(W.margin_max, v.margin);
+    }
+  const nlohmann::json j = W.summary();
+  // the viewer scene: the robot at the grid's orientation (at the model's pose, or --start) and
+  // the grid as a point cloud coloured by the capacity margin
+  cdpr::Pose view_pose;
+  view_pose.p_WP = W.start;
+  view_pose.R_WP = W.R_WP;
+  viz::Scene scene = viz::workspace_scene(model, view_pose, W.grid_result, "capacity margin [N]", a.cloud_outside);
+  scene.title = model.name + " workspace (" + cdpr::to_string(W.o.kind) + ")";
+  bool wrote_html = false;
+  try {
+    wrote_html = !write_scene_outputs(results.staging(), scene, a.html, a.max_page_mb).empty();
+  } catch (const Error& e) {
+    if (!a.html) throw;
+    throw Error("--html: the point cloud of " + std::to_string(scene.clouds[0].values.size()) +
+                " grid points does not fit in view.html (use a coarser --grid or raise --max-page-mb): " + e.what());
+  }
+  write_summary(results.file("summary.json"), j, prov);
+  results.commit();
+
+  W.print_report(dir, wrote_html);
 }
 
 }  // namespace

@@ -80,16 +80,8 @@ const char* unit_of(ts::ParameterKind k) {
 
 void print_identify_report(const ts::IdentifyResult& r, const std::filesystem::path& dir, bool no_plot, const std::string& verdict);
 
-void run_identify_tensegrity(const IdentifyArgs& a) {
-  auto f = ts::load_model_file(a.model);
-  const auto prov = model_provenance(a.model, f);
-  const ts::Model& m = f.model;
-  const ts::MotionData data = ts::load_motion_csv(m, a.data);
-  const auto groups = ts::parse_fit_spec(m, a.fit);
-  // the work bound, before any work (identify() checks it again)
-  if (const double steps = ts::identify_step_count(data.t_s, a.dt); !(steps <= ts::kIdentifyMaxSteps))
-    throw Error("identify: --dt " + g(a.dt) + " s gives " + g(steps) + " integration steps per pass over the " +
-                g(data.t_s.back() - data.t_s.front()) + " s of data, above the limit " + g(ts::kIdentifyMaxSteps) + "; use a larger --dt");
+// The identification's options from the command line (without the progress and notice callbacks).
+ts::IdentifyOptions identify_options(const IdentifyArgs& a) {
   ts::IdentifyOptions o;
   o.dt_s = a.dt;
   o.segment_s = a.segment;
@@ -102,32 +94,12 @@ void run_identify_tensegrity(const IdentifyArgs& a) {
   o.restarts = a.restarts;
   o.threads = a.threads;
   o.covariance = !a.no_covariance;
-  const bool show = !a.quiet && stderr_is_terminal();
-  // restarts announce themselves (why each runs) on stderr, also when it is not a terminal
-  bool progress_line = false;
-  if (show) {
-    o.progress = [&progress_line](int it, double cost, double grad) {
-      std::fprintf(stderr, "\ridentify: iteration %d, cost %.6g, max gradient %.3g   ", it, cost, grad);
-      std::fflush(stderr);
-      progress_line = true;
-    };
-  }
-  if (!a.quiet)
-    o.notice = [&progress_line](const std::string& line) {
-      std::fprintf(stderr, "%s%s\n", progress_line ? "\n" : "", line.c_str());
-      std::fflush(stderr);
-      progress_line = false;
-    };
-  const ts::IdentifyResult r = ts::identify(m, data, groups, o);
-  if (progress_line) std::fprintf(stderr, "\n");
+  return o;
+}
 
-  const std::filesystem::path dir = a.out.empty() ? std::filesystem::path("out") / (m.name + "-identify") : std::filesystem::path(a.out);
-  io::ResultSet results(dir);
-  const std::string command = "tendyn identify " + a.model + " --data " + a.data + " --fit " + a.fit;
-  io::write_file_atomic(results.file("model.yaml"), "# Fitted by: " + command + "\n# marker RMS " + g(r.marker_rms_m) + " m (" +
-                                                         r.termination + ", " + std::to_string(r.iterations) + " iterations)\n" +
-                                                         ts::to_yaml(r.model, &f.simulation));
-  // report.json
+// report.json (without the provenance): parameters, covariance, verdict, solver, fit, data, options.
+nlohmann::json identify_report(const IdentifyArgs& a, const ts::Model& m, const ts::MotionData& data,
+                               const std::vector<ts::ParameterGroup>& groups, const ts::IdentifyOptions& o, const ts::IdentifyResult& r) {
   nlohmann::json j;
   nlohmann::json params = nlohmann::json::array();
   for (const auto& p : r.parameters) {
@@ -200,45 +172,86 @@ void run_identify_tensegrity(const IdentifyArgs& a) {
                   {"restart_min_improvement", o.restart_min_improvement},
                   {"require_good_fit", a.require_good_fit},
                   {"fit", a.fit}};
-  write_summary(results.file("report.json"), j, prov);
-  // residuals.csv and markers.csv
-  {
-    std::string res = "t_s", mk = "t_s";
-    for (int n : data.marker_nodes) {
-      const std::string& id = m.node_ids[static_cast<std::size_t>(n)];
-      for (const char* c : {"x", "y", "z"}) res += "," + id + "_d" + c + "_m";
-      for (const char* c : {"x", "y", "z"})
-        for (const char* w : {"", "_fit", "_free", "_nominal"}) mk += "," + id + "_" + c + w + "_m";
+  return j;
+}
+
+// residuals.csv (fit - measured) and markers.csv (measured, fit, free runs of the fitted and nominal models)
+void write_marker_files(io::ResultSet& results, const ts::Model& m, const ts::MotionData& data, const ts::IdentifyResult& r) {
+  std::string res = "t_s", mk = "t_s";
+  for (int n : data.marker_nodes) {
+    const std::string& id = m.node_ids[static_cast<std::size_t>(n)];
+    for (const char* c : {"x", "y", "z"}) res += "," + id + "_d" + c + "_m";
+    for (const char* c : {"x", "y", "z"})
+      for (const char* w : {"", "_fit", "_free", "_nominal"}) mk += "," + id + "_" + c + w + "_m";
+  }
+  res += "\n";
+  mk += "\n";
+  io::CsvLine line;
+  for (int s = 0; s < data.nsample(); ++s) {
+    line.clear();
+    line.num(data.t_s[static_cast<std::size_t>(s)]);
+    for (int i = 0; i < 3 * data.nmarker(); ++i) {
+      const double meas = data.p_W_marker_m(s, i);
+      if (std::isnan(meas))
+        line.text("");
+      else
+        line.num(r.p_W_fit_m(s, i) - meas);
     }
-    res += "\n";
-    mk += "\n";
-    io::CsvLine line;
-    for (int s = 0; s < data.nsample(); ++s) {
-      line.clear();
-      line.num(data.t_s[static_cast<std::size_t>(s)]);
-      for (int i = 0; i < 3 * data.nmarker(); ++i) {
-        const double meas = data.p_W_marker_m(s, i);
-        if (std::isnan(meas))
+    res += line.str() + "\n";
+    line.clear();
+    line.num(data.t_s[static_cast<std::size_t>(s)]);
+    for (int i = 0; i < 3 * data.nmarker(); ++i) {
+      for (double v : {data.p_W_marker_m(s, i), r.p_W_fit_m(s, i), r.p_W_free_fitted_m(s, i), r.p_W_free_nominal_m(s, i)}) {
+        if (std::isnan(v))
           line.text("");
         else
-          line.num(r.p_W_fit_m(s, i) - meas);
+          line.num(v);
       }
-      res += line.str() + "\n";
-      line.clear();
-      line.num(data.t_s[static_cast<std::size_t>(s)]);
-      for (int i = 0; i < 3 * data.nmarker(); ++i) {
-        for (double v : {data.p_W_marker_m(s, i), r.p_W_fit_m(s, i), r.p_W_free_fitted_m(s, i), r.p_W_free_nominal_m(s, i)}) {
-          if (std::isnan(v))
-            line.text("");
-          else
-            line.num(v);
-        }
-      }
-      mk += line.str() + "\n";
     }
-    io::write_file_atomic(results.file("residuals.csv"), res);
-    io::write_file_atomic(results.file("markers.csv"), mk);
+    mk += line.str() + "\n";
   }
+  io::write_file_atomic(results.file("residuals.csv"), res);
+  io::write_file_atomic(results.file("markers.csv"), mk);
+}
+
+void run_identify_tensegrity(const IdentifyArgs& a) {
+  auto f = ts::load_model_file(a.model);
+  const auto prov = model_provenance(a.model, f);
+  const ts::Model& m = f.model;
+  const ts::MotionData data = ts::load_motion_csv(m, a.data);
+  const auto groups = ts::parse_fit_spec(m, a.fit);
+  // the work bound, before any work (identify() checks it again)
+  if (const double steps = ts::identify_step_count(data.t_s, a.dt); !(steps <= ts::kIdentifyMaxSteps))
+    throw Error("identify: --dt " + g(a.dt) + " s gives " + g(steps) + " integration steps per pass over the " +
+                g(data.t_s.back() - data.t_s.front()) + " s of data, above the limit " + g(ts::kIdentifyMaxSteps) + "; use a larger --dt");
+  ts::IdentifyOptions o = identify_options(a);
+  const bool show = !a.quiet && stderr_is_terminal();
+  // restarts announce themselves (why each runs) on stderr, also when it is not a terminal
+  bool progress_line = false;
+  if (show) {
+    o.progress = [&progress_line](int it, double cost, double grad) {
+      std::fprintf(stderr, "\ridentify: iteration %d, cost %.6g, max gradient %.3g   ", it, cost, grad);
+      std::fflush(stderr);
+      progress_line = true;
+    };
+  }
+  if (!a.quiet)
+    o.notice = [&progress_line](const std::string& line) {
+      std::fprintf(stderr, "%s%s\n", progress_line ? "\n" : "", line.c_str());
+      std::fflush(stderr);
+      progress_line = false;
+    };
+  const ts::IdentifyResult r = ts::identify(m, data, groups, o);
+  if (progress_line) std::fprintf(stderr, "\n");
+
+  const std::filesystem::path dir = a.out.empty() ? std::filesystem::path("out") / (m.name + "-identify") : std::filesystem::path(a.out);
+  io::ResultSet results(dir);
+  const std::string command = "tendyn identify " + a.model + " --data " + a.data + " --fit " + a.fit;
+  io::write_file_atomic(results.file("model.yaml"), "# Fitted by: " + command + "\n# marker RMS " + g(r.marker_rms_m) + " m (" +
+                                                         r.termination + ", " + std::to_string(r.iterations) + " iterations)\n" +
+                                                         ts::to_yaml(r.model, &f.simulation));
+  write_summary(results.file("report.json"), identify_report(a, m, data, groups, o, r), prov);
+  write_marker_files(results, m, data, r);
   results.commit();
   if (!a.no_plot) render_plot("identify", dir, dir / "identify.png");
 

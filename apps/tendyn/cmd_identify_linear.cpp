@@ -234,11 +234,9 @@ void run_identify_tree(const std::filesystem::path&, const std::filesystem::path
 #endif
 
 #ifdef TENDYN_WITH_CDPR
-void run_identify_cdpr(const std::filesystem::path& model_file, const std::filesystem::path& data,
-                       const std::string& fit, const std::filesystem::path& out_dir, bool quiet) {
-  bool cables = false, platform = false;
-  cdpr::CableFitOptions co;
-  cdpr::PlatformFitOptions po;
+// The --fit list of a CDPR model: which fits (cables, platform) and their options.
+static void parse_cdpr_fit(const std::string& fit, bool& cables, bool& platform, cdpr::CableFitOptions& co,
+                           cdpr::PlatformFitOptions& po) {
   for (const FitToken& t : fit_tokens(fit)) {
     if ((t.key == "stiffness" || t.key == "stiffness-rest-length") && !t.has_value) {
       cables = true;
@@ -259,6 +257,100 @@ void run_identify_cdpr(const std::filesystem::path& model_file, const std::files
   }
   if (co.damping && !cables) throw Error("--fit damping: fit it with 'stiffness' or 'stiffness-rest-length'");
   if (!cables && !platform) throw Error("--fit: nothing to identify for a CDPR model (give stiffness and/or inertia)");
+}
+
+// cables.csv, residuals_cables.csv and the report's "cables".
+static void write_cable_results(io::ResultSet& out, const cdpr::ModelFile& mf, const cdpr::CableIdentification& cid,
+                                const cdpr::CableFitOptions& co, nlohmann::json& j, nlohmann::json& files) {
+  std::string csv =
+      "cable,EA_N,EA_std_N,k_Npm,k_std_Npm,rest_length_m,rest_length_std_m,damping_Nspm,damping_std_Nspm,rms_N,samples\n";
+  nlohmann::json jc = nlohmann::json::array();
+  for (const auto& c : cid.cables) {
+    io::CsvLine l;
+    l.text(c.name).num(c.EA_N).num(c.EA_std_N).num(c.k_Npm).num(c.k_std_Npm).num(c.rest_length_m);
+    l.num(c.rest_length_std_m).num(c.damping_Nspm).num(c.damping_std_Nspm).num(c.rms_N).integer(c.nsample);
+    csv += l.str() + "\n";
+    jc.push_back({{"name", c.name}, {"EA_N", c.EA_N}, {"EA_std_N", c.EA_std_N}, {"k_Npm", c.k_Npm},
+                  {"k_std_Npm", c.k_std_Npm}, {"rest_length_m", c.rest_length_m},
+                  {"rest_length_std_m", c.rest_length_std_m}, {"damping_Nspm", c.damping_Nspm},
+                  {"damping_std_Nspm", c.damping_std_Nspm}, {"rms_N", c.rms_N}, {"samples", c.nsample}});
+  }
+  io::write_file_atomic(out.file("cables.csv"), csv);
+  std::string h = "t_s";
+  for (const auto& c : mf.model.cable_names) h += ",residual_" + c + ".tension_N";
+  csv = h + "\n";
+  io::CsvLine l;
+  for (Eigen::Index r = 0; r < cid.residual_N.rows(); ++r) {
+    l.clear();
+    l.num(cid.t_s[r]);
+    for (Eigen::Index i = 0; i < cid.residual_N.cols(); ++i) {
+      if (std::isnan(cid.residual_N(r, i))) l.text("");  // sample left out (slack)
+      else l.num(cid.residual_N(r, i));
+    }
+    csv += l.str() + "\n";
+  }
+  io::write_file_atomic(out.file("residuals_cables.csv"), csv);
+  j["cables"] = {{"fit", cdpr::to_string(co.fit)}, {"damping", co.damping}, {"taut_min_N", co.taut_min_N},
+                 {"results", jc}};
+  files.push_back("cables.csv");
+  files.push_back("residuals_cables.csv");
+}
+
+// platform.csv, residuals_platform.csv and the report's "platform".
+static void write_platform_results(io::ResultSet& out, const cdpr::PlatformIdentification& pid, nlohmann::json& j,
+                                   nlohmann::json& files) {
+  static const char* names[10] = {"m_kg",     "mcx_kgm",  "mcy_kgm",  "mcz_kgm",  "Ixx_P_kgm2",
+                                  "Ixy_P_kgm2", "Ixz_P_kgm2", "Iyy_P_kgm2", "Iyz_P_kgm2", "Izz_P_kgm2"};
+  std::string csv = "parameter,identified,std\n";
+  for (int k = 0; k < 10; ++k) {
+    io::CsvLine l;
+    l.text(names[k]).num(pid.pi[k]).num(pid.pi_std[k]);
+    csv += l.str() + "\n";
+  }
+  for (int k = 0; k < 3; ++k) {
+    io::CsvLine l;
+    l.text(std::string("com_") + "xyz"[k] + "_m").num(pid.com_P_m[k]).num(pid.com_std_m[k]);
+    csv += l.str() + "\n";
+  }
+  const char* ic[6] = {"Ixx_C_kgm2", "Ixy_C_kgm2", "Ixz_C_kgm2", "Iyy_C_kgm2", "Iyz_C_kgm2", "Izz_C_kgm2"};
+  const int rc[6][2] = {{0, 0}, {0, 1}, {0, 2}, {1, 1}, {1, 2}, {2, 2}};
+  for (int k = 0; k < 6; ++k) {
+    io::CsvLine l;
+    l.text(ic[k]).num(pid.inertia_C_kgm2(rc[k][0], rc[k][1])).text("");
+    csv += l.str() + "\n";
+  }
+  io::write_file_atomic(out.file("platform.csv"), csv);
+  csv = "t_s,residual_fx_N,residual_fy_N,residual_fz_N,residual_mx_P_Nm,residual_my_P_Nm,residual_mz_P_Nm\n";
+  io::CsvLine l;
+  for (Eigen::Index r = 0; r < pid.residual.rows(); ++r) {
+    l.clear();
+    l.num(pid.t_s[r]).nums(pid.residual.row(r));
+    csv += l.str() + "\n";
+  }
+  io::write_file_atomic(out.file("residuals_platform.csv"), csv);
+  j["platform"] = {{"mass_kg", pid.mass_kg},
+                   {"mass_std_kg", pid.mass_std_kg},
+                   {"com_P_m", vec_json(pid.com_P_m)},
+                   {"com_std_m", vec_json(pid.com_std_m)},
+                   {"inertia_C_kgm2", mat_json(pid.inertia_C_kgm2)},
+                   {"inertia_P_kgm2", mat_json(pid.inertia_P_kgm2)},
+                   {"pi", vec_json(pid.pi)},
+                   {"pi_std", vec_json(pid.pi_std)},
+                   {"correlation", mat_json(correlation(pid.cov))},
+                   {"residual_rms_per_row", vec_json(pid.rms_row)},
+                   {"row_weight", vec_json(pid.row_weight)},
+                   {"condition_number", pid.condition_number},
+                   {"samples", pid.nsample}};
+  files.push_back("platform.csv");
+  files.push_back("residuals_platform.csv");
+}
+
+void run_identify_cdpr(const std::filesystem::path& model_file, const std::filesystem::path& data,
+                       const std::string& fit, const std::filesystem::path& out_dir, bool quiet) {
+  bool cables = false, platform = false;
+  cdpr::CableFitOptions co;
+  cdpr::PlatformFitOptions po;
+  parse_cdpr_fit(fit, cables, platform, co, po);
   const cdpr::ModelFile mf = cdpr::load_model(model_file.string());
   const cdpr::PlatformLog log = cdpr::read_platform_log(data.string(), mf.model);
   nlohmann::json j;
@@ -275,86 +367,8 @@ void run_identify_cdpr(const std::filesystem::path& model_file, const std::files
   if (cables) cid = cdpr::identify_cables(mf.model, log, co);
   if (platform) pid = cdpr::identify_platform(mf.model, log, po);
   io::ResultSet out(dir);
-  if (cables) {
-    std::string csv =
-        "cable,EA_N,EA_std_N,k_Npm,k_std_Npm,rest_length_m,rest_length_std_m,damping_Nspm,damping_std_Nspm,rms_N,samples\n";
-    nlohmann::json jc = nlohmann::json::array();
-    for (const auto& c : cid.cables) {
-      io::CsvLine l;
-      l.text(c.name).num(c.EA_N).num(c.EA_std_N).num(c.k_Npm).num(c.k_std_Npm).num(c.rest_length_m);
-      l.num(c.rest_length_std_m).num(c.damping_Nspm).num(c.damping_std_Nspm).num(c.rms_N).integer(c.nsample);
-      csv += l.str() + "\n";
-      jc.push_back({{"name", c.name}, {"EA_N", c.EA_N}, {"EA_std_N", c.EA_std_N}, {"k_Npm", c.k_Npm},
-                    {"k_std_Npm", c.k_std_Npm}, {"rest_length_m", c.rest_length_m},
-                    {"rest_length_std_m", c.rest_length_std_m}, {"damping_Nspm", c.damping_Nspm},
-                    {"damping_std_Nspm", c.damping_std_Nspm}, {"rms_N", c.rms_N}, {"samples", c.nsample}});
-    }
-    io::write_file_atomic(out.file("cables.csv"), csv);
-    std::string h = "t_s";
-    for (const auto& c : mf.model.cable_names) h += ",residual_" + c + ".tension_N";
-    csv = h + "\n";
-    io::CsvLine l;
-    for (Eigen::Index r = 0; r < cid.residual_N.rows(); ++r) {
-      l.clear();
-      l.num(cid.t_s[r]);
-      for (Eigen::Index i = 0; i < cid.residual_N.cols(); ++i) {
-        if (std::isnan(cid.residual_N(r, i))) l.text("");  // sample left out (slack)
-        else l.num(cid.residual_N(r, i));
-      }
-      csv += l.str() + "\n";
-    }
-    io::write_file_atomic(out.file("residuals_cables.csv"), csv);
-    j["cables"] = {{"fit", cdpr::to_string(co.fit)}, {"damping", co.damping}, {"taut_min_N", co.taut_min_N},
-                   {"results", jc}};
-    files.push_back("cables.csv");
-    files.push_back("residuals_cables.csv");
-  }
-  if (platform) {
-    static const char* names[10] = {"m_kg",     "mcx_kgm",  "mcy_kgm",  "mcz_kgm",  "Ixx_P_kgm2",
-                                    "Ixy_P_kgm2", "Ixz_P_kgm2", "Iyy_P_kgm2", "Iyz_P_kgm2", "Izz_P_kgm2"};
-    std::string csv = "parameter,identified,std\n";
-    for (int k = 0; k < 10; ++k) {
-      io::CsvLine l;
-      l.text(names[k]).num(pid.pi[k]).num(pid.pi_std[k]);
-      csv += l.str() + "\n";
-    }
-    for (int k = 0; k < 3; ++k) {
-      io::CsvLine l;
-      l.text(std::string("com_") + "xyz"[k] + "_m").num(pid.com_P_m[k]).num(pid.com_std_m[k]);
-      csv += l.str() + "\n";
-    }
-    const char* ic[6] = {"Ixx_C_kgm2", "Ixy_C_kgm2", "Ixz_C_kgm2", "Iyy_C_kgm2", "Iyz_C_kgm2", "Izz_C_kgm2"};
-    const int rc[6][2] = {{0, 0}, {0, 1}, {0, 2}, {1, 1}, {1, 2}, {2, 2}};
-    for (int k = 0; k < 6; ++k) {
-      io::CsvLine l;
-      l.text(ic[k]).num(pid.inertia_C_kgm2(rc[k][0], rc[k][1])).text("");
-      csv += l.str() + "\n";
-    }
-    io::write_file_atomic(out.file("platform.csv"), csv);
-    csv = "t_s,residual_fx_N,residual_fy_N,residual_fz_N,residual_mx_P_Nm,residual_my_P_Nm,residual_mz_P_Nm\n";
-    io::CsvLine l;
-    for (Eigen::Index r = 0; r < pid.residual.rows(); ++r) {
-      l.clear();
-      l.num(pid.t_s[r]).nums(pid.residual.row(r));
-      csv += l.str() + "\n";
-    }
-    io::write_file_atomic(out.file("residuals_platform.csv"), csv);
-    j["platform"] = {{"mass_kg", pid.mass_kg},
-                     {"mass_std_kg", pid.mass_std_kg},
-                     {"com_P_m", vec_json(pid.com_P_m)},
-                     {"com_std_m", vec_json(pid.com_std_m)},
-                     {"inertia_C_kgm2", mat_json(pid.inertia_C_kgm2)},
-                     {"inertia_P_kgm2", mat_json(pid.inertia_P_kgm2)},
-                     {"pi", vec_json(pid.pi)},
-                     {"pi_std", vec_json(pid.pi_std)},
-                     {"correlation", mat_json(correlation(pid.cov))},
-                     {"residual_rms_per_row", vec_json(pid.rms_row)},
-                     {"row_weight", vec_json(pid.row_weight)},
-                     {"condition_number", pid.condition_number},
-                     {"samples", pid.nsample}};
-    files.push_back("platform.csv");
-    files.push_back("residuals_platform.csv");
-  }
+  if (cables) write_cable_results(out, mf, cid, co, j, files);
+  if (platform) write_platform_results(out, pid, j, files);
   std::vector<std::string> warnings;
   if (cables && co.damping) {
     std::vector<std::string> cols;

@@ -59,23 +59,9 @@ void run_spec(const SweepArgs& a, bool out_given) {
   if (!a.quiet) std::printf("ran %zu points; results in %s (one JSON line per point, resumable)\n", report.nrun, out.c_str());
 }
 
-void run_sweep(const SweepArgs& a) {
+// The study's options from the command line: the prism, the count angles from --psi-min, the simulation.
+tensegrity::PsiStudyOptions psi_study_options(const SweepArgs& a, double count) {
   namespace ts = tensegrity;
-  if (!(a.psi_step > 0)) throw Error("sweep: --psi-step must be > 0");
-  if (a.psi_max < a.psi_min) throw Error("sweep: --psi-max must be >= --psi-min");
-  if (a.psi_min < -90.0 || a.psi_max > 90.0)
-    throw Error("sweep: --psi-min and --psi-max must be in [-90, 90] deg (got " + io::format_number(a.psi_min, 6) + " and " +
-                io::format_number(a.psi_max, 6) + ")");
-  // counted as a double before anything is allocated: a tiny step must not overflow an int
-  const double count = ts::psi_grid_count(a.psi_min, a.psi_max, a.psi_step);
-  if (!(count <= ts::kPsiStudyMaxAngles)) {
-    char buf[300];
-    std::snprintf(buf, sizeof buf,
-                  "sweep: --psi-min %g to --psi-max %g by --psi-step %g gives %.3g angles, above the limit of %d angles "
-                  "(each angle is a simulation); use a larger --psi-step",
-                  a.psi_min, a.psi_max, a.psi_step, count, ts::kPsiStudyMaxAngles);
-    throw Error(buf);
-  }
   ts::PsiStudyOptions o;
   o.prism.rod_mass_kg = a.mass;
   o.prism.rod_length_m = a.length;
@@ -94,7 +80,6 @@ void run_sweep(const SweepArgs& a) {
   }
   o.prism.radius_m = a.radius;
   o.prism.pivot = a.pivot;
-  const double radius_m = ts::prism_radius_m(o.prism);
   const int n = static_cast<int>(count);
   o.psi_deg.reserve(static_cast<std::size_t>(n));
   for (int i = 0; i < n; ++i) o.psi_deg.push_back(a.psi_min + i * a.psi_step);
@@ -103,29 +88,20 @@ void run_sweep(const SweepArgs& a) {
   o.simulation.strain_limit = a.strain_limit;
   o.simulation.output_interval_s = 0.01;
   o.threads = a.threads;
-  ensure_directory(a.out_dir);
-  const io::OutputLock lock(a.out_dir);  // the journal and the result set: one run at a time (docs/CLI.md "Outputs")
-  // finished angles are journaled; a rerun after an interruption runs only the others
-  const auto journal = std::filesystem::path(a.out_dir) / "sweep.journal.jsonl";
-  o.journal_path = journal.string();
-  Progress progress("sweep", !a.quiet);
-  ts::PsiStudyResult res;
-  try {
-    res = ts::run_psi_study(o, [&](int done, int total) { progress.update(static_cast<double>(done) / total); });
-  } catch (...) {
-    progress.finish();
-    throw;
-  }
-  progress.finish();
+  return o;
+}
 
+// sweep.csv's text and the JSON rows of the study's results.
+void sweep_table(const tensegrity::PsiStudyResult& res, std::string& csv, nlohmann::json& rows) {
+  namespace ts = tensegrity;
   io::CsvLine line;
   for (const char* h : {"psi_deg", "normal", "first_slack_cable", "first_slack_time_s", "first_overstrain_cable", "first_overstrain_time_s"})
     line.text(h);
   for (const char* t : ts::kTripleName)
     for (const char* q : {"max_strain", "min_strain", "final_strain", "shape"}) line.text(std::string(t) + "_" + q);
   line.text("triple_spread");
-  std::string csv = line.str() + "\n";
-  nlohmann::json rows = nlohmann::json::array();
+  csv = line.str() + "\n";
+  rows = nlohmann::json::array();
   for (const auto& r : res.rows) {
     line.clear();
     line.num(r.psi_deg).flag(r.normal);
@@ -150,27 +126,12 @@ void run_sweep(const SweepArgs& a) {
                                {"final_strain", r.final_strain[t]}, {"shape", r.shape[t]}};
     rows.push_back(j);
   }
-  nlohmann::json summary = {
-      {"study", "document 000 psi study (3-prism, zero gravity)"},
-      {"prism",
-       {{"rod_mass_kg", a.mass}, {"rod_length_m", a.length}, {"stiffness_Npm", a.stiffness}, {"rest_length_m", a.rest_length},
-        {"damping_Nspm", a.damping}, {"damping_law", ts::to_string(o.prism.damping_law)}, {"layout", ts::to_string(o.prism.layout)}, {"radius_m", radius_m}}},
-      {"simulation", {{"duration_s", a.duration}, {"dt_s", a.dt}, {"integrator", ts::to_string(o.simulation.integrator)}, {"strain_limit", a.strain_limit}}},
-      {"normal_range_deg", res.has_range ? nlohmann::json::array({res.range_min_deg, res.range_max_deg}) : nlohmann::json(nullptr)},
-      {"paper_normal_range_deg", nlohmann::json::array({36, 68})},
-      {"rows", rows}};
-  if (o.prism.layout == ts::PrismLayout::kPivot) summary["prism"]["pivot"] = o.prism.pivot;
-  {
-    io::ResultSet results(a.out_dir);  // sweep.csv and sweep.json appear together (docs/CLI.md "Outputs")
-    io::write_file_atomic(results.file("sweep.csv"), csv);
-    // one model per angle, all described by "prism": the provenance hash is of that block's text
-    write_summary(results.file("sweep.json"), summary, provenance(summary["prism"].dump(), ""));
-    results.commit();
-  }
-  std::filesystem::remove(journal);  // the set is complete: the journal has served
-  const bool plotted = render_plot("sweep", std::filesystem::path(a.out_dir) / "sweep.csv", std::filesystem::path(a.out_dir) / "sweep.png");
+}
 
-  if (a.quiet) return;
+// The terminal report: the options, one line per angle, the normal-mode range, the files.
+void print_sweep_report(const SweepArgs& a, const tensegrity::PsiStudyOptions& o, const tensegrity::PsiStudyResult& res, double radius_m,
+                        int n, bool plotted) {
+  namespace ts = tensegrity;
   if (res.resumed > 0)
     std::printf("resumed: %d of %d angles read from the journal of an interrupted run (not run again)\n", res.resumed, n);
   if (o.prism.layout == ts::PrismLayout::kPivot)
@@ -196,6 +157,68 @@ void run_sweep(const SweepArgs& a) {
   else
     std::printf("normal-mode range: none of the angles run is normal\n");
   std::printf("wrote %s/sweep.csv and %s/sweep.json%s\n", a.out_dir.c_str(), a.out_dir.c_str(), plotted ? " and sweep.png" : "");
+}
+
+void run_sweep(const SweepArgs& a) {
+  namespace ts = tensegrity;
+  if (!(a.psi_step > 0)) throw Error("sweep: --psi-step must be > 0");
+  if (a.psi_max < a.psi_min) throw Error("sweep: --psi-max must be >= --psi-min");
+  if (a.psi_min < -90.0 || a.psi_max > 90.0)
+    throw Error("sweep: --psi-min and --psi-max must be in [-90, 90] deg (got " + io::format_number(a.psi_min, 6) + " and " +
+                io::format_number(a.psi_max, 6) + ")");
+  // counted as a double before anything is allocated: a tiny step must not overflow an int
+  const double count = ts::psi_grid_count(a.psi_min, a.psi_max, a.psi_step);
+  if (!(count <= ts::kPsiStudyMaxAngles)) {
+    char buf[300];
+    std::snprintf(buf, sizeof buf,
+                  "sweep: --psi-min %g to --psi-max %g by --psi-step %g gives %.3g angles, above the limit of %d angles "
+                  "(each angle is a simulation); use a larger --psi-step",
+                  a.psi_min, a.psi_max, a.psi_step, count, ts::kPsiStudyMaxAngles);
+    throw Error(buf);
+  }
+  ts::PsiStudyOptions o = psi_study_options(a, count);
+  const double radius_m = ts::prism_radius_m(o.prism);
+  const int n = static_cast<int>(count);
+  ensure_directory(a.out_dir);
+  const io::OutputLock lock(a.out_dir);  // the journal and the result set: one run at a time (docs/CLI.md "Outputs")
+  // finished angles are journaled; a rerun after an interruption runs only the others
+  const auto journal = std::filesystem::path(a.out_dir) / "sweep.journal.jsonl";
+  o.journal_path = journal.string();
+  Progress progress("sweep", !a.quiet);
+  ts::PsiStudyResult res;
+  try {
+    res = ts::run_psi_study(o, [&](int done, int total) { progress.update(static_cast<double>(done) / total); });
+  } catch (...) {
+    progress.finish();
+    throw;
+  }
+  progress.finish();
+
+  std::string csv;
+  nlohmann::json rows;
+  sweep_table(res, csv, rows);
+  nlohmann::json summary = {
+      {"study", "document 000 psi study (3-prism, zero gravity)"},
+      {"prism",
+       {{"rod_mass_kg", a.mass}, {"rod_length_m", a.length}, {"stiffness_Npm", a.stiffness}, {"rest_length_m", a.rest_length},
+        {"damping_Nspm", a.damping}, {"damping_law", ts::to_string(o.prism.damping_law)}, {"layout", ts::to_string(o.prism.layout)}, {"radius_m", radius_m}}},
+      {"simulation", {{"duration_s", a.duration}, {"dt_s", a.dt}, {"integrator", ts::to_string(o.simulation.integrator)}, {"strain_limit", a.strain_limit}}},
+      {"normal_range_deg", res.has_range ? nlohmann::json::array({res.range_min_deg, res.range_max_deg}) : nlohmann::json(nullptr)},
+      {"paper_normal_range_deg", nlohmann::json::array({36, 68})},
+      {"rows", rows}};
+  if (o.prism.layout == ts::PrismLayout::kPivot) summary["prism"]["pivot"] = o.prism.pivot;
+  {
+    io::ResultSet results(a.out_dir);  // sweep.csv and sweep.json appear together (docs/CLI.md "Outputs")
+    io::write_file_atomic(results.file("sweep.csv"), csv);
+    // one model per angle, all described by "prism": the provenance hash is of that block's text
+    write_summary(results.file("sweep.json"), summary, provenance(summary["prism"].dump(), ""));
+    results.commit();
+  }
+  std::filesystem::remove(journal);  // the set is complete: the journal has served
+  const bool plotted = render_plot("sweep", std::filesystem::path(a.out_dir) / "sweep.csv", std::filesystem::path(a.out_dir) / "sweep.png");
+
+  if (a.quiet) return;
+  print_sweep_report(a, o, res, radius_m, n, plotted);
 }
 }  // namespace
 

@@ -123,6 +123,72 @@ void check_config(const ExperimentConfig& c) {
 
 bool is_optimal_start(const StageStart& st) { return st.kind == StageStart::Kind::kFactor && st.value == 1.0; }
 
+
+// Running sums of a stage's samples (run_stage).
+struct StageSums {
+  double p2 = 0.0, r2 = 0.0, d2 = 0.0, after = 0.0;
+  long count = 0, count_after = 0;
+};
+
+// A sample's figures into the stage's result (norms of the lower group's tensions, actual and optimal,
+// peaks and errors, after transient_s too) and its running sums; then the sample itself.
+void add_sample(Sample s, const std::vector<int>& lower, double transient_s, StageResult& res, StageSums& sums) {
+  double a = 0.0, b = 0.0, dev = 0.0;
+  for (int i : lower) {
+    dev += (s.f_N[i] - s.f_opt_N[i]) * (s.f_N[i] - s.f_opt_N[i]);
+    a += s.f_N[i] * s.f_N[i];
+    b += s.f_opt_N[i] * s.f_opt_N[i];
+    res.peak_lower_tension_N = std::max(res.peak_lower_tension_N, s.f_N[i]);
+    res.peak_opt_lower_tension_N = std::max(res.peak_opt_lower_tension_N, s.f_opt_N[i]);
+  }
+  s.lower_norm_N = std::sqrt(a);
+  s.opt_lower_norm_N = std::sqrt(b);
+  res.worst_lower_norm_N = std::max(res.worst_lower_norm_N, s.lower_norm_N);
+  res.max_dev_opt_N = std::max(res.max_dev_opt_N, std::sqrt(dev));
+  sums.d2 += dev;
+  res.mean_lower_norm_N += s.lower_norm_N;
+  res.mean_opt_lower_norm_N += s.opt_lower_norm_N;
+  res.worst_opt_lower_norm_N = std::max(res.worst_opt_lower_norm_N, s.opt_lower_norm_N);
+  if (s.t_s >= transient_s) {
+    res.worst_lower_norm_after_N = std::max(res.worst_lower_norm_after_N, s.lower_norm_N);
+    res.worst_opt_lower_norm_after_N = std::max(res.worst_opt_lower_norm_after_N, s.opt_lower_norm_N);
+    for (int i : lower) {
+      res.peak_lower_tension_after_N = std::max(res.peak_lower_tension_after_N, s.f_N[i]);
+      res.peak_opt_lower_tension_after_N = std::max(res.peak_opt_lower_tension_after_N, s.f_opt_N[i]);
+    }
+    sums.after += s.lower_norm_N;
+    ++sums.count_after;
+  }
+  res.max_pos_err_m = std::max(res.max_pos_err_m, s.pos_err_m);
+  res.max_rot_err_rad = std::max(res.max_rot_err_rad, s.rot_err_rad);
+  sums.p2 += s.pos_err_m * s.pos_err_m;
+  sums.r2 += s.rot_err_rad * s.rot_err_rad;
+  ++sums.count;
+  res.samples.push_back(std::move(s));
+}
+
+// The tensions at the start: the optimal ones, or (a start other than the optimum) the lower cables' at
+// the start state with the upper ones re-solved to balance the desired wrench.
+Eigen::VectorXd start_tensions(const Controller& ctrl, const ControllerConfig& cc, const StageStart& start, const DynamicData& data) {
+  Eigen::VectorXd f0 = ctrl.optimal_tensions();
+  if (!is_optimal_start(start)) {
+    // lower cables at the start state; the upper ones re-solved to balance the desired wrench
+    const auto& low = ctrl.lower();
+    const auto& up = ctrl.upper();
+    for (int i : low) f0[i] = start.kind == StageStart::Kind::kFactor ? start.value * f0[i] : start.value;
+    Eigen::VectorXd wu = ctrl.desired_wrench();
+    for (int i : low) wu -= data.geo.J.col(i) * f0[i];
+    Eigen::MatrixXd Ju(6, static_cast<Eigen::Index>(up.size()));
+    for (std::size_t j = 0; j < up.size(); ++j) Ju.col(static_cast<Eigen::Index>(j)) = data.geo.J.col(up[j]);
+    SolverOptions so;
+    so.f_min_N = cc.f_min_N;
+    so.f_max_N = cc.f_max_N;
+    const TensionResult ru = solve_tensions(cc.method, Ju, wu, so);
+    for (std::size_t j = 0; j < up.size(); ++j) f0[up[j]] = ru.f_N[static_cast<Eigen::Index>(j)];
+  }
+  return f0;
+}
+
 }  // namespace
 
 double layer_duration(const ExperimentConfig& cfg) {
@@ -187,22 +253,7 @@ StageResult run_stage(const DynamicModel& model, const ExperimentConfig& config,
   meas.pose = pose0;
   ctrl.update(r0, meas, in);
   const StageStart& start = tension_control ? cfg.start_with : cfg.start_without;
-  Eigen::VectorXd f0 = ctrl.optimal_tensions();
-  if (!is_optimal_start(start)) {
-    // lower cables at the start state; the upper ones re-solved to balance the desired wrench
-    const auto& low = ctrl.lower();
-    const auto& up = ctrl.upper();
-    for (int i : low) f0[i] = start.kind == StageStart::Kind::kFactor ? start.value * f0[i] : start.value;
-    Eigen::VectorXd wu = ctrl.desired_wrench();
-    for (int i : low) wu -= data.geo.J.col(i) * f0[i];
-    Eigen::MatrixXd Ju(6, static_cast<Eigen::Index>(up.size()));
-    for (std::size_t j = 0; j < up.size(); ++j) Ju.col(static_cast<Eigen::Index>(j)) = data.geo.J.col(up[j]);
-    SolverOptions so;
-    so.f_min_N = cc.f_min_N;
-    so.f_max_N = cc.f_max_N;
-    const TensionResult ru = solve_tensions(cc.method, Ju, wu, so);
-    for (std::size_t j = 0; j < up.size(); ++j) f0[up[j]] = ru.f_N[static_cast<Eigen::Index>(j)];
-  }
+  const Eigen::VectorXd f0 = start_tensions(ctrl, cc, start, data);
   x.tail(model.ncable()) = rest_lengths_for_tensions(model, in, pose0, f0);
   in.winch_rate_m_s.setZero();
   ctrl.reset();  // stage 1's kinematic offsets are taken at the first real cycle
@@ -211,8 +262,7 @@ StageResult run_stage(const DynamicModel& model, const ExperimentConfig& config,
   res.tension_control = tension_control;
   res.start = start;
   res.transient_s = cfg.transient_s;
-  double sum_after = 0.0;
-  long count_after = 0;
+  StageSums sums;
   const double T = layer_duration(cfg);
   if (!(T / cfg.dt_s <= 1e9)) {
     char buf[160];
@@ -223,8 +273,6 @@ StageResult run_stage(const DynamicModel& model, const ExperimentConfig& config,
   const auto ctrl_every = std::max(1L, std::lround(cfg.control_dt_s / cfg.dt_s));
   const auto sample_every = std::max(1L, std::lround(cfg.sample_dt_s / cfg.dt_s));
   const auto& lower = ctrl.lower();
-  double sum_p2 = 0.0, sum_r2 = 0.0, sum_d2 = 0.0;
-  long count = 0;
   for (long k = 0; k <= steps; ++k) {
     const double t = static_cast<double>(k) * cfg.dt_s;
     const Reference ref = layer_reference(cfg, t);
@@ -245,48 +293,17 @@ StageResult run_stage(const DynamicModel& model, const ExperimentConfig& config,
       s.rot_err_rad = rotation_angle_between(ref.q_WP, s.q_WP);
       s.f_N = data.tension_N;
       s.f_opt_N = ctrl.optimal_tensions();
-      double a = 0.0, b = 0.0, dev = 0.0;
-      for (int i : lower) {
-        dev += (s.f_N[i] - s.f_opt_N[i]) * (s.f_N[i] - s.f_opt_N[i]);
-        a += s.f_N[i] * s.f_N[i];
-        b += s.f_opt_N[i] * s.f_opt_N[i];
-        res.peak_lower_tension_N = std::max(res.peak_lower_tension_N, s.f_N[i]);
-        res.peak_opt_lower_tension_N = std::max(res.peak_opt_lower_tension_N, s.f_opt_N[i]);
-      }
-      s.lower_norm_N = std::sqrt(a);
-      s.opt_lower_norm_N = std::sqrt(b);
-      res.worst_lower_norm_N = std::max(res.worst_lower_norm_N, s.lower_norm_N);
-      res.max_dev_opt_N = std::max(res.max_dev_opt_N, std::sqrt(dev));
-      sum_d2 += dev;
-      res.mean_lower_norm_N += s.lower_norm_N;
-      res.mean_opt_lower_norm_N += s.opt_lower_norm_N;
-      res.worst_opt_lower_norm_N = std::max(res.worst_opt_lower_norm_N, s.opt_lower_norm_N);
-      if (t >= cfg.transient_s) {
-        res.worst_lower_norm_after_N = std::max(res.worst_lower_norm_after_N, s.lower_norm_N);
-        res.worst_opt_lower_norm_after_N = std::max(res.worst_opt_lower_norm_after_N, s.opt_lower_norm_N);
-        for (int i : lower) {
-          res.peak_lower_tension_after_N = std::max(res.peak_lower_tension_after_N, s.f_N[i]);
-          res.peak_opt_lower_tension_after_N = std::max(res.peak_opt_lower_tension_after_N, s.f_opt_N[i]);
-        }
-        sum_after += s.lower_norm_N;
-        ++count_after;
-      }
-      res.max_pos_err_m = std::max(res.max_pos_err_m, s.pos_err_m);
-      res.max_rot_err_rad = std::max(res.max_rot_err_rad, s.rot_err_rad);
-      sum_p2 += s.pos_err_m * s.pos_err_m;
-      sum_r2 += s.rot_err_rad * s.rot_err_rad;
-      ++count;
-      res.samples.push_back(std::move(s));
+      add_sample(std::move(s), lower, cfg.transient_s, res, sums);
     }
     if (k == steps) break;
     step_rk4(model, in, x, cfg.dt_s, data, t);
   }
-  res.rms_pos_err_m = std::sqrt(sum_p2 / static_cast<double>(std::max(1L, count)));
-  res.rms_rot_err_rad = std::sqrt(sum_r2 / static_cast<double>(std::max(1L, count)));
-  res.rms_dev_opt_N = std::sqrt(sum_d2 / static_cast<double>(std::max(1L, count)));
-  res.mean_lower_norm_N /= static_cast<double>(std::max(1L, count));
-  res.mean_opt_lower_norm_N /= static_cast<double>(std::max(1L, count));
-  res.mean_lower_norm_after_N = sum_after / static_cast<double>(std::max(1L, count_after));
+  res.rms_pos_err_m = std::sqrt(sums.p2 / static_cast<double>(std::max(1L, sums.count)));
+  res.rms_rot_err_rad = std::sqrt(sums.r2 / static_cast<double>(std::max(1L, sums.count)));
+  res.rms_dev_opt_N = std::sqrt(sums.d2 / static_cast<double>(std::max(1L, sums.count)));
+  res.mean_lower_norm_N /= static_cast<double>(std::max(1L, sums.count));
+  res.mean_opt_lower_norm_N /= static_cast<double>(std::max(1L, sums.count));
+  res.mean_lower_norm_after_N = sums.after / static_cast<double>(std::max(1L, sums.count_after));
   res.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return res;
 }

@@ -68,21 +68,40 @@ const char* to_string(MjcfIntegrator integrator) {
   return "?";
 }
 
-MjcfExport export_mjcf(const Model& m, const MjcfOptions& o) {
-  if (!(o.timestep_s > 0.0 && std::isfinite(o.timestep_s))) throw Error("MJCF export: timestep must be positive and finite");
-  if (!(o.rod_radius_m > 0.0 && std::isfinite(o.rod_radius_m))) throw Error("MJCF export: rod radius must be positive and finite");
-  if (!(o.min_axial_inertia_ratio > 0.0 && std::isfinite(o.min_axial_inertia_ratio)))
-    throw Error("MJCF export: minimum axial inertia ratio must be positive and finite");
+namespace {
 
-  MjcfExport out;
-  auto& notes = out.notes;
-  const bool has_ground = m.ground.type != Ground::Type::kNone;
-  const bool ground = has_ground && o.ground;
-  const double r = o.rod_radius_m;
-  const double plane_z = m.ground.height_m - r;
-  const double mu = m.ground.friction;
+// One MJCF export (export_mjcf), part by part: what the file cannot represent exactly (notes), then
+// the file itself.
+struct MjcfWriter {
+  const Model& m;
+  const MjcfOptions& o;
+  bool has_ground = false, ground = false;
+  double r = 0.0, plane_z = 0.0, mu = 0.0;
+  int n_moving = 0;  // rods with an initial velocity
 
-  // ---- what cannot be represented exactly
+  MjcfWriter(const Model& model, const MjcfOptions& options);
+  std::vector<std::string> notes() const;
+  void header(std::ostream& x, const std::vector<std::string>& notes) const;
+  void worldbody(std::ostream& x) const;
+  void rod_body(std::ostream& x, int j) const;
+  void tendons_and_actuators(std::ostream& x) const;
+  void keyframe(std::ostream& x) const;
+};
+
+MjcfWriter::MjcfWriter(const Model& model, const MjcfOptions& options) : m(model), o(options) {
+  has_ground = m.ground.type != Ground::Type::kNone;
+  ground = has_ground && o.ground;
+  r = o.rod_radius_m;
+  plane_z = m.ground.height_m - r;
+  mu = m.ground.friction;
+  const State& s0 = m.initial_state;
+  for (int j = 0; j < m.nrod(); ++j)
+    if (!s0.v_WC(j).isZero() || !s0.w_W(j).isZero()) ++n_moving;
+}
+
+// ---- what cannot be represented exactly
+std::vector<std::string> MjcfWriter::notes() const {
+  std::vector<std::string> notes;
   int n_tension_only = 0, n_rel_damped = 0, n_limited = 0;
   for (const auto& c : m.cables) {
     if (c.tension_only) ++n_tension_only;
@@ -151,15 +170,14 @@ MjcfExport export_mjcf(const Model& m, const MjcfOptions& o) {
                       " dropped (MJCF has no applied force): apply them through mjData.xfrc_applied");
   }
   const State& s0 = m.initial_state;
-  int n_moving = 0;
-  for (int j = 0; j < m.nrod(); ++j)
-    if (!s0.v_WC(j).isZero() || !s0.w_W(j).isZero()) ++n_moving;
   if (n_moving > 0 || s0.time_s != 0.0)
     notes.push_back("the initial " + std::string(n_moving > 0 ? "velocities of " + plural(n_moving, "rod", "rods") : "time") +
                     " go into keyframe 'initial' (mj_resetDataKeyframe(m, d, 0)): mj_makeData starts at rest at t = 0");
+  return notes;
+}
 
-  // ---- the file
-  std::ostringstream x;
+// ---- the file: the comment with the notes, the options
+void MjcfWriter::header(std::ostream& x, const std::vector<std::string>& notes) const {
   x << "<!--\n  " << comment_safe("exported by tendyn from model '" + m.name + "' for MuJoCo 2.2.2") << "\n"
     << "  exact: rods as free bodies (mass, inertia, centre-of-mass ratio), nodes and world anchors as sites,\n"
     << "  gravity, springs that push as two-sided tendon springs, stiffness and rest length of every element\n";
@@ -176,6 +194,9 @@ MjcfExport export_mjcf(const Model& m, const MjcfOptions& o) {
   x << "  <option timestep=\"" << nums({o.timestep_s}) << "\" integrator=\"" << to_string(o.integrator) << "\" gravity=\""
     << nums({m.gravity_W.x(), m.gravity_W.y(), m.gravity_W.z()}) << "\"" << (ground ? " cone=\"elliptic\"" : "") << ">\n";
   x << "    <flag contact=\"" << (ground ? "enable" : "disable") << "\" energy=\"enable\"/>\n  </option>\n";
+}
+
+void MjcfWriter::worldbody(std::ostream& x) const {
   x << "  <worldbody>\n";
   if (ground)
     x << "    <geom name=\"ground\" type=\"plane\" pos=\"" << nums({0, 0, plane_z}) << "\" size=\"0 0 1\" contype=\"0\" conaffinity=\"1\" condim=\""
@@ -186,45 +207,52 @@ MjcfExport export_mjcf(const Model& m, const MjcfOptions& o) {
     x << "    <site name=\"" << io::escape_markup(m.node_ids[static_cast<std::size_t>(i)]) << "\" pos=\""
       << nums({n.p_W_anchor.x(), n.p_W_anchor.y(), n.p_W_anchor.z()}) << "\" size=\"0.005\"/>\n";
   }
-  for (int j = 0; j < m.nrod(); ++j) {
-    const Rod& rod = m.rods[static_cast<std::size_t>(j)];
-    const Eigen::Vector3d p = s0.p_WC(j);
-    const Eigen::Quaterniond q = s0.q_WB(j);
-    const double Ia = std::max(rod.inertia_axial_kgm2, o.min_axial_inertia_ratio * rod.inertia_transverse_kgm2);
-    x << "    <body name=\"" << io::escape_markup(m.rod_ids[static_cast<std::size_t>(j)]) << "\" pos=\"" << nums({p.x(), p.y(), p.z()})
-      << "\" quat=\"" << nums({q.w(), q.x(), q.y(), q.z()}) << "\">\n";
-    x << "      <freejoint/>\n";
-    if (rod.general_inertia) {
-      const Eigen::Matrix3d& I = rod.inertia_B_kgm2;  // body frame = tendyn's B (origin at the COM)
-      x << "      <inertial pos=\"0 0 0\" mass=\"" << nums({rod.mass_kg}) << "\" fullinertia=\""
-        << nums({I(0, 0), I(1, 1), I(2, 2), I(0, 1), I(0, 2), I(1, 2)}) << "\"/>\n";
-    } else {
-      x << "      <inertial pos=\"0 0 0\" mass=\"" << nums({rod.mass_kg}) << "\" diaginertia=\""
-        << nums({rod.inertia_transverse_kgm2, rod.inertia_transverse_kgm2, Ia}) << "\"/>\n";
-    }
-    const Eigen::Vector3d a = m.p_BN(rod.node[0]), b = m.p_BN(rod.node[1]);
-    // With a ground the capsules touch the plane only (contype 1 & plane conaffinity 1; capsule
-    // pairs have 1 & 0 = 0), as tendyn's rods pass through each other.
-    const std::string contact = ground ? " contype=\"1\" conaffinity=\"0\" condim=\"" + std::to_string(mu > 0.0 ? 3 : 1) + "\" friction=\"" +
-                                             nums({mu > 0.0 ? mu : 1.0}) + "\""
-                                       : " contype=\"0\" conaffinity=\"0\"";
-    x << "      <geom type=\"capsule\" fromto=\"" << nums({a.x(), a.y(), a.z(), b.x(), b.y(), b.z()}) << "\" size=\"" << nums({r})
-      << "\" mass=\"0\"" << contact << "/>\n";
-    std::vector<int> points{rod.node[0], rod.node[1]};  // its ends, then its body points
-    for (int i = 0; i < m.nnode(); ++i)
-      if (m.nodes[static_cast<std::size_t>(i)].rod == j && m.nodes[static_cast<std::size_t>(i)].is_body_point()) points.push_back(i);
-    for (const int i : points) {  // in the body frame
-      const Node& n = m.nodes[static_cast<std::size_t>(i)];
-      const Eigen::Vector3d p_B = m.p_BN(i);
-      x << "      <site name=\"" << io::escape_markup(m.node_ids[static_cast<std::size_t>(i)]) << "\" pos=\"" << nums({p_B.x(), p_B.y(), p_B.z()})
-        << "\" size=\"0.005\"/>\n";
-      if (n.radius_m > 0.0 && n.touches_ground())  // an end-cap: a massless sphere that touches the ground
-        x << "      <geom type=\"sphere\" pos=\"" << nums({p_B.x(), p_B.y(), p_B.z()}) << "\" size=\"" << nums({n.radius_m}) << "\" mass=\"0\""
-          << contact << "/>\n";
-    }
-    x << "    </body>\n";
-  }
+  for (int j = 0; j < m.nrod(); ++j) rod_body(x, j);
   x << "  </worldbody>\n";
+}
+
+// A rod: a free body with its inertia, a capsule, its points as sites (end-caps as spheres).
+void MjcfWriter::rod_body(std::ostream& x, int j) const {
+  const State& s0 = m.initial_state;
+  const Rod& rod = m.rods[static_cast<std::size_t>(j)];
+  const Eigen::Vector3d p = s0.p_WC(j);
+  const Eigen::Quaterniond q = s0.q_WB(j);
+  const double Ia = std::max(rod.inertia_axial_kgm2, o.min_axial_inertia_ratio * rod.inertia_transverse_kgm2);
+  x << "    <body name=\"" << io::escape_markup(m.rod_ids[static_cast<std::size_t>(j)]) << "\" pos=\"" << nums({p.x(), p.y(), p.z()})
+    << "\" quat=\"" << nums({q.w(), q.x(), q.y(), q.z()}) << "\">\n";
+  x << "      <freejoint/>\n";
+  if (rod.general_inertia) {
+    const Eigen::Matrix3d& I = rod.inertia_B_kgm2;  // body frame = tendyn's B (origin at the COM)
+    x << "      <inertial pos=\"0 0 0\" mass=\"" << nums({rod.mass_kg}) << "\" fullinertia=\""
+      << nums({I(0, 0), I(1, 1), I(2, 2), I(0, 1), I(0, 2), I(1, 2)}) << "\"/>\n";
+  } else {
+    x << "      <inertial pos=\"0 0 0\" mass=\"" << nums({rod.mass_kg}) << "\" diaginertia=\""
+      << nums({rod.inertia_transverse_kgm2, rod.inertia_transverse_kgm2, Ia}) << "\"/>\n";
+  }
+  const Eigen::Vector3d a = m.p_BN(rod.node[0]), b = m.p_BN(rod.node[1]);
+  // With a ground the capsules touch the plane only (contype 1 & plane conaffinity 1; capsule
+  // pairs have 1 & 0 = 0), as tendyn's rods pass through each other.
+  const std::string contact = ground ? " contype=\"1\" conaffinity=\"0\" condim=\"" + std::to_string(mu > 0.0 ? 3 : 1) + "\" friction=\"" +
+                                           nums({mu > 0.0 ? mu : 1.0}) + "\""
+                                     : " contype=\"0\" conaffinity=\"0\"";
+  x << "      <geom type=\"capsule\" fromto=\"" << nums({a.x(), a.y(), a.z(), b.x(), b.y(), b.z()}) << "\" size=\"" << nums({r})
+    << "\" mass=\"0\"" << contact << "/>\n";
+  std::vector<int> points{rod.node[0], rod.node[1]};  // its ends, then its body points
+  for (int i = 0; i < m.nnode(); ++i)
+    if (m.nodes[static_cast<std::size_t>(i)].rod == j && m.nodes[static_cast<std::size_t>(i)].is_body_point()) points.push_back(i);
+  for (const int i : points) {  // in the body frame
+    const Node& n = m.nodes[static_cast<std::size_t>(i)];
+    const Eigen::Vector3d p_B = m.p_BN(i);
+    x << "      <site name=\"" << io::escape_markup(m.node_ids[static_cast<std::size_t>(i)]) << "\" pos=\"" << nums({p_B.x(), p_B.y(), p_B.z()})
+      << "\" size=\"0.005\"/>\n";
+    if (n.radius_m > 0.0 && n.touches_ground())  // an end-cap: a massless sphere that touches the ground
+      x << "      <geom type=\"sphere\" pos=\"" << nums({p_B.x(), p_B.y(), p_B.z()}) << "\" size=\"" << nums({n.radius_m}) << "\" mass=\"0\""
+        << contact << "/>\n";
+  }
+  x << "    </body>\n";
+}
+
+void MjcfWriter::tendons_and_actuators(std::ostream& x) const {
   if (m.ncable() > 0) {
     x << "  <tendon>\n";
     for (int k = 0; k < m.ncable(); ++k) {
@@ -247,6 +275,10 @@ MjcfExport export_mjcf(const Model& m, const MjcfOptions& o) {
     }
     x << "  </actuator>\n";
   }
+}
+
+void MjcfWriter::keyframe(std::ostream& x) const {
+  const State& s0 = m.initial_state;
   if (n_moving > 0 || s0.time_s != 0.0) {
     // free joint: qpos = (p, q w x y z), qvel = (v of the body origin in the world frame, w in the body frame)
     std::string qpos, qvel;
@@ -259,6 +291,24 @@ MjcfExport export_mjcf(const Model& m, const MjcfOptions& o) {
     }
     x << "  <keyframe>\n    <key name=\"initial\" time=\"" << nums({s0.time_s}) << "\" qpos=\"" << qpos << "\" qvel=\"" << qvel << "\"/>\n  </keyframe>\n";
   }
+}
+
+}  // namespace
+
+MjcfExport export_mjcf(const Model& m, const MjcfOptions& o) {
+  if (!(o.timestep_s > 0.0 && std::isfinite(o.timestep_s))) throw Error("MJCF export: timestep must be positive and finite");
+  if (!(o.rod_radius_m > 0.0 && std::isfinite(o.rod_radius_m))) throw Error("MJCF export: rod radius must be positive and finite");
+  if (!(o.min_axial_inertia_ratio > 0.0 && std::isfinite(o.min_axial_inertia_ratio)))
+    throw Error("MJCF export: minimum axial inertia ratio must be positive and finite");
+
+  MjcfExport out;
+  const MjcfWriter w(m, o);
+  out.notes = w.notes();
+  std::ostringstream x;
+  w.header(x, out.notes);
+  w.worldbody(x);
+  w.tendons_and_actuators(x);
+  w.keyframe(x);
   x << "</mujoco>\n";
   out.xml = x.str();
   return out;

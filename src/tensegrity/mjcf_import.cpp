@@ -663,6 +663,14 @@ class Importer {
   }
 
   // ------------------------------------------------------------------ the model
+  // The nodes by name (sites, rod ends, end-caps, anchors) and the rods' frames at the file's pose.
+  struct Nodes {
+    std::map<std::string, int> node_of;
+    std::map<std::string, const Src*> node_src;
+    std::vector<Pose> rod_frame;
+    std::vector<Vector3d> rod_com_B;  // centre of mass in the MuJoCo body frame
+  };
+
   ModelFile build(const Src& top) {
     check_attrs(top, {"model"});
     ModelFile out;
@@ -676,7 +684,30 @@ class Importer {
       if (c.name() == "compiler") read_compiler(c);
     for (const Src& c : top.kids)
       if (c.name() == "default") read_defaults(c, "main", "");
-    // option
+    const bool contact_on = read_option(top, out);
+
+    // pass 2: the world
+    Walk w;
+    w.rods.reserve(1024);
+    read_world(top, w, contact_on);
+
+    Nodes N;
+    add_bodies(w, contact_on, m, N);
+    read_tendons(top, m, N);
+    read_actuators(top);
+    read_initial_state(top, m, N);
+    m.f_W_ext_node.assign(static_cast<std::size_t>(m.nnode()), Vector3d::Zero());
+    try {
+      validate(m);
+    } catch (const Error& e) {
+      throw Error(files_[0] + ": the imported model is not valid: " + e.what());
+    }
+    return out;
+  }
+
+  // <option>: time step, gravity, integrator, flags; returns whether contacts are on.
+  bool read_option(const Src& top, ModelFile& out) {
+    Model& m = out.model;
     bool contact_on = true, gravity_on = true;
     out.simulation.dt_s = 0.002;  // MuJoCo's defaults
     out.simulation.integrator = Integrator::kRK4;
@@ -724,10 +755,11 @@ class Importer {
       rep_.mapped.push_back("gravity disabled by <flag gravity=\"disable\"> -> gravity 0");
     }
     rep_.mapped.push_back("gravity (" + g(m.gravity_W.x()) + ", " + g(m.gravity_W.y()) + ", " + g(m.gravity_W.z()) + ") m/s^2");
+    return contact_on;
+  }
 
-    // pass 2: the world
-    Walk w;
-    w.rods.reserve(1024);
+  // pass 2: the world (bodies, world geoms and sites; elements without effect skipped)
+  void read_world(const Src& top, Walk& w, bool contact_on) {
     const Src* worldbody = nullptr;
     for (const Src& c : top.kids) {
       const std::string& n = c.name();
@@ -763,110 +795,28 @@ class Importer {
       }
     }
     if (!worldbody || w.rods.empty()) fail(top, "no body with a free joint (nothing becomes a rod)");
+  }
 
-    // rods and their nodes
-    std::map<std::string, int> node_of;
-    std::map<std::string, const Src*> node_src;
-    auto add_node = [&](const std::string& id, const Node& n, const Src* s) {
-      if (node_of.count(id))
-        fail(*s, "name '" + id + "' is used by two sites or points (the other at " + where(*node_src[id]) + ")");
-      node_of[id] = m.nnode();
-      node_src[id] = s;
-      m.nodes.push_back(n);
-      m.node_ids.push_back(id);
-      return m.nnode() - 1;
-    };
-    std::vector<Pose> rod_frame;
-    std::vector<Vector3d> rod_com_B;  // centre of mass in the MuJoCo body frame
-    for (const RodRec& r : w.rods) {
-      const int j = m.nrod();
-      const MassPart total = combine_parts(r.parts);
-      const double mass = total.mass_kg;
-      if (!(mass > 0.0))
-        fail(*r.src, "free body has no mass (MuJoCo needs a positive mass; give geoms with mass or an <inertial>)");
-      const Vector3d& c = total.com_m;
-      const Matrix3d& I = total.inertia_kgm2;
-      const Matrix3d R = r.frame.q.toRotationMatrix();
-      Rod rod;
-      rod.mass_kg = mass;
-      rod.general_inertia = true;
-      rod.inertia_B_kgm2 = R.transpose() * I * R;
-      rod.inertia_B_kgm2 = 0.5 * (rod.inertia_B_kgm2 + rod.inertia_B_kgm2.transpose()).eval();
-      // ends: the longest capsule or cylinder
-      const Segment* longest = nullptr;
-      for (const auto& sgm : r.segments)
-        if (!longest || (sgm.b - sgm.a).norm() > (longest->b - longest->a).norm()) longest = &sgm;
-      if (!longest) fail(*r.src, "free body has no capsule or cylinder geom to define the rod's two ends");
-      auto to_B = [&](const Vector3d& pw) -> Vector3d { return R.transpose() * (pw - c); };
-      const Vector3d endw[2] = {longest->a, longest->b};
-      std::vector<bool> site_used(r.sites.size(), false);
-      for (int e = 0; e < 2; ++e) {
-        Node n;
-        n.rod = j;
-        n.end = e;
-        n.p_B_m = to_B(endw[e]);
-        std::string id = r.name + ".end" + std::to_string(e);
-        const Src* src = r.src;
-        for (std::size_t k = 0; k < r.sites.size(); ++k)
-          if (!site_used[k] && (r.sites[k].p - endw[e]).norm() <= 1e-9) {
-            site_used[k] = true;
-            id = r.sites[k].name;
-            src = r.sites[k].src;
-            break;
-          }
-        rod.node[e] = add_node(id, n, src);
-      }
-      rod.length_m = (m.nodes[static_cast<std::size_t>(rod.node[1])].p_B_m - m.nodes[static_cast<std::size_t>(rod.node[0])].p_B_m).norm();
-      for (std::size_t k = 0; k < r.sites.size(); ++k) {
-        if (site_used[k]) continue;
-        Node n;
-        n.rod = j;
-        n.end = Node::kBodyPoint;
-        n.p_B_m = to_B(r.sites[k].p);
-        add_node(r.sites[k].name, n, r.sites[k].src);
-      }
-      // end-caps: capsule ends and spheres that collide
-      auto cap_at = [&](const Vector3d& pw, double radius, const std::string& id) {
-        const Vector3d pb = to_B(pw);
-        for (int i = 0; i < m.nnode(); ++i) {
-          Node& n = m.nodes[static_cast<std::size_t>(i)];
-          if (n.rod == j && (n.p_B_m - pb).norm() <= 1e-9) {
-            n.radius_m = std::max(n.radius_m, radius);
-            if (n.is_body_point()) n.contact = true;
-            return;
-          }
-        }
-        Node n;
-        n.rod = j;
-        n.end = Node::kBodyPoint;
-        n.p_B_m = pb;
-        n.radius_m = radius;
-        n.contact = true;
-        add_node(id, n, r.src);
-      };
-      int ncaps = 0;
-      for (const auto& sg : r.segments)
-        if (sg.capsule && sg.collides) {
-          cap_at(sg.a, sg.radius, sg.label + ".end0");
-          cap_at(sg.b, sg.radius, sg.label + ".end1");
-          ncaps += 2;
-        }
-      for (const auto& b : r.balls)
-        if (b.collides) cap_at(b.c, b.radius, b.label), ++ncaps;
-      rep_.mapped.push_back("rod '" + r.name + "': mass " + g(mass) + " kg from " + std::to_string(r.parts.size()) + " part(s) (" +
-                            std::to_string(r.geoms) + " geom(s), " + std::to_string(r.welded) + " welded bod" + (r.welded == 1 ? "y" : "ies") +
-                            "), ends at the longest " + (longest->capsule ? "capsule" : "cylinder") + " '" + longest->label +
-                            "' (length " + g(rod.length_m) + " m), " + std::to_string(r.sites.size()) + " site(s), " +
-                            std::to_string(ncaps) + " end-cap sphere(s)");
-      m.rods.push_back(rod);
-      m.rod_ids.push_back(r.name);
-      rod_frame.push_back(r.frame);
-      rod_com_B.push_back(R.transpose() * (c - r.frame.p));
-    }
+  // A node named `id` (an error if two sites or points share the name); returns its index.
+  int add_node(Model& m, Nodes& N, const std::string& id, const Node& n, const Src* s) const {
+    std::map<std::string, int>& node_of = N.node_of;
+    std::map<std::string, const Src*>& node_src = N.node_src;
+    if (node_of.count(id))
+      fail(*s, "name '" + id + "' is used by two sites or points (the other at " + where(*node_src[id]) + ")");
+    node_of[id] = m.nnode();
+    node_src[id] = s;
+    m.nodes.push_back(n);
+    m.node_ids.push_back(id);
+    return m.nnode() - 1;
+  }
+
+  // rods and their nodes, anchors, the floor
+  void add_bodies(const Walk& w, bool contact_on, Model& m, Nodes& N) {
+    for (const RodRec& r : w.rods) add_rod(r, m, N);
     for (const auto& a : w.anchors) {
       Node n;
       n.p_W_anchor = a.p;
-      add_node(a.name, n, a.src);
+      add_node(m, N, a.name, n, a.src);
       rep_.mapped.push_back(where(*a.src) + ": site '" + a.name + "' fixed to the world -> anchor node");
     }
     if (w.floor) {
@@ -884,8 +834,99 @@ class Importer {
       for (const auto& s : r.segments) rod_contacts = rod_contacts || s.collides;
     if (contact_on && rod_contacts && w.rods.size() > 1)
       rep_.skipped.push_back("contacts between rods are not modelled (tendyn's rods pass through each other)");
+  }
 
-    // tendons
+  // A free body as a rod: mass and inertia of its parts, ends at its longest capsule or cylinder,
+  // its sites as nodes, end-caps where capsules and spheres collide.
+  void add_rod(const RodRec& r, Model& m, Nodes& N) {
+    const int j = m.nrod();
+    const MassPart total = combine_parts(r.parts);
+    const double mass = total.mass_kg;
+    if (!(mass > 0.0))
+      fail(*r.src, "free body has no mass (MuJoCo needs a positive mass; give geoms with mass or an <inertial>)");
+    const Vector3d& c = total.com_m;
+    const Matrix3d& I = total.inertia_kgm2;
+    const Matrix3d R = r.frame.q.toRotationMatrix();
+    Rod rod;
+    rod.mass_kg = mass;
+    rod.general_inertia = true;
+    rod.inertia_B_kgm2 = R.transpose() * I * R;
+    rod.inertia_B_kgm2 = 0.5 * (rod.inertia_B_kgm2 + rod.inertia_B_kgm2.transpose()).eval();
+    // ends: the longest capsule or cylinder
+    const Segment* longest = nullptr;
+    for (const auto& sgm : r.segments)
+      if (!longest || (sgm.b - sgm.a).norm() > (longest->b - longest->a).norm()) longest = &sgm;
+    if (!longest) fail(*r.src, "free body has no capsule or cylinder geom to define the rod's two ends");
+    auto to_B = [&](const Vector3d& pw) -> Vector3d { return R.transpose() * (pw - c); };
+    const Vector3d endw[2] = {longest->a, longest->b};
+    std::vector<bool> site_used(r.sites.size(), false);
+    for (int e = 0; e < 2; ++e) {
+      Node n;
+      n.rod = j;
+      n.end = e;
+      n.p_B_m = to_B(endw[e]);
+      std::string id = r.name + ".end" + std::to_string(e);
+      const Src* src = r.src;
+      for (std::size_t k = 0; k < r.sites.size(); ++k)
+        if (!site_used[k] && (r.sites[k].p - endw[e]).norm() <= 1e-9) {
+          site_used[k] = true;
+          id = r.sites[k].name;
+          src = r.sites[k].src;
+          break;
+        }
+      rod.node[e] = add_node(m, N, id, n, src);
+    }
+    rod.length_m = (m.nodes[static_cast<std::size_t>(rod.node[1])].p_B_m - m.nodes[static_cast<std::size_t>(rod.node[0])].p_B_m).norm();
+    for (std::size_t k = 0; k < r.sites.size(); ++k) {
+      if (site_used[k]) continue;
+      Node n;
+      n.rod = j;
+      n.end = Node::kBodyPoint;
+      n.p_B_m = to_B(r.sites[k].p);
+      add_node(m, N, r.sites[k].name, n, r.sites[k].src);
+    }
+    // end-caps: capsule ends and spheres that collide
+    auto cap_at = [&](const Vector3d& pw, double radius, const std::string& id) {
+      const Vector3d pb = to_B(pw);
+      for (int i = 0; i < m.nnode(); ++i) {
+        Node& n = m.nodes[static_cast<std::size_t>(i)];
+        if (n.rod == j && (n.p_B_m - pb).norm() <= 1e-9) {
+          n.radius_m = std::max(n.radius_m, radius);
+          if (n.is_body_point()) n.contact = true;
+          return;
+        }
+      }
+      Node n;
+      n.rod = j;
+      n.end = Node::kBodyPoint;
+      n.p_B_m = pb;
+      n.radius_m = radius;
+      n.contact = true;
+      add_node(m, N, id, n, r.src);
+    };
+    int ncaps = 0;
+    for (const auto& sg : r.segments)
+      if (sg.capsule && sg.collides) {
+        cap_at(sg.a, sg.radius, sg.label + ".end0");
+        cap_at(sg.b, sg.radius, sg.label + ".end1");
+        ncaps += 2;
+      }
+    for (const auto& b : r.balls)
+      if (b.collides) cap_at(b.c, b.radius, b.label), ++ncaps;
+    rep_.mapped.push_back("rod '" + r.name + "': mass " + g(mass) + " kg from " + std::to_string(r.parts.size()) + " part(s) (" +
+                          std::to_string(r.geoms) + " geom(s), " + std::to_string(r.welded) + " welded bod" + (r.welded == 1 ? "y" : "ies") +
+                          "), ends at the longest " + (longest->capsule ? "capsule" : "cylinder") + " '" + longest->label +
+                          "' (length " + g(rod.length_m) + " m), " + std::to_string(r.sites.size()) + " site(s), " +
+                          std::to_string(ncaps) + " end-cap sphere(s)");
+    m.rods.push_back(rod);
+    m.rod_ids.push_back(r.name);
+    N.rod_frame.push_back(r.frame);
+    N.rod_com_B.push_back(R.transpose() * (c - r.frame.p));
+  }
+
+  // tendons: spatial tendons between two sites become cables or springs
+  void read_tendons(const Src& top, Model& m, Nodes& N) {
+    std::map<std::string, int>& node_of = N.node_of;
     for (const Src& c : top.kids) {
       if (c.name() != "tendon") continue;
       check_attrs(c, {});
@@ -928,8 +969,8 @@ class Importer {
         // rest length
         const auto sl = nums(t, cls, "springlength", 1, 2);
         std::string how;
-        const Vector3d pa = node_world_at_compile(m, cab.node[0], rod_frame, rod_com_B);
-        const Vector3d pb = node_world_at_compile(m, cab.node[1], rod_frame, rod_com_B);
+        const Vector3d pa = node_world_at_compile(m, cab.node[0], N.rod_frame, N.rod_com_B);
+        const Vector3d pb = node_world_at_compile(m, cab.node[1], N.rod_frame, N.rod_com_B);
         if (!sl || (sl->size() == 1 && (*sl)[0] < 0.0) || (sl->size() == 2 && (*sl)[0] < 0.0 && (*sl)[1] < 0.0)) {
           cab.rest_length_m = (pb - pa).norm();
           cab.tension_only = false;
@@ -956,8 +997,10 @@ class Importer {
                               " N/m, c " + g(cab.damping_Nspm) + " N s/m (axial), " + how);
       }
     }
+  }
 
-    // actuators
+  // actuators: recorded in the report, refused unless ignore_actuators
+  void read_actuators(const Src& top) {
     for (const Src& c : top.kids) {
       if (c.name() != "actuator") continue;
       for (const Src& a : c.kids) {
@@ -982,11 +1025,13 @@ class Importer {
         skip(a, "actuator ignored on request (ignore_actuators): the imported robot is not actuated");
       }
     }
+  }
 
-    // initial state: compile pose, or the first key
+  // initial state: compile pose, or the first key
+  void read_initial_state(const Src& top, Model& m, const Nodes& N) {
     State& s = m.initial_state;
     s.x = Eigen::VectorXd::Zero(State::kStride * m.nrod());
-    std::vector<Pose> qpos = rod_frame;
+    std::vector<Pose> qpos = N.rod_frame;
     std::vector<Vector3d> v_org(static_cast<std::size_t>(m.nrod()), Vector3d::Zero()), w_B = v_org;
     const Src* key = nullptr;
     for (const Src& c : top.kids)
@@ -1028,20 +1073,13 @@ class Importer {
     for (int j = 0; j < m.nrod(); ++j) {
       const auto J = static_cast<std::size_t>(j);
       const Matrix3d R = qpos[J].q.toRotationMatrix();
-      const Vector3d rc = R * rod_com_B[J];
+      const Vector3d rc = R * N.rod_com_B[J];
       s.p_WC(j) = qpos[J].p + rc;
       s.set_q_WB(j, qpos[J].q);
       const Vector3d ww = R * w_B[J];
       s.w_W(j) = ww;
       s.v_WC(j) = v_org[J] + ww.cross(rc);
     }
-    m.f_W_ext_node.assign(static_cast<std::size_t>(m.nnode()), Vector3d::Zero());
-    try {
-      validate(m);
-    } catch (const Error& e) {
-      throw Error(files_[0] + ": the imported model is not valid: " + e.what());
-    }
-    return out;
   }
 
   /// World position of a node at the file's (compile) pose.

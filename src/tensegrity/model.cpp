@@ -181,14 +181,9 @@ void require_ideal_rods(const Model& model, const std::string& what) {
                 "Newton-Euler formulation");
 }
 
-void validate(const Model& m) {
-  const int nr = m.nrod(), nn = m.nnode(), nc = m.ncable();
-  if (nr == 0) throw Error("model '" + m.name + "': no rods");
-  if (!m.gravity_W.allFinite()) throw Error("model '" + m.name + "': gravity is not finite");
-  if (m.ground.type == Ground::Type::kImpulse && m.has_body_geometry())
-    throw Error("model '" + m.name +
-                "': end-caps, body points and rods of a general inertia need the compliant ground (ground type: compliant); "
-                "the impulse ground handles the documents' rod ends only");
+// the nodes: anchors finite, rod ends unique, end-caps and offsets valid
+static void validate_nodes(const Model& m) {
+  const int nr = m.nrod(), nn = m.nnode();
   std::vector<int> owner(static_cast<std::size_t>(2 * nr), -1);
   for (int i = 0; i < nn; ++i) {
     const Node& n = m.nodes[static_cast<std::size_t>(i)];
@@ -208,6 +203,11 @@ void validate(const Model& m) {
                   " is already " + name_of(m.node_ids, o, "node"));
     o = i;
   }
+}
+
+// the rods: mass, length, inertia, their end nodes
+static void validate_rods(const Model& m) {
+  const int nr = m.nrod(), nn = m.nnode();
   for (int j = 0; j < nr; ++j) {
     const Rod& r = m.rods[static_cast<std::size_t>(j)];
     const auto nm = name_of(m.rod_ids, j, "rod");
@@ -243,6 +243,11 @@ void validate(const Model& m) {
         throw Error(nm + ": length " + num(r.length_m) + " m differs from the distance of its ends in the body frame (" + num(l) + " m)");
     }
   }
+}
+
+// the cables: nodes, stiffness, damping, rest length
+static void validate_cables(const Model& m) {
+  const int nn = m.nnode(), nc = m.ncable();
   for (int k = 0; k < nc; ++k) {
     const Cable& c = m.cables[static_cast<std::size_t>(k)];
     const auto nm = name_of(m.cable_ids, k, "cable");
@@ -255,6 +260,11 @@ void validate(const Model& m) {
     if (!finite(c.damping_Nspm) || c.damping_Nspm < 0.0) throw Error(nm + ": damping must be >= 0");
     if (!finite(c.rest_length_m) || c.rest_length_m < 0.0) throw Error(nm + ": rest length must be >= 0");
   }
+}
+
+// the drives: one per cable, finite, within the cable's rest-length and rate limits; then the limits
+static void validate_drives(const Model& m) {
+  const int nc = m.ncable();
   std::vector<int> driven(static_cast<std::size_t>(nc), 0);
   for (const auto& d : m.drives) {
     if (d.cable < 0 || d.cable >= nc) throw Error("drive names cable #" + std::to_string(d.cable) + " of " + std::to_string(nc));
@@ -286,6 +296,11 @@ void validate(const Model& m) {
     if (!(c.rest_length_min_m >= 0.0) || !(c.rest_length_max_m >= c.rest_length_min_m) || !(c.rest_rate_max_mps > 0.0))
       throw Error(name_of(m.cable_ids, k, "cable") + ": rest-length limits must satisfy 0 <= min <= max and rate > 0");
   }
+}
+
+// the ground and the external forces
+static void validate_ground(const Model& m) {
+  const int nn = m.nnode();
   const Ground& g = m.ground;
   if (!finite(g.height_m) || !(g.friction >= 0.0) || !finite(g.friction)) throw Error("ground: height must be finite and friction >= 0");
   if (!(g.restitution >= 0.0 && g.restitution <= 1.0)) throw Error("ground: restitution must be in [0, 1]");
@@ -301,6 +316,11 @@ void validate(const Model& m) {
   for (int i = 0; i < static_cast<int>(m.f_W_ext_node.size()); ++i)
     if (!m.f_W_ext_node[static_cast<std::size_t>(i)].allFinite())
       throw Error(name_of(m.node_ids, i, "node") + ": external force is not finite");
+}
+
+// the winches: one per cable, positive motor and spool values, a motor that can turn
+static void validate_winches(const Model& m) {
+  const int nc = m.ncable();
   std::vector<int> winched(static_cast<std::size_t>(nc), 0);
   for (int w = 0; w < m.nwinch(); ++w) {
     const Winch& wi = m.winches[static_cast<std::size_t>(w)];
@@ -325,6 +345,11 @@ void validate(const Model& m) {
       throw Error(nm + ": Coulomb friction " + num(wi.coulomb_friction_Nm) + " N m is not below the motor's torque at the command limit (" +
                   num(wi.stall_torque_Nm * wi.command_limit) + " N m): it can never turn");
   }
+}
+
+// the initial state: its size, finite, unit quaternions
+static void validate_initial_state(const Model& m) {
+  const int nr = m.nrod();
   const auto& s = m.initial_state;
   if (s.x.size() != m.nx())
     throw Error("model '" + m.name + "': initial state has " + std::to_string(s.x.size()) + " numbers, expected " +
@@ -333,6 +358,23 @@ void validate(const Model& m) {
   for (int j = 0; j < nr; ++j)
     if (std::abs(s.q_WB(j).norm() - 1.0) > 1e-9)
       throw Error(name_of(m.rod_ids, j, "rod") + ": initial quaternion is not unit length");
+}
+
+void validate(const Model& m) {
+  const int nr = m.nrod();
+  if (nr == 0) throw Error("model '" + m.name + "': no rods");
+  if (!m.gravity_W.allFinite()) throw Error("model '" + m.name + "': gravity is not finite");
+  if (m.ground.type == Ground::Type::kImpulse && m.has_body_geometry())
+    throw Error("model '" + m.name +
+                "': end-caps, body points and rods of a general inertia need the compliant ground (ground type: compliant); "
+                "the impulse ground handles the documents' rod ends only");
+  validate_nodes(m);
+  validate_rods(m);
+  validate_cables(m);
+  validate_drives(m);
+  validate_ground(m);
+  validate_winches(m);
+  validate_initial_state(m);
 }
 
 State state_from_node_positions(const Model& model, const Eigen::MatrixX3d& p_W_nodes, double length_tol) {

@@ -182,19 +182,47 @@ MassPart read_rod_parts(const YamlNode& list, const Eigen::Vector3d& p0, const E
   return total;
 }
 
-Model read_elements(const YamlNode& root) {
+// A model with the file's name, gravity and damping law.
+Model model_header(const YamlNode& root) {
   Model m;
   m.name = root.get_string("name", "tensegrity");
   if (auto g = root.get("gravity")) m.gravity_W = g->as_vector(3);
   if (auto d = root.get("damping_law")) m.damping_law = read_enum(*d, &damping_law_from_string);
+  return m;
+}
 
-  // nodes
-  const auto nodes = root.at("nodes");
-  nodes.require_sequence(kMaxElements);
+// The elements of a model file (read_elements), section by section: nodes, rods, body points,
+// cables. Keeps what the sections share: ids seen, node positions, fixed flags, rod velocities,
+// general inertias.
+struct ElementReader {
+  struct GeneralInertia {
+    int rod;
+    Eigen::Vector3d com_W;
+    Eigen::Matrix3d I_W;  // about com_W, world axes, initial pose
+    YamlNode where;
+  };
+  const YamlNode& root;
+  Model m;
   std::set<std::string> seen;
   std::map<std::string, int> node_index;
   std::vector<Eigen::Vector3d> pos;
   std::vector<bool> fixed;
+  std::vector<std::pair<Eigen::Vector3d, Eigen::Vector3d>> rod_vel;
+  std::vector<GeneralInertia> general;
+  YamlNode nodes;
+
+  // name, gravity and damping law read first, then the nodes' list
+  ElementReader(const YamlNode& r) : root(r), m(model_header(r)), nodes(r.at("nodes")) {}
+  void read_nodes();
+  int lookup(const YamlNode& ref) const;
+  void read_rods();
+  void read_rod(const YamlNode& r, std::size_t j);
+  void attach_body_points();
+  void read_cables();
+};
+
+void ElementReader::read_nodes() {
+  nodes.require_sequence(kMaxElements);
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     const auto n = nodes[i];
     n.require_keys({"id", "position", "fixed", "force", "radius", "on", "offset", "contact"});
@@ -220,93 +248,94 @@ Model read_elements(const YamlNode& root) {
     node.contact = n.get_bool("contact", false);
     m.nodes.push_back(node);
   }
-  auto lookup = [&](const YamlNode& ref) {
-    const auto id = ref.as_string();
-    auto it = node_index.find(id);
-    if (it == node_index.end()) ref.fail("names node '" + id + "', which is not defined in 'nodes'");
-    return it->second;
-  };
+}
 
-  // rods
+// The index of the node a reference names (an error naming the reference when there is none).
+int ElementReader::lookup(const YamlNode& ref) const {
+  const auto id = ref.as_string();
+  auto it = node_index.find(id);
+  if (it == node_index.end()) ref.fail("names node '" + id + "', which is not defined in 'nodes'");
+  return it->second;
+}
+
+void ElementReader::read_rods() {
   const auto rods = root.at("rods");
   rods.require_sequence(kMaxElements);
   if (rods.size() == 0) rods.fail("at least one rod is needed");
   seen.clear();
-  std::vector<std::pair<Eigen::Vector3d, Eigen::Vector3d>> rod_vel;
-  struct GeneralInertia {
-    int rod;
-    Eigen::Vector3d com_W;
-    Eigen::Matrix3d I_W;  // about com_W, world axes, initial pose
-    YamlNode where;
-  };
-  std::vector<GeneralInertia> general;
-  for (std::size_t j = 0; j < rods.size(); ++j) {
-    const auto r = rods[j];
-    r.require_keys({"id", "mass", "length", "com_ratio", "radius_outer", "radius_inner", "inertia_transverse",
-                    "inertia_axial", "nodes", "velocity", "angular_velocity", "inertia", "parts"});
-    m.rod_ids.push_back(read_id(r, seen, "rod"));
-    const bool from_parts = r.has("parts");
-    if (from_parts) {
-      for (const char* key : {"mass", "com_ratio", "radius_outer", "radius_inner", "inertia_transverse", "inertia_axial", "inertia"})
-        if (r.has(key)) r.at(key).fail(std::string("'") + key + "' cannot be combined with 'parts' (the parts give mass and inertia)");
-    }
-    const double mass = from_parts ? 1.0 : positive(r.at("mass"));
-    const double len = positive(r.at("length"));
-    Rod rod;
-    if (auto ro = r.get("radius_outer")) {
-      const double r1 = positive(*ro);
-      const double r2 = r.has("radius_inner") ? non_negative(r.at("radius_inner")) : 0.0;
-      if (r2 > r1) r.at("radius_inner").fail("must not exceed radius_outer");
-      rod = make_hollow_rod(mass, len, r1, r2);
-    } else {
-      if (r.has("radius_inner")) r.at("radius_inner").fail("given without radius_outer");
-      rod = make_thin_rod(mass, len);
-    }
-    if (auto v = r.get("inertia_transverse")) rod.inertia_transverse_kgm2 = positive(*v);
-    if (auto v = r.get("inertia_axial")) rod.inertia_axial_kgm2 = non_negative(*v);
-    if (auto v = r.get("com_ratio")) {
-      rod.com_ratio = v->as_double();
-      if (rod.com_ratio < 0.0 || rod.com_ratio > 1.0) v->fail("must be in [0, 1]");
-    }
-    if (auto in = r.get("inertia")) {
-      for (const char* key : {"com_ratio", "radius_outer", "radius_inner", "inertia_transverse", "inertia_axial"})
-        if (r.has(key)) r.at(key).fail(std::string("'") + key + "' cannot be combined with 'inertia' (the full tensor)");
-      in->require_keys({"com", "tensor"});
-      rod.general_inertia = true;
-      general.push_back({static_cast<int>(j), in->at("com").as_vector(3), in->at("tensor").as_matrix(3, 3), *in});
-    }
-    const auto nn = r.at("nodes");
-    nn.require_sequence();
-    if (nn.size() != 2) nn.fail("a rod has exactly two nodes (end 0, end 1)");
-    for (int e = 0; e < 2; ++e) {
-      const auto ref = nn[static_cast<std::size_t>(e)];
-      const int idx = lookup(ref);
-      if (fixed[static_cast<std::size_t>(idx)]) ref.fail("node '" + ref.as_string() + "' is fixed and cannot be a rod end");
-      Node& node = m.nodes[static_cast<std::size_t>(idx)];
-      if (node.rod >= 0)
-        ref.fail("node '" + ref.as_string() + "' is already an end of rod '" + m.rod_ids[static_cast<std::size_t>(node.rod)] + "'");
-      if (nodes[static_cast<std::size_t>(idx)].has("on"))
-        ref.fail("node '" + ref.as_string() + "' is a body point ('on') and cannot be a rod end");
-      node.rod = static_cast<int>(j);
-      node.end = e;
-      rod.node[e] = idx;
-    }
-    const double dist = (pos[static_cast<std::size_t>(rod.node[1])] - pos[static_cast<std::size_t>(rod.node[0])]).norm();
-    if (std::abs(dist - len) > 1e-6 * len)
-      r.at("length").fail("is " + r.at("length").as_string() + " m but its nodes are " + io::num(dist) +
-                          " m apart (move the nodes or fix the length)");
-    if (from_parts) {
-      const auto list = r.at("parts");
-      const MassPart total = read_rod_parts(list, pos[static_cast<std::size_t>(rod.node[0])], pos[static_cast<std::size_t>(rod.node[1])]);
-      rod.mass_kg = total.mass_kg;
-      rod.general_inertia = true;
-      general.push_back({static_cast<int>(j), total.com_m, total.inertia_kgm2, list});
-    }
-    rod_vel.emplace_back(r.has("velocity") ? Eigen::Vector3d(r.at("velocity").as_vector(3)) : Eigen::Vector3d::Zero(),
-                         r.has("angular_velocity") ? Eigen::Vector3d(r.at("angular_velocity").as_vector(3))
-                                                   : Eigen::Vector3d::Zero());
-    m.rods.push_back(rod);
+  for (std::size_t j = 0; j < rods.size(); ++j) read_rod(rods[j], j);
+}
+
+// Rod j of the file: mass and inertia (given, from the radii, or from parts), its two end nodes.
+void ElementReader::read_rod(const YamlNode& r, std::size_t j) {
+  r.require_keys({"id", "mass", "length", "com_ratio", "radius_outer", "radius_inner", "inertia_transverse",
+                  "inertia_axial", "nodes", "velocity", "angular_velocity", "inertia", "parts"});
+  m.rod_ids.push_back(read_id(r, seen, "rod"));
+  const bool from_parts = r.has("parts");
+  if (from_parts) {
+    for (const char* key : {"mass", "com_ratio", "radius_outer", "radius_inner", "inertia_transverse", "inertia_axial", "inertia"})
+      if (r.has(key)) r.at(key).fail(std::string("'") + key + "' cannot be combined with 'parts' (the parts give mass and inertia)");
   }
+  const double mass = from_parts ? 1.0 : positive(r.at("mass"));
+  const double len = positive(r.at("length"));
+  Rod rod;
+  if (auto ro = r.get("radius_outer")) {
+    const double r1 = positive(*ro);
+    const double r2 = r.has("radius_inner") ? non_negative(r.at("radius_inner")) : 0.0;
+    if (r2 > r1) r.at("radius_inner").fail("must not exceed radius_outer");
+    rod = make_hollow_rod(mass, len, r1, r2);
+  } else {
+    if (r.has("radius_inner")) r.at("radius_inner").fail("given without radius_outer");
+    rod = make_thin_rod(mass, len);
+  }
+  if (auto v = r.get("inertia_transverse")) rod.inertia_transverse_kgm2 = positive(*v);
+  if (auto v = r.get("inertia_axial")) rod.inertia_axial_kgm2 = non_negative(*v);
+  if (auto v = r.get("com_ratio")) {
+    rod.com_ratio = v->as_double();
+    if (rod.com_ratio < 0.0 || rod.com_ratio > 1.0) v->fail("must be in [0, 1]");
+  }
+  if (auto in = r.get("inertia")) {
+    for (const char* key : {"com_ratio", "radius_outer", "radius_inner", "inertia_transverse", "inertia_axial"})
+      if (r.has(key)) r.at(key).fail(std::string("'") + key + "' cannot be combined with 'inertia' (the full tensor)");
+    in->require_keys({"com", "tensor"});
+    rod.general_inertia = true;
+    general.push_back({static_cast<int>(j), in->at("com").as_vector(3), in->at("tensor").as_matrix(3, 3), *in});
+  }
+  const auto nn = r.at("nodes");
+  nn.require_sequence();
+  if (nn.size() != 2) nn.fail("a rod has exactly two nodes (end 0, end 1)");
+  for (int e = 0; e < 2; ++e) {
+    const auto ref = nn[static_cast<std::size_t>(e)];
+    const int idx = lookup(ref);
+    if (fixed[static_cast<std::size_t>(idx)]) ref.fail("node '" + ref.as_string() + "' is fixed and cannot be a rod end");
+    Node& node = m.nodes[static_cast<std::size_t>(idx)];
+    if (node.rod >= 0)
+      ref.fail("node '" + ref.as_string() + "' is already an end of rod '" + m.rod_ids[static_cast<std::size_t>(node.rod)] + "'");
+    if (nodes[static_cast<std::size_t>(idx)].has("on"))
+      ref.fail("node '" + ref.as_string() + "' is a body point ('on') and cannot be a rod end");
+    node.rod = static_cast<int>(j);
+    node.end = e;
+    rod.node[e] = idx;
+  }
+  const double dist = (pos[static_cast<std::size_t>(rod.node[1])] - pos[static_cast<std::size_t>(rod.node[0])]).norm();
+  if (std::abs(dist - len) > 1e-6 * len)
+    r.at("length").fail("is " + r.at("length").as_string() + " m but its nodes are " + io::num(dist) +
+                        " m apart (move the nodes or fix the length)");
+  if (from_parts) {
+    const auto list = r.at("parts");
+    const MassPart total = read_rod_parts(list, pos[static_cast<std::size_t>(rod.node[0])], pos[static_cast<std::size_t>(rod.node[1])]);
+    rod.mass_kg = total.mass_kg;
+    rod.general_inertia = true;
+    general.push_back({static_cast<int>(j), total.com_m, total.inertia_kgm2, list});
+  }
+  rod_vel.emplace_back(r.has("velocity") ? Eigen::Vector3d(r.at("velocity").as_vector(3)) : Eigen::Vector3d::Zero(),
+                       r.has("angular_velocity") ? Eigen::Vector3d(r.at("angular_velocity").as_vector(3))
+                                                 : Eigen::Vector3d::Zero());
+  m.rods.push_back(rod);
+}
+
+// Body points ('on: ROD') on their rods; every other node a rod end or fixed.
+void ElementReader::attach_body_points() {
   std::map<std::string, int> rod_index;
   for (std::size_t j = 0; j < m.rod_ids.size(); ++j) rod_index[m.rod_ids[j]] = static_cast<int>(j);
   for (std::size_t i = 0; i < m.nodes.size(); ++i) {
@@ -321,8 +350,9 @@ Model read_elements(const YamlNode& root) {
     if (m.nodes[i].rod < 0 && !fixed[i])
       nodes[i].fail("node '" + m.node_ids[i] + "' is neither a rod end nor fixed (set fixed: true for a world anchor)");
   }
+}
 
-  // cables
+void ElementReader::read_cables() {
   seen.clear();
   if (auto cables = root.get("cables")) {
     cables->require_sequence(kMaxElements);
@@ -351,13 +381,22 @@ Model read_elements(const YamlNode& root) {
       m.cables.push_back(cab);
     }
   }
-  Eigen::MatrixX3d P(static_cast<Eigen::Index>(pos.size()), 3);
-  for (std::size_t i = 0; i < pos.size(); ++i) P.row(static_cast<Eigen::Index>(i)) = pos[i].transpose();
-  place_body_geometry(m, P, general, nodes);
+}
+
+Model read_elements(const YamlNode& root) {
+  ElementReader E(root);
+  Model& m = E.m;
+  E.read_nodes();
+  E.read_rods();
+  E.attach_body_points();
+  E.read_cables();
+  Eigen::MatrixX3d P(static_cast<Eigen::Index>(E.pos.size()), 3);
+  for (std::size_t i = 0; i < E.pos.size(); ++i) P.row(static_cast<Eigen::Index>(i)) = E.pos[i].transpose();
+  place_body_geometry(m, P, E.general, E.nodes);
   m.initial_state = state_from_node_positions(m, P);
   for (int j = 0; j < m.nrod(); ++j) {
-    m.initial_state.v_WC(j) = rod_vel[static_cast<std::size_t>(j)].first;
-    m.initial_state.w_W(j) = rod_vel[static_cast<std::size_t>(j)].second;
+    m.initial_state.v_WC(j) = E.rod_vel[static_cast<std::size_t>(j)].first;
+    m.initial_state.w_W(j) = E.rod_vel[static_cast<std::size_t>(j)].second;
   }
   return m;
 }
@@ -706,17 +745,8 @@ std::vector<Num> nums(std::initializer_list<double> v) {
 }
 }  // namespace
 
-std::string to_yaml(const Model& m, const SimulationOptions* sim) {
-  YAML::Emitter out;
-    out << YAML::BeginMap;
-  out << YAML::Key << "tendyn" << YAML::Value << "tensegrity";
-  out << YAML::Key << "name" << YAML::Value << m.name;
-  out << YAML::Key << "gravity" << YAML::Value << YAML::Flow << nums({m.gravity_W.x(), m.gravity_W.y(), m.gravity_W.z()});
-  out << YAML::Key << "damping_law" << YAML::Value << to_string(m.damping_law);
-  if (m.cable_force_sign != CableForceSign::kClampTension)
-    out << YAML::Key << "cable_force_sign" << YAML::Value << to_string(m.cable_force_sign);
-  Data d = make_data(m);
-  forward_kinematics(m, m.initial_state, d);
+// nodes: positions at the initial state (d holds its kinematics), anchors, body points, end-caps, forces
+static void emit_nodes(YAML::Emitter& out, const Model& m, const Data& d) {
   out << YAML::Key << "nodes" << YAML::Value << YAML::BeginSeq;
   for (int i = 0; i < m.nnode(); ++i) {
     out << YAML::BeginMap << YAML::Key << "id" << YAML::Value << m.node_ids[static_cast<std::size_t>(i)];
@@ -734,6 +764,10 @@ std::string to_yaml(const Model& m, const SimulationOptions* sim) {
     out << YAML::EndMap;
   }
   out << YAML::EndSeq;
+}
+
+// rods: mass, length, inertia (the full tensor in world axes at the initial pose), ends, velocities
+static void emit_rods(YAML::Emitter& out, const Model& m) {
   out << YAML::Key << "rods" << YAML::Value << YAML::BeginSeq;
   for (int j = 0; j < m.nrod(); ++j) {
     const Rod& r = m.rods[static_cast<std::size_t>(j)];
@@ -761,6 +795,10 @@ std::string to_yaml(const Model& m, const SimulationOptions* sim) {
     out << YAML::EndMap;
   }
   out << YAML::EndSeq;
+}
+
+// cables
+static void emit_cables(YAML::Emitter& out, const Model& m) {
   out << YAML::Key << "cables" << YAML::Value << YAML::BeginSeq;
   for (int k = 0; k < m.ncable(); ++k) {
     const Cable& c = m.cables[static_cast<std::size_t>(k)];
@@ -776,6 +814,10 @@ std::string to_yaml(const Model& m, const SimulationOptions* sim) {
     out << YAML::EndMap;
   }
   out << YAML::EndSeq;
+}
+
+// drives (none: nothing)
+static void emit_drives(YAML::Emitter& out, const Model& m) {
   if (!m.drives.empty()) {
     out << YAML::Key << "drives" << YAML::Value << YAML::BeginSeq;
     for (const auto& d : m.drives) {
@@ -794,6 +836,10 @@ std::string to_yaml(const Model& m, const SimulationOptions* sim) {
     }
     out << YAML::EndSeq;
   }
+}
+
+// winches (none: nothing)
+static void emit_winches(YAML::Emitter& out, const Model& m) {
   if (!m.winches.empty()) {
     out << YAML::Key << "winches" << YAML::Value << YAML::BeginSeq;
     for (const auto& w : m.winches) {
@@ -813,6 +859,10 @@ std::string to_yaml(const Model& m, const SimulationOptions* sim) {
     }
     out << YAML::EndSeq;
   }
+}
+
+// ground (none: nothing)
+static void emit_ground(YAML::Emitter& out, const Model& m) {
   if (m.ground.type != Ground::Type::kNone) {
     const Ground& g = m.ground;
     out << YAML::Key << "ground" << YAML::Value << YAML::BeginMap;
@@ -825,6 +875,25 @@ std::string to_yaml(const Model& m, const SimulationOptions* sim) {
         << YAML::Key << "slip_velocity" << YAML::Value << Num{g.slip_velocity_mps};
     out << YAML::EndMap;
   }
+}
+
+std::string to_yaml(const Model& m, const SimulationOptions* sim) {
+  YAML::Emitter out;
+    out << YAML::BeginMap;
+  out << YAML::Key << "tendyn" << YAML::Value << "tensegrity";
+  out << YAML::Key << "name" << YAML::Value << m.name;
+  out << YAML::Key << "gravity" << YAML::Value << YAML::Flow << nums({m.gravity_W.x(), m.gravity_W.y(), m.gravity_W.z()});
+  out << YAML::Key << "damping_law" << YAML::Value << to_string(m.damping_law);
+  if (m.cable_force_sign != CableForceSign::kClampTension)
+    out << YAML::Key << "cable_force_sign" << YAML::Value << to_string(m.cable_force_sign);
+  Data d = make_data(m);
+  forward_kinematics(m, m.initial_state, d);
+  emit_nodes(out, m, d);
+  emit_rods(out, m);
+  emit_cables(out, m);
+  emit_drives(out, m);
+  emit_winches(out, m);
+  emit_ground(out, m);
   if (sim) {
     out << YAML::Key << "simulation" << YAML::Value << YAML::BeginMap;
     out << YAML::Key << "duration" << YAML::Value << Num{sim->duration_s} << YAML::Key << "dt" << YAML::Value << Num{sim->dt_s};

@@ -400,9 +400,8 @@ void screened_rollouts(const Model& model, const PlannerOptions& o, const State&
   for (int id : ids) rs.push_back(std::move(all[static_cast<std::size_t>(id)]));
 }
 
-}  // namespace
-
-PlanResult plan(const Model& model, const PlannerOptions& o, const std::function<void(int, int)>& progress) {
+// The argument checks of plan (an Error naming the option).
+void check_plan_options(const Model& model, const PlannerOptions& o) {
   const int m = static_cast<int>(o.drive_cables.size());
   if (m == 0) throw Error("plan: no drive cables");
   if (m > 12) throw Error("plan: at most 12 drive cables (3^m candidates)");
@@ -420,196 +419,255 @@ PlanResult plan(const Model& model, const PlannerOptions& o, const std::function
   if (!(o.lateral_weight >= 0.0)) throw Error("plan: lateral_weight must be >= 0");
   validate(o.rollout);
   check_plan_bounds(o);
-  const auto wall0 = std::chrono::steady_clock::now();
-  const int nperiod = plan_nperiod(o);
-  PathTracker tracker(o.path);
+}
+
+// One plan (plan), period by period: the executed state and rest-length offsets, the path tracker,
+// the lookahead's candidates and cached children, and the result.
+struct Planning {
+  const Model& model;
+  const PlannerOptions& o;
+  const int m;
+  PathTracker tracker;
   PlanResult res;
-  State state = model.initial_state;
-  Eigen::VectorXd u = Eigen::VectorXd::Zero(m);
-  Eigen::VectorXi last = Eigen::VectorXi::Zero(m);
-  double threshold = o.threshold_start_m;
+  State state;
+  Eigen::VectorXd u;
+  Eigen::VectorXi last;
+  double threshold = 0.0;
+  Data data0;
+  std::vector<Eigen::VectorXi> all;
+  std::vector<Rollout> cached;  // lookahead: the executed candidate's children = next period's candidates
+  std::vector<std::uint8_t> slack0;
+
+  Planning(const Model& mo, const PlannerOptions& opt);
+  std::vector<std::uint8_t> slack_at(const State& s, const Eigen::VectorXd& uu);
+  double penalised(double d, double s) const;
+  double metric(const Eigen::Vector2d& C) const;
+  void record_tension();
+  void period(int p);
+  void lookahead_period(int p, Rollout& chosen, Eigen::VectorXi& chosen_delta);
+  void exhaustive_period(int p, Rollout& chosen, Eigen::VectorXi& chosen_delta);
+  void coordinate_period(int p, Rollout& chosen, Eigen::VectorXi& chosen_delta);
+};
+
+Planning::Planning(const Model& mo, const PlannerOptions& opt)
+    : model(mo), o(opt), m(static_cast<int>(opt.drive_cables.size())), tracker(opt.path) {
+  state = model.initial_state;
+  u = Eigen::VectorXd::Zero(m);
+  last = Eigen::VectorXi::Zero(m);
+  threshold = o.threshold_start_m;
   res.period_start_s.push_back(state.time_s);
   res.offset_m.push_back(u);
   res.centroid_m.push_back(centroid(model, state));
   res.path_error_m.push_back(tracker.distance(res.centroid_m.back()));
-  Data data0 = make_data(model);
-  // slack cables of a state under drive offsets uu
-  auto slack_at = [&](const State& s, const Eigen::VectorXd& uu) {
-    for (int c = 0; c < m; ++c)
-      data0.cable_rest_length_m[o.drive_cables[static_cast<std::size_t>(c)]] =
-          model.cables[static_cast<std::size_t>(o.drive_cables[static_cast<std::size_t>(c)])].rest_length_m + uu[c];
-    forward_kinematics(model, s, data0);
-    compute_element_forces(model, s, data0);
-    return data0.cable_slack;
-  };
-  // lookahead planner: path metric w d - s (d distance from the path, s arc length; whole polyline)
-  // plus a steep penalty (100 w) on the part of d beyond lateral_tolerance_m
-  auto penalised = [&](double d, double s) { return o.lateral_weight * (d + 100.0 * std::max(0.0, d - o.lateral_tolerance_m)) - s; };
-  auto metric = [&](const Eigen::Vector2d& C) { return penalised(tracker.distance(C), tracker.arc_length(C)); };
-  std::vector<Eigen::VectorXi> all;
+  data0 = make_data(model);
   if (o.planner == Planner::kLookahead) {
     int n = 1;
     for (int c = 0; c < m; ++c) n *= 3;
     for (int i = 0; i < n; ++i) all.push_back(candidate(i, m));
   }
-  auto record_tension = [&] {  // drive-cable tensions of the knot just evaluated into data0
-    Eigen::VectorXd f(m);
-    for (int c = 0; c < m; ++c) f[c] = data0.cable_tension_N[o.drive_cables[static_cast<std::size_t>(c)]];
-    res.tension_N.push_back(f);
-  };
-  std::vector<Rollout> cached;  // lookahead: the executed candidate's children = next period's candidates
-  std::vector<std::uint8_t> slack0;
-  for (int p = 0; p < nperiod; ++p) {
-    slack0 = slack_at(state, u);  // slack cables at the period start, with the executed rest lengths
-    record_tension();
-    Rollout chosen;
-    Eigen::VectorXi chosen_delta = Eigen::VectorXi::Zero(m);
-    if (o.planner == Planner::kLookahead) {
-      const int n = static_cast<int>(all.size());
-      if (cached.empty()) {  // first period, or the last period was forced: evaluate from scratch
-        cached.resize(static_cast<std::size_t>(n));
-        parallel_for(n, o.threads, [&](int i) {
-          cached[static_cast<std::size_t>(i)] = rollout(model, o, state, u, all[static_cast<std::size_t>(i)], tracker, slack0);
-        });
-        res.rollouts += n;
-        for (const auto& r : cached) res.rejected += (r.ok && r.new_slack == 0) ? 0 : 1;
-      }
-      const std::vector<Rollout>& first = cached;
-      // beams: the K admissible candidates with the lowest one-period path metric (ties -> index)
-      std::vector<int> order;
-      for (int i = 0; i < n; ++i)
-        if (first[static_cast<std::size_t>(i)].ok && first[static_cast<std::size_t>(i)].new_slack == 0) order.push_back(i);
-      std::vector<double> j1(static_cast<std::size_t>(n), std::numeric_limits<double>::infinity());
-      for (int i : order) j1[static_cast<std::size_t>(i)] = metric(first[static_cast<std::size_t>(i)].C);
-      std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return j1[static_cast<std::size_t>(a)] < j1[static_cast<std::size_t>(b)]; });
-      if (static_cast<int>(order.size()) > o.beam_width) order.resize(static_cast<std::size_t>(o.beam_width));
-      if (order.empty()) {  // every candidate inadmissible: execute the least bad one, no lookahead
-        int pick = -1;
-        for (int i = 0; i < n; ++i)
-          if (first[static_cast<std::size_t>(i)].ok && (pick < 0 || better(first[static_cast<std::size_t>(i)], first[static_cast<std::size_t>(pick)]))) pick = i;
-        if (pick < 0) throw SimulationError("plan: every candidate leaves a cable's rest-length limits in period " + std::to_string(p), state.time_s);
-        chosen = first[static_cast<std::size_t>(pick)];
-        chosen_delta = all[static_cast<std::size_t>(pick)];
-        cached.clear();
-      } else {
-        // second period from every beam, all 3^m children (one indexed parallel loop)
-        const int nb = static_cast<int>(order.size());
-        std::vector<PathTracker> trackers(static_cast<std::size_t>(nb), tracker);
-        std::vector<std::vector<std::uint8_t>> slacks(static_cast<std::size_t>(nb));
-        std::vector<Eigen::VectorXd> ub(static_cast<std::size_t>(nb));
-        for (int b = 0; b < nb; ++b) {
-          const Rollout& r = first[static_cast<std::size_t>(order[static_cast<std::size_t>(b)])];
-          trackers[static_cast<std::size_t>(b)].advance(r.C);
-          ub[static_cast<std::size_t>(b)] = u + o.u0_m * all[static_cast<std::size_t>(order[static_cast<std::size_t>(b)])].cast<double>();
-          slacks[static_cast<std::size_t>(b)] = slack_at(r.end, ub[static_cast<std::size_t>(b)]);
-        }
-        std::vector<Rollout> children(static_cast<std::size_t>(nb * n));
-        parallel_for(nb * n, o.threads, [&](int i) {
-          const auto b = static_cast<std::size_t>(i / n);
-          children[static_cast<std::size_t>(i)] = rollout(model, o, first[static_cast<std::size_t>(order[b])].end, ub[b],
-                                                          all[static_cast<std::size_t>(i % n)], trackers[b], slacks[b]);
-        });
-        res.rollouts += nb * n;
-        for (const auto& r : children) res.rejected += (r.ok && r.new_slack == 0) ? 0 : 1;
-        // score of a beam: best two-period outcome, lateral term on the worse of the two knots
-        int best_b = 0;
-        double best_score = std::numeric_limits<double>::infinity();
-        for (int b = 0; b < nb; ++b) {
-          const double d1 = tracker.distance(first[static_cast<std::size_t>(order[static_cast<std::size_t>(b)])].C);
-          double score = std::numeric_limits<double>::infinity();
-          for (int j = 0; j < n; ++j) {
-            const Rollout& c = children[static_cast<std::size_t>(b * n + j)];
-            if (!c.ok || c.new_slack > 0) continue;
-            score = std::min(score, penalised(std::max(d1, tracker.distance(c.C)), tracker.arc_length(c.C)));
-          }
-          if (score < best_score) {
-            best_score = score;
-            best_b = b;
-          }
-        }
-        const int pick = order[static_cast<std::size_t>(best_b)];
-        chosen = first[static_cast<std::size_t>(pick)];
-        chosen_delta = all[static_cast<std::size_t>(pick)];
-        cached.assign(children.begin() + static_cast<std::ptrdiff_t>(best_b) * n, children.begin() + static_cast<std::ptrdiff_t>(best_b + 1) * n);
-      }
-      if (!(chosen.cost < threshold)) ++res.threshold_misses;
-      if (chosen.new_slack > 0) ++res.forced_periods;
-    } else if (o.planner == Planner::kExhaustive || o.planner == Planner::kScreened) {
-      int n = 1;
-      for (int c = 0; c < m; ++c) n *= 3;
-      // the candidates rolled out, by increasing candidate index (the exhaustive tie rule)
-      std::vector<int> ids;
-      std::vector<Rollout> rs;
-      if (o.planner == Planner::kExhaustive || o.screen_count + 2 * m + 1 >= n) {
-        rs.resize(static_cast<std::size_t>(n));
-        parallel_for(n, o.threads, [&](int i) { rs[static_cast<std::size_t>(i)] = rollout(model, o, state, u, candidate(i, m), tracker, slack0); });
-        for (int i = 0; i < n; ++i) ids.push_back(i);
-      } else {
-        screened_rollouts(model, o, state, u, tracker, slack0, n, threshold, ids, rs);
-      }
-      const int nroll = static_cast<int>(ids.size());
-      res.rollouts += nroll;
-      for (const auto& r : rs) res.rejected += (r.ok && r.new_slack == 0) ? 0 : 1;
-      const auto [best, best_any] = choose(nroll, [&](int i) -> const Rollout& { return rs[static_cast<std::size_t>(i)]; }, threshold);
-      const int pick = best >= 0 ? best : best_any;
-      if (pick < 0) throw SimulationError("plan: every candidate leaves a cable's rest-length limits in period " + std::to_string(p), state.time_s);
-      if (best < 0) ++res.threshold_misses;
-      if (rs[static_cast<std::size_t>(pick)].new_slack > 0) ++res.forced_periods;
-      chosen = rs[static_cast<std::size_t>(pick)];
-      chosen_delta = candidate(ids[static_cast<std::size_t>(pick)], m);
-    } else {
-      // coordinate search from the previous period's increments
-      Eigen::VectorXi current = last;
-      Rollout cur = rollout(model, o, state, u, current, tracker, slack0);
-      ++res.rollouts;
-      res.rejected += (cur.ok && cur.new_slack == 0) ? 0 : 1;
-      for (int round = 0; round < o.max_rounds; ++round) {
-        std::vector<Eigen::VectorXi> deltas;
-        for (int c = 0; c < m; ++c)
-          for (int v = -1; v <= 1; ++v)
-            if (v != current[c]) {
-              Eigen::VectorXi d = current;
-              d[c] = v;
-              deltas.push_back(d);
-            }
-        std::vector<Rollout> rs(deltas.size());
-        parallel_for(static_cast<int>(deltas.size()), o.threads, [&](int i) {
-          rs[static_cast<std::size_t>(i)] = rollout(model, o, state, u, deltas[static_cast<std::size_t>(i)], tracker, slack0);
-        });
-        res.rollouts += static_cast<long>(deltas.size());
-        for (const auto& r : rs) res.rejected += (r.ok && r.new_slack == 0) ? 0 : 1;
-        int best = -1;
-        for (int i = 0; i < static_cast<int>(rs.size()); ++i)
-          if (rs[static_cast<std::size_t>(i)].ok && (best < 0 || better(rs[static_cast<std::size_t>(i)], rs[static_cast<std::size_t>(best)]))) best = i;
-        if (best >= 0 && (!cur.ok || better(rs[static_cast<std::size_t>(best)], cur))) {
-          cur = rs[static_cast<std::size_t>(best)];
-          current = deltas[static_cast<std::size_t>(best)];
-        } else {
-          break;
-        }
-      }
-      if (!cur.ok) throw SimulationError("plan: every candidate tried leaves a cable's rest-length limits in period " + std::to_string(p), state.time_s);
-      if (!(cur.cost < threshold)) ++res.threshold_misses;
-      if (cur.new_slack > 0) ++res.forced_periods;
-      chosen = cur;
-      chosen_delta = current;
+}
+
+// slack cables of a state under drive offsets uu
+std::vector<std::uint8_t> Planning::slack_at(const State& s, const Eigen::VectorXd& uu) {
+  for (int c = 0; c < m; ++c)
+    data0.cable_rest_length_m[o.drive_cables[static_cast<std::size_t>(c)]] =
+        model.cables[static_cast<std::size_t>(o.drive_cables[static_cast<std::size_t>(c)])].rest_length_m + uu[c];
+  forward_kinematics(model, s, data0);
+  compute_element_forces(model, s, data0);
+  return data0.cable_slack;
+}
+
+// lookahead planner: path metric w d - s (d distance from the path, s arc length; whole polyline)
+// plus a steep penalty (100 w) on the part of d beyond lateral_tolerance_m
+double Planning::penalised(double d, double s) const { return o.lateral_weight * (d + 100.0 * std::max(0.0, d - o.lateral_tolerance_m)) - s; }
+double Planning::metric(const Eigen::Vector2d& C) const { return penalised(tracker.distance(C), tracker.arc_length(C)); }
+
+// drive-cable tensions of the knot just evaluated into data0
+void Planning::record_tension() {
+  Eigen::VectorXd f(m);
+  for (int c = 0; c < m; ++c) f[c] = data0.cable_tension_N[o.drive_cables[static_cast<std::size_t>(c)]];
+  res.tension_N.push_back(f);
+}
+
+// One period: the planner's choice, executed.
+void Planning::period(int p) {
+  slack0 = slack_at(state, u);  // slack cables at the period start, with the executed rest lengths
+  record_tension();
+  Rollout chosen;
+  Eigen::VectorXi chosen_delta = Eigen::VectorXi::Zero(m);
+  if (o.planner == Planner::kLookahead)
+    lookahead_period(p, chosen, chosen_delta);
+  else if (o.planner == Planner::kExhaustive || o.planner == Planner::kScreened)
+    exhaustive_period(p, chosen, chosen_delta);
+  else
+    coordinate_period(p, chosen, chosen_delta);
+
+  threshold = chosen.cost;
+  state = chosen.end;
+  u += o.u0_m * chosen_delta.cast<double>();
+  last = chosen_delta;
+  tracker.advance(chosen.C);
+  res.cost_m.push_back(chosen.cost);
+  res.period_start_s.push_back(state.time_s);
+  res.offset_m.push_back(u);
+  res.centroid_m.push_back(chosen.C);
+  res.path_error_m.push_back(tracker.distance(chosen.C));
+  res.max_path_error_m = std::max(res.max_path_error_m, res.path_error_m.back());
+}
+
+// The lookahead planner: beams of the best one-period candidates, each scored by its best child.
+void Planning::lookahead_period(int p, Rollout& chosen, Eigen::VectorXi& chosen_delta) {
+  const int n = static_cast<int>(all.size());
+  if (cached.empty()) {  // first period, or the last period was forced: evaluate from scratch
+    cached.resize(static_cast<std::size_t>(n));
+    parallel_for(n, o.threads, [&](int i) {
+      cached[static_cast<std::size_t>(i)] = rollout(model, o, state, u, all[static_cast<std::size_t>(i)], tracker, slack0);
+    });
+    res.rollouts += n;
+    for (const auto& r : cached) res.rejected += (r.ok && r.new_slack == 0) ? 0 : 1;
+  }
+  const std::vector<Rollout>& first = cached;
+  // beams: the K admissible candidates with the lowest one-period path metric (ties -> index)
+  std::vector<int> order;
+  for (int i = 0; i < n; ++i)
+    if (first[static_cast<std::size_t>(i)].ok && first[static_cast<std::size_t>(i)].new_slack == 0) order.push_back(i);
+  std::vector<double> j1(static_cast<std::size_t>(n), std::numeric_limits<double>::infinity());
+  for (int i : order) j1[static_cast<std::size_t>(i)] = metric(first[static_cast<std::size_t>(i)].C);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return j1[static_cast<std::size_t>(a)] < j1[static_cast<std::size_t>(b)]; });
+  if (static_cast<int>(order.size()) > o.beam_width) order.resize(static_cast<std::size_t>(o.beam_width));
+  if (order.empty()) {  // every candidate inadmissible: execute the least bad one, no lookahead
+    int pick = -1;
+    for (int i = 0; i < n; ++i)
+      if (first[static_cast<std::size_t>(i)].ok && (pick < 0 || better(first[static_cast<std::size_t>(i)], first[static_cast<std::size_t>(pick)]))) pick = i;
+    if (pick < 0) throw SimulationError("plan: every candidate leaves a cable's rest-length limits in period " + std::to_string(p), state.time_s);
+    chosen = first[static_cast<std::size_t>(pick)];
+    chosen_delta = all[static_cast<std::size_t>(pick)];
+    cached.clear();
+  } else {
+    // second period from every beam, all 3^m children (one indexed parallel loop)
+    const int nb = static_cast<int>(order.size());
+    std::vector<PathTracker> trackers(static_cast<std::size_t>(nb), tracker);
+    std::vector<std::vector<std::uint8_t>> slacks(static_cast<std::size_t>(nb));
+    std::vector<Eigen::VectorXd> ub(static_cast<std::size_t>(nb));
+    for (int b = 0; b < nb; ++b) {
+      const Rollout& r = first[static_cast<std::size_t>(order[static_cast<std::size_t>(b)])];
+      trackers[static_cast<std::size_t>(b)].advance(r.C);
+      ub[static_cast<std::size_t>(b)] = u + o.u0_m * all[static_cast<std::size_t>(order[static_cast<std::size_t>(b)])].cast<double>();
+      slacks[static_cast<std::size_t>(b)] = slack_at(r.end, ub[static_cast<std::size_t>(b)]);
     }
-    threshold = chosen.cost;
-    state = chosen.end;
-    u += o.u0_m * chosen_delta.cast<double>();
-    last = chosen_delta;
-    tracker.advance(chosen.C);
-    res.cost_m.push_back(chosen.cost);
-    res.period_start_s.push_back(state.time_s);
-    res.offset_m.push_back(u);
-    res.centroid_m.push_back(chosen.C);
-    res.path_error_m.push_back(tracker.distance(chosen.C));
-    res.max_path_error_m = std::max(res.max_path_error_m, res.path_error_m.back());
+    std::vector<Rollout> children(static_cast<std::size_t>(nb * n));
+    parallel_for(nb * n, o.threads, [&](int i) {
+      const auto b = static_cast<std::size_t>(i / n);
+      children[static_cast<std::size_t>(i)] = rollout(model, o, first[static_cast<std::size_t>(order[b])].end, ub[b],
+                                                      all[static_cast<std::size_t>(i % n)], trackers[b], slacks[b]);
+    });
+    res.rollouts += nb * n;
+    for (const auto& r : children) res.rejected += (r.ok && r.new_slack == 0) ? 0 : 1;
+    // score of a beam: best two-period outcome, lateral term on the worse of the two knots
+    int best_b = 0;
+    double best_score = std::numeric_limits<double>::infinity();
+    for (int b = 0; b < nb; ++b) {
+      const double d1 = tracker.distance(first[static_cast<std::size_t>(order[static_cast<std::size_t>(b)])].C);
+      double score = std::numeric_limits<double>::infinity();
+      for (int j = 0; j < n; ++j) {
+        const Rollout& c = children[static_cast<std::size_t>(b * n + j)];
+        if (!c.ok || c.new_slack > 0) continue;
+        score = std::min(score, penalised(std::max(d1, tracker.distance(c.C)), tracker.arc_length(c.C)));
+      }
+      if (score < best_score) {
+        best_score = score;
+        best_b = b;
+      }
+    }
+    const int pick = order[static_cast<std::size_t>(best_b)];
+    chosen = first[static_cast<std::size_t>(pick)];
+    chosen_delta = all[static_cast<std::size_t>(pick)];
+    cached.assign(children.begin() + static_cast<std::ptrdiff_t>(best_b) * n, children.begin() + static_cast<std::ptrdiff_t>(best_b + 1) * n);
+  }
+  if (!(chosen.cost < threshold)) ++res.threshold_misses;
+  if (chosen.new_slack > 0) ++res.forced_periods;
+}
+
+// The exhaustive and screened planners: the best of all 3^m candidates (or of the screened ones).
+void Planning::exhaustive_period(int p, Rollout& chosen, Eigen::VectorXi& chosen_delta) {
+  int n = 1;
+  for (int c = 0; c < m; ++c) n *= 3;
+  // the candidates rolled out, by increasing candidate index (the exhaustive tie rule)
+  std::vector<int> ids;
+  std::vector<Rollout> rs;
+  if (o.planner == Planner::kExhaustive || o.screen_count + 2 * m + 1 >= n) {
+    rs.resize(static_cast<std::size_t>(n));
+    parallel_for(n, o.threads, [&](int i) { rs[static_cast<std::size_t>(i)] = rollout(model, o, state, u, candidate(i, m), tracker, slack0); });
+    for (int i = 0; i < n; ++i) ids.push_back(i);
+  } else {
+    screened_rollouts(model, o, state, u, tracker, slack0, n, threshold, ids, rs);
+  }
+  const int nroll = static_cast<int>(ids.size());
+  res.rollouts += nroll;
+  for (const auto& r : rs) res.rejected += (r.ok && r.new_slack == 0) ? 0 : 1;
+  const auto [best, best_any] = choose(nroll, [&](int i) -> const Rollout& { return rs[static_cast<std::size_t>(i)]; }, threshold);
+  const int pick = best >= 0 ? best : best_any;
+  if (pick < 0) throw SimulationError("plan: every candidate leaves a cable's rest-length limits in period " + std::to_string(p), state.time_s);
+  if (best < 0) ++res.threshold_misses;
+  if (rs[static_cast<std::size_t>(pick)].new_slack > 0) ++res.forced_periods;
+  chosen = rs[static_cast<std::size_t>(pick)];
+  chosen_delta = candidate(ids[static_cast<std::size_t>(pick)], m);
+}
+
+// The coordinate search from the previous period's increments.
+void Planning::coordinate_period(int p, Rollout& chosen, Eigen::VectorXi& chosen_delta) {
+  Eigen::VectorXi current = last;
+  Rollout cur = rollout(model, o, state, u, current, tracker, slack0);
+  ++res.rollouts;
+  res.rejected += (cur.ok && cur.new_slack == 0) ? 0 : 1;
+  for (int round = 0; round < o.max_rounds; ++round) {
+    std::vector<Eigen::VectorXi> deltas;
+    for (int c = 0; c < m; ++c)
+      for (int v = -1; v <= 1; ++v)
+        if (v != current[c]) {
+          Eigen::VectorXi d = current;
+          d[c] = v;
+          deltas.push_back(d);
+        }
+    std::vector<Rollout> rs(deltas.size());
+    parallel_for(static_cast<int>(deltas.size()), o.threads, [&](int i) {
+      rs[static_cast<std::size_t>(i)] = rollout(model, o, state, u, deltas[static_cast<std::size_t>(i)], tracker, slack0);
+    });
+    res.rollouts += static_cast<long>(deltas.size());
+    for (const auto& r : rs) res.rejected += (r.ok && r.new_slack == 0) ? 0 : 1;
+    int best = -1;
+    for (int i = 0; i < static_cast<int>(rs.size()); ++i)
+      if (rs[static_cast<std::size_t>(i)].ok && (best < 0 || better(rs[static_cast<std::size_t>(i)], rs[static_cast<std::size_t>(best)]))) best = i;
+    if (best >= 0 && (!cur.ok || better(rs[static_cast<std::size_t>(best)], cur))) {
+      cur = rs[static_cast<std::size_t>(best)];
+      current = deltas[static_cast<std::size_t>(best)];
+    } else {
+      break;
+    }
+  }
+  if (!cur.ok) throw SimulationError("plan: every candidate tried leaves a cable's rest-length limits in period " + std::to_string(p), state.time_s);
+  if (!(cur.cost < threshold)) ++res.threshold_misses;
+  if (cur.new_slack > 0) ++res.forced_periods;
+  chosen = cur;
+  chosen_delta = current;
+}
+
+}  // namespace
+
+PlanResult plan(const Model& model, const PlannerOptions& o, const std::function<void(int, int)>& progress) {
+  check_plan_options(model, o);
+  const auto wall0 = std::chrono::steady_clock::now();
+  const int nperiod = plan_nperiod(o);
+  Planning P(model, o);
+  for (int p = 0; p < nperiod; ++p) {
+    P.period(p);
     if (progress) progress(p + 1, nperiod);
   }
-  res.final_state = state;
-  slack_at(state, u);
-  record_tension();
+  PlanResult& res = P.res;
+  const PathTracker& tracker = P.tracker;
+  res.final_state = P.state;
+  P.slack_at(P.state, P.u);
+  P.record_tension();
   res.ramp_fraction = o.ramp_fraction;
   res.increment = o.increment;
   res.progress_m = tracker.arc_length(res.centroid_m.back()) - tracker.arc_length(res.centroid_m.front());

@@ -274,6 +274,65 @@ class Monitor {
 const char* const kImpulseNeedsFixedStep =
     "the impulse ground model needs a fixed-step integrator (rk4 or lie-verlet); use the compliant ground with dopri5";
 
+// Fixed steps per control period of a sampled controller (an Error unless a whole number).
+long control_step_count(const SimulationOptions& opt) {
+  const long control_every = std::lround(opt.control_period_s / opt.dt_s);
+  if (control_every < 1 ||
+      std::abs(static_cast<double>(control_every) * opt.dt_s - opt.control_period_s) > 1e-9 * opt.control_period_s) {
+    std::ostringstream os;
+    os << "simulation option control period (" << opt.control_period_s << " s) must be a whole number of steps dt ("
+       << opt.dt_s << " s) with " << to_string(opt.integrator);
+    throw Error(os.str());
+  }
+  return control_every;
+}
+
+// A controller's rest-length changes since prev_t within every cable's rate limit (then prev_rest
+// and prev_t move to now).
+void check_rest_rates(const Model& model, const Data& data, const State& state, Eigen::VectorXd& prev_rest, double& prev_t) {
+  const double h = state.time_s - prev_t;
+  for (int k = 0; k < model.ncable(); ++k) {
+    const double rate = std::abs(data.cable_rest_length_m[k] - prev_rest[k]) / h;
+    if (rate > model.cables[static_cast<std::size_t>(k)].rest_rate_max_mps * (1.0 + 1e-9))
+      throw SimulationError("controller changes the rest length of cable '" + model.cable_ids[static_cast<std::size_t>(k)] +
+                                "' at " + std::to_string(rate) + " m/s, above its limit " +
+                                std::to_string(model.cables[static_cast<std::size_t>(k)].rest_rate_max_mps) + " m/s",
+                            state.time_s);
+  }
+  prev_rest = data.cable_rest_length_m;
+  prev_t = state.time_s;
+}
+
+// A finite state and energy, the energy drift recorded, no energy growth beyond the limit.
+void check_energy(const SimulationOptions& opt, const State& state, const Energy& en, double E0, double E_scale, SimulationSummary& sum) {
+  if (!state.x.allFinite() || !std::isfinite(en.total())) {
+    throw SimulationError("state became non-finite at t = " + std::to_string(state.time_s) +
+                              " s (blow-up: reduce the time step or check stiffness/damping)",
+                          state.time_s);
+  }
+  const double drift = std::abs(en.total() - E0);
+  sum.max_abs_energy_drift_J = std::max(sum.max_abs_energy_drift_J, drift);
+  if (en.total() - E0 > opt.energy_growth_limit * E_scale) {
+    std::ostringstream os;
+    os << "energy blow-up at t = " << state.time_s << " s: total energy " << en.total() << " J from " << E0
+       << " J (limit " << opt.energy_growth_limit << " x " << E_scale << " J); reduce the time step";
+    throw SimulationError(os.str(), state.time_s);
+  }
+}
+
+// The summary's final values (data holds f(state)).
+void final_summary(const Model& model, const State& state, const Data& data, Monitor& monitor, SimulationSummary& sum) {
+  sum.monitor = monitor.report();
+  sum.com_final_m = center_of_mass(model, state);
+  sum.linear_momentum_final_kgmps = linear_momentum(model, state);
+  sum.angular_momentum_final_kgm2ps = angular_momentum(model, state);
+  sum.final_length_m = data.cable_length_m;
+  sum.final_tension_N = data.cable_tension_N;
+  sum.final_strain.resize(model.ncable());
+  for (int k = 0; k < model.ncable(); ++k) sum.final_strain[k] = reported_strain(data, k);
+  sum.final_state = state;
+}
+
 }  // namespace
 
 StepResult step(const Model& model, Data& data, State& state, double h_s, const StepOptions& options, double t_end_s) {
@@ -320,16 +379,7 @@ SimulationSummary simulate(const Model& model, const SimulationOptions& opt, Obs
   // one is Data::controller, called at every evaluation
   const bool sampled = controller && opt.control_period_s > 0.0;
   long control_every = 0;  // fixed steps: steps per control period
-  if (sampled && fixed) {
-    control_every = std::lround(opt.control_period_s / opt.dt_s);
-    if (control_every < 1 ||
-        std::abs(static_cast<double>(control_every) * opt.dt_s - opt.control_period_s) > 1e-9 * opt.control_period_s) {
-      std::ostringstream os;
-      os << "simulation option control period (" << opt.control_period_s << " s) must be a whole number of steps dt ("
-         << opt.dt_s << " s) with " << to_string(opt.integrator);
-      throw Error(os.str());
-    }
-  }
+  if (sampled && fixed) control_every = control_step_count(opt);
   const auto wall0 = std::chrono::steady_clock::now();
   Data data = make_data(model);
   if (!sampled) data.controller = controller;
@@ -374,33 +424,9 @@ SimulationSummary simulate(const Model& model, const SimulationOptions& opt, Obs
   double prev_t = state.time_s;
   for (;;) {
     // data holds f(state): monitor, energy check, output.
-    if (controller && state.time_s > prev_t) {
-      const double h = state.time_s - prev_t;
-      for (int k = 0; k < model.ncable(); ++k) {
-        const double rate = std::abs(data.cable_rest_length_m[k] - prev_rest[k]) / h;
-        if (rate > model.cables[static_cast<std::size_t>(k)].rest_rate_max_mps * (1.0 + 1e-9))
-          throw SimulationError("controller changes the rest length of cable '" + model.cable_ids[static_cast<std::size_t>(k)] +
-                                    "' at " + std::to_string(rate) + " m/s, above its limit " +
-                                    std::to_string(model.cables[static_cast<std::size_t>(k)].rest_rate_max_mps) + " m/s",
-                                state.time_s);
-      }
-      prev_rest = data.cable_rest_length_m;
-      prev_t = state.time_s;
-    }
+    if (controller && state.time_s > prev_t) check_rest_rates(model, data, state, prev_rest, prev_t);
     const Energy en = compute_energy(model, state, data);
-    if (!state.x.allFinite() || !std::isfinite(en.total())) {
-      throw SimulationError("state became non-finite at t = " + std::to_string(state.time_s) +
-                                " s (blow-up: reduce the time step or check stiffness/damping)",
-                            state.time_s);
-    }
-    const double drift = std::abs(en.total() - E0);
-    sum.max_abs_energy_drift_J = std::max(sum.max_abs_energy_drift_J, drift);
-    if (en.total() - E0 > opt.energy_growth_limit * E_scale) {
-      std::ostringstream os;
-      os << "energy blow-up at t = " << state.time_s << " s: total energy " << en.total() << " J from " << E0
-         << " J (limit " << opt.energy_growth_limit << " x " << E_scale << " J); reduce the time step";
-      throw SimulationError(os.str(), state.time_s);
-    }
+    check_energy(opt, state, en, E0, E_scale, sum);
     const Eigen::Vector3d com = center_of_mass(model, state);
     sum.max_com_displacement_m = std::max(sum.max_com_displacement_m, (com - sum.com_initial_m).norm());
     sum.com_floor_path_m += (com - prev_com).head<2>().norm();
@@ -448,15 +474,7 @@ SimulationSummary simulate(const Model& model, const SimulationOptions& opt, Obs
     }
   }
   sum.steps = step;
-  sum.monitor = monitor.report();
-  sum.com_final_m = center_of_mass(model, state);
-  sum.linear_momentum_final_kgmps = linear_momentum(model, state);
-  sum.angular_momentum_final_kgm2ps = angular_momentum(model, state);
-  sum.final_length_m = data.cable_length_m;
-  sum.final_tension_N = data.cable_tension_N;
-  sum.final_strain.resize(model.ncable());
-  for (int k = 0; k < model.ncable(); ++k) sum.final_strain[k] = reported_strain(data, k);
-  sum.final_state = state;
+  final_summary(model, state, data, monitor, sum);
   sum.wall_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   sum.observer_time_s = observer_s;
   if (progress) progress(1.0);

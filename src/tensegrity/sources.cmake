@@ -20,14 +20,20 @@ list(APPEND TENDYN_SOURCES
   tensegrity/plan_study.cpp
   tensegrity/form_finding.cpp
   tensegrity/identify.cpp
+  tensegrity/identify_layout.cpp
+  tensegrity/identify_motion.cpp
+  tensegrity/identify_prediction.cpp
+  tensegrity/identify_cost.cpp
+  tensegrity/identify_solve.cpp
   tensegrity/derivatives.cpp
 )
 
 # Sanitizer build: the dual-number (ceres::Jet) translation units run under AddressSanitizer but
 # not UndefinedBehaviorSanitizer. GCC 12 instruments their inlined Jet arithmetic at -O1 so slowly
-# that identify.cpp alone took 375 s of CPU (26 s with -fsanitize=address only, 17 s at -O0),
+# that identify_cost.cpp (then in identify.cpp) alone took 375 s of CPU (26 s with -fsanitize=address
+# only, 17 s at -O0),
 # a quarter of the whole sanitizer build and its critical path in CI. Their arithmetic is
 # law.hpp's templates, which run under UBSan in double in the kernel (dynamics.cpp, contact.cpp).
 if(TENDYN_SANITIZE MATCHES "undefined")
-  set_source_files_properties(tensegrity/identify.cpp tensegrity/derivatives.cpp PROPERTIES COMPILE_OPTIONS "-fno-sanitize=undefined")
+  set_source_files_properties(tensegrity/identify_cost.cpp tensegrity/derivatives.cpp PROPERTIES COMPILE_OPTIONS "-fno-sanitize=undefined")
 endif()
