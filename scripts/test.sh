@@ -10,7 +10,7 @@ launcher=()
 if command -v ccache >/dev/null 2>&1; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
 # (the options scripts/run.sh may have switched off, switched on again)
 scripts/build.sh build -DTENDYN_WERROR=ON "${launcher[@]}" -DTENDYN_BUILD_TESTS=ON -DTENDYN_BUILD_BENCH=ON \
-  -DTENDYN_BUILD_PYTHON=ON -DTENDYN_WITH_VIEWER=ON -DTENDYN_BUILD_PACKAGE=ON
+  -DTENDYN_BUILD_PYTHON=ON -DTENDYN_WITH_VIEWER=ON -DTENDYN_BUILD_PACKAGE=ON -DTENDYN_UNITY_TESTS=ON
 (cd build && ctest --output-on-failure -j"$(nproc)")
 
 if [[ -d python/tests ]] && ls python/tests/test_*.py >/dev/null 2>&1; then
@@ -26,7 +26,7 @@ if [[ "${TENDYN_SKIP_SANITIZE:-0}" != 1 ]]; then
   generator=()
   if command -v ninja >/dev/null 2>&1; then generator=(-G Ninja); fi
   cmake -S . -B build-asan "${generator[@]}" "${launcher[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE=-O1 -DTENDYN_SANITIZE=address,undefined \
-    -DTENDYN_BUILD_BENCH=OFF -DTENDYN_WERROR=OFF >/dev/null
+    -DTENDYN_BUILD_BENCH=OFF -DTENDYN_WERROR=OFF -DTENDYN_UNITY_TESTS=ON >/dev/null
   cmake --build build-asan -j"$(nproc)" --target tendyn_core_tests tendyn_io_tests tendyn_tensegrity_tests tendyn_cdpr_tests \
     tendyn_tree_tests tendyn_viz_tests tendyn_cli tendyn_cli_tests tendyn_fuzz_replays
   # Left out (ctest labels, tests/CMakeLists.txt): what needs other programs (peers, install,

@@ -15,9 +15,7 @@
 namespace tendyn::cdpr {
 namespace {
 
-DynamicModel printer() {
-  return make_printer_dynamics(load_model(test::model_path("printer8.yaml")).model, 50.0);
-}
+using test::printer_dynamics;
 
 ExperimentConfig short_path() {
   ExperimentConfig c;
@@ -48,7 +46,7 @@ TEST(CdprExperiment, ReferenceCruisesAtTheSpeedAndStopsAtCorners) {
 }
 
 TEST(CdprExperiment, TwoStagesTrackAndTensionControlFollowsTheOptimum) {
-  const DynamicModel m = printer();
+  const DynamicModel m = printer_dynamics();
   const ExperimentConfig c = short_path();
   const StageResult a = run_stage(m, c, false);
   const StageResult b = run_stage(m, c, true);
@@ -78,7 +76,7 @@ TEST(CdprExperiment, TwoStagesTrackAndTensionControlFollowsTheOptimum) {
 // is not worse, max and rms (numbers in docs/VALIDATION.md). The profile is non-negative and, unlike
 // the full 6 x 8 profile with its 200 N minimum per cable, goes below 400 N.
 TEST(CdprExperiment, FullLayerComparison) {
-  const DynamicModel m = printer();
+  const DynamicModel m = printer_dynamics();
   const ExperimentConfig c;
   ASSERT_EQ(c.controller.lower_profile, LowerProfile::kSystem4);
   const StageResult a = run_stage(m, c, false);
@@ -111,7 +109,7 @@ TEST(CdprExperiment, FullLayerComparison) {
 // optional low-pass filter on its readings the same holds. Position errors are set by the pose
 // regulator's noise (~2 mm). (With the full profile: orientation max x0.92, position x1.0003.)
 TEST(CdprExperiment, NoisySensorsDoNotMakeControlWorse) {
-  const DynamicModel m = printer();
+  const DynamicModel m = printer_dynamics();
   ExperimentConfig c;
   const auto P = default_layer_path();
   c.path = {P[0], P[1], P[2]};
@@ -174,20 +172,20 @@ TEST(CdprExperiment, StartStateAndProfileOptionsParseStrictly) {
   }
   ExperimentConfig c = short_path();
   c.transient_s = -1.0;
-  EXPECT_THROW(run_stage(printer(), c, false), Error);
+  EXPECT_THROW(run_stage(printer_dynamics(), c, false), Error);
   c = short_path();
   c.start_without.value = -1.0;
-  EXPECT_THROW(run_stage(printer(), c, false), Error);
+  EXPECT_THROW(run_stage(printer_dynamics(), c, false), Error);
   EXPECT_THROW(compare_stages(StageResult{}, StageResult{}), Error);
-  EXPECT_THROW(pretension_sweep(printer(), short_path(), {}), Error);
-  EXPECT_THROW(pretension_sweep(printer(), short_path(), {-1.0}), Error);
+  EXPECT_THROW(pretension_sweep(printer_dynamics(), short_path(), {}), Error);
+  EXPECT_THROW(pretension_sweep(printer_dynamics(), short_path(), {-1.0}), Error);
 }
 
 // Pretension factor 1 is the behaviour before the option existed (bit for bit, it is the default),
 // the stage starts at the optimal tensions, and a factor of 1 + 1e-12 (which goes through the
 // re-solve of the upper tensions) gives the same run within 1e-6 N and 1e-9 m.
 TEST(CdprExperiment, PretensionFactorOneIsTheOptimalStart) {
-  const DynamicModel m = printer();
+  const DynamicModel m = printer_dynamics();
   ExperimentConfig c0 = short_path();
   c0.controller.lower_profile = LowerProfile::kFull;  // the profile before issue 18
   ExperimentConfig c1 = c0;
@@ -220,7 +218,7 @@ TEST(CdprExperiment, PretensionFactorOneIsTheOptimalStart) {
 // stages. Full profile (200 N minimum): near the tower centre system (4)'s optimum is only
 // 0-50 N, too small a signal for these ratios.
 TEST(CdprExperiment, HigherPretensionExceedsTheOptimumByTheFactor) {
-  const DynamicModel m = printer();
+  const DynamicModel m = printer_dynamics();
   ExperimentConfig c = short_path();
   c.controller.lower_profile = LowerProfile::kFull;
   c.start_without = stage_start_from_string("x2");
@@ -264,7 +262,7 @@ TEST(CdprExperiment, HigherPretensionExceedsTheOptimumByTheFactor) {
 }
 
 TEST(CdprExperiment, BadConfigIsRejected) {
-  const DynamicModel m = printer();
+  const DynamicModel m = printer_dynamics();
   ExperimentConfig c = short_path();
   c.speed_m_s = 0.0;
   EXPECT_THROW(run_stage(m, c, true), Error);

@@ -22,10 +22,7 @@
 namespace tendyn::cdpr {
 namespace {
 
-DynamicModel printer() {
-  const auto mf = load_model(test::model_path("printer8.yaml"));
-  return make_printer_dynamics(mf.model, 50.0);
-}
+using test::printer_dynamics;
 
 // The true pi = (m, m c, I_P) of the combined platform + load.
 Eigen::Matrix<double, 10, 1> true_pi(const DynamicModel& m) {
@@ -120,7 +117,7 @@ double rel(double a, double b) { return std::abs(a - b) / std::abs(b); }
 // The platform regressor is the dynamics' Newton-Euler: Y(R, w, alpha, a_P) pi_true equals the
 // cable wrench at arbitrary (non-equilibrium) states.
 TEST(CdprIdentify, PlatformRegressorIsTheDynamics) {
-  const DynamicModel m = printer();
+  const DynamicModel m = printer_dynamics();
   const Inputs in = make_inputs(m);
   DynamicData d = make_dynamic_data(m);
   const Pose pose = pose_from_xyz_rpy(Eigen::Vector3d(0.3, -0.2, 3.0), Eigen::Vector3d(0.02, -0.03, 0.05));
@@ -145,7 +142,7 @@ TEST(CdprIdentify, PlatformRegressorIsTheDynamics) {
 // within 1 % (measured: 3e-6, 0.2 mm, 0.08-0.4 %; the rest is the rule's O(dt^2) error on the
 // cables' 30-40 Hz vibration).
 TEST(CdprIdentify, PlatformMassComInertiaNoiseFree) {
-  const DynamicModel m = printer();
+  const DynamicModel m = printer_dynamics();
   const PlatformLog log = simulate_log(m, 10.0, Noise{}, false, 1);
   const PlatformIdentification id = identify_platform(m.geometry, log);
   const auto pi = true_pi(m);
@@ -162,7 +159,7 @@ TEST(CdprIdentify, PlatformMassComInertiaNoiseFree) {
 // Pose noise 10 um / 10 urad and tension noise 2 N, window of 13 samples: mass within 1 %, COM
 // within 5 mm, principal inertias within 5 % (measured: 4e-5, 0.6 mm, 0.04-1.6 %).
 TEST(CdprIdentify, PlatformWithPoseAndTensionNoise) {
-  const DynamicModel m = printer();
+  const DynamicModel m = printer_dynamics();
   Noise noise;
   noise.position_m = 1e-5;
   noise.angle_rad = 1e-5;
@@ -182,7 +179,7 @@ TEST(CdprIdentify, PlatformWithPoseAndTensionNoise) {
 // Logged rest lengths, tension noise 2 N, length noise 2 um: EA within 1 % (measured 1e-5),
 // damping within 10 % (measured 0.3-5 %).
 TEST(CdprIdentify, CableStiffnessAndDampingFromLoggedRestLengths) {
-  const DynamicModel m = printer();
+  const DynamicModel m = printer_dynamics();
   Noise noise;
   noise.tension_N = 2.0;
   noise.length_m = 2e-6;
@@ -205,7 +202,7 @@ TEST(CdprIdentify, CableStiffnessAndDampingFromLoggedRestLengths) {
 // Winches held, a slowly varying force on the platform: k within 1 % (measured 0.13 %), rest
 // length within 0.5 mm (measured 20 um), EA within 1 %.
 TEST(CdprIdentify, CableStiffnessAndRestLengthWithWinchesHeld) {
-  const DynamicModel m = printer();
+  const DynamicModel m = printer_dynamics();
   Noise noise;
   noise.tension_N = 2.0;
   noise.length_m = 2e-6;
@@ -237,7 +234,7 @@ TEST(CdprIdentify, CableStiffnessAndRestLengthWithWinchesHeld) {
 // refused, naming the cable and the samples (before: k 650x too low, no error). The same log
 // with rest lengths held constant (winches held) is still fitted.
 TEST(CdprIdentify, StiffnessRestLengthRefusesVaryingLoggedRestLengths) {
-  const DynamicModel m = printer();
+  const DynamicModel m = printer_dynamics();
   const PlatformLog moving = simulate_log(m, 4.0, Noise{}, false, 6);
   CableFitOptions o;
   o.fit = StiffnessFit::kStiffnessRestLength;
@@ -261,7 +258,7 @@ TEST(CdprIdentify, StiffnessRestLengthRefusesVaryingLoggedRestLengths) {
 // reports the noise share of the accelerations and a smoothing that brings it below 1 %; the
 // noise-free log and the 10 um log with the window of 13 samples are not flagged.
 TEST(CdprIdentify, PlatformReportsDerivativeNoiseThatDominates) {
-  const DynamicModel m = printer();
+  const DynamicModel m = printer_dynamics();
   Noise noise;
   noise.position_m = 1e-4;
   noise.angle_rad = 1e-4;
@@ -291,7 +288,7 @@ TEST(CdprIdentify, PlatformReportsDerivativeNoiseThatDominates) {
 }
 
 TEST(CdprIdentify, LogCsvRoundTripAndErrors) {
-  const DynamicModel m = printer();
+  const DynamicModel m = printer_dynamics();
   const PlatformLog log = simulate_log(m, 1.0, Noise{}, false, 5);
   const auto dir = test::temp_dir("identify");
   const auto path = (dir / "log.csv").string();

@@ -27,7 +27,7 @@ cables:
   - {name: d, anchor: [-1, -1], attachment: [-0.1, -0.1]}
 )";
 
-std::string error_of(const std::string& text) {
+std::string load_error(const std::string& text) {
   try {
     parse_model(text, "m.yaml");
   } catch (const Error& e) {
@@ -51,23 +51,23 @@ TEST(ModelIo, ErrorsNameFileLineAndField) {
   std::string t = kPlanar;
   auto bad = t;
   bad.replace(bad.find("[1, -1]"), 7, "[1, .nan]");
-  EXPECT_NE(error_of(bad).find("m.yaml:10:"), std::string::npos) << error_of(bad);
-  EXPECT_NE(error_of(bad).find("cables[2].anchor"), std::string::npos) << error_of(bad);
+  EXPECT_NE(load_error(bad).find("m.yaml:10:"), std::string::npos) << load_error(bad);
+  EXPECT_NE(load_error(bad).find("cables[2].anchor"), std::string::npos) << load_error(bad);
   bad = t;
   bad.replace(bad.find("[1, -1]"), 7, "[1, -1, 0]");
-  EXPECT_NE(error_of(bad).find("cables[2].anchor"), std::string::npos) << error_of(bad);
+  EXPECT_NE(load_error(bad).find("cables[2].anchor"), std::string::npos) << load_error(bad);
   bad = t;
   bad.replace(bad.find("[1, -1]"), 7, "[1, 1]");
-  EXPECT_NE(error_of(bad).find("coincides with the anchor of cable 'b'"), std::string::npos)
-      << error_of(bad);
+  EXPECT_NE(load_error(bad).find("coincides with the anchor of cable 'b'"), std::string::npos)
+      << load_error(bad);
   bad = t + "colour: red\n";
-  EXPECT_NE(error_of(bad).find("colour"), std::string::npos) << error_of(bad);
+  EXPECT_NE(load_error(bad).find("colour"), std::string::npos) << load_error(bad);
   bad = t;
   bad.replace(bad.find("kind: cdpr"), 10, "kind: tensegrity");
-  EXPECT_NE(error_of(bad).find("expected 'cdpr'"), std::string::npos);
+  EXPECT_NE(load_error(bad).find("expected 'cdpr'"), std::string::npos);
   bad = t;
   bad.replace(bad.find("max: 100"), 8, "max: 0.5");
-  EXPECT_NE(error_of(bad).find("tension.max"), std::string::npos) << error_of(bad);
+  EXPECT_NE(load_error(bad).find("tension.max"), std::string::npos) << load_error(bad);
   EXPECT_THROW(load_model("/nonexistent/cdpr.yaml"), Error);
 }
 

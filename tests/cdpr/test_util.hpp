@@ -1,6 +1,8 @@
 // Shared helpers of the cdpr tests.
 #pragma once
 #include <Eigen/Core>
+#include <tendyn/cdpr/dynamics.hpp>
+#include <tendyn/cdpr/model_io.hpp>
 
 #include <cstdio>
 #include <cstdlib>
@@ -36,6 +38,11 @@ inline bool have_program(const std::string& name) {
 
 inline std::string model_path(const std::string& file) {
   return std::string(TENDYN_SOURCE_DIR) + "/models/cdpr/" + file;
+}
+
+/// The 8-cable printer of models/cdpr/printer8.yaml with its dynamics and a 50 kg load.
+inline DynamicModel printer_dynamics() {
+  return make_printer_dynamics(load_model(model_path("printer8.yaml")).model, 50.0);
 }
 
 }  // namespace tendyn::cdpr::test

@@ -19,6 +19,7 @@
 #include <string>
 
 #include "support/cli_run.hpp"
+#include "support/error_of.hpp"
 #include "test_util.hpp"
 
 namespace tendyn::cdpr {
@@ -391,14 +392,7 @@ TEST(Workspace, CableThroughAnAnchorIsUndefinedNotInside) {
   EXPECT_EQ(e.evaluate(pose_planar(-1.0, 1.0, 0.0)).cls, PoseClass::kUndefined);
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using tendyn::test::error_of;
 
 TEST(Workspace, BadInputNamesTheArgument) {
   const Model model = load_model(test::model_path("planar4.yaml")).model;

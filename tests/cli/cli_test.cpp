@@ -21,7 +21,7 @@ using tendyn::test::fresh_dir;
 using tendyn::test::slurp;
 using tendyn::test::run;
 
-void write(const fs::path& p, const std::string& text) { std::ofstream(p) << text; }
+using tendyn::test::write_file;
 
 using tendyn::test::kModels;
 
@@ -73,7 +73,7 @@ TEST(Cli, ZeroRestLengthCableHasUndefinedStrainAndIsNotNormal) {
   const auto at = model.find(c7);
   ASSERT_NE(at, std::string::npos);
   model.replace(at, c7.size(), "{id: c7, nodes: [n1, n6], stiffness: 3, damping: 0.5, rest_length: 0}");
-  write(d / "zero.yaml", model);
+  write_file(d / "zero.yaml", model);
   const auto r = run("simulate " + (d / "zero.yaml").string() + " --duration 0.05 -o " + (d / "out").string());
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("normal mode: NO"), std::string::npos) << r.out;
@@ -126,7 +126,7 @@ TEST(Cli, RepeatedRunsAreByteIdentical) {
 TEST(Cli, BadModelFileExits2WithPlaceAndReason) {
   const auto d = fresh_dir("bad");
   const auto model = d / "bad.yaml";
-  write(model, "tendyn: tensegrity\nbuilder:\n  type: prism\n  rod_mass: -1\n");
+  write_file(model, "tendyn: tensegrity\nbuilder:\n  type: prism\n  rod_mass: -1\n");
   const auto r = run("simulate " + model.string() + " -o " + (d / "out").string());
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.out.find("bad.yaml:4:"), std::string::npos) << r.out;
@@ -138,7 +138,7 @@ TEST(Cli, BadModelFileExits2WithPlaceAndReason) {
 TEST(Cli, BlowUpExits3AndLeavesNoFiles) {
   const auto d = fresh_dir("blowup");
   const auto model = d / "stiff.yaml";
-  write(model, "tendyn: tensegrity\nbuilder:\n  type: prism\n  stiffness: 1.0e7\n");
+  write_file(model, "tendyn: tensegrity\nbuilder:\n  type: prism\n  stiffness: 1.0e7\n");
   const auto r = run("simulate " + model.string() + " --dt 0.01 --duration 5 -o " + d.string());
   EXPECT_EQ(r.code, 3) << r.out;
   EXPECT_NE(r.out.find("simulation failed"), std::string::npos) << r.out;
@@ -159,7 +159,7 @@ TEST(Cli, ValidateAndExportMjcf) {
   const auto r2 = run("export --mjcf " + (d / "p.xml").string() + " --yaml " + (d / "p.yaml").string());
   EXPECT_EQ(r2.code, 0) << r2.out;
   EXPECT_NE(r2.out.find("export: relative-velocity damping"), std::string::npos) << "built-in model has eq. (3) damping too";
-  write(d / "axial.yaml", "tendyn: tensegrity\nbuilder: {type: expanded-octahedron, damping: 1.0}\n");
+  write_file(d / "axial.yaml", "tendyn: tensegrity\nbuilder: {type: expanded-octahedron, damping: 1.0}\n");
   const auto r3 = run("export " + (d / "axial.yaml").string() + " --mjcf " + (d / "o.xml").string() + " --yaml " + (d / "o.yaml").string());
   ASSERT_EQ(r3.code, 0) << r3.out;
   const auto xml = slurp(d / "o.xml");
@@ -198,7 +198,7 @@ TEST(Cli, SweepWritesTableAndRange) {
 TEST(Cli, SweepSpecRunsAndResumes) {
   const auto d = fresh_dir("spec");
   const auto out = d / "results.jsonl";
-  write(d / "spec.yaml", "model: prism\nprism: {damping_Nspm: 5.0}\nsimulation: {duration_s: 0.5}\ngrid:\n  psi_deg: [30, 50, 70]\n"
+  write_file(d / "spec.yaml", "model: prism\nprism: {damping_Nspm: 5.0}\nsimulation: {duration_s: 0.5}\ngrid:\n  psi_deg: [30, 50, 70]\n"
                          "  stiffness_Npm: [8, 12]\nout: " + out.string() + "\n");
   ASSERT_EQ(run("sweep --spec " + (d / "spec.yaml").string() + " -q").code, 0);
   const auto full = slurp(out);
@@ -210,7 +210,7 @@ TEST(Cli, SweepSpecRunsAndResumes) {
   EXPECT_NE(r.out.find("6 points (5 already in"), std::string::npos) << r.out;
   const auto again = slurp(out);
   EXPECT_EQ(std::count(again.begin(), again.end(), '\n'), 6);
-  write(d / "bad.yaml", "model: prism\ngrid:\n  psi_degrees: [30]\nout: " + (d / "b.jsonl").string() + "\n");
+  write_file(d / "bad.yaml", "model: prism\ngrid:\n  psi_degrees: [30]\nout: " + (d / "b.jsonl").string() + "\n");
   const auto b = run("sweep --spec " + (d / "bad.yaml").string());
   EXPECT_EQ(b.code, 2);
   EXPECT_NE(b.out.find("psi_degrees"), std::string::npos) << b.out;

@@ -18,7 +18,7 @@ namespace {
 using tendyn::test::fresh_dir;
 using tendyn::test::run;
 using tendyn::test::slurp;
-void write(const fs::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
+using tendyn::test::write_file;
 const std::string kMjcf = std::string(TENDYN_SOURCE_DIR) + "/tests/data/mjcf/";
 
 #define EXPECT_HAS(out, text) EXPECT_NE((out).find(text), std::string::npos) << (out)
@@ -72,9 +72,9 @@ TEST(ImportCli, ValidateReadsMjcfByExtension) {
 TEST(ImportCli, UnsupportedElementsAndBadXmlExitTwoWithFileLine) {
   const auto d = fresh_dir("import_bad");
   const std::string body = "<mujoco>\n<worldbody>\n<body name=\"b\">\n<freejoint/>\n<geom type=\"capsule\" size=\"0.1 0.5\"/>\n";
-  write(d / "hinge.xml", body + "<joint type=\"hinge\"/>\n</body>\n</worldbody>\n</mujoco>\n");
-  write(d / "broken.xml", body + "</worldbody>\n</mujoco>\n");
-  write(d / "act.xml", body + "<site name=\"s\"/>\n</body>\n<site name=\"w\" pos=\"0 0 1\"/>\n</worldbody>\n"
+  write_file(d / "hinge.xml", body + "<joint type=\"hinge\"/>\n</body>\n</worldbody>\n</mujoco>\n");
+  write_file(d / "broken.xml", body + "</worldbody>\n</mujoco>\n");
+  write_file(d / "act.xml", body + "<site name=\"s\"/>\n</body>\n<site name=\"w\" pos=\"0 0 1\"/>\n</worldbody>\n"
                               "<tendon><spatial name=\"t\"><site site=\"s\"/><site site=\"w\"/></spatial></tendon>\n"
                               "<actuator><motor tendon=\"t\"/></actuator>\n</mujoco>\n");
   auto r = run("import " + (d / "hinge.xml").string() + " -o " + (d / "o1").string());

@@ -18,7 +18,7 @@ namespace {
 using tendyn::test::fresh_dir;
 using tendyn::test::slurp;
 using tendyn::test::run;
-void write(const fs::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
+using tendyn::test::write_file;
 const std::string kPrism = std::string(TENDYN_SOURCE_DIR) + "/models/prism3.yaml";
 
 #define EXPECT_HAS(out, text) EXPECT_NE((out).find(text), std::string::npos) << (out)
@@ -46,7 +46,7 @@ TEST(InputsSteps, StepCountAboveTheLimitIsRefusedWithTheNumber) {
 // Before: the model file's dt of 1e-300 ran 0 steps.
 TEST(InputsSteps, TinyModelFileStepIsRefused) {
   const auto d = fresh_dir("steps_tiny");
-  write(d / "m.yaml", "tendyn: tensegrity\nbuilder: {type: prism}\nsimulation: {dt: 1.0e-300, duration: 1}\n");
+  write_file(d / "m.yaml", "tendyn: tensegrity\nbuilder: {type: prism}\nsimulation: {dt: 1.0e-300, duration: 1}\n");
   const auto r = run("simulate " + (d / "m.yaml").string() + " -q -o " + d.string());
   EXPECT_EQ(r.code, 2);
   EXPECT_HAS(r.out, "steps is above the limit 1e+09");
@@ -79,7 +79,7 @@ TEST(InputsSteps, NonFiniteNumberOptionsAreRefusedByName) {
 namespace {
 tendyn::test::CliRun spec(const std::string& name, const std::string& text) {
   const auto d = fresh_dir("spec_" + name);
-  write(d / "s.yaml", text);
+  write_file(d / "s.yaml", text);
   return run("sweep --spec " + (d / "s.yaml").string() + " -q -o " + (d / "o").string());
 }
 }  // namespace
@@ -145,12 +145,12 @@ TEST(InputsSpec, AliasBombIsRefusedWithTheNodeLimit) {
 // Before: "internal error: parse error at line 1" (exit 4) for a corrupt line in the middle.
 TEST(InputsSpec, CorruptResultsLineOnResumeNamesFileAndLine) {
   const auto d = fresh_dir("spec_resume");
-  write(d / "s.yaml", "simulation: {duration_s: 0.01}\ngrid: {psi_deg: [10, 20, 30]}\n");
+  write_file(d / "s.yaml", "simulation: {duration_s: 0.01}\ngrid: {psi_deg: [10, 20, 30]}\n");
   ASSERT_EQ(run("sweep --spec " + (d / "s.yaml").string() + " -q -o " + d.string()).code, 0);
   std::string lines = slurp(d / "results.jsonl");
   const auto nl = lines.find('\n');
   lines.replace(nl + 1, 5, "{oops");
-  write(d / "results.jsonl", lines);
+  write_file(d / "results.jsonl", lines);
   const auto r = run("sweep --spec " + (d / "s.yaml").string() + " -q -o " + d.string());
   EXPECT_EQ(r.code, 2);
   EXPECT_HAS(r.out, "results.jsonl:2: not a sweep record");
@@ -160,7 +160,7 @@ TEST(InputsSpec, CorruptResultsLineOnResumeNamesFileAndLine) {
 // Before: a non-zero diagonal in S was ignored (MODEL_FORMAT.md says it is rejected).
 TEST(InputsModel, NonZeroDiagonalOfSIsRejectedAtItsPlace) {
   const auto d = fresh_dir("model_sdiag");
-  write(d / "m.yaml",
+  write_file(d / "m.yaml",
         "tendyn: tensegrity\n"
         "matrices:\n"
         "  R: [[1, 2]]\n"
@@ -176,12 +176,12 @@ TEST(InputsModel, NonZeroDiagonalOfSIsRejectedAtItsPlace) {
 // Before: validate said OK, but the exported YAML (12 significant digits) failed its own length check.
 TEST(InputsModel, PrismFarAwayIsRefusedWithTheLimit) {
   const auto d = fresh_dir("model_height");
-  write(d / "m.yaml", "tendyn: tensegrity\nbuilder: {type: prism, height: 9999999999}\n");
+  write_file(d / "m.yaml", "tendyn: tensegrity\nbuilder: {type: prism, height: 9999999999}\n");
   const auto r = run("validate " + (d / "m.yaml").string());
   EXPECT_EQ(r.code, 2);
   EXPECT_HAS(r.out, "m.yaml:2:32: builder.height: must be at most 10000 rod lengths in magnitude");
   // within the limit, export --yaml round-trips
-  write(d / "ok.yaml", "tendyn: tensegrity\nbuilder: {type: prism, height: 1000}\n");
+  write_file(d / "ok.yaml", "tendyn: tensegrity\nbuilder: {type: prism, height: 1000}\n");
   ASSERT_EQ(run("export " + (d / "ok.yaml").string() + " --yaml " + (d / "out.yaml").string()).code, 0);
   const auto v = run("validate " + (d / "out.yaml").string());
   EXPECT_EQ(v.code, 0) << v.out;
@@ -190,7 +190,7 @@ TEST(InputsModel, PrismFarAwayIsRefusedWithTheLimit) {
 // Before: validate said OK; simulate wrote results.csv, then died in JSON (type_error.316, exit 4).
 TEST(InputsModel, NonUtf8ByteIsRejectedAtLoadWithItsPlace) {
   const auto d = fresh_dir("model_latin1");
-  write(d / "m.yaml", "tendyn: tensegrity\nname: caf\xe9\nbuilder: {type: prism}\n");
+  write_file(d / "m.yaml", "tendyn: tensegrity\nname: caf\xe9\nbuilder: {type: prism}\n");
   for (const std::string& cmd : std::vector<std::string>{"validate ", "simulate -q --duration 0.01 -o " + (d / "o").string() + " "}) {
     const auto r = run(cmd + (d / "m.yaml").string());
     EXPECT_EQ(r.code, 2) << cmd;
@@ -198,7 +198,7 @@ TEST(InputsModel, NonUtf8ByteIsRejectedAtLoadWithItsPlace) {
   }
   EXPECT_FALSE(fs::exists(d / "o" / "results.csv"));
 #ifdef TENDYN_WITH_TREE
-  write(d / "r.urdf", "<robot name=\"r\">\n  <link name=\"b\xe9\"/>\n</robot>\n");
+  write_file(d / "r.urdf", "<robot name=\"r\">\n  <link name=\"b\xe9\"/>\n</robot>\n");
   const auto u = run("tree info " + (d / "r.urdf").string());
   EXPECT_EQ(u.code, 2);
   EXPECT_HAS(u.out, "r.urdf:2:16: not UTF-8 (byte 0xE9)");
@@ -218,7 +218,7 @@ TEST(InputsModel, DirectoryAsModelFileIsNamedAsSuch) {
 // named the file only.
 TEST(InputsModel, ModelLevelCheckNamesTheElementAtItsPlaceWithShortNumbers) {
   const auto d = fresh_dir("model_level");
-  write(d / "m.yaml",
+  write_file(d / "m.yaml",
         "tendyn: tensegrity\n"
         "nodes:\n"
         "  - {id: a, position: [0, 0, 0]}\n"
@@ -238,7 +238,7 @@ TEST(InputsModel, ModelLevelCheckNamesTheElementAtItsPlaceWithShortNumbers) {
 // Before: "cable 'c1' has zero or non-finite length (its two nodes coincide)", no time.
 TEST(InputsModel, OverflowBlowUpSaysNonFiniteWithTheTime) {
   const auto d = fresh_dir("model_blowup");
-  write(d / "m.yaml", "tendyn: tensegrity\nbuilder: {type: prism, stiffness: 1.0e308}\n");
+  write_file(d / "m.yaml", "tendyn: tensegrity\nbuilder: {type: prism, stiffness: 1.0e308}\n");
   const auto r = run("simulate " + (d / "m.yaml").string() + " -q --duration 0.1 -o " + d.string());
   EXPECT_EQ(r.code, 3) << r.out;
   EXPECT_HAS(r.out, "non-finite");

@@ -24,11 +24,11 @@ namespace {
 namespace fs = std::filesystem;
 
 // fixtures shared with the CLI tests (tests/support/cli_run.hpp); the prefix keeps the folders apart
-fs::path fresh(const std::string& name) { return tendyn::test::fresh_dir("io_" + name); }
+fs::path fresh_io(const std::string& name) { return tendyn::test::fresh_dir("io_" + name); }
 using tendyn::test::slurp;
 
 TEST(AtomicFile, PlantedPartialSymlinkIsNotFollowed) {
-  const auto d = fresh("symlink");
+  const auto d = fresh_io("symlink");
   const auto target = d / "victim.txt";
   std::ofstream(target) << "precious\n";
   fs::create_symlink(target, d / "summary.json.partial");
@@ -41,7 +41,7 @@ TEST(AtomicFile, PlantedPartialSymlinkIsNotFollowed) {
 }
 
 TEST(AtomicFile, WithoutCommitThePreviousFileStays) {
-  const auto d = fresh("nocommit");
+  const auto d = fresh_io("nocommit");
   std::ofstream(d / "a.csv") << "old\n";
   {
     tendyn::io::AtomicFile f(d / "a.csv");
@@ -54,7 +54,7 @@ TEST(AtomicFile, WithoutCommitThePreviousFileStays) {
 }
 
 TEST(AtomicFile, InjectedWriteFailureThrowsAndKeepsThePreviousFile) {
-  const auto d = fresh("inject");
+  const auto d = fresh_io("inject");
   std::ofstream(d / "summary.json") << "old\n";
   ::setenv("TENDYN_TEST_FAIL_WRITE", "summary.json", 1);
   EXPECT_THROW(tendyn::io::write_file_atomic(d / "summary.json", "new\n"), tendyn::Error);
@@ -65,7 +65,7 @@ TEST(AtomicFile, InjectedWriteFailureThrowsAndKeepsThePreviousFile) {
 }
 
 TEST(AtomicFile, LargeContentIsWrittenExactly) {
-  const auto d = fresh("large");
+  const auto d = fresh_io("large");
   std::string text;
   for (int i = 0; i < 200000; ++i) text += std::to_string(i) + ",";
   tendyn::io::AtomicFile f(d / "big.csv");
@@ -83,7 +83,7 @@ mode_t mode_of(const fs::path& p) {
 
 // Before: the rename replaced a 0600 file by a 0644 one (the partial file's mode).
 TEST(AtomicFile, ReplacedFileKeepsItsMode) {
-  const auto d = fresh("mode");
+  const auto d = fresh_io("mode");
   std::ofstream(d / "secret.yaml") << "old\n";
   ASSERT_EQ(::chmod((d / "secret.yaml").c_str(), 0600), 0);
   tendyn::io::write_file_atomic(d / "secret.yaml", "new\n");
@@ -100,7 +100,7 @@ TEST(AtomicFile, ReplacedFileKeepsItsMode) {
 // names is replaced atomically (its partial file next to it), the link stays; relative links and
 // chains of links too; a dangling link creates its target.
 TEST(AtomicFile, SymlinkAtTheDestinationIsFollowedAndKept) {
-  const auto d = fresh("follow");
+  const auto d = fresh_io("follow");
   fs::create_directories(d / "real");
   std::ofstream(d / "real" / "model.yaml") << "old\n";
   fs::create_symlink("real/model.yaml", d / "link.yaml");  // relative to the link's folder
@@ -128,7 +128,7 @@ TEST(AtomicFile, SymlinkAtTheDestinationIsFollowedAndKept) {
 
 // Before: a FIFO at the destination was replaced by a regular file; the reader got nothing.
 TEST(AtomicFile, FifoIsWrittenThrough) {
-  const auto d = fresh("fifo");
+  const auto d = fresh_io("fifo");
   const auto fifo = d / "pipe";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   const int rd = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);  // a reader, so that the writer's open does not wait
@@ -147,7 +147,7 @@ TEST(AtomicFile, FifoIsWrittenThrough) {
 // private node of the same device (1, 7) stands in for it; without the right to make one, the
 // real /dev/full (safe to write only when not root, where /dev cannot be written).
 TEST(AtomicFile, FullDeviceFailsAndStaysADevice) {
-  const auto d = fresh("full");
+  const auto d = fresh_io("full");
   fs::path dev = d / "full";
   if (::mknod(dev.c_str(), S_IFCHR | 0666, makedev(1, 7)) != 0) {
     if (::geteuid() == 0) GTEST_SKIP() << "cannot make a device node here (mknod: " << std::strerror(errno) << ")";
@@ -164,7 +164,7 @@ TEST(AtomicFile, FullDeviceFailsAndStaysADevice) {
 }
 
 TEST(AtomicFile, DirectoryAtTheDestinationIsRefused) {
-  const auto d = fresh("dir");
+  const auto d = fresh_io("dir");
   fs::create_directories(d / "out.yaml");
   try {
     tendyn::io::write_file_atomic(d / "out.yaml", "x\n");

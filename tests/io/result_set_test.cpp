@@ -24,7 +24,7 @@ namespace fs = std::filesystem;
 using tendyn::io::ResultSet;
 
 // fixtures shared with the CLI tests (tests/support/cli_run.hpp); the prefix keeps the folders apart
-fs::path fresh(const std::string& name) { return tendyn::test::fresh_dir("rs_" + name); }
+fs::path fresh_rs(const std::string& name) { return tendyn::test::fresh_dir("rs_" + name); }
 using tendyn::test::slurp;
 int count_partials(const fs::path& parent) {
   int n = 0;
@@ -34,7 +34,7 @@ int count_partials(const fs::path& parent) {
 }
 
 TEST(ResultSet, NewDirectoryAppearsOnlyAtCommit) {
-  const auto root = fresh("new");
+  const auto root = fresh_rs("new");
   const auto out = root / "run";
   {
     ResultSet rs(out);
@@ -53,7 +53,7 @@ TEST(ResultSet, NewDirectoryAppearsOnlyAtCommit) {
 }
 
 TEST(ResultSet, FailedRunLeavesThePreviousFilesAndNoMix) {
-  const auto root = fresh("fail");
+  const auto root = fresh_rs("fail");
   const auto out = root / "run";
   fs::create_directories(out);
   std::ofstream(out / "results.csv") << "old csv\n";
@@ -80,7 +80,7 @@ TEST(ResultSet, FailedRunLeavesThePreviousFilesAndNoMix) {
 }
 
 TEST(ResultSet, StaleStagingOfADeadProcessIsRemoved) {
-  const auto root = fresh("stale");
+  const auto root = fresh_rs("stale");
   const auto out = root / "run";
   const pid_t child = ::fork();
   if (child == 0) ::_exit(0);
@@ -99,7 +99,7 @@ TEST(ResultSet, StaleStagingOfADeadProcessIsRemoved) {
 }
 
 TEST(ResultSet, TrailingSlashNamesTheSameDirectory) {
-  const auto root = fresh("slash");
+  const auto root = fresh_rs("slash");
   ResultSet rs(root.string() + "/run/");
   EXPECT_EQ(rs.dir(), root / "run");
   EXPECT_EQ(rs.staging(), ResultSet::staging_name(root / "run", ::getpid()));
@@ -109,7 +109,7 @@ TEST(ResultSet, TrailingSlashNamesTheSameDirectory) {
 // Before: commit() renamed the staged files one by one; when a rename failed (here: a directory
 // where summary.json goes) the new results.csv was already in place beside the old summary.
 TEST(ResultSet, UnreplaceableNameIsRefusedBeforeAnythingMoves) {
-  const auto root = fresh("blocked");
+  const auto root = fresh_rs("blocked");
   const auto out = root / "run";
   fs::create_directories(out / "summary.json");
   std::ofstream(out / "results.csv") << "old csv\n";
@@ -133,7 +133,7 @@ TEST(ResultSet, UnreplaceableNameIsRefusedBeforeAnythingMoves) {
 // A rename that fails part-way (injected: the second of three files) puts every name back to its
 // previous file: the old results.csv again beside the old summary.json, the new scene.json gone.
 TEST(ResultSet, RenameFailingPartWayRestoresThePreviousSet) {
-  const auto root = fresh("rollback");
+  const auto root = fresh_rs("rollback");
   const auto out = root / "run";
   fs::create_directories(out);
   std::ofstream(out / "a_results.csv") << "old csv\n";
@@ -177,7 +177,7 @@ TEST(ResultSet, RenameFailingPartWayRestoresThePreviousSet) {
 // Before: two processes writing the same directory at once interleaved their renames. The second
 // is now refused while the first holds the set, with the directory and the holder named.
 TEST(ResultSet, SecondProcessOnTheSameDirectoryIsRefused) {
-  const auto root = fresh("lock");
+  const auto root = fresh_rs("lock");
   const auto out = root / "run";
   int to_parent[2], to_child[2];
   ASSERT_EQ(::pipe(to_parent), 0);
@@ -228,7 +228,7 @@ TEST(ResultSet, SecondProcessOnTheSameDirectoryIsRefused) {
 // Within one process the lock is shared (the command's and its ResultSet's); the file goes with
 // the last holder.
 TEST(OutputLock, SharedWithinTheProcessAndRemovedWithTheLastHolder) {
-  const auto root = fresh("lock_nested");
+  const auto root = fresh_rs("lock_nested");
   {
     tendyn::io::OutputLock outer(root / "run");
     EXPECT_EQ(outer.lock_file(), root / "run.lock");
@@ -249,7 +249,7 @@ TEST(OutputLock, SharedWithinTheProcessAndRemovedWithTheLastHolder) {
 // resolved directory. Both a new and an existing target directory.
 TEST(ResultSet, SymlinkToAnotherFileSystemIsWrittenThrough) {
   const fs::path shm = "/dev/shm";
-  const auto root = fresh("xdev");
+  const auto root = fresh_rs("xdev");
   struct stat a {}, b {};
   if (::stat(shm.c_str(), &b) != 0 || ::stat(root.c_str(), &a) != 0 || a.st_dev == b.st_dev)
     GTEST_SKIP() << "no /dev/shm on another file system than " << root;

@@ -59,6 +59,11 @@ inline std::string slurp(const std::filesystem::path& p) {
   return ss.str();
 }
 
+/// Writes `text` to `p` as it is (binary), replacing the file.
+inline void write_file(const std::filesystem::path& p, const std::string& text) {
+  std::ofstream(p, std::ios::binary) << text;
+}
+
 /// An empty directory under the system temp dir, unique per test name and process.
 inline std::filesystem::path fresh_dir(const std::string& name) {
   const auto d = std::filesystem::temp_directory_path() / ("tendyn_cli_test_" + name + "_" + std::to_string(::getpid()));

@@ -50,8 +50,6 @@ struct PrismCase {
   }
 };
 
-}  // namespace
-
 class PrismEquilibrium : public ::testing::TestWithParam<PrismCase> {};
 
 TEST_P(PrismEquilibrium, SettlesToTwist150AndForceDensityRatioSqrt3) {
@@ -120,7 +118,6 @@ TEST(Builders, DocumentPrismTopology) {
     }
 }
 
-namespace {
 // The authors' n-prism (vkurenkov/tensegrity, configurations/n_prism.py), rewritten here from their
 // formulas and independently of the builder: scipy's Rotation.from_euler("xyz", [0, a, 0]) is R_y(a)
 // (extrinsic), A * B applies B first; rod 0: R_y(-psi) * R_y(90 deg), rod i: R_z(360/n) * rod i-1;
@@ -142,7 +139,6 @@ AuthorsPrism authors_prism(int n, double psi_deg, double offset, double L) {
   }
   return out;
 }
-}  // namespace
 
 TEST(Builders, CentredLayoutIsTheAuthorsConstruction) {
   for (int n : {3, 4})
@@ -311,3 +307,5 @@ TEST(Builders, ModelFromDocumentMatricesEqualsBuilder) {
   for (const auto& c : mr.cables) relax += c.tension_only ? 0 : 1;
   EXPECT_EQ(relax, 1);
 }
+
+}  // namespace

@@ -13,13 +13,13 @@
 #include <string>
 
 #include "support/error_of.hpp"
+#include "support/tensegrity_fixtures.hpp"
 
 namespace ts = tendyn::tensegrity;
 using tendyn::test::error_of;
 
 namespace {
 
-ts::Model load(const std::string& name) { return ts::load_model_file(std::string(TENDYN_SOURCE_DIR) + "/models/" + name).model; }
 
 Eigen::VectorXd rest_lengths(const ts::Model& m) {
   Eigen::VectorXd u(m.ncable());
@@ -104,7 +104,7 @@ Fd check_fd(const ts::Model& m, const ts::State& s, const Eigen::VectorXd& u, do
 }
 
 ts::Model three_bar_compliant() {
-  ts::Model m = load("three_bar_lying.yaml");
+  ts::Model m = tendyn::test::shipped_model("three_bar_lying.yaml").model;
   m.ground.type = ts::Ground::Type::kCompliant;
   return m;
 }
@@ -113,7 +113,7 @@ ts::Model three_bar_compliant() {
 
 TEST(StepDerivatives, ValueEqualsTheDoubleStep) {
   for (const char* name : {"prism3.yaml", "superball.yaml"}) {
-    const ts::Model m = load(name);
+    const ts::Model m = tendyn::test::shipped_model(name).model;
     const Eigen::VectorXd u = rest_lengths(m);
     const ts::State s = settled(m, 20, 1e-3, u, 1);
     const ts::StepDerivatives D = ts::step_derivatives(m, s, u, 1e-3);
@@ -136,7 +136,7 @@ TEST(StepDerivatives, ValueEqualsTheDoubleStep) {
 }
 
 TEST(StepDerivatives, PrismMatchesFiniteDifferences) {
-  const ts::Model m = load("prism3.yaml");
+  const ts::Model m = tendyn::test::shipped_model("prism3.yaml").model;
   Eigen::VectorXd u = rest_lengths(m);
   u[0] += 0.01;  // an unequal command
   const ts::State s = settled(m, 20, 1e-3, u, 3);
@@ -160,7 +160,7 @@ TEST(StepDerivatives, ThreeBarOnCompliantGroundMatchesFiniteDifferences) {
 }
 
 TEST(StepDerivatives, SixBarMatchesFiniteDifferences) {
-  const ts::Model m = load("superball.yaml");
+  const ts::Model m = tendyn::test::shipped_model("superball.yaml").model;
   const Eigen::VectorXd u = rest_lengths(m);
   const ts::State s = settled(m, 20, 2e-3, u, 5);
   const Fd e = check_fd(m, s, u, 2e-3, ts::parse_fit_spec(m, "stiffness:all,damping:all"), 1e-6);
@@ -282,17 +282,17 @@ TEST(RolloutGrad, CentreOfMassTargetMatchesFiniteDifferences) {
 }
 
 TEST(StepDerivatives, BadInputIsRefusedWithTheReason) {
-  const ts::Model prism = load("prism3.yaml");
+  const ts::Model prism = tendyn::test::shipped_model("prism3.yaml").model;
   const Eigen::VectorXd u = rest_lengths(prism);
   const ts::State s = prism.initial_state;
-  ts::Model imp = load("three_bar_lying.yaml");
+  ts::Model imp = tendyn::test::shipped_model("three_bar_lying.yaml").model;
   EXPECT_NE(error_of([&] { ts::step_derivatives(imp, imp.initial_state, rest_lengths(imp), 1e-3); }).find("impulse ground"), std::string::npos);
   EXPECT_NE(error_of([&] { ts::step_derivatives(imp, imp.initial_state, rest_lengths(imp), 1e-3); }).find("type: compliant"), std::string::npos);
-  ts::Model driven = load("three_bar.yaml");
+  ts::Model driven = tendyn::test::shipped_model("three_bar.yaml").model;
   driven.ground.type = ts::Ground::Type::kCompliant;
   EXPECT_NE(error_of([&] { ts::step_derivatives(driven, driven.initial_state, rest_lengths(driven), 1e-3); }).find("has drives"),
             std::string::npos);
-  ts::Model motorised = load("three_bar_motorised.yaml");  // winches, end-caps
+  ts::Model motorised = tendyn::test::shipped_model("three_bar_motorised.yaml").model;  // winches, end-caps
   motorised.ground.type = ts::Ground::Type::kCompliant;
   motorised.drives.clear();
   EXPECT_NE(error_of([&] { ts::step_derivatives(motorised, motorised.initial_state, rest_lengths(motorised), 1e-3); }).find("ideal rods"),

@@ -24,13 +24,13 @@ namespace legacy = tendyn::test::legacy;
 
 namespace {
 
-struct Case {
+struct KernelCase {
   std::string name;
   ts::Model model;
 };
 
-std::vector<Case> cases() {
-  std::vector<Case> c;
+std::vector<KernelCase> cases() {
+  std::vector<KernelCase> c;
   for (const char* f : {"prism3.yaml", "prism3_matrices.yaml", "superball.yaml", "three_bar.yaml", "three_bar_lying.yaml", "tower.yaml"})
     c.push_back({f, ts::load_model_file(std::string(TENDYN_SOURCE_DIR) + "/models/" + f).model});
   c.push_back({"taut_prism damped", tendyn::test::taut_prism(0.5)});

@@ -35,7 +35,7 @@ std::string rod_yaml(const std::string& parts) {
          parts + "ground: {type: compliant}\n";
 }
 
-std::string error_of(const std::string& yaml) {
+std::string load_error(const std::string& yaml) {
   try {
     ts::load_model_string(yaml, "m.yaml");
   } catch (const tendyn::Error& e) {
@@ -134,24 +134,24 @@ TEST(MassParts, YamlTubeAndPointMassGiveHandFormulas) {
 }
 
 TEST(MassParts, BadPartsAreErrorsAtTheirEntry) {
-  EXPECT_NE(error_of(rod_yaml("      - {type: cone, mass: 1}\n")).find("m.yaml:9:16: rods[0].parts[0].type: unknown part type 'cone'"),
+  EXPECT_NE(load_error(rod_yaml("      - {type: cone, mass: 1}\n")).find("m.yaml:9:16: rods[0].parts[0].type: unknown part type 'cone'"),
             std::string::npos)
-      << error_of(rod_yaml("      - {type: cone, mass: 1}\n"));
-  EXPECT_NE(error_of(rod_yaml("      - {type: sphere, end: 0, radius: 0.01, mass: 1, density: 3}\n")).find("exactly one of 'mass'"),
+      << load_error(rod_yaml("      - {type: cone, mass: 1}\n"));
+  EXPECT_NE(load_error(rod_yaml("      - {type: sphere, end: 0, radius: 0.01, mass: 1, density: 3}\n")).find("exactly one of 'mass'"),
             std::string::npos);
-  EXPECT_NE(error_of(rod_yaml("      - {type: point, end: 0, density: 3}\n")).find("has no volume"), std::string::npos);
-  EXPECT_NE(error_of(rod_yaml("      - {type: tube, radius: 0.01, inner_radius: 0.01, mass: 1}\n")).find("must be less than radius"),
+  EXPECT_NE(load_error(rod_yaml("      - {type: point, end: 0, density: 3}\n")).find("has no volume"), std::string::npos);
+  EXPECT_NE(load_error(rod_yaml("      - {type: tube, radius: 0.01, inner_radius: 0.01, mass: 1}\n")).find("must be less than radius"),
             std::string::npos);
-  EXPECT_NE(error_of(rod_yaml("      - {type: cylinder, radius: 0.01, from: [0, 0, 0], mass: 1}\n")).find("give both 'from' and 'to'"),
+  EXPECT_NE(load_error(rod_yaml("      - {type: cylinder, radius: 0.01, from: [0, 0, 0], mass: 1}\n")).find("give both 'from' and 'to'"),
             std::string::npos);
-  EXPECT_NE(error_of(rod_yaml("      - {type: sphere, radius: 0.01, from: [0, 0, 0], to: [1, 0, 0], mass: 1}\n")).find("'from' does not apply"),
+  EXPECT_NE(load_error(rod_yaml("      - {type: sphere, radius: 0.01, from: [0, 0, 0], to: [1, 0, 0], mass: 1}\n")).find("'from' does not apply"),
             std::string::npos);
-  EXPECT_NE(error_of("nodes:\n  - {id: a0, position: [0, 0, 0]}\n  - {id: a1, position: [0, 0, 1]}\nrods:\n"
+  EXPECT_NE(load_error("nodes:\n  - {id: a0, position: [0, 0, 0]}\n  - {id: a1, position: [0, 0, 1]}\nrods:\n"
                      "  - {id: A, mass: 1, length: 1, nodes: [a0, a1], parts: [{type: point, end: 0, mass: 1}]}\n")
                 .find("'mass' cannot be combined with 'parts'"),
             std::string::npos);
   // a thin cylinder alone has no axial inertia: refused at the parts list, not left to the dynamics
-  EXPECT_NE(error_of(rod_yaml("      - {type: thin_cylinder, mass: 1}\n")).find("rods[0].parts: the parts give no moment of inertia about one axis"),
+  EXPECT_NE(load_error(rod_yaml("      - {type: thin_cylinder, mass: 1}\n")).find("rods[0].parts: the parts give no moment of inertia about one axis"),
             std::string::npos)
-      << error_of(rod_yaml("      - {type: thin_cylinder, mass: 1}\n"));
+      << load_error(rod_yaml("      - {type: thin_cylinder, mass: 1}\n"));
 }

@@ -42,7 +42,7 @@ std::string top_doc(const std::string& top) {
          top + "\n</mujoco>\n";
 }
 
-std::string error_of(const std::string& xml, bool ignore_actuators = false) {
+std::string import_error(const std::string& xml, bool ignore_actuators = false) {
   try {
     load(xml, nullptr, ignore_actuators);
   } catch (const tendyn::Error& e) {
@@ -168,7 +168,7 @@ TEST(MjcfImport, InertialElementAndInertiafromgeomRules) {
   f = load(body_doc("<inertial pos=\"0 0 0\" quat=\"0.7071067811865476 0 0 0.7071067811865476\" mass=\"1\" diaginertia=\"0.3 0.25 0.1\"/>"));
   EXPECT_NEAR(f.model.rods[0].inertia_B_kgm2(0, 0), 0.25, 1e-15);  // x and y swapped by 90 deg about z
   EXPECT_NEAR(f.model.rods[0].inertia_B_kgm2(1, 1), 0.3, 1e-15);
-  EXPECT_NE(error_of(body_doc("<inertial pos=\"0 0 0\" quat=\"1 0 0 0\" mass=\"1\" fullinertia=\"0.3 0.25 0.1 0 0 0\"/>"))
+  EXPECT_NE(import_error(body_doc("<inertial pos=\"0 0 0\" quat=\"1 0 0 0\" mass=\"1\" fullinertia=\"0.3 0.25 0.1 0 0 0\"/>"))
                 .find("robot.xml:6:1: <inertial>: fullinertia with quat"),
             std::string::npos);
 }
@@ -234,7 +234,7 @@ TEST(MjcfImport, LongestCapsuleOrCylinderGivesTheEnds) {
   const auto f = load(body_doc("<geom type=\"cylinder\" fromto=\"0.1 0 -0.8 0.1 0 0.8\" size=\"0.01\"/>"));
   EXPECT_DOUBLE_EQ(f.model.rods[0].length_m, 1.6);
   EXPECT_DOUBLE_EQ(f.model.nodes[0].radius_m, 0.0);  // cylinder ends are not sphere caps
-  EXPECT_EQ(error_of("<mujoco><worldbody><body name=\"b\"><freejoint/><geom size=\"0.1\"/></body></worldbody></mujoco>").find(
+  EXPECT_EQ(import_error("<mujoco><worldbody><body name=\"b\"><freejoint/><geom size=\"0.1\"/></body></worldbody></mujoco>").find(
                 "robot.xml:1:20: <body name=\"b\">: free body has no capsule or cylinder geom"),
             0u);
 }
@@ -266,17 +266,17 @@ TEST(MjcfImport, DeadBandFromZeroIsATensionOnlyCableOthersAreRefused) {
   const auto f = load(top_doc("<tendon><spatial stiffness=\"1\" springlength=\"0 1.2\"><site site=\"s1\"/><site site=\"w\"/></spatial></tendon>"));
   EXPECT_TRUE(f.model.cables[0].tension_only);
   EXPECT_EQ(f.model.cables[0].rest_length_m, 1.2);
-  EXPECT_NE(error_of(top_doc("<tendon><spatial stiffness=\"1\" springlength=\"0.5 1.2\"><site site=\"s1\"/><site site=\"w\"/></spatial></tendon>"))
+  EXPECT_NE(import_error(top_doc("<tendon><spatial stiffness=\"1\" springlength=\"0.5 1.2\"><site site=\"s1\"/><site site=\"w\"/></spatial></tendon>"))
                 .find("robot.xml:12:9: <spatial>: springlength dead band [0.5, 1.2] is not supported"),
             std::string::npos);
 }
 
 TEST(MjcfImport, LimitedTendonsAreRefused) {
   const std::string sites = "<site site=\"s1\"/><site site=\"w\"/></spatial></tendon>";
-  EXPECT_NE(error_of(top_doc("<tendon><spatial limited=\"true\" range=\"0 1\">" + sites)).find("robot.xml:12:9: <spatial>: limited tendons"),
+  EXPECT_NE(import_error(top_doc("<tendon><spatial limited=\"true\" range=\"0 1\">" + sites)).find("robot.xml:12:9: <spatial>: limited tendons"),
             std::string::npos);
   // MuJoCo's autolimits (default true): a range alone limits the tendon
-  EXPECT_NE(error_of(top_doc("<tendon><spatial range=\"0 1\">" + sites)).find("limited tendons"), std::string::npos);
+  EXPECT_NE(import_error(top_doc("<tendon><spatial range=\"0 1\">" + sites)).find("limited tendons"), std::string::npos);
   ts::MjcfImportReport rep;
   EXPECT_NO_THROW(load(top_doc("<tendon><spatial limited=\"false\" range=\"0 1\">" + sites), &rep));
   EXPECT_TRUE(contains(rep.skipped, "range without limited"));
@@ -305,7 +305,7 @@ TEST(MjcfImport, KeyframeFreeJointStateBecomesComStateWithWorldAngularVelocity) 
   // without a key: the file's pose at rest
   const auto g = load(body_doc(""));
   EXPECT_TRUE(Vector3d(g.model.initial_state.v_WC(0)).isZero());
-  EXPECT_NE(error_of(body_doc("").replace(body_doc("").size() - 10, 0, "<keyframe><key qvel=\"1 2\"/></keyframe>"))
+  EXPECT_NE(import_error(body_doc("").replace(body_doc("").size() - 10, 0, "<keyframe><key qvel=\"1 2\"/></keyframe>"))
                 .find("qvel has 2 numbers; the model's free joints need 6"),
             std::string::npos);
 }
@@ -380,7 +380,7 @@ TEST(MjcfImport, DefaultClassesNestedWithClassAndChildclass) {
   const double r = 0.02, sph = 4.0 / 3.0 * kPi * r * r * r;
   EXPECT_NEAR(f.model.rods[0].mass_kg, 500 * (kPi * r * r * 1.0 + sph) + 2000 * (kPi * r * r * 0.2 + sph), 1e-12);
   EXPECT_EQ(f.model.cables[0].stiffness_Npm, 33.0);
-  EXPECT_NE(error_of(body_doc("<geom class=\"nope\" size=\"0.1\"/>")).find("robot.xml:6:1: <geom>: unknown default class 'nope'"),
+  EXPECT_NE(import_error(body_doc("<geom class=\"nope\" size=\"0.1\"/>")).find("robot.xml:6:1: <geom>: unknown default class 'nope'"),
             std::string::npos);
 }
 
@@ -479,7 +479,7 @@ TEST(MjcfImport, UnsupportedElementsAreErrorsNamingElementAndLine) {
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.xml);
-    const std::string e = error_of(c.xml);
+    const std::string e = import_error(c.xml);
     EXPECT_EQ(e.find(c.where), 0u) << e;
     EXPECT_NE(e.find(c.what), std::string::npos) << e;
   }

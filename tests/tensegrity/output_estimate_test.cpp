@@ -7,14 +7,12 @@
 
 #include <cmath>
 
+#include "support/tensegrity_fixtures.hpp"
+
 namespace ts = tendyn::tensegrity;
 
-namespace {
-ts::ModelFile three_bar() { return ts::load_model_file(std::string(TENDYN_SOURCE_DIR) + "/models/three_bar.yaml"); }
-}  // namespace
-
 TEST(OutputEstimate, SimulateCountsRowsColumnsAndFrames) {
-  const auto f = three_bar();
+  const auto f = tendyn::test::shipped_model("three_bar.yaml");
   ASSERT_EQ(f.model.nrod(), 3);
   ASSERT_EQ(f.model.nnode(), 6);
   ASSERT_EQ(f.model.ncable(), 9);
@@ -37,7 +35,7 @@ TEST(OutputEstimate, SimulateCountsRowsColumnsAndFrames) {
 }
 
 TEST(OutputEstimate, PlanCountsScheduleModelReplayAndRollouts) {
-  const auto f = three_bar();
+  const auto f = tendyn::test::shipped_model("three_bar.yaml");
   ts::PlannerOptions o;
   o.drive_cables = {0, 1, 2, 3};
   o.period_s = 0.125;

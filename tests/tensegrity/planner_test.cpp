@@ -13,7 +13,7 @@
 namespace ts = tendyn::tensegrity;
 
 namespace {
-ts::ModelFile three_bar() {
+ts::ModelFile three_bar_undriven() {
   auto f = ts::load_model_file(std::string(TENDYN_SOURCE_DIR) + "/models/three_bar.yaml");
   f.model.drives.clear();
   return f;
@@ -55,7 +55,7 @@ TEST(Planner, PathCostsAreTheDocumentsConstraints) {
 }
 
 TEST(Planner, ParallelAndSerialSchedulesAreBitIdentical) {
-  const auto f = three_bar();
+  const auto f = three_bar_undriven();
   const auto a = ts::plan(f.model, options(f, 1));
   const auto b = ts::plan(f.model, options(f, 2));
   const auto c = ts::plan(f.model, options(f, 7));
@@ -70,7 +70,7 @@ TEST(Planner, ParallelAndSerialSchedulesAreBitIdentical) {
 }
 
 TEST(Planner, ExecutedScheduleReplaysInSimulate) {
-  const auto f = three_bar();
+  const auto f = three_bar_undriven();
   const auto o = options(f, 0);
   const auto r = ts::plan(f.model, o);
   EXPECT_GT(r.progress_m, 0.0) << "the robot should move along +x";
@@ -78,7 +78,7 @@ TEST(Planner, ExecutedScheduleReplaysInSimulate) {
 }
 
 TEST(Planner, CoordinateSearchSpendsFewerRollouts) {
-  const auto f = three_bar();
+  const auto f = three_bar_undriven();
   auto o = options(f, 0);
   o.planner = ts::Planner::kCoordinateSearch;
   const auto r = ts::plan(f.model, o);
@@ -87,7 +87,7 @@ TEST(Planner, CoordinateSearchSpendsFewerRollouts) {
 }
 
 TEST(Planner, RestLengthLimitsAreRespected) {
-  auto f = three_bar();
+  auto f = three_bar_undriven();
   for (int k = 0; k < 4; ++k) {
     f.model.cables[k].rest_length_min_m = f.model.cables[k].rest_length_m - 0.005;
     f.model.cables[k].rest_length_max_m = f.model.cables[k].rest_length_m + 0.005;
@@ -98,7 +98,7 @@ TEST(Planner, RestLengthLimitsAreRespected) {
 }
 
 TEST(Planner, BadOptions) {
-  const auto f = three_bar();
+  const auto f = three_bar_undriven();
   auto o = options(f, 0);
   o.drive_cables = {};
   EXPECT_THROW(ts::plan(f.model, o), tendyn::Error);
@@ -117,7 +117,7 @@ TEST(Planner, BadOptions) {
 // The lookahead planner (ours): 3 beams x 3^4 children per period; the first period also
 // evaluates its own 81 candidates, later ones reuse the executed beam's children.
 TEST(Planner, LookaheadIsBitIdenticalOnAnyThreadCountAndCountsItsRollouts) {
-  const auto f = three_bar();
+  const auto f = three_bar_undriven();
   auto o1 = options(f, 1, 0.3);
   o1.planner = ts::Planner::kLookahead;
   auto o2 = o1;
@@ -138,7 +138,7 @@ TEST(Planner, LookaheadIsBitIdenticalOnAnyThreadCountAndCountsItsRollouts) {
 // screen_count) candidates per period, chooses the same first action as the exhaustive planner on the
 // document's 4-cable straight line, is bit-identical for any thread count and replays in simulate.
 TEST(Planner, ScreenedEqualsExhaustiveWhenItScreensEverythingAndOtherwiseRollsOutFew) {
-  const auto f = three_bar();
+  const auto f = three_bar_undriven();
   const auto ex = ts::plan(f.model, options(f, 0, 0.3));
   auto o = options(f, 0, 0.3);
   o.planner = ts::Planner::kScreened;
@@ -175,7 +175,7 @@ TEST(Planner, ScreenedEqualsExhaustiveWhenItScreensEverythingAndOtherwiseRollsOu
 // exhaustive choice in every period: the same schedule and final state bit for bit, at a third of
 // the rollouts (measured: 94 of 405), on any thread count.
 TEST(Planner, ScreenedRelinearisationFindsTheExhaustiveChoiceWhereOneLinearisationMisses) {
-  const auto f = three_bar();
+  const auto f = three_bar_undriven();
   const auto ex = ts::plan(f.model, options(f, 0, 0.5));
   auto o = options(f, 1, 0.5);
   o.planner = ts::Planner::kScreened;
@@ -209,7 +209,7 @@ TEST(Planner, ScreenedRelinearisationFindsTheExhaustiveChoiceWhereOneLinearisati
 // Reusing the executed beam's children as the next period's candidates is exact: the schedule
 // replays in simulate to round-off, also with a short ramp (the increment applied in 5 % of the period).
 TEST(Planner, LookaheadAndShortRampSchedulesReplayInSimulate) {
-  const auto f = three_bar();
+  const auto f = three_bar_undriven();
   for (const double ramp : {1.0, 0.05}) {
     auto o = options(f, 0, 0.3);
     o.planner = ts::Planner::kLookahead;
@@ -234,7 +234,7 @@ TEST(Planner, StepIncrementIsFullAfterTheFirstStepAndRampIsUnchanged) {
   } catch (const tendyn::Error& e) {
     EXPECT_STREQ(e.what(), "unknown increment shape 'Ramp' (valid: ramp, step)");
   }
-  const auto f = three_bar();
+  const auto f = three_bar_undriven();
   auto o = options(f, 0, 0.2);
   EXPECT_EQ(o.increment, ts::IncrementShape::kRamp);
   const auto ramp = ts::plan(f.model, o);
@@ -282,7 +282,7 @@ TEST(Planner, StepIncrementIsFullAfterTheFirstStepAndRampIsUnchanged) {
 }
 
 TEST(Planner, LookaheadBadOptions) {
-  const auto f = three_bar();
+  const auto f = three_bar_undriven();
   auto o = options(f, 0);
   o.planner = ts::Planner::kLookahead;
   o.beam_width = 0;
@@ -298,7 +298,7 @@ TEST(Planner, LookaheadBadOptions) {
 // the lookahead planner tracks the line more tightly and gets further than the document's
 // exhaustive selection (measured: exhaustive 0.0287 m, max error 5.8 mm; lookahead 0.0317 m, 2.5 mm).
 TEST(Planner, LookaheadBeatsExhaustiveOnTheStraightLine) {
-  const auto f = three_bar();
+  const auto f = three_bar_undriven();
   auto o = options(f, 0, 3.0);
   const auto ex = ts::plan(f.model, o);
   o.planner = ts::Planner::kLookahead;
@@ -314,7 +314,7 @@ TEST(Planner, LookaheadBeatsExhaustiveOnTheStraightLine) {
 // ---- the centroid and the planning policies shared by `tendyn plan`, the studio and Python ----
 
 TEST(PlannerHelpers, CentroidIsTheMeanOfTheRodCentresOnTheFloor) {
-  const auto f = three_bar();
+  const auto f = three_bar_undriven();
   ASSERT_EQ(f.model.nrod(), 3);
   ts::State s = f.model.initial_state;
   // hand computation: rod centres (0.1, 0.2, 1), (0.3, -0.4, 2), (0.5, 0.8, 3) -> C = (0.9, 0.6) / 3
@@ -337,7 +337,7 @@ TEST(PlannerHelpers, CentroidIsTheMeanOfTheRodCentresOnTheFloor) {
 }
 
 TEST(PlannerHelpers, CableIndicesKeepTheOrderAndNameBadIds) {
-  const auto f = three_bar();
+  const auto f = three_bar_undriven();
   EXPECT_EQ(ts::cable_indices(f.model, {"c3", "c1", "c9"}, "w"), (std::vector<int>{2, 0, 8}));
   EXPECT_TRUE(ts::cable_indices(f.model, {}, "w").empty());
   try {
@@ -371,7 +371,7 @@ TEST(PlannerHelpers, RemoveDrivesOnDropsOnlyThePlannedCablesDrives) {
 }
 
 TEST(PlannerHelpers, RolloutOptionsUseRk4OnlyForDopri5OnTheImpulseGround) {
-  auto f = three_bar();
+  auto f = three_bar_undriven();
   ASSERT_EQ(f.model.ground.type, ts::Ground::Type::kImpulse);
   ts::SimulationOptions sim = f.simulation;
   sim.integrator = ts::Integrator::kDormandPrince45;
@@ -397,7 +397,7 @@ TEST(PlannerHelpers, RolloutOptionsUseRk4OnlyForDopri5OnTheImpulseGround) {
 }
 
 TEST(PlannerHelpers, ScheduleCsvHasOneRowPerKnotWithThePathError) {
-  const auto f = three_bar();
+  const auto f = three_bar_undriven();
   auto o = options(f, 1, 0.2);
   o.drive_cables = {0, 2};
   const auto r = ts::plan(f.model, o);
@@ -430,7 +430,7 @@ TEST(PlannerHelpers, ScheduleCsvHasOneRowPerKnotWithThePathError) {
 // Before: plan() ran whole periods whatever the duration (period 100 s for a duration of 0.2 s
 // ran 81 rollouts of 100 s) and nothing bounded the rollouts' steps together (only each rollout's).
 TEST(PlannerHelpers, WorkBoundsAreCheckedBeforeAnyRollout) {
-  const auto f = three_bar();
+  const auto f = three_bar_undriven();
   auto o = options(f, 1, 0.2);
   o.period_s = 100.0;
   const auto message = [&] {

@@ -14,21 +14,14 @@
 #include <sstream>
 #include <string>
 
+#include "support/error_of.hpp"
+
 namespace ts = tendyn::tensegrity;
 namespace fs = std::filesystem;
 
 namespace {
 
-// The message of the tendyn::Error `f` throws ("" when it does not throw).
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const tendyn::Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using tendyn::test::error_of;
 
 fs::path fresh_dir(const std::string& name) {
   const auto d = fs::temp_directory_path() / ("tendyn_sweep_test_" + name + "_" + std::to_string(::getpid()));
