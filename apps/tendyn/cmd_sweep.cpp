@@ -1,5 +1,6 @@
 // tendyn sweep: document 000's tilt-angle (psi) study of the 3-prism.
 #include <tendyn/core/error.hpp>
+#include <tendyn/core/format.hpp>
 #include <tendyn/io/atomic_file.hpp>
 #include <tendyn/io/csv.hpp>
 #include <tendyn/io/output_lock.hpp>
@@ -64,8 +65,8 @@ void run_sweep(const SweepArgs& a) {
   if (!(a.psi_step > 0)) throw Error("sweep: --psi-step must be > 0");
   if (a.psi_max < a.psi_min) throw Error("sweep: --psi-max must be >= --psi-min");
   if (a.psi_min < -90.0 || a.psi_max > 90.0)
-    throw Error("sweep: --psi-min and --psi-max must be in [-90, 90] deg (got " + io::format_number(a.psi_min, 6) + " and " +
-                io::format_number(a.psi_max, 6) + ")");
+    throw Error("sweep: --psi-min and --psi-max must be in [-90, 90] deg (got " + format_number(a.psi_min, 6) + " and " +
+                format_number(a.psi_max, 6) + ")");
   // counted as a double before anything is allocated: a tiny step must not overflow an int
   const double count = ts::psi_grid_count(a.psi_min, a.psi_max, a.psi_step);
   if (!(count <= ts::kPsiStudyMaxAngles)) {

@@ -1,4 +1,5 @@
 #include <tendyn/core/error.hpp>
+#include <tendyn/core/format.hpp>
 #include <tendyn/core/rotation.hpp>
 #include <tendyn/io/csv.hpp>
 #include <tendyn/tensegrity/form_finding.hpp>
@@ -150,7 +151,6 @@ FormFindingResult find_equilibrium(const Model& model, const FormFindingOptions&
 namespace {
 
 // Numbers in error messages: 6 significant digits (io::format_number, as "%g").
-std::string fmt(double v) { return io::format_number(v, 6); }
 
 // Rod residuals (net force, net torque about the COM / (L/2)) at zero velocity with `reaction`
 // added at the contact nodes: 6 nrod numbers [N].
@@ -199,7 +199,7 @@ SettleResult settle_on_ground(const Model& model, const SettleOptions& o) {
   validate(model);
   require_ideal_rods(model, "settle_on_ground");
   if (model.ground.type == Ground::Type::kNone) throw Error("settle_on_ground: the model has no ground (ground.type is none)");
-  if (!(model.gravity_W.z() < 0.0)) throw Error("settle_on_ground: gravity must point down (gravity_W.z < 0), got " + fmt(model.gravity_W.z()));
+  if (!(model.gravity_W.z() < 0.0)) throw Error("settle_on_ground: gravity must point down (gravity_W.z < 0), got " + format_number(model.gravity_W.z(), 6));
   if (model.nrod() == 0) throw Error("settle_on_ground: the model has no rods");
   if (!(o.max_duration_s > 0.0) || !(o.speed_tolerance_mps > 0.0) || !(o.quiet_time_s >= 0.0) || !(o.contact_tolerance_m >= 0.0) ||
       !(o.tolerance_N > 0.0) || o.max_newton_iterations < 1 || !std::isfinite(o.max_duration_s))
@@ -260,8 +260,8 @@ SettleResult settle_on_ground(const Model& model, const SettleOptions& o) {
     res.settle_time_s = static_cast<double>(res.steps) * dt;
     res.max_node_speed_mps = speed;
     if (quiet_s < o.quiet_time_s || quiet_s == 0.0)
-      throw SimulationError("settle_on_ground: not at rest after " + fmt(o.max_duration_s) + " s of damped settling (fastest rod end " +
-                                fmt(speed) + " m/s, tolerance " + fmt(o.speed_tolerance_mps) + " m/s for " + fmt(o.quiet_time_s) + " s)",
+      throw SimulationError("settle_on_ground: not at rest after " + format_number(o.max_duration_s, 6) + " s of damped settling (fastest rod end " +
+                                format_number(speed, 6) + " m/s, tolerance " + format_number(o.speed_tolerance_mps, 6) + " m/s for " + format_number(o.quiet_time_s, 6) + " s)",
                             res.settle_time_s);
     zero_velocities(dyn, s);
 
@@ -341,8 +341,8 @@ SettleResult settle_on_ground(const Model& model, const SettleOptions& o) {
       contacts = keep;
     }
     if (!(polish_residual <= o.tolerance_N))
-      throw SimulationError("settle_on_ground: the contact polish did not converge (residual " + fmt(polish_residual) + " N, tolerance " +
-                                fmt(o.tolerance_N) + " N)",
+      throw SimulationError("settle_on_ground: the contact polish did not converge (residual " + format_number(polish_residual, 6) + " N, tolerance " +
+                                format_number(o.tolerance_N, 6) + " N)",
                             res.settle_time_s);
 
     // (4) stability: the tangent stiffness of the pinned rest state (contacts as stiff springs
@@ -370,7 +370,7 @@ SettleResult settle_on_ground(const Model& model, const SettleOptions& o) {
     res.min_stiffness_eigenvalue = eig.eigenvalues()[0];
     if (eig.eigenvalues()[0] >= -1e-6 * k_max) break;
     if (attempt >= 20)
-      throw SimulationError("settle_on_ground: still an unstable balance after 20 pushes (stiffness eigenvalue " + fmt(eig.eigenvalues()[0]) + ")",
+      throw SimulationError("settle_on_ground: still an unstable balance after 20 pushes (stiffness eigenvalue " + format_number(eig.eigenvalues()[0], 6) + ")",
                             res.settle_time_s);
     ++res.unstable_pushes;
     Eigen::VectorXd mode = eig.eigenvectors().col(0);
@@ -398,8 +398,8 @@ SettleResult settle_on_ground(const Model& model, const SettleOptions& o) {
   if (!(res.min_normal_force_N > 0.0))
     throw SimulationError("settle_on_ground: ground node " + id_of(model.node_ids, contacts.front(), "node ") + " would pull on the ground", res.settle_time_s);
   if (res.max_friction_ratio > model.ground.friction * (1.0 + 1e-9))
-    throw SimulationError("settle_on_ground: the rest state needs friction " + fmt(res.max_friction_ratio) + " > ground friction " +
-                              fmt(model.ground.friction),
+    throw SimulationError("settle_on_ground: the rest state needs friction " + format_number(res.max_friction_ratio, 6) + " > ground friction " +
+                              format_number(model.ground.friction, 6),
                           res.settle_time_s);
   // back over the start: a horizontal translation keeps a rest state on a flat ground (no anchors)
   bool anchored = false;
@@ -419,8 +419,8 @@ SettleResult settle_on_ground(const Model& model, const SettleOptions& o) {
     if (ds.cable_slack[static_cast<std::size_t>(c)]) {
       ++res.slack_cables;
       if (first_slack.empty())
-        first_slack = id_of(model.cable_ids, c, "cable ") + " (length " + fmt(ds.cable_length_m[c]) + " m <= rest length " +
-                      fmt(ds.cable_rest_length_m[c]) + " m)";
+        first_slack = id_of(model.cable_ids, c, "cable ") + " (length " + format_number(ds.cable_length_m[c], 6) + " m <= rest length " +
+                      format_number(ds.cable_rest_length_m[c], 6) + " m)";
     }
   }
   if (res.slack_cables > 0 && !o.allow_slack)

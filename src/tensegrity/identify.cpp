@@ -4,6 +4,7 @@
 #include <tendyn/tensegrity/identify.hpp>
 
 #include <tendyn/core/error.hpp>
+#include <tendyn/core/format.hpp>
 #include <tendyn/io/csv.hpp>
 #include <tendyn/tensegrity/dynamics.hpp>
 
@@ -41,7 +42,6 @@ using Jet = ceres::Jet<double, kStride>;
 
 using law::value_of;
 
-std::string num(double v) { return io::format_number(v, 6); }
 
 std::string id_of(const std::vector<std::string>& ids, int i, const char* what) {
   return i < static_cast<int>(ids.size()) ? ids[static_cast<std::size_t>(i)] : std::string(what) + std::to_string(i);
@@ -512,8 +512,8 @@ Setup make_setup(const Model& m, const MotionData& d, const std::vector<Paramete
   validate(o);
   validate(m, d);
   if (const double steps = identify_step_count(d.t_s, o.dt_s); !(steps <= kIdentifyMaxSteps))
-    throw Error("identify option dt_s: " + num(steps) + " integration steps per pass over the data (" +
-                num(d.t_s.back() - d.t_s.front()) + " s of data at dt " + num(o.dt_s) + " s), above the limit " + num(kIdentifyMaxSteps));
+    throw Error("identify option dt_s: " + format_number(steps, 6) + " integration steps per pass over the data (" +
+                format_number(d.t_s.back() - d.t_s.front(), 6) + " s of data at dt " + format_number(o.dt_s, 6) + " s), above the limit " + format_number(kIdentifyMaxSteps, 6));
   check_model_supported(m);
   Setup S;
   S.model = &m;
@@ -567,8 +567,8 @@ Setup make_setup(const Model& m, const MotionData& d, const std::vector<Paramete
   }
   for (const auto& sg : S.segments)
     if (sg.nresidual == 0)
-      throw Error("identify: the data between t = " + num(d.t_s[static_cast<std::size_t>(sg.first)]) + " s and " +
-                  num(d.t_s[static_cast<std::size_t>(sg.last)]) + " s have no measured value");
+      throw Error("identify: the data between t = " + format_number(d.t_s[static_cast<std::size_t>(sg.first)], 6) + " s and " +
+                  format_number(d.t_s[static_cast<std::size_t>(sg.last)], 6) + " s have no measured value");
   return S;
 }
 
@@ -728,41 +728,6 @@ Eigen::MatrixXd marker_columns(const MotionData& d, const Eigen::MatrixXd& P_nod
 
 }  // namespace
 
-// ------------------------------------------------------------------------------ enums
-ParameterKind parameter_kind_from_string(const std::string& name) {
-  for (ParameterKind k : {ParameterKind::kStiffness, ParameterKind::kDamping, ParameterKind::kRestLength, ParameterKind::kMass,
-                          ParameterKind::kFriction, ParameterKind::kGroundStiffness, ParameterKind::kGroundDamping,
-                          ParameterKind::kInitialState})
-    if (name == to_string(k)) return k;
-  throw Error("unknown parameter '" + name +
-              "' (valid: stiffness, damping, rest_length, mass, friction, ground_stiffness, ground_damping, initial_state)");
-}
-
-const char* to_string(ParameterKind kind) {
-  switch (kind) {
-    case ParameterKind::kStiffness: return "stiffness";
-    case ParameterKind::kDamping: return "damping";
-    case ParameterKind::kRestLength: return "rest_length";
-    case ParameterKind::kMass: return "mass";
-    case ParameterKind::kFriction: return "friction";
-    case ParameterKind::kGroundStiffness: return "ground_stiffness";
-    case ParameterKind::kGroundDamping: return "ground_damping";
-    case ParameterKind::kInitialState: return "initial_state";
-  }
-  return "?";
-}
-
-const char* to_string(FitVerdict verdict) {
-  switch (verdict) {
-    case FitVerdict::kGood: return "good";
-    case FitVerdict::kPoorFit: return "poor fit";
-    case FitVerdict::kLocalMinimum: return "local minimum suspected";
-    case FitVerdict::kNotConverged: return "not converged";
-    case FitVerdict::kNotIdentifiable: return "not identifiable";
-  }
-  return "?";
-}
-
 double variance_factor_bound(int dof) {
   if (dof < 1) return kNaN;
   // Wilson-Hilferty: (chi^2 / dof)^(1/3) is nearly normal with mean 1 - 2 / (9 dof) and variance 2 / (9 dof)
@@ -770,21 +735,6 @@ double variance_factor_bound(int dof) {
   const double a = 2.0 / (9.0 * static_cast<double>(dof));
   const double c = 1.0 - a + z * std::sqrt(a);
   return c * c * c;
-}
-
-RobustLoss robust_loss_from_string(const std::string& name) {
-  for (RobustLoss l : {RobustLoss::kNone, RobustLoss::kHuber, RobustLoss::kCauchy})
-    if (name == to_string(l)) return l;
-  throw Error("unknown robust loss '" + name + "' (valid: none, huber, cauchy)");
-}
-
-const char* to_string(RobustLoss loss) {
-  switch (loss) {
-    case RobustLoss::kNone: return "none";
-    case RobustLoss::kHuber: return "huber";
-    case RobustLoss::kCauchy: return "cauchy";
-  }
-  return "?";
 }
 
 // ------------------------------------------------------------------------------ fit spec
@@ -898,7 +848,7 @@ void validate(const Model& model, const MotionData& d) {
         if (std::isnan(v)) continue;
         if (!(std::abs(v) <= kMaxMotionPosition_m))
           throw Error("motion data: marker '" + id_of(model.node_ids, d.marker_nodes[static_cast<std::size_t>(i)], "node") + "' at sample " +
-                      std::to_string(s) + ": " + "xyz"[c] + " = " + num(v) + " m is " + (std::isinf(v) ? "not finite" : "above the limit " + num(kMaxMotionPosition_m) + " m in magnitude"));
+                      std::to_string(s) + ": " + "xyz"[c] + " = " + format_number(v, 6) + " m is " + (std::isinf(v) ? "not finite" : "above the limit " + format_number(kMaxMotionPosition_m, 6) + " m in magnitude"));
       }
     }
   auto check_values = [&](const std::vector<int>& cables, const Eigen::MatrixXd& M, const char* what, double limit, const char* unit) {
@@ -907,8 +857,8 @@ void validate(const Model& model, const MotionData& d) {
         const double v = M(s, i);
         if (std::isnan(v) || std::abs(v) <= limit) continue;
         throw Error(std::string("motion data: ") + what + " of cable '" + id_of(model.cable_ids, cables[static_cast<std::size_t>(i)], "cable") +
-                    "' at sample " + std::to_string(s) + ": " + num(v) + " " + unit + " is " +
-                    (std::isinf(v) ? std::string("not finite") : "above the limit " + num(limit) + " " + unit + " in magnitude"));
+                    "' at sample " + std::to_string(s) + ": " + format_number(v, 6) + " " + unit + " is " +
+                    (std::isinf(v) ? std::string("not finite") : "above the limit " + format_number(limit, 6) + " " + unit + " in magnitude"));
       }
   };
   check_values(d.length_cables, d.cable_length_m, "length", kMaxMotionPosition_m, "m");
@@ -990,14 +940,14 @@ MotionData load_motion_csv(const Model& model, const std::string& path) {
   auto value = [&](int col, double limit, const char* unit) {
     const double v = in.number(col);
     if (!(std::abs(v) <= limit))
-      throw Error(in.where(col) + " (" + h[static_cast<std::size_t>(col)] + "): " + num(v) + " " + unit + " is above the limit " + num(limit) +
+      throw Error(in.where(col) + " (" + h[static_cast<std::size_t>(col)] + "): " + format_number(v, 6) + " " + unit + " is above the limit " + format_number(limit, 6) +
                   " " + unit + " in magnitude");
     return v;
   };
   while (in.next()) {
     const double t = in.number(0);
     if (!d.t_s.empty() && !(t > d.t_s.back()))
-      throw Error(in.where(0) + " (t_s): times must increase strictly (" + num(t) + " s after " + num(d.t_s.back()) + " s)");
+      throw Error(in.where(0) + " (t_s): times must increase strictly (" + format_number(t, 6) + " s after " + format_number(d.t_s.back(), 6) + " s)");
     d.t_s.push_back(t);
     std::vector<double> rm(3 * mcols.size(), kNaN), rl(lcols.size(), kNaN), rt(tcols.size(), kNaN);
     for (std::size_t i = 0; i < mcols.size(); ++i) {
@@ -1068,7 +1018,7 @@ double identify_step_count(const std::vector<double>& t_s, double dt_s) {
 
 void validate(const IdentifyOptions& o) {
   auto pos = [](double v, const char* name) {
-    if (!(v > 0.0) || !std::isfinite(v)) throw Error(std::string("identify option ") + name + " must be a positive finite number (got " + num(v) + ")");
+    if (!(v > 0.0) || !std::isfinite(v)) throw Error(std::string("identify option ") + name + " must be a positive finite number (got " + format_number(v, 6) + ")");
   };
   pos(o.dt_s, "dt_s");
   pos(o.segment_s, "segment_s");
@@ -1082,10 +1032,10 @@ void validate(const IdentifyOptions& o) {
   if (o.restarts < 0 || o.restarts > 6) throw Error("identify option restarts must be in 0..6 (got " + std::to_string(o.restarts) + ")");
   if (!(o.restart_variance_factor == 0.0 || o.restart_variance_factor >= 1.0) || !std::isfinite(o.restart_variance_factor))
     throw Error("identify option restart_variance_factor must be 0 (the statistical bound) or a finite number >= 1 (got " +
-                num(o.restart_variance_factor) + ")");
+                format_number(o.restart_variance_factor, 6) + ")");
   pos(o.restart_gap_sigmas, "restart_gap_sigmas");
   if (!(o.restart_min_improvement >= 0.0 && o.restart_min_improvement < 1.0))
-    throw Error("identify option restart_min_improvement must be in [0, 1) (got " + num(o.restart_min_improvement) + ")");
+    throw Error("identify option restart_min_improvement must be in [0, 1) (got " + format_number(o.restart_min_improvement, 6) + ")");
   for (double t : {o.function_tolerance, o.parameter_tolerance, o.gradient_tolerance})
     if (!(t >= 0.0) || !std::isfinite(t)) throw Error("identify option tolerances must be finite and >= 0");
 }
@@ -1256,9 +1206,9 @@ IdentifyResult identify(const Model& model, const MotionData& data, const std::v
   // the statistics of a fit in words: "variance factor 4.02 (bound 1.1 for 2051 degrees of freedom),
   // largest continuity gap 1.7 mm (bound 0.5 mm)"
   auto statistics = [&](double cost, double gap) {
-    return "variance factor " + num(vf_of(cost)) + " (bound " + io::format_number(vf_bound, 4) + " for " + std::to_string(dof) +
-           " degrees of freedom), largest continuity gap " + io::format_number(gap * 1e3, 3) + " mm (bound " +
-           io::format_number(gap_bound * 1e3, 3) + " mm)";
+    return "variance factor " + format_number(vf_of(cost), 6) + " (bound " + format_number(vf_bound, 4) + " for " + std::to_string(dof) +
+           " degrees of freedom), largest continuity gap " + format_number(gap * 1e3, 3) + " mm (bound " +
+           format_number(gap_bound * 1e3, 3) + " mm)";
   };
   std::vector<std::string> restart_log;
   auto say = [&](const std::string& line) {
@@ -1290,7 +1240,7 @@ IdentifyResult identify(const Model& model, const MotionData& data, const std::v
       IdentifyOptions lo = options;
       lo.continuity_sigma_m = options.continuity_sigma_m * std::pow(10.0, r + 1);
       say("identify: restart " + std::to_string(r) + " of " + std::to_string(options.restarts) + ": the best fit so far is rejected (" +
-          statistics(best_cost, gap_now) + "); fitting with the continuity sigma loosened to " + num(lo.continuity_sigma_m) +
+          statistics(best_cost, gap_now) + "); fitting with the continuity sigma loosened to " + format_number(lo.continuity_sigma_m, 6) +
           " m, then the full problem");
       const Setup L = make_setup(model, data, parameters, lo);
       std::vector<double> th = st.theta;
@@ -1326,8 +1276,8 @@ IdentifyResult identify(const Model& model, const MotionData& data, const std::v
       }
       if (!last_restart_improved) {
         if (r < options.restarts)
-          say("identify: restart " + std::to_string(r) + " ended at cost " + num(c2) + ", not " + num(100.0 * options.restart_min_improvement) +
-              " % below the best before it, " + num(before) + ": no more restarts (the misfit does not depend on the start)");
+          say("identify: restart " + std::to_string(r) + " ended at cost " + format_number(c2, 6) + ", not " + format_number(100.0 * options.restart_min_improvement, 6) +
+              " % below the best before it, " + format_number(before, 6) + ": no more restarts (the misfit does not depend on the start)");
         break;
       }
     }
@@ -1497,12 +1447,12 @@ IdentifyResult identify(const Model& model, const MotionData& data, const std::v
       // (3) a standard deviation larger than the value, a correlation of magnitude above 0.999
       for (const auto& f : R.parameters)
         if (f.std > std::abs(f.fitted))
-          R.unidentifiable.push_back(f.name + ": its standard deviation " + num(f.std) + " is larger than its value " + num(f.fitted));
+          R.unidentifiable.push_back(f.name + ": its standard deviation " + format_number(f.std, 6) + " is larger than its value " + format_number(f.fitted, 6));
       for (int a = 0; a < np; ++a)
         for (int b = a + 1; b < np; ++b)
           if (std::abs(R.correlation(a, b)) > 0.999)
             R.unidentifiable.push_back(R.parameters[static_cast<std::size_t>(a)].name + " and " + R.parameters[static_cast<std::size_t>(b)].name +
-                                       ": correlation " + io::format_number(R.correlation(a, b), 6) + " (only a combination is determined)");
+                                       ": correlation " + format_number(R.correlation(a, b), 6) + " (only a combination is determined)");
     }
   }
   if (dof < 1) R.unidentifiable.push_back("all: more unknowns (" + std::to_string(ntangent) + ") than residuals (" + std::to_string(nresidual) + ")");
@@ -1514,14 +1464,14 @@ IdentifyResult identify(const Model& model, const MotionData& data, const std::v
   for (const auto& u : R.unidentifiable) not_determined += (not_determined.empty() ? "" : "; ") + u;
   if (!vf_ok || !gap_ok) {
     const std::string noise = vf_ok ? std::string()
-                                    : ": the residuals are " + io::format_number(std::sqrt(R.variance_factor), 3) + " times the stated sigmas";
+                                    : ": the residuals are " + format_number(std::sqrt(R.variance_factor), 3) + " times the stated sigmas";
     if (summary.termination_type == ceres::NO_CONVERGENCE) {
       R.verdict = FitVerdict::kNotConverged;
       R.verdict_reason = stats + noise + "; the solver stopped at the iteration limit (" + std::to_string(options.max_iterations) +
                          " per fit): raise --max-iterations";
     } else if (R.starts > 1 && last_restart_improved) {
       R.verdict = FitVerdict::kLocalMinimum;
-      R.verdict_reason = stats + noise + "; the last restart still lowered the cost by more than " + num(100.0 * options.restart_min_improvement) +
+      R.verdict_reason = stats + noise + "; the last restart still lowered the cost by more than " + format_number(100.0 * options.restart_min_improvement, 6) +
                          " %: another start may find a lower minimum (--restarts)";
     } else if (vf_ok) {
       R.verdict = FitVerdict::kLocalMinimum;
@@ -1530,7 +1480,7 @@ IdentifyResult identify(const Model& model, const MotionData& data, const std::v
     } else {
       R.verdict = FitVerdict::kPoorFit;
       R.verdict_reason = stats + noise + "; " +
-                         (R.starts > 1 ? std::to_string(R.starts) + " starts ended within " + num(100.0 * options.restart_min_improvement) +
+                         (R.starts > 1 ? std::to_string(R.starts) + " starts ended within " + format_number(100.0 * options.restart_min_improvement, 6) +
                                              " % of the same cost: "
                                        : std::string("no restart ran (a local minimum is not excluded): ")) +
                          "the model cannot explain the data (an unmodelled cable, drive or load, a value that is not fitted) or the "

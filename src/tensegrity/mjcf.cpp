@@ -1,4 +1,5 @@
 #include <tendyn/core/error.hpp>
+#include <tendyn/core/format.hpp>
 #include <tendyn/io/csv.hpp>
 #include <tendyn/io/markup.hpp>
 #include <tendyn/tensegrity/mjcf.hpp>
@@ -24,13 +25,6 @@ std::string nums(std::initializer_list<double> v) {
   return s;
 }
 
-/// Short number for notes ("%.6g"; -0 printed as 0).
-std::string g(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6g", v == 0.0 ? 0.0 : v);
-  return buf;
-}
-
 std::string plural(int n, const char* one, const char* many) { return std::to_string(n) + " " + (n == 1 ? one : many); }
 
 /// Text safe inside an XML comment: no "--" and no trailing '-'.
@@ -42,31 +36,17 @@ std::string comment_safe(std::string s) {
 
 std::string drive_law(const Model& m, const CableDrive& d) {
   const Cable& c = m.cables[static_cast<std::size_t>(d.cable)];
-  std::string s = "actuator " + m.cable_ids[static_cast<std::size_t>(d.cable)] + ": ctrl(t) = " + g(c.stiffness_Npm) + " N/m * u(t), ";
+  std::string s = "actuator " + m.cable_ids[static_cast<std::size_t>(d.cable)] + ": ctrl(t) = " + format_number(c.stiffness_Npm, 6) + " N/m * u(t), ";
   if (const auto* sn = std::get_if<SinusoidDrive>(&d.u))
-    s += "u(t) = " + g(sn->a_m) + " sin(" + g(sn->b_radps) + " t + " + g(sn->c_rad) + ") + " + g(sn->d_m) + " m";
+    s += "u(t) = " + format_number(sn->a_m, 6) + " sin(" + format_number(sn->b_radps, 6) + " t + " + format_number(sn->c_rad, 6) + ") + " + format_number(sn->d_m, 6) + " m";
   else {
     const auto& t = std::get<TableDrive>(d.u);
     s += "u(t) piecewise linear through " + std::to_string(t.t_s.size()) + " points (t [s], u [m]):";
-    for (std::size_t i = 0; i < t.t_s.size(); ++i) s += " (" + g(t.t_s[i]) + ", " + g(t.u_m[i]) + ")";
+    for (std::size_t i = 0; i < t.t_s.size(); ++i) s += " (" + format_number(t.t_s[i], 6) + ", " + format_number(t.u_m[i], 6) + ")";
   }
   return s;
 }
 }  // namespace
-
-MjcfIntegrator mjcf_integrator_from_string(const std::string& name) {
-  for (MjcfIntegrator i : {MjcfIntegrator::kRK4, MjcfIntegrator::kEuler})
-    if (name == to_string(i)) return i;
-  throw Error("unknown MJCF integrator '" + name + "' (valid: RK4, Euler)");
-}
-
-const char* to_string(MjcfIntegrator integrator) {
-  switch (integrator) {
-    case MjcfIntegrator::kRK4: return "RK4";
-    case MjcfIntegrator::kEuler: return "Euler";
-  }
-  return "?";
-}
 
 MjcfExport export_mjcf(const Model& m, const MjcfOptions& o) {
   if (!(o.timestep_s > 0.0 && std::isfinite(o.timestep_s))) throw Error("MJCF export: timestep must be positive and finite");
@@ -117,11 +97,11 @@ MjcfExport export_mjcf(const Model& m, const MjcfOptions& o) {
   if (ground) {
     std::string s = m.ground.type == Ground::Type::kImpulse
                         ? "impulse ground (document 001) becomes a MuJoCo plane"
-                        : "compliant ground (k = " + g(m.ground.stiffness_Npm) + " N/m, c = " + g(m.ground.damping_Nspm) + " N s/m per end) becomes a MuJoCo plane";
-    s += " at z = " + g(plane_z) + " m with soft contact against rod capsules of radius " + g(r) + " m (their axis ends rest at z = " +
-         g(m.ground.height_m) + " m): friction mu = " + g(mu) + " is kept (elliptic cone), ";
+                        : "compliant ground (k = " + format_number(m.ground.stiffness_Npm, 6) + " N/m, c = " + format_number(m.ground.damping_Nspm, 6) + " N s/m per end) becomes a MuJoCo plane";
+    s += " at z = " + format_number(plane_z, 6) + " m with soft contact against rod capsules of radius " + format_number(r, 6) + " m (their axis ends rest at z = " +
+         format_number(m.ground.height_m, 6) + " m): friction mu = " + format_number(mu, 6) + " is kept (elliptic cone), ";
     s += m.ground.type == Ground::Type::kImpulse
-             ? "restitution e = " + g(m.ground.restitution) + " cannot be matched"
+             ? "restitution e = " + format_number(m.ground.restitution, 6) + " cannot be matched"
              : "stiffness, damping and slip regularisation cannot be matched";
     s += " (MuJoCo soft contact with its default solref 0.02 1 is near-inelastic and lets the capsules sink slightly)";
     notes.push_back(s);
@@ -138,9 +118,9 @@ MjcfExport export_mjcf(const Model& m, const MjcfOptions& o) {
       }
     }
     if (n_raised > 0)
-      notes.push_back(plural(n_raised, "rod has", "rods have") + " an axial inertia below " + g(o.min_axial_inertia_ratio) +
-                      " I_t (thin rods: 0), which MuJoCo rejects: exported as I_a = " + g(o.min_axial_inertia_ratio) + " I_t (smallest " +
-                      g(ia_min) + " kg m^2), a spin about the rod axis that tendyn does not have");
+      notes.push_back(plural(n_raised, "rod has", "rods have") + " an axial inertia below " + format_number(o.min_axial_inertia_ratio, 6) +
+                      " I_t (thin rods: 0), which MuJoCo rejects: exported as I_a = " + format_number(o.min_axial_inertia_ratio, 6) + " I_t (smallest " +
+                      format_number(ia_min, 6) + " kg m^2), a spin about the rod axis that tendyn does not have");
   }
   {
     int n_forced = 0;

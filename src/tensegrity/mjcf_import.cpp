@@ -4,6 +4,7 @@
 // capsule as a cylinder plus two hemispheres whose centres of mass sit 3r/8 beyond the cylinder's
 // faces (standard rigid-body formulas; checked against MuJoCo 2.2.2 in tests/peers).
 #include <tendyn/core/error.hpp>
+#include <tendyn/core/format.hpp>
 #include <tendyn/tensegrity/mass_parts.hpp>
 #include <tendyn/tensegrity/mjcf_import.hpp>
 
@@ -34,13 +35,6 @@ using Eigen::Vector3d;
 
 constexpr double kPi = 3.14159265358979323846;
 constexpr int kMaxIncludeDepth = 32;
-
-std::string g(double v) {
-  std::ostringstream s;
-  s.precision(6);
-  s << (v == 0.0 ? 0.0 : v);
-  return s.str();
-}
 
 /// An element after include expansion, with the file it came from.
 struct Src {
@@ -449,8 +443,8 @@ class Importer {
     const bool in_groups = group >= cc_.group_lo && group <= cc_.group_hi;
     const auto mass_attr = num(s, cls, "mass");
     const double density = num(s, cls, "density").value_or(1000.0);
-    if (mass_attr && *mass_attr < 0.0) fail(s, "mass must be >= 0 (got " + g(*mass_attr) + " kg)");
-    if (density < 0.0) fail(s, "density must be >= 0 (got " + g(density) + " kg/m^3)");
+    if (mass_attr && *mass_attr < 0.0) fail(s, "mass must be >= 0 (got " + format_number(*mass_attr, 6) + " kg)");
+    if (density < 0.0) fail(s, "density must be >= 0 (got " + format_number(density, 6) + " kg/m^3)");
     const bool massless = mass_attr ? *mass_attr == 0.0 : density == 0.0;
     const bool counts = mass_from_geoms && in_groups && !massless;
 
@@ -487,7 +481,7 @@ class Importer {
       fail(s, "a " + type + " geom needs " + std::to_string(need) + " size value(s)" + (fromto ? " with fromto" : ""));
     for (std::size_t k = 0; k < need; ++k) {
       const double v = (*sz)[k];
-      if (!(v > 0.0)) fail(s, "size values must be > 0 (got " + g(v) + ")");
+      if (!(v > 0.0)) fail(s, "size values must be > 0 (got " + format_number(v, 6) + ")");
       size[static_cast<Eigen::Index>(k)] = v;
     }
     Vector3d from_w = Vector3d::Zero(), to_w = Vector3d::Zero();
@@ -546,7 +540,7 @@ class Importer {
     if (!s.e->attr("pos")) fail(s, "needs 'pos'");
     const auto m = num(s, "", "mass");
     if (!m) fail(s, "needs 'mass'");
-    if (*m < 0.0) fail(s, "mass must be >= 0 (got " + g(*m) + " kg)");
+    if (*m < 0.0) fail(s, "mass must be >= 0 (got " + format_number(*m, 6) + " kg)");
     const Pose f = frame(s, "", body);
     const auto di = nums(s, "", "diaginertia", 3, 3);
     const auto fi = nums(s, "", "fullinertia", 6, 6);
@@ -557,7 +551,7 @@ class Importer {
     Matrix3d I;
     if (di) {
       for (double v : *di)
-        if (v < 0.0) fail(s, "diaginertia values must be >= 0 (got " + g(v) + ")");
+        if (v < 0.0) fail(s, "diaginertia values must be >= 0 (got " + format_number(v, 6) + ")");
       I = Vector3d((*di)[0], (*di)[1], (*di)[2]).asDiagonal();
     } else {
       const auto& v = *fi;
@@ -689,16 +683,16 @@ class Importer {
                       "ccd_iterations", "ccd_tolerance", "sdf_iterations", "sdf_initpoints", "cone", "jacobian", "solver",
                       "collision", "o_margin", "o_solref", "o_solimp", "o_friction", "apirate", "ls_tolerance"});
       if (auto dt = num(c, "", "timestep")) {
-        if (!(*dt > 0.0)) fail(c, "timestep must be > 0 (got " + g(*dt) + " s)");
+        if (!(*dt > 0.0)) fail(c, "timestep must be > 0 (got " + format_number(*dt, 6) + " s)");
         out.simulation.dt_s = *dt;
       }
       if (auto gv = vec3(c, "", "gravity")) m.gravity_W = *gv;
       const std::string integ = keyword(c, "", "integrator", "Euler", {"Euler", "RK4", "implicit", "implicitfast"});
       if (integ == "RK4")
-        rep_.mapped.push_back(where(c) + ": integrator RK4 -> rk4, dt " + g(out.simulation.dt_s) + " s");
+        rep_.mapped.push_back(where(c) + ": integrator RK4 -> rk4, dt " + format_number(out.simulation.dt_s, 6) + " s");
       else
         rep_.mapped.push_back(where(c) + ": integrator " + integ +
-                              " -> rk4 at the same dt " + g(out.simulation.dt_s) +
+                              " -> rk4 at the same dt " + format_number(out.simulation.dt_s, 6) +
                               " s (tendyn has no semi-implicit Euler; rk4 is the more accurate method, so results differ by MuJoCo's integration error)");
       for (const char* k : {"wind", "density", "viscosity"})
         if (auto v = nums(c, "", k, 1, 3)) {
@@ -723,7 +717,7 @@ class Importer {
       m.gravity_W.setZero();
       rep_.mapped.push_back("gravity disabled by <flag gravity=\"disable\"> -> gravity 0");
     }
-    rep_.mapped.push_back("gravity (" + g(m.gravity_W.x()) + ", " + g(m.gravity_W.y()) + ", " + g(m.gravity_W.z()) + ") m/s^2");
+    rep_.mapped.push_back("gravity (" + format_number(m.gravity_W.x(), 6) + ", " + format_number(m.gravity_W.y(), 6) + ", " + format_number(m.gravity_W.z(), 6) + ") m/s^2");
 
     // pass 2: the world
     Walk w;
@@ -853,10 +847,10 @@ class Importer {
         }
       for (const auto& b : r.balls)
         if (b.collides) cap_at(b.c, b.radius, b.label), ++ncaps;
-      rep_.mapped.push_back("rod '" + r.name + "': mass " + g(mass) + " kg from " + std::to_string(r.parts.size()) + " part(s) (" +
+      rep_.mapped.push_back("rod '" + r.name + "': mass " + format_number(mass, 6) + " kg from " + std::to_string(r.parts.size()) + " part(s) (" +
                             std::to_string(r.geoms) + " geom(s), " + std::to_string(r.welded) + " welded bod" + (r.welded == 1 ? "y" : "ies") +
                             "), ends at the longest " + (longest->capsule ? "capsule" : "cylinder") + " '" + longest->label +
-                            "' (length " + g(rod.length_m) + " m), " + std::to_string(r.sites.size()) + " site(s), " +
+                            "' (length " + format_number(rod.length_m, 6) + " m), " + std::to_string(r.sites.size()) + " site(s), " +
                             std::to_string(ncaps) + " end-cap sphere(s)");
       m.rods.push_back(rod);
       m.rod_ids.push_back(r.name);
@@ -874,9 +868,9 @@ class Importer {
         m.ground.type = Ground::Type::kCompliant;
         m.ground.height_m = w.floor_z;
         m.ground.friction = w.floor->second;
-        rep_.mapped.push_back(where(*w.floor->first) + ": floor plane -> compliant ground at z = " + g(w.floor_z) + " m, friction " +
-                              g(w.floor->second) + " (friction[0]); solref/solimp are not mapped: tendyn's stiffness " +
-                              g(m.ground.stiffness_Npm) + " N/m and damping " + g(m.ground.damping_Nspm) + " N s/m per contact point");
+        rep_.mapped.push_back(where(*w.floor->first) + ": floor plane -> compliant ground at z = " + format_number(w.floor_z, 6) + " m, friction " +
+                              format_number(w.floor->second, 6) + " (friction[0]); solref/solimp are not mapped: tendyn's stiffness " +
+                              format_number(m.ground.stiffness_Npm, 6) + " N/m and damping " + format_number(m.ground.damping_Nspm, 6) + " N s/m per contact point");
       }
     }
     bool rod_contacts = false;
@@ -933,18 +927,18 @@ class Importer {
         if (!sl || (sl->size() == 1 && (*sl)[0] < 0.0) || (sl->size() == 2 && (*sl)[0] < 0.0 && (*sl)[1] < 0.0)) {
           cab.rest_length_m = (pb - pa).norm();
           cab.tension_only = false;
-          how = "rest length " + g(cab.rest_length_m) + " m = its length in the file's pose (springlength -1)";
+          how = "rest length " + format_number(cab.rest_length_m, 6) + " m = its length in the file's pose (springlength -1)";
         } else if (sl->size() == 1 || (*sl)[0] == (*sl)[1]) {
           cab.rest_length_m = (*sl)[0];
           cab.tension_only = false;
-          how = "rest length " + g(cab.rest_length_m) + " m";
+          how = "rest length " + format_number(cab.rest_length_m, 6) + " m";
         } else if ((*sl)[0] == 0.0 && (*sl)[1] > 0.0) {
           cab.rest_length_m = (*sl)[1];
           cab.tension_only = true;
-          how = "dead band [0, " + g((*sl)[1]) + "] -> tension-only cable of rest length " + g(cab.rest_length_m) +
+          how = "dead band [0, " + format_number((*sl)[1], 6) + "] -> tension-only cable of rest length " + format_number(cab.rest_length_m, 6) +
                 " m (MuJoCo also damps it while slack; tendyn does not)";
         } else {
-          fail(t, "springlength dead band [" + g((*sl)[0]) + ", " + g((*sl)[1]) +
+          fail(t, "springlength dead band [" + format_number((*sl)[0], 6) + ", " + format_number((*sl)[1], 6) +
                       "] is not supported (only one value, or [0, b]: a cable that only pulls)");
         }
         const std::string id = t.e->attr("name").value_or("tendon" + std::to_string(m.ncable()));
@@ -952,8 +946,8 @@ class Importer {
         m.cables.push_back(cab);
         m.cable_ids.push_back(id);
         rep_.mapped.push_back(where(t) + ": tendon '" + id + "' (" + sites[0] + " - " + sites[1] + ") -> " +
-                              (cab.tension_only ? "cable" : "spring that pushes and pulls") + ", k " + g(cab.stiffness_Npm) +
-                              " N/m, c " + g(cab.damping_Nspm) + " N s/m (axial), " + how);
+                              (cab.tension_only ? "cable" : "spring that pushes and pulls") + ", k " + format_number(cab.stiffness_Npm, 6) +
+                              " N/m, c " + format_number(cab.damping_Nspm, 6) + " N s/m (axial), " + how);
       }
     }
 
