@@ -57,10 +57,15 @@ void expect_table_round_trips(int count) {
     EXPECT_EQ(enum_from_string<E>(enum_to_string(n.value)), n.value) << n.name;
     const auto k = static_cast<int>(n.value);
     ASSERT_TRUE(k >= 0 && k < count) << n.name << " has value " << k;
-    if (!seen[k]) EXPECT_STREQ(enum_to_string(n.value), n.name) << "the first entry of a value is its name";
+    if (!seen[k]) {
+      EXPECT_STREQ(enum_to_string(n.value), n.name) << "the first entry of a value is its name";
+    }
     seen[k] = true;
-    for (std::size_t j = 0; j < i; ++j)
-      if (table.names[j].value != n.value) EXPECT_FALSE(enum_name_matches(n.name, table.names[j].name)) << n.name;
+    for (std::size_t j = 0; j < i; ++j) {
+      if (table.names[j].value != n.value) {
+        EXPECT_FALSE(enum_name_matches(n.name, table.names[j].name)) << n.name;
+      }
+    }
   }
   for (int k = 0; k < count; ++k) EXPECT_TRUE(seen[k]) << "value " << k << " has no name";
   EXPECT_NE(error_of([] { (void)enum_from_string<E>("no-such-name"); }).find(std::string("unknown ") + table.what + " 'no-such-name' (valid: "),
