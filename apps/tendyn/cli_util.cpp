@@ -3,6 +3,7 @@
 #include "viewer_cli.hpp"
 
 #include <tendyn/core/error.hpp>
+#include <tendyn/core/format.hpp>
 #include <tendyn/io/atomic_file.hpp>
 #include <tendyn/version.hpp>
 
@@ -163,19 +164,14 @@ void OutputBudget::add_to(CLI::App& app) {
 
 void OutputBudget::check(const std::string& command, double output_bytes, const std::string& output_what, double memory_bytes,
                          const std::string& memory_what, const std::string& memory_hint) const {
-  char buf[512];
-  if (!(output_bytes <= max_output_mb * 1e6)) {
-    std::snprintf(buf, sizeof buf, "%s: the run would write about %.3g MB (%s), above the output budget of %g MB; "
-                  "shorten it, write less often, or raise the budget with --max-output-mb",
-                  command.c_str(), output_bytes / 1e6, output_what.c_str(), max_output_mb);
-    throw Error(buf);
-  }
-  if (!(memory_bytes <= max_memory_mb * 1e6)) {
-    std::snprintf(buf, sizeof buf, "%s: the run would hold about %.3g MB in memory (%s), above the memory budget of %g MB; "
-                  "%s, or raise the budget with --max-memory-mb",
-                  command.c_str(), memory_bytes / 1e6, memory_what.c_str(), max_memory_mb, memory_hint.c_str());
-    throw Error(buf);
-  }
+  if (!(output_bytes <= max_output_mb * 1e6))
+    throw Error(command + ": the run would write about " + format_number(output_bytes / 1e6, 3) + " MB (" + output_what +
+                "), above the output budget of " + format_number(max_output_mb, 6) +
+                " MB; shorten it, write less often, or raise the budget with --max-output-mb");
+  if (!(memory_bytes <= max_memory_mb * 1e6))
+    throw Error(command + ": the run would hold about " + format_number(memory_bytes / 1e6, 3) + " MB in memory (" + memory_what +
+                "), above the memory budget of " + format_number(max_memory_mb, 6) + " MB; " + memory_hint +
+                ", or raise the budget with --max-memory-mb");
 }
 
 bool render_plot(const std::string& kind, const std::filesystem::path& csv, const std::filesystem::path& out) {

@@ -7,6 +7,7 @@
 #include <tendyn/cdpr/design.hpp>
 #include <tendyn/cdpr/model_io.hpp>
 #include <tendyn/core/error.hpp>
+#include <tendyn/core/format.hpp>
 #include <tendyn/io/atomic_file.hpp>
 #include <tendyn/io/csv.hpp>
 #include <tendyn/io/result_set.hpp>
@@ -33,12 +34,6 @@ struct DesignArgs {
   double step = 0.0;
   bool quiet = false;
 };
-
-std::string fmt_g(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
 
 Eigen::Vector3d parse_corner(const std::string& text, const std::string& option, bool planar) {
   const auto v = io::parse_finite_list(text, option);
@@ -83,8 +78,8 @@ void run(const DesignArgs& a) {
   o.frame_max_m = parse_corner(a.frame_max, "--frame-max", planar);
   for (int d = 0; d < (planar ? 2 : 3); ++d)
     if (!(o.frame_max_m[d] > o.frame_min_m[d]))
-      throw Error(std::string("--frame-min/--frame-max: ") + "xyz"[d] + ": lower " + fmt_g(o.frame_min_m[d]) +
-                  " is not below upper " + fmt_g(o.frame_max_m[d]) + " (empty frame box)");
+      throw Error(std::string("--frame-min/--frame-max: ") + "xyz"[d] + ": lower " + format_number(o.frame_min_m[d], 6) +
+                  " is not below upper " + format_number(o.frame_max_m[d], 6) + " (empty frame box)");
   if (a.evaluations < 1) throw Error("--evaluations: must be >= 1 (got " + std::to_string(a.evaluations) + ")");
   o.max_evaluations = a.evaluations;
   if (a.step != 0.0 && !(a.step > 0.0 && std::isfinite(a.step))) throw Error("--step: must be > 0 [m]");
@@ -94,7 +89,7 @@ void run(const DesignArgs& a) {
     for (int d = 0; d < (planar ? 2 : 3); ++d)
       if (model.p_WA(d, i) < o.frame_min_m[d] || model.p_WA(d, i) > o.frame_max_m[d])
         throw Error(std::string("--frame-min/--frame-max: the anchor of cable ") + model.cable_names[static_cast<std::size_t>(i)] +
-                    " lies outside the frame box (" + "xyz"[d] + " = " + fmt_g(model.p_WA(d, i)) + " m)");
+                    " lies outside the frame box (" + "xyz"[d] + " = " + format_number(model.p_WA(d, i), 6) + " m)");
   if (!std::isfinite(model.f_max_N))
     throw Error(a.model + ": tension.max: the design score needs a finite upper tension bound");
 

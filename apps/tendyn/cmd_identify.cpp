@@ -3,6 +3,7 @@
 // tensegrity YAML -> tensegrity::identify (multiple shooting, Ceres); CDPR YAML and tree YAML /
 // URDF -> the linear (regressor) identification of those modules (cmd_identify_linear.cpp).
 // Outputs in DIR: model.yaml (fitted), report.json, residuals.csv, markers.csv, identify.png.
+#include <tendyn/core/format.hpp>
 #include <tendyn/core/error.hpp>
 #include <tendyn/io/atomic_file.hpp>
 #include <tendyn/io/csv.hpp>
@@ -59,7 +60,7 @@ IdentifyModelKind identify_model_kind(const std::string& path) {
   return IdentifyModelKind::kTensegrity;
 }
 
-std::string g(double v) { return io::format_number(v, 6); }
+std::string g(double v) { return format_number(v, 6); }
 
 // null for NaN (JSON has no NaN)
 nlohmann::json number_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }

@@ -2,6 +2,7 @@
 // output only; the numbers come from tree/identify.hpp and cdpr/identify.hpp.
 #include <tendyn/core/differentiate.hpp>
 #include <tendyn/core/error.hpp>
+#include <tendyn/core/format.hpp>
 #include <tendyn/io/atomic_file.hpp>
 #include <tendyn/io/csv.hpp>
 #include <tendyn/io/result_set.hpp>
@@ -101,15 +102,15 @@ std::string noise_warning(const DerivativeNoise& dn, int order, const std::vecto
   const double share = dn.worst(order, &k);
   if (!(share > kDerivativeNoiseWarning)) return "";
   const std::string col = k < static_cast<Eigen::Index>(columns.size()) ? columns[static_cast<std::size_t>(k)] : "?";
-  std::string w = "WARNING: derivative noise dominates: " + io::format_number(100.0 * share, 3) + " % of the variance of the " +
+  std::string w = "WARNING: derivative noise dominates: " + format_number(100.0 * share, 3) + " % of the variance of the " +
                   (order == 1 ? "rate" : "second derivative") + " of '" + col + "' (smooth=" +
-                  std::to_string(dn.half_width) + ") is noise (sample noise std " + io::format_number(dn.sample_std[k], 3) +
+                  std::to_string(dn.half_width) + ") is noise (sample noise std " + format_number(dn.sample_std[k], 3) +
                   ", estimated from the log). " + affected +
                   " are biased (towards zero) by about that share, and their std does not include it: ";
   w += suggested > 0 ? "use --fit ...,smooth=" + std::to_string(suggested) + " (the smallest window with less than " +
-                           io::format_number(100.0 * kDerivativeNoiseWarning) + " % noise)"
+                           format_number(100.0 * kDerivativeNoiseWarning) + " % noise)"
                      : "no window up to the largest tried brings it below " +
-                           io::format_number(100.0 * kDerivativeNoiseWarning) + " %: filter or log less noisy data";
+                           format_number(100.0 * kDerivativeNoiseWarning) + " %: filter or log less noisy data";
   return w + ".";
 }
 
@@ -217,8 +218,8 @@ void run_identify_tree(const std::filesystem::path& model_file, const std::files
     std::printf("tree identification of '%s' from %ld samples (%ld torque rows)\n", model.name.c_str(), id.nsample,
                 id.nrow);
     std::printf("  %d base parameters of %d standard, condition number %s, residual rms %s\n", id.base.rank,
-                id.base.nparam, io::format_number(id.condition_number, 4).c_str(),
-                io::format_number(id.rms_total, 4).c_str());
+                id.base.nparam, format_number(id.condition_number, 4).c_str(),
+                format_number(id.rms_total, 4).c_str());
     std::printf("  fitted model %s\n", id.physically_consistent ? "physically consistent (model.urdf)" : "NOT physically consistent (no model.urdf)");
   }
   print_warning(warning, quiet);
@@ -392,13 +393,13 @@ void run_identify_cdpr(const std::filesystem::path& model_file, const std::files
     if (cables)
       for (const auto& c : cid.cables)
         std::printf("  %s: EA %s N (std %s), k %s N/m, rest length %s m%s\n", c.name.c_str(),
-                    io::format_number(c.EA_N, 6).c_str(), io::format_number(c.EA_std_N, 2).c_str(),
-                    io::format_number(c.k_Npm, 6).c_str(), io::format_number(c.rest_length_m, 7).c_str(),
-                    co.damping ? (", damping " + io::format_number(c.damping_Nspm, 4) + " N s/m").c_str() : "");
+                    format_number(c.EA_N, 6).c_str(), format_number(c.EA_std_N, 2).c_str(),
+                    format_number(c.k_Npm, 6).c_str(), format_number(c.rest_length_m, 7).c_str(),
+                    co.damping ? (", damping " + format_number(c.damping_Nspm, 4) + " N s/m").c_str() : "");
     if (platform)
-      std::printf("  platform: mass %s kg (std %s), COM [%s, %s, %s] m\n", io::format_number(pid.mass_kg, 6).c_str(),
-                  io::format_number(pid.mass_std_kg, 2).c_str(), io::format_number(pid.com_P_m.x(), 4).c_str(),
-                  io::format_number(pid.com_P_m.y(), 4).c_str(), io::format_number(pid.com_P_m.z(), 4).c_str());
+      std::printf("  platform: mass %s kg (std %s), COM [%s, %s, %s] m\n", format_number(pid.mass_kg, 6).c_str(),
+                  format_number(pid.mass_std_kg, 2).c_str(), format_number(pid.com_P_m.x(), 4).c_str(),
+                  format_number(pid.com_P_m.y(), 4).c_str(), format_number(pid.com_P_m.z(), 4).c_str());
   }
   for (const auto& w : warnings) print_warning(w, quiet);
   if (!quiet) {

@@ -1,5 +1,6 @@
 // tendyn plan [MODEL.yaml]: cable-actuation trajectory planning (document 001, chapter 3).
 #include <tendyn/core/error.hpp>
+#include <tendyn/core/format.hpp>
 #include <tendyn/io/atomic_file.hpp>
 #include <tendyn/io/csv.hpp>
 #include <tendyn/io/result_set.hpp>
@@ -101,8 +102,8 @@ void run_plan(const PlanArgs& a) {
   a.budget.check("plan", estimate.output_bytes, estimate.output_what, estimate.memory_bytes, estimate.memory_what, kPlanMemoryHint);
   // the work bounds, before anything runs (plan() checks them again)
   if (o.duration_s > 0.0 && o.duration_s < 0.5 * o.period_s)
-    throw Error("plan: --duration (" + io::format_number(o.duration_s, 6) + " s) is shorter than half of --period (" +
-                io::format_number(o.period_s, 6) + " s): no period would run (a plan runs whole periods)");
+    throw Error("plan: --duration (" + format_number(o.duration_s, 6) + " s) is shorter than half of --period (" +
+                format_number(o.period_s, 6) + " s): no period would run (a plan runs whole periods)");
   try {
     ts::check_plan_bounds(o);
   } catch (const Error& e) {

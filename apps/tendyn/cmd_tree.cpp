@@ -5,6 +5,7 @@
 //   simulate  RK4 run with a joint-torque schedule (CSV), results as CSV or JSON
 //   urdf      write the model as URDF
 #include <tendyn/core/error.hpp>
+#include <tendyn/core/format.hpp>
 #include <tendyn/io/atomic_file.hpp>
 #include <tendyn/io/csv.hpp>
 #include <tendyn/io/result_set.hpp>
@@ -263,7 +264,7 @@ void run_dynamics(const TreeOptions& o, bool inverse) {
     const auto names = v_names(m);
     const auto units = v_units(m);
     for (int k = 0; k < m.nv; ++k)
-      os << names[k] << "," << io::format_number(result[k]) << "," << (inverse ? units[k].f : units[k].a) << "," << io::format_number(b[k]) << ","
+      os << names[k] << "," << format_number(result[k]) << "," << (inverse ? units[k].f : units[k].a) << "," << format_number(b[k]) << ","
          << units[k].f << "\n";
     emit(o, os.str());
   } else {

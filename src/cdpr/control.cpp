@@ -9,22 +9,6 @@
 
 namespace tendyn::cdpr {
 
-LowerProfile lower_profile_from_string(const std::string& name) {
-  std::string s;
-  for (char c : name) s += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (s == "full") return LowerProfile::kFull;
-  if (s == "system4") return LowerProfile::kSystem4;
-  throw Error("unknown lower profile '" + name + "' (valid: full, system4)");
-}
-
-const char* to_string(LowerProfile profile) {
-  switch (profile) {
-    case LowerProfile::kFull: return "full";
-    case LowerProfile::kSystem4: return "system4";
-  }
-  return "?";
-}
-
 Measurement make_measurement(const DynamicModel& model, const std::string& lower_group) {
   Measurement m;
   const auto lower = cables_in_group(model.geometry, lower_group);

@@ -1,6 +1,7 @@
 // Document 002's two-stage printer experiment. See include/tendyn/cdpr/experiment.hpp.
 #include <tendyn/cdpr/experiment.hpp>
 #include <tendyn/core/error.hpp>
+#include <tendyn/core/format.hpp>
 #include <tendyn/core/rotation.hpp>
 #include <tendyn/io/csv.hpp>
 
@@ -42,12 +43,7 @@ StageStart stage_start_from_string(const std::string& text) {
 }
 
 std::string to_string(const StageStart& start) {
-  char buf[64];
-  if (start.kind == StageStart::Kind::kFactor)
-    std::snprintf(buf, sizeof buf, "x%g", start.value);
-  else
-    std::snprintf(buf, sizeof buf, "%gN", start.value);
-  return buf;
+  return start.kind == StageStart::Kind::kFactor ? "x" + format_number(start.value, 6) : format_number(start.value, 6) + "N";
 }
 
 std::vector<Eigen::Vector2d> default_layer_path() {
@@ -264,11 +260,9 @@ StageResult run_stage(const DynamicModel& model, const ExperimentConfig& config,
   res.transient_s = cfg.transient_s;
   StageSums sums;
   const double T = layer_duration(cfg);
-  if (!(T / cfg.dt_s <= 1e9)) {
-    char buf[160];
-    std::snprintf(buf, sizeof buf, "cdpr-experiment: the layer takes %g s = %g steps dt, above the limit 1e9", T, T / cfg.dt_s);
-    throw Error(buf);
-  }
+  if (!(T / cfg.dt_s <= 1e9))
+    throw Error("cdpr-experiment: the layer takes " + format_number(T, 6) + " s = " + format_number(T / cfg.dt_s, 6) +
+                " steps dt, above the limit 1e9");
   const auto steps = static_cast<long>(std::ceil(T / cfg.dt_s));
   const auto ctrl_every = std::max(1L, std::lround(cfg.control_dt_s / cfg.dt_s));
   const auto sample_every = std::max(1L, std::lround(cfg.sample_dt_s / cfg.dt_s));

@@ -1,46 +1,19 @@
 // CDPR geometry and structure matrix (document 002, eqs. (1)-(3)).
 #include <tendyn/cdpr/geometry.hpp>
 #include <tendyn/core/error.hpp>
+#include <tendyn/core/format.hpp>
 
 #include <Eigen/Geometry>
 
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <sstream>
 
 namespace tendyn::cdpr {
 
 namespace {
-std::string vec_str(const Eigen::Vector3d& v) {
-  std::ostringstream s;
-  s << "(" << v.x() << ", " << v.y() << ", " << v.z() << ")";
-  return s.str();
-}
 constexpr double kMinLength = 1e-9;  // [m]
 }  // namespace
-
-WrenchRow wrench_row_from_string(const std::string& name) {
-  std::string s;
-  for (char c : name) s += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  static const char* names[] = {"fx", "fy", "fz", "mx", "my", "mz"};
-  for (int i = 0; i < 6; ++i)
-    if (s == names[i]) return static_cast<WrenchRow>(i);
-  throw Error("unknown wrench row '" + name + "' (valid: fx, fy, fz, mx, my, mz)");
-}
-
-const char* to_string(WrenchRow row) {
-  static const char* names[] = {"fx", "fy", "fz", "mx", "my", "mz"};
-  return names[static_cast<int>(row)];
-}
-
-Motion motion_from_string(const std::string& name) {
-  if (name == "spatial") return Motion::kSpatial;
-  if (name == "planar") return Motion::kPlanar;
-  throw Error("unknown motion '" + name + "' (valid: spatial, planar)");
-}
-
-const char* to_string(Motion motion) { return motion == Motion::kPlanar ? "planar" : "spatial"; }
 
 void validate_model(const Model& model) {
   const std::string where = "cdpr model '" + model.name + "': ";
@@ -71,7 +44,7 @@ void validate_model(const Model& model) {
     for (int j = i + 1; j < n; ++j)
       if ((model.p_WA.col(i) - model.p_WA.col(j)).norm() < kMinLength)
         throw Error(where + "cables " + cname(i) + " and " + cname(j) +
-                    ": coincident frame anchors at " + vec_str(model.p_WA.col(i)));
+                    ": coincident frame anchors at " + format_point(model.p_WA.col(i)));
   if (!(model.f_min_N >= 0.0) || !std::isfinite(model.f_min_N))
     throw Error(where + "tension min must be finite and >= 0");
   if (!(model.f_max_N > model.f_min_N))
@@ -153,7 +126,7 @@ void update_geometry(const Model& model, const Pose& pose, Data& d) {
       throw Error("cdpr model '" + model.name + "': cable " +
                   (static_cast<int>(model.cable_names.size()) > i ? model.cable_names[i]
                                                                   : "c" + std::to_string(i + 1)) +
-                  ": zero length at pose p_WP = " + vec_str(pose.p_WP) +
+                  ": zero length at pose p_WP = " + format_point(pose.p_WP) +
                   " (attachment point on its anchor; direction undefined)");
     d.length_m[i] = len;
     const Eigen::Vector3d u = d.l_W.col(i) / len;

@@ -2,6 +2,7 @@
 #include <tendyn/cdpr/identify.hpp>
 #include <tendyn/core/differentiate.hpp>
 #include <tendyn/core/error.hpp>
+#include <tendyn/core/format.hpp>
 #include <tendyn/io/csv.hpp>
 
 #include <Eigen/Geometry>
@@ -147,8 +148,8 @@ PlatformLog read_platform_log(const std::string& path, const Model& model) {
   while (in.next()) {
     const double tk = in.number(c_t);
     if (!t.empty() && !(tk > t.back()))
-      throw Error(in.where(c_t) + " (t_s): time " + io::format_number(tk) + " s is not after the previous sample's " +
-                  io::format_number(t.back()) + " s");
+      throw Error(in.where(c_t) + " (t_s): time " + format_number(tk) + " s is not after the previous sample's " +
+                  format_number(t.back()) + " s");
     t.push_back(tk);
     if (npose == 6)
       for (int c : cpose) pose.push_back(in.number(c));
@@ -170,20 +171,6 @@ PlatformLog read_platform_log(const std::string& path, const Model& model) {
   if (has_r) log.rest_length_m = Eigen::Map<const RowMajor>(r.data(), n, nc);
   if (has_z) log.carriage_z_m = Eigen::Map<const RowMajor>(z.data(), n, nc);
   return log;
-}
-
-const char* to_string(StiffnessFit fit) {
-  switch (fit) {
-    case StiffnessFit::kStiffness: return "stiffness";
-    case StiffnessFit::kStiffnessRestLength: return "stiffness-rest-length";
-  }
-  return "stiffness";
-}
-
-StiffnessFit stiffness_fit_from_string(const std::string& name) {
-  if (name == "stiffness") return StiffnessFit::kStiffness;
-  if (name == "stiffness-rest-length") return StiffnessFit::kStiffnessRestLength;
-  throw Error("unknown stiffness fit '" + name + "' (valid: stiffness, stiffness-rest-length)");
 }
 
 // ---------------------------------------------------------------------------------- cables
@@ -240,13 +227,13 @@ CableIdentification identify_cables(const Model& model, const PlatformLog& log, 
       }
       if (m > 0 && r_hi - r_lo > 1e-3 * (l_hi - l_lo) + 1e-12 * std::abs(r_hi))
         throw Error("cdpr identify: cable " + name + ": fit 'stiffness-rest-length' assumes a constant rest length, "
-                    "but the logged rest length varies from " + io::format_number(r_lo) + " m (" +
-                    sample_place(log, s_lo) + ") to " + io::format_number(r_hi) + " m (" + sample_place(log, s_hi) +
+                    "but the logged rest length varies from " + format_number(r_lo) + " m (" +
+                    sample_place(log, s_lo) + ") to " + format_number(r_hi) + " m (" + sample_place(log, s_hi) +
                     "); use fit 'stiffness' (it uses the logged rest length of every sample)");
     }
     if (m <= p)
       throw Error("cdpr identify: cable " + name + ": " + std::to_string(m) + " taut samples (tension > " +
-                  io::format_number(o.taut_min_N) + " N) for " + std::to_string(p) + " unknowns");
+                  format_number(o.taut_min_N) + " N) for " + std::to_string(p) + " unknowns");
     Eigen::MatrixXd A(m, p);
     Eigen::VectorXd b(m);
     double l0_sum = 0.0;
@@ -257,7 +244,7 @@ CableIdentification identify_cables(const Model& model, const PlatformLog& log, 
       if (with_rest) {
         const double l0 = log.rest_length_m(s, i);
         if (!(l0 > 0.0)) throw Error("cdpr identify: " + sample_place(log, s) + ": cable " + name + ": rest length " +
-                                     io::format_number(l0) + " m is not positive");
+                                     format_number(l0) + " m is not positive");
         l0_sum += l0;
         A(r, 0) = (l - l0) / l0;
         if (o.damping) A(r, 1) = ldot(k, i) - l0dot(k, i);
@@ -272,7 +259,7 @@ CableIdentification identify_cables(const Model& model, const PlatformLog& log, 
       throw Error("cdpr identify: cable " + name + ": the " +
                   std::string(with_rest ? "stretch" : "lengths") + (o.damping ? " and rates" : "") +
                   " do not vary enough to separate the unknowns (condition number " +
-                  io::format_number(fit.cond, 3) + ")");
+                  format_number(fit.cond, 3) + ")");
     CableFit c;
     c.name = name;
     c.nsample = static_cast<long>(m);
@@ -345,7 +332,7 @@ PlatformIdentification identify_platform(const Model& model, const PlatformLog& 
                 std::to_string(w + 10) + " (window " + std::to_string(w) + " + 10 parameters)");
   for (Eigen::Index k = 1; k < n; ++k)
     if (!(log.t_s[k] > log.t_s[k - 1]))
-      throw Error("cdpr identify: " + sample_place(log, k) + ": time " + io::format_number(log.t_s[k]) +
+      throw Error("cdpr identify: " + sample_place(log, k) + ": time " + format_number(log.t_s[k]) +
                   " s is not after the previous sample's");
   std::vector<Eigen::Matrix3d> R(static_cast<std::size_t>(n));
   for (Eigen::Index k = 0; k < n; ++k) R[static_cast<std::size_t>(k)] = rpy_matrix(log.pose(k, 3), log.pose(k, 4), log.pose(k, 5));
@@ -396,8 +383,8 @@ PlatformIdentification identify_platform(const Model& model, const PlatformLog& 
     const LinearFit fit = least_squares(Aw, bw);
     if (!(fit.cond <= o.max_condition))
       throw Error("cdpr identify: the data do not excite every platform parameter: condition number " +
-                  io::format_number(fit.cond, 3) + " of the scaled regressor (limit " +
-                  io::format_number(o.max_condition, 3) + "); use motion with rotations and accelerations");
+                  format_number(fit.cond, 3) + " of the scaled regressor (limit " +
+                  format_number(o.max_condition, 3) + "); use motion with rotations and accelerations");
     out.pi = fit.x;
     out.cov = fit.cov;
     out.condition_number = fit.cond;

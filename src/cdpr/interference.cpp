@@ -1,6 +1,7 @@
 // Cable-cable and cable-platform interference. See include/tendyn/cdpr/interference.hpp.
 #include <tendyn/cdpr/interference.hpp>
 #include <tendyn/core/error.hpp>
+#include <tendyn/core/format.hpp>
 #include <tendyn/io/csv.hpp>
 
 #include <Eigen/Geometry>
@@ -101,9 +102,7 @@ ConvexShape box_shape(const Eigen::Vector3d& h, const Eigen::Vector3d& c) {
     s.normals.col(2 * k + 1) = -Eigen::Vector3d::Unit(k);
     s.offsets_m[2 * k + 1] = -(c[k] - h[k]);
   }
-  char buf[96];
-  std::snprintf(buf, sizeof buf, "box %g x %g x %g m", 2 * h.x(), 2 * h.y(), 2 * h.z());
-  s.description = buf;
+  s.description = "box " + format_number(2 * h.x(), 6) + " x " + format_number(2 * h.y(), 6) + " x " + format_number(2 * h.z(), 6) + " m";
   return s;
 }
 

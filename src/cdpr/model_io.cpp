@@ -1,6 +1,7 @@
 // CDPR model files (format: include/tendyn/cdpr/model_io.hpp and docs/CDPR.md).
 #include <tendyn/cdpr/model_io.hpp>
 #include <tendyn/core/error.hpp>
+#include <tendyn/core/format.hpp>
 
 #include "io/yaml_util.hpp"
 
@@ -35,11 +36,11 @@ ModelFile parse_node(const io::YamlNode& root) {
   if (auto t = root.get("tension")) {
     t->require_keys({"min", "max"});
     m.f_min_N = t->get_double("min", 0.0);
-    if (m.f_min_N < 0.0) t->at("min").fail("must be >= 0 (got " + io::num(m.f_min_N) + ")");
+    if (m.f_min_N < 0.0) t->at("min").fail("must be >= 0 (got " + format_number(m.f_min_N, 6) + ")");
     if (t->has("max")) {
       m.f_max_N = t->at("max").as_double();
       if (!(m.f_max_N > m.f_min_N))
-        t->at("max").fail("must be > min (got " + io::num(m.f_max_N) + ")");
+        t->at("max").fail("must be > min (got " + format_number(m.f_max_N, 6) + ")");
     }
   }
   if (auto p = root.get("platform")) {

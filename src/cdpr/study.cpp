@@ -19,14 +19,6 @@ struct SplitMix64 {
 };
 }  // namespace
 
-WrenchMode wrench_mode_from_string(const std::string& name) {
-  if (name == "feasible") return WrenchMode::kFeasible;
-  if (name == "uniform") return WrenchMode::kUniform;
-  throw Error("unknown wrench mode '" + name + "' (valid: feasible, uniform)");
-}
-
-const char* to_string(WrenchMode mode) { return mode == WrenchMode::kUniform ? "uniform" : "feasible"; }
-
 RandomProblem random_problem(int m, int n, std::uint64_t seed, WrenchMode mode) {
   if (m < 1 || n < 1) throw Error("random_problem: sizes must be >= 1");
   SplitMix64 rng{seed * 0x2545F4914F6CDD1DULL + 12345};

@@ -15,54 +15,6 @@
 
 namespace tendyn::cdpr {
 
-Method method_from_string(const std::string& name) {
-  std::string s;
-  for (char c : name) s += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  std::replace(s.begin(), s.end(), '_', '-');
-  if (s == "exhaustive") return Method::kExhaustive;
-  if (s == "lawson-hanson" || s == "nnls" || s == "lsqnonneg") return Method::kLawsonHanson;
-  if (s == "exact") return Method::kExact;
-  if (s == "closed-form") return Method::kClosedForm;
-  if (s == "improved-closed-form") return Method::kImprovedClosedForm;
-  if (s == "centred" || s == "centered") return Method::kCentred;
-  if (s == "centroid" || s == "barycentre" || s == "barycenter") return Method::kCentroid;
-  throw Error("unknown tension method '" + name +
-              "' (valid: exhaustive, lawson-hanson, exact, closed-form, improved-closed-form, centred, centroid)");
-}
-
-const char* to_string(Method method) {
-  switch (method) {
-    case Method::kExhaustive: return "exhaustive";
-    case Method::kLawsonHanson: return "lawson-hanson";
-    case Method::kExact: return "exact";
-    case Method::kClosedForm: return "closed-form";
-    case Method::kImprovedClosedForm: return "improved-closed-form";
-    case Method::kCentred: return "centred";
-    case Method::kCentroid: return "centroid";
-  }
-  return "?";
-}
-
-const char* to_string(Status status) {
-  switch (status) {
-    case Status::kOk: return "ok";
-    case Status::kNearSingular: return "near_singular";
-    case Status::kInfeasible: return "infeasible";
-    case Status::kIterationLimit: return "iteration_limit";
-    case Status::kNonFinite: return "non_finite";
-    case Status::kOutOfBounds: return "out_of_bounds";
-  }
-  return "?";
-}
-
-Status status_from_string(const std::string& name) {
-  for (Status s : {Status::kOk, Status::kNearSingular, Status::kInfeasible, Status::kIterationLimit, Status::kNonFinite,
-                   Status::kOutOfBounds})
-    if (name == to_string(s)) return s;
-  throw Error("unknown tension status '" + name +
-              "' (valid: ok, near_singular, infeasible, iteration_limit, non_finite, out_of_bounds)");
-}
-
 Workspace::Impl::Impl(int mr, int mc)
     : max_rows(mr),
       max_cols(mc),

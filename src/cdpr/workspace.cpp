@@ -1,6 +1,7 @@
 // Workspaces of a CDPR model. See include/tendyn/cdpr/workspace.hpp.
 #include <tendyn/cdpr/workspace.hpp>
 #include <tendyn/core/error.hpp>
+#include <tendyn/core/format.hpp>
 #include <tendyn/core/worker_pool.hpp>
 
 #include <Eigen/SVD>
@@ -16,52 +17,11 @@
 namespace tendyn::cdpr {
 namespace {
 
-std::string lower(const std::string& name) {
-  std::string s;
-  for (char c : name) s += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
-std::string num(double x) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6g", x);
-  return buf;
-}
-
-std::string point_text(const Eigen::Vector3d& p) { return "(" + num(p.x()) + ", " + num(p.y()) + ", " + num(p.z()) + ")"; }
-
 constexpr double kRankRtol = 1e-10;
 
 using SmallVec = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 6, 1>;
 
 }  // namespace
-
-WorkspaceKind workspace_kind_from_string(const std::string& name) {
-  const std::string s = lower(name);
-  if (s == "feasible") return WorkspaceKind::kFeasible;
-  if (s == "static") return WorkspaceKind::kStatic;
-  if (s == "closure") return WorkspaceKind::kClosure;
-  throw Error("workspace kind '" + name + "': expected feasible, static or closure");
-}
-
-const char* to_string(WorkspaceKind kind) {
-  switch (kind) {
-    case WorkspaceKind::kFeasible: return "feasible";
-    case WorkspaceKind::kStatic: return "static";
-    case WorkspaceKind::kClosure: return "closure";
-  }
-  return "?";
-}
-
-const char* to_string(PoseClass c) {
-  switch (c) {
-    case PoseClass::kInside: return "inside";
-    case PoseClass::kOutside: return "outside";
-    case PoseClass::kUndefined: return "undefined";
-    case PoseClass::kUndecided: return "undecided";
-  }
-  return "?";
-}
 
 struct WorkspaceEvaluator::Impl {
   const Model* model = nullptr;
@@ -100,9 +60,9 @@ struct WorkspaceEvaluator::Impl {
     if (!std::isnan(options.f_min_N)) so.f_min_N = options.f_min_N;
     if (!std::isnan(options.f_max_N)) so.f_max_N = options.f_max_N;
     if (!(so.f_min_N >= 0.0) || !std::isfinite(so.f_min_N))
-      throw Error("workspace: f_min_N " + num(so.f_min_N) + " must be finite and >= 0");
+      throw Error("workspace: f_min_N " + format_number(so.f_min_N, 6) + " must be finite and >= 0");
     if (!(so.f_max_N > so.f_min_N))
-      throw Error("workspace: f_min_N " + num(so.f_min_N) + " >= f_max_N " + num(so.f_max_N) +
+      throw Error("workspace: f_min_N " + format_number(so.f_min_N, 6) + " >= f_max_N " + format_number(so.f_max_N, 6) +
                   " (inverted or empty tension bounds)");
     if (!(options.feasibility_rtol > 0.0) || !std::isfinite(options.feasibility_rtol))
       throw Error("workspace: feasibility_rtol must be finite and > 0");
@@ -123,8 +83,8 @@ struct WorkspaceEvaluator::Impl {
         if (!std::isfinite(lo) || !std::isfinite(hi))
           throw Error("wrench box: row " + names[static_cast<std::size_t>(r)] + ": bounds must be finite");
         if (lo > hi)
-          throw Error("wrench box: row " + names[static_cast<std::size_t>(r)] + ": lower bound " + num(lo) +
-                      " > upper bound " + num(hi) + " (empty wrench set)");
+          throw Error("wrench box: row " + names[static_cast<std::size_t>(r)] + ": lower bound " + format_number(lo, 6) +
+                      " > upper bound " + format_number(hi, 6) + " (empty wrench set)");
       }
     }
     // vertices of the box: rows with lo < hi double the count
@@ -439,12 +399,12 @@ WorkspaceGridResult evaluate_grid(const Model& model, const WorkspaceOptions& op
     check_count(name.c_str(), grid.count[static_cast<std::size_t>(k)]);
     const double lo = grid.lo_m[k], hi = grid.hi_m[k];
     if (!std::isfinite(lo) || !std::isfinite(hi)) throw Error(name + ": bounds must be finite");
-    if (lo > hi) throw Error(name + ": lower bound " + num(lo) + " > upper bound " + num(hi));
+    if (lo > hi) throw Error(name + ": lower bound " + format_number(lo, 6) + " > upper bound " + format_number(hi, 6));
     total *= grid.count[static_cast<std::size_t>(k)];
     cell *= (hi - lo) / grid.count[static_cast<std::size_t>(k)];
   }
   if (!planar) check_count("grid z", grid.count[2]);
-  if (total > 1e8) throw Error("grid: " + num(total) + " points, more than the limit of 1e8");
+  if (total > 1e8) throw Error("grid: " + format_number(total, 6) + " points, more than the limit of 1e8");
   if (!grid.R_WP.allFinite()) throw Error("grid: non-finite orientation");
   EvaluatorPool pool(model, options);
   const int nx = grid.count[0], ny = grid.count[1], nz = planar ? 1 : grid.count[2];
@@ -518,7 +478,7 @@ std::vector<Pose> orientation_grid(const Model& model, const Eigen::Vector3d& p_
     const std::string name = std::string("orientation grid ") + kAngle[k];
     check_count(name.c_str(), count[static_cast<std::size_t>(k)]);
     if (!std::isfinite(lo[k]) || !std::isfinite(hi[k])) throw Error(name + ": bounds must be finite");
-    if (lo[k] > hi[k]) throw Error(name + ": lower bound " + num(lo[k]) + " > upper bound " + num(hi[k]));
+    if (lo[k] > hi[k]) throw Error(name + ": lower bound " + format_number(lo[k], 6) + " > upper bound " + format_number(hi[k], 6));
     total *= count[static_cast<std::size_t>(k)];
   }
   if (total > 1e8) throw Error("orientation grid: more than 1e8 orientations");
@@ -544,12 +504,12 @@ RayResult cast_rays(const Model& model, const WorkspaceOptions& options, const R
   check_count("rays", spec.count);
   if (spec.count > 10000000) throw Error("rays: count " + std::to_string(spec.count) + " above the limit of 1e7");
   auto positive = [](const char* name, double x) {
-    if (!(x > 0.0) || !std::isfinite(x)) throw Error(std::string("rays: ") + name + " " + num(x) + " must be finite and > 0");
+    if (!(x > 0.0) || !std::isfinite(x)) throw Error(std::string("rays: ") + name + " " + format_number(x, 6) + " must be finite and > 0");
   };
   positive("max_length_m", spec.max_length_m);
   positive("step_m", spec.step_m);
   positive("tol_m", spec.tol_m);
-  if (spec.tol_m > spec.step_m) throw Error("rays: tol_m " + num(spec.tol_m) + " > step_m " + num(spec.step_m));
+  if (spec.tol_m > spec.step_m) throw Error("rays: tol_m " + format_number(spec.tol_m, 6) + " > step_m " + format_number(spec.step_m, 6));
   if (!spec.start_m.allFinite() || !spec.R_WP.allFinite()) throw Error("rays: start point and orientation must be finite");
   const bool planar = model.motion == Motion::kPlanar;
   if (planar && spec.start_m.z() != 0.0) throw Error("rays: a planar model needs a start point with z = 0");
@@ -562,8 +522,8 @@ RayResult cast_rays(const Model& model, const WorkspaceOptions& options, const R
     const PoseVerdict v = e->evaluate(pose);
     pool.give(std::move(e));
     if (!v.inside())
-      throw Error("ray start " + point_text(spec.start_m) + " m is not inside the " + to_string(options.kind) +
-                  " workspace (" + to_string(v.cls) + ", residual " + num(v.residual) + "): choose an inside start");
+      throw Error("ray start " + format_point(spec.start_m) + " m is not inside the " + to_string(options.kind) +
+                  " workspace (" + to_string(v.cls) + ", residual " + format_number(v.residual, 6) + "): choose an inside start");
   }
   const int N = spec.count;
   RayResult out;

@@ -1,7 +1,7 @@
 // Local quadratic least-squares derivatives (include/tendyn/core/differentiate.hpp).
 #include <tendyn/core/differentiate.hpp>
 #include <tendyn/core/error.hpp>
-#include <tendyn/io/csv.hpp>
+#include <tendyn/core/format.hpp>
 
 #include <Eigen/QR>
 
@@ -47,8 +47,8 @@ QuadraticDerivatives differentiate_quadratic(const Eigen::VectorXd& t_s, const E
   for (Eigen::Index k = 0; k < n; ++k) {
     if (!std::isfinite(t_s[k])) throw Error("differentiate: sample " + std::to_string(k) + ": time is not finite");
     if (k > 0 && !(t_s[k] > t_s[k - 1]))
-      throw Error("differentiate: sample " + std::to_string(k) + ": time " + io::format_number(t_s[k]) +
-                  " s is not after " + io::format_number(t_s[k - 1]) + " s");
+      throw Error("differentiate: sample " + std::to_string(k) + ": time " + format_number(t_s[k]) +
+                  " s is not after " + format_number(t_s[k - 1]) + " s");
   }
   QuadraticDerivatives r;
   r.first_row = half_width;

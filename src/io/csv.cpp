@@ -79,18 +79,6 @@ std::vector<double> parse_finite_list(std::string_view text, std::string_view wh
   return out;
 }
 
-void append_number(std::string& out, double v, int digits) {
-  char buf[40];
-  const int n = std::snprintf(buf, sizeof buf, "%.*g", digits, v + 0.0);  // + 0.0: -0 is written as 0
-  out.append(buf, static_cast<std::size_t>(n));
-}
-
-std::string format_number(double v, int digits) {
-  std::string s;
-  append_number(s, v, digits);
-  return s;
-}
-
 void CsvLine::sep() {
   if (!first_) s_ += ',';
   first_ = false;

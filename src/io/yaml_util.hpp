@@ -18,8 +18,6 @@
 
 namespace tendyn::io {
 
-/// A number for messages, "%g" (std::to_string writes DBL_MAX with 309 digits).
-std::string num(double x);
 /// Offset of the first byte of `text` that is not part of valid UTF-8 (overlong forms, surrogates
 /// and code points above U+10FFFF are invalid), or npos.
 std::size_t first_invalid_utf8(std::string_view text);

@@ -1,4 +1,5 @@
 #include <tendyn/core/error.hpp>
+#include <tendyn/core/format.hpp>
 #include <tendyn/core/worker_pool.hpp>
 #include <tendyn/io/csv.hpp>
 #include <tendyn/tensegrity/batch.hpp>
@@ -16,7 +17,6 @@ namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // A number in a message: %g-style, 6 significant digits ("1e+300", not 301 digits).
-std::string num(double v) { return io::format_number(v, 6); }
 
 void check_fits(const Model& model, const State& state, const std::string& what) {
   check_state_size(model, state, what);
@@ -60,8 +60,8 @@ void command_within_limits(ModelOf model_of, Batch& batch, const Eigen::Ref<cons
       const double l0 = l0_m(r, k);
       if (!(l0 >= c.rest_length_min_m && l0 <= c.rest_length_max_m))
         throw Error("batch: robot " + std::to_string(r) + ", cable '" + model.cable_ids[static_cast<std::size_t>(k)] + "': " +
-                    what + " " + num(l0) + " m is outside its limits [" + num(c.rest_length_min_m) + ", " +
-                    num(c.rest_length_max_m) + "] m");
+                    what + " " + format_number(l0, 6) + " m is outside its limits [" + format_number(c.rest_length_min_m, 6) + ", " +
+                    format_number(c.rest_length_max_m, 6) + "] m");
     }
   }
   for (int r = 0; r < batch.size(); ++r) {
@@ -114,7 +114,7 @@ namespace {
 
 void check_options(const Batch& batch, const BatchStepOptions& options) {
   if (!(options.h_s > 0.0) || !std::isfinite(options.h_s))
-    throw Error("batch: the step h must be > 0 s and finite (got " + num(options.h_s) + ")");
+    throw Error("batch: the step h must be > 0 s and finite (got " + format_number(options.h_s, 6) + ")");
   if (options.nstep < 1) throw Error("batch: nstep must be >= 1 (got " + std::to_string(options.nstep) + ")");
   if (options.step.integrator == Integrator::kDormandPrince45)
     throw Error("batch: dopri5 is not available (adaptive steps would take the robots to different times); use rk4 or lie-verlet");

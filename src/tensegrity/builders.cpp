@@ -23,20 +23,6 @@ void add_cable(Model& m, const std::string& id, int a, int b, double k, double c
 }
 }  // namespace
 
-PrismLayout prism_layout_from_string(const std::string& name) {
-  for (PrismLayout layout : {PrismLayout::kPivot, PrismLayout::kCentred})
-    if (name == to_string(layout)) return layout;
-  throw Error("unknown prism layout '" + name + "' (valid: pivot, centred)");
-}
-
-const char* to_string(PrismLayout layout) {
-  switch (layout) {
-    case PrismLayout::kPivot: return "pivot";
-    case PrismLayout::kCentred: return "centred";
-  }
-  return "?";
-}
-
 double prism_radius_m(const PrismParams& p) {
   if (p.radius_m > 0.0) return p.radius_m;
   if (!(p.radius_m < 0.0)) throw Error("prism: radius must be > 0 (or < 0 for the layout's default)");

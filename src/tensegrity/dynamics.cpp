@@ -1,4 +1,5 @@
 #include <tendyn/core/error.hpp>
+#include <tendyn/core/format.hpp>
 #include <tendyn/tensegrity/contact.hpp>
 #include <tendyn/tensegrity/dynamics.hpp>
 
@@ -476,12 +477,11 @@ void normalize_quaternions(const Model& model, State& state) {
 }
 
 std::string cable_length_failure(const std::string& cable, double length_m, double time_s) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%g", time_s);
+  const std::string t = format_number(time_s, 6);
   if (!std::isfinite(length_m))
-    return "state became non-finite at t = " + std::string(buf) + " s: cable '" + cable +
+    return "state became non-finite at t = " + t + " s: cable '" + cable +
            "' has a non-finite length (blow-up: a force or position overflowed; reduce the time step or check stiffness/damping)";
-  return "cable '" + cable + "' has zero length at t = " + std::string(buf) + " s (its two nodes coincide)";
+  return "cable '" + cable + "' has zero length at t = " + t + " s (its two nodes coincide)";
 }
 
 }  // namespace tendyn::tensegrity

@@ -1,3 +1,4 @@
+#include <tendyn/core/format.hpp>
 #include <tendyn/core/error.hpp>
 #include <tendyn/core/rotation.hpp>
 #include <tendyn/io/csv.hpp>
@@ -150,7 +151,7 @@ FormFindingResult find_equilibrium(const Model& model, const FormFindingOptions&
 namespace {
 
 // Numbers in error messages: 6 significant digits (io::format_number, as "%g").
-std::string fmt(double v) { return io::format_number(v, 6); }
+std::string fmt(double v) { return format_number(v, 6); }
 
 // Rod residuals (net force, net torque about the COM / (L/2)) at zero velocity with `reaction`
 // added at the contact nodes: 6 nrod numbers [N].

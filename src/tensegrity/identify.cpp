@@ -13,41 +13,6 @@ namespace tendyn::tensegrity {
 
 using namespace identify_detail;
 
-// ------------------------------------------------------------------------------ enums
-ParameterKind parameter_kind_from_string(const std::string& name) {
-  for (ParameterKind k : {ParameterKind::kStiffness, ParameterKind::kDamping, ParameterKind::kRestLength, ParameterKind::kMass,
-                          ParameterKind::kFriction, ParameterKind::kGroundStiffness, ParameterKind::kGroundDamping,
-                          ParameterKind::kInitialState})
-    if (name == to_string(k)) return k;
-  throw Error("unknown parameter '" + name +
-              "' (valid: stiffness, damping, rest_length, mass, friction, ground_stiffness, ground_damping, initial_state)");
-}
-
-const char* to_string(ParameterKind kind) {
-  switch (kind) {
-    case ParameterKind::kStiffness: return "stiffness";
-    case ParameterKind::kDamping: return "damping";
-    case ParameterKind::kRestLength: return "rest_length";
-    case ParameterKind::kMass: return "mass";
-    case ParameterKind::kFriction: return "friction";
-    case ParameterKind::kGroundStiffness: return "ground_stiffness";
-    case ParameterKind::kGroundDamping: return "ground_damping";
-    case ParameterKind::kInitialState: return "initial_state";
-  }
-  return "?";
-}
-
-const char* to_string(FitVerdict verdict) {
-  switch (verdict) {
-    case FitVerdict::kGood: return "good";
-    case FitVerdict::kPoorFit: return "poor fit";
-    case FitVerdict::kLocalMinimum: return "local minimum suspected";
-    case FitVerdict::kNotConverged: return "not converged";
-    case FitVerdict::kNotIdentifiable: return "not identifiable";
-  }
-  return "?";
-}
-
 double variance_factor_bound(int dof) {
   if (dof < 1) return kNaN;
   // Wilson-Hilferty: (chi^2 / dof)^(1/3) is nearly normal with mean 1 - 2 / (9 dof) and variance 2 / (9 dof)
@@ -55,21 +20,6 @@ double variance_factor_bound(int dof) {
   const double a = 2.0 / (9.0 * static_cast<double>(dof));
   const double c = 1.0 - a + z * std::sqrt(a);
   return c * c * c;
-}
-
-RobustLoss robust_loss_from_string(const std::string& name) {
-  for (RobustLoss l : {RobustLoss::kNone, RobustLoss::kHuber, RobustLoss::kCauchy})
-    if (name == to_string(l)) return l;
-  throw Error("unknown robust loss '" + name + "' (valid: none, huber, cauchy)");
-}
-
-const char* to_string(RobustLoss loss) {
-  switch (loss) {
-    case RobustLoss::kNone: return "none";
-    case RobustLoss::kHuber: return "huber";
-    case RobustLoss::kCauchy: return "cauchy";
-  }
-  return "?";
 }
 
 double identify_step_count(const std::vector<double>& t_s, double dt_s) {

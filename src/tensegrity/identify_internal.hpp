@@ -6,6 +6,7 @@
 // the problem, the solve with restarts, the covariance and the verdict. Private header (src/).
 #pragma once
 #include <tendyn/core/error.hpp>
+#include <tendyn/core/format.hpp>
 #include <tendyn/io/csv.hpp>
 #include <tendyn/tensegrity/dynamics.hpp>
 #include <tendyn/tensegrity/identify.hpp>
@@ -36,7 +37,7 @@ constexpr int kStateParams = 12;  // per rod and segment: p_WC, unit axis e, v_W
 
 using law::value_of;
 
-inline std::string num(double v) { return io::format_number(v, 6); }
+inline std::string num(double v) { return format_number(v, 6); }
 
 inline std::string id_of(const std::vector<std::string>& ids, int i, const char* what) {
   return i < static_cast<int>(ids.size()) ? ids[static_cast<std::size_t>(i)] : std::string(what) + std::to_string(i);

@@ -7,22 +7,6 @@
 
 namespace tendyn::tensegrity {
 
-Integrator integrator_from_string(const std::string& name) {
-  if (name == "rk4") return Integrator::kRK4;
-  if (name == "dopri5" || name == "dormand-prince") return Integrator::kDormandPrince45;
-  if (name == "lie-verlet" || name == "symplectic") return Integrator::kLieVerlet;
-  throw Error("unknown integrator '" + name + "' (valid: rk4, dopri5, lie-verlet)");
-}
-
-const char* to_string(Integrator integrator) {
-  switch (integrator) {
-    case Integrator::kRK4: return "rk4";
-    case Integrator::kDormandPrince45: return "dopri5";
-    case Integrator::kLieVerlet: return "lie-verlet";
-  }
-  return "?";
-}
-
 void step_rk4(const Model& model, Data& data, State& state, double h) {
   auto& tmp = data.tmp;
   const double t0 = state.time_s;

@@ -18,21 +18,6 @@
 
 namespace tendyn::tensegrity {
 
-QuaternionStabilisation quaternion_stabilisation_from_string(const std::string& name) {
-  for (QuaternionStabilisation q : {QuaternionStabilisation::kProjection, QuaternionStabilisation::kBaumgarte, QuaternionStabilisation::kNone})
-    if (name == to_string(q)) return q;
-  throw Error("unknown quaternion stabilisation '" + name + "' (valid: projection, baumgarte, none)");
-}
-
-const char* to_string(QuaternionStabilisation stabilisation) {
-  switch (stabilisation) {
-    case QuaternionStabilisation::kProjection: return "projection";
-    case QuaternionStabilisation::kBaumgarte: return "baumgarte";
-    case QuaternionStabilisation::kNone: return "none";
-  }
-  return "?";
-}
-
 namespace {
 
 using AD = Eigen::AutoDiffScalar<Eigen::VectorXd>;

@@ -1,3 +1,4 @@
+#include <tendyn/core/format.hpp>
 #include <tendyn/core/error.hpp>
 #include <tendyn/io/csv.hpp>
 #include <tendyn/io/markup.hpp>
@@ -24,12 +25,8 @@ std::string nums(std::initializer_list<double> v) {
   return s;
 }
 
-/// Short number for notes ("%.6g"; -0 printed as 0).
-std::string g(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6g", v == 0.0 ? 0.0 : v);
-  return buf;
-}
+/// Short number for notes (6 digits; -0 printed as 0).
+std::string g(double v) { return format_number(v, 6); }
 
 std::string plural(int n, const char* one, const char* many) { return std::to_string(n) + " " + (n == 1 ? one : many); }
 
@@ -53,20 +50,6 @@ std::string drive_law(const Model& m, const CableDrive& d) {
   return s;
 }
 }  // namespace
-
-MjcfIntegrator mjcf_integrator_from_string(const std::string& name) {
-  for (MjcfIntegrator i : {MjcfIntegrator::kRK4, MjcfIntegrator::kEuler})
-    if (name == to_string(i)) return i;
-  throw Error("unknown MJCF integrator '" + name + "' (valid: RK4, Euler)");
-}
-
-const char* to_string(MjcfIntegrator integrator) {
-  switch (integrator) {
-    case MjcfIntegrator::kRK4: return "RK4";
-    case MjcfIntegrator::kEuler: return "Euler";
-  }
-  return "?";
-}
 
 namespace {
 

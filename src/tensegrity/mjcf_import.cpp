@@ -3,6 +3,7 @@
 // default, `mass` overriding density, `fromto`): solid sphere, cylinder, box, ellipsoid, and a
 // capsule as a cylinder plus two hemispheres whose centres of mass sit 3r/8 beyond the cylinder's
 // faces (standard rigid-body formulas; checked against MuJoCo 2.2.2 in tests/peers).
+#include <tendyn/core/format.hpp>
 #include <tendyn/core/error.hpp>
 #include <tendyn/tensegrity/mass_parts.hpp>
 #include <tendyn/tensegrity/mjcf_import.hpp>
@@ -35,12 +36,7 @@ using Eigen::Vector3d;
 constexpr double kPi = 3.14159265358979323846;
 constexpr int kMaxIncludeDepth = 32;
 
-std::string g(double v) {
-  std::ostringstream s;
-  s.precision(6);
-  s << (v == 0.0 ? 0.0 : v);
-  return s.str();
-}
+std::string g(double v) { return format_number(v, 6); }
 
 /// An element after include expansion, with the file it came from.
 struct Src {

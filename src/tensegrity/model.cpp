@@ -1,4 +1,5 @@
 #include <tendyn/core/error.hpp>
+#include <tendyn/core/format.hpp>
 #include <tendyn/core/rotation.hpp>
 #include <tendyn/tensegrity/model.hpp>
 
@@ -15,7 +16,6 @@
 namespace tendyn::tensegrity {
 
 namespace {
-using io::num;  // %g for messages (src/io/yaml_util.hpp)
 std::string name_of(const std::vector<std::string>& ids, int i, const char* kind) {
   if (i >= 0 && i < static_cast<int>(ids.size()) && !ids[static_cast<std::size_t>(i)].empty())
     return std::string(kind) + " '" + ids[static_cast<std::size_t>(i)] + "'";
@@ -23,78 +23,6 @@ std::string name_of(const std::vector<std::string>& ids, int i, const char* kind
 }
 bool finite(double v) { return std::isfinite(v); }
 }  // namespace
-
-DampingLaw damping_law_from_string(const std::string& name) {
-  for (DampingLaw law : {DampingLaw::kAxial, DampingLaw::kRelativeVelocity})
-    if (name == to_string(law)) return law;
-  throw Error("unknown damping law '" + name + "' (valid: axial, relative_velocity)");
-}
-
-const char* to_string(DampingLaw law) {
-  switch (law) {
-    case DampingLaw::kAxial: return "axial";
-    case DampingLaw::kRelativeVelocity: return "relative_velocity";
-  }
-  return "?";
-}
-
-CableForceSign cable_force_sign_from_string(const std::string& name) {
-  for (CableForceSign sign : {CableForceSign::kClampTension, CableForceSign::kPaperLaw})
-    if (name == to_string(sign)) return sign;
-  throw Error("unknown cable force sign '" + name + "' (valid: clamp_tension, paper_law)");
-}
-
-const char* to_string(CableForceSign sign) {
-  switch (sign) {
-    case CableForceSign::kClampTension: return "clamp_tension";
-    case CableForceSign::kPaperLaw: return "paper_law";
-  }
-  return "?";
-}
-
-Ground::FrictionLaw friction_law_from_string(const std::string& name) {
-  for (Ground::FrictionLaw law : {Ground::FrictionLaw::kCoulomb, Ground::FrictionLaw::kPrinted})
-    if (name == to_string(law)) return law;
-  throw Error("unknown friction law '" + name + "' (valid: coulomb, printed)");
-}
-
-const char* to_string(Ground::FrictionLaw law) {
-  switch (law) {
-    case Ground::FrictionLaw::kCoulomb: return "coulomb";
-    case Ground::FrictionLaw::kPrinted: return "printed";
-  }
-  return "?";
-}
-
-Winch::Control winch_control_from_string(const std::string& name) {
-  for (Winch::Control c : {Winch::Control::kPosition, Winch::Control::kVoltage, Winch::Control::kTorque})
-    if (name == to_string(c)) return c;
-  throw Error("unknown winch control '" + name + "' (valid: position, voltage, torque)");
-}
-
-const char* to_string(Winch::Control control) {
-  switch (control) {
-    case Winch::Control::kPosition: return "position";
-    case Winch::Control::kVoltage: return "voltage";
-    case Winch::Control::kTorque: return "torque";
-  }
-  return "?";
-}
-
-Ground::Type ground_type_from_string(const std::string& name) {
-  for (Ground::Type type : {Ground::Type::kNone, Ground::Type::kImpulse, Ground::Type::kCompliant})
-    if (name == to_string(type)) return type;
-  throw Error("unknown ground type '" + name + "' (valid: none, impulse, compliant)");
-}
-
-const char* to_string(Ground::Type type) {
-  switch (type) {
-    case Ground::Type::kNone: return "none";
-    case Ground::Type::kImpulse: return "impulse";
-    case Ground::Type::kCompliant: return "compliant";
-  }
-  return "?";
-}
 
 Rod make_thin_rod(double mass_kg, double length_m) {
   Rod r;
@@ -107,8 +35,8 @@ Rod make_thin_rod(double mass_kg, double length_m) {
 
 Rod make_hollow_rod(double mass_kg, double length_m, double radius_outer_m, double radius_inner_m) {
   if (!(radius_outer_m >= radius_inner_m && radius_inner_m >= 0.0))
-    throw Error("hollow rod: need outer radius >= inner radius >= 0 (got " + num(radius_outer_m) + ", " +
-                num(radius_inner_m) + ")");
+    throw Error("hollow rod: need outer radius >= inner radius >= 0 (got " + format_number(radius_outer_m, 6) + ", " +
+                format_number(radius_inner_m, 6) + ")");
   Rod r;
   r.mass_kg = mass_kg;
   r.length_m = length_m;
@@ -193,7 +121,7 @@ static void validate_nodes(const Model& m) {
       continue;
     }
     if (n.rod >= nr) throw Error(nm + ": refers to rod #" + std::to_string(n.rod) + " of " + std::to_string(nr));
-    if (!finite(n.radius_m) || n.radius_m < 0.0) throw Error(nm + ": end-cap radius must be >= 0 (got " + num(n.radius_m) + " m)");
+    if (!finite(n.radius_m) || n.radius_m < 0.0) throw Error(nm + ": end-cap radius must be >= 0 (got " + format_number(n.radius_m, 6) + " m)");
     if (!n.p_B_m.allFinite()) throw Error(nm + ": body offset is not finite");
     if (n.is_body_point()) continue;
     if (n.end != 0 && n.end != 1) throw Error(nm + ": rod end must be 0 or 1 (or a body point)");
@@ -211,8 +139,8 @@ static void validate_rods(const Model& m) {
   for (int j = 0; j < nr; ++j) {
     const Rod& r = m.rods[static_cast<std::size_t>(j)];
     const auto nm = name_of(m.rod_ids, j, "rod");
-    if (!finite(r.mass_kg) || r.mass_kg <= 0.0) throw Error(nm + ": mass must be > 0 (got " + num(r.mass_kg) + " kg)");
-    if (!finite(r.length_m) || r.length_m <= 0.0) throw Error(nm + ": length must be > 0 (got " + num(r.length_m) + " m)");
+    if (!finite(r.mass_kg) || r.mass_kg <= 0.0) throw Error(nm + ": mass must be > 0 (got " + format_number(r.mass_kg, 6) + " kg)");
+    if (!finite(r.length_m) || r.length_m <= 0.0) throw Error(nm + ": length must be > 0 (got " + format_number(r.length_m, 6) + " m)");
     if (!finite(r.com_ratio) || r.com_ratio < 0.0 || r.com_ratio > 1.0) throw Error(nm + ": com_ratio must be in [0, 1]");
     if (r.general_inertia) {
       const Eigen::Matrix3d& I = r.inertia_B_kgm2;
@@ -221,10 +149,10 @@ static void validate_rods(const Model& m) {
         throw Error(nm + ": inertia tensor is not symmetric");
       const Eigen::Vector3d ev = Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d>(I, Eigen::EigenvaluesOnly).eigenvalues();
       if (!(ev.minCoeff() > 0.0))
-        throw Error(nm + ": inertia tensor must be positive definite (smallest principal moment " + num(ev.minCoeff()) + " kg m^2)");
+        throw Error(nm + ": inertia tensor must be positive definite (smallest principal moment " + format_number(ev.minCoeff(), 6) + " kg m^2)");
       if (ev(0) + ev(1) < ev(2) * (1.0 - 1e-9))
-        throw Error(nm + ": principal moments violate the triangle inequality (" + num(ev(0)) + ", " + num(ev(1)) + ", " +
-                    num(ev(2)) + " kg m^2): no mass distribution has them");
+        throw Error(nm + ": principal moments violate the triangle inequality (" + format_number(ev(0), 6) + ", " + format_number(ev(1), 6) + ", " +
+                    format_number(ev(2), 6) + " kg m^2): no mass distribution has them");
     } else {
       if (!finite(r.inertia_transverse_kgm2) || r.inertia_transverse_kgm2 <= 0.0)
         throw Error(nm + ": transverse inertia must be > 0");
@@ -240,7 +168,7 @@ static void validate_rods(const Model& m) {
     if (r.general_inertia) {
       const double l = (m.nodes[static_cast<std::size_t>(r.node[1])].p_B_m - m.nodes[static_cast<std::size_t>(r.node[0])].p_B_m).norm();
       if (!(std::abs(l - r.length_m) <= 1e-9 * r.length_m))
-        throw Error(nm + ": length " + num(r.length_m) + " m differs from the distance of its ends in the body frame (" + num(l) + " m)");
+        throw Error(nm + ": length " + format_number(r.length_m, 6) + " m differs from the distance of its ends in the body frame (" + format_number(l, 6) + " m)");
     }
   }
 }
@@ -283,13 +211,13 @@ static void validate_drives(const Model& m) {
     const Cable& c = m.cables[static_cast<std::size_t>(d.cable)];
     const auto [lo, hi] = drive_range(d);
     if (c.rest_length_m + lo < c.rest_length_min_m - 1e-15 || c.rest_length_m + hi > c.rest_length_max_m + 1e-15)
-      throw Error(nm + ": drive takes the rest length to [" + num(c.rest_length_m + lo) + ", " +
-                  num(c.rest_length_m + hi) + "] m, outside its limits [" + num(c.rest_length_min_m) +
-                  ", " + num(c.rest_length_max_m) + "] m");
+      throw Error(nm + ": drive takes the rest length to [" + format_number(c.rest_length_m + lo, 6) + ", " +
+                  format_number(c.rest_length_m + hi, 6) + "] m, outside its limits [" + format_number(c.rest_length_min_m, 6) +
+                  ", " + format_number(c.rest_length_max_m, 6) + "] m");
     const double rate = drive_max_rate(d);
     if (rate > c.rest_rate_max_mps * (1.0 + 1e-12))
-      throw Error(nm + ": drive changes the rest length at up to " + num(rate) + " m/s, above the limit " +
-                  num(c.rest_rate_max_mps) + " m/s");
+      throw Error(nm + ": drive changes the rest length at up to " + format_number(rate, 6) + " m/s, above the limit " +
+                  format_number(c.rest_rate_max_mps, 6) + " m/s");
   }
   for (int k = 0; k < nc; ++k) {
     const Cable& c = m.cables[static_cast<std::size_t>(k)];
@@ -331,19 +259,19 @@ static void validate_winches(const Model& m) {
                                                               {"stall torque", wi.stall_torque_Nm},      {"no-load speed", wi.no_load_speed_radps},
                                                               {"rotor inertia", wi.rotor_inertia_kgm2}, {"friction speed", wi.friction_speed_radps}};
     for (const auto& [what, v] : positive_fields)
-      if (!finite(v) || !(v > 0.0)) throw Error(nm + ": " + what + " must be > 0 (got " + num(v) + ")");
+      if (!finite(v) || !(v > 0.0)) throw Error(nm + ": " + what + " must be > 0 (got " + format_number(v, 6) + ")");
     const std::pair<const char*, double> non_negative_fields[] = {{"Coulomb friction", wi.coulomb_friction_Nm},
                                                                   {"viscous friction", wi.viscous_friction_Nmsprad},
                                                                   {"kp", wi.kp_per_m}, {"ki", wi.ki_per_ms}, {"kd", wi.kd_s_per_m}};
     for (const auto& [what, v] : non_negative_fields)
-      if (!finite(v) || v < 0.0) throw Error(nm + ": " + what + " must be >= 0 (got " + num(v) + ")");
+      if (!finite(v) || v < 0.0) throw Error(nm + ": " + what + " must be >= 0 (got " + format_number(v, 6) + ")");
     if (!finite(wi.command_limit) || !(wi.command_limit > 0.0 && wi.command_limit <= 1.0))
-      throw Error(nm + ": command limit must be in (0, 1] (got " + num(wi.command_limit) + ")");
+      throw Error(nm + ": command limit must be in (0, 1] (got " + format_number(wi.command_limit, 6) + ")");
     if (std::isnan(wi.rate_limit_mps) || !(wi.rate_limit_mps > 0.0))
-      throw Error(nm + ": rate limit must be > 0 m/s (got " + num(wi.rate_limit_mps) + "; infinity for none)");
+      throw Error(nm + ": rate limit must be > 0 m/s (got " + format_number(wi.rate_limit_mps, 6) + "; infinity for none)");
     if (wi.coulomb_friction_Nm >= wi.stall_torque_Nm * wi.command_limit)
-      throw Error(nm + ": Coulomb friction " + num(wi.coulomb_friction_Nm) + " N m is not below the motor's torque at the command limit (" +
-                  num(wi.stall_torque_Nm * wi.command_limit) + " N m): it can never turn");
+      throw Error(nm + ": Coulomb friction " + format_number(wi.coulomb_friction_Nm, 6) + " N m is not below the motor's torque at the command limit (" +
+                  format_number(wi.stall_torque_Nm * wi.command_limit, 6) + " N m): it can never turn");
   }
 }
 
@@ -390,8 +318,8 @@ State state_from_node_positions(const Model& model, const Eigen::MatrixX3d& p_W_
     const double len = (p1 - p0).norm();
     const std::string nm = name_of(model.rod_ids, j, "rod");
     if (std::abs(len - r.length_m) > length_tol * r.length_m)
-      throw Error(nm + ": its end nodes are " + num(len) + " m apart but its length is " +
-                  num(r.length_m) + " m");
+      throw Error(nm + ": its end nodes are " + format_number(len, 6) + " m apart but its length is " +
+                  format_number(r.length_m, 6) + " m");
     if (len <= 0.0) throw Error(nm + ": both ends at the same point");
     const Eigen::Vector3d e = (p1 - p0) / len;
     if (r.general_inertia) {

@@ -1,4 +1,5 @@
 #include <charconv>
+#include <tendyn/core/format.hpp>
 #include <tendyn/core/error.hpp>
 #include <tendyn/core/rotation.hpp>
 #include <tendyn/io/csv.hpp>
@@ -50,7 +51,7 @@ std::string read_id(const YamlNode& n, std::set<std::string>& seen, const char* 
   return id;
 }
 
-// An enum value through its strict x_from_string; its error is reported at the node (file:line:col).
+// An enum value through its name table (x_from_string); its error is reported at the node (file:line:col).
 template <class Enum>
 Enum read_enum(const YamlNode& n, Enum (*from_string)(const std::string&)) {
   try {
@@ -177,8 +178,8 @@ MassPart read_rod_parts(const YamlNode& list, const Eigen::Vector3d& p0, const E
   // spin without bound about it
   const Eigen::Vector3d ev = Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d>(total.inertia_kgm2, Eigen::EigenvaluesOnly).eigenvalues();
   if (!(ev.minCoeff() > 1e-9 * ev.maxCoeff()))
-    list.fail("the parts give no moment of inertia about one axis (principal moments " + io::num(ev[0]) + ", " + io::num(ev[1]) + ", " +
-              io::num(ev[2]) + " kg m^2): a thin cylinder or points on one line need a part with a radius, e.g. end-caps");
+    list.fail("the parts give no moment of inertia about one axis (principal moments " + format_number(ev[0], 6) + ", " + format_number(ev[1], 6) + ", " +
+              format_number(ev[2], 6) + " kg m^2): a thin cylinder or points on one line need a part with a radius, e.g. end-caps");
   return total;
 }
 
@@ -319,7 +320,7 @@ void ElementReader::read_rod(const YamlNode& r, std::size_t j) {
   }
   const double dist = (pos[static_cast<std::size_t>(rod.node[1])] - pos[static_cast<std::size_t>(rod.node[0])]).norm();
   if (std::abs(dist - len) > 1e-6 * len)
-    r.at("length").fail("is " + r.at("length").as_string() + " m but its nodes are " + io::num(dist) +
+    r.at("length").fail("is " + r.at("length").as_string() + " m but its nodes are " + format_number(dist, 6) +
                         " m apart (move the nodes or fix the length)");
   if (from_parts) {
     const auto list = r.at("parts");

@@ -1,4 +1,5 @@
 #include <tendyn/core/error.hpp>
+#include <tendyn/core/format.hpp>
 #include <tendyn/core/parallel.hpp>
 #include <tendyn/io/csv.hpp>
 #include <tendyn/tensegrity/planner.hpp>
@@ -11,36 +12,6 @@
 #include <limits>
 
 namespace tendyn::tensegrity {
-
-Planner planner_from_string(const std::string& name) {
-  for (Planner p : {Planner::kExhaustive, Planner::kCoordinateSearch, Planner::kLookahead, Planner::kScreened})
-    if (name == to_string(p)) return p;
-  throw Error("unknown planner '" + name + "' (valid: exhaustive, coordinate, lookahead, screened)");
-}
-
-const char* to_string(Planner planner) {
-  switch (planner) {
-    case Planner::kExhaustive: return "exhaustive";
-    case Planner::kCoordinateSearch: return "coordinate";
-    case Planner::kLookahead: return "lookahead";
-    case Planner::kScreened: return "screened";
-  }
-  return "?";
-}
-
-IncrementShape increment_shape_from_string(const std::string& name) {
-  for (IncrementShape s : {IncrementShape::kRamp, IncrementShape::kStep})
-    if (name == to_string(s)) return s;
-  throw Error("unknown increment shape '" + name + "' (valid: ramp, step)");
-}
-
-const char* to_string(IncrementShape shape) {
-  switch (shape) {
-    case IncrementShape::kRamp: return "ramp";
-    case IncrementShape::kStep: return "step";
-  }
-  return "?";
-}
 
 PlanPath PlanPath::straight_x() { return PlanPath{{Eigen::Vector2d(0, 0), Eigen::Vector2d(1e3, 0)}}; }
 PlanPath PlanPath::right_angle(double x_turn) {
@@ -209,21 +180,18 @@ double plan_step_bound(const PlannerOptions& o, double* rollouts_per_period) {
 }
 
 void check_plan_bounds(const PlannerOptions& o) {
-  char buf[400];
   if (o.duration_s > 0.0 && o.duration_s < 0.5 * o.period_s) {
-    std::snprintf(buf, sizeof buf, "plan: duration (%g s) is shorter than half a period (%g s): no period would run", o.duration_s,
-                  o.period_s);
-    throw Error(buf);
+    throw Error("plan: duration (" + format_number(o.duration_s, 6) + " s) is shorter than half a period (" +
+                format_number(o.period_s, 6) + " s): no period would run");
   }
   double rollouts = 0.0;
   const double steps = plan_step_bound(o, &rollouts);
   if (!(steps <= kMaxSteps)) {
-    std::snprintf(buf, sizeof buf,
-                  "plan: %.3g periods (duration / period = %g / %g s) x %.3g rollouts x %.3g steps (period / dt = %g / %g s) = %.3g "
-                  "simulated steps is above the limit %g",
-                  std::max(1.0, std::round(o.duration_s / o.period_s)), o.duration_s, o.period_s, rollouts, o.period_s / o.rollout.dt_s,
-                  o.period_s, o.rollout.dt_s, steps, kMaxSteps);
-    throw Error(buf);
+    const auto g = [](double v, int digits = 6) { return format_number(v, digits); };
+    throw Error("plan: " + g(std::max(1.0, std::round(o.duration_s / o.period_s)), 3) + " periods (duration / period = " +
+                g(o.duration_s) + " / " + g(o.period_s) + " s) x " + g(rollouts, 3) + " rollouts x " +
+                g(o.period_s / o.rollout.dt_s, 3) + " steps (period / dt = " + g(o.period_s) + " / " + g(o.rollout.dt_s) +
+                " s) = " + g(steps, 3) + " simulated steps is above the limit " + g(kMaxSteps));
   }
 }
 
@@ -413,7 +381,7 @@ void check_plan_options(const Model& model, const PlannerOptions& o) {
   if (!(o.u0_m > 0.0) || !(o.period_s > 0.0) || !(o.duration_s > 0.0)) throw Error("plan: u0, period and duration must be > 0");
   if (!(o.ramp_fraction > 0.0 && o.ramp_fraction <= 1.0)) throw Error("plan: ramp_fraction must be in (0, 1]");
   if (o.increment == IncrementShape::kStep && o.ramp_fraction != 1.0)
-    throw Error("plan: ramp_fraction applies to the ramp increment only (increment step, ramp_fraction " + io::format_number(o.ramp_fraction, 6) + ")");
+    throw Error("plan: ramp_fraction applies to the ramp increment only (increment step, ramp_fraction " + format_number(o.ramp_fraction, 6) + ")");
   if (o.beam_width < 1) throw Error("plan: beam_width must be >= 1");
   if (o.screen_count < 1) throw Error("plan: screen_count must be >= 1");
   if (!(o.lateral_weight >= 0.0)) throw Error("plan: lateral_weight must be >= 0");

@@ -1,4 +1,5 @@
 #include <tendyn/core/error.hpp>
+#include <tendyn/core/format.hpp>
 #include <tendyn/core/parallel.hpp>
 #include <tendyn/io/csv.hpp>
 #include <tendyn/tensegrity/psi_study.hpp>
@@ -170,7 +171,7 @@ PsiStudyResult run_psi_study(const PsiStudyOptions& o, const std::function<void(
   if (o.psi_deg.size() > static_cast<std::size_t>(kPsiStudyMaxAngles))
     throw Error("psi study: " + std::to_string(o.psi_deg.size()) + " angles, above the limit of " + std::to_string(kPsiStudyMaxAngles));
   for (double v : o.psi_deg)
-    if (!std::isfinite(v) || v < -90.0 || v > 90.0) throw Error("psi study: psi must be in [-90, 90] deg (got " + io::format_number(v, 6) + ")");
+    if (!std::isfinite(v) || v < -90.0 || v > 90.0) throw Error("psi study: psi must be in [-90, 90] deg (got " + format_number(v, 6) + ")");
   validate(o.simulation);
   const int n = static_cast<int>(o.psi_deg.size());
   PsiStudyResult res;

@@ -1,5 +1,6 @@
 // Sweep specs: YAML -> SweepSpec, checks, grid, one point, the resumable JSON-lines journal.
 #include <tendyn/tensegrity/sweep.hpp>
+#include <tendyn/core/format.hpp>
 
 #include <tendyn/core/error.hpp>
 #include <tendyn/core/parallel.hpp>
@@ -305,7 +306,7 @@ SweepValue SweepValue::real(double v) {
   SweepValue s;
   s.kind = std::isfinite(v) ? Kind::kReal : Kind::kText;  // inf/nan: refused like YAML's "inf"
   s.number = v;
-  s.text = io::num(v);
+  s.text = format_number(v, 6);
   return s;
 }
 

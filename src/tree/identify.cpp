@@ -1,6 +1,7 @@
 // Inertial-parameter identification of tree robots (include/tendyn/tree/identify.hpp).
 #include <tendyn/core/differentiate.hpp>
 #include <tendyn/core/error.hpp>
+#include <tendyn/core/format.hpp>
 #include <tendyn/io/csv.hpp>
 #include <tendyn/tree/algorithms.hpp>
 #include <tendyn/tree/identify.hpp>
@@ -146,10 +147,10 @@ Model with_inertial_parameters(const Model& model, const Eigen::VectorXd& pi) {
     const Eigen::Vector3d h = p.segment<3>(1);
     Eigen::Matrix3d I_O;
     I_O << p[4], p[5], p[6], p[5], p[7], p[8], p[6], p[8], p[9];
-    if (m < 0.0) throw Error("tree: link '" + l.name + "': mass " + io::format_number(m) + " kg is negative");
+    if (m < 0.0) throw Error("tree: link '" + l.name + "': mass " + format_number(m) + " kg is negative");
     if (m == 0.0) {
       if (h.norm() > 0.0)
-        throw Error("tree: link '" + l.name + "': zero mass with a first moment of " + io::format_number(h.norm()) +
+        throw Error("tree: link '" + l.name + "': zero mass with a first moment of " + format_number(h.norm()) +
                     " kg m");
       l.mass_kg = 0.0;
       l.p_LC_m.setZero();
@@ -209,7 +210,7 @@ Eigen::MatrixXd joint_torque_regressor(const Model& model, Data& data, const Eig
 BaseParameters base_parameters(const Model& model, const BaseParameterOptions& options) {
   if (options.samples < 1) throw Error("tree base parameters: samples must be >= 1, got " + std::to_string(options.samples));
   if (!(options.tolerance > 0.0 && options.tolerance < 1.0))
-    throw Error("tree base parameters: tolerance must be in (0, 1), got " + io::format_number(options.tolerance));
+    throw Error("tree base parameters: tolerance must be in (0, 1), got " + format_number(options.tolerance));
   const int np = kP * model.nlinks();
   const int nv = model.nv;
   Eigen::MatrixXd W(static_cast<Eigen::Index>(options.samples) * nv, np);
@@ -253,7 +254,7 @@ BaseParameters base_parameters(const Model& model, const BaseParameterOptions& o
       const double c = b.K(k, b.dependent[static_cast<std::size_t>(j)]);
       if (c == 0.0) continue;
       s += (c < 0.0 ? " - " : " + ");
-      if (std::abs(std::abs(c) - 1.0) > 1e-12) s += io::format_number(std::abs(c), 6) + " ";
+      if (std::abs(std::abs(c) - 1.0) > 1e-12) s += format_number(std::abs(c), 6) + " ";
       s += names[static_cast<std::size_t>(b.dependent[static_cast<std::size_t>(j)])];
     }
     b.names.push_back(std::move(s));
@@ -310,7 +311,7 @@ MotionLog read_motion_log(const std::string& path, const Model& model, int half_
     places.push_back(in.where());
     const auto n = places.size();
     if (n > 1 && !(rows[(n - 1) * static_cast<std::size_t>(width)] > rows[(n - 2) * static_cast<std::size_t>(width)]))
-      throw Error(in.where(c_t) + " (t_s): time " + io::format_number(rows[(n - 1) * static_cast<std::size_t>(width)]) +
+      throw Error(in.where(c_t) + " (t_s): time " + format_number(rows[(n - 1) * static_cast<std::size_t>(width)]) +
                   " s is not after the previous sample's");
   }
   const auto n = static_cast<Eigen::Index>(places.size());
@@ -355,24 +356,10 @@ MotionLog read_motion_log(const std::string& path, const Model& model, int half_
   return out;
 }
 
-const char* to_string(Weighting weighting) {
-  switch (weighting) {
-    case Weighting::kNone: return "none";
-    case Weighting::kJoint: return "joint";
-  }
-  return "none";
-}
-
-Weighting weighting_from_string(const std::string& name) {
-  if (name == "none") return Weighting::kNone;
-  if (name == "joint") return Weighting::kJoint;
-  throw Error("unknown weighting '" + name + "' (valid: none, joint)");
-}
-
 Identification identify_inertial_parameters(const Model& nominal, const MotionLog& log, const IdentifyOptions& options) {
   check_log(nominal, log);
   if (!(options.max_condition > 1.0))
-    throw Error("tree identify: max_condition must be > 1, got " + io::format_number(options.max_condition));
+    throw Error("tree identify: max_condition must be > 1, got " + format_number(options.max_condition));
   Identification out;
   out.base = base_parameters(nominal, options.base);
   const BaseParameters& b = out.base;
@@ -411,8 +398,8 @@ Identification identify_inertial_parameters(const Model& nominal, const MotionLo
     cond = sv[r - 1] > 0.0 ? sv[0] / sv[r - 1] : std::numeric_limits<double>::infinity();
     if (!(cond <= options.max_condition))
       throw Error("tree identify: the data do not excite every base parameter: condition number " +
-                  io::format_number(cond, 3) + " of the scaled base regressor (limit " +
-                  io::format_number(options.max_condition, 3) + "); use richer motion or more samples");
+                  format_number(cond, 3) + " of the scaled base regressor (limit " +
+                  format_number(options.max_condition, 3) + "); use richer motion or more samples");
     const Eigen::VectorXd x = qr.solve(bw);
     beta = D.asDiagonal() * x;
     const Eigen::VectorXd res = bw - A * x;

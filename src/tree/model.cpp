@@ -12,41 +12,6 @@
 
 namespace tendyn::tree {
 
-const char* to_string(JointType type) {
-  switch (type) {
-    case JointType::kFixed: return "fixed";
-    case JointType::kRevolute: return "revolute";
-    case JointType::kPrismatic: return "prismatic";
-    case JointType::kFree: return "free";
-  }
-  return "?";
-}
-
-JointType joint_type_from_string(const std::string& name) {
-  if (name == "fixed") return JointType::kFixed;
-  if (name == "revolute" || name == "continuous") return JointType::kRevolute;
-  if (name == "prismatic") return JointType::kPrismatic;
-  if (name == "free" || name == "floating") return JointType::kFree;
-  throw Error("unknown joint type '" + name +
-              "' (valid: fixed, revolute, continuous, prismatic, free, floating)");
-}
-
-const char* to_string(BaseMode mode) {
-  switch (mode) {
-    case BaseMode::kAsWritten: return "as-written";
-    case BaseMode::kFictitious: return "fictitious";
-    case BaseMode::kFree: return "free";
-  }
-  return "?";
-}
-
-BaseMode base_mode_from_string(const std::string& name) {
-  if (name == "as-written") return BaseMode::kAsWritten;
-  if (name == "fictitious") return BaseMode::kFictitious;
-  if (name == "free") return BaseMode::kFree;
-  throw Error("unknown base mode '" + name + "' (valid: as-written, fictitious, free)");
-}
-
 double Model::total_mass() const {
   double m = 0.0;
   for (const auto& l : links) m += l.mass_kg;

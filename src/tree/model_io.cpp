@@ -1,4 +1,5 @@
 #include <tendyn/core/error.hpp>
+#include <tendyn/core/format.hpp>
 #include <tendyn/io/markup.hpp>
 #include <tendyn/tree/model_io.hpp>
 
@@ -60,7 +61,7 @@ Model model_from_yaml(const io::YamlNode& root, BaseMode mode) {
     Link l;
     l.name = ln.at("name").as_string();
     l.mass_kg = ln.get_double("mass", 0.0);
-    if (l.mass_kg < 0.0) ln.at("mass").fail("must be >= 0 (got " + io::num(l.mass_kg) + ")");
+    if (l.mass_kg < 0.0) ln.at("mass").fail("must be >= 0 (got " + format_number(l.mass_kg, 6) + ")");
     if (auto c = ln.get("com")) l.p_LC_m = c->as_vector(3);
     if (auto in = ln.get("inertia")) {
       in->require_map();
@@ -98,8 +99,8 @@ Model model_from_yaml(const io::YamlNode& root, BaseMode mode) {
     try {
       j.type = joint_type_from_string(type);
     } catch (const Error&) {
-      ln.at("joint").at("type").fail("unknown joint type '" + type +
-                                     "' (valid: fixed, revolute, continuous, prismatic, free, floating, floating6)");
+      ln.at("joint").at("type").fail("unknown joint type '" + type + "' (valid: " + enum_valid_names(enum_names(JointType{})) +
+                                     ", floating6)");
     }
     b.add_link(l, parent, j);
   }

@@ -1,4 +1,5 @@
 #include <tendyn/core/error.hpp>
+#include <tendyn/core/format.hpp>
 #include <tendyn/core/integrate.hpp>
 #include <tendyn/io/csv.hpp>
 #include <tendyn/tree/simulate.hpp>
@@ -112,7 +113,6 @@ void Rk4::step(double t, double h, Eigen::VectorXd& q, Eigen::VectorXd& v, const
 namespace tendyn::tree {
 
 namespace {
-using io::num;  // %g for messages (src/io/yaml_util.hpp)
 // Steps between samples (>= 1); options already checked by simulation_steps.
 long output_stride(const SimulationOptions& o) {
   if (!(o.output_interval_s > 0.0)) return 1;
@@ -122,23 +122,23 @@ long output_stride(const SimulationOptions& o) {
 
 long simulation_steps(const SimulationOptions& o) {
   if (!std::isfinite(o.dt_s) || !(o.dt_s > 0.0))
-    throw Error("tree simulate: dt_s must be a finite number > 0 (got " + num(o.dt_s) + ")");
+    throw Error("tree simulate: dt_s must be a finite number > 0 (got " + format_number(o.dt_s, 6) + ")");
   if (!std::isfinite(o.duration_s) || o.duration_s < 0.0)
-    throw Error("tree simulate: duration_s must be a finite number >= 0 (got " + num(o.duration_s) + ")");
+    throw Error("tree simulate: duration_s must be a finite number >= 0 (got " + format_number(o.duration_s, 6) + ")");
   if (!std::isfinite(o.output_interval_s))
-    throw Error("tree simulate: output_interval_s must be finite (got " + num(o.output_interval_s) + ")");
+    throw Error("tree simulate: output_interval_s must be finite (got " + format_number(o.output_interval_s, 6) + ")");
   const double ratio = o.duration_s / o.dt_s;
   if (ratio > 1099511627776.0)  // 2^40
-    throw Error("tree simulate: duration_s / dt_s = " + num(ratio) + " steps is too many");
+    throw Error("tree simulate: duration_s / dt_s = " + format_number(ratio, 6) + " steps is too many");
   const long steps = std::lround(ratio);
   if (o.duration_s > 0.0 && steps == 0)
-    throw Error("tree simulate: duration_s = " + num(o.duration_s) + " is shorter than half a step (dt_s = " +
-                num(o.dt_s) + "): no step would run");
+    throw Error("tree simulate: duration_s = " + format_number(o.duration_s, 6) + " is shorter than half a step (dt_s = " +
+                format_number(o.dt_s, 6) + "): no step would run");
   if (o.output_interval_s > 0.0) {
     const double k = o.output_interval_s / o.dt_s;
     if (std::lround(k) < 1 || std::abs(k - static_cast<double>(std::lround(k))) > 1e-9 * k)
-      throw Error("tree simulate: output_interval_s = " + num(o.output_interval_s) +
-                  " is not a whole multiple of dt_s = " + num(o.dt_s));
+      throw Error("tree simulate: output_interval_s = " + format_number(o.output_interval_s, 6) +
+                  " is not a whole multiple of dt_s = " + format_number(o.dt_s, 6));
   }
   return steps;
 }

@@ -1,6 +1,7 @@
 // Live view: frames of a running program, the server's store of them and the client that pushes
 // them (include/tendyn/viz/live.hpp, docs/VIEWER.md "Live view"). HTTP by cpp-httplib (private).
 #include <tendyn/io/csv.hpp>
+#include <tendyn/core/format.hpp>
 #include <tendyn/viz/live.hpp>
 #include <tendyn/viz/tensegrity_scene.hpp>
 
@@ -579,11 +580,11 @@ LiveClient::LiveClient() : LiveClient(LiveClientOptions{}) {}
 
 LiveClient::LiveClient(const LiveClientOptions& options) : impl_(std::make_unique<Impl>()) {
   if (!(options.max_rate_hz > 0.0) || !std::isfinite(options.max_rate_hz))
-    throw Error("live view: max_rate_hz must be > 0 (got " + io::format_number(options.max_rate_hz) + ")");
+    throw Error("live view: max_rate_hz must be > 0 (got " + format_number(options.max_rate_hz) + ")");
   if (!(options.timeout_s > 0.0) || !std::isfinite(options.timeout_s))
-    throw Error("live view: timeout_s must be > 0 (got " + io::format_number(options.timeout_s) + ")");
+    throw Error("live view: timeout_s must be > 0 (got " + format_number(options.timeout_s) + ")");
   if (!(options.realtime_factor >= 0.0) || !std::isfinite(options.realtime_factor))
-    throw Error("live view: realtime_factor must be >= 0 and finite (got " + io::format_number(options.realtime_factor) + "; 0: no pacing, 1: real time)");
+    throw Error("live view: realtime_factor must be >= 0 and finite (got " + format_number(options.realtime_factor) + "; 0: no pacing, 1: real time)");
   impl_->options = options;
 }
 

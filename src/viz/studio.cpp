@@ -1,4 +1,5 @@
 #include <tendyn/core/error.hpp>
+#include <tendyn/core/format.hpp>
 #include <tendyn/io/csv.hpp>
 #include <tendyn/tensegrity/dynamics.hpp>
 #include <tendyn/viz/studio.hpp>
@@ -179,7 +180,7 @@ void apply_edit(ts::Model& m, const json& e, const std::string& where) {
     // a value out of its field's range is refused naming the element and field: the model is
     // never run with the previous value instead
     const auto out_of_range = [&](const char* rule) {
-      return Error(where + ": " + element + " '" + id + "' " + field + " = " + io::format_number(v, 6) + ": " + rule);
+      return Error(where + ": " + element + " '" + id + "' " + field + " = " + format_number(v, 6) + ": " + rule);
     };
     if (element == "cable") {
       auto& c = m.cables[static_cast<std::size_t>(index_of(m.cable_ids, id, "cable", where))];
@@ -388,12 +389,12 @@ RunRequest parse_run_request(std::string_view body, const Limits& limits) {
   r.inverse = mode == "inverse";
   sim.duration_s = number(j, "duration_s", "request", &sim.duration_s);
   if (!(sim.duration_s > 0.0) || sim.duration_s > limits.max_duration_s)
-    throw Error("request.duration_s: must be in (0, " + io::format_number(limits.max_duration_s, 6) + "] s");
+    throw Error("request.duration_s: must be in (0, " + format_number(limits.max_duration_s, 6) + "] s");
   const double default_interval = 0.01;
   sim.output_interval_s = number(j, "output_interval_s", "request", &default_interval);
   if (!(sim.output_interval_s > 0.0)) throw Error("request.output_interval_s: must be > 0");
   if (sim.duration_s / sim.output_interval_s > limits.max_frames)
-    throw Error("request: duration_s / output_interval_s = " + io::format_number(sim.duration_s / sim.output_interval_s, 6) +
+    throw Error("request: duration_s / output_interval_s = " + format_number(sim.duration_s / sim.output_interval_s, 6) +
                 " frames, more than the limit of " + std::to_string(limits.max_frames));
   if (!r.inverse) {
     const json fwd = object_or(j, "forward", "request");

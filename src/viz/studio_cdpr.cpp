@@ -4,6 +4,7 @@
 // at poses along a platform path travelled at constant speed, one frame per output interval.
 // Built only with TENDYN_WITH_CDPR; without it the entry points say so.
 #include <tendyn/core/error.hpp>
+#include <tendyn/core/format.hpp>
 #include <tendyn/viz/studio.hpp>
 
 #include "studio_internal.hpp"
@@ -213,8 +214,8 @@ std::shared_ptr<const CdprRun> parse_cdpr_run(const json& j, const Limits& limit
   if (!(length > 0.0)) throw Error("request.cdpr.path: the points do not move the platform (length 0)");
   const double duration = length / run->speed_mps;
   if (duration > limits.max_duration_s)
-    throw Error("request.cdpr: path length / speed = " + io::format_number(duration, 6) + " s, more than the limit of " +
-                io::format_number(limits.max_duration_s, 6) + " s");
+    throw Error("request.cdpr: path length / speed = " + format_number(duration, 6) + " s, more than the limit of " +
+                format_number(limits.max_duration_s, 6) + " s");
   if (duration / run->output_interval_s > limits.max_frames)
     throw Error("request: duration / output_interval_s = " + std::to_string(static_cast<long>(duration / run->output_interval_s)) +
                 " frames, more than the limit of " + std::to_string(limits.max_frames));
@@ -250,7 +251,7 @@ void run_cdpr_job(const CdprRun& run, Job& job, const std::function<void()>& che
     q.head(n) = p.head(n);
     traj.q.row(static_cast<Eigen::Index>(k)) = q.transpose();
     traj.t_s[static_cast<Eigen::Index>(k)] = times[k];
-    traj.places.push_back("request.cdpr.path at t = " + io::format_number(times[k], 6) + " s");
+    traj.places.push_back("request.cdpr.path at t = " + format_number(times[k], 6) + " s");
   }
   {
     std::lock_guard lock(job.mutex);

@@ -1,4 +1,5 @@
 #include <tendyn/core/error.hpp>
+#include <tendyn/core/format.hpp>
 #include <tendyn/io/csv.hpp>
 #include <tendyn/tree/algorithms.hpp>
 #include <tendyn/viz/tree_scene.hpp>
@@ -90,7 +91,7 @@ void add_tree_frame(Scene& s, const tree::Model& m, tree::Data& d, double t_s, c
       s.plots[kTauPlot].series.size() != static_cast<std::size_t>(tau.size()))
     throw Error("tree scene: the scene was not made by make_scene for model '" + m.name + "'");
   if (!q.allFinite() || !v.allFinite() || !tau.allFinite())
-    throw Error("tree scene: non-finite q, v or tau at t = " + io::format_number(t_s) + " s");
+    throw Error("tree scene: non-finite q, v or tau at t = " + format_number(t_s) + " s");
   tree::forward_kinematics(m, d, q);
   std::vector<double> p(static_cast<std::size_t>(6 * n));
   for (int i = 0; i < n; ++i) {

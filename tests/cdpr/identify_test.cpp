@@ -335,7 +335,7 @@ TEST(CdprIdentify, LogCsvRoundTripAndErrors) {
   PlatformLog no_pose = log;
   no_pose.pose.resize(0, 0);
   EXPECT_THROW((void)identify_platform(m.geometry, no_pose), Error);
-  EXPECT_THROW((void)stiffness_fit_from_string("Stiffness"), Error);
+  EXPECT_THROW((void)stiffness_fit_from_string("stiff"), Error);
   EXPECT_EQ(stiffness_fit_from_string("stiffness-rest-length"), StiffnessFit::kStiffnessRestLength);
 }
 

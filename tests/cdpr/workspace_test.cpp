@@ -431,7 +431,7 @@ TEST(Workspace, BadInputNamesTheArgument) {
   r.start_m.setZero();
   r.tol_m = 1.0;
   EXPECT_NE(error_of([&] { cast_rays(model, {}, r); }).find("rays: tol_m 1 > step_m 0.05"), std::string::npos);
-  EXPECT_NE(error_of([] { workspace_kind_from_string("fesible"); }).find("expected feasible, static or closure"),
+  EXPECT_NE(error_of([] { workspace_kind_from_string("fesible"); }).find("unknown workspace kind 'fesible' (valid: feasible, static, closure)"),
             std::string::npos);
 }
 
@@ -495,7 +495,7 @@ TEST(WorkspaceCli, BadInputExits2WithThePlace) {
       {"--wrench-box fz=0:1", "--wrench-box: row 'fz' is not a row of the problem (fx, fy, mz)"},
       {"--wrench-box fx", "--wrench-box: 'fx': expected ROW=LO:HI"},
       {"--kind static --wrench-box fx=-1:1", "--wrench-box: only with --kind feasible"},
-      {"--kind feasable", "workspace kind 'feasable': expected feasible, static or closure"},
+      {"--kind feasable", "unknown workspace kind 'feasable' (valid: feasible, static, closure)"},
       {"--fmin 50 --fmax 10", "--fmin/--fmax: workspace: f_min_N 50 >= f_max_N 10"},
       {"--grid -1:1:10", "--grid: 1 axes given, this model needs 2"},
       {"--grid 1:-1:10,-1:1:10", "--grid x: lower bound 1 > upper bound -1"},

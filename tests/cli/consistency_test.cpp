@@ -265,9 +265,9 @@ TEST(CliConsistency, Exit2ForBadInputNamingTheOptionAndThePath) {
   EXPECT_NE(r.out.find("is a directory, not a file"), std::string::npos) << r.out;
   EXPECT_EQ(run("view " + (d / "nothing").string()).code, 2);
   EXPECT_EQ(run("sweep --psi-step 0").code, 2);  // a value the command rejects
-  r = run("plan --increment Step");  // enum names are exact
+  r = run("plan --increment stair");
   EXPECT_EQ(r.code, 2) << r.out;
-  EXPECT_NE(r.out.find("plan: --increment: unknown increment shape 'Step' (valid: ramp, step)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("plan: --increment: unknown increment shape 'stair' (valid: ramp, step)"), std::string::npos) << r.out;
   r = run("plan --increment step --ramp 0.5");
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.out.find("--ramp applies to --increment ramp only"), std::string::npos) << r.out;

@@ -16,11 +16,6 @@ namespace {
 using tendyn::io::YamlNode;
 using tendyn::test::error_of;
 
-TEST(YamlUtil, NumbersForMessagesAreShort) {
-  EXPECT_EQ(tendyn::io::num(std::numeric_limits<double>::max()), "1.79769e+308");  // not 309 digits
-  EXPECT_EQ(tendyn::io::num(0.25), "0.25");
-}
-
 TEST(YamlUtil, InvalidUtf8IsFoundAndPlaced) {
   EXPECT_EQ(tendyn::io::first_invalid_utf8("name: caf\xC3\xA9\n"), std::string_view::npos);
   EXPECT_EQ(tendyn::io::first_invalid_utf8("name: caf\xE9\n"), 9u);       // Latin-1

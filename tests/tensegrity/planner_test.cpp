@@ -229,10 +229,10 @@ TEST(Planner, StepIncrementIsFullAfterTheFirstStepAndRampIsUnchanged) {
   EXPECT_EQ(ts::increment_shape_from_string("step"), ts::IncrementShape::kStep);
   EXPECT_STREQ(ts::to_string(ts::IncrementShape::kRamp), "ramp");
   try {
-    ts::increment_shape_from_string("Ramp");
+    ts::increment_shape_from_string("Rampe");
     ADD_FAILURE() << "no error";
   } catch (const tendyn::Error& e) {
-    EXPECT_STREQ(e.what(), "unknown increment shape 'Ramp' (valid: ramp, step)");
+    EXPECT_STREQ(e.what(), "unknown increment shape 'Rampe' (valid: ramp, step)");
   }
   const auto f = three_bar_undriven();
   auto o = options(f, 0, 0.2);

@@ -406,7 +406,7 @@ TEST(TreeIdentify, LogErrorsNameThePlace) {
   expect_error("t_s,q:link1_joint_rad,q:link2_joint_rad,v:link1_joint_radps,tau:link1_joint_Nm,tau:link2_joint_Nm\n"
                "0,0,0,0,0,0\n",
                "has some v columns but not 'v:link2_joint'");
-  EXPECT_THROW((void)weighting_from_string("Joint"), Error);
+  EXPECT_THROW((void)weighting_from_string("joints"), Error);
   EXPECT_EQ(weighting_from_string("joint"), Weighting::kJoint);
 }
 

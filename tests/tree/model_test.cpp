@@ -210,13 +210,15 @@ TEST(TreeModel, EnumNamesRoundTripAndUnknownNamesListTheAccepted) {
   EXPECT_STREQ(to_string(JointType::kPrismatic), "prismatic");
   EXPECT_EQ(joint_type_from_string("continuous"), JointType::kRevolute);
   EXPECT_EQ(joint_type_from_string("floating"), JointType::kFree);
-  EXPECT_EQ(error_of([] { (void)joint_type_from_string("Revolute"); }),
-            "unknown joint type 'Revolute' (valid: fixed, revolute, continuous, prismatic, free, floating)");
+  EXPECT_EQ(joint_type_from_string("Revolute"), JointType::kRevolute);  // any case (tendyn/core/enum_names.hpp)
+  EXPECT_EQ(error_of([] { (void)joint_type_from_string("hinge"); }),
+            "unknown joint type 'hinge' (valid: fixed, revolute (also continuous), prismatic, free (also floating))");
   for (BaseMode m : {BaseMode::kAsWritten, BaseMode::kFictitious, BaseMode::kFree})
     EXPECT_EQ(base_mode_from_string(to_string(m)), m);
   EXPECT_STREQ(to_string(BaseMode::kAsWritten), "as-written");
-  EXPECT_EQ(error_of([] { (void)base_mode_from_string("as_written"); }),
-            "unknown base mode 'as_written' (valid: as-written, fictitious, free)");
+  EXPECT_EQ(base_mode_from_string("as_written"), BaseMode::kAsWritten);  // '_' reads as '-'
+  EXPECT_EQ(error_of([] { (void)base_mode_from_string("written"); }),
+            "unknown base mode 'written' (valid: as-written, fictitious, free)");
 }
 
 // validate() accepts every built model and names the broken invariant of a hand-edited one.

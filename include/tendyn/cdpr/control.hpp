@@ -33,6 +33,7 @@
 #pragma once
 #include <tendyn/cdpr/dynamics.hpp>
 #include <tendyn/cdpr/tension.hpp>
+#include <tendyn/core/enum_names.hpp>
 
 #include <Eigen/Core>
 #include <Eigen/Geometry>
@@ -55,9 +56,13 @@ enum class LowerProfile {
   /// not state the upper law; ours is step 2). The upper part of f* is unchanged.
   kSystem4,
 };
-/// "full" or "system4" (case-insensitive); throws tendyn::Error naming the accepted names.
-LowerProfile lower_profile_from_string(const std::string& name);
-const char* to_string(LowerProfile profile);
+/// The names of LowerProfile (tendyn/core/enum_names.hpp).
+constexpr EnumNames<LowerProfile, 2> enum_names(LowerProfile) {
+  return {"lower profile", {{{LowerProfile::kFull, "full"}, {LowerProfile::kSystem4, "system4"}}}};
+}
+/// "full" or "system4" (any case, '-' = '_'); throws tendyn::Error naming the accepted names.
+inline LowerProfile lower_profile_from_string(const std::string& name) { return enum_from_string<LowerProfile>(name); }
+inline const char* to_string(LowerProfile profile) { return enum_to_string(profile); }
 
 struct ControllerConfig {
   double kp_pos_Npm = 5.5e4;     ///< position stiffness [N/m]

@@ -11,6 +11,8 @@
 // Notation (frame-explicit, as in docs/CDPR.md): p_WA anchor A in world W [m]; p_PB attachment
 // point B in platform frame P [m]; p_WP, R_WP platform pose; p_WB = p_WP + R_WP p_PB.
 #pragma once
+#include <tendyn/core/enum_names.hpp>
+
 #include <Eigen/Core>
 
 #include <cstdint>
@@ -23,20 +25,30 @@ namespace tendyn::cdpr {
 /// Spatial robots have a 6-row structure matrix (Fx, Fy, Fz, Mx, My, Mz); planar robots move in
 /// the world x-y plane and have 3 rows (Fx, Fy, Mz).
 enum class Motion { kSpatial, kPlanar };
-/// "spatial" or "planar" (exact names, as in model files). Throws tendyn::Error otherwise.
-Motion motion_from_string(const std::string& name);
+/// The names of Motion (tendyn/core/enum_names.hpp).
+constexpr EnumNames<Motion, 2> enum_names(Motion) {
+  return {"motion", {{{Motion::kSpatial, "spatial"}, {Motion::kPlanar, "planar"}}}};
+}
+/// "spatial" or "planar" (as in model files; any case, '-' = '_'). Throws tendyn::Error otherwise.
+inline Motion motion_from_string(const std::string& name) { return enum_from_string<Motion>(name); }
 /// "spatial" or "planar".
-const char* to_string(Motion motion);
+inline const char* to_string(Motion motion) { return enum_to_string(motion); }
 
 /// Rows of a spatial wrench, used to pick a row subset of J (e.g. the document's (Fx, Fy, Mz)
 /// system (4) for the lower cables).
 enum class WrenchRow : int { kFx = 0, kFy = 1, kFz = 2, kMx = 3, kMy = 4, kMz = 5 };
 
-/// Parses "fx", "fy", "fz", "mx", "my", "mz" (case-insensitive). Throws tendyn::Error naming the
+/// The names of WrenchRow (tendyn/core/enum_names.hpp).
+constexpr EnumNames<WrenchRow, 6> enum_names(WrenchRow) {
+  return {"wrench row",
+          {{{WrenchRow::kFx, "fx"}, {WrenchRow::kFy, "fy"}, {WrenchRow::kFz, "fz"}, {WrenchRow::kMx, "mx"},
+           {WrenchRow::kMy, "my"}, {WrenchRow::kMz, "mz"}}}};
+}
+/// Parses "fx", "fy", "fz", "mx", "my", "mz" (any case, '-' = '_'). Throws tendyn::Error naming the
 /// accepted names otherwise.
-WrenchRow wrench_row_from_string(const std::string& name);
+inline WrenchRow wrench_row_from_string(const std::string& name) { return enum_from_string<WrenchRow>(name); }
 /// "fx", "fy", "fz", "mx", "my", "mz".
-const char* to_string(WrenchRow row);
+inline const char* to_string(WrenchRow row) { return enum_to_string(row); }
 
 /// Immutable robot description. Built and validated by make_model() or load_model().
 struct Model {

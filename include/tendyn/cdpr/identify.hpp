@@ -25,6 +25,7 @@
 #pragma once
 #include <tendyn/cdpr/geometry.hpp>
 #include <tendyn/core/differentiate.hpp>
+#include <tendyn/core/enum_names.hpp>
 
 #include <Eigen/Core>
 
@@ -65,10 +66,15 @@ enum class StiffnessFit {
   kStiffness,            ///< EA from logged rest lengths
   kStiffnessRestLength,  ///< k and a constant rest length
 };
+/// The names of StiffnessFit (tendyn/core/enum_names.hpp).
+constexpr EnumNames<StiffnessFit, 2> enum_names(StiffnessFit) {
+  return {"stiffness fit",
+          {{{StiffnessFit::kStiffness, "stiffness"}, {StiffnessFit::kStiffnessRestLength, "stiffness-rest-length"}}}};
+}
 /// "stiffness", "stiffness-rest-length".
-[[nodiscard]] const char* to_string(StiffnessFit fit);
+[[nodiscard]] inline const char* to_string(StiffnessFit fit) { return enum_to_string(fit); }
 /// Inverse of to_string(StiffnessFit); tendyn::Error "unknown stiffness fit 'x' (valid: ...)".
-[[nodiscard]] StiffnessFit stiffness_fit_from_string(const std::string& name);
+[[nodiscard]] inline StiffnessFit stiffness_fit_from_string(const std::string& name) { return enum_from_string<StiffnessFit>(name); }
 
 struct CableFitOptions {
   StiffnessFit fit = StiffnessFit::kStiffness;

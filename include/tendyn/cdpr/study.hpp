@@ -10,6 +10,7 @@
 // (x >> 11) 2^-53, so problems are identical on every platform and standard library.
 #pragma once
 #include <tendyn/cdpr/tension.hpp>
+#include <tendyn/core/enum_names.hpp>
 
 #include <Eigen/Core>
 
@@ -20,10 +21,14 @@
 namespace tendyn::cdpr {
 
 enum class WrenchMode { kFeasible, kUniform };
-/// "feasible" or "uniform" (exact names). Throws tendyn::Error naming the accepted names otherwise.
-WrenchMode wrench_mode_from_string(const std::string& name);
+/// The names of WrenchMode (tendyn/core/enum_names.hpp).
+constexpr EnumNames<WrenchMode, 2> enum_names(WrenchMode) {
+  return {"wrench mode", {{{WrenchMode::kFeasible, "feasible"}, {WrenchMode::kUniform, "uniform"}}}};
+}
+/// "feasible" or "uniform" (any case, '-' = '_'). Throws tendyn::Error naming the accepted names otherwise.
+inline WrenchMode wrench_mode_from_string(const std::string& name) { return enum_from_string<WrenchMode>(name); }
 /// "feasible" or "uniform".
-const char* to_string(WrenchMode mode);
+inline const char* to_string(WrenchMode mode) { return enum_to_string(mode); }
 
 struct RandomProblem {
   Eigen::MatrixXd J;  ///< (m x n)

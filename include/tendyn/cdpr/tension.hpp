@@ -63,6 +63,8 @@
 // The minimum-norm stages (exhaustive, exact stage 2) and the closed forms are defined in the
 // Euclidean norm of f, which column scaling would change, so they use the global scaling only.
 #pragma once
+#include <tendyn/core/enum_names.hpp>
+
 #include <Eigen/Core>
 
 #include <cstdint>
@@ -73,14 +75,23 @@
 namespace tendyn::cdpr {
 
 enum class Method { kExhaustive, kLawsonHanson, kExact, kClosedForm, kImprovedClosedForm, kCentred, kCentroid };
+/// The names of Method (tendyn/core/enum_names.hpp), aliases after the name.
+constexpr EnumNames<Method, 12> enum_names(Method) {
+  return {"tension method",
+          {{{Method::kExhaustive, "exhaustive"}, {Method::kLawsonHanson, "lawson-hanson"},
+           {Method::kLawsonHanson, "nnls"}, {Method::kLawsonHanson, "lsqnonneg"}, {Method::kExact, "exact"},
+           {Method::kClosedForm, "closed-form"}, {Method::kImprovedClosedForm, "improved-closed-form"},
+           {Method::kCentred, "centred"}, {Method::kCentred, "centered"}, {Method::kCentroid, "centroid"},
+           {Method::kCentroid, "barycentre"}, {Method::kCentroid, "barycenter"}}}};
+}
 /// "exhaustive", "lawson-hanson" (also "nnls", "lsqnonneg"), "exact", "closed-form",
 /// "improved-closed-form", "centred" (also "centered"), "centroid" (also "barycentre",
 /// "barycenter"); case-insensitive, '_' may stand for '-'. Throws tendyn::Error naming the
 /// accepted names for any other text.
-Method method_from_string(const std::string& name);
+inline Method method_from_string(const std::string& name) { return enum_from_string<Method>(name); }
 /// "exhaustive", "lawson-hanson", "exact", "closed-form", "improved-closed-form", "centred",
 /// "centroid".
-const char* to_string(Method method);
+inline const char* to_string(Method method) { return enum_to_string(method); }
 
 enum class Status {
   kOk,             ///< solution found
@@ -97,11 +108,18 @@ enum class Status {
                    ///< them. f is the method's answer to f >= 0, not a solution of the bounded
                    ///< problem (use exact or a closed form for that).
 };
+/// The names of Status (tendyn/core/enum_names.hpp).
+constexpr EnumNames<Status, 6> enum_names(Status) {
+  return {"tension status",
+          {{{Status::kOk, "ok"}, {Status::kNearSingular, "near_singular"}, {Status::kInfeasible, "infeasible"},
+           {Status::kIterationLimit, "iteration_limit"}, {Status::kNonFinite, "non_finite"},
+           {Status::kOutOfBounds, "out_of_bounds"}}}};
+}
 /// "ok", "near_singular", "infeasible", "iteration_limit", "non_finite", "out_of_bounds" (the names
 /// in CSV and JSON outputs).
-const char* to_string(Status status);
-/// The inverse of to_string(Status) (exact names). Throws tendyn::Error naming the accepted names.
-Status status_from_string(const std::string& name);
+inline const char* to_string(Status status) { return enum_to_string(status); }
+/// The inverse of to_string(Status) (any case, '-' = '_'). Throws tendyn::Error naming the accepted names.
+inline Status status_from_string(const std::string& name) { return enum_from_string<Status>(name); }
 
 struct SolverOptions {
   /// Lower tension bound [N]: enforced by exact and the closed forms; exhaustive and

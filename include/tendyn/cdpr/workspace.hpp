@@ -44,6 +44,7 @@
 #include <tendyn/cdpr/geometry.hpp>
 #include <tendyn/cdpr/tension.hpp>
 #include <tendyn/cdpr/tension_problem.hpp>
+#include <tendyn/core/enum_names.hpp>
 
 #include <Eigen/Core>
 
@@ -58,10 +59,16 @@
 namespace tendyn::cdpr {
 
 enum class WorkspaceKind { kFeasible, kStatic, kClosure };
-/// "feasible", "static", "closure" (case-insensitive). Throws tendyn::Error naming the accepted names.
-WorkspaceKind workspace_kind_from_string(const std::string& name);
+/// The names of WorkspaceKind (tendyn/core/enum_names.hpp).
+constexpr EnumNames<WorkspaceKind, 3> enum_names(WorkspaceKind) {
+  return {"workspace kind",
+          {{{WorkspaceKind::kFeasible, "feasible"}, {WorkspaceKind::kStatic, "static"},
+           {WorkspaceKind::kClosure, "closure"}}}};
+}
+/// "feasible", "static", "closure" (any case, '-' = '_'). Throws tendyn::Error naming the accepted names.
+inline WorkspaceKind workspace_kind_from_string(const std::string& name) { return enum_from_string<WorkspaceKind>(name); }
 /// "feasible", "static", "closure".
-const char* to_string(WorkspaceKind kind);
+inline const char* to_string(WorkspaceKind kind) { return enum_to_string(kind); }
 
 struct WorkspaceOptions {
   WorkspaceKind kind = WorkspaceKind::kFeasible;
@@ -87,8 +94,14 @@ enum class PoseClass : std::uint8_t {
   kUndefined,  ///< a cable has zero length at the pose (its direction is undefined): not inside
   kUndecided   ///< the solver hit its iteration cap: not inside (never seen on the shipped models)
 };
+/// The names of PoseClass (tendyn/core/enum_names.hpp).
+constexpr EnumNames<PoseClass, 4> enum_names(PoseClass) {
+  return {"pose class",
+          {{{PoseClass::kInside, "inside"}, {PoseClass::kOutside, "outside"}, {PoseClass::kUndefined, "undefined"},
+           {PoseClass::kUndecided, "undecided"}}}};
+}
 /// "inside", "outside", "undefined", "undecided".
-const char* to_string(PoseClass c);
+inline const char* to_string(PoseClass c) { return enum_to_string(c); }
 
 struct PoseVerdict {
   PoseClass cls = PoseClass::kOutside;

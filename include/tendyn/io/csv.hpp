@@ -11,6 +11,8 @@
 // - Errors are tendyn::Error with the place "path:line:col: reason" (col is the 1-based character
 //   column of the field), or "<what>: reason" for option lists.
 #pragma once
+#include <tendyn/core/format.hpp>
+
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -34,10 +36,9 @@ double parse_finite(std::string_view field, std::string_view where);
 /// element is an error naming its position. `where` names the option or place for errors.
 std::vector<double> parse_finite_list(std::string_view text, std::string_view where, char sep = ',');
 
-/// Appends v as "%.<digits>g" to out (-0 is written as 0). Allocation-free when out has capacity.
-void append_number(std::string& out, double v, int digits = 12);
-/// v as "%.<digits>g" (-0 written as 0).
-std::string format_number(double v, int digits = 12);
+/// The number formatter of core (tendyn/core/format.hpp), also named here: CSV fields use it.
+using tendyn::append_number;
+using tendyn::format_number;
 
 /// Builds one CSV line field by field: `line.num(t).num(x).text("ok")`; str() ends without '\n'.
 /// Reuse one CsvLine (clear()) to avoid allocating per row.

@@ -1,5 +1,6 @@
 // Parametric builders of standard tensegrity structures.
 #pragma once
+#include <tendyn/core/enum_names.hpp>
 #include <tendyn/tensegrity/model.hpp>
 
 #include <string>
@@ -19,11 +20,15 @@ enum class PrismLayout {
   /// R_z(360 deg k/n) applied to rod 0's. `pivot` is not used.
   kCentred,
 };
-/// "pivot" | "centred" -> PrismLayout (exact names). Throws tendyn::Error
+/// The names of PrismLayout (tendyn/core/enum_names.hpp).
+constexpr EnumNames<PrismLayout, 2> enum_names(PrismLayout) {
+  return {"prism layout", {{{PrismLayout::kPivot, "pivot"}, {PrismLayout::kCentred, "centred"}}}};
+}
+/// "pivot" | "centred" -> PrismLayout (any case, '-' = '_'). Throws tendyn::Error
 /// "unknown prism layout '<name>' (valid: pivot, centred)" for any other text.
-PrismLayout prism_layout_from_string(const std::string& name);
+inline PrismLayout prism_layout_from_string(const std::string& name) { return enum_from_string<PrismLayout>(name); }
 /// "pivot", "centred" (the names in model files, sweep specs and `tendyn sweep --layout`).
-const char* to_string(PrismLayout layout);
+inline const char* to_string(PrismLayout layout) { return enum_to_string(layout); }
 
 /// Regular n-prism (document 000's 3-prism for n = 3): n rods, a top ring, a bottom ring and n
 /// side cables. Rod k (0-based) has end 0 = bottom node "b<k+1>" and end 1 = top node "t<k+1>".

@@ -38,6 +38,7 @@
 // SuiteSparse) runs in one thread; the covariance comes from a problem over one buffer in a fixed
 // order: results are bit-identical from call to call and for any options.threads (tested).
 #pragma once
+#include <tendyn/core/enum_names.hpp>
 #include <tendyn/tensegrity/model.hpp>
 
 #include <functional>
@@ -96,10 +97,18 @@ enum class ParameterKind {
   kGroundDamping,    ///< compliant-ground damping [N s/m]
   kInitialState,     ///< the first segment's start state (13 numbers per rod, 11 unknowns per rod)
 };
+/// The names of ParameterKind (tendyn/core/enum_names.hpp).
+constexpr EnumNames<ParameterKind, 8> enum_names(ParameterKind) {
+  return {"parameter",
+          {{{ParameterKind::kStiffness, "stiffness"}, {ParameterKind::kDamping, "damping"},
+           {ParameterKind::kRestLength, "rest_length"}, {ParameterKind::kMass, "mass"},
+           {ParameterKind::kFriction, "friction"}, {ParameterKind::kGroundStiffness, "ground_stiffness"},
+           {ParameterKind::kGroundDamping, "ground_damping"}, {ParameterKind::kInitialState, "initial_state"}}}};
+}
 /// "stiffness" | "damping" | "rest_length" | "mass" | "friction" | "ground_stiffness" |
 /// "ground_damping" | "initial_state". Throws tendyn::Error "unknown parameter 'x' (valid: ...)".
-ParameterKind parameter_kind_from_string(const std::string& name);
-const char* to_string(ParameterKind kind);
+inline ParameterKind parameter_kind_from_string(const std::string& name) { return enum_from_string<ParameterKind>(name); }
+inline const char* to_string(ParameterKind kind) { return enum_to_string(kind); }
 
 /// One unknown (or, for kInitialState, the set of start-state unknowns). Elements: cable indices
 /// (stiffness, damping, rest length) or rod indices (mass), empty for ground parameters and the
@@ -122,9 +131,14 @@ std::vector<ParameterGroup> parse_fit_spec(const Model& model, const std::string
 
 /// Per-residual robust loss (applied as r' = sign(r) sqrt(rho(r^2)) on each weighted residual).
 enum class RobustLoss { kNone, kHuber, kCauchy };
+/// The names of RobustLoss (tendyn/core/enum_names.hpp).
+constexpr EnumNames<RobustLoss, 3> enum_names(RobustLoss) {
+  return {"robust loss",
+          {{{RobustLoss::kNone, "none"}, {RobustLoss::kHuber, "huber"}, {RobustLoss::kCauchy, "cauchy"}}}};
+}
 /// "none" | "huber" | "cauchy"; tendyn::Error "unknown robust loss 'x' (valid: none, huber, cauchy)".
-RobustLoss robust_loss_from_string(const std::string& name);
-const char* to_string(RobustLoss loss);
+inline RobustLoss robust_loss_from_string(const std::string& name) { return enum_from_string<RobustLoss>(name); }
+inline const char* to_string(RobustLoss loss) { return enum_to_string(loss); }
 
 struct IdentifyOptions {
   double dt_s = 1e-3;                ///< largest integration step (RK4) [s]
@@ -187,8 +201,15 @@ enum class FitVerdict {
   kNotConverged,     ///< the statistics reject the fit and the solver stopped at the iteration limit
   kNotIdentifiable,  ///< the statistics accept the fit but the data do not determine some parameters
 };
+/// The names of FitVerdict (tendyn/core/enum_names.hpp).
+constexpr EnumNames<FitVerdict, 5> enum_names(FitVerdict) {
+  return {"fit verdict",
+          {{{FitVerdict::kGood, "good"}, {FitVerdict::kPoorFit, "poor fit"},
+           {FitVerdict::kLocalMinimum, "local minimum suspected"}, {FitVerdict::kNotConverged, "not converged"},
+           {FitVerdict::kNotIdentifiable, "not identifiable"}}}};
+}
 /// "good" | "poor fit" | "local minimum suspected" | "not converged" | "not identifiable".
-const char* to_string(FitVerdict verdict);
+inline const char* to_string(FitVerdict verdict) { return enum_to_string(verdict); }
 /// Throws tendyn::Error naming the option when a value is out of range.
 void validate(const IdentifyOptions& options);
 

@@ -6,6 +6,7 @@
 // state is advanced and its quaternions have unit norm; data holds scratch from the last
 // evaluation, not necessarily of the new state. No step allocates.
 #pragma once
+#include <tendyn/core/enum_names.hpp>
 #include <tendyn/core/integrate.hpp>
 #include <tendyn/tensegrity/dynamics.hpp>
 
@@ -21,9 +22,16 @@ enum class Integrator {
                     ///< 2nd order, no energy drift in long conservative runs, 2 evaluations per step
 };
 
+/// The names of Integrator (tendyn/core/enum_names.hpp), aliases after the name.
+constexpr EnumNames<Integrator, 5> enum_names(Integrator) {
+  return {"integrator",
+          {{{Integrator::kRK4, "rk4"}, {Integrator::kDormandPrince45, "dopri5"},
+           {Integrator::kDormandPrince45, "dormand-prince"}, {Integrator::kLieVerlet, "lie-verlet"},
+           {Integrator::kLieVerlet, "symplectic"}}}};
+}
 /// "rk4", "dopri5", "lie-verlet". Throws tendyn::Error on an unknown name (listing the valid ones).
-Integrator integrator_from_string(const std::string& name);
-const char* to_string(Integrator integrator);
+inline Integrator integrator_from_string(const std::string& name) { return enum_from_string<Integrator>(name); }
+inline const char* to_string(Integrator integrator) { return enum_to_string(integrator); }
 
 /// One RK4 step of size h [s].
 void step_rk4(const Model& model, Data& data, State& state, double h);

@@ -49,6 +49,7 @@
 // functions with output arguments resize them on first use only; lagrange_derivative and the step
 // functions never allocate (checked with a counting operator new, controller and ground on).
 #pragma once
+#include <tendyn/core/enum_names.hpp>
 #include <tendyn/tensegrity/simulate.hpp>
 
 #include <functional>
@@ -64,11 +65,17 @@ enum class QuaternionStabilisation {
   kBaumgarte,
   kNone,  ///< the plain index-1 DAE of the document (drift grows with time)
 };
-/// "projection" | "baumgarte" | "none" -> QuaternionStabilisation (exact names). Throws
+/// The names of QuaternionStabilisation (tendyn/core/enum_names.hpp).
+constexpr EnumNames<QuaternionStabilisation, 3> enum_names(QuaternionStabilisation) {
+  return {"quaternion stabilisation",
+          {{{QuaternionStabilisation::kProjection, "projection"}, {QuaternionStabilisation::kBaumgarte, "baumgarte"},
+           {QuaternionStabilisation::kNone, "none"}}}};
+}
+/// "projection" | "baumgarte" | "none" -> QuaternionStabilisation (any case, '-' = '_'). Throws
 /// tendyn::Error "unknown quaternion stabilisation '<name>' (valid: projection, baumgarte, none)".
-QuaternionStabilisation quaternion_stabilisation_from_string(const std::string& name);
+inline QuaternionStabilisation quaternion_stabilisation_from_string(const std::string& name) { return enum_from_string<QuaternionStabilisation>(name); }
 /// "projection", "baumgarte", "none".
-const char* to_string(QuaternionStabilisation stabilisation);
+inline const char* to_string(QuaternionStabilisation stabilisation) { return enum_to_string(stabilisation); }
 
 struct LagrangeOptions {
   QuaternionStabilisation stabilisation = QuaternionStabilisation::kProjection;

@@ -18,6 +18,7 @@
 // Every change or omission is reported as a note (MjcfExport::notes) and in an XML comment at the
 // top of the file.
 #pragma once
+#include <tendyn/core/enum_names.hpp>
 #include <tendyn/tensegrity/simulate.hpp>
 
 #include <string>
@@ -27,11 +28,15 @@ namespace tendyn::tensegrity {
 
 /// MuJoCo's integrator option (the names are MuJoCo's).
 enum class MjcfIntegrator { kRK4, kEuler };
-/// "RK4" | "Euler" -> MjcfIntegrator (exact names, as MuJoCo spells them). Throws tendyn::Error
+/// The names of MjcfIntegrator (tendyn/core/enum_names.hpp).
+constexpr EnumNames<MjcfIntegrator, 2> enum_names(MjcfIntegrator) {
+  return {"MJCF integrator", {{{MjcfIntegrator::kRK4, "RK4"}, {MjcfIntegrator::kEuler, "Euler"}}}};
+}
+/// "RK4" | "Euler" -> MjcfIntegrator (as MuJoCo spells them; any case). Throws tendyn::Error
 /// "unknown MJCF integrator '<name>' (valid: RK4, Euler)" for any other text.
-MjcfIntegrator mjcf_integrator_from_string(const std::string& name);
+inline MjcfIntegrator mjcf_integrator_from_string(const std::string& name) { return enum_from_string<MjcfIntegrator>(name); }
 /// "RK4", "Euler" (the value of <option integrator=...>).
-const char* to_string(MjcfIntegrator integrator);
+inline const char* to_string(MjcfIntegrator integrator) { return enum_to_string(integrator); }
 
 struct MjcfOptions {
   double timestep_s = 1e-3;        ///< MuJoCo option timestep [s], > 0

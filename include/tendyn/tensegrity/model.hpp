@@ -9,6 +9,8 @@
 // made from the model (make_data). One Model can be simulated from many threads, each with its
 // own Data.
 #pragma once
+#include <tendyn/core/enum_names.hpp>
+
 #include <Eigen/Core>
 #include <Eigen/Geometry>
 
@@ -77,11 +79,15 @@ enum class DampingLaw {
   /// acting only while the element is loaded (taut, for a tension-only cable).
   kRelativeVelocity,
 };
-/// "axial" | "relative_velocity" -> DampingLaw (exact names). Throws tendyn::Error
+/// The names of DampingLaw (tendyn/core/enum_names.hpp).
+constexpr EnumNames<DampingLaw, 2> enum_names(DampingLaw) {
+  return {"damping law", {{{DampingLaw::kAxial, "axial"}, {DampingLaw::kRelativeVelocity, "relative_velocity"}}}};
+}
+/// "axial" | "relative_velocity" -> DampingLaw (any case, '-' = '_'). Throws tendyn::Error
 /// "unknown damping law '<name>' (valid: axial, relative_velocity)" for any other text.
-DampingLaw damping_law_from_string(const std::string& name);
+inline DampingLaw damping_law_from_string(const std::string& name) { return enum_from_string<DampingLaw>(name); }
 /// "axial", "relative_velocity" (the names in model files and sweep specs).
-const char* to_string(DampingLaw law);
+inline const char* to_string(DampingLaw law) { return enum_to_string(law); }
 
 /// What a tension-only cable does when its damped force would push (its ends approach fast
 /// enough that k (l - l0) + c dl/dt < 0 while l > l0). Applies to both damping laws.
@@ -98,11 +104,16 @@ enum class CableForceSign {
   /// (signed, > 0 pulls), not `tension_N`, and the viewer's colour bar covers negative values.
   kPaperLaw,
 };
-/// "clamp_tension" | "paper_law" -> CableForceSign (exact names). Throws tendyn::Error
+/// The names of CableForceSign (tendyn/core/enum_names.hpp).
+constexpr EnumNames<CableForceSign, 2> enum_names(CableForceSign) {
+  return {"cable force sign",
+          {{{CableForceSign::kClampTension, "clamp_tension"}, {CableForceSign::kPaperLaw, "paper_law"}}}};
+}
+/// "clamp_tension" | "paper_law" -> CableForceSign (any case, '-' = '_'). Throws tendyn::Error
 /// "unknown cable force sign '<name>' (valid: clamp_tension, paper_law)" for any other text.
-CableForceSign cable_force_sign_from_string(const std::string& name);
+inline CableForceSign cable_force_sign_from_string(const std::string& name) { return enum_from_string<CableForceSign>(name); }
 /// "clamp_tension", "paper_law" (the names in model files: key `cable_force_sign`).
-const char* to_string(CableForceSign sign);
+inline const char* to_string(CableForceSign sign) { return enum_to_string(sign); }
 
 /// An elastic element between two nodes (document 000 eq. 2): a cable (tension-only, default) or,
 /// with tension_only = false, a spring that also pushes (the document's "relaxation" elements).
@@ -198,9 +209,15 @@ struct Winch {
     return (control == Control::kPosition ? position_command_limit() : command_limit) * no_load_speed_radps * length_per_rad();
   }
 };
+/// The names of Winch::Control (tendyn/core/enum_names.hpp).
+constexpr EnumNames<Winch::Control, 3> enum_names(Winch::Control) {
+  return {"winch control",
+          {{{Winch::Control::kPosition, "position"}, {Winch::Control::kVoltage, "voltage"},
+           {Winch::Control::kTorque, "torque"}}}};
+}
 /// "position" | "voltage" | "torque" -> Winch::Control. Throws tendyn::Error naming the valid names.
-Winch::Control winch_control_from_string(const std::string& name);
-const char* to_string(Winch::Control control);
+inline Winch::Control winch_control_from_string(const std::string& name) { return enum_from_string<Winch::Control>(name); }
+inline const char* to_string(Winch::Control control) { return enum_to_string(control); }
 
 /// Generalised state: per rod 13 numbers [p_WC(3), q_WB(4: w x y z), v_WC(3), w_W(3)],
 /// angular velocity in the world frame, then 3 per winch (Winch). Flat so that integrators can
@@ -254,16 +271,26 @@ struct Ground {
   double damping_Nspm = 300.0;      ///< per rod end
   double slip_velocity_mps = 1e-3;  ///< friction regularisation
 };
-/// "none" | "impulse" | "compliant" -> Ground::Type (exact names). Throws tendyn::Error
+/// The names of Ground::Type (tendyn/core/enum_names.hpp).
+constexpr EnumNames<Ground::Type, 3> enum_names(Ground::Type) {
+  return {"ground type",
+          {{{Ground::Type::kNone, "none"}, {Ground::Type::kImpulse, "impulse"},
+           {Ground::Type::kCompliant, "compliant"}}}};
+}
+/// "none" | "impulse" | "compliant" -> Ground::Type (any case, '-' = '_'). Throws tendyn::Error
 /// "unknown ground type '<name>' (valid: none, impulse, compliant)" for any other text.
-Ground::Type ground_type_from_string(const std::string& name);
+inline Ground::Type ground_type_from_string(const std::string& name) { return enum_from_string<Ground::Type>(name); }
 /// "none", "impulse", "compliant" (the names in model files).
-const char* to_string(Ground::Type type);
-/// "coulomb" | "printed" -> Ground::FrictionLaw (exact names). Throws tendyn::Error
+inline const char* to_string(Ground::Type type) { return enum_to_string(type); }
+/// The names of Ground::FrictionLaw (tendyn/core/enum_names.hpp).
+constexpr EnumNames<Ground::FrictionLaw, 2> enum_names(Ground::FrictionLaw) {
+  return {"friction law", {{{Ground::FrictionLaw::kCoulomb, "coulomb"}, {Ground::FrictionLaw::kPrinted, "printed"}}}};
+}
+/// "coulomb" | "printed" -> Ground::FrictionLaw (any case, '-' = '_'). Throws tendyn::Error
 /// "unknown friction law '<name>' (valid: coulomb, printed)" for any other text.
-Ground::FrictionLaw friction_law_from_string(const std::string& name);
+inline Ground::FrictionLaw friction_law_from_string(const std::string& name) { return enum_from_string<Ground::FrictionLaw>(name); }
 /// "coulomb", "printed" (the names in model files: ground key `friction_law`).
-const char* to_string(Ground::FrictionLaw law);
+inline const char* to_string(Ground::FrictionLaw law) { return enum_to_string(law); }
 
 struct Model {
   std::string name = "tensegrity";

@@ -59,6 +59,7 @@
 // Rollouts run on `threads` threads; candidates are indexed and reduced by index, so the executed
 // schedule is bit-identical for any thread count.
 #pragma once
+#include <tendyn/core/enum_names.hpp>
 #include <tendyn/tensegrity/simulate.hpp>
 
 #include <string>
@@ -73,12 +74,18 @@ struct PlanPath {
 };
 
 enum class Planner { kExhaustive, kCoordinateSearch, kLookahead, kScreened };
-/// "exhaustive" | "coordinate" | "lookahead" | "screened" -> Planner (exact names). Throws
+/// The names of Planner (tendyn/core/enum_names.hpp).
+constexpr EnumNames<Planner, 4> enum_names(Planner) {
+  return {"planner",
+          {{{Planner::kExhaustive, "exhaustive"}, {Planner::kCoordinateSearch, "coordinate"},
+           {Planner::kLookahead, "lookahead"}, {Planner::kScreened, "screened"}}}};
+}
+/// "exhaustive" | "coordinate" | "lookahead" | "screened" -> Planner (any case, '-' = '_'). Throws
 /// tendyn::Error "unknown planner '<name>' (valid: exhaustive, coordinate, lookahead, screened)"
 /// for any other text.
-Planner planner_from_string(const std::string& name);
+inline Planner planner_from_string(const std::string& name) { return enum_from_string<Planner>(name); }
 /// "exhaustive", "coordinate", "lookahead", "screened" (the names of `tendyn plan --planner` and plan.json).
-const char* to_string(Planner planner);
+inline const char* to_string(Planner planner) { return enum_to_string(planner); }
 
 /// How a drive cable's increment is applied within a control period. Document 001 (3-2) states
 /// only the increment per period, {-u0, 0, +u0}; the shape inside the period is left open (ours
@@ -96,11 +103,15 @@ enum class IncrementShape {
   /// Requires ramp_fraction = 1 (plan() throws otherwise).
   kStep,
 };
-/// "ramp" | "step" -> IncrementShape (exact names). Throws tendyn::Error
+/// The names of IncrementShape (tendyn/core/enum_names.hpp).
+constexpr EnumNames<IncrementShape, 2> enum_names(IncrementShape) {
+  return {"increment shape", {{{IncrementShape::kRamp, "ramp"}, {IncrementShape::kStep, "step"}}}};
+}
+/// "ramp" | "step" -> IncrementShape (any case, '-' = '_'). Throws tendyn::Error
 /// "unknown increment shape '<name>' (valid: ramp, step)" for any other text.
-IncrementShape increment_shape_from_string(const std::string& name);
+inline IncrementShape increment_shape_from_string(const std::string& name) { return enum_from_string<IncrementShape>(name); }
 /// "ramp", "step" (the names of `tendyn plan --increment`).
-const char* to_string(IncrementShape shape);
+inline const char* to_string(IncrementShape shape) { return enum_to_string(shape); }
 
 struct PlannerOptions {
   std::vector<int> drive_cables;   ///< cable indices (m of them)

@@ -27,6 +27,7 @@
 // torque is measured (for a floating base: the base wrench rows too, zero for a free-flying robot).
 #pragma once
 #include <tendyn/core/differentiate.hpp>
+#include <tendyn/core/enum_names.hpp>
 #include <tendyn/tree/data.hpp>
 #include <tendyn/tree/model.hpp>
 
@@ -138,10 +139,14 @@ enum class Weighting {
   kJoint,  ///< Gautier & Khalil: each joint's rows divided by that joint's residual rms of an
            ///< ordinary fit (torques of different size and noise weigh alike)
 };
+/// The names of Weighting (tendyn/core/enum_names.hpp).
+constexpr EnumNames<Weighting, 2> enum_names(Weighting) {
+  return {"weighting", {{{Weighting::kNone, "none"}, {Weighting::kJoint, "joint"}}}};
+}
 /// "none", "joint".
-[[nodiscard]] const char* to_string(Weighting weighting);
+[[nodiscard]] inline const char* to_string(Weighting weighting) { return enum_to_string(weighting); }
 /// Inverse of to_string(Weighting); throws tendyn::Error "unknown weighting 'x' (valid: none, joint)".
-[[nodiscard]] Weighting weighting_from_string(const std::string& name);
+[[nodiscard]] inline Weighting weighting_from_string(const std::string& name) { return enum_from_string<Weighting>(name); }
 
 /// Options of identify_inertial_parameters().
 struct IdentifyOptions {

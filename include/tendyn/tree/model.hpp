@@ -16,6 +16,8 @@
 //
 // The Model is immutable once built (ModelBuilder::build); all scratch lives in tree::Data.
 #pragma once
+#include <tendyn/core/enum_names.hpp>
+
 #include <Eigen/Core>
 #include <Eigen/Geometry>
 
@@ -31,12 +33,18 @@ namespace tendyn::tree {
 /// massless links + the body.
 enum class JointType { kFixed, kRevolute, kPrismatic, kFree };
 
+/// The names of JointType (tendyn/core/enum_names.hpp), aliases after the name.
+constexpr EnumNames<JointType, 6> enum_names(JointType) {
+  return {"joint type",
+          {{{JointType::kFixed, "fixed"}, {JointType::kRevolute, "revolute"}, {JointType::kRevolute, "continuous"},
+           {JointType::kPrismatic, "prismatic"}, {JointType::kFree, "free"}, {JointType::kFree, "floating"}}}};
+}
 /// "fixed", "revolute", "prismatic", "free".
-[[nodiscard]] const char* to_string(JointType type);
+[[nodiscard]] inline const char* to_string(JointType type) { return enum_to_string(type); }
 /// The inverse of to_string(JointType), also accepting the URDF names "continuous" (= revolute)
-/// and "floating" (= free); exact, case-sensitive. Throws tendyn::Error "unknown joint type
-/// '<name>' (accepted: ...)" listing the accepted names for any other text.
-[[nodiscard]] JointType joint_type_from_string(const std::string& name);
+/// and "floating" (= free); any case, '-' = '_'. Throws tendyn::Error "unknown joint type
+/// '<name>' (valid: fixed, revolute (also continuous), ...)" listing the accepted names for any other text.
+[[nodiscard]] inline JointType joint_type_from_string(const std::string& name) { return enum_from_string<JointType>(name); }
 
 struct Joint {
   std::string name;
@@ -135,11 +143,16 @@ class ModelBuilder {
 /// How to model a floating base when loading: as written in the file, as the document's
 /// fictitious 6-joint chain, or as a free joint with a unit quaternion.
 enum class BaseMode { kAsWritten, kFictitious, kFree };
+/// The names of BaseMode (tendyn/core/enum_names.hpp).
+constexpr EnumNames<BaseMode, 3> enum_names(BaseMode) {
+  return {"base mode",
+          {{{BaseMode::kAsWritten, "as-written"}, {BaseMode::kFictitious, "fictitious"}, {BaseMode::kFree, "free"}}}};
+}
 /// "as-written", "fictitious", "free" (the CLI's --base values).
-[[nodiscard]] const char* to_string(BaseMode mode);
-/// The inverse of to_string(BaseMode) (exact names). Throws tendyn::Error "unknown base mode
-/// '<name>' (accepted: as-written, fictitious, free)".
-[[nodiscard]] BaseMode base_mode_from_string(const std::string& name);
+[[nodiscard]] inline const char* to_string(BaseMode mode) { return enum_to_string(mode); }
+/// The inverse of to_string(BaseMode) (any case, '-' = '_'). Throws tendyn::Error "unknown base mode
+/// '<name>' (valid: as-written, fictitious, free)".
+[[nodiscard]] inline BaseMode base_mode_from_string(const std::string& name) { return enum_from_string<BaseMode>(name); }
 
 /// Returns a copy of `m` in which every free joint is replaced by the fictitious 6-joint chain
 /// (kFictitious) or every fictitious chain by a free joint (kFree).
