@@ -54,7 +54,7 @@ export function startLive(root, { Viewer, hooks, showError, clearError }) {
   const scrub = document.getElementById('scrub');
   if (scrub) scrub.addEventListener('input', () => { follow.checked = false; });
 
-  const st = { session: 0, count: 0, meta: null, loaded: false, polls: 0, error: null, lastNewMs: performance.now(), stale: false, gone: false, paused: false, stepsLeft: 0 };
+  const st = { session: 0, count: 0, meta: null, loaded: false, polls: 0, error: null, lastNewMs: performance.now(), stale: false, gone: false, paused: false, stepsLeft: 0, serverCount: 0 };
   const showControl = () => {
     pauseBtn.textContent = st.paused ? 'resume program' : 'pause program';
     ctlState.textContent = st.paused ? `paused: the program waits in send_frame${st.stepsLeft > 0 ? ` (${st.stepsLeft} frames of the step to go)` : ''}` : '';
@@ -89,7 +89,7 @@ export function startLive(root, { Viewer, hooks, showError, clearError }) {
     live: () => ({
       session: st.session, count: st.count, polls: st.polls, frames: viewer.store ? viewer.store.n : 0,
       shown: viewer.store && viewer.store.n ? viewer.frameIndex : -1, last: lastFrame(), error: st.error,
-      stale: st.stale, gone: st.gone, keep: keep.checked, note: note.textContent, paused: st.paused, steps_left: st.stepsLeft,
+      stale: st.stale, gone: st.gone, keep: keep.checked, note: note.textContent, paused: st.paused, steps_left: st.stepsLeft, server_count: st.serverCount,
     }),
   });
 
@@ -130,6 +130,7 @@ export function startLive(root, { Viewer, hooks, showError, clearError }) {
         if (!keep.checked && viewer.store.n > MAX_PAGE_FRAMES) viewer.load(st.meta, storeSlice(viewer.store, viewer.store.n - MAX_PAGE_FRAMES / 2));
       }
     }
+    st.serverCount = ans.count;
     if (typeof ans.paused === 'boolean') {
       st.paused = ans.paused;
       st.stepsLeft = ans.steps_left || 0;

@@ -175,7 +175,8 @@ describe('live view', () => {
     const own = await startServer();
     const errors = [];
     const page = await newPage(browser, errors);
-    const count = () => page.evaluate(() => window.tendyn.live().count);
+    // frames the server holds (the page may still be fetching them, 2000 per poll)
+    const count = () => page.evaluate(() => window.tendyn.live().server_count);
     const settle = async () => {  // the count once it stops changing for 0.5 s
       let c = await count();
       for (let i = 0; i < 40; i++) {
@@ -206,11 +207,11 @@ describe('live view', () => {
       // step 5 frames: exactly five more, then it waits again
       await page.fill('#live-step-n', '5');
       await page.click('#live-step');
-      await page.waitForFunction((n) => window.tendyn.live().count >= n, c0 + 5, { timeout: 10000 });
+      await page.waitForFunction((n) => window.tendyn.live().server_count >= n, c0 + 5, { timeout: 10000 });
       assert.equal(await settle(), c0 + 5);
       await new Promise((r) => setTimeout(r, 1000));
       const l = await page.evaluate(() => window.tendyn.live());
-      assert.equal(l.count, c0 + 5, 'the step let 5 frames through, no more');
+      assert.equal(l.server_count, c0 + 5, 'the step let 5 frames through, no more');
       assert.equal(l.paused, true);
       assert.equal(l.steps_left, 0);
       // resume: the program runs to its end, every frame in order
