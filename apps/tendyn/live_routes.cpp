@@ -66,7 +66,7 @@ void add_live_routes(httplib::Server& svr, bool loopback, std::size_t max_body_b
           reply(res, 200, {{"session", store->set_scene(body)}});
         } else {
           const int added = store->push_frames(body);
-          reply(res, 200, {{"session", store->session()}, {"count", store->count()}, {"added", added}});
+          reply(res, 200, {{"session", store->session()}, {"count", store->count()}, {"added", added}, {"paused", store->paused()}});
         }
       } catch (const viz::LiveRequestError& e) {
         reply(res, e.status(), {{"error", e.what()}});
@@ -74,6 +74,25 @@ void add_live_routes(httplib::Server& svr, bool loopback, std::size_t max_body_b
     };
   };
   svr.Post("/live/scene", post(true));
+  // POST /live/control: the page pauses, resumes or steps the program; POST /live/permit: a paused
+  // program's send_frame waits here (up to 1 s per request) for the page to let a frame through.
+  svr.Post("/live/control", [=](const httplib::Request&, httplib::Response& res, const httplib::ContentReader& reader) {
+    if (!loopback) return refuse(res);
+    std::string body;
+    if (!read_body(reader, res, max_body_bytes, body)) return;
+    try {
+      res.set_content(store->control(body), "application/json");
+    } catch (const viz::LiveRequestError& e) {
+      reply(res, e.status(), {{"error", e.what()}});
+    }
+  });
+  svr.Post("/live/permit", [=](const httplib::Request&, httplib::Response& res, const httplib::ContentReader& reader) {
+    if (!loopback) return refuse(res);
+    std::string body;
+    if (!read_body(reader, res, max_body_bytes, body)) return;
+    const bool granted = store->permit(kLongPollS);
+    reply(res, 200, {{"granted", granted}, {"paused", store->paused()}});
+  });
   svr.Post("/live/frame", post(false));
   // GET /live/state?session=S&after=N[&keep=1]: waits up to 1 s for news, then answers (the page
   // polls again at most 30 times a second). keep=1: the oldest frames not yet seen (a page that

@@ -99,6 +99,7 @@ int main(int argc, char** argv) {
   tendyn::cli::register_identify(app);
   tendyn::cli::register_study(app);
   tendyn::cli::register_view(app);
+  tendyn::cli::register_render(app);
   tendyn::cli::register_serve(app);
 #ifdef TENDYN_WITH_CDPR
   tendyn::cli::register_tension(app);

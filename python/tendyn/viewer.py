@@ -66,6 +66,8 @@ class LiveViewer:
           above in one session).
 
         Returns False while posts fail (the server went away); a warning says why, once per reason.
+        While the live page holds the program paused ("pause program"), this call waits until the
+        page resumes it or lets a step of frames through (docs/VIEWER.md "Pause and step").
         """
         if isinstance(state_or_data, tensegrity.State):
             ok = self.client.send_frame(state_or_data.time_s if t is None else float(t), self.model, state_or_data, data)

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <chrono>
 #include <cmath>
@@ -308,6 +309,8 @@ long LiveStore::set_scene(std::string_view body) {
     header_json_ = std::move(header);
     base_ = 0;
     ++session_;
+    paused_ = false;  // a new program is not held by an earlier one's pause
+    steps_left_ = 0;
   }
   changed_.notify_all();
   return session();
@@ -372,7 +375,8 @@ std::string LiveStore::state_json(long session, long after, int max_frames, bool
   if (in_order) first = fresh ? base_ : std::max(after, base_);
   first = std::min(first, count);
   const long last = in_order ? std::min(count, first + std::max(0, max_frames)) : count;
-  std::string o = "{\"session\":" + std::to_string(session_) + ",\"count\":" + std::to_string(count) + ",\"first\":" + std::to_string(first);
+  std::string o = "{\"session\":" + std::to_string(session_) + ",\"count\":" + std::to_string(count) + ",\"first\":" + std::to_string(first) +
+                  ",\"paused\":" + (paused_ ? "true" : "false") + ",\"steps_left\":" + std::to_string(steps_left_);
   if (fresh) o += ",\"scene\":" + (session_ == 0 ? std::string("null") : header_json_);
   o += ",\"frames\":";
   o += frames_json(scene_, static_cast<int>(first - base_), static_cast<int>(last - base_));
@@ -382,13 +386,65 @@ std::string LiveStore::state_json(long session, long after, int max_frames, bool
 
 bool LiveStore::wait(long session, long after, double timeout_s) const {
   std::unique_lock lock(mutex_);
-  return changed_.wait_for(lock, std::chrono::duration<double>(std::max(0.0, timeout_s)),
-                           [&] { return session_ != session || base_ + scene_.nframe() != after; });
+  const bool was_paused = paused_;
+  const long was_steps = steps_left_;
+  return changed_.wait_for(lock, std::chrono::duration<double>(std::max(0.0, timeout_s)), [&] {
+    return session_ != session || base_ + scene_.nframe() != after || paused_ != was_paused || steps_left_ != was_steps;
+  });
 }
 
 long LiveStore::session() const {
   std::lock_guard lock(mutex_);
   return session_;
+}
+
+std::string LiveStore::control(std::string_view body) {
+  const json j = parse_body(body, "control");
+  if (!j.is_object()) bad(400, "control: must be an object {\"action\": \"pause\" | \"resume\" | \"step\", \"frames\": N}");
+  if (!j.contains("action") || !j["action"].is_string()) bad(400, "control.action: must be a string (pause, resume or step)");
+  const std::string action = j["action"].get<std::string>();
+  long frames = 1;
+  if (j.contains("frames")) {
+    if (!j["frames"].is_number_integer()) bad(400, "control.frames: must be an integer");
+    frames = j["frames"].get<long>();
+    if (frames < 1 || frames > 1000000) bad(422, "control.frames: " + std::to_string(frames) + " out of range [1, 1000000]");
+  }
+  {
+    std::lock_guard lock(mutex_);
+    if (action == "pause") {
+      paused_ = true;
+      steps_left_ = 0;
+    } else if (action == "resume") {
+      paused_ = false;
+      steps_left_ = 0;
+    } else if (action == "step") {
+      paused_ = true;
+      steps_left_ = frames;
+    } else {
+      bad(422, "control.action: unknown action '" + action + "' (pause, resume or step)");
+    }
+  }
+  changed_.notify_all();
+  return control_json();
+}
+
+bool LiveStore::permit(double timeout_s) {
+  std::unique_lock lock(mutex_);
+  if (!changed_.wait_for(lock, std::chrono::duration<double>(std::max(0.0, timeout_s)), [&] { return !paused_ || steps_left_ > 0; }))
+    return false;
+  if (paused_) --steps_left_;
+  changed_.notify_all();  // pages see the step count go down
+  return true;
+}
+
+std::string LiveStore::control_json() const {
+  std::lock_guard lock(mutex_);
+  return std::string("{\"paused\":") + (paused_ ? "true" : "false") + ",\"steps_left\":" + std::to_string(steps_left_) + "}";
+}
+
+bool LiveStore::paused() const {
+  std::lock_guard lock(mutex_);
+  return paused_;
 }
 
 long LiveStore::count() const {
@@ -474,6 +530,7 @@ struct LiveClient::Impl {
   std::chrono::steady_clock::time_point pace_wall0;
   bool has_pending = false;
   bool stop = false;
+  std::atomic<bool> server_paused{false};  // the last answer said: the page paused the program
   bool last_ok = true;
   long given_seq = 0, done_seq = 0;
   LiveStats stats;
@@ -481,11 +538,31 @@ struct LiveClient::Impl {
   std::unique_ptr<tensegrity::Data> data;  // send_frame(t, model, state)
 
   /// "" on success, else the reason.
-  std::string post(httplib::Client& c, const char* path, const std::string& body) const {
+  std::string post(httplib::Client& c, const char* path, const std::string& body) {
     auto res = c.Post(path, headers, body, "application/json");
     if (!res) return "no tendyn serve at " + base_url + " (" + httplib::to_string(res.error()) + ")";
     if (res->status != 200) return base_url + path + ": HTTP " + std::to_string(res->status) + ": " + answer_message(*res);
+    server_paused = res->body.find("\"paused\":true") != std::string::npos;
     return {};
+  }
+
+  /// While the page holds the program paused: waits (the caller's thread) for a permit to
+  /// publish one frame (the page resumed, or a step). A failed request ends the wait.
+  void wait_while_paused() {
+    if (!server_paused || !http) return;
+    while (server_paused) {
+      auto res = http->Post("/live/permit", headers, "{}", "application/json");
+      if (!res || res->status != 200) {
+        server_paused = false;  // no server (or an older one): never hold the program
+        break;
+      }
+      if (res->body.find("\"granted\":true") != std::string::npos) {
+        server_paused = res->body.find("\"paused\":true") != std::string::npos;
+        break;
+      }
+    }
+    std::lock_guard lock(mutex);
+    paced = false;  // real-time pacing starts again from here, not catching up on the pause
   }
 
   void run() {
@@ -552,6 +629,7 @@ struct LiveClient::Impl {
   }
 
   bool store(LiveFrame& frame) {  // swaps `frame` into the slot (or the queue)
+    wait_while_paused();
     pace(frame.t_s);
     {
       std::unique_lock lock(mutex);

@@ -267,6 +267,46 @@ TEST(LiveStore, InOrderAnswersGiveTheOldestUnseenFramesWithoutGaps) {
   EXPECT_EQ(st["frames"]["t_s"].back().get<double>(), 499.0);
 }
 
+TEST(LiveStore, PauseHoldsPermitsAndAStepLetsExactlyNThrough) {
+  LiveStore store;
+  store.set_scene(R"({"title": "dot", "points": ["p"]})");
+  EXPECT_TRUE(store.permit(0.0));  // running: every frame may go
+  EXPECT_EQ(json::parse(store.control(R"({"action": "pause"})")), json::parse(R"({"paused": true, "steps_left": 0})"));
+  EXPECT_TRUE(store.paused());
+  EXPECT_FALSE(store.permit(0.05));  // paused: the program waits
+  store.control(R"({"action": "step", "frames": 3})");
+  EXPECT_TRUE(store.permit(0.0));
+  EXPECT_TRUE(store.permit(0.0));
+  EXPECT_TRUE(store.permit(0.0));
+  EXPECT_FALSE(store.permit(0.05)) << "a step of 3 let a 4th frame through";
+  auto st = json::parse(store.state_json(1, 0, 10));
+  EXPECT_EQ(st["paused"], true);
+  EXPECT_EQ(st["steps_left"], 0);
+  // a waiting permit is granted as soon as the page resumes
+  std::thread page([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    store.control(R"({"action": "resume"})");
+  });
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_TRUE(store.permit(5.0));
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 2.0);
+  page.join();
+  EXPECT_FALSE(store.paused());
+  // a new program (scene) is not held by an earlier pause
+  store.control(R"({"action": "pause"})");
+  store.set_scene(R"({"title": "dot", "points": ["p"]})");
+  EXPECT_FALSE(store.paused());
+  // bad requests name the field
+  EXPECT_EQ(refused([&] { store.control(R"({"action": "stop"})"); }),
+            std::make_pair(422, std::string("control.action: unknown action 'stop' (pause, resume or step)")));
+  EXPECT_EQ(refused([&] { store.control(R"({"action": "step", "frames": 0})"); }),
+            std::make_pair(422, std::string("control.frames: 0 out of range [1, 1000000]")));
+  EXPECT_EQ(refused([&] { store.control(R"({"action": "step", "frames": 1.5})"); }).second, "control.frames: must be an integer");
+  EXPECT_EQ(refused([&] { store.control(R"({"frames": 2})"); }).second, "control.action: must be a string (pause, resume or step)");
+  EXPECT_EQ(refused([&] { store.control("pause"); }).first, 400);
+  EXPECT_FALSE(store.paused());
+}
+
 TEST(LiveClient, RefusesANegativeRealtimeFactor) {
   LiveClientOptions o;
   o.realtime_factor = -1.0;

@@ -35,9 +35,15 @@ export function startLive(root, { Viewer, hooks, showError, clearError }) {
   const keep = el('input', { id: 'live-keep', type: 'checkbox' });
   keep.checked = new URLSearchParams(location.search).get('keep') === '1';
   const note = el('span', { id: 'live-note', style: 'color:#a05a00' });
+  // pause / step the running program: its send_frame (tendyn.viewer update) waits while paused
+  const pauseBtn = el('button', { id: 'live-pause', type: 'button', class: 'tv-btn', title: 'pause the running program (it waits in send_frame / update)', text: 'pause program' });
+  const stepN = el('input', { id: 'live-step-n', type: 'number', min: '1', max: '1000000', step: '1', value: '1', style: 'width:5em', 'aria-label': 'frames per step' });
+  const stepBtn = el('button', { id: 'live-step', type: 'button', class: 'tv-btn', title: 'let the paused program publish this many frames, then pause again', text: 'step' });
+  const ctlState = el('span', { id: 'live-control' });
   const bar = el('div', { class: 'tv-live-bar', style: 'display:flex;gap:1em;align-items:center;padding:4px 8px;font:13px sans-serif;background:#eef2f5' }, [
     el('strong', { text: 'live' }), status, el('label', {}, [follow, ' follow the newest frame']),
     el('label', { title: 'keep all frames of the session (scrub them after the run); the program must send them all: tendyn.viewer.show(model, keep_all=True)' }, [keep, ' keep every frame']),
+    el('span', {}, [pauseBtn, ' ', stepBtn, ' ', stepN, ' frames ', ctlState]),
     note,
   ]);
   root.appendChild(bar);
@@ -48,7 +54,32 @@ export function startLive(root, { Viewer, hooks, showError, clearError }) {
   const scrub = document.getElementById('scrub');
   if (scrub) scrub.addEventListener('input', () => { follow.checked = false; });
 
-  const st = { session: 0, count: 0, meta: null, loaded: false, polls: 0, error: null, lastNewMs: performance.now(), stale: false, gone: false };
+  const st = { session: 0, count: 0, meta: null, loaded: false, polls: 0, error: null, lastNewMs: performance.now(), stale: false, gone: false, paused: false, stepsLeft: 0, serverCount: 0 };
+  const showControl = () => {
+    pauseBtn.textContent = st.paused ? 'resume program' : 'pause program';
+    ctlState.textContent = st.paused ? `paused: the program waits in send_frame${st.stepsLeft > 0 ? ` (${st.stepsLeft} frames of the step to go)` : ''}` : '';
+  };
+  const control = async (body) => {
+    try {
+      const res = await fetch('/live/control', { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Tendyn-Token': TOKEN }, body: JSON.stringify(body) });
+      const ans = await res.json();
+      if (!res.ok) throw new Error(ans && ans.error ? ans.error : `HTTP ${res.status}`);
+      st.paused = ans.paused;
+      st.stepsLeft = ans.steps_left;
+      showControl();
+    } catch (e) {
+      showError(`live view: ${body.action}: ${e && e.message ? e.message : e}`);
+    }
+  };
+  pauseBtn.addEventListener('click', () => control({ action: st.paused ? 'resume' : 'pause' }));
+  stepBtn.addEventListener('click', () => {
+    const n = Number(stepN.value);
+    if (!Number.isInteger(n) || n < 1 || n > 1000000) {
+      showError(`live view: frames per step: ${stepN.value} is not an integer in [1, 1000000]`);
+      return;
+    }
+    control({ action: 'step', frames: n });
+  });
   const lastFrame = () => {
     const s = viewer.store;
     if (!s || s.n === 0) return null;
@@ -58,7 +89,7 @@ export function startLive(root, { Viewer, hooks, showError, clearError }) {
     live: () => ({
       session: st.session, count: st.count, polls: st.polls, frames: viewer.store ? viewer.store.n : 0,
       shown: viewer.store && viewer.store.n ? viewer.frameIndex : -1, last: lastFrame(), error: st.error,
-      stale: st.stale, gone: st.gone, keep: keep.checked, note: note.textContent,
+      stale: st.stale, gone: st.gone, keep: keep.checked, note: note.textContent, paused: st.paused, steps_left: st.stepsLeft, server_count: st.serverCount,
     }),
   });
 
@@ -76,7 +107,7 @@ export function startLive(root, { Viewer, hooks, showError, clearError }) {
     const quiet = (performance.now() - st.lastNewMs) / 1000;
     st.stale = !st.gone && st.meta !== null && quiet >= STALE_S;
     if (st.gone) return;
-    note.textContent = st.stale ? `no new frame for ${Math.floor(quiet)} s (program stopped or paused?)` : '';
+    note.textContent = st.stale && !st.paused ? `no new frame for ${Math.floor(quiet)} s (program stopped or paused?)` : '';
   };
 
   const handle = (ans) => {
@@ -98,6 +129,12 @@ export function startLive(root, { Viewer, hooks, showError, clearError }) {
         viewer.append(ans.frames);
         if (!keep.checked && viewer.store.n > MAX_PAGE_FRAMES) viewer.load(st.meta, storeSlice(viewer.store, viewer.store.n - MAX_PAGE_FRAMES / 2));
       }
+    }
+    st.serverCount = ans.count;
+    if (typeof ans.paused === 'boolean') {
+      st.paused = ans.paused;
+      st.stepsLeft = ans.steps_left || 0;
+      showControl();
     }
     // keeping every frame: the next poll starts after the last frame received (the server pages them)
     st.count = keep.checked ? ans.first + ans.frames.t_s.length : ans.count;

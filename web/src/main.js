@@ -84,6 +84,11 @@ export function hooks(viewer, extra = {}) {
     still: () => viewer.still(),
     pngFrames: (o) => viewer.pngFrames(o),
     recordWebm: (o) => viewer.recordWebm(o),
+    // headless rendering (tendyn render): fixed view size, a still at a time, the WebM as a data URL
+    setRenderSize: (w, h) => viewer.setRenderSize(w, h),
+    stillAt: (t) => viewer.stillAt(t),
+    recordWebmDataUrl: (o) => viewer.recordWebmDataUrl(o),
+    timeRange: () => (viewer.store && viewer.store.n ? [viewer.store.f.t_s[0], viewer.store.f.t_s[viewer.store.n - 1]] : null),
     _viewer: viewer,
     ...extra,
   };

@@ -112,7 +112,7 @@ function setCellError(inp, msg) {
 }
 
 export function startStudio(root, { Viewer, hooks, showError, clearError }) {
-  const state = { model: null, models: [], busy: 0, runToken: 0, jobId: null, preview: true };
+  const state = { model: null, models: [], busy: 0, runToken: 0, jobId: null, preview: true, lastRun: null, prevRun: null };
 
   // ------------------------------------------------------------ model panel
   const modelSelect = el('select', { id: 'model-select', 'aria-label': 'built-in model' });
@@ -172,6 +172,10 @@ export function startStudio(root, { Viewer, hooks, showError, clearError }) {
   const csvBtn = el('button', { id: 'download-csv', type: 'button', class: 'st-btn', text: 'Download CSV', disabled: '', title: 'the run: one line per frame, header with units' });
   const jsonBtn = el('button', { id: 'download-json', type: 'button', class: 'st-btn', text: 'Download JSON', disabled: '', title: 'the run as scene.json (tendyn view reads it) with the summary' });
   const summary = el('div', { id: 'summary', class: 'st-summary' });
+  // compare with the previous run: drawn as a ghost, series plotted together, their difference
+  // (the viewer's compare path, as `tendyn view A B`)
+  const compareBox = el('input', { id: 'compare-prev', type: 'checkbox', disabled: '' });
+  const compareNote = el('span', { id: 'compare-note', class: 'st-hint', text: 'after two runs' });
   const modeRow = el('div', { class: 'st-row' }, [el('label', { text: 'mode' }), modeSel]);
   const durationRow = el('div', { class: 'st-row' }, [el('label', { text: 'duration [s]' }), duration]);
   const runPanel = el('div', { class: 'st-panel' }, [
@@ -184,6 +188,7 @@ export function startStudio(root, { Viewer, hooks, showError, clearError }) {
     runBlocked,
     progress,
     el('div', { class: 'st-row' }, [csvBtn, jsonBtn]),
+    el('div', { class: 'st-row' }, [el('label', { title: 'draw the previous run as a ghost, plot both runs and their difference' }, [compareBox, ' compare with previous run']), compareNote]),
   ]);
   // the run's summary above the 3D view: in sight without scrolling (the model tables make the
   // side column taller than a 800 px window)
@@ -454,6 +459,7 @@ export function startStudio(root, { Viewer, hooks, showError, clearError }) {
       const r = await api('GET', `/api/models/${encodeURIComponent(name)}`);
       yamlArea.value = r.yaml;
       drivesBody.innerHTML = '';
+      forgetRuns(); // another model: its runs are not compared with the previous model's
       await edit([], undefined, true);
       window.tendyn.loads = (window.tendyn.loads || 0) + 1;
     } catch (e) {
@@ -644,6 +650,7 @@ export function startStudio(root, { Viewer, hooks, showError, clearError }) {
         if (r.summary) showSummary(r.summary);
         csvBtn.disabled = false;
         jsonBtn.disabled = false;
+        await keepRun(state.jobId, token);
         setStatus('done');
         window.tendyn.runs = (window.tendyn.runs || 0) + 1;
         return;
@@ -675,6 +682,51 @@ export function startStudio(root, { Viewer, hooks, showError, clearError }) {
       report(e);
     }
   });
+
+  /// Keeps the finished run's scene (run.json, all frames) as the last run, the one before as
+  /// the previous run, and shows the comparison when it is ticked.
+  async function keepRun(jobId, token) {
+    let scene;
+    try {
+      scene = await api('GET', `/api/jobs/${encodeURIComponent(jobId)}/run.json`);
+    } catch (e) {
+      report(new Error(`the run is done but could not be kept for a comparison: ${e.message}`));
+      return;
+    }
+    if (token !== state.runToken) return;
+    delete scene.summary;
+    state.prevRun = state.lastRun;
+    state.lastRun = { jobId, scene };
+    compareBox.disabled = !state.prevRun;
+    compareNote.textContent = state.prevRun ? '' : 'after two runs';
+    if (compareBox.checked && state.prevRun) showRuns();
+  }
+
+  function forgetRuns() {
+    state.lastRun = null;
+    state.prevRun = null;
+    compareBox.disabled = true;
+    compareNote.textContent = 'after two runs';
+  }
+
+  /// The last run alone, or with the previous one as run B (a ghost, its series, the difference).
+  function showRuns() {
+    if (!state.lastRun) return;
+    const cur = state.lastRun.scene;
+    const both = compareBox.checked && state.prevRun;
+    try {
+      if (both) {
+        const prev = state.prevRun.scene;
+        viewer.load({ ...cur, compare: [{ ...prev, title: `${prev.title || 'run'} (previous run)` }] });
+      } else {
+        viewer.load(cur);
+      }
+      if (viewer.store && viewer.store.n) viewer.seek(viewer.store.n - 1);
+    } catch (e) {
+      report(new Error(`cannot show the runs: ${e.message}`));
+    }
+  }
+  compareBox.addEventListener('change', showRuns);
 
   function showSummary(s) {
     window.tendyn.summary = s;

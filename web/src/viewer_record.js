@@ -18,6 +18,36 @@ export const recordMethods = {
     return this.renderer.domElement.toDataURL('image/png');
   },
 
+  /// Fixes the 3D view at `width` x `height` CSS pixels over the top left of the window, one
+  /// device pixel per CSS pixel (also on a software renderer, whose pixel cap is lifted), so that
+  /// still() and recordWebm() give images of exactly that size (headless `tendyn render`).
+  setRenderSize(width, height) {
+    const w = Math.round(width), h = Math.round(height);
+    if (!(w >= 16 && h >= 16 && w <= 7680 && h <= 4320)) throw new Error(`render size ${width} x ${height}: must be 16 ... 7680 x 16 ... 4320 pixels`);
+    this.renderSize = { width: w, height: h };
+    Object.assign(this.view3d.style, { position: 'fixed', left: '0', top: '0', width: `${w}px`, height: `${h}px`, zIndex: '1000' });
+    this.resize();
+    return { width: this.renderer.domElement.width, height: this.renderer.domElement.height };
+  },
+
+  /// The 3D view at simulated time t (the last frame at or before it) as a PNG data URL.
+  stillAt(t) {
+    this.pause();
+    this.seekTime(t);
+    return this.still();
+  },
+
+  /// recordWebm(o) as a data URL (data:video/webm;base64,...), for a caller outside the page.
+  async recordWebmDataUrl(o) {
+    const blob = await this.recordWebm(o);
+    return new Promise((resolve, reject) => {
+      const r = new FileReader();
+      r.onload = () => resolve(r.result);
+      r.onerror = () => reject(r.error || new Error('cannot read the recorded video'));
+      r.readAsDataURL(blob);
+    });
+  },
+
   /// PNG data URLs of frames from, from + step, ... to (the current frame restored after).
   pngFrames({ from = 0, to = null, step = 1 } = {}) {
     if (!this.store || !this.store.n) return [];
@@ -50,7 +80,11 @@ export const recordMethods = {
     const chunks = [];
     rec.ondataavailable = (e) => { if (e.data && e.data.size) chunks.push(e.data); };
     const done = new Promise((res) => { rec.onstop = res; });
-    rec.start();
+    const started = new Promise((res) => { rec.onstart = res; });
+    rec.start(250);
+    // frames given before the recorder has started are lost (a loaded machine: a video of no
+    // frame at all); and the encoder needs a moment after the last one
+    await Promise.race([started, new Promise((r) => setTimeout(r, 2000))]);
     const n = Math.max(1, Math.round(((b - a) / speed) * fps));
     try {
       for (let i = 0; i <= n; i++) {
@@ -59,6 +93,7 @@ export const recordMethods = {
         if (track.requestFrame) track.requestFrame();
         await new Promise((r) => setTimeout(r, 1000 / fps));
       }
+      await new Promise((r) => setTimeout(r, 500));
     } finally {
       rec.stop();
       await done;

@@ -91,9 +91,11 @@ export const sceneMethods = {
   },
 
   resize() {
-    const w = Math.max(1, this.view3d.clientWidth);
-    const h = Math.max(1, this.view3d.clientHeight);
-    if (this.software) {
+    const w = this.renderSize ? this.renderSize.width : Math.max(1, this.view3d.clientWidth);
+    const h = this.renderSize ? this.renderSize.height : Math.max(1, this.view3d.clientHeight);
+    if (this.renderSize) {
+      this.renderer.setPixelRatio(1);
+    } else if (this.software) {
       // CPU rasterising and the compositor's read-back scale with the pixel count: cap it.
       this.renderer.setPixelRatio(Math.min(1, Math.sqrt(SOFTWARE_MAX_PIXELS / (w * h))));
     }

@@ -168,4 +168,73 @@ describe('live view', () => {
       await own.stop();
     }
   });
+  test('pause and step the running program from the page: it waits in update until resumed', { timeout: 180000 }, async (t) => {
+    if (skipWhy) return t.skip(skipWhy);
+    if (!browser) browser = await launch();
+    if (!browser) return t.skip('no Chromium at /usr/bin/chromium');
+    const own = await startServer();
+    const errors = [];
+    const page = await newPage(browser, errors);
+    // frames the server holds, asked directly (the page may be busy drawing a poll of 2000 frames)
+    const count = async () => {
+      const r = await fetch(`${own.url}/live/state?session=0&after=0`, { headers: { 'X-Tendyn-Token': own.token } });
+      return (await r.json()).count;
+    };
+    const settle = async () => {  // the count once it stops changing for 0.5 s
+      let c = await count();
+      for (let i = 0; i < 40; i++) {
+        await new Promise((r) => setTimeout(r, 500));
+        const c2 = await count();
+        if (c2 === c) return c;
+        c = c2;
+      }
+      return c;
+    };
+    try {
+      await page.goto(`${own.url}/live?token=${own.token}&keep=1`);
+      await page.waitForFunction(() => window.tendyn && window.tendyn.ready === true, null, { timeout: 30000 });
+      // 6000 frames, 2 ms of sleep each: at least 12 s unpaused, every frame kept
+      const done = runPython([String(own.url.split(':').pop()), path.join(SOURCE_DIR, 'models', 'prism3.yaml'), '6000', '0.002', '1']);
+      let finished = false;
+      done.then(() => { finished = true; }, () => { finished = true; });
+      await page.waitForFunction(() => window.tendyn.live().count >= 300, null, { timeout: 30000 });
+      await page.click('#live-pause');
+      await page.waitForFunction(() => window.tendyn.live().paused, null, { timeout: 5000 });
+      assert.match(await page.textContent('#live-pause'), /resume program/);
+      assert.match(await page.textContent('#live-control'), /paused: the program waits in send_frame/);
+      const c0 = await settle();
+      assert.ok(c0 < 6000 && !finished, `the program ran on to ${c0} frames`);
+      await new Promise((r) => setTimeout(r, 1500));
+      assert.equal(await count(), c0, 'no frame while paused');
+      assert.equal(finished, false);
+      // step 5 frames: exactly five more, then it waits again
+      await page.fill('#live-step-n', '5');
+      await page.click('#live-step');
+      assert.equal(await settle(), c0 + 5);
+      await new Promise((r) => setTimeout(r, 1000));
+      assert.equal(await count(), c0 + 5, 'the step let 5 frames through, no more');
+      const l = await page.evaluate(() => window.tendyn.live());
+      assert.equal(l.paused, true);
+      assert.equal(l.steps_left, 0);
+      // resume: the program runs to its end, every frame in order
+      await page.click('#live-pause');
+      const pushed = JSON.parse(await done);
+      assert.equal(pushed.given, 6000);
+      assert.equal(await count(), 6000, 'the server has every frame');
+      await page.waitForFunction(() => window.tendyn.live().frames >= 6000, null, { timeout: 60000 });
+      const times = await page.evaluate(() => Array.from(window.tendyn._viewer.store.f.t_s));
+      assert.equal(times.length, 6000);
+      times.forEach((v, i) => { if (Math.abs(v - (i + 1) * 1e-3) >= 1e-9) assert.fail(`frame ${i}: t = ${v}`); });
+      assert.equal((await page.evaluate(() => window.tendyn.live())).paused, false);
+      // a bad step count is refused at the page, nothing sent
+      await page.fill('#live-step-n', '0');
+      await page.click('#live-step');
+      assert.match(await page.textContent('#error'), /frames per step: 0 is not an integer in \[1, 1000000\]/);
+      assert.equal((await page.evaluate(() => window.tendyn.live())).paused, false);
+      assert.deepEqual(errors, []);
+    } finally {
+      await page.close();
+      await own.stop();
+    }
+  });
 });

@@ -117,6 +117,48 @@ describe('studio', () => {
     }
   });
 
+  test('compare with previous run: the previous run as a ghost, both series and their difference', { timeout: 240000 }, async (t) => {
+    if (!(await needBrowser(t))) return;
+    const errors = [];
+    const page = await openStudio(errors);
+    try {
+      await loadModel(page, 'prism3');
+      await page.fill('#duration', '0.5');
+      await page.fill('#output-interval', '0.01');
+      await runAndWait(page);
+      assert.equal(await page.isDisabled('#compare-prev'), true, 'nothing to compare with after one run');
+      const cable = await page.$eval('tr[data-cable]', (tr) => tr.dataset.cable);
+      const input = `tr[data-cable="${cable}"] input[data-field="stiffness_Npm"]`;
+      const k0 = Number(await page.inputValue(input));
+      await page.fill(input, String(k0 * 3));
+      await page.press(input, 'Enter');
+      await page.locator(input).blur();
+      await runAndWait(page);
+      assert.equal(await page.isDisabled('#compare-prev'), false);
+      await page.check('#compare-prev');
+      await page.waitForFunction(() => window.tendyn.ghosts().length === 1, null, { timeout: 10000 });
+      const ghosts = await page.evaluate(() => window.tendyn.ghosts());
+      assert.match(ghosts[0].title, /\(previous run\)$/);
+      const plots = await page.evaluate(() => window.tendyn.plotData());
+      const diff = plots.find((p) => p.title.startsWith('difference to A'));
+      assert.ok(diff, `plots: ${plots.map((p) => p.title)}`);
+      // the stiffer cable moves the nodes: the largest point distance between the runs grows from 0
+      const d = diff.data[1];
+      assert.equal(d[0], 0, 'same initial pose');
+      assert.ok(Math.max(...d) > 1e-6, `difference ${Math.max(...d)}`);
+      const cablePlot = plots.find((p) => p.series.some((n) => n.endsWith(' [B]')));
+      assert.ok(cablePlot, 'the previous run\'s series are plotted beside this one\'s');
+      assert.ok(cablePlot.series.includes(`${cable} [B]`) && cablePlot.series.includes(cable), cablePlot.series.join(', '));
+      // untick: the last run alone again
+      await page.uncheck('#compare-prev');
+      await page.waitForFunction(() => window.tendyn.ghosts().length === 0, null, { timeout: 10000 });
+      assert.ok(!(await page.evaluate(() => window.tendyn.plotData())).some((p) => p.title.startsWith('difference to A')));
+      assert.deepEqual(errors, []);
+    } finally {
+      await page.close();
+    }
+  });
+
   // An invalid cell blocks the run (before: "done" with the model's previous value); the message
   // is next to the Run button and at the cell; the corrected value is the one run.
   test('an invalid table cell blocks the run and says why; the corrected value runs', { timeout: 240000 }, async (t) => {

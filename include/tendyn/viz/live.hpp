@@ -113,6 +113,19 @@ class LiveStore {
   /// Frames received in the current session.
   [[nodiscard]] long count() const;
 
+  /// POST /live/control (the page's pause / step buttons): {"action": "pause" | "resume" |
+  /// "step", "frames": N} (frames: step only, an integer 1 ... 1000000, default 1). "step" pauses
+  /// and lets N more frames through. Returns control_json(). Throws LiveRequestError (400 not
+  /// JSON / wrong types, 422 an unknown action or N out of range) naming the field.
+  std::string control(std::string_view body);
+  /// POST /live/permit (LiveClient::send_frame of a paused program): blocks up to timeout_s
+  /// until a frame may be published (not paused: true; paused with steps left: one step taken,
+  /// true); false after the timeout (the client asks again).
+  bool permit(double timeout_s);
+  /// {"paused": bool, "steps_left": N}
+  [[nodiscard]] std::string control_json() const;
+  [[nodiscard]] bool paused() const;
+
  private:
   mutable std::mutex mutex_;
   mutable std::condition_variable changed_;
@@ -121,6 +134,8 @@ class LiveStore {
   long base_ = 0;      ///< index (in the session) of scene_'s first kept frame
   Scene scene_;        ///< header + the kept frames
   std::string header_json_;
+  bool paused_ = false;   ///< the page paused the program (a new scene resumes it)
+  long steps_left_ = 0;   ///< frames still let through while paused
 };
 
 /// The most frames a keep_all LiveClient queues before send_frame waits for the sender.
@@ -144,6 +159,10 @@ struct LiveClientOptions {
   /// speed, 10: ten times real time); a frame whose time goes back restarts the clock. 0: no
   /// pacing (the default). >= 0 and finite.
   double realtime_factor = 0.0;
+  // Pause / step from the page (docs/VIEWER.md "Pause and step"): every post's answer says whether
+  // the page paused the program; from then on send_frame blocks (POST /live/permit, long polls)
+  // until the page resumes or lets a step of frames through. A server that does not answer ends
+  // the wait (the program goes on). Always on; nothing to set.
 };
 
 /// The file in which `tendyn serve` on `port` keeps its secret token for programs of the same
@@ -172,7 +191,8 @@ struct LiveStats {
 ///   ... in the loop: live.send_frame(t_s, model, state, data);   // cheap: a copy, no I/O
 ///   live.flush();                       // optional: wait until the last frame is delivered
 ///
-/// Then open http://127.0.0.1:8787/live. send_frame() never blocks on the network and never
+/// Then open http://127.0.0.1:8787/live. send_frame() never blocks on the network (except while
+/// the page holds the program paused: it then waits for the page's resume or step) and never
 /// throws for a network failure (a viewer that went away must not end a long run): it returns
 /// false after a failed post and stats().last_error says why. Not copyable; send_frame and
 /// send_scene from one thread at a time. The destructor delivers the last frame (at most
