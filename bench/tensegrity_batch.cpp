@@ -16,6 +16,12 @@
 // taken against MuJoCo's fastest RK4 setting.
 //
 //   build-bench/bench/tensegrity_batch [--robots 64] [--reps 3] [--mujoco-reps N] [--per-call 100] [--steps 1000]
+//   build-bench/bench/tensegrity_batch_mujoco3 --model FILE.xml [--robots 64] [--reps 3] [--per-call 100] [--steps 1000]
+// --model: MuJoCo only, on an MJCF file as written (e.g. `tendyn export --mjcf` of a model):
+// its timestep, integrator, Jacobian, contact and ground as the file says (energy off), every
+// robot starting from the file's first keyframe; the same pool, 1 and 2 threads; one line per
+// thread count "mujoco_model threads=T robot_steps_per_s_wall=W robot_steps_per_cpu_s=C" (for
+// bench/envs_steps.py, which times tendyn's vector environments against it in the same run).
 // --steps steps of 1 ms, handed to step_batch --per-call steps at a time (100 = a 0.1 s control
 // period). Wall time and process CPU time (all threads; robot-steps per CPU second do not depend on
 // the load of a shared machine, wall time does), each the best of --reps repetitions of the whole
@@ -98,12 +104,13 @@ mjModel* load_mujoco(const tt::Model& model) {
 // The pool of mujoco.rollout: one mjData per thread, each thread a contiguous block of robots,
 // g_steps / g_per_call calls, each restoring every robot's state, stepping it g_per_call times and
 // saving its state (threads started per call; ~0.1 ms per call against ~70 ms of stepping).
-Timing time_mujoco(mjModel* m, int robots, int threads, int reps) {
+Timing time_mujoco(mjModel* m, int robots, int threads, int reps, int key = -1) {
   const int sig = mjSTATE_FULLPHYSICS;
   const std::size_t n = static_cast<std::size_t>(mj_stateSize(m, sig));
   std::vector<mjData*> d(static_cast<std::size_t>(threads));
   for (auto& x : d) x = mj_makeData(m);
   std::vector<mjtNum> init(n), states(n * static_cast<std::size_t>(robots));
+  if (key >= 0) mj_resetDataKeyframe(m, d[0], key);
   mj_getState(m, d[0], init.data(), sig);
   Timing best;
   for (int rep = 0; rep < reps; ++rep) {
@@ -131,12 +138,14 @@ Timing time_mujoco(mjModel* m, int robots, int threads, int reps) {
   return best;
 }
 #else
-Timing time_mujoco(mjModel* m, int robots, int threads, int reps) {
+Timing time_mujoco(mjModel* m, int robots, int threads, int reps, int key = -1) {
   std::vector<mjData*> d(static_cast<std::size_t>(robots));
   for (auto& x : d) x = mj_makeData(m);
   Timing best;
   for (int rep = 0; rep < reps; ++rep) {
-    for (auto* x : d) mj_resetData(m, x);
+    for (auto* x : d)
+      if (key >= 0) mj_resetDataKeyframe(m, x, key);
+      else mj_resetData(m, x);
     const double t0 = now_s(), c0 = process_cpu_s();
     std::vector<std::thread> pool;
     for (int t = 0; t < threads; ++t)
@@ -154,13 +163,37 @@ Timing time_mujoco(mjModel* m, int robots, int threads, int reps) {
 }
 #endif
 
+// --model FILE: MuJoCo alone on an MJCF file as written (contact and ground included), 1 and 2 threads.
+int run_model_file(const std::string& path, int robots, int reps) {
+  char err[1000] = "";
+  mjModel* m = mj_loadXML(path.c_str(), nullptr, err, sizeof err);
+  if (!m) die(path + ": MuJoCo refuses the file: " + err);
+  m->opt.enableflags &= ~mjENBL_ENERGY;
+  std::printf("model %s: %ld bodies, %ld tendons, timestep %g s, integrator %d, jacobian %d, contact %s; %d robots, %d steps, "
+              "%d per call, best of %d\n",
+              path.c_str(), static_cast<long>(m->nbody) - 1, static_cast<long>(m->ntendon), m->opt.timestep, m->opt.integrator, m->opt.jacobian,
+              (m->opt.disableflags & mjDSBL_CONTACT) ? "off" : "on", robots, g_steps, g_per_call, reps);
+  const double work = static_cast<double>(robots) * g_steps;
+  for (int th : {1, 2}) {
+    const Timing t = time_mujoco(m, robots, th, reps, m->nkey > 0 ? 0 : -1);
+    std::printf("mujoco_model threads=%d robot_steps_per_s_wall=%.6g robot_steps_per_cpu_s=%.6g\n", th, work / t.wall_s,
+                work / t.cpu_s);
+    std::fflush(stdout);
+  }
+  mj_deleteModel(m);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   int robots = 64, reps = 3, mujoco_reps = 0;
+  std::string model_file;
+  if (argc % 2 == 0) die(std::string("option ") + argv[argc - 1] + " has no value");
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
     if (a == "--robots") robots = std::atoi(argv[i + 1]);
+    else if (a == "--model") model_file = argv[i + 1];
     else if (a == "--reps") reps = std::atoi(argv[i + 1]);
     else if (a == "--mujoco-reps") mujoco_reps = std::atoi(argv[i + 1]);
     else if (a == "--per-call") g_per_call = std::atoi(argv[i + 1]);
@@ -172,6 +205,7 @@ int main(int argc, char** argv) {
   if (robots < 2 || reps < 1 || mujoco_reps < 1) die("--robots >= 2, --reps >= 1, --mujoco-reps >= 1");
   if (g_per_call < 1 || g_steps < g_per_call || g_steps % g_per_call != 0)
     die("--per-call >= 1 must divide --steps");
+  if (!model_file.empty()) return run_model_file(model_file, robots, mujoco_reps);
   std::printf("robots %d, %d steps of %g s each (RK4), %d per step_batch call, best of %d (MuJoCo %d), wall and process CPU time; "
               "%u hardware threads\n\n",
               robots, g_steps, kH, g_per_call, reps, mujoco_reps, std::thread::hardware_concurrency());

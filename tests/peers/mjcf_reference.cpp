@@ -1,12 +1,16 @@
-// mjcf_reference: the MuJoCo 2.2.2 reference trajectories of the MJCF import tests.
+// mjcf_reference: the MuJoCo reference trajectories of the MJCF import tests.
 //
-//   mjcf_reference MODEL.xml OUT.csv
+//   mjcf_reference MODEL.xml OUT.csv            (MuJoCo 2.2.2, Debian: writes *.mujoco.csv)
+//   mjcf_reference_mujoco3 MODEL.xml OUT.csv    (MuJoCo 3.x, TENDYN_MUJOCO3_PREFIX: *.mujoco3.csv)
 //
 // Loads MODEL.xml with MuJoCo, starts from its first keyframe, and integrates with RK4 at 0.1 ms
 // for 2 s with gravity 0 and contacts disabled (whatever the file says). Every 10 ms it writes
 // the world position of every site: columns t_s, <site>.x_m, <site>.y_m, <site>.z_m, ... (sites
-// in MuJoCo's order). Built only where MuJoCo is found (tests/peers/tests.cmake); the CSVs next
-// to the XML files in tests/data/mjcf/ were written by it.
+// in MuJoCo's order). Built only where MuJoCo is found (tests/peers/tests.cmake), once per MuJoCo
+// version from this source; the CSVs next to the XML files in tests/data/mjcf/ were written by it.
+// Prints the MuJoCo version it runs against and refuses (exit 1) a library of another version
+// than its headers. A file MuJoCo refuses (MuJoCo 3 no longer loads coordinate="global") is
+// exit 2 with MuJoCo's message, and no CSV is written.
 #include <mujoco/mujoco.h>
 
 #include <cstdio>
@@ -17,6 +21,12 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: mjcf_reference MODEL.xml OUT.csv\n");
     return 1;
   }
+  if (mj_version() != mjVERSION_HEADER) {
+    std::fprintf(stderr, "mjcf_reference: built for MuJoCo mjVERSION_HEADER %d, loaded %s (%d)\n", mjVERSION_HEADER,
+                 mj_versionString(), mj_version());
+    return 1;
+  }
+  std::printf("mjcf_reference: MuJoCo %s, %s -> %s\n", mj_versionString(), argv[1], argv[2]);
   char err[1000] = "";
   mjModel* m = mj_loadXML(argv[1], nullptr, err, sizeof err);
   if (!m) {

@@ -14,3 +14,10 @@ if(TARGET mujoco::mujoco)
 else()
   message(STATUS "tendyn: MuJoCo not found, tests/peers/mujoco_*_test skipped")
 endif()
+# The same reference program against MuJoCo 3.x (TENDYN_MUJOCO3_PREFIX; a separate binary, never
+# both versions in one): writes the *.mujoco3.csv references of tests/data/mjcf/.
+if(TARGET tendyn_mujoco3)
+  add_executable(mjcf_reference_mujoco3 peers/mjcf_reference.cpp)
+  target_link_libraries(mjcf_reference_mujoco3 PRIVATE tendyn_mujoco3 tendyn_warnings)
+  set_target_properties(mjcf_reference_mujoco3 PROPERTIES BUILD_RPATH "${TENDYN_MUJOCO3_PREFIX}/lib")
+endif()

@@ -20,6 +20,7 @@ list(APPEND TENDYN_TESTS_tensegrity
   tensegrity/form_finding_test.cpp
   tensegrity/mjcf_test.cpp
   tensegrity/mjcf_import_test.cpp
+  tensegrity/mjcf_reference_motion_test.cpp
   tensegrity/simulate_test.cpp
   tensegrity/batch_test.cpp
   tensegrity/identify_test.cpp

@@ -3,6 +3,9 @@
 
 three_bar_global.xml  3-bar prism in coordinate="global" (MuJoCo 2.x): capsule tubes, sphere
                       end-caps, box motor housings off the axis, cable sites off the axis.
+three_bar_local.xml   the same robot in local coordinates (MuJoCo 3 refuses coordinate="global"):
+                      every position relative to its body, the same numbers otherwise; both
+                      MuJoCo 2.2.2 and 3.x load it.
 six_bar.xml           SUPERball-like expanded octahedron: 6 rods, 24 tendons, local frames.
 defaults_include.xml  3-bar with nested <default> classes, childclass, welded end-cap bodies, an
                       explicit <inertial>, and an <include> (defaults_include_tendons.xml).
@@ -44,12 +47,18 @@ def prism(R=0.25, H=0.4, twist=math.radians(150)):
     return bot, top
 
 
-def three_bar_global():
+def three_bar_global(local=False):
+    """coordinate="global" (MuJoCo 2.x); local=True: the same robot with positions relative to
+    each body (the bodies are not rotated, so only positions change)."""
     bot, top = prism()
     r_cap = 0.03
-    out = ['<mujoco model="three_bar_global">',
-           '  <!-- MuJoCo 2.x style: every position and orientation in world coordinates -->',
-           '  <compiler coordinate="global" angle="radian" inertiafromgeom="true"/>',
+    head = (['<mujoco model="three_bar_local">',
+             '  <!-- three_bar_global.xml in local coordinates: positions relative to each body -->',
+             '  <compiler angle="radian" inertiafromgeom="true"/>'] if local else
+            ['<mujoco model="three_bar_global">',
+             '  <!-- MuJoCo 2.x style: every position and orientation in world coordinates -->',
+             '  <compiler coordinate="global" angle="radian" inertiafromgeom="true"/>'])
+    out = head + [
            '  <option timestep="0.0001" integrator="RK4" gravity="0 0 0">',
            '    <flag contact="disable"/>',
            '  </option>',
@@ -64,6 +73,8 @@ def three_bar_global():
         # motor housing: a box 6 cm off the axis, near end 0, turned about the rod axis
         hb = add(add(a, mul(u, 0.12)), mul(side, 0.06))
         out.append(f'    <body name="bar{i}" pos="{f(*mid)}">')
+        if local:  # positions relative to the body (its frame is not rotated)
+            a, b, hb = sub(a, mid), sub(b, mid), sub(hb, mid)
         out.append('      <freejoint/>')
         out.append(f'      <geom name="tube{i}" type="capsule" fromto="{f(*a, *b)}" size="0.01" density="2700"/>')
         out.append(f'      <geom name="cap{i}a" type="sphere" pos="{f(*a)}" size="{r_cap}" mass="0.05"/>')
@@ -212,6 +223,8 @@ def defaults_include():
 if __name__ == "__main__":
     with open(os.path.join(HERE, "three_bar_global.xml"), "w") as fh:
         fh.write(three_bar_global())
+    with open(os.path.join(HERE, "three_bar_local.xml"), "w") as fh:
+        fh.write(three_bar_global(local=True))
     with open(os.path.join(HERE, "six_bar.xml"), "w") as fh:
         fh.write(six_bar())
     main, inc = defaults_include()
