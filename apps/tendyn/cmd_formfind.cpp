@@ -34,7 +34,7 @@ struct FormArgs {
 };
 
 // Numbers in messages and the model header: 6 significant digits (as "%g").
-std::string g(double v) { return io::format_number(v, 6); }
+std::string g6(double v) { return io::format_number(v, 6); }
 }  // namespace
 
 void register_formfind(CLI::App& app) {
@@ -78,9 +78,9 @@ void register_formfind(CLI::App& app) {
       std::printf("equilibrium: max node residual %.3e N after %d Newton iterations, %d slack element(s)%s\n", r.max_node_residual_N,
                   r.newton_iterations, r.slack_cables, r.converged ? "" : "  (NOT converged)");
       if (!r.converged)
-        throw SimulationError("form finding did not converge (residual " + g(r.max_node_residual_N) + " N, tolerance " + g(a->tol) + " N)", 0.0);
+        throw SimulationError("form finding did not converge (residual " + g6(r.max_node_residual_N) + " N, tolerance " + g6(a->tol) + " N)", 0.0);
       m.initial_state = r.state;
-      header += "# zero-gravity form-finding: max node residual " + g(r.max_node_residual_N) + " N, " + std::to_string(r.slack_cables) +
+      header += "# zero-gravity form-finding: max node residual " + g6(r.max_node_residual_N) + " N, " + std::to_string(r.slack_cables) +
                 " slack element(s)\n";
       j["max_node_residual_N"] = r.max_node_residual_N;
       j["newton_iterations"] = r.newton_iterations;
@@ -105,9 +105,9 @@ void register_formfind(CLI::App& app) {
       so.tolerance_N = a->settle_tol;
       so.allow_slack = a->allow_slack;
       so.keep_centroid_xy = !a->free_xy;
-      if (a->settle_max != kSettleDefaults.max_duration_s) command += " --settle-max " + g(a->settle_max);
-      if (a->speed_tol != kSettleDefaults.speed_tolerance_mps) command += " --speed-tolerance " + g(a->speed_tol);
-      if (a->settle_tol != kSettleDefaults.tolerance_N) command += " --settle-tolerance " + g(a->settle_tol);
+      if (a->settle_max != kSettleDefaults.max_duration_s) command += " --settle-max " + g6(a->settle_max);
+      if (a->speed_tol != kSettleDefaults.speed_tolerance_mps) command += " --speed-tolerance " + g6(a->speed_tol);
+      if (a->settle_tol != kSettleDefaults.tolerance_N) command += " --settle-tolerance " + g6(a->settle_tol);
       if (a->allow_slack) command += " --allow-slack";
       if (a->free_xy) command += " --free-xy";
       const auto s = ts::settle_on_ground(m, so);
@@ -118,10 +118,10 @@ void register_formfind(CLI::App& app) {
                   "min cable tension %.4g N, %d slack, contacts %s, max friction ratio %.3g, %d unstable balance(s) pushed off\n",
                   s.max_residual_N, s.max_node_speed_mps, s.steps, s.settle_time_s, s.kinetic_resets, s.min_cable_tension_N, s.slack_cables,
                   contacts.c_str(), s.max_friction_ratio, s.unstable_pushes);
-      header += "# at rest on the ground (tensegrity::settle_on_ground): residual " + g(s.max_residual_N) + " N, fastest rod end " +
-                g(s.max_node_speed_mps) + " m/s at the end of " + std::to_string(s.steps) + " settle steps (" + g(s.settle_time_s) +
-                " s), min cable tension " + g(s.min_cable_tension_N) + " N, " + std::to_string(s.slack_cables) + " slack, contacts " + contacts +
-                ", max friction ratio " + g(s.max_friction_ratio) + "\n";
+      header += "# at rest on the ground (tensegrity::settle_on_ground): residual " + g6(s.max_residual_N) + " N, fastest rod end " +
+                g6(s.max_node_speed_mps) + " m/s at the end of " + std::to_string(s.steps) + " settle steps (" + g6(s.settle_time_s) +
+                " s), min cable tension " + g6(s.min_cable_tension_N) + " N, " + std::to_string(s.slack_cables) + " slack, contacts " + contacts +
+                ", max friction ratio " + g6(s.max_friction_ratio) + "\n";
       j["settle"] = {{"max_residual_N", s.max_residual_N},
                      {"max_node_speed_mps", s.max_node_speed_mps},
                      {"min_cable_tension_N", s.min_cable_tension_N},
