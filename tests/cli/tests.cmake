@@ -11,4 +11,5 @@ list(APPEND TENDYN_TESTS_cli
   cli/identify_cli_test.cpp
   cli/live_cli_test.cpp
   cli/newcomer_cli_test.cpp
+  cli/modules_cli_test.cpp
 )
