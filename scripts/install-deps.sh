@@ -42,12 +42,13 @@ fi
 if [[ "$level" == mujoco3 ]]; then
   pkgs=(build-essential cmake ninja-build xz-utils libgl-dev libopengl-dev)
 else
-  # run: what the library and the program need, nothing else (scripts/run.sh).
-  pkgs=(build-essential cmake ninja-build pkg-config
+  # run: what the library and the program need, nothing else (scripts/run.sh): g++ and make rather
+  # than build-essential, whose dpkg-dev brings Perl (6 packages) that nothing here uses.
+  pkgs=(g++ make cmake ninja-build pkg-config
         libeigen3-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libceres-dev libcpp-httplib-dev)
 fi
 if [[ "$level" != run && "$level" != mujoco3 ]]; then
-  pkgs+=(libfmt-dev libgtest-dev libgmock-dev googletest libbenchmark-dev libmujoco-dev
+  pkgs+=(build-essential libfmt-dev libgtest-dev libgmock-dev googletest libbenchmark-dev libmujoco-dev
          liburdfdom-dev libtinyxml2-dev
          python3 python3-dev pybind11-dev python3-pybind11 python3-numpy)
 fi

@@ -52,6 +52,13 @@ const CLI::Validator& model_file();
 /// and inf are refused with the option's name ("must be a finite number"), and hexadecimal
 /// floating point ("0x1p3": numbers are decimal, as in YAML and CSV). Call after registering.
 void require_finite_numbers(CLI::App& app);
+/// Registers `name` as a command of a module this build of the program left out
+/// (TENDYN_WITH_<MODULE>=OFF; scripts/run.sh builds without the CDPR and tree modules): the command
+/// is listed in --help, and any use of it, with any arguments (--help too), fails as bad input
+/// (tendyn::Error, exit 2) with "tendyn <name>: this tendyn was built without the <module> module
+/// (<option>=OFF) ..." and how to build it (scripts/build.sh). `what` is the --help line.
+void register_missing_module(CLI::App& app, const std::string& name, const std::string& what,
+                             const std::string& module, const std::string& option);
 /// Set by existing_file()/existing_path() when they reject a path (main() maps it to exit 2).
 bool missing_file_reported();
 

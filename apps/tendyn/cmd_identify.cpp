@@ -60,7 +60,7 @@ IdentifyModelKind identify_model_kind(const std::string& path) {
   return IdentifyModelKind::kTensegrity;
 }
 
-std::string g(double v) { return format_number(v, 6); }
+std::string fmt6(double v) { return format_number(v, 6); }
 
 // null for NaN (JSON has no NaN)
 nlohmann::json number_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
@@ -223,8 +223,8 @@ void run_identify_tensegrity(const IdentifyArgs& a) {
   const auto groups = ts::parse_fit_spec(m, a.fit);
   // the work bound, before any work (identify() checks it again)
   if (const double steps = ts::identify_step_count(data.t_s, a.dt); !(steps <= ts::kIdentifyMaxSteps))
-    throw Error("identify: --dt " + g(a.dt) + " s gives " + g(steps) + " integration steps per pass over the " +
-                g(data.t_s.back() - data.t_s.front()) + " s of data, above the limit " + g(ts::kIdentifyMaxSteps) + "; use a larger --dt");
+    throw Error("identify: --dt " + fmt6(a.dt) + " s gives " + fmt6(steps) + " integration steps per pass over the " +
+                fmt6(data.t_s.back() - data.t_s.front()) + " s of data, above the limit " + fmt6(ts::kIdentifyMaxSteps) + "; use a larger --dt");
   ts::IdentifyOptions o = identify_options(a);
   const bool show = !a.quiet && stderr_is_terminal();
   // restarts announce themselves (why each runs) on stderr, also when it is not a terminal
@@ -248,7 +248,7 @@ void run_identify_tensegrity(const IdentifyArgs& a) {
   const std::filesystem::path dir = a.out.empty() ? std::filesystem::path("out") / (m.name + "-identify") : std::filesystem::path(a.out);
   io::ResultSet results(dir);
   const std::string command = "tendyn identify " + a.model + " --data " + a.data + " --fit " + a.fit;
-  io::write_file_atomic(results.file("model.yaml"), "# Fitted by: " + command + "\n# marker RMS " + g(r.marker_rms_m) + " m (" +
+  io::write_file_atomic(results.file("model.yaml"), "# Fitted by: " + command + "\n# marker RMS " + fmt6(r.marker_rms_m) + " m (" +
                                                          r.termination + ", " + std::to_string(r.iterations) + " iterations)\n" +
                                                          ts::to_yaml(r.model, &f.simulation));
   write_summary(results.file("report.json"), identify_report(a, m, data, groups, o, r), prov);
@@ -276,11 +276,11 @@ void print_identify_report(const ts::IdentifyResult& r, const std::filesystem::p
     std::printf("%-24s %12.6g %12.6g %12.3g %8.2f%%\n", p.name.c_str(), p.nominal, p.fitted, p.std,
                 p.nominal != 0.0 ? 100.0 * (p.fitted - p.nominal) / p.nominal : 0.0);
   if (!r.covariance_ok) std::printf("no covariance: %s\n", r.covariance_message.c_str());
-  std::printf("marker RMS: fit %s m (multiple shooting, %d segments), one free run: fitted %s m, nominal %s m\n", g(r.marker_rms_m).c_str(),
-              r.nsegment, g(r.marker_rms_free_fitted_m).c_str(), g(r.marker_rms_free_nominal_m).c_str());
+  std::printf("marker RMS: fit %s m (multiple shooting, %d segments), one free run: fitted %s m, nominal %s m\n", fmt6(r.marker_rms_m).c_str(),
+              r.nsegment, fmt6(r.marker_rms_free_fitted_m).c_str(), fmt6(r.marker_rms_free_nominal_m).c_str());
   if (r.starts > 1) std::printf("starts: %d fits (restarts), the result from start %d\n", r.starts, r.winning_start);
-  std::printf("fit statistics: variance factor %s (99.9 %% bound %s), largest continuity gap %s m (bound %s m)\n", g(r.variance_factor).c_str(),
-              io::format_number(r.variance_factor_bound, 4).c_str(), g(r.max_continuity_gap_m).c_str(), g(r.continuity_gap_bound_m).c_str());
+  std::printf("fit statistics: variance factor %s (99.9 %% bound %s), largest continuity gap %s m (bound %s m)\n", fmt6(r.variance_factor).c_str(),
+              io::format_number(r.variance_factor_bound, 4).c_str(), fmt6(r.max_continuity_gap_m).c_str(), fmt6(r.continuity_gap_bound_m).c_str());
   std::printf("%s\n  %s\n", verdict.c_str(), r.verdict_reason.c_str());
   std::printf("wrote %s: model.yaml, report.json, residuals.csv, markers.csv%s (%.2f s)\n", dir.string().c_str(), no_plot ? "" : ", identify.png",
               r.solve_time_s);

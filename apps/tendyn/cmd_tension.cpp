@@ -254,7 +254,7 @@ void run_trajectory(TrajArgs a) {
 }
 
 // ------------------------------------------------------------------------------------ study
-struct StudyArgs {
+struct TensionStudyArgs {
   int count = 1000, examples = 4;
   std::uint64_t seed = 1;
   std::string size = "6x12", mode = "feasible";
@@ -263,7 +263,7 @@ struct StudyArgs {
   bool random_flag = false;
 };
 
-void run_study(const StudyArgs& a) {
+void run_tension_study(const TensionStudyArgs& a) {
   const auto dims = io::split_fields(a.size, 'x');
   if (dims.size() != 2) throw Error("--size: expected MxN, e.g. 6x12 (got '" + a.size + "')");
   const int m = static_cast<int>(io::parse_finite(dims[0], "--size"));
@@ -384,7 +384,7 @@ void add_common(CLI::App* cmd, CommonArgs& a) {
 
 void register_tension(CLI::App& app) {
   auto* cmd = app.add_subcommand("tension", "cable tension distribution for cable-driven parallel robots (document 002)");
-  auto study = std::make_shared<StudyArgs>();
+  auto study = std::make_shared<TensionStudyArgs>();
   cmd->add_flag("--random-study", study->random_flag,
                 "run the random 6x12 study (same as 'tension study' with defaults)");
   cmd->require_subcommand(0, 1);
@@ -423,12 +423,12 @@ void register_tension(CLI::App& app) {
   st->add_option("--iqr", study->iqr, "interquartile-range coefficient")->capture_default_str();
   st->add_option("--precision", study->precision, "residual rounding, relative to |w|")->capture_default_str();
   st->add_flag("--json", study->json, "print JSON");
-  st->callback([study] { run_study(*study); });
+  st->callback([study] { run_tension_study(*study); });
 
   cmd->callback([cmd, study] {
     if (study->random_flag) {
       if (!cmd->get_subcommands().empty()) throw Error("--random-study: do not combine with a subcommand");
-      run_study(*study);
+      run_tension_study(*study);
     } else if (cmd->get_subcommands().empty()) {
       throw CLI::CallForHelp();
     }

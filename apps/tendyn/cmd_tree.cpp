@@ -275,7 +275,7 @@ void run_dynamics(const TreeOptions& o, bool inverse) {
   }
 }
 
-constexpr double kFrameInterval_s = 0.01;  ///< viewer frames of tree simulate --html
+constexpr double kTreeFrameInterval_s = 0.01;  ///< viewer frames of tree simulate --html
 
 void run_simulate(const TreeOptions& o) {
   const Model m = load(o);
@@ -298,7 +298,7 @@ void run_simulate(const TreeOptions& o) {
   };
   const std::string fmt = format_of(o) == "json" ? "json" : "csv";
   if (!o.html_dir.empty()) require_viewer();
-  const auto estimate = tree::estimate_simulate_output(m, so, o.html_dir.empty() ? 0.0 : kFrameInterval_s);
+  const auto estimate = tree::estimate_simulate_output(m, so, o.html_dir.empty() ? 0.0 : kTreeFrameInterval_s);
   o.budget.check("tree simulate", estimate.output_bytes, estimate.output_what, estimate.memory_bytes, estimate.memory_what,
                  "shorten it, raise --every");
 
@@ -312,7 +312,7 @@ void run_simulate(const TreeOptions& o) {
     Frames(const Model& model, const tree::TorqueFn& fn, const Eigen::VectorXd& q0)
         : m(model), torque(fn), scene(viz::make_scene(model, q0)), data(model), tau(Eigen::VectorXd::Zero(model.nv)) {}
     void on_step(long step, long steps, double t, const Eigen::VectorXd& q, const Eigen::VectorXd& v) override {
-      if (step == steps || scene.t_s.empty() || t >= scene.t_s.back() + kFrameInterval_s - 1e-9) {
+      if (step == steps || scene.t_s.empty() || t >= scene.t_s.back() + kTreeFrameInterval_s - 1e-9) {
         tau.setZero();
         if (torque) torque(t, q, v, tau);  // the torque the simulation applies at this state (SimulationResult::tau)
         viz::add_tree_frame(scene, m, data, t, q, v, tau);

@@ -106,9 +106,15 @@ int main(int argc, char** argv) {
   tendyn::cli::register_cdpr_experiment(app);
   tendyn::cli::register_cdpr_workspace(app);
   tendyn::cli::register_cdpr_design(app);
+#else
+  tendyn::cli::register_missing_module(app, "tension", "cable tension distribution for cable-driven parallel robots", "CDPR", "TENDYN_WITH_CDPR");
+  tendyn::cli::register_missing_module(app, "cdpr-experiment", "document 002's two-stage printer experiment", "CDPR", "TENDYN_WITH_CDPR");
+  tendyn::cli::register_missing_module(app, "cdpr", "cable-driven parallel robots: workspace and design tools", "CDPR", "TENDYN_WITH_CDPR");
 #endif
 #ifdef TENDYN_WITH_TREE
   tendyn::cli::register_tree(app);
+#else
+  tendyn::cli::register_missing_module(app, "tree", "tree-structured robots", "tree", "TENDYN_WITH_TREE");
 #endif
 #if defined(TENDYN_WITH_TREE) || defined(TENDYN_WITH_CDPR)
 #endif

@@ -12,4 +12,5 @@ list(APPEND TENDYN_TESTS_cli
   cli/live_cli_test.cpp
   cli/newcomer_cli_test.cpp
   cli/render_cli_test.cpp
+  cli/modules_cli_test.cpp
 )
