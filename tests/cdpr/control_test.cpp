@@ -234,7 +234,7 @@ TEST(CdprControl, RefusesOrReportsBoundsTheNonNegativeMethodsDoNotHonour) {
     SCOPED_TRACE(to_string(method));
     ControllerConfig cc;
     cc.method = method;
-    const std::string e = test::error_of([&] { Controller c(m, cc); });
+    const std::string e = tendyn::test::error_of([&] { Controller c(m, cc); });
     EXPECT_NE(e.find(std::string("cdpr controller: method '") + to_string(method) +
                      "' solves f >= 0 only and cannot honour the lower tension bound 200 N"),
               std::string::npos) << e;
@@ -255,7 +255,7 @@ TEST(CdprControl, RefusesOrReportsBoundsTheNonNegativeMethodsDoNotHonour) {
     Sensors s(L.model, SensorConfig{});
     Reference ref;
     ref.p_W = pose.p_WP;
-    const std::string e = test::error_of([&] { L.run(c, s, ref, 0.01); });
+    const std::string e = tendyn::test::error_of([&] { L.run(c, s, ref, 0.01); });
     EXPECT_NE(e.find(std::string("cdpr controller: lower system (4) by '") + to_string(method) +
                      "': the method solves f >= 0 only and a tension is above f_max"),
               std::string::npos) << e;
