@@ -249,8 +249,9 @@ TEST(CdprControl, RefusesOrReportsBoundsTheNonNegativeMethodsDoNotHonour) {
     ControllerConfig cc;
     cc.lower_method = method;  // system (4)
     cc.f_min_N = 0.0;
-    cc.f_max_N = 1.0;  // far below what the lower cables must carry
+    cc.f_max_N = 1.0;  // far below what the lower cables must carry against the side load
     cc.method = Method::kExact;
+    L.in.force_ext_W = Eigen::Vector3d(500.0, 300.0, 0.0);  // a side load: Fx, Fy for system (4)
     Controller c(L.model, cc);
     Sensors s(L.model, SensorConfig{});
     Reference ref;
