@@ -83,7 +83,8 @@ struct ControllerConfig {
   /// system (4) (issue 18 item 8; kFull was the default before).
   LowerProfile lower_profile = LowerProfile::kSystem4;
   /// Solver of system (4) when lower_profile = kSystem4 (f >= 0 and f <= f_max_N; exhaustive and
-  /// lawson-hanson solve f >= 0 only: Controller::update throws when their answer breaks f_max_N).
+  /// lawson-hanson solve f >= 0 only: an answer above f_max_N is reported as
+  /// Controller::lower_solution().status == Status::kOutOfBounds, not enforced).
   Method lower_method = Method::kExhaustive;
   bool tension_control = true;   ///< lower-cable (null-space) tension regulator on/off
   std::string upper_group = "upper";
@@ -150,9 +151,9 @@ class Controller {
   /// from the force sensors) is taken at the next call to update() (first call or after
   /// reset()), which also restarts the tension regulator's filters from that call's readings.
   void reset();
-  /// One control cycle; writes in.winch_rate_m_s. No allocation. Throws tendyn::Error when a
-  /// tension solve returns Status::kOutOfBounds (an f >= 0 method broke f_max): never uses
-  /// tensions outside the bounds silently.
+  /// One control cycle; writes in.winch_rate_m_s. No allocation. Throws tendyn::Error when the
+  /// full or upper solve returns Status::kOutOfBounds (an f >= 0 method broke f_max): never uses
+  /// such tensions silently. System (4) reports it in lower_solution().status instead.
   void update(const Reference& ref, const Measurement& meas, Inputs& in);
   /// The tension bounds in force [N]: the config's overrides, else the model's.
   [[nodiscard]] double f_min_N() const { return opt_.f_min_N; }
