@@ -121,7 +121,7 @@ Vector6d S_col(const tt::Joint& j, int k) {
 const Eigen::MatrixXd& crba(const tt::Model& model, tt::Data& d, const Eigen::VectorXd& q) {
   tt::forward_kinematics(model, d, q);
   const int n = model.nlinks();
-  for (int i = 0; i < n; ++i) d.Ic[i] = d.I_L[i];
+  for (int i = 0; i < n; ++i) d.Ic[i] = model.I_L[i];
   for (int i = n - 1; i >= 0; --i) {
     const tt::Joint& ji = model.joints[i];
     for (int k = 0; k < ji.nv; ++k) {

@@ -2,6 +2,7 @@
 #include <tendyn/cdpr/control.hpp>
 #include <tendyn/core/error.hpp>
 #include <tendyn/core/rotation.hpp>
+#include <tendyn/io/csv.hpp>
 
 #include <algorithm>
 #include <cctype>
@@ -62,6 +63,17 @@ void Sensors::measure(const DynamicModel& model, const StateVector& x, const Dyn
   out.rest_length_m = x.tail(model.ncable());
 }
 
+namespace {
+
+// A solve whose answer breaks the bounds (an f >= 0 method: Status::kOutOfBounds) is an error,
+// never a silent use of tensions outside them.
+void check_bounds_kept(const TensionResult& r, Method method, const char* which) {
+  if (r.status == Status::kOutOfBounds)
+    throw Error(std::string("cdpr controller: ") + which + " by '" + to_string(method) + "': " + r.reason);
+}
+
+}  // namespace
+
 Controller::Controller(const DynamicModel& model, const ControllerConfig& config)
     : model_(&model),
       cfg_(config),
@@ -75,16 +87,23 @@ Controller::Controller(const DynamicModel& model, const ControllerConfig& config
   if (!(cfg_.period_s > 0.0) || !(cfg_.tau_tension_s > 0.0) || !(cfg_.tension_rate_max_Nps > 0.0) ||
       !(cfg_.tau_filter_s >= 0.0) || !std::isfinite(cfg_.tau_filter_s))
     throw Error("cdpr controller: period, tau_tension and tension_rate_max must be > 0, tau_filter >= 0");
-  if (!(cfg_.f_min_N >= 0.0) || !(cfg_.f_max_N > cfg_.f_min_N))
-    throw Error("cdpr controller: need 0 <= f_min < f_max");
+  const double f_min = cfg_.f_min_N.value_or(model.geometry.f_min_N);
+  const double f_max = cfg_.f_max_N.value_or(model.geometry.f_max_N);
+  if (!(f_min >= 0.0) || !std::isfinite(f_min) || !(f_max > f_min))
+    throw Error("cdpr controller: tension bounds need 0 <= f_min < f_max (got f_min " + io::format_number(f_min) +
+                " N, f_max " + io::format_number(f_max) + " N)");
+  if ((cfg_.method == Method::kExhaustive || cfg_.method == Method::kLawsonHanson) && f_min > 0.0)
+    throw Error(std::string("cdpr controller: method '") + to_string(cfg_.method) +
+                "' solves f >= 0 only and cannot honour the lower tension bound " + io::format_number(f_min) +
+                " N (use exact, centred or a closed form, or set f_min_N to 0)");
   geo_.platform_mass_kg = model.mass_kg;
   geo_.p_PC = model.com_P;
   data_ = make_data(geo_);
   ref_data_ = make_data(geo_);
-  opt_.f_min_N = cfg_.f_min_N;
-  opt_.f_max_N = cfg_.f_max_N;
+  opt_.f_min_N = f_min;
+  opt_.f_max_N = f_max;
   opt_low_.f_min_N = 0.0;  // document 002: non-negative tensions
-  opt_low_.f_max_N = cfg_.f_max_N;
+  opt_low_.f_max_N = f_max;
   if (cfg_.lower_profile == LowerProfile::kSystem4 && (lower_.empty() || model.geometry.wrench_dim() != 6))
     throw Error("cdpr controller: lower profile 'system4' needs a spatial model with a lower cable group");
   res_low_.f_N = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(lower_.size()));
@@ -124,6 +143,7 @@ void Controller::update(const Reference& ref, const Measurement& meas, Inputs& i
                    cfg_.kp_rot_Nmprad * e_R - cfg_.kd_rot_Nmsprad * w_W;
   // 2. optimal distribution at the measured pose
   solve_tensions(cfg_.method, data_.J, w_d_, opt_, ws_, res_full_);
+  check_bounds_kept(res_full_, cfg_.method, "full distribution");
   f_opt_ = res_full_.f_N;
   if (cfg_.lower_profile == LowerProfile::kSystem4) {
     // document 002's system (4): rows Fx, Fy, Mz (0, 1, 5); right-hand side what the upper part
@@ -136,6 +156,8 @@ void Controller::update(const Reference& ref, const Measurement& meas, Inputs& i
       for (std::size_t j = 0; j < lower_.size(); ++j) J4_(r, static_cast<Eigen::Index>(j)) = data_.J(kRows[r], lower_[j]);
     }
     solve_tensions(cfg_.lower_method, J4_, w4_, opt_low_, ws_low_, res_low_);
+    // system (4) is the document's f >= 0 problem: a broken f_max stays reported in
+    // lower_solution().status (out_of_bounds), as the printer experiment's pretension sweeps meet it.
     for (std::size_t j = 0; j < lower_.size(); ++j) f_opt_[lower_[j]] = res_low_.f_N[static_cast<Eigen::Index>(j)];
   }
   // 3. upper cables carry what the measured lower forces leave
@@ -144,6 +166,7 @@ void Controller::update(const Reference& ref, const Measurement& meas, Inputs& i
     wu_ -= data_.J.col(lower_[j]) * meas.lower_force_N[static_cast<Eigen::Index>(j)];
   for (std::size_t j = 0; j < upper_.size(); ++j) Ju_.col(static_cast<Eigen::Index>(j)) = data_.J.col(upper_[j]);
   solve_tensions(cfg_.method, Ju_, wu_, opt_, ws_up_, res_up_);
+  check_bounds_kept(res_up_, cfg_.method, "upper distribution");
   for (std::size_t j = 0; j < upper_.size(); ++j) f_des_[upper_[j]] = res_up_.f_N[static_cast<Eigen::Index>(j)];
   // 4./5. winch rates
   // measured cable length rates dl/dt = -J^T [v; omega] (feed-forward of the winch rates), the

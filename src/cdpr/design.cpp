@@ -73,7 +73,7 @@ DesignResult optimise_anchors(const Model& model, const Eigen::MatrixXd& poses, 
     DesignScore s;
     ++evals;
     try {
-      validate_model(m);
+      validate(m);
       s = design_score(m, poses);
     } catch (const Error&) {
       return std::numeric_limits<double>::infinity();  // coincident anchors, zero-length cable

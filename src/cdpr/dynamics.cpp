@@ -32,7 +32,7 @@ Eigen::Matrix3d point_inertia(double m, const Eigen::Vector3d& d) {
 }  // namespace
 
 void finalize_dynamic_model(DynamicModel& m) {
-  validate_model(m.geometry);
+  validate(m.geometry);
   if (m.geometry.motion != Motion::kSpatial) throw Error("cdpr dynamics: the model must be spatial");
   const int n = m.ncable();
   check_vec(m.EA_N, n, "EA", true);

@@ -177,8 +177,8 @@ Eigen::VectorXd start_tensions(const Controller& ctrl, const ControllerConfig& c
     Eigen::MatrixXd Ju(6, static_cast<Eigen::Index>(up.size()));
     for (std::size_t j = 0; j < up.size(); ++j) Ju.col(static_cast<Eigen::Index>(j)) = data.geo.J.col(up[j]);
     SolverOptions so;
-    so.f_min_N = cc.f_min_N;
-    so.f_max_N = cc.f_max_N;
+    so.f_min_N = ctrl.f_min_N();
+    so.f_max_N = ctrl.f_max_N();
     const TensionResult ru = solve_tensions(cc.method, Ju, wu, so);
     for (std::size_t j = 0; j < up.size(); ++j) f0[up[j]] = ru.f_N[static_cast<Eigen::Index>(j)];
   }

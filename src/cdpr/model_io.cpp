@@ -82,7 +82,7 @@ ModelFile parse_node(const io::YamlNode& root) {
     mf.default_pose = p->as_vector(m.motion == Motion::kSpatial ? 6 : 3);
   }
   try {
-    validate_model(m);
+    validate(m);
   } catch (const Error& e) {
     root.fail(e.what());
   }

@@ -1,5 +1,6 @@
 # Sources of the cdpr module (paths relative to src/).
 list(APPEND TENDYN_SOURCES
+  cdpr/model.cpp
   cdpr/geometry.cpp
   cdpr/model_io.cpp
   cdpr/dense_kernels.cpp

@@ -12,6 +12,7 @@
 
 namespace tendyn::tree {
 
+using detail::compose;
 using detail::cross_force;
 using detail::cross_motion;
 using detail::force_to_child;
@@ -22,35 +23,21 @@ using detail::motion_to_parent;
 
 namespace {
 
-// out = a b (frame b given in a, a in the outer frame); out must not alias a or b.
-inline void compose(const SE3& a, const SE3& b, SE3& out) {
-  out.p = a.p + a.R * b.p;
-  out.R.noalias() = a.R * b.R;
-}
-
 // The link that receives link i's force terms in the backward passes of rnea and aba: its parent,
 // or -1 when it has none or when, without external wrenches, the terms of i or of its parent are
-// skipped (Data::merge_kind 2).
-inline int force_parent(const Model& model, const Data& d, int i, bool has_ext) {
+// skipped (Model::merge_kind kSkipped).
+inline int force_parent(const Model& model, int i, bool has_ext) {
   const int p = model.parent[i];
   if (p < 0 || has_ext) return p;
-  return d.merge_kind[i] == 2 || d.merge_kind[p] == 2 ? -1 : p;
+  return model.merge_kind[i] == MergeKind::kSkipped || model.merge_kind[p] == MergeKind::kSkipped ? -1 : p;
 }
 
 // The inertia link i's forward-pass terms use in rnea and aba: its own with external wrenches,
-// its fixed cluster's (Data::I_cluster) without when merge_kind is 0, else none (merge_kind 1: it
-// only passes on forces from below; 2: its terms are skipped).
-inline const Inertia* body_inertia(const Data& d, int i, bool has_ext) {
-  if (has_ext) return &d.I_L[i];
-  return d.merge_kind[i] == 0 ? &d.I_cluster[i] : nullptr;
-}
-
-// The constant placement of joint j in its parent frame.
-inline SE3 placement(const Joint& j) {
-  SE3 X;
-  X.R = j.R_PJ;
-  X.p = j.p_PJ_m;
-  return X;
+// its fixed cluster's (Model::I_cluster) without when it is a kCarrier, else none (kCarried: it
+// only passes on forces from below; kSkipped: its terms are skipped).
+inline const Inertia* body_inertia(const Model& model, int i, bool has_ext) {
+  if (has_ext) return &model.I_L[i];
+  return model.merge_kind[i] == MergeKind::kCarrier ? &model.I_cluster[i] : nullptr;
 }
 
 }  // namespace
@@ -63,7 +50,6 @@ Data::Data(const Model& model) {
   A.assign(n, Vector6d::Zero());
   F.assign(n, Vector6d::Zero());
   Fext.assign(n, Vector6d::Zero());
-  I_L.resize(n);
   Ic.resize(n);
   IA.assign(n, Matrix6d::Zero());
   pA.assign(n, Vector6d::Zero());
@@ -73,72 +59,7 @@ Data::Data(const Model& model) {
   u.assign(n, Vector6d::Zero());
   msub.assign(n, 0.0);
   hsub.assign(n, Eigen::Vector3d::Zero());
-  for (std::size_t i = 0; i < n; ++i) {
-    const Link& l = model.links[i];
-    Inertia& I = I_L[i];
-    I.m = l.mass_kg;
-    I.h = l.mass_kg * l.p_LC_m;
-    I.I = l.inertia_C_kgm2 - l.mass_kg * detail::skew(l.p_LC_m) * detail::skew(l.p_LC_m);
-  }
   S_W = Eigen::Matrix<double, 6, Eigen::Dynamic>::Zero(6, model.nv);
-  v_parent.assign(static_cast<std::size_t>(model.nv), -1);
-  std::vector<int> last_v(n, -1);  // last velocity coordinate on the path root..i (i included)
-  for (std::size_t i = 0; i < n; ++i) {
-    const Joint& j = model.joints[i];
-    const int p = model.parent[i];
-    int prev = p >= 0 ? last_v[static_cast<std::size_t>(p)] : -1;
-    for (int k = 0; k < j.nv; ++k) {
-      v_parent[static_cast<std::size_t>(j.idx_v + k)] = prev;
-      prev = j.idx_v + k;
-    }
-    last_v[i] = prev;
-  }
-  // Fixed clusters. carrier[i]: the link whose frame carries link i's inertia (i itself unless i
-  // is on a fixed joint below another link); X_CL[i]: link i's frame in its carrier's frame
-  // (constant: a product of fixed joint placements). A link is static when every joint from it to
-  // the world is fixed (X_CL is then relative to the static root, whose frame is its placement).
-  I_cluster = I_L;
-  crba_parent.assign(n, -1);
-  X_CJ.assign(n, SE3{});
-  merge_kind.assign(n, 0);
-  std::vector<int> carrier(n);
-  std::vector<SE3> X_CL(n);
-  std::vector<char> is_static(n, 0), moving_below(n, 0);
-  for (std::size_t i = 0; i < n; ++i) {
-    const Joint& j = model.joints[i];
-    const int p = model.parent[i];
-    const auto pp = static_cast<std::size_t>(p);
-    const bool fixed = j.type == JointType::kFixed;
-    is_static[i] = fixed && (p < 0 || is_static[pp]) ? 1 : 0;
-    if (fixed && p >= 0) {
-      carrier[i] = carrier[pp];
-      compose(X_CL[pp], placement(j), X_CL[i]);
-      detail::add_to(I_cluster[static_cast<std::size_t>(carrier[i])], detail::inertia_to_parent(X_CL[i], I_L[i]));
-      continue;
-    }
-    carrier[i] = static_cast<int>(i);
-    if (is_static[i]) continue;
-    crba_links.push_back(static_cast<int>(i));
-    if (p < 0) {
-      X_CJ[i] = placement(j);
-    } else if (is_static[pp]) {  // placement in world: the static root's placement, then the chain
-      SE3 X_WP;
-      compose(placement(model.joints[static_cast<std::size_t>(carrier[pp])]), X_CL[pp], X_WP);
-      compose(X_WP, placement(j), X_CJ[i]);
-    } else {
-      crba_parent[i] = carrier[pp];
-      compose(X_CL[pp], placement(j), X_CJ[i]);
-    }
-  }
-  for (std::size_t i = n; i-- > 0;) {
-    const int p = model.parent[i];
-    if (p >= 0 && (model.joints[i].nv > 0 || moving_below[i])) moving_below[static_cast<std::size_t>(p)] = 1;
-  }
-  for (std::size_t i = 0; i < n; ++i)
-    if (is_static[i] || (carrier[i] != static_cast<int>(i) && !moving_below[i]))
-      merge_kind[i] = 2;
-    else if (carrier[i] != static_cast<int>(i))
-      merge_kind[i] = 1;
   tau = Eigen::VectorXd::Zero(model.nv);
   M = Eigen::MatrixXd::Zero(model.nv, model.nv);
   ddq = Eigen::VectorXd::Zero(model.nv);
@@ -273,17 +194,17 @@ const Eigen::VectorXd& rnea(const Model& model, Data& d, const Eigen::VectorXd& 
       d.A[i] = motion_to_child(d.X_PL[i], a0);
     }
     d.A[i] += S_times(j, a.data() + j.idx_v) + cross_motion(d.V[i], vJ);
-    if (const Inertia* I = body_inertia(d, i, has_ext)) {
+    if (const Inertia* I = body_inertia(model, i, has_ext)) {
       d.F[i] = inertia_times(*I, d.A[i]) + cross_force(d.V[i], inertia_times(*I, d.V[i]));
       if (has_ext) d.F[i] -= d.Fext[i];
-    } else if (d.merge_kind[i] == 1) {
+    } else if (model.merge_kind[i] == MergeKind::kCarried) {
       d.F[i].setZero();
     }
   }
   for (int i = n - 1; i >= 0; --i) {
     const Joint& j = model.joints[i];
     St_times(j, d.F[i], d.tau.data() + j.idx_v);
-    const int p = force_parent(model, d, i, has_ext);
+    const int p = force_parent(model, i, has_ext);
     if (p >= 0) d.F[p] += force_to_parent(d.X_PL[i], d.F[i]);
   }
   return d.tau;
@@ -308,14 +229,14 @@ void crba_world(const Model& model, Data& d, const Eigen::VectorXd& q) {
   model.check_q(q);
   // Kinematics of the moving links only: each joint placed in the frame of its nearest moving
   // ancestor (X_CJ, fixed placements folded in).
-  for (const int i : d.crba_links) {
+  for (const int i : model.crba_links) {
     const Joint& j = model.joints[i];
-    const int cp = d.crba_parent[static_cast<std::size_t>(i)];
+    const int cp = model.crba_parent[static_cast<std::size_t>(i)];
     SE3& X = d.X_WL[i];
     SE3 X_CL;
-    joint_transform(j, d.X_CJ[i].R, d.X_CJ[i].p, q, cp >= 0 ? X_CL : X);
+    joint_transform(j, model.X_CJ[i].R, model.X_CJ[i].p, q, cp >= 0 ? X_CL : X);
     if (cp >= 0) compose(d.X_WL[cp], X_CL, X);
-    detail::inertia_to_parent(X, d.I_cluster[i], d.Ic[i]);
+    detail::inertia_to_parent(X, model.I_cluster[i], d.Ic[i]);
     switch (j.type) {
       case JointType::kFixed: break;
       case JointType::kRevolute: {
@@ -342,7 +263,7 @@ void crba_world(const Model& model, Data& d, const Eigen::VectorXd& q) {
     }
   }
   Eigen::MatrixXd& M = d.M;
-  for (auto it = d.crba_links.rbegin(); it != d.crba_links.rend(); ++it) {
+  for (auto it = model.crba_links.rbegin(); it != model.crba_links.rend(); ++it) {
     const int i = *it;
     const Joint& j = model.joints[i];
     const Inertia& Ic = d.Ic[i];
@@ -365,13 +286,13 @@ void crba_world(const Model& model, Data& d, const Eigen::VectorXd& q) {
         return (s[0] * f0 + s[1] * f1) + (s[2] * f2 + s[3] * f3) + (s[4] * f4 + s[5] * f5);
       };
       M(c, c) = dot_F(c);
-      for (int r = d.v_parent[static_cast<std::size_t>(c)]; r >= 0; r = d.v_parent[static_cast<std::size_t>(r)]) {
+      for (int r = model.v_parent[static_cast<std::size_t>(c)]; r >= 0; r = model.v_parent[static_cast<std::size_t>(r)]) {
         const double val = dot_F(r);
         M(r, c) = val;
         if constexpr (kFull) M(c, r) = val;
       }
     }
-    const int p = d.crba_parent[static_cast<std::size_t>(i)];
+    const int p = model.crba_parent[static_cast<std::size_t>(i)];
     if (p >= 0) detail::add_to(d.Ic[p], Ic);
   }
 }
@@ -404,19 +325,19 @@ const Eigen::VectorXd& aba(const Model& model, Data& d, const Eigen::VectorXd& q
     const Vector6d vJ = S_times(j, v.data() + j.idx_v);
     d.V[i] = p >= 0 ? Vector6d(motion_to_child(d.X_PL[i], d.V[p]) + vJ) : vJ;
     d.c[i] = cross_motion(d.V[i], vJ);
-    if (const Inertia* I = body_inertia(d, i, has_ext)) {
+    if (const Inertia* I = body_inertia(model, i, has_ext)) {
       d.IA[i] = detail::inertia_matrix(*I);
       d.pA[i] = cross_force(d.V[i], inertia_times(*I, d.V[i]));
       if (has_ext) d.pA[i] -= d.Fext[i];
-    } else if (d.merge_kind[i] == 1) {
+    } else if (model.merge_kind[i] == MergeKind::kCarried) {
       d.IA[i].setZero();
       d.pA[i].setZero();
     }
   }
   for (int i = n - 1; i >= 0; --i) {
     const Joint& j = model.joints[i];
-    if (!has_ext && d.merge_kind[i] == 2) continue;
-    const int p = force_parent(model, d, i, has_ext);
+    if (!has_ext && model.merge_kind[i] == MergeKind::kSkipped) continue;
+    const int p = force_parent(model, i, has_ext);
     Matrix6d& IA = d.IA[i];
     if (j.type == JointType::kRevolute || j.type == JointType::kPrismatic) {
       const Vector6d s = S_col(j, 0);
@@ -492,7 +413,7 @@ double kinetic_energy(const Model& model, Data& d, const Eigen::VectorXd& q,
     const int p = model.parent[i];
     const Vector6d vJ = S_times(j, v.data() + j.idx_v);
     d.V[i] = p >= 0 ? Vector6d(motion_to_child(d.X_PL[i], d.V[p]) + vJ) : vJ;
-    T += 0.5 * d.V[i].dot(inertia_times(d.I_L[i], d.V[i]));
+    T += 0.5 * d.V[i].dot(inertia_times(model.I_L[i], d.V[i]));
   }
   return T;
 }
@@ -561,7 +482,7 @@ Vector6d momentum_world(const Model& model, Data& d, const Eigen::VectorXd& q,
   kinetic_energy(model, d, q, v);  // fills V and X_WL
   Vector6d h = Vector6d::Zero();
   for (int i = 0; i < model.nlinks(); ++i)
-    h += force_to_parent(d.X_WL[i], inertia_times(d.I_L[i], d.V[i]));
+    h += force_to_parent(d.X_WL[i], inertia_times(model.I_L[i], d.V[i]));
   return h;
 }
 

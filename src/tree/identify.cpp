@@ -162,7 +162,7 @@ Model with_inertial_parameters(const Model& model, const Eigen::VectorXd& pi) {
     const Eigen::Matrix3d S = detail::skew(l.p_LC_m);
     l.inertia_C_kgm2 = I_O + m * S * S;
   }
-  validate(out);
+  finalize(out);
   return out;
 }
 

@@ -10,6 +10,8 @@
 #include <random>
 #include <set>
 
+#include "spatial.hpp"
+
 namespace tendyn::tree {
 
 double Model::total_mass() const {
@@ -140,7 +142,123 @@ void validate_link(const Model& m, int i) {
 
 }  // namespace
 
-void validate(const Model& m) {
+namespace {
+
+// The constant placement of joint j in its parent frame.
+SE3 placement(const Joint& j) {
+  SE3 X;
+  X.R = j.R_PJ;
+  X.p = j.p_PJ_m;
+  return X;
+}
+
+// The derived constants of a structurally valid model (parent[i] < i, sizes consistent), written
+// into `out` (which may be `m` itself: only the derived members are written).
+void compute_derived(const Model& m, Model& out) {
+  const auto n = static_cast<std::size_t>(m.nlinks());
+  using detail::compose;
+  std::vector<Inertia> I_L(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const Link& l = m.links[i];
+    Inertia& I = I_L[i];
+    I.m = l.mass_kg;
+    I.h = l.mass_kg * l.p_LC_m;
+    I.I = l.inertia_C_kgm2 - l.mass_kg * detail::skew(l.p_LC_m) * detail::skew(l.p_LC_m);
+  }
+  std::vector<int> v_parent(static_cast<std::size_t>(m.nv), -1);
+  std::vector<int> last_v(n, -1);  // last velocity coordinate on the path root..i (i included)
+  for (std::size_t i = 0; i < n; ++i) {
+    const Joint& j = m.joints[i];
+    const int p = m.parent[i];
+    int prev = p >= 0 ? last_v[static_cast<std::size_t>(p)] : -1;
+    for (int k = 0; k < j.nv; ++k) {
+      v_parent[static_cast<std::size_t>(j.idx_v + k)] = prev;
+      prev = j.idx_v + k;
+    }
+    last_v[i] = prev;
+  }
+  // Fixed clusters. carrier[i]: the link whose frame carries link i's inertia (i itself unless i
+  // is on a fixed joint below another link); X_CL[i]: link i's frame in its carrier's frame
+  // (constant: a product of fixed joint placements). A link is static when every joint from it to
+  // the world is fixed (X_CL is then relative to the static root, whose frame is its placement).
+  std::vector<Inertia> I_cluster = I_L;
+  std::vector<int> crba_links;
+  std::vector<int> crba_parent(n, -1);
+  std::vector<SE3> X_CJ(n, SE3{});
+  std::vector<MergeKind> merge_kind(n, MergeKind::kCarrier);
+  std::vector<int> carrier(n);
+  std::vector<SE3> X_CL(n);
+  std::vector<char> is_static(n, 0), moving_below(n, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const Joint& j = m.joints[i];
+    const int p = m.parent[i];
+    const auto pp = static_cast<std::size_t>(p);
+    const bool fixed = j.type == JointType::kFixed;
+    is_static[i] = fixed && (p < 0 || is_static[pp]) ? 1 : 0;
+    if (fixed && p >= 0) {
+      carrier[i] = carrier[pp];
+      compose(X_CL[pp], placement(j), X_CL[i]);
+      detail::add_to(I_cluster[static_cast<std::size_t>(carrier[i])], detail::inertia_to_parent(X_CL[i], I_L[i]));
+      continue;
+    }
+    carrier[i] = static_cast<int>(i);
+    if (is_static[i]) continue;
+    crba_links.push_back(static_cast<int>(i));
+    if (p < 0) {
+      X_CJ[i] = placement(j);
+    } else if (is_static[pp]) {  // placement in world: the static root's placement, then the chain
+      SE3 X_WP;
+      compose(placement(m.joints[static_cast<std::size_t>(carrier[pp])]), X_CL[pp], X_WP);
+      compose(X_WP, placement(j), X_CJ[i]);
+    } else {
+      crba_parent[i] = carrier[pp];
+      compose(X_CL[pp], placement(j), X_CJ[i]);
+    }
+  }
+  for (std::size_t i = n; i-- > 0;) {
+    const int p = m.parent[i];
+    if (p >= 0 && (m.joints[i].nv > 0 || moving_below[i])) moving_below[static_cast<std::size_t>(p)] = 1;
+  }
+  for (std::size_t i = 0; i < n; ++i)
+    if (is_static[i] || (carrier[i] != static_cast<int>(i) && !moving_below[i]))
+      merge_kind[i] = MergeKind::kSkipped;
+    else if (carrier[i] != static_cast<int>(i))
+      merge_kind[i] = MergeKind::kCarried;
+  out.I_L = std::move(I_L);
+  out.I_cluster = std::move(I_cluster);
+  out.crba_links = std::move(crba_links);
+  out.crba_parent = std::move(crba_parent);
+  out.X_CJ = std::move(X_CJ);
+  out.merge_kind = std::move(merge_kind);
+  out.v_parent = std::move(v_parent);
+}
+
+bool same(const Inertia& a, const Inertia& b) { return a.m == b.m && a.h == b.h && a.I == b.I; }
+bool same(const SE3& a, const SE3& b) { return a.R == b.R && a.p == b.p; }
+template <class T>
+bool same(const std::vector<T>& a, const std::vector<T>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (!same(a[i], b[i])) return false;
+  return true;
+}
+
+// The name of the first derived constant of `m` that differs from its recomputation, or nullptr.
+const char* stale_constant(const Model& m) {
+  Model fresh;
+  compute_derived(m, fresh);
+  if (!same(m.I_L, fresh.I_L)) return "I_L";
+  if (!same(m.I_cluster, fresh.I_cluster)) return "I_cluster";
+  if (m.crba_links != fresh.crba_links) return "crba_links";
+  if (m.crba_parent != fresh.crba_parent) return "crba_parent";
+  if (!same(m.X_CJ, fresh.X_CJ)) return "X_CJ";
+  if (m.merge_kind != fresh.merge_kind) return "merge_kind";
+  if (m.v_parent != fresh.v_parent) return "v_parent";
+  return nullptr;
+}
+
+// Every check of validate() except the derived constants.
+void validate_definition(const Model& m) {
   const std::string where = "tree model '" + m.name + "': ";
   const int n = m.nlinks();
   if (n == 0) throw Error(where + "no links");
@@ -197,6 +315,20 @@ void validate(const Model& m) {
   for (int i = 0; i < n; ++i)
     if (m.joints[i].nv > 0 && !(isub[i] > 0.0))
       throw Error(where + "joint '" + m.joints[i].name + "' moves a massless subtree (singular mass matrix)");
+}
+
+}  // namespace
+
+void validate(const Model& m) {
+  validate_definition(m);
+  if (const char* name = stale_constant(m))
+    throw Error("tree model '" + m.name + "': derived constant " + name +
+                " does not match the links and joints (edited by hand?): call tree::finalize(model)");
+}
+
+void finalize(Model& m) {
+  validate_definition(m);
+  compute_derived(m, m);
 }
 
 Model ModelBuilder::build() const {
@@ -285,7 +417,7 @@ Model ModelBuilder::build() const {
   m.nq = iq;
   m.nv = iv;
   m.reachability = reachability_from_parents(m.parent);
-  validate(m);
+  finalize(m);
   return m;
 }
 

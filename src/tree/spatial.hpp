@@ -10,6 +10,12 @@
 
 namespace tendyn::tree::detail {
 
+/// out = a b (frame b given in a, a in the outer frame); out must not alias a or b.
+inline void compose(const SE3& a, const SE3& b, SE3& out) {
+  out.p = a.p + a.R * b.p;
+  out.R.noalias() = a.R * b.R;
+}
+
 inline Eigen::Matrix3d skew(const Eigen::Vector3d& a) {
   Eigen::Matrix3d S;
   S << 0.0, -a.z(), a.y(), a.z(), 0.0, -a.x(), -a.y(), a.x(), 0.0;

@@ -152,7 +152,7 @@ EditResult edit_cdpr_model(std::string_view yaml, const json& edits, const Limit
   cdpr::ModelFile f = load(yaml);
   for (std::size_t i = 0; i < edits.size(); ++i) apply_edit(f, edits[i], "edits[" + std::to_string(i) + "]");
   try {
-    cdpr::validate_model(f.model);
+    cdpr::validate(f.model);
   } catch (const Error& e) {
     throw Error(std::string("after the edits: ") + e.what());
   }

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "cdpr/test_util.hpp"
+#include "support/error_of.hpp"
 
 namespace tendyn::cdpr {
 namespace {
@@ -101,7 +102,7 @@ TEST(CdprControl, RegulatesPositionAndDrivesLowerTensionsToTheOptimum) {
   EXPECT_LT((L.x.segment<3>(0) - ref.p_W).norm(), 1e-3);
   EXPECT_LT(quat_log(Eigen::Quaterniond(L.x[3], L.x[4], L.x[5], L.x[6])).norm(), 5e-3);
   for (int i : c.lower()) EXPECT_NEAR(L.data.tension_N[i], c.optimal_tensions()[i], 0.05 * c.optimal_tensions()[i] + 20.0);
-  EXPECT_GE(L.data.tension_N.minCoeff(), 0.8 * cc.f_min_N);
+  EXPECT_GE(L.data.tension_N.minCoeff(), 0.8 * c.f_min_N());
 }
 
 TEST(CdprControl, WithoutTensionControlLowerWinchesFollowTheReferenceLengths) {
@@ -195,13 +196,79 @@ TEST(CdprControl, System4LowerProfileIsNonNegativeAndSolvesItsEquations) {
   }
 }
 
+// The model owns the tension bounds: an unset ControllerConfig bound is the model's, a set one an
+// explicit override.
+TEST(CdprControl, TensionBoundsAreTheModelsUnlessOverridden) {
+  DynamicModel m = printer();
+  m.geometry.f_min_N = 350.0;
+  m.geometry.f_max_N = 12000.0;
+  const Controller c(m, ControllerConfig{});
+  EXPECT_EQ(c.f_min_N(), 350.0);
+  EXPECT_EQ(c.f_max_N(), 12000.0);
+  ControllerConfig cc;
+  cc.f_min_N = 100.0;
+  const Controller o(m, cc);
+  EXPECT_EQ(o.f_min_N(), 100.0);
+  EXPECT_EQ(o.f_max_N(), 12000.0);
+  // The bounds in force are the ones the optimum keeps.
+  Loop L;
+  L.model.geometry.f_min_N = 700.0;
+  const Pose pose = pose_from_xyz_rpy(Eigen::Vector3d(0.0, 0.0, 3.0), Eigen::Vector3d::Zero());
+  L.start(pose, Eigen::VectorXd::Constant(8, 3000.0));
+  ControllerConfig full;
+  full.lower_profile = LowerProfile::kFull;
+  Controller cf(L.model, full);
+  Sensors s(L.model, SensorConfig{});
+  Reference ref;
+  ref.p_W = pose.p_WP;
+  L.run(cf, s, ref, 0.01);
+  EXPECT_GE(cf.optimal_tensions().minCoeff(), 700.0 * (1.0 - 1e-9));
+}
+
+// exhaustive and lawson-hanson solve f >= 0 only: as the controller's method they are refused
+// when the lower bound is positive (they would break it); a bound one of them breaks in system (4)
+// (f_max) is reported in lower_solution().status.
+TEST(CdprControl, RefusesOrReportsBoundsTheNonNegativeMethodsDoNotHonour) {
+  const DynamicModel m = printer();
+  for (const Method method : {Method::kExhaustive, Method::kLawsonHanson}) {
+    SCOPED_TRACE(to_string(method));
+    ControllerConfig cc;
+    cc.method = method;
+    const std::string e = tendyn::test::error_of([&] { Controller c(m, cc); });
+    EXPECT_NE(e.find(std::string("cdpr controller: method '") + to_string(method) +
+                     "' solves f >= 0 only and cannot honour the lower tension bound 200 N"),
+              std::string::npos) << e;
+    cc.f_min_N = 0.0;  // f >= 0 is all they are asked for
+    EXPECT_NO_THROW(Controller(m, cc));
+  }
+  for (const Method method : {Method::kExhaustive, Method::kLawsonHanson}) {
+    SCOPED_TRACE(to_string(method));
+    Loop L;
+    const Pose pose = pose_from_xyz_rpy(Eigen::Vector3d(0.0, 0.0, 3.0), Eigen::Vector3d::Zero());
+    L.start(pose, Eigen::VectorXd::Constant(8, 3000.0));
+    ControllerConfig cc;
+    cc.lower_method = method;  // system (4)
+    cc.f_min_N = 0.0;
+    cc.f_max_N = 1.0;  // far below what the lower cables must carry against the side load
+    cc.method = Method::kExact;
+    L.in.force_ext_W = Eigen::Vector3d(500.0, 300.0, 0.0);  // a side load: Fx, Fy for system (4)
+    Controller c(L.model, cc);
+    Sensors s(L.model, SensorConfig{});
+    Reference ref;
+    ref.p_W = pose.p_WP;
+    L.run(c, s, ref, 0.01);
+    EXPECT_EQ(c.lower_solution().status, Status::kOutOfBounds);
+    EXPECT_NE(std::string(c.lower_solution().reason).find("a tension is above f_max"), std::string::npos);
+  }
+}
+
 TEST(CdprControl, BadConfigIsRejected) {
   const DynamicModel m = printer();
   ControllerConfig cc;
   cc.tau_winch_s = 0.0;
   EXPECT_THROW(Controller(m, cc), Error);
   cc = ControllerConfig{};
-  cc.f_max_N = cc.f_min_N;
+  cc.f_max_N = m.geometry.f_min_N;  // the override meets the model's lower bound
   EXPECT_THROW(Controller(m, cc), Error);
   cc = ControllerConfig{};
   cc.tau_tension_s = 0.0;

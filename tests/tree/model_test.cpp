@@ -1,4 +1,5 @@
 #include <tendyn/core/error.hpp>
+#include <tendyn/tree/algorithms.hpp>
 #include <tendyn/tree/model.hpp>
 #include <tendyn/tree/model_io.hpp>
 
@@ -256,6 +257,54 @@ TEST(TreeModel, ValidateNamesTheBrokenInvariant) {
   EXPECT_NE(e.find("must be sized nlinks = 1"), std::string::npos) << e;
   e = broken([](Model& m) { m.links[1].mass_kg = 0.0; m.links[1].inertia_C_kgm2.setZero(); });
   EXPECT_NE(e.find("joint 'link2_joint' moves a massless subtree"), std::string::npos) << e;
+}
+
+// The constants derived from the links and joints live in the Model, computed once by
+// ModelBuilder::build (finalize); a hand edit of the links leaves them stale, which validate()
+// names, and finalize() recomputes them to exactly what a fresh build gives.
+TEST(TreeModel, DerivedConstantsAreTheModelsAndValidateNamesStaleOnes) {
+  const Model good = load_model(model_path("biped.urdf"), BaseMode::kFree);
+  const auto n = static_cast<std::size_t>(good.nlinks());
+  ASSERT_EQ(good.I_L.size(), n);
+  ASSERT_EQ(good.I_cluster.size(), n);
+  ASSERT_EQ(good.crba_parent.size(), n);
+  ASSERT_EQ(good.X_CJ.size(), n);
+  ASSERT_EQ(good.merge_kind.size(), n);
+  ASSERT_EQ(good.v_parent.size(), static_cast<std::size_t>(good.nv));
+  EXPECT_EQ(good.crba_links.front(), 0);
+  EXPECT_EQ(good.merge_kind[0], MergeKind::kCarrier);
+  EXPECT_EQ(good.I_L[1].m, good.links[1].mass_kg);
+
+  Model edited = good;
+  edited.links[1].mass_kg *= 2.0;  // valid mass, stale I_L / I_cluster
+  std::string e = error_of([&] { validate(edited); });
+  EXPECT_NE(e.find("tree model '" + good.name + "': derived constant I_L does not match the links and joints"),
+            std::string::npos) << e;
+  EXPECT_NE(e.find("call tree::finalize(model)"), std::string::npos) << e;
+  finalize(edited);
+  EXPECT_NO_THROW(validate(edited));
+  EXPECT_EQ(edited.I_L[1].m, 2.0 * good.links[1].mass_kg);
+
+  // The same model built from scratch: the same constants and bit-identical dynamics.
+  ModelBuilder b(good.name);
+  for (int i = 0; i < good.nlinks(); ++i)
+    b.add_link(edited.links[static_cast<std::size_t>(i)],
+               good.parent[static_cast<std::size_t>(i)] >= 0 ? good.links[static_cast<std::size_t>(good.parent[static_cast<std::size_t>(i)])].name : "",
+               good.joints[static_cast<std::size_t>(i)]);
+  const Model built = b.build();
+  EXPECT_EQ(built.crba_links, edited.crba_links);
+  EXPECT_EQ(built.merge_kind, edited.merge_kind);
+  Data d1(built), d2(edited);
+  const Eigen::VectorXd q = built.random_configuration(3);
+  const Eigen::VectorXd v = Eigen::VectorXd::LinSpaced(built.nv, -1.0, 1.0);
+  EXPECT_EQ(rnea(built, d1, q, v, v), rnea(edited, d2, q, v, v));
+  EXPECT_EQ(crba(built, d1, q), crba(edited, d2, q));
+
+  // A hand-edited structure is still named before the constants are recomputed.
+  Model bad = good;
+  bad.links[1].mass_kg = -1.0;
+  e = error_of([&] { finalize(bad); });
+  EXPECT_NE(e.find("mass must be finite and >= 0"), std::string::npos) << e;
 }
 
 TEST(TreeUrdf, Errors) {

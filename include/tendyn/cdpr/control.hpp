@@ -39,7 +39,9 @@
 #include <Eigen/Geometry>
 
 #include <cstdint>
+#include <optional>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace tendyn::cdpr {
@@ -74,14 +76,20 @@ struct ControllerConfig {
   double tau_tension_s = 0.1;    ///< tension (null-space) regulator time constant [s]
   double tension_rate_max_Nps = 1000.0;  ///< limit of its correction rate per cable [N/s]
   double tau_filter_s = 0.0;     ///< low-pass of the readings it uses (0 = off) [s]
-  double f_min_N = 200.0;     ///< printer8 tension.min
-  double f_max_N = 30000.0;
+  /// Tension bounds [N] of the full and upper solves (the lower system (4) keeps f >= 0 and the
+  /// upper bound). Unset (the default): the model's, DynamicModel::geometry.f_min_N / f_max_N
+  /// (tension.min / tension.max of the model file); set: an explicit override.
+  std::optional<double> f_min_N;
+  std::optional<double> f_max_N;
+  /// Solver of the full and upper distributions. The f >= 0 methods (exhaustive, lawson-hanson)
+  /// cannot honour a lower bound > 0: the Controller refuses them then (tendyn::Error).
   Method method = Method::kExact;
   /// Source of the optimal lower-group profile (see LowerProfile). Default: the document's own
   /// system (4) (issue 18 item 8; kFull was the default before).
   LowerProfile lower_profile = LowerProfile::kSystem4;
-  /// Solver of system (4) when lower_profile = kSystem4 (f >= 0; f_max_N applies to the exact
-  /// and closed-form methods only).
+  /// Solver of system (4) when lower_profile = kSystem4 (f >= 0 and f <= f_max_N; exhaustive and
+  /// lawson-hanson solve f >= 0 only: an answer above f_max_N is reported as
+  /// Controller::lower_solution().status == Status::kOutOfBounds, not enforced).
   Method lower_method = Method::kExhaustive;
   bool tension_control = true;   ///< lower-cable (null-space) tension regulator on/off
   std::string upper_group = "upper";
@@ -139,13 +147,22 @@ Measurement make_measurement(const DynamicModel& model, const std::string& lower
 /// Keeps a pointer to `model`: the model must outlive the controller.
 class Controller {
  public:
+  /// Throws tendyn::Error "cdpr controller: ..." on a bad config: non-positive time constants,
+  /// bounds without 0 <= f_min < f_max (after taking the model's for unset ones), a group with no
+  /// cable, system4 without a spatial model and a lower group, and `method` exhaustive or
+  /// lawson-hanson with f_min > 0 (they solve f >= 0 only and would break the bound).
   Controller(const DynamicModel& model, const ControllerConfig& config);
   /// Lower cables' kinematic rest lengths l0_ref = l(ref pose) - offset: the offset (stretch
   /// from the force sensors) is taken at the next call to update() (first call or after
   /// reset()), which also restarts the tension regulator's filters from that call's readings.
   void reset();
-  /// One control cycle; writes in.winch_rate_m_s. No allocation.
+  /// One control cycle; writes in.winch_rate_m_s. No allocation. Throws tendyn::Error when the
+  /// full or upper solve returns Status::kOutOfBounds (an f >= 0 method broke f_max): never uses
+  /// such tensions silently. System (4) reports it in lower_solution().status instead.
   void update(const Reference& ref, const Measurement& meas, Inputs& in);
+  /// The tension bounds in force [N]: the config's overrides, else the model's.
+  [[nodiscard]] double f_min_N() const { return opt_.f_min_N; }
+  [[nodiscard]] double f_max_N() const { return opt_.f_max_N; }
   [[nodiscard]] const Eigen::VectorXd& optimal_tensions() const { return f_opt_; }
   [[nodiscard]] const Eigen::VectorXd& target_tensions() const { return f_des_; }
   [[nodiscard]] const Eigen::Matrix<double, 6, 1>& desired_wrench() const { return w_d_; }

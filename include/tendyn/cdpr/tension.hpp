@@ -124,8 +124,9 @@ inline Status status_from_string(const std::string& name) { return enum_from_str
 struct SolverOptions {
   /// Lower tension bound [N]: enforced by exact and the closed forms; exhaustive and
   /// lawson-hanson solve f >= 0 and report a violated bound as Status::kOutOfBounds. The default
-  /// 0 is not a model's bound: take a model's bounds from solver_options(model)
-  /// (tension_problem.hpp) or TensionProblem::options.
+  /// 0 is not a model's bound: the model owns the bounds (cdpr::Model::f_min_N, f_max_N); take
+  /// them from solver_options(model) (tension_problem.hpp) or TensionProblem::options, and treat
+  /// any other value here as an explicit override.
   double f_min_N = 0.0;
   double f_max_N = std::numeric_limits<double>::infinity();  ///< upper bound [N] (as f_min_N)
   /// Rank tolerance of the rank-revealing QR: pivots below rank_rtol * (largest pivot) are zero.

@@ -8,7 +8,7 @@
 // Sizes are checked (tendyn::Error). No heap allocation after Data construction.
 //
 // Fixed joints: the CRBA always, and RNEA and ABA when fext is empty, treat a link together with
-// the links fixed below it as one rigid body (constant cluster inertia, Data::I_cluster) and skip
+// the links fixed below it as one rigid body (constant cluster inertia, Model::I_cluster) and skip
 // the force terms of links fixed to the world, as Pinocchio's URDF parser merges such links into
 // bodies. The results equal the link-by-link sums to round-off (last bits); with fext given, RNEA
 // and ABA visit every link with its own inertia and wrench.
@@ -44,9 +44,9 @@ const Eigen::VectorXd& nonlinear_effects(const Model& model, Data& data, const E
 /// coordinates about the world origin, then M_jc = S_j^T (I^c_i S_c) for every coordinate c of
 /// link i and every coordinate j on its path to the root (Featherstone 2008, Table 6.2, evaluated
 /// in world coordinates, so that the column forces need no transform from link to link). Links
-/// on fixed joints enter through their carrier's constant cluster inertia (Data::I_cluster), so
-/// the pass visits only data.crba_links; M differs from the link-by-link sum in the last bits
-/// only. Fills data.Ic (for data.crba_links), data.S_W.
+/// on fixed joints enter through their carrier's constant cluster inertia (Model::I_cluster), so
+/// the pass visits only model.crba_links; M differs from the link-by-link sum in the last bits
+/// only. Fills data.Ic (for model.crba_links), data.S_W.
 const Eigen::MatrixXd& crba(const Model& model, Data& data, const Eigen::VectorXd& q);
 
 /// The same M(q) as crba, written to the upper triangle of data.M only (diagonal included; the

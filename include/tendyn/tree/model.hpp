@@ -14,7 +14,9 @@
 // link origin, both in L). Mass properties are given in the link frame: mass [kg], centre of
 // mass p_LC [m], rotational inertia about the COM I_C [kg m^2]. SI units throughout.
 //
-// The Model is immutable once built (ModelBuilder::build); all scratch lives in tree::Data.
+// The Model is immutable once built (ModelBuilder::build). It also holds the constants the
+// recursive algorithms derive from the links and joints (link inertias, fixed clusters, the CRBA
+// link list), computed once by finalize(); all scratch lives in tree::Data.
 #pragma once
 #include <tendyn/core/enum_names.hpp>
 
@@ -25,6 +27,37 @@
 #include <vector>
 
 namespace tendyn::tree {
+
+using Vector6d = Eigen::Matrix<double, 6, 1>;
+using Matrix6d = Eigen::Matrix<double, 6, 6>;
+
+/// Rigid transform: x_A = R x_B + p (frame B expressed in frame A).
+struct SE3 {
+  Eigen::Matrix3d R = Eigen::Matrix3d::Identity();
+  Eigen::Vector3d p = Eigen::Vector3d::Zero();
+};
+
+/// Rigid-body inertia about a frame origin: mass m [kg], first moment h = m p_C [kg m],
+/// rotational inertia about the origin I_O [kg m^2].
+struct Inertia {
+  double m = 0.0;
+  Eigen::Vector3d h = Eigen::Vector3d::Zero();
+  Eigen::Matrix3d I = Eigen::Matrix3d::Zero();
+};
+
+/// The part a link plays in rnea and aba when they run without external wrenches, where each
+/// fixed cluster (a link and the links attached below it through fixed joints only) is one body.
+enum class MergeKind : signed char {
+  /// The link carries its cluster's inertia (Model::I_cluster): a link on a moving joint, or on a
+  /// fixed joint to the world with something moving below it.
+  kCarrier,
+  /// On a fixed joint below another link: its inertia is in that link's cluster; it only passes
+  /// on the forces of the moving links below it.
+  kCarried,
+  /// Nothing moving depends on its force terms (on a fixed joint with only fixed joints below it,
+  /// or fixed to the world through fixed joints only): they are skipped.
+  kSkipped,
+};
 
 /// Kind of joint between a link and its parent. The document's fictitious 6-joint floating base
 /// has no type of its own: ModelBuilder::add_floating6 (YAML type `floating6`, BaseMode::kFictitious)
@@ -76,6 +109,34 @@ class Model {
   Eigen::Vector3d gravity_W{0.0, 0.0, -9.81};  ///< g_W [m/s^2]
   int nq = 0, nv = 0;
 
+  // Constants derived from links, joints and parent by finalize() (ModelBuilder::build calls it);
+  // the recursive algorithms read them. Edit links or joints by hand, then call finalize() again:
+  // validate() rejects a model whose constants do not match its links and joints.
+
+  /// (nlinks) link inertia about the link origin, link axes (parallel axis from p_LC_m and
+  /// inertia_C_kgm2).
+  std::vector<Inertia> I_L;
+  /// (nlinks) inertia of link i together with every link attached below it through fixed joints
+  /// only (its fixed cluster), about link i's origin in link i's axes. Entries of links that are
+  /// themselves on a fixed joint below another link are not used.
+  std::vector<Inertia> I_cluster;
+  /// Links whose composite inertia the CRBA forms, in increasing order: every link with a moving
+  /// joint (the links on fixed joints are merged into them through I_cluster, as Pinocchio's URDF
+  /// parser merges them into bodies).
+  std::vector<int> crba_links;
+  /// (nlinks) for a link in crba_links, the link in crba_links whose composite inertia receives its
+  /// own (its nearest ancestor with a moving joint), -1 for none.
+  std::vector<int> crba_parent;
+  /// (nlinks) for a link in crba_links, its joint frame in the frame of crba_parent (in world when
+  /// crba_parent is -1): the fixed placements between them composed.
+  std::vector<SE3> X_CJ;
+  /// (nlinks) the part each link plays in rnea and aba without external wrenches (MergeKind).
+  std::vector<MergeKind> merge_kind;
+  /// (nv) previous velocity coordinate on the path to the root (Featherstone's lambda over
+  /// coordinates: the preceding coordinate of the same joint, else the last coordinate of the
+  /// nearest moving ancestor), -1 for none.
+  std::vector<int> v_parent;
+
   [[nodiscard]] int nlinks() const { return static_cast<int>(links.size()); }
   /// Total mass [kg].
   [[nodiscard]] double total_mass() const;
@@ -108,8 +169,16 @@ constexpr int kMaxLinks = 4096;
 /// the triangle inequality; R_PJ orthonormal, p_PJ_m and axis finite, unit axes on revolute and
 /// prismatic joints; every joint with nv > 0 moves a subtree with mass or inertia (else the mass
 /// matrix is singular). ModelBuilder::build calls it; call it after editing a Model by hand
-/// (e.g. its gravity). Cost O(nlinks^2) (the reachability comparison).
+/// (e.g. its gravity). The derived constants (I_L .. v_parent) must equal what finalize() computes
+/// from the links and joints, bit for bit ("derived constants are stale: call tree::finalize").
+/// Cost O(nlinks^2) (the reachability comparison).
 void validate(const Model& model);
+
+/// Checks the model as validate() does, except the derived constants, then computes them (I_L,
+/// I_cluster, crba_links, crba_parent, X_CJ, merge_kind, v_parent). ModelBuilder::build calls it;
+/// call it after editing a model's links or joints by hand. Throws tendyn::Error as validate().
+/// Cost O(nlinks^2) (the checks), O(nlinks + nv) the constants.
+void finalize(Model& model);
 
 /// Builds a model from links given in any order (parents by name). Checks: unique names, parents
 /// exist, no cycles, at most kMaxLinks links (checked before anything is allocated), then numbers
@@ -126,7 +195,8 @@ class ModelBuilder {
                      const Eigen::Vector3d& p_PJ_m);
   /// Gravity g_W [m/s^2] of the built model (default (0, 0, -9.81)).
   void set_gravity(const Eigen::Vector3d& gravity_W) { gravity_ = gravity_W; }
-  /// Numbers links depth-first (pre-order, children in insertion order) and validates (validate()).
+  /// Numbers links depth-first (pre-order, children in insertion order), validates and computes the
+  /// derived constants (finalize()).
   [[nodiscard]] Model build() const;
 
  private:

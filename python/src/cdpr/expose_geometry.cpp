@@ -48,7 +48,9 @@ void expose_geometry(py::module_& m) {
   m.def("make_model", &make_model, py::arg("name"), py::arg("motion"), py::arg("p_WA"), py::arg("p_PB"),
         py::arg("cable_names") = std::vector<std::string>{}, py::arg("cable_groups") = std::vector<std::string>{},
         "Build and validate a model from (3 x n) anchors and attachments [m].");
-  m.def("validate_model", &validate_model, py::arg("model"), "Raises tendyn.Error on an invalid model.");
+  m.def("validate", py::overload_cast<const Model&>(&validate), py::arg("model"),
+        "Check every invariant of the model (after editing it); raises tendyn.Error naming the cable and the reason.");
+  m.def("validate_model", &validate_model, py::arg("model"), "The same as validate(model) (its former name).");
 
   py::class_<Pose> pose(m, "Pose", "Platform pose: position p_WP [m] of the platform point P, rotation R_WP.");
   pose.def_readwrite("p_WP", &Pose::p_WP, "(3) position of P in the world frame [m]")
