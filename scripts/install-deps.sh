@@ -5,7 +5,7 @@
 #   run  : compiler, CMake and the C++ libraries the library and the program link against.
 #   build: run + test/benchmark libraries, MuJoCo (cross-checks), pybind11 (Python module).
 #   test : build + everything the test suite uses (Octave for lsqnonneg cross-checks, Python, Chromium, ...).
-#   all  : test + benchmark peers (DART) + clang for the libFuzzer runs (fuzz/README.md) + PyTorch.
+#   all  : test + benchmark peers (DART) + clang for the libFuzzer runs (fuzz/README.md) + PyTorch + doxygen.
 #   mujoco3: only when asked (not part of test.sh or CI): builds MuJoCo 3.12.0, the benchmark peer of
 #          the tensegrity_*_mujoco3 programs, offline from the kit in ../shared/peers/mujoco (or the
 #          directory in TENDYN_MUJOCO3_KIT; its build.sh, ~5 min on 2 cores) into PREFIX, outside the
@@ -59,6 +59,7 @@ if [[ "$level" == test || "$level" == all ]]; then
 fi
 if [[ "$level" == all ]]; then
   pkgs+=(libdart-dev clang libclang-rt-14-dev)
+  pkgs+=(doxygen)  # the API reference (cmake --build build --target doc; cmake/doc.cmake)
   # the optional PyTorch bridge (python/tendyn/torch.py; its tests skip without it): not in `test`,
   # it pulls ~120 packages (OpenCV, GDAL, FFmpeg) through libtorch-test
   pkgs+=(python3-torch)

@@ -19,8 +19,7 @@ int main() {
     const ts::SimulationSummary summary = ts::simulate(file.model, options);
 
     ts::Data data = ts::make_data(file.model);
-    ts::State state = file.model.initial_state;
-    ts::compute_derivative(file.model, state, data);
+    ts::State state = file.model.initial_state;  // no preparatory call: step() evaluates f(state) first
     const ts::StepOptions step_options = ts::step_options(options);
     const double t0 = state.time_s;
     for (int k = 0; k < 100; ++k) ts::step(file.model, data, state, options.dt_s, step_options, t0 + (k + 1) * options.dt_s);

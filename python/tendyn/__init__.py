@@ -10,6 +10,10 @@ Live view: ``tendyn.viewer.show(model)`` streams a running loop to ``tendyn serv
 Learning environments: ``tendyn.envs.make(name)`` / ``tendyn.envs.make_vec(name, num_envs)`` (the
 Gymnasium API, vectorised over the C++ batch, with domain randomisation; ``import tendyn.envs``).
 
+Shipped data: :func:`data_dir` (the models and plot scripts, found as the installed program finds
+<prefix>/share/tendyn: TENDYN_DATA_DIR, then the wheel's copy, then the install prefix) and
+:func:`model_path` (a model by name, ``model_path("three_bar")``, as ``tendyn simulate three_bar``).
+
 Python helpers: :func:`sweep` (parallel, deterministic, resumable parameter sweeps, locally in
 threads or on a Dask cluster), :func:`grid_points` and :func:`run_spec` (the sweep spec of
 ``tendyn sweep --spec``, run by the C++ library: include/tendyn/tensegrity/sweep.hpp);
@@ -29,11 +33,19 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 from . import _tendyn
 from ._tendyn import Error, SimulationError, __version__, tensegrity
 
-#: Read a tensegrity model file by its extension: MuJoCo MJCF (.xml) or YAML.
-load_model = tensegrity.load_model
+
+
+def load_model(path: str | os.PathLike) -> Any:
+    """Read a tensegrity model file by its extension: MuJoCo MJCF (.xml) or YAML
+    (tendyn.tensegrity.load_model). ``path`` may also be a shipped model's name, resolved by
+    :func:`model_path` as the program does: ``tendyn.load_model("three_bar")``."""
+    if not os.path.exists(path):
+        path = model_path(path)
+    return tensegrity.load_model(os.fspath(path))
 # `import tendyn.tensegrity` (and cdpr, tree) work like real submodules.
 sys.modules[__name__ + ".tensegrity"] = tensegrity
-__all__ = ["Error", "SimulationError", "__version__", "tensegrity", "load_model", "sweep", "grid_points", "run_spec", "load_results", "identify"]
+__all__ = ["Error", "SimulationError", "__version__", "tensegrity", "load_model", "sweep", "grid_points", "run_spec", "load_results", "identify",
+           "data_dir", "model_path"]
 if hasattr(_tendyn, "cdpr"):
     cdpr = _tendyn.cdpr
     sys.modules[__name__ + ".cdpr"] = cdpr
@@ -47,6 +59,89 @@ viz = _tendyn.viz
 sys.modules[__name__ + ".viz"] = viz
 from . import viewer  # noqa: E402
 __all__ += ["viz", "viewer"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Shipped data (models, plot scripts)
+
+def _data_dir_candidates() -> list:
+    here = os.path.dirname(os.path.realpath(__file__))
+    return [
+        os.path.join(here, "share", "tendyn"),  # the wheel's package data (setup.py)
+        os.path.join(here, "..", "..", "share", "tendyn"),  # a build tree: <build>/python/tendyn
+        os.path.join(here, "..", "..", "..", "..", "share", "tendyn"),  # <prefix>/lib/python3/dist-packages/tendyn
+        os.path.join(sys.prefix, "share", "tendyn"),
+    ]
+
+
+@functools.lru_cache(maxsize=None)
+def _locate_data_dir(env: str) -> str:
+    if env:
+        if os.path.isdir(os.path.join(env, "models")):
+            return env
+        raise Error(f"data directory not found: TENDYN_DATA_DIR='{env}' has no models/ directory")
+    tried = []
+    for d in _data_dir_candidates():
+        d = os.path.normpath(d)
+        if os.path.isdir(os.path.join(d, "models")):
+            return d
+        tried.append(d)
+    raise Error("data directory (models/, scripts/) not found; tried " + " ".join(f"'{d}'" for d in tried) +
+                "; install tendyn (pip install . or cmake --install) or set TENDYN_DATA_DIR")
+
+
+def data_dir() -> "os.PathLike":
+    """The directory of the shipped models (``models/``) and plot scripts (``scripts/plot.py``,
+    ``scripts/plot_scene.py``), a :class:`pathlib.Path`. Found as the installed program finds
+    ``<prefix>/share/tendyn``: ``$TENDYN_DATA_DIR`` when set (it must have ``models/``), else the
+    copy inside the installed package (pip's wheel), else ``<build>/share/tendyn`` of a build tree,
+    else ``<prefix>/share/tendyn`` of a ``cmake --install`` or the .deb. Raises tendyn.Error naming the
+    directories tried."""
+    import pathlib
+
+    return pathlib.Path(_locate_data_dir(os.environ.get("TENDYN_DATA_DIR", "")))
+
+
+def _model_names(models: str) -> list:
+    names = []
+    for root, _, files in os.walk(models):
+        for f in files:
+            stem, ext = os.path.splitext(f)
+            if ext in (".yaml", ".urdf"):
+                names.append(os.path.relpath(os.path.join(root, stem), models).replace(os.sep, "/"))
+    return sorted(set(names))
+
+
+def model_path(name: str | os.PathLike) -> "os.PathLike":
+    """A model file by path or by name, resolved as the program resolves its MODEL argument: an
+    existing path as given; else a relative name without extension is looked up as
+    ``data_dir()/models/<name>.yaml`` (or ``.urdf``), and ``models/...`` under ``data_dir()``.
+    ``model_path("three_bar")`` is the shipped models/three_bar.yaml. Raises tendyn.Error naming
+    the places looked at and the shipped model names."""
+    import pathlib
+
+    p = pathlib.Path(name)
+    if p.exists():
+        if p.is_dir():
+            raise Error(f"model_path: '{name}' is a directory, not a file")
+        return p
+    tried = [str(p)]
+    text = os.fspath(name)
+    if text and not p.is_absolute():
+        base = data_dir()
+        candidates = []
+        if not p.suffix and p.name not in (".", ".."):
+            candidates += [base / "models" / (text + ext) for ext in (".yaml", ".urdf")]
+        if text.startswith("models/"):
+            candidates.append(base / p)
+        for c in candidates:
+            if c.is_file():
+                return c
+            tried.append(str(c))
+        if len(tried) > 1:
+            raise Error(f"model_path: no such file or model name: '{text}' (looked for " + ", ".join(f"'{t}'" for t in tried) +
+                        f"); the models in {base / 'models'} are: " + ", ".join(_model_names(str(base / "models"))))
+    raise Error(f"model_path: no such file: '{text}'")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -128,3 +128,34 @@ def test_batch_messages_print_huge_numbers_short():
     with pytest.raises(tendyn.Error) as e:
         ts.step_batch(m, b, ts.BatchStepOptions(h_s=-1e300))
     assert str(e.value) == "batch: the step h must be > 0 s and finite (got -1e+300)"
+
+
+def test_batch_states_by_name_as_in_cpp():
+    m = prism()
+    b = run(m, np.array([[c.rest_length_m for c in m.cables]] * 2), 1, calls=1, nstep=5)
+    states = b.states
+    assert isinstance(states, list) and len(states) == 2
+    for r in range(2):
+        assert np.array_equal(states[r].x, b.x[r]) and states[r].time_s == b.time_s[r]
+        assert np.array_equal(b.state(r).x, states[r].x)
+
+
+def test_step_needs_no_preparatory_call():
+    # make_data, then step: the same bits as with compute_derivative first (the old protocol)
+    m = prism()
+    a, b = m.initial_state.copy(), m.initial_state.copy()
+    da, db = ts.make_data(m), ts.make_data(m)
+    ts.compute_derivative(m, a, da)
+    for k in range(3):
+        ts.step(m, da, a, 1e-3)
+        ts.step(m, db, b, 1e-3)
+    assert np.array_equal(a.x, b.x)
+    # a rest length changed by hand between steps is evaluated by the step itself
+    da.cable_rest_length_m = da.cable_rest_length_m * 0.99
+    db.cable_rest_length_m = db.cable_rest_length_m * 0.99
+    ts.compute_derivative(m, a, da)
+    ts.step(m, da, a, 1e-3)
+    ts.step(m, db, b, 1e-3)
+    assert np.array_equal(a.x, b.x)
+    ts.prepare_step(m, b, db)  # (model, state, data) as compute_derivative
+    ts.step(m, db, b, 1e-3)

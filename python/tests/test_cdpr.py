@@ -243,3 +243,13 @@ def test_centroid_centred_jump_and_interference():
     assert not cdpr.interference_free(mf.model, pose, 0.0)
     ti = cdpr.trajectory_interference(mf.model, t, cdpr.InterferenceOptions(clearance_m=0.01))
     assert ti.first_interference_row == 0 and ti.pairs[0] == (0, 1) and ti.min_distance_m[0] < 1e-15
+
+
+def test_make_model_takes_points_in_either_layout():
+    m = cdpr.load_model(str(REPO / "models/cdpr" / "printer8.yaml")).model
+    cols = cdpr.make_model("c", m.motion, m.p_WA, m.p_PB)  # (3, n) as in C++
+    rows = cdpr.make_model("r", m.motion, m.p_WA.T, m.p_PB.T)  # (n, 3) like the other node arrays
+    assert np.array_equal(cols.p_WA, m.p_WA) and np.array_equal(rows.p_WA, m.p_WA)
+    assert np.array_equal(rows.p_PB, m.p_PB) and rows.p_WA.shape == (3, 8)
+    with pytest.raises(tendyn.Error, match=r"p_WA must be \(3, n\) or \(n, 3\) points \[m\], got shape \(8, 2\)"):
+        cdpr.make_model("bad", m.motion, m.p_WA.T[:, :2], m.p_PB)

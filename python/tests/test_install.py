@@ -59,6 +59,14 @@ CHECK = textwrap.dedent(r"""
     assert r.energy_J[-1] < free.energy_J[-1] - 1e-6  # the damper took energy out
     print("tree.simulate: ok")
 
+    # the shipped models and plot scripts come with the package (setup.py's package data)
+    if hasattr(tendyn, "data_dir"):
+        share = os.path.realpath(tendyn.data_dir())
+        assert share.startswith(prefix + os.sep), (share, prefix)
+        assert os.path.isfile(os.path.join(share, "scripts", "plot.py")), share
+        assert tendyn.load_model(tendyn.model_path("three_bar")).model.nrod == 3
+        print("data_dir: ok")
+
     ts = tendyn.tensegrity
     if hasattr(ts, "step"):
         m = ts.make_prism(ts.PrismParams())
@@ -137,6 +145,89 @@ def test_pip_install_into_a_venv_and_use_it(tmp_path):
     run = subprocess.run([str(python), "-c", CHECK, cmake_version(), str(REPO / "models/tree/double_pendulum.yaml")],
                          capture_output=True, text=True, env=env, cwd=empty)
     assert run.returncode == 0, run.stdout + run.stderr
-    assert "tree.simulate: ok" in run.stdout
+    assert "tree.simulate: ok" in run.stdout and "data_dir: ok" in run.stdout
     print(run.stdout, end="")
     assert not list(empty.iterdir())  # nothing written to the working directory
+
+
+BACKEND_DIR = REPO / "python" / "build_backend"
+
+
+def test_a_python_without_the_build_tools_is_told_what_is_missing_before_building(tmp_path):
+    # A venv that does not see Debian's packages: no setuptools, no wheel, no numpy. pip imports
+    # the build backend first; it must stop there (nothing built) and name what to install.
+    venv = tmp_path / "bare"
+    made = subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], capture_output=True, text=True)
+    if made.returncode != 0:
+        pytest.skip(f"python3 -m venv is not available: {made.stderr.strip()}")
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
+    probe = f"import sys; sys.path.insert(0, {str(BACKEND_DIR)!r}); import tendyn_build_backend"
+    run = subprocess.run([str(venv / "bin" / "python"), "-c", probe], capture_output=True, text=True, env=env,
+                         cwd=tmp_path, timeout=60)
+    assert run.returncode != 0, run.stdout + run.stderr
+    msg = run.stderr
+    for what in ("missing:", "- setuptools", "- wheel", "- numpy", "python3-setuptools python3-wheel python3-numpy",
+                 "-m pip install setuptools wheel numpy", "--system-site-packages"):
+        assert what in msg, msg
+    assert list(tmp_path.iterdir()) == [venv]  # nothing was built
+
+
+def test_this_python_has_every_build_prerequisite():
+    sys.path.insert(0, str(BACKEND_DIR))
+    try:
+        import tendyn_prereq
+    finally:
+        sys.path.remove(str(BACKEND_DIR))
+    missing = tendyn_prereq.missing_prerequisites()
+    assert missing == [], tendyn_prereq.prerequisites_message(missing)
+
+
+def test_pyproject_uses_the_checking_backend():
+    text = (REPO / "pyproject.toml").read_text()
+    assert 'build-backend = "tendyn_build_backend"' in text and 'backend-path = ["python/build_backend"]' in text
+
+
+def test_the_build_streams_its_lines_into_a_log_and_reports_a_failure(tmp_path, capsys):
+    setup_py = load_setup_py()
+    log = tmp_path / "logs" / "build.log"
+    progress = setup_py.Progress(str(log))
+    progress.run([sys.executable, "-c", "print('[1/2] Building a'); print('[2/2] Linking b')"], "building")
+    out = capsys.readouterr().out
+    assert "[1/2] Building a" in out and "[2/2] Linking b" in out  # pip -v shows them
+    assert "[2/2] Linking b" in log.read_text()
+    with pytest.raises(RuntimeError, match=r"failed \(exit 3\).*build\.log"):
+        progress.run([sys.executable, "-c", "import sys; print('boom'); sys.exit(3)"], "failing")
+    assert "boom" in log.read_text()
+
+
+def test_the_wheel_carries_the_models_and_plot_scripts(tmp_path):
+    written = load_setup_py().copy_package_data(str(tmp_path / "tendyn"))
+    share = tmp_path / "tendyn" / "share" / "tendyn"
+    assert (share / "models" / "three_bar.yaml").is_file() and (share / "models" / "tree").is_dir()
+    assert (share / "scripts" / "plot.py").is_file() and (share / "scripts" / "plot_scene.py").is_file()
+    shipped = {p.relative_to(REPO / "models") for p in (REPO / "models").rglob("*") if p.is_file()}
+    assert {p.relative_to(share / "models") for p in (share / "models").rglob("*") if p.is_file()} == shipped
+    assert len(written) == len(shipped) + 2
+
+
+def test_data_dir_and_model_names_resolve_like_the_program(monkeypatch, tmp_path):
+    monkeypatch.delenv("TENDYN_DATA_DIR", raising=False)
+    monkeypatch.chdir(tmp_path)  # not the repository: relative paths must not find its models/
+    d = tendyn.data_dir()
+    assert (d / "models" / "three_bar.yaml").is_file() and (d / "scripts" / "plot.py").is_file()
+    assert tendyn.model_path("three_bar") == d / "models" / "three_bar.yaml"
+    assert tendyn.model_path("models/three_bar.yaml") == d / "models" / "three_bar.yaml"
+    assert tendyn.model_path("tree/double_pendulum").name == "double_pendulum.yaml"
+    assert tendyn.load_model(tendyn.model_path("three_bar")).model.nrod == 3
+    assert tendyn.load_model("three_bar").model.nrod == 3
+    with pytest.raises(tendyn.Error, match=r"no such file or model name: 'three_barr'.*three_bar, "):
+        tendyn.model_path("three_barr")
+    with pytest.raises(tendyn.Error, match="no such file: '/nowhere/m.yaml'"):
+        tendyn.model_path("/nowhere/m.yaml")
+    monkeypatch.setenv("TENDYN_DATA_DIR", str(tmp_path / "data"))
+    (tmp_path / "data").mkdir()
+    with pytest.raises(tendyn.Error, match="has no models/ directory"):
+        tendyn.data_dir()
+    (tmp_path / "data" / "models").mkdir()
+    (tmp_path / "data" / "models" / "mine.yaml").write_text("x")
+    assert tendyn.model_path("mine") == tmp_path / "data" / "models" / "mine.yaml"

@@ -33,7 +33,7 @@ void check_robot(const Batch& batch, int r) {
 void refresh(const Model& model, Batch& batch, int r) {
   const auto i = static_cast<std::size_t>(r);
   try {
-    compute_derivative(model, batch.states[i], batch.datas[i]);
+    prepare_step(model, batch.states[i], batch.datas[i]);
   } catch (const SimulationError& e) {
     batch.error[i] = e.what();
     batch.error_time_s[i] = e.time();

@@ -43,6 +43,10 @@ Data make_data(const Model& model) {
   }
   const int nx = model.nx();
   d.xdot.setZero(nx);
+  d.evaluated.x.setZero(nx);
+  d.evaluated.cable_rest_length_m.setZero(nc);
+  d.evaluated.winch_target_m.setZero(model.nwinch());
+  d.evaluated.f_W_ext_node.assign(static_cast<std::size_t>(nn), Eigen::Vector3d::Zero());
   for (auto& s : d.stage) s.setZero(nx);
   d.tmp.x.setZero(nx);
   d.saved.x.setZero(nx);

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 #include <sstream>
 
@@ -164,7 +165,7 @@ void apply_sampled_controller(const Model& m, const std::function<void(double, c
     }
   }
   check_rest_length_limits(m, d, s.time_s);
-  compute_derivative(m, s, d);
+  prepare_step(m, s, d);
 }
 
 // Strain (l - l0) / l0 as reported: NaN (undefined) for a rest length l0 <= 0, where
@@ -271,6 +272,36 @@ class Monitor {
   MonitorReport rep_;
 };
 
+// Bitwise equality of two arrays of doubles (sizes included): a NaN or a signed zero that
+// differs counts as a change, which only costs a re-evaluation.
+template <class A, class B>
+bool same_bits(const A& a, const B& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), sizeof(double) * static_cast<std::size_t>(a.size())) == 0;
+}
+
+bool same_bits(const std::vector<Eigen::Vector3d>& a, const std::vector<Eigen::Vector3d>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), sizeof(Eigen::Vector3d) * a.size()) == 0;
+}
+
+// Whether data.xdot is f(state) for this model and data's current inputs (Data::evaluated).
+bool holds_derivative(const Model& model, const State& state, const Data& data) {
+  const Data::Evaluated& e = data.evaluated;
+  return e.model == &model && e.time_s == state.time_s && same_bits(e.x, state.x) &&
+         same_bits(e.cable_rest_length_m, data.cable_rest_length_m) && same_bits(e.winch_target_m, data.winch_target_m) &&
+         same_bits(e.f_W_ext_node, data.f_W_ext_node);
+}
+
+// Records that data.xdot is f(state) with data's current inputs (no allocation once sized).
+void record_evaluation(const Model& model, const State& state, Data& data) {
+  Data::Evaluated& e = data.evaluated;
+  e.model = &model;
+  e.time_s = state.time_s;
+  e.x = state.x;
+  e.cable_rest_length_m = data.cable_rest_length_m;
+  e.winch_target_m = data.winch_target_m;
+  e.f_W_ext_node = data.f_W_ext_node;
+}
+
 const char* const kImpulseNeedsFixedStep =
     "the impulse ground model needs a fixed-step integrator (rk4 or lie-verlet); use the compliant ground with dopri5";
 
@@ -335,8 +366,16 @@ void final_summary(const Model& model, const State& state, const Data& data, Mon
 
 }  // namespace
 
+void prepare_step(const Model& model, const State& state, Data& data) {
+  data.evaluated.model = nullptr;  // not valid if the evaluation throws
+  compute_derivative(model, state, data);
+  record_evaluation(model, state, data);
+}
+
 StepResult step(const Model& model, Data& data, State& state, double h_s, const StepOptions& options, double t_end_s) {
   if (!(h_s > 0.0) || !std::isfinite(h_s)) throw Error("step: the step h must be > 0 s and finite (got " + std::to_string(h_s) + ")");
+  if (!holds_derivative(model, state, data)) prepare_step(model, state, data);
+  data.evaluated.model = nullptr;  // until the step has evaluated the new state
   StepResult r;
   switch (options.integrator) {
     case Integrator::kRK4:
@@ -365,6 +404,7 @@ StepResult step(const Model& model, Data& data, State& state, double h_s, const 
                               " s (blow-up: reduce the time step or check stiffness/damping)",
                           state.time_s);
   }
+  record_evaluation(model, state, data);
   return r;
 }
 
@@ -390,7 +430,7 @@ SimulationSummary simulate(const Model& model, const SimulationOptions& opt, Obs
 
   SimulationSummary sum;
   Monitor monitor(model, opt, !controller && model.drives.empty());
-  compute_derivative(model, state, data);
+  prepare_step(model, state, data);
   sum.initial_energy = compute_energy(model, state, data);
   const double E0 = sum.initial_energy.total();
   const double E_scale =

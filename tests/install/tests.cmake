@@ -19,3 +19,7 @@ if(TENDYN_BUILD_PACKAGE AND TENDYN_BUILD_CLI AND TARGET tendyn_python AND TENDYN
 else()
   message(STATUS "tendyn: install.deb test skipped (needs the program, the Python module, dpkg-deb and dpkg-shlibdeps)")
 endif()
+# The API reference (target doc, doxygen); skipped without doxygen. Its own build tree in a
+# temporary directory (configure only, no compilation).
+add_test(NAME install.doc COMMAND bash ${_tendyn_install_dir}/doc.sh ${PROJECT_SOURCE_DIR})
+set_tests_properties(install.doc PROPERTIES LABELS "install;doc" TIMEOUT 300 SKIP_RETURN_CODE 77)

@@ -146,6 +146,62 @@ TEST(Step, LeavesDataEvaluatedAtTheNewState) {
   EXPECT_NEAR(s.time_s, 0.02, 1e-15);  // accumulated without t_end_s
 }
 
+// No preparatory call: a step on a fresh Data (make_data only) gives the bits of a step after
+// compute_derivative, and so does a state or an input changed by hand between steps.
+TEST(Step, NeedsNoPreparatoryCall) {
+  const ts::Model m = three_bar_lying_driven();
+  ts::State s0 = m.initial_state;
+  ts::normalize_quaternions(m, s0);
+  ts::Data prepared = ts::make_data(m), bare = ts::make_data(m);
+  ts::State a = s0, b = s0;
+  ts::compute_derivative(m, a, prepared);
+  ts::step(m, prepared, a, 1e-3, {});
+  ts::step(m, bare, b, 1e-3, {});  // no compute_derivative before
+  expect_same_bits(a, b);
+
+  // state replaced by hand: the step evaluates it (the stale derivative was the old state's)
+  ts::State c = s0, d = s0;
+  ts::Data dc = ts::make_data(m), dd = ts::make_data(m);
+  ts::step(m, dc, c, 1e-3, {});
+  c = s0;  // back to the start: dc.xdot is f(state after one step), not f(s0)
+  ts::step(m, dc, c, 1e-3, {});
+  ts::step(m, dd, d, 1e-3, {});
+  expect_same_bits(c, d);
+
+  // an input changed by hand (a rest length, an external force) between steps
+  for (int which = 0; which < 2; ++which) {
+    ts::State e = s0, f = s0;
+    ts::Data de = ts::make_data(m), df = ts::make_data(m);
+    ts::step(m, de, e, 1e-3, {});
+    ts::step(m, df, f, 1e-3, {});
+    for (ts::Data* x : {&de, &df}) {
+      if (which == 0) x->cable_rest_length_m[4] *= 0.97;  // cable 4 has no drive
+      else x->f_W_ext_node[1] += Eigen::Vector3d(0.0, 0.0, 3.0);
+    }
+    ts::compute_derivative(m, f, df);  // the old protocol
+    ts::step(m, de, e, 1e-3, {});
+    ts::step(m, df, f, 1e-3, {});
+    expect_same_bits(e, f);
+  }
+}
+
+// Re-evaluation happens only when something changed: a chain of steps evaluates 4 times per rk4
+// step, as before (a continuous controller counts the evaluations).
+TEST(Step, ChainedStepsEvaluateNoMoreThanBefore) {
+  const ts::Model m = tendyn::test::doc000_prism(50.0, 0.5);
+  ts::Data d = ts::make_data(m);
+  long calls = 0;
+  d.controller = [&](double, const ts::State&, ts::Data&) { ++calls; };
+  ts::State s = m.initial_state;
+  ts::StepOptions o;
+  o.locate_slack_events = false;
+  ts::step(m, d, s, 1e-3, o);
+  const long first = calls;  // the first step evaluates its start too
+  for (int k = 0; k < 10; ++k) ts::step(m, d, s, 1e-3, o);
+  EXPECT_EQ(first, 5);
+  EXPECT_EQ(calls - first, 40);
+}
+
 TEST(Step, DoesNotAllocate) {
 #ifndef TENDYN_TS_COUNT_MALLOC
   GTEST_SKIP() << "malloc interposition needs glibc and no address/thread/memory sanitizer";
@@ -202,8 +258,8 @@ TEST(Step, NonFiniteStateIsASimulationErrorWithTheTime) {
   ts::Model m = tendyn::test::doc000_prism();
   ts::Data d = ts::make_data(m);
   ts::State s = m.initial_state;
-  ts::compute_derivative(m, s, d);
-  d.xdot[0] = INFINITY;  // a poisoned first stage
+  ts::prepare_step(m, s, d);  // recorded as evaluated: the step reuses xdot
+  d.xdot[0] = INFINITY;       // a poisoned first stage
   try {
     ts::step(m, d, s, 1e-3, {});
     FAIL() << "no error";

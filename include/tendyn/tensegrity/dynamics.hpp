@@ -66,6 +66,19 @@ struct Data {
 
   Eigen::VectorXd xdot;  // (Model::nx()) state derivative of the last compute_derivative()
 
+  /// What xdot was last evaluated at by step() or prepare_step() (simulate.hpp): the model, the
+  /// state and the inputs read by an evaluation. step() compares them with its arguments and
+  /// re-evaluates when anything differs, so no call is needed before a step. Sized by make_data;
+  /// model == nullptr until the first step.
+  struct Evaluated {
+    const void* model = nullptr;
+    double time_s = 0.0;
+    Eigen::VectorXd x;                        // (Model::nx())
+    Eigen::VectorXd cable_rest_length_m;      // (ncable)
+    Eigen::VectorXd winch_target_m;           // (nwinch)
+    std::vector<Eigen::Vector3d> f_W_ext_node;  // (nnode)
+  } evaluated;
+
   // Integrator scratch (sized once).
   Eigen::VectorXd stage[7];
   State tmp;              // stage state

@@ -2,7 +2,8 @@
 //
 // Every step function has the same precondition: data.xdot holds f(state), i.e.
 // compute_derivative(model, state, data) was called on the current state (the simulation driver
-// does this once per step, and uses the same evaluation for monitoring and output). On return the
+// does this once per step, and uses the same evaluation for monitoring and output). The driver's
+// step() (simulate.hpp) establishes it itself: use it unless you need a bare integrator step. On return the
 // state is advanced and its quaternions have unit norm; data holds scratch from the last
 // evaluation, not necessarily of the new state. No step allocates.
 #pragma once

@@ -66,10 +66,14 @@ struct StepResult {
 ///  * dopri5: one accepted Dormand-Prince 5(4) step, trying h_s first and retrying with the
 ///    smaller step the error control suggests after each rejection.
 /// Quaternions are renormalised. Data::controller (if set) is called at every evaluation.
-/// Precondition: data holds f(state), i.e. compute_derivative(model, state, data) ran on this
-/// state with data's current rest lengths and external forces (call it once after make_data, and
-/// again after changing data by hand between steps: the first stage reuses data.xdot).
-/// Postcondition: data holds f(new state), so steps chain without further calls. state.time_s is
+/// No preparatory call is needed: the integrators start from data.xdot = f(state), and step()
+/// evaluates it first unless data already holds it, i.e. unless `model`, `state` (x and time_s)
+/// and data's inputs (cable_rest_length_m, f_W_ext_node, winch_target_m) are bit for bit those of
+/// the last step() or prepare_step() on this data (Data::evaluated); after a step they are, so
+/// steps chain at no extra cost, and a state or input changed by hand between steps is
+/// re-evaluated. Not detected: a model edited in place or Data::controller replaced between
+/// steps (call prepare_step() after either).
+/// Postcondition: data holds f(new state). state.time_s is
 /// the start time + the step taken, or `t_end_s` when given (fixed steps only, stamped after the
 /// last evaluation): simulate() passes t0 + (k + 1) h so that its time grid does not accumulate
 /// round-off over a long run; step by hand the same way to reproduce simulate() bit for bit.
@@ -77,9 +81,16 @@ struct StepResult {
 /// impulse ground; SimulationError (with the time) when the state becomes non-finite, an element
 /// collapses, a dopri5 step falls below tolerance.h_min_s, or the controller leaves a rest length
 /// outside its cable's limits. Cost: (4 rk4, 2-3 lie-verlet, 7 per dopri5 trial) evaluations,
-/// each O(nrod + nnode + ncable), times (1 + splits); no allocation.
+/// each O(nrod + nnode + ncable), times (1 + splits), one more when data did not hold f(state),
+/// and a comparison and a copy of the state and inputs (O(nx + ncable + nnode)); no allocation.
 StepResult step(const Model& model, Data& data, State& state, double h_s, const StepOptions& options,
                 double t_end_s = std::numeric_limits<double>::quiet_NaN());
+
+/// data.xdot = f(state) (compute_derivative) and a record of it in data.evaluated, which the next
+/// step() on this state and data then reuses instead of evaluating again. Optional: step() calls it
+/// itself when needed; call it after editing the model in place or replacing Data::controller.
+/// Errors: those of compute_derivative. Cost: one evaluation plus a copy of the state and inputs.
+void prepare_step(const Model& model, const State& state, Data& data);
 
 /// Normal-mode monitor, evaluated at every integration step.
 struct MonitorReport {

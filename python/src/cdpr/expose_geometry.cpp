@@ -1,9 +1,11 @@
 // Bindings of include/tendyn/cdpr/geometry.hpp: Motion, WrenchRow, Model, Pose, Data, the structure matrix, gravity compensation.
 #include <pybind11/eigen.h>
+#include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include <tendyn/cdpr/geometry.hpp>
+#include <tendyn/core/error.hpp>
 
 #include "cdpr/expose.hpp"
 
@@ -45,9 +47,32 @@ void expose_geometry(py::module_& m) {
         return "Model(name=" + py::repr(py::str(mo.name)).cast<std::string>() + ", motion=" +
                to_string(mo.motion) + ", cables=" + std::to_string(mo.ncable()) + ")";
       });
-  m.def("make_model", &make_model, py::arg("name"), py::arg("motion"), py::arg("p_WA"), py::arg("p_PB"),
+  // Point arrays in either layout: (3 x n) as in C++, or (n x 3), one row per point, as the other
+  // node arrays of the Python API; a 3 x 3 array is read as (3 x n), columns = points.
+  const auto points = [](const py::array_t<double, py::array::forcecast>& a, const char* what) {
+    if (a.ndim() == 2 && (a.shape(0) == 3 || a.shape(1) == 3)) {
+      const bool rows = a.shape(0) != 3;
+      const py::ssize_t n = rows ? a.shape(0) : a.shape(1);
+      Eigen::Matrix3Xd out(3, n);
+      const auto v = a.unchecked<2>();
+      for (py::ssize_t j = 0; j < n; ++j)
+        for (int c = 0; c < 3; ++c) out(c, j) = rows ? v(j, c) : v(c, j);
+      return out;
+    }
+    std::string shape = "(";
+    for (py::ssize_t i = 0; i < a.ndim(); ++i) shape += (i ? ", " : "") + std::to_string(a.shape(i));
+    throw Error(std::string("make_model: ") + what + " must be (3, n) or (n, 3) points [m], got shape " + shape + ")");
+  };
+  m.def("make_model", [points](std::string name, Motion motion, const py::array_t<double, py::array::forcecast>& p_WA,
+                               const py::array_t<double, py::array::forcecast>& p_PB, std::vector<std::string> cable_names,
+                               std::vector<std::string> cable_groups) {
+          return make_model(std::move(name), motion, points(p_WA, "p_WA"), points(p_PB, "p_PB"), std::move(cable_names),
+                            std::move(cable_groups));
+        },
+        py::arg("name"), py::arg("motion"), py::arg("p_WA"), py::arg("p_PB"),
         py::arg("cable_names") = std::vector<std::string>{}, py::arg("cable_groups") = std::vector<std::string>{},
-        "Build and validate a model from (3 x n) anchors and attachments [m].");
+        "Build and validate a model from anchors p_WA and attachments p_PB [m], each (3, n) as in C++ or (n, 3), one\n"
+        "row per cable (a 3 x 3 array is read as (3, n)). Model.p_WA / p_PB are (3, n).");
   m.def("validate", py::overload_cast<const Model&>(&validate), py::arg("model"),
         "Check every invariant of the model (after editing it); raises tendyn.Error naming the cable and the reason.");
   m.def("validate_model", &validate_model, py::arg("model"), "The same as validate(model) (its former name).");

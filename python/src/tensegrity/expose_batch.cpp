@@ -42,6 +42,8 @@ void expose_batch(py::module_& m) {
         for (int r = 0; r < b.size(); ++r) t[r] = b.states[static_cast<std::size_t>(r)].time_s;
         return t;
       }, "(N) each robot's time [s]")
+      .def_property_readonly("states", [](const Batch& b) { return b.states; },
+                             "(N) list of copies of the robots' States, as C++ Batch::states (state(r): one of them)")
       .def("state", [](const Batch& b, int r) {
         if (r < 0 || r >= b.size()) throw py::index_error("robot " + std::to_string(r) + " out of range");
         return b.states[static_cast<std::size_t>(r)];

@@ -216,14 +216,28 @@ void expose_simulate(py::module_& m) {
         "Advance `state` by one step in place (the C++ step(): the very code simulate() runs per step) and return a\n"
         "StepResult. rk4 / lie-verlet: a step of dt_s [s], split at slack events and ground impacts; dopri5: one\n"
         "accepted step, trying dt_s first (use the result's h_next_s for the next one).\n"
-        "Precondition: data holds f(state): call compute_derivative(model, state, data) once before the first step\n"
-        "and again after changing data (rest lengths, external forces) by hand between steps. Afterwards data holds\n"
-        "f(new state), so consecutive steps need nothing in between.\n"
+        "No preparatory call: the step evaluates f(state) first unless data already holds it for this model, this\n"
+        "state and data's current inputs (rest lengths, external forces, winch targets), as after the previous\n"
+        "step; a state or input changed by hand between steps is evaluated again. After editing the model in\n"
+        "place or replacing data.controller, call prepare_step(model, state, data). Afterwards data holds f(new state).\n"
         "t_end_s (fixed steps): the time stamped on the state after the step instead of start + dt_s; simulate()\n"
         "stamps t0 + (k + 1) dt, so stepping with t_end_s=(k + 1) * dt reproduces simulate() bit for bit.\n"
         "Raises tendyn.SimulationError on a blow-up, tendyn.Error on bad arguments. Releases the GIL.\n"
         "Threads: step different (data, state) pairs from different threads freely (the model is only read); a data or\n"
         "state that another thread is stepping at that moment raises RuntimeError (the steps would race and be lost).");
+
+  m.def("prepare_step", [](const Model& mo, const State& s, Data& d) {
+          if (s.x.size() != mo.nx())
+            throw py::value_error("prepare_step: the state has " + std::to_string(s.x.size()) + " entries, the model needs " + state_size_text(mo));
+          if (!data_fits(mo, d)) throw py::value_error("prepare_step: the data was not made for this model (use make_data(model))");
+          const ExclusiveUse in_use({&d}, "prepare_step");
+          py::gil_scoped_release release;
+          prepare_step(mo, s, d);
+        },
+        py::arg("model"), py::arg("state"), py::arg("data"),
+        "data.xdot = f(state) and a record of it that the next step() reuses (C++ prepare_step). Optional: step()\n"
+        "evaluates by itself when the state or data's inputs changed; call it after editing the model in place or\n"
+        "replacing data.controller. Raises tendyn.SimulationError like compute_derivative.");
 
   py::class_<MonitorReport>(m, "MonitorReport", "Slack / over-strain monitor of a run.")
       .def_readonly("normal_mode", &MonitorReport::normal_mode, "True when no cable went slack and no strain exceeded the limit")
