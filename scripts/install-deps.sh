@@ -55,7 +55,8 @@ fi
 if [[ "$level" == test || "$level" == all ]]; then
   pkgs+=(octave python3-scipy python3-matplotlib python3-pytest python3-distributed chromium curl
         dpkg-dev file  # dpkg-shlibdeps for the Debian package test (install.deb)
-        python3-venv python3-pip python3-setuptools python3-wheel)  # pip install test (python/tests/test_install.py)
+        python3-venv python3-pip python3-setuptools python3-wheel  # pip install test (python/tests/test_install.py)
+        clang-format clang-tidy)  # scripts/lint.sh (ctest label lint)
 fi
 if [[ "$level" == all ]]; then
   pkgs+=(libdart-dev clang libclang-rt-14-dev)

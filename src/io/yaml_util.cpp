@@ -69,7 +69,7 @@ void require_readable_file(const std::string& file) {
 }
 
 YamlNode::YamlNode(YAML::Node node, std::string file, std::string path)
-    : node_(std::move(node)), file_(std::move(file)), path_(std::move(path)) {}
+    : node_(node), file_(std::move(file)), path_(std::move(path)) {}  // (YAML::Node has no move constructor)
 
 namespace {
 // Counts the nodes of the first document and throws at kMaxNodes + 1, before any tree exists.
