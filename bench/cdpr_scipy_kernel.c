@@ -8,18 +8,16 @@
 #include <string.h>
 #include <time.h>
 
-typedef void (*nnls_kernel)(double* a, int* mda, int* m, int* n, double* b, double* x,
-                            double* rnorm, double* w, double* zz, int* index, int* mode,
-                            int* maxiter);
+typedef void (*nnls_kernel)(double* a, int* mda, int* m, int* n, double* b, double* x, double* rnorm, double* w, double* zz, int* index,
+                            int* mode, int* maxiter);
 
 /* Runs `passes` passes over the `count` problems (A: count blocks of m x n column-major, b:
  * count blocks of m); x receives the last pass's solutions (count x n), modes the kernel's
  * return codes. `scratch` holds m n + m + n + m doubles, `iscratch` n ints. Returns the elapsed
  * time [ns]: wall (CLOCK_MONOTONIC) for cpu_time == 0, else the calling thread's CPU time
  * (CLOCK_THREAD_CPUTIME_ID; the C++ side then reports Google Benchmark's CPU time). */
-double cdpr_time_scipy_nnls(void* kernel, int m, int n, int count, const double* A, const double* b,
-                            long passes, double* x, int* modes, double* scratch, int* iscratch,
-                            int cpu_time) {
+double cdpr_time_scipy_nnls(void* kernel, int m, int n, int count, const double* A, const double* b, long passes, double* x, int* modes,
+                            double* scratch, int* iscratch, int cpu_time) {
   const clockid_t clock = cpu_time ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC;
   nnls_kernel fn = (nnls_kernel)kernel;
   double* a = scratch;

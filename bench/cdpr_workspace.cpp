@@ -81,8 +81,7 @@ void BM_Grid(benchmark::State& state) {
     const auto r = evaluate_grid(printer(), o, frame_grid(n));
     volume = r.measure;
   }
-  state.counters["poses_per_s"] =
-      benchmark::Counter(static_cast<double>(state.iterations()) * n * n * n, benchmark::Counter::kIsRate);
+  state.counters["poses_per_s"] = benchmark::Counter(static_cast<double>(state.iterations()) * n * n * n, benchmark::Counter::kIsRate);
   state.counters["volume_m3"] = volume;
 }
 
@@ -103,8 +102,7 @@ void BM_GridBall(benchmark::State& state) {
     const auto r = evaluate_grid(printer(), o, g);
     int in_ball = 0;
     for (int i = 0; i < r.p_WP.cols(); ++i)
-      if (r.verdicts[static_cast<std::size_t>(i)].inside() && (r.p_WP.col(i) - Eigen::Vector3d(0, 0, 7.5)).norm() <= kBallRadius)
-        ++in_ball;
+      if (r.verdicts[static_cast<std::size_t>(i)].inside() && (r.p_WP.col(i) - Eigen::Vector3d(0, 0, 7.5)).norm() <= kBallRadius) ++in_ball;
     volume = in_ball * r.cell_measure;
   }
   state.counters["evaluations"] = static_cast<double>(n) * n * n;
@@ -136,8 +134,16 @@ BENCHMARK(BM_PoseStatic);
 BENCHMARK(BM_PoseStaticMargin);
 BENCHMARK(BM_PoseBox64);
 BENCHMARK(BM_PoseBox64Margin);
-BENCHMARK(BM_Grid)->Args({40, 1, 0})->Args({40, 2, 0})->Args({40, 1, 1})->Args({40, 2, 1})->Args({100, 2, 0})->Args({100, 2, 1})
-    ->Unit(benchmark::kMillisecond)->Iterations(1)->UseRealTime();
+BENCHMARK(BM_Grid)
+    ->Args({40, 1, 0})
+    ->Args({40, 2, 0})
+    ->Args({40, 1, 1})
+    ->Args({40, 2, 1})
+    ->Args({100, 2, 0})
+    ->Args({100, 2, 1})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1)
+    ->UseRealTime();
 BENCHMARK(BM_Rays)->Arg(500)->Arg(2000)->Unit(benchmark::kMillisecond)->Iterations(1)->UseRealTime();
 BENCHMARK(BM_GridBall)->Arg(40)->Arg(100)->Unit(benchmark::kMillisecond)->Iterations(1)->UseRealTime();
 

@@ -78,7 +78,7 @@ int main(int argc, char** argv) {
               d.t_s.size(), duration, r.nsegment, r.nresidual, r.nunknown, threads, wall, cpu, r.solver_brief.c_str());
   for (const auto& p : r.parameters) {
     const auto e = p.elements.empty() ? std::size_t{0} : static_cast<std::size_t>(p.elements[0]);
-    const double tv = p.kind == ts::ParameterKind::kFriction   ? truth.ground.friction
+    const double tv = p.kind == ts::ParameterKind::kFriction    ? truth.ground.friction
                       : p.kind == ts::ParameterKind::kStiffness ? truth.cables[e].stiffness_Npm
                       : p.kind == ts::ParameterKind::kDamping   ? truth.cables[e].damping_Nspm
                                                                 : truth.cables[e].rest_length_m;
@@ -86,7 +86,8 @@ int main(int argc, char** argv) {
                 100 * (p.fitted - tv) / tv);
   }
   std::printf("%s\n", r.solver_report.c_str());  // Ceres' times and evaluation counts
-  std::printf("marker RMS fit %.4g m, free run fitted %.4g m, nominal %.4g m; variance factor %.3g, %d fit(s) (restarts), won by start %d\n",
-              r.marker_rms_m, r.marker_rms_free_fitted_m, r.marker_rms_free_nominal_m, r.variance_factor, r.starts, r.winning_start);
+  std::printf(
+      "marker RMS fit %.4g m, free run fitted %.4g m, nominal %.4g m; variance factor %.3g, %d fit(s) (restarts), won by start %d\n",
+      r.marker_rms_m, r.marker_rms_free_fitted_m, r.marker_rms_free_nominal_m, r.variance_factor, r.starts, r.winning_start);
   return 0;
 }

@@ -89,14 +89,18 @@ struct Mujoco {
   Mujoco(const Mujoco&) = delete;
   Mujoco& operator=(const Mujoco&) = delete;
   void reset() {
-    if (m->nkey > 0) mj_resetDataKeyframe(m, d, 0);
-    else mj_resetData(m, d);
+    if (m->nkey > 0)
+      mj_resetDataKeyframe(m, d, 0);
+    else
+      mj_resetData(m, d);
     d->time = 0.0;
   }
   double run(int steps, int jacobian, bool constraint) {
     m->opt.jacobian = jacobian;
-    if (constraint) m->opt.disableflags &= ~mjDSBL_CONSTRAINT;
-    else m->opt.disableflags |= mjDSBL_CONSTRAINT;
+    if (constraint)
+      m->opt.disableflags &= ~mjDSBL_CONSTRAINT;
+    else
+      m->opt.disableflags |= mjDSBL_CONSTRAINT;
     reset();
     const double c0 = thread_cpu_s();
     for (int k = 0; k < steps; ++k) mj_step(m, d);
@@ -130,7 +134,8 @@ void compare(const std::string& tendyn_file, const std::string& mujoco_file, int
     int jacobian;
     bool constraint;
   };
-  const Setting settings[] = {{"dense", mjJAC_DENSE, true}, {"sparse", mjJAC_SPARSE, true},
+  const Setting settings[] = {{"dense", mjJAC_DENSE, true},
+                              {"sparse", mjJAC_SPARSE, true},
                               {"dense, no constraint stage", mjJAC_DENSE, false},
                               {"sparse, no constraint stage", mjJAC_SPARSE, false}};
   constexpr int kSettings = 4;
@@ -152,9 +157,9 @@ void compare(const std::string& tendyn_file, const std::string& mujoco_file, int
     if (median(t_mj[k]) < median(t_mj[best_k])) best_k = k;
   const std::string same = tendyn_file == mujoco_file ? "" : " (MuJoCo: " + mujoco_file.substr(mujoco_file.rfind('/') + 1) + ")";
   std::printf("| %s%s | %d / %d / %d | %.3g | %.3g us | %.3g (%s) | %.3g us | **%.1fx** (%.1f-%.1f) | %.2g m |\n",
-              tendyn_file.substr(tendyn_file.rfind('/') + 1).c_str(), same.c_str(), td.model.nrod(), td.model.ncable(),
-              td.model.nnode(), n / median(t_td), 1e6 * median(t_td) / n, n / median(t_mj[best_k]), settings[best_k].label,
-              1e6 * median(t_mj[best_k]) / n, rs[rs.size() / 2], rs.front(), rs.back(), worst);
+              tendyn_file.substr(tendyn_file.rfind('/') + 1).c_str(), same.c_str(), td.model.nrod(), td.model.ncable(), td.model.nnode(),
+              n / median(t_td), 1e6 * median(t_td) / n, n / median(t_mj[best_k]), settings[best_k].label, 1e6 * median(t_mj[best_k]) / n,
+              rs[rs.size() / 2], rs.front(), rs.back(), worst);
   for (int k = 0; k < kSettings; ++k)
     std::fprintf(stderr, "  %s: MuJoCo %s: %.3f us/step (median of %d)\n", tendyn_file.c_str(), settings[k].label,
                  1e6 * median(t_mj[k]) / n, rounds);
@@ -190,8 +195,9 @@ int main(int argc, char** argv) {
     for (const auto& f : files) pairs.emplace_back(f, f);
   }
   std::printf("%d RK4 steps of %g s per run, %d rounds (engines interleaved), thread CPU time, medians\n\n", steps, kH, rounds);
-  std::printf("| file | rods / cables / points | tendyn steps/s | tendyn per step | MuJoCo steps/s (best setting) | MuJoCo per step | "
-              "MuJoCo / tendyn time (range over rounds) | sites apart after the run |\n|---|---|---|---|---|---|---|---|\n");
+  std::printf(
+      "| file | rods / cables / points | tendyn steps/s | tendyn per step | MuJoCo steps/s (best setting) | MuJoCo per step | "
+      "MuJoCo / tendyn time (range over rounds) | sites apart after the run |\n|---|---|---|---|---|---|---|---|\n");
   for (const auto& [t, m] : pairs) {
     try {
       compare(t, m, steps, rounds);

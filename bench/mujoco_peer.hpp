@@ -55,8 +55,7 @@ inline void require_mujoco_version(const char* program) {
 /// files), energy computation off, constraint and contact stages disabled. nullptr and `err`
 /// filled when MuJoCo refuses the model.
 inline mjModel* load_mujoco_model(const tensegrity::Model& model, std::string& err) {
-  const auto path = std::filesystem::temp_directory_path() /
-                    ("tendyn_bench_" + std::to_string(::getpid()) + "_" + model.name + ".xml");
+  const auto path = std::filesystem::temp_directory_path() / ("tendyn_bench_" + std::to_string(::getpid()) + "_" + model.name + ".xml");
   {
     std::ofstream f(path);
     f << tensegrity::to_mjcf(model);
@@ -68,7 +67,7 @@ inline mjModel* load_mujoco_model(const tensegrity::Model& model, std::string& e
     err = buf;
     return nullptr;
   }
-  m->opt.enableflags &= ~mjENBL_ENERGY;                     // tendyn's step computes no energy
+  m->opt.enableflags &= ~mjENBL_ENERGY;                       // tendyn's step computes no energy
   m->opt.disableflags |= mjDSBL_CONSTRAINT | mjDSBL_CONTACT;  // no contact, no constraint here
   return m;
 }

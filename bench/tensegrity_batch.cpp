@@ -53,9 +53,7 @@ constexpr double kH = 1e-3;  // [s]
 int g_steps = 1000;          // 1 s (--steps)
 int g_per_call = 100;        // steps per step_batch call, a 0.1 s control period (--per-call)
 
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 // CPU time of the whole process [s] (every thread, the workers' spinning included): the robot-steps
 // per CPU second it gives are not inflated when other processes share the cores, unlike wall time.
@@ -114,7 +112,8 @@ Timing time_mujoco(mjModel* m, int robots, int threads, int reps, int key = -1) 
   mj_getState(m, d[0], init.data(), sig);
   Timing best;
   for (int rep = 0; rep < reps; ++rep) {
-    for (int r = 0; r < robots; ++r) std::copy(init.begin(), init.end(), states.begin() + static_cast<std::ptrdiff_t>(n * static_cast<std::size_t>(r)));
+    for (int r = 0; r < robots; ++r)
+      std::copy(init.begin(), init.end(), states.begin() + static_cast<std::ptrdiff_t>(n * static_cast<std::size_t>(r)));
     const double t0 = now_s(), c0 = process_cpu_s();
     for (int c = 0; c < g_steps / g_per_call; ++c) {
       std::vector<std::thread> pool;
@@ -144,8 +143,10 @@ Timing time_mujoco(mjModel* m, int robots, int threads, int reps, int key = -1) 
   Timing best;
   for (int rep = 0; rep < reps; ++rep) {
     for (auto* x : d)
-      if (key >= 0) mj_resetDataKeyframe(m, x, key);
-      else mj_resetData(m, x);
+      if (key >= 0)
+        mj_resetDataKeyframe(m, x, key);
+      else
+        mj_resetData(m, x);
     const double t0 = now_s(), c0 = process_cpu_s();
     std::vector<std::thread> pool;
     for (int t = 0; t < threads; ++t)
@@ -169,15 +170,15 @@ int run_model_file(const std::string& path, int robots, int reps) {
   mjModel* m = mj_loadXML(path.c_str(), nullptr, err, sizeof err);
   if (!m) die(path + ": MuJoCo refuses the file: " + err);
   m->opt.enableflags &= ~mjENBL_ENERGY;
-  std::printf("model %s: %ld bodies, %ld tendons, timestep %g s, integrator %d, jacobian %d, contact %s; %d robots, %d steps, "
-              "%d per call, best of %d\n",
-              path.c_str(), static_cast<long>(m->nbody) - 1, static_cast<long>(m->ntendon), m->opt.timestep, m->opt.integrator, m->opt.jacobian,
-              (m->opt.disableflags & mjDSBL_CONTACT) ? "off" : "on", robots, g_steps, g_per_call, reps);
+  std::printf(
+      "model %s: %ld bodies, %ld tendons, timestep %g s, integrator %d, jacobian %d, contact %s; %d robots, %d steps, "
+      "%d per call, best of %d\n",
+      path.c_str(), static_cast<long>(m->nbody) - 1, static_cast<long>(m->ntendon), m->opt.timestep, m->opt.integrator, m->opt.jacobian,
+      (m->opt.disableflags & mjDSBL_CONTACT) ? "off" : "on", robots, g_steps, g_per_call, reps);
   const double work = static_cast<double>(robots) * g_steps;
   for (int th : {1, 2}) {
     const Timing t = time_mujoco(m, robots, th, reps, m->nkey > 0 ? 0 : -1);
-    std::printf("mujoco_model threads=%d robot_steps_per_s_wall=%.6g robot_steps_per_cpu_s=%.6g\n", th, work / t.wall_s,
-                work / t.cpu_s);
+    std::printf("mujoco_model threads=%d robot_steps_per_s_wall=%.6g robot_steps_per_cpu_s=%.6g\n", th, work / t.wall_s, work / t.cpu_s);
     std::fflush(stdout);
   }
   mj_deleteModel(m);
@@ -192,32 +193,39 @@ int main(int argc, char** argv) {
   if (argc % 2 == 0) die(std::string("option ") + argv[argc - 1] + " has no value");
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
-    if (a == "--robots") robots = std::atoi(argv[i + 1]);
-    else if (a == "--model") model_file = argv[i + 1];
-    else if (a == "--reps") reps = std::atoi(argv[i + 1]);
-    else if (a == "--mujoco-reps") mujoco_reps = std::atoi(argv[i + 1]);
-    else if (a == "--per-call") g_per_call = std::atoi(argv[i + 1]);
-    else if (a == "--steps") g_steps = std::atoi(argv[i + 1]);
-    else die("unknown option " + a);
+    if (a == "--robots")
+      robots = std::atoi(argv[i + 1]);
+    else if (a == "--model")
+      model_file = argv[i + 1];
+    else if (a == "--reps")
+      reps = std::atoi(argv[i + 1]);
+    else if (a == "--mujoco-reps")
+      mujoco_reps = std::atoi(argv[i + 1]);
+    else if (a == "--per-call")
+      g_per_call = std::atoi(argv[i + 1]);
+    else if (a == "--steps")
+      g_steps = std::atoi(argv[i + 1]);
+    else
+      die("unknown option " + a);
   }
   if (mujoco_reps == 0) mujoco_reps = reps;
   tendyn::bench::require_mujoco_version("tensegrity_batch");
   if (robots < 2 || reps < 1 || mujoco_reps < 1) die("--robots >= 2, --reps >= 1, --mujoco-reps >= 1");
-  if (g_per_call < 1 || g_steps < g_per_call || g_steps % g_per_call != 0)
-    die("--per-call >= 1 must divide --steps");
+  if (g_per_call < 1 || g_steps < g_per_call || g_steps % g_per_call != 0) die("--per-call >= 1 must divide --steps");
   if (!model_file.empty()) return run_model_file(model_file, robots, mujoco_reps);
-  std::printf("robots %d, %d steps of %g s each (RK4), %d per step_batch call, best of %d (MuJoCo %d), wall and process CPU time; "
-              "%u hardware threads\n\n",
-              robots, g_steps, kH, g_per_call, reps, mujoco_reps, std::thread::hardware_concurrency());
-  std::printf("| model | engine / setting | threads | robot-steps/s (wall) | robot-steps per CPU-s | speed-up 2 vs 1 thread (wall) | tendyn / MuJoCo best RK4, same threads: wall, CPU |\n");
+  std::printf(
+      "robots %d, %d steps of %g s each (RK4), %d per step_batch call, best of %d (MuJoCo %d), wall and process CPU time; "
+      "%u hardware threads\n\n",
+      robots, g_steps, kH, g_per_call, reps, mujoco_reps, std::thread::hardware_concurrency());
+  std::printf(
+      "| model | engine / setting | threads | robot-steps/s (wall) | robot-steps per CPU-s | speed-up 2 vs 1 thread (wall) | tendyn / MuJoCo best RK4, same threads: wall, CPU |\n");
   std::printf("|---|---|---|---|---|---|---|\n");
   struct Case {
     const char* name;
     tt::Model model;
   };
-  const Case cases[] = {{"3-prism", tendyn::test::taut_prism(0.5)},
-                       {"6-bar", tendyn::test::taut_six_bar(1.0)},
-                       {"tower", tendyn::bench::tower_free_fall()}};
+  const Case cases[] = {
+      {"3-prism", tendyn::test::taut_prism(0.5)}, {"6-bar", tendyn::test::taut_six_bar(1.0)}, {"tower", tendyn::bench::tower_free_fall()}};
   const double work = static_cast<double>(robots) * g_steps;
   for (const auto& c : cases) {
     Timing tendyn_t[3], mj_best[3];
@@ -233,18 +241,19 @@ int main(int argc, char** argv) {
     std::sort(speedups.begin(), speedups.end());
     const std::size_t nrep = speedups.size();
     char speedup_text[96];
-    std::snprintf(speedup_text, sizeof speedup_text, "%.2fx (median of %zu reps; quartiles %.2f-%.2f)",
-                  speedups[nrep / 2], nrep, speedups[nrep / 4], speedups[(3 * nrep) / 4]);
+    std::snprintf(speedup_text, sizeof speedup_text, "%.2fx (median of %zu reps; quartiles %.2f-%.2f)", speedups[nrep / 2], nrep,
+                  speedups[nrep / 4], speedups[(3 * nrep) / 4]);
     mjModel* m = load_mujoco(c.model);
     struct Setting {
       const char* label;
       int integrator, jacobian;
     };
-    const Setting settings[] = {{"MuJoCo RK4, dense Jacobian", mjINT_RK4, mjJAC_DENSE},
-                                {"MuJoCo RK4, sparse Jacobian", mjINT_RK4, mjJAC_SPARSE},
-                                {"MuJoCo Euler (default), sparse", mjINT_EULER, mjJAC_SPARSE},
+    const Setting settings[] = {
+        {"MuJoCo RK4, dense Jacobian", mjINT_RK4, mjJAC_DENSE},
+        {"MuJoCo RK4, sparse Jacobian", mjINT_RK4, mjJAC_SPARSE},
+        {"MuJoCo Euler (default), sparse", mjINT_EULER, mjJAC_SPARSE},
 #ifdef TENDYN_MUJOCO_3
-                                {"MuJoCo implicitfast, sparse", mjINT_IMPLICITFAST, mjJAC_SPARSE},
+        {"MuJoCo implicitfast, sparse", mjINT_IMPLICITFAST, mjJAC_SPARSE},
 #endif
     };
     std::vector<std::string> lines;

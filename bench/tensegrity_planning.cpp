@@ -85,12 +85,18 @@ int main(int argc, char** argv) {
   std::vector<char*> args;
   bool exhaustive = false;
   for (int i = 0; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--with-exhaustive") == 0) exhaustive = true;
-    else args.push_back(argv[i]);
+    if (std::strcmp(argv[i], "--with-exhaustive") == 0)
+      exhaustive = true;
+    else
+      args.push_back(argv[i]);
   }
   if (exhaustive)
     for (const long task : {0L, 1L})
-      benchmark::RegisterBenchmark("BM_PlanTask9", BM_PlanTask9)->Args({task, 1, 2})->Iterations(1)->Unit(benchmark::kMillisecond)->UseRealTime();
+      benchmark::RegisterBenchmark("BM_PlanTask9", BM_PlanTask9)
+          ->Args({task, 1, 2})
+          ->Iterations(1)
+          ->Unit(benchmark::kMillisecond)
+          ->UseRealTime();
   int n = static_cast<int>(args.size());
   benchmark::Initialize(&n, args.data());
   if (benchmark::ReportUnrecognizedArguments(n, args.data())) return 1;

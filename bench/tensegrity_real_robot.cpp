@@ -57,8 +57,10 @@ int main(int argc, char** argv) {
   int rounds = 9, steps = 20000;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
-    if (a == "--rounds") rounds = std::atoi(argv[i + 1]);
-    else if (a == "--steps") steps = std::atoi(argv[i + 1]);
+    if (a == "--rounds")
+      rounds = std::atoi(argv[i + 1]);
+    else if (a == "--steps")
+      steps = std::atoi(argv[i + 1]);
     else {
       std::fprintf(stderr, "tensegrity_real_robot: unknown option %s (valid: --rounds N, --steps N)\n", a.c_str());
       return 2;

@@ -29,8 +29,8 @@ namespace legacy = tendyn::test::legacy;
 
 namespace {
 
-constexpr double kH = 1e-3;         // [s]
-constexpr int kResetEvery = 1000;   // steps: restart from the initial state (same motion every round)
+constexpr double kH = 1e-3;        // [s]
+constexpr int kResetEvery = 1000;  // steps: restart from the initial state (same motion every round)
 
 double cpu_s() {
   timespec t{};
@@ -62,13 +62,15 @@ double time_steps(const tt::Model& m, int nstep, Step step, Deriv deriv) {
 }
 
 double time_new(const tt::Model& m, int nstep) {
-  return time_steps(m, nstep, [](const tt::Model& mo, tt::Data& d, tt::State& s, double h) { tt::step_rk4(mo, d, s, h); },
-                    [](const tt::Model& mo, const tt::State& s, tt::Data& d) { tt::compute_derivative(mo, s, d); });
+  return time_steps(
+      m, nstep, [](const tt::Model& mo, tt::Data& d, tt::State& s, double h) { tt::step_rk4(mo, d, s, h); },
+      [](const tt::Model& mo, const tt::State& s, tt::Data& d) { tt::compute_derivative(mo, s, d); });
 }
 
 double time_old(const tt::Model& m, int nstep) {
-  return time_steps(m, nstep, [](const tt::Model& mo, tt::Data& d, tt::State& s, double h) { legacy::step_rk4(mo, d, s, h); },
-                    [](const tt::Model& mo, const tt::State& s, tt::Data& d) { legacy::compute_derivative(mo, s, d); });
+  return time_steps(
+      m, nstep, [](const tt::Model& mo, tt::Data& d, tt::State& s, double h) { legacy::step_rk4(mo, d, s, h); },
+      [](const tt::Model& mo, const tt::State& s, tt::Data& d) { legacy::compute_derivative(mo, s, d); });
 }
 
 // ns per step of simulate() (RK4, outputs never written: no observer), nstep steps of kH.
@@ -105,8 +107,10 @@ int main(int argc, char** argv) {
   int rounds = 15, steps = 20000;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
-    if (a == "--rounds") rounds = std::atoi(argv[i + 1]);
-    else if (a == "--steps") steps = std::atoi(argv[i + 1]);
+    if (a == "--rounds")
+      rounds = std::atoi(argv[i + 1]);
+    else if (a == "--steps")
+      steps = std::atoi(argv[i + 1]);
     else {
       std::fprintf(stderr, "tensegrity_step_kernel: unknown option %s (valid: --rounds N, --steps N)\n", a.c_str());
       return 1;
@@ -116,9 +120,9 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "tensegrity_step_kernel: --rounds >= 1, --steps >= %d\n", kResetEvery);
     return 1;
   }
-  std::printf("RK4 step (h = 1 ms) incl. the next step's derivative; thread CPU time; %d rounds of %d steps per side\n\n", rounds,
-              steps);
-  std::printf("| model | rods | cables | old kernel ns/step | new kernel ns/step | old / new (median of rounds) | simulate() ns/step (new) | old step / new simulate() |\n");
+  std::printf("RK4 step (h = 1 ms) incl. the next step's derivative; thread CPU time; %d rounds of %d steps per side\n\n", rounds, steps);
+  std::printf(
+      "| model | rods | cables | old kernel ns/step | new kernel ns/step | old / new (median of rounds) | simulate() ns/step (new) | old step / new simulate() |\n");
   std::printf("|---|---|---|---|---|---|---|---|\n");
   struct Case {
     std::string name;

@@ -61,8 +61,8 @@ double max_node_error(const Eigen::Matrix3Xd& a, const Eigen::Matrix3Xd& b) {
 // ---------------------------------------------------------------- tendyn runs
 struct TendynRun {
   Eigen::Matrix3Xd p_W_node;
-  long steps = 0;      // accepted steps
-  long rejected = 0;   // dopri5 only
+  long steps = 0;     // accepted steps
+  long rejected = 0;  // dopri5 only
 };
 
 // Fixed-step loop calling the step functions directly (integrate.hpp precondition: data.xdot
@@ -163,8 +163,7 @@ void load_mujoco(const tt::Model& model, Mujoco& mj) {
   for (int k = 0; k < model.ncable(); ++k) {
     const auto& c = model.cables[static_cast<std::size_t>(k)];
     if (!(std::abs(tendyn::bench::tendon_spring_length_m(mj.m, k) - c.rest_length_m) <= 1e-12) ||
-        std::abs(mj.m->tendon_stiffness[k] - c.stiffness_Npm) > 1e-12 ||
-        std::abs(mj.m->tendon_damping[k] - c.damping_Nspm) > 1e-12)
+        std::abs(mj.m->tendon_stiffness[k] - c.stiffness_Npm) > 1e-12 || std::abs(mj.m->tendon_damping[k] - c.damping_Nspm) > 1e-12)
       die("MuJoCo tendon " + std::to_string(k) + " does not carry the cable's rest length/stiffness/damping");
   }
 }
@@ -185,15 +184,15 @@ MujocoRun mujoco_run(Mujoco& mj, int integrator, long n, bool track_stretch = fa
   for (long i = 0; i < n; ++i) {
     mj_step(m, d);
     if (track_stretch)
-      for (int k = 0; k < m->ntendon; ++k) r.min_stretch_m = std::min(r.min_stretch_m, d->ten_length[k] - tendyn::bench::tendon_spring_length_m(m, k));
+      for (int k = 0; k < m->ntendon; ++k)
+        r.min_stretch_m = std::min(r.min_stretch_m, d->ten_length[k] - tendyn::bench::tendon_spring_length_m(m, k));
   }
   mj_kinematics(m, d);  // site positions of the final state (mj_step leaves those of the last step's start)
   r.p_W_node.resize(3, static_cast<Eigen::Index>(mj.site_of_node.size()));
   for (std::size_t i = 0; i < mj.site_of_node.size(); ++i)
     for (int c = 0; c < 3; ++c) r.p_W_node(c, static_cast<Eigen::Index>(i)) = d->site_xpos[3 * mj.site_of_node[i] + c];
   // MuJoCo resets the state when it detects a blow-up (and warns): such a run has no accuracy.
-  bool bad = d->warning[mjWARN_BADQPOS].number > 0 || d->warning[mjWARN_BADQVEL].number > 0 ||
-             d->warning[mjWARN_BADQACC].number > 0;
+  bool bad = d->warning[mjWARN_BADQPOS].number > 0 || d->warning[mjWARN_BADQVEL].number > 0 || d->warning[mjWARN_BADQACC].number > 0;
   for (int i = 0; i < m->nq; ++i) bad = bad || !std::isfinite(d->qpos[i]);
   if (bad) r.p_W_node.setConstant(kInf);
   return r;
@@ -238,8 +237,10 @@ long find_resolution(Method& meth, double target, long max_k) {
   long best = hi;
   for (int i = 1; i <= 8; ++i) {
     const long k = std::lround(static_cast<double>(hi) * std::pow(0.5, i / 8.0));
-    if (k > hi / 2 && ok(k) && ok(std::lround(static_cast<double>(k) * 1.09) + 1)) best = k;
-    else if (k > hi / 2) break;
+    if (k > hi / 2 && ok(k) && ok(std::lround(static_cast<double>(k) * 1.09) + 1))
+      best = k;
+    else if (k > hi / 2)
+      break;
   }
   return best;
 }
@@ -335,7 +336,8 @@ int main(int argc, char** argv) {
   std::vector<Row> rows;
 
   std::printf("## Cross-check and taut-cable check\n\n");
-  std::printf("| model | damping | min strain (tendyn) | min stretch MuJoCo [m] | ref self-convergence tendyn [m] | ref self-convergence MuJoCo [m] | max node distance tendyn vs MuJoCo at 1 s [m] |\n");
+  std::printf(
+      "| model | damping | min strain (tendyn) | min stretch MuJoCo [m] | ref self-convergence tendyn [m] | ref self-convergence MuJoCo [m] | max node distance tendyn vs MuJoCo at 1 s [m] |\n");
   std::printf("|---|---|---|---|---|---|---|\n");
   std::string conv;
   for (Case& c : cases) {
@@ -450,7 +452,8 @@ int main(int argc, char** argv) {
   }
 
   std::printf("\n## All runs (1 s of simulated time; time = thread CPU time, best of >= 3 repetitions)\n\n");
-  std::printf("| model | damping | target [m] | engine | integrator | step h [s] (dopri5: tol) | steps | error [m] | time per simulated s [ms] | steps/s |\n");
+  std::printf(
+      "| model | damping | target [m] | engine | integrator | step h [s] (dopri5: tol) | steps | error [m] | time per simulated s [ms] | steps/s |\n");
   std::printf("|---|---|---|---|---|---|---|---|---|---|\n");
   for (const Row& r : rows) {
     if (r.steps == 0) {
@@ -460,15 +463,16 @@ int main(int argc, char** argv) {
     }
     std::string steps = std::to_string(r.steps);
     if (r.rejected) steps += " (+" + std::to_string(r.rejected) + " rejected)";
-    std::printf("| %s | %s | %.0e | %s | %s | %.3g | %s | %.2e | %.3f | %.3g |\n", r.model.c_str(), r.damped ? "yes" : "no",
-                r.target, r.engine.c_str(), r.method.c_str(), r.h_s, steps.c_str(), r.error, 1e3 * r.time_s, r.steps_per_s);
+    std::printf("| %s | %s | %.0e | %s | %s | %.3g | %s | %.2e | %.3f | %.3g |\n", r.model.c_str(), r.damped ? "yes" : "no", r.target,
+                r.engine.c_str(), r.method.c_str(), r.h_s, steps.c_str(), r.error, 1e3 * r.time_s, r.steps_per_s);
   }
 
   std::printf("\n## Node position error at 1 s [m] against the number of steps\n%s", conv.c_str());
 
   // Summary: RK4 against RK4 (steps/s and time), and best method of each engine (time).
   std::printf("\n## Summary\n\n");
-  std::printf("| model | damping | target [m] | tendyn rk4 steps/s | MuJoCo RK4 steps/s | steps/s ratio | tendyn rk4 ms per sim s | MuJoCo RK4 ms per sim s | time ratio (RK4 vs RK4) | best tendyn (ms) | best MuJoCo (ms) | time ratio (best vs best) |\n");
+  std::printf(
+      "| model | damping | target [m] | tendyn rk4 steps/s | MuJoCo RK4 steps/s | steps/s ratio | tendyn rk4 ms per sim s | MuJoCo RK4 ms per sim s | time ratio (RK4 vs RK4) | best tendyn (ms) | best MuJoCo (ms) | time ratio (best vs best) |\n");
   std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (std::size_t i = 0; i < rows.size();) {
     std::size_t j = i;
@@ -485,9 +489,8 @@ int main(int argc, char** argv) {
       if (!best || r.time_s < best->time_s) best = &r;
     }
     auto num = [](const Row* r, double v, const char* f) { return r ? fmt(f, v) : std::string("n/a"); };
-    std::printf("| %s | %s | %.0e | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", rows[i].model.c_str(),
-                rows[i].damped ? "yes" : "no", rows[i].target, num(trk, trk ? trk->steps_per_s : 0, "%.3g").c_str(),
-                num(mrk, mrk ? mrk->steps_per_s : 0, "%.3g").c_str(),
+    std::printf("| %s | %s | %.0e | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", rows[i].model.c_str(), rows[i].damped ? "yes" : "no",
+                rows[i].target, num(trk, trk ? trk->steps_per_s : 0, "%.3g").c_str(), num(mrk, mrk ? mrk->steps_per_s : 0, "%.3g").c_str(),
                 trk && mrk ? fmt("%.2f", trk->steps_per_s / mrk->steps_per_s).c_str() : "n/a",
                 num(trk, trk ? 1e3 * trk->time_s : 0, "%.3f").c_str(),
                 mrk ? (fmt("%.3f", 1e3 * mrk->time_s) + " " + mrk->method).c_str() : "n/a",
@@ -497,7 +500,8 @@ int main(int argc, char** argv) {
                 tb && mb ? fmt("%.2f", mb->time_s / tb->time_s).c_str() : "n/a");
     i = j;
   }
-  std::printf("\nRatios > 1 favour tendyn (steps/s ratio = tendyn / MuJoCo; time ratio = MuJoCo time / tendyn time, for 1 s of simulated time).\n"
-              "MuJoCo RK4 = the faster of its dense and sparse Jacobian settings at that target; best = over all settings.\n");
+  std::printf(
+      "\nRatios > 1 favour tendyn (steps/s ratio = tendyn / MuJoCo; time ratio = MuJoCo time / tendyn time, for 1 s of simulated time).\n"
+      "MuJoCo RK4 = the faster of its dense and sparse Jacobian settings at that target; best = over all settings.\n");
   return 0;
 }

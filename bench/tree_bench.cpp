@@ -41,8 +41,7 @@ struct State {
     flip = !flip;
     return flip ? q1 : q0;
   }
-  explicit State(const Model& m)
-      : q(m.random_configuration(1)), v(m.nv), a(m.nv), q0(q), q1(m.random_configuration(3)) {
+  explicit State(const Model& m) : q(m.random_configuration(1)), v(m.nv), a(m.nv), q0(q), q1(m.random_configuration(3)) {
     std::mt19937_64 rng(2);
     std::uniform_real_distribution<double> u(-1.0, 1.0);
     for (int k = 0; k < m.nv; ++k) {

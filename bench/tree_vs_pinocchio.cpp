@@ -155,8 +155,8 @@ const Eigen::MatrixXd& crba(const tt::Model& model, tt::Data& d, const Eigen::Ve
 }
 }  // namespace before
 
-constexpr double kTolerance = 1e-12;      // tendyn vs Pinocchio, relative to the largest entry
-constexpr double kDartTolerance = 1e-8;   // tendyn vs DART (the cross-check test's tolerance)
+constexpr double kTolerance = 1e-12;     // tendyn vs Pinocchio, relative to the largest entry
+constexpr double kDartTolerance = 1e-8;  // tendyn vs DART (the cross-check test's tolerance)
 // Pinocchio's ABA in its WORLD convention works with world-frame quantities and loses about two
 // digits against its own LOCAL ABA (which tendyn matches to 1e-12): reported, checked to this bound.
 constexpr double kWorldAbaTolerance = 1e-10;
@@ -170,8 +170,7 @@ std::string read_text(const std::string& path) {
 }
 
 // The text with the first occurrence of `what` replaced (error if absent: the models are fixed).
-std::string replace_once(std::string text, const std::string& what, const std::string& with,
-                         const std::string& file) {
+std::string replace_once(std::string text, const std::string& what, const std::string& with, const std::string& file) {
   const auto at = text.find(what);
   if (at == std::string::npos) throw std::runtime_error(file + ": expected text '" + what + "' not found");
   return text.replace(at, what.size(), with);
@@ -235,15 +234,23 @@ pin::Model to_pinocchio(const tt::Model& tm) {
     if (j.type == tt::JointType::kFree) {
       id = pm.addJoint(pj, pin::JointModelFreeFlyer(), placement, j.name);
     } else if (j.type == tt::JointType::kRevolute) {
-      if (a == Eigen::Vector3d::UnitX()) id = pm.addJoint(pj, pin::JointModelRX(), placement, j.name);
-      else if (a == Eigen::Vector3d::UnitY()) id = pm.addJoint(pj, pin::JointModelRY(), placement, j.name);
-      else if (a == Eigen::Vector3d::UnitZ()) id = pm.addJoint(pj, pin::JointModelRZ(), placement, j.name);
-      else id = pm.addJoint(pj, pin::JointModelRevoluteUnaligned(a), placement, j.name);
+      if (a == Eigen::Vector3d::UnitX())
+        id = pm.addJoint(pj, pin::JointModelRX(), placement, j.name);
+      else if (a == Eigen::Vector3d::UnitY())
+        id = pm.addJoint(pj, pin::JointModelRY(), placement, j.name);
+      else if (a == Eigen::Vector3d::UnitZ())
+        id = pm.addJoint(pj, pin::JointModelRZ(), placement, j.name);
+      else
+        id = pm.addJoint(pj, pin::JointModelRevoluteUnaligned(a), placement, j.name);
     } else {
-      if (a == Eigen::Vector3d::UnitX()) id = pm.addJoint(pj, pin::JointModelPX(), placement, j.name);
-      else if (a == Eigen::Vector3d::UnitY()) id = pm.addJoint(pj, pin::JointModelPY(), placement, j.name);
-      else if (a == Eigen::Vector3d::UnitZ()) id = pm.addJoint(pj, pin::JointModelPZ(), placement, j.name);
-      else id = pm.addJoint(pj, pin::JointModelPrismaticUnaligned(a), placement, j.name);
+      if (a == Eigen::Vector3d::UnitX())
+        id = pm.addJoint(pj, pin::JointModelPX(), placement, j.name);
+      else if (a == Eigen::Vector3d::UnitY())
+        id = pm.addJoint(pj, pin::JointModelPY(), placement, j.name);
+      else if (a == Eigen::Vector3d::UnitZ())
+        id = pm.addJoint(pj, pin::JointModelPZ(), placement, j.name);
+      else
+        id = pm.addJoint(pj, pin::JointModelPrismaticUnaligned(a), placement, j.name);
     }
     pm.appendBodyToJoint(id, Y, pin::SE3::Identity());
     joint_of[i] = id;
@@ -263,8 +270,7 @@ struct Mapping {
 
 Mapping make_mapping(const tt::Model& tm, const pin::Model& pm, const std::string& label) {
   if (tm.nv != pm.nv)
-    throw std::runtime_error(label + ": nv differs (tendyn " + std::to_string(tm.nv) + ", Pinocchio " +
-                             std::to_string(pm.nv) + ")");
+    throw std::runtime_error(label + ": nv differs (tendyn " + std::to_string(tm.nv) + ", Pinocchio " + std::to_string(pm.nv) + ")");
   Mapping m;
   m.v_pin.assign(static_cast<std::size_t>(tm.nv), -1);
   for (const tt::Joint& j : tm.joints) {
@@ -317,8 +323,7 @@ Eigen::MatrixXd M_from_pin(const Mapping& m, const Eigen::MatrixXd& Mp) {
   const Eigen::Index n = Mp.rows();
   Eigen::MatrixXd r(n, n);
   for (Eigen::Index a = 0; a < n; ++a)
-    for (Eigen::Index b = 0; b < n; ++b)
-      r(a, b) = Mp(m.v_pin[static_cast<std::size_t>(a)], m.v_pin[static_cast<std::size_t>(b)]);
+    for (Eigen::Index b = 0; b < n; ++b) r(a, b) = Mp(m.v_pin[static_cast<std::size_t>(a)], m.v_pin[static_cast<std::size_t>(b)]);
   return r;
 }
 
@@ -328,10 +333,10 @@ double rel_diff(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
 }
 
 struct States {
-  std::vector<Eigen::VectorXd> q, v, a, tau;          // tendyn coordinates
-  std::vector<Eigen::VectorXd> qp, vp, ap, taup;      // Pinocchio coordinates
+  std::vector<Eigen::VectorXd> q, v, a, tau;      // tendyn coordinates
+  std::vector<Eigen::VectorXd> qp, vp, ap, taup;  // Pinocchio coordinates
 #ifdef TENDYN_HAVE_DART
-  std::vector<Eigen::VectorXd> qd;                    // DART coordinates (free joint: log map, p)
+  std::vector<Eigen::VectorXd> qd;  // DART coordinates (free joint: log map, p)
 #endif
 };
 
@@ -356,9 +361,7 @@ States make_states(const tt::Model& tm, const pin::Model& pm, const Mapping& map
     for (const tt::Joint& j : tm.joints) {
       if (j.type == tt::JointType::kFree) {
         Eigen::Isometry3d T = Eigen::Isometry3d::Identity();
-        T.linear() = Eigen::Quaterniond(q[j.idx_q + 3], q[j.idx_q + 4], q[j.idx_q + 5], q[j.idx_q + 6])
-                         .normalized()
-                         .toRotationMatrix();
+        T.linear() = Eigen::Quaterniond(q[j.idx_q + 3], q[j.idx_q + 4], q[j.idx_q + 5], q[j.idx_q + 6]).normalized().toRotationMatrix();
         T.translation() = q.segment<3>(j.idx_q);
         qd.segment<6>(j.idx_v) = dart::dynamics::FreeJoint::convertToPositions(T);
       } else if (j.nv == 1) {
@@ -468,8 +471,8 @@ int run(const Options& o) {
       const Eigen::MatrixXd M_t = tt::crba(tm, td, s.q[k]);
       e_before = std::max(e_before, rel_diff(M_t, M_before));
       const Eigen::MatrixXd Mu_t = tt::crba_upper(tm, td, s.q[k]);
-      e_Mu = std::max(e_Mu, rel_diff(Eigen::MatrixXd(Mu_t.triangularView<Eigen::Upper>()),
-                                     Eigen::MatrixXd(M_t.triangularView<Eigen::Upper>())));
+      e_Mu = std::max(e_Mu,
+                      rel_diff(Eigen::MatrixXd(Mu_t.triangularView<Eigen::Upper>()), Eigen::MatrixXd(M_t.triangularView<Eigen::Upper>())));
       for (const pin::Convention conv : {pin::Convention::LOCAL, pin::Convention::WORLD}) {
         pd.M.setZero();
         pin::crba(pm, pd, s.qp[k], conv);
@@ -505,31 +508,31 @@ int run(const Options& o) {
         pin::aba(pm_api, pd_api, qa, v_to_pin(map_api, s.v[k]), v_to_pin(map_api, s.tau[k]), pin::Convention::LOCAL);
         e_api = std::max(e_api, rel_diff(v_from_pin(map, pd.ddq), v_from_pin(map_api, pd_api.ddq)));
       }
-      std::printf("%s: Pinocchio's URDF parser (%d joints, nq %d) vs the API-built model of the header-only runs "
-                  "(%d joints, nq %d): tau, M, ddq differ by at most %.1e over %zu states\n",
-                  c.label.c_str(), static_cast<int>(pm.njoints), pm.nq, static_cast<int>(pm_api.njoints), pm_api.nq,
-                  e_api, std::min<std::size_t>(N, 100));
+      std::printf(
+          "%s: Pinocchio's URDF parser (%d joints, nq %d) vs the API-built model of the header-only runs "
+          "(%d joints, nq %d): tau, M, ddq differ by at most %.1e over %zu states\n",
+          c.label.c_str(), static_cast<int>(pm.njoints), pm.nq, static_cast<int>(pm_api.njoints), pm_api.nq, e_api,
+          std::min<std::size_t>(N, 100));
       if (!(e_api <= kTolerance)) {
-        std::fprintf(stderr, "tendyn_tree_vs_pinocchio: %s: parsed and API-built Pinocchio models differ by %.3e\n",
-                     c.label.c_str(), e_api);
+        std::fprintf(stderr, "tendyn_tree_vs_pinocchio: %s: parsed and API-built Pinocchio models differ by %.3e\n", c.label.c_str(),
+                     e_api);
         return 3;
       }
     }
 #endif
-    std::printf("%s: nv %d, tendyn %d links, Pinocchio %d joints; worst relative difference over %d states: "
-                "tau %.1e, M %.1e (LOCAL) %.1e (WORLD), upper-only vs full %.1e, ddq %.1e (LOCAL) %.1e (WORLD), "
-                "M vs the CRBA before issue 19 %.1e\n",
-                c.label.c_str(), tm.nv, tm.nlinks(), static_cast<int>(pm.njoints), o.states, e_tau, e_M_local,
-                e_M_world, e_Mu, e_ddq_local, e_ddq_world, e_before);
+    std::printf(
+        "%s: nv %d, tendyn %d links, Pinocchio %d joints; worst relative difference over %d states: "
+        "tau %.1e, M %.1e (LOCAL) %.1e (WORLD), upper-only vs full %.1e, ddq %.1e (LOCAL) %.1e (WORLD), "
+        "M vs the CRBA before issue 19 %.1e\n",
+        c.label.c_str(), tm.nv, tm.nlinks(), static_cast<int>(pm.njoints), o.states, e_tau, e_M_local, e_M_world, e_Mu, e_ddq_local,
+        e_ddq_world, e_before);
     for (const double e : {e_tau, e_M_local, e_M_world, e_ddq_local, e_before, e_ddq_world * kTolerance / kWorldAbaTolerance})
       if (!(e <= kTolerance)) {
-        std::fprintf(stderr, "tendyn_tree_vs_pinocchio: %s: results differ by %.3e > %.0e\n", c.label.c_str(), e,
-                     kTolerance);
+        std::fprintf(stderr, "tendyn_tree_vs_pinocchio: %s: results differ by %.3e > %.0e\n", c.label.c_str(), e, kTolerance);
         return 3;
       }
     if (e_Mu != 0.0) {
-      std::fprintf(stderr, "tendyn_tree_vs_pinocchio: %s: crba_upper differs from crba's upper triangle\n",
-                   c.label.c_str());
+      std::fprintf(stderr, "tendyn_tree_vs_pinocchio: %s: crba_upper differs from crba's upper triangle\n", c.label.c_str());
       return 3;
     }
 
@@ -538,8 +541,7 @@ int run(const Options& o) {
     if (o.with_dart) {
       skel = tt::testing::to_dart(tm);
       if (!tt::testing::same_dof_order(tm, skel)) {
-        std::fprintf(stderr, "tendyn_tree_vs_pinocchio: %s: DART orders the coordinates differently\n",
-                     c.label.c_str());
+        std::fprintf(stderr, "tendyn_tree_vs_pinocchio: %s: DART orders the coordinates differently\n", c.label.c_str());
         return 4;
       }
       double e_dart = 0.0;
@@ -694,18 +696,19 @@ int run(const Options& o) {
     }
   }
 
-  std::printf("\nmedian of %d rounds, %d states per pass, microseconds per call (thread CPU time); "
-              "ratio = tendyn / faster Pinocchio convention; wall-time ratio in brackets\n\n",
-              o.rounds, o.states);
-  std::printf("| model | algorithm | tendyn | Pinocchio LOCAL | Pinocchio WORLD | tendyn / Pinocchio | DART | "
-              "tendyn before issue 19 |\n");
+  std::printf(
+      "\nmedian of %d rounds, %d states per pass, microseconds per call (thread CPU time); "
+      "ratio = tendyn / faster Pinocchio convention; wall-time ratio in brackets\n\n",
+      o.rounds, o.states);
+  std::printf(
+      "| model | algorithm | tendyn | Pinocchio LOCAL | Pinocchio WORLD | tendyn / Pinocchio | DART | "
+      "tendyn before issue 19 |\n");
   std::printf("|---|---|---|---|---|---|---|---|\n");
   for (const Row& r : rows) {
     const double best = r.pin_world_cpu < 0.0 ? r.pin_local_cpu : std::min(r.pin_local_cpu, r.pin_world_cpu);
-    std::printf("| %s | %s | %s | %s | %s | %.2fx (%.2fx) | %s | %s |\n", r.model.c_str(), r.algorithm.c_str(),
-                fmt(r.tendyn_cpu).c_str(), fmt(r.pin_local_cpu).c_str(), fmt(r.pin_world_cpu).c_str(),
-                r.tendyn_cpu / best, r.tendyn_wall / r.pin_best_wall, fmt(r.dart_cpu, 1).c_str(),
-                fmt(r.before_cpu).c_str());
+    std::printf("| %s | %s | %s | %s | %s | %.2fx (%.2fx) | %s | %s |\n", r.model.c_str(), r.algorithm.c_str(), fmt(r.tendyn_cpu).c_str(),
+                fmt(r.pin_local_cpu).c_str(), fmt(r.pin_world_cpu).c_str(), r.tendyn_cpu / best, r.tendyn_wall / r.pin_best_wall,
+                fmt(r.dart_cpu, 1).c_str(), fmt(r.before_cpu).c_str());
   }
   std::printf("\n(checksum %.6g)\n", sink);
   return 0;

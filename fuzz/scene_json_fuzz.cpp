@@ -5,7 +5,6 @@
 #include "fuzz_contract.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  return tendyn::fuzz::run_contract("scene_json_fuzz", data, size, [](const std::string& text) {
-    (void)tendyn::viz::check_scene_json(text, "<fuzz>");
-  });
+  return tendyn::fuzz::run_contract("scene_json_fuzz", data, size,
+                                    [](const std::string& text) { (void)tendyn::viz::check_scene_json(text, "<fuzz>"); });
 }

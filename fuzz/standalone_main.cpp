@@ -66,22 +66,101 @@ struct Rng {
 };
 
 const char* const kTokens[] = {
-    "tendyn: tensegrity\n", "builder:\n  type: prism\n", "builder: {type: expanded-octahedron}\n", "matrices:\n",
-    "nodes:\n", "rods:\n", "cables:\n", "simulation:\n", "gravity: [0, 0, -9.81]\n", "damping_law: relative_velocity\n",
-    "- {id: x, position: [0, 0, 0]}\n", "- {id: r, mass: 1, length: 1, nodes: [a, b]}\n",
-    "- {id: c, nodes: [a, b], stiffness: 1, rest_length: 0.5}\n", "id", "position", "fixed: true", "force", "mass",
-    "length", "com_ratio", "radius_outer", "radius_inner", "inertia_transverse", "inertia_axial", "velocity",
-    "angular_velocity", "stiffness", "damping", "rest_length", "tension_only: false", "type", "prism",
-    "expanded-octahedron", "n", "psi_deg", "layout", "centred", "pivot", "radius", "height", "spacing_scale", "perturbation", "R", "E",
-    "S", "Gamma", "P", "positions", "rod", "compression", "index_base: 0", "duration", "dt", "integrator",
-    "dopri5", "lie-verlet", "rk4", "output_interval", "strain_limit", "slack_tolerance", "rtol", "atol",
-    "energy_growth_limit", ": ", "- ", "[", "]", "{", "}", ", ", "\n", "\n  ", "\n    ", "true", "false", "~",
-    "null", "&a ", "*a", "<<: *a", "!!str ", "!!float ", "---\n", "...\n", "\"", "'", "#", "|\n", ">\n", "? ",
+    "tendyn: tensegrity\n",
+    "builder:\n  type: prism\n",
+    "builder: {type: expanded-octahedron}\n",
+    "matrices:\n",
+    "nodes:\n",
+    "rods:\n",
+    "cables:\n",
+    "simulation:\n",
+    "gravity: [0, 0, -9.81]\n",
+    "damping_law: relative_velocity\n",
+    "- {id: x, position: [0, 0, 0]}\n",
+    "- {id: r, mass: 1, length: 1, nodes: [a, b]}\n",
+    "- {id: c, nodes: [a, b], stiffness: 1, rest_length: 0.5}\n",
+    "id",
+    "position",
+    "fixed: true",
+    "force",
+    "mass",
+    "length",
+    "com_ratio",
+    "radius_outer",
+    "radius_inner",
+    "inertia_transverse",
+    "inertia_axial",
+    "velocity",
+    "angular_velocity",
+    "stiffness",
+    "damping",
+    "rest_length",
+    "tension_only: false",
+    "type",
+    "prism",
+    "expanded-octahedron",
+    "n",
+    "psi_deg",
+    "layout",
+    "centred",
+    "pivot",
+    "radius",
+    "height",
+    "spacing_scale",
+    "perturbation",
+    "R",
+    "E",
+    "S",
+    "Gamma",
+    "P",
+    "positions",
+    "rod",
+    "compression",
+    "index_base: 0",
+    "duration",
+    "dt",
+    "integrator",
+    "dopri5",
+    "lie-verlet",
+    "rk4",
+    "output_interval",
+    "strain_limit",
+    "slack_tolerance",
+    "rtol",
+    "atol",
+    "energy_growth_limit",
+    ": ",
+    "- ",
+    "[",
+    "]",
+    "{",
+    "}",
+    ", ",
+    "\n",
+    "\n  ",
+    "\n    ",
+    "true",
+    "false",
+    "~",
+    "null",
+    "&a ",
+    "*a",
+    "<<: *a",
+    "!!str ",
+    "!!float ",
+    "---\n",
+    "...\n",
+    "\"",
+    "'",
+    "#",
+    "|\n",
+    ">\n",
+    "? ",
 };
-const char* const kNumbers[] = {"0",      "-0",      "1",        "-1",    "2",      "3",     "1e308", "-1e308",
-                                "1e-308", "4.9e-324", "1e-320", ".nan",  ".inf",   "-.inf", "nan",   "0x10",
-                                "2147483647", "-2147483648", "4294967296", "9999999999", "0.5", "1e6", "1e-12",
-                                "100000", "12.5", "3.0e+2", "0o17", "+1"};
+const char* const kNumbers[] = {"0",      "-0",     "1",          "-1",          "2",          "3",          "1e308",
+                                "-1e308", "1e-308", "4.9e-324",   "1e-320",      ".nan",       ".inf",       "-.inf",
+                                "nan",    "0x10",   "2147483647", "-2147483648", "4294967296", "9999999999", "0.5",
+                                "1e6",    "1e-12",  "100000",     "12.5",        "3.0e+2",     "0o17",       "+1"};
 
 bool is_num_char(char c) { return (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '+' || c == 'e' || c == 'E'; }
 
@@ -213,10 +292,14 @@ int main(int argc, char** argv) {
   std::vector<std::string> dict;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--iterations" && i + 1 < argc) iterations = std::stol(argv[++i]);
-    else if (a == "--seed" && i + 1 < argc) seed = std::stoull(argv[++i]);
-    else if (a == "--max-len" && i + 1 < argc) max_len = std::stoul(argv[++i]);
-    else if (a == "--dict" && i + 1 < argc) dict = read_dict(argv[++i]);
+    if (a == "--iterations" && i + 1 < argc)
+      iterations = std::stol(argv[++i]);
+    else if (a == "--seed" && i + 1 < argc)
+      seed = std::stoull(argv[++i]);
+    else if (a == "--max-len" && i + 1 < argc)
+      max_len = std::stoul(argv[++i]);
+    else if (a == "--dict" && i + 1 < argc)
+      dict = read_dict(argv[++i]);
     else if (a == "--help" || a == "-h") {
       std::printf("usage: %s [--iterations N] [--seed S] [--max-len BYTES] [--dict FILE] CORPUS_DIR_OR_FILE...\n", argv[0]);
       return 0;
@@ -269,7 +352,6 @@ int main(int argc, char** argv) {
   }
   g_current = nullptr;
   const double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::printf("ran %ld mutated inputs (seed %llu) in %.2f s: no finding\n", iterations,
-              static_cast<unsigned long long>(seed), dt);
+  std::printf("ran %ld mutated inputs (seed %llu) in %.2f s: no finding\n", iterations, static_cast<unsigned long long>(seed), dt);
   return 0;
 }

@@ -22,10 +22,7 @@ namespace tendyn::cli {
 bool stderr_is_terminal() { return ::isatty(2) == 1; }
 
 Progress::Progress(std::string label, bool enabled)
-    : label_(std::move(label)),
-      enabled_(enabled && stderr_is_terminal()),
-      start_(std::chrono::steady_clock::now()),
-      last_(start_) {}
+    : label_(std::move(label)), enabled_(enabled && stderr_is_terminal()), start_(std::chrono::steady_clock::now()), last_(start_) {}
 
 void Progress::update(double fraction) {
   if (!enabled_) return;
@@ -241,15 +238,16 @@ void write_summary(const std::filesystem::path& path, nlohmann::json j, const nl
   io::write_file_atomic(path, j.dump(2) + "\n");
 }
 
-void register_missing_module(CLI::App& app, const std::string& name, const std::string& what,
-                             const std::string& module, const std::string& option) {
+void register_missing_module(CLI::App& app, const std::string& name, const std::string& what, const std::string& module,
+                             const std::string& option) {
   auto* cmd = app.add_subcommand(name, what + " [not in this build: " + option + "=OFF]");
   cmd->set_help_flag();  // `tendyn <name> --help` says what is missing too (not exit 0)
   cmd->allow_extras();   // whatever follows the name (subcommands, files, options)
   cmd->callback([name, module, option] {
     throw Error("tendyn " + name + ": this tendyn was built without the " + module + " module (" + option +
                 "=OFF; scripts/run.sh leaves it out to build faster). Build the program with every module: "
-                "scripts/build.sh in the tendyn sources (or cmake -D" + option + "=ON), then run ./build/tendyn " + name);
+                "scripts/build.sh in the tendyn sources (or cmake -D" +
+                option + "=ON), then run ./build/tendyn " + name);
   });
 }
 

@@ -57,8 +57,8 @@ void require_finite_numbers(CLI::App& app);
 /// is listed in --help, and any use of it, with any arguments (--help too), fails as bad input
 /// (tendyn::Error, exit 2) with "tendyn <name>: this tendyn was built without the <module> module
 /// (<option>=OFF) ..." and how to build it (scripts/build.sh). `what` is the --help line.
-void register_missing_module(CLI::App& app, const std::string& name, const std::string& what,
-                             const std::string& module, const std::string& option);
+void register_missing_module(CLI::App& app, const std::string& name, const std::string& what, const std::string& module,
+                             const std::string& option);
 /// Set by existing_file()/existing_path() when they reject a path (main() maps it to exit 2).
 bool missing_file_reported();
 

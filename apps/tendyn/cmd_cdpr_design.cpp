@@ -90,8 +90,7 @@ void run(const DesignArgs& a) {
       if (model.p_WA(d, i) < o.frame_min_m[d] || model.p_WA(d, i) > o.frame_max_m[d])
         throw Error(std::string("--frame-min/--frame-max: the anchor of cable ") + model.cable_names[static_cast<std::size_t>(i)] +
                     " lies outside the frame box (" + "xyz"[d] + " = " + format_number(model.p_WA(d, i), 6) + " m)");
-  if (!std::isfinite(model.f_max_N))
-    throw Error(a.model + ": tension.max: the design score needs a finite upper tension bound");
+  if (!std::isfinite(model.f_max_N)) throw Error(a.model + ": tension.max: the design score needs a finite upper tension bound");
 
   // the region: a grid of positions at one orientation
   const auto fields = io::split_fields(a.region);
@@ -143,27 +142,26 @@ void run(const DesignArgs& a) {
   auto score_json = [](const cdpr::DesignScore& s) {
     return nlohmann::json{{"score", s.score}, {"feasible_poses", s.feasible}, {"poses", s.poses}};
   };
-  nlohmann::json j = {
-      {"command", "cdpr design"},
-      {"model", model.name},
-      {"frame_min_m", {o.frame_min_m.x(), o.frame_min_m.y(), o.frame_min_m.z()}},
-      {"frame_max_m", {o.frame_max_m.x(), o.frame_max_m.y(), o.frame_max_m.z()}},
-      {"region_poses", npose},
-      {"initial_step_m", o.initial_step_m},
-      {"max_evaluations", o.max_evaluations},
-      {"evaluations", r.evaluations},
-      {"start", score_json(r.start_score)},
-      {"best", score_json(r.best_score)},
-      {"improvement", r.best_score.score - r.start_score.score},
-      {"anchors_start_m", anchors_json(r.start, planar)},
-      {"anchors_best_m", anchors_json(r.best, planar)}};
+  nlohmann::json j = {{"command", "cdpr design"},
+                      {"model", model.name},
+                      {"frame_min_m", {o.frame_min_m.x(), o.frame_min_m.y(), o.frame_min_m.z()}},
+                      {"frame_max_m", {o.frame_max_m.x(), o.frame_max_m.y(), o.frame_max_m.z()}},
+                      {"region_poses", npose},
+                      {"initial_step_m", o.initial_step_m},
+                      {"max_evaluations", o.max_evaluations},
+                      {"evaluations", r.evaluations},
+                      {"start", score_json(r.start_score)},
+                      {"best", score_json(r.best_score)},
+                      {"improvement", r.best_score.score - r.start_score.score},
+                      {"anchors_start_m", anchors_json(r.start, planar)},
+                      {"anchors_best_m", anchors_json(r.best, planar)}};
   write_summary(results.file("summary.json"), j, prov);
   results.commit();
 
   std::printf("tendyn cdpr design: model %s, %ld region poses, %d evaluations\n", model.name.c_str(), static_cast<long>(npose),
               r.evaluations);
-  std::printf("score (mean tension margin) %.6g -> %.6g, feasible poses %d -> %d of %d\n", r.start_score.score,
-              r.best_score.score, r.start_score.feasible, r.best_score.feasible, r.best_score.poses);
+  std::printf("score (mean tension margin) %.6g -> %.6g, feasible poses %d -> %d of %d\n", r.start_score.score, r.best_score.score,
+              r.start_score.feasible, r.best_score.feasible, r.best_score.poses);
   std::printf("wrote %s (model.yaml, summary.json)\n", dir.string().c_str());
 }
 
@@ -176,10 +174,10 @@ void register_cdpr_design(CLI::App& app) {
   cmd->add_option("model", a->model, "CDPR model file (YAML, docs/CDPR.md); needs tension.max")->required()->check(existing_file());
   cmd->add_option("--frame-min", a->frame_min, "lower corner of the frame box x,y,z [m] (planar: x,y)")->required();
   cmd->add_option("--frame-max", a->frame_max, "upper corner of the frame box x,y,z [m] (planar: x,y)")->required();
-  cmd->add_option("--region", a->region,
-                  "X0:X1:NX,Y0:Y1:NY[,Z0:Z1:NZ] cell-centred grid of platform positions [m] the design is scored on")
+  cmd->add_option("--region", a->region, "X0:X1:NX,Y0:Y1:NY[,Z0:Z1:NZ] cell-centred grid of platform positions [m] the design is scored on")
       ->required();
-  cmd->add_option("--orientation", a->orientation, "platform orientation over the region: roll,pitch,yaw (planar: phi) [rad]; default: model's pose");
+  cmd->add_option("--orientation", a->orientation,
+                  "platform orientation over the region: roll,pitch,yaw (planar: phi) [rad]; default: model's pose");
   cmd->add_option("--evaluations", a->evaluations, "score evaluations of the Nelder-Mead search (>= 1)")->capture_default_str();
   cmd->add_option("--step", a->step, "initial simplex step [m] (default: a tenth of the frame box's smallest side)");
   cmd->add_option("-o,--out", a->out, "output directory: model.yaml, summary.json")->capture_default_str();

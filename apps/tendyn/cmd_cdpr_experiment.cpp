@@ -74,8 +74,7 @@ cdpr::ExperimentConfig experiment_config(const ExpArgs& a) {
   cfg.start_without = cdpr::stage_start_from_string(a.start_without);
   cfg.start_with = cdpr::stage_start_from_string(a.start_with);
   cfg.transient_s = a.transient;
-  if (!(a.transient >= 0.0) || !std::isfinite(a.transient))
-    throw Error("cdpr-experiment: --transient must be finite and >= 0 s");
+  if (!(a.transient >= 0.0) || !std::isfinite(a.transient)) throw Error("cdpr-experiment: --transient must be finite and >= 0 s");
   for (double f : a.sweep)
     if (!(f >= 0.0) || !std::isfinite(f)) throw Error("cdpr-experiment: --sweep-pretension factors must be finite and >= 0");
   if (a.noise) cfg.sensors = cdpr::typical_sensor_noise(a.seed);
@@ -113,42 +112,42 @@ nlohmann::json experiment_json(const ExpArgs& a, const cdpr::DynamicModel& model
                                const cdpr::StageResult& s1, const cdpr::StageResult& s2, const cdpr::StageComparison& cmp) {
   // no wall-clock values: summary.json is byte-identical on reruns (summary.txt has the wall times)
   return {{"experiment", "document 002 two-stage printer experiment"},
-                            {"model", model.geometry.name},
-                            {"options",
-                             {{"speed_mps", a.speed},
-                              {"accel_mps2", a.accel},
-                              {"dt_s", a.dt},
-                              {"control_dt_s", a.control_dt},
-                              {"load_kg", a.load},
-                              {"layer_z_m", a.layer_z},
-                              {"method", a.method},
-                              {"noise", a.noise},
-                              {"seed", a.seed},
-                              {"tension_tau_s", a.tension_tau},
-                              {"filter_tau_s", a.filter_tau},
-                              {"start_without", cdpr::to_string(cfg.start_without)},
-                              {"start_with", cdpr::to_string(cfg.start_with)},
-                              {"transient_s", a.transient},
-                              {"lower_profile", cdpr::to_string(cfg.controller.lower_profile)},
-                              {"lower_method", cdpr::to_string(cfg.controller.lower_method)},
-                              {"sweep_pretension", a.sweep}}},
-                            {"stage1_without", stage_json(s1)},
-                            {"stage2_with", stage_json(s2)},
-                            {"comparison",
-                             {{"transient_s", cmp.transient_s},
-                              {"ratio_worst_norm", cmp.ratio_worst_norm},
-                              {"ratio_worst_norm_after", cmp.ratio_worst_norm_after},
-                              {"ratio_mean_norm_after", cmp.ratio_mean_norm_after},
-                              {"t_worst_s", cmp.t_worst_s},
-                              {"without_at_worst_N", cmp.without_at_worst_N},
-                              {"with_at_worst_N", cmp.with_at_worst_N},
-                              {"ratio_at_worst", cmp.ratio_at_worst},
-                              {"t_worst_after_s", cmp.t_worst_after_s},
-                              {"without_at_worst_after_N", cmp.without_at_worst_after_N},
-                              {"with_at_worst_after_N", cmp.with_at_worst_after_N},
-                              {"ratio_at_worst_after", cmp.ratio_at_worst_after},
-                              {"peak_over_opt_without", cmp.peak_over_opt_without},
-                              {"peak_over_opt_without_after", cmp.peak_over_opt_without_after}}}};
+          {"model", model.geometry.name},
+          {"options",
+           {{"speed_mps", a.speed},
+            {"accel_mps2", a.accel},
+            {"dt_s", a.dt},
+            {"control_dt_s", a.control_dt},
+            {"load_kg", a.load},
+            {"layer_z_m", a.layer_z},
+            {"method", a.method},
+            {"noise", a.noise},
+            {"seed", a.seed},
+            {"tension_tau_s", a.tension_tau},
+            {"filter_tau_s", a.filter_tau},
+            {"start_without", cdpr::to_string(cfg.start_without)},
+            {"start_with", cdpr::to_string(cfg.start_with)},
+            {"transient_s", a.transient},
+            {"lower_profile", cdpr::to_string(cfg.controller.lower_profile)},
+            {"lower_method", cdpr::to_string(cfg.controller.lower_method)},
+            {"sweep_pretension", a.sweep}}},
+          {"stage1_without", stage_json(s1)},
+          {"stage2_with", stage_json(s2)},
+          {"comparison",
+           {{"transient_s", cmp.transient_s},
+            {"ratio_worst_norm", cmp.ratio_worst_norm},
+            {"ratio_worst_norm_after", cmp.ratio_worst_norm_after},
+            {"ratio_mean_norm_after", cmp.ratio_mean_norm_after},
+            {"t_worst_s", cmp.t_worst_s},
+            {"without_at_worst_N", cmp.without_at_worst_N},
+            {"with_at_worst_N", cmp.with_at_worst_N},
+            {"ratio_at_worst", cmp.ratio_at_worst},
+            {"t_worst_after_s", cmp.t_worst_after_s},
+            {"without_at_worst_after_N", cmp.without_at_worst_after_N},
+            {"with_at_worst_after_N", cmp.with_at_worst_after_N},
+            {"ratio_at_worst_after", cmp.ratio_at_worst_after},
+            {"peak_over_opt_without", cmp.peak_over_opt_without},
+            {"peak_over_opt_without_after", cmp.peak_over_opt_without_after}}}};
 }
 
 // The viewer scene: stage 2 in 3D, both stages' norms and errors as plots.
@@ -185,8 +184,7 @@ viz::Scene experiment_scene(const cdpr::DynamicModel& model, const cdpr::StageRe
 }
 
 void run(const ExpArgs& a) {
-  const std::string file =
-      a.model.empty() ? data_file("models/cdpr/printer8.yaml").string() : a.model;
+  const std::string file = a.model.empty() ? data_file("models/cdpr/printer8.yaml").string() : a.model;
   const auto mf = cdpr::load_model(file);
   const auto prov = provenance(read_file_bytes(file), a.model);
   const cdpr::DynamicModel model = cdpr::make_printer_dynamics(mf.model, a.load);
@@ -211,8 +209,8 @@ void run(const ExpArgs& a) {
   io::write_file_atomic(results.file("stage2_with.csv"), cdpr::stage_csv(model, s2));
   if (!sweep.empty()) io::write_file_atomic(results.file("pretension_sweep.csv"), cdpr::pretension_sweep_csv(sweep));
   const double T = s1.samples.empty() ? 0.0 : s1.samples.back().t_s;
-  std::string summary = "tendyn cdpr-experiment: model " + (a.model.empty() ? std::string("printer8 (shipped default)") : a.model) + ", " + std::to_string(T) +
-                        " s simulated per stage\n" + cdpr::experiment_summary(s1, s2) +
+  std::string summary = "tendyn cdpr-experiment: model " + (a.model.empty() ? std::string("printer8 (shipped default)") : a.model) + ", " +
+                        std::to_string(T) + " s simulated per stage\n" + cdpr::experiment_summary(s1, s2) +
                         cdpr::comparison_summary(s1, s2, cmp);
   io::write_file_atomic(results.file("summary.txt"), summary);
   write_summary(results.file("summary.json"), experiment_json(a, model, cfg, s1, s2, cmp), prov);
@@ -233,8 +231,8 @@ void run(const ExpArgs& a) {
 
 void register_cdpr_experiment(CLI::App& app) {
   auto a = std::make_shared<ExpArgs>();
-  auto* cmd = app.add_subcommand(
-      "cdpr-experiment", "document 002's two-stage printer experiment: tracking without and with lower-cable tension control");
+  auto* cmd = app.add_subcommand("cdpr-experiment",
+                                 "document 002's two-stage printer experiment: tracking without and with lower-cable tension control");
   cmd->add_option("model", a->model, "CDPR model file (default: models/cdpr/printer8.yaml)")->transform(model_file());
   cmd->add_option("-o,--out", a->out, "output directory")->capture_default_str();
   cmd->add_option("--speed", a->speed, "printing speed [m/s]")->capture_default_str();
@@ -243,22 +241,24 @@ void register_cdpr_experiment(CLI::App& app) {
   cmd->add_option("--control-dt", a->control_dt, "controller period [s]")->capture_default_str();
   cmd->add_option("--load", a->load, "extruder load mass [kg]")->capture_default_str();
   cmd->add_option("--layer-z", a->layer_z, "layer height of the platform [m] (carriages move with it)")->capture_default_str();
-  cmd->add_option("--method", a->method, "tension solver of the full 6 x 8 distribution (upper cables; the lower ones too with --lower-profile full)")->capture_default_str();
+  cmd->add_option("--method", a->method,
+                  "tension solver of the full 6 x 8 distribution (upper cables; the lower ones too with --lower-profile full)")
+      ->capture_default_str();
   cmd->add_option("--tension-tau", a->tension_tau, "tension regulator time constant [s]")->capture_default_str();
-  cmd->add_option("--filter-tau", a->filter_tau,
-                  "low-pass time constant of the tension regulator's readings [s] (0 = off)")->capture_default_str();
+  cmd->add_option("--filter-tau", a->filter_tau, "low-pass time constant of the tension regulator's readings [s] (0 = off)")
+      ->capture_default_str();
   cmd->add_option("--start-without", a->start_without,
                   "start state of stage 1's lower cables: optimal, x<factor> of the optimum (x1.8) or <tension>N (900N); "
-                  "document 002 does not state it")->capture_default_str();
+                  "document 002 does not state it")
+      ->capture_default_str();
   cmd->add_option("--start-with", a->start_with, "start state of stage 2's lower cables (same forms)")->capture_default_str();
-  cmd->add_option("--transient", a->transient,
-                  "start-up transient [s]: the 'after transient' scores use t >= this")->capture_default_str();
+  cmd->add_option("--transient", a->transient, "start-up transient [s]: the 'after transient' scores use t >= this")->capture_default_str();
   cmd->add_option("--lower-profile", a->lower_profile,
                   "optimal lower-group profile: system4 (document 002's system (4): Fx, Fy, Mz, 3 x 4, f >= 0) or "
-                  "full (lower part of the 6 x 8 solution with the model's tension.min, the default before issue 18)")->capture_default_str();
+                  "full (lower part of the 6 x 8 solution with the model's tension.min, the default before issue 18)")
+      ->capture_default_str();
   cmd->add_option("--lower-method", a->lower_method, "solver of system (4) (with --lower-profile system4)")->capture_default_str();
-  cmd->add_option("--sweep-pretension", a->sweep,
-                  "also run stage 1 from each of these factors of the optimum; writes pretension_sweep.csv")
+  cmd->add_option("--sweep-pretension", a->sweep, "also run stage 1 from each of these factors of the optimum; writes pretension_sweep.csv")
       ->delimiter(',');
   cmd->add_flag("--noise", a->noise, "seeded Gaussian sensor noise");
   cmd->add_flag("--html", a->html, "also write view.html: stage 2 in the 3D viewer, both stages' norms and errors plotted");

@@ -80,13 +80,13 @@ std::vector<Axis> parse_axes(const std::string& text, const std::string& option,
 Eigen::Vector3d parse_point(const std::string& text, const std::string& option, bool planar) {
   const auto v = io::parse_finite_list(text, option);
   const std::size_t n = planar ? 2 : 3;
-  if (v.size() != n) throw Error(option + ": expected " + std::string(planar ? "x,y" : "x,y,z") + " [m], got " + std::to_string(v.size()) + " values");
+  if (v.size() != n)
+    throw Error(option + ": expected " + std::string(planar ? "x,y" : "x,y,z") + " [m], got " + std::to_string(v.size()) + " values");
   return Eigen::Vector3d(v[0], v[1], planar ? 0.0 : v[2]);
 }
 
 // "fx=-10:10,mz=-1:1": rows not named are 0:0
-void parse_wrench_box(const std::string& text, const std::vector<std::string>& row_names, Eigen::VectorXd& lo,
-                      Eigen::VectorXd& hi) {
+void parse_wrench_box(const std::string& text, const std::vector<std::string>& row_names, Eigen::VectorXd& lo, Eigen::VectorXd& hi) {
   const auto m = static_cast<Eigen::Index>(row_names.size());
   lo = Eigen::VectorXd::Zero(m);
   hi = Eigen::VectorXd::Zero(m);
@@ -282,8 +282,8 @@ void Workspace::evaluate() {
     }
   }
   if (!orient_poses.empty())
-    orient = cdpr::evaluate_poses(model, o, orient_poses,
-                                  [&](double f) { progress.update((work_grid + work_rays + f * work_orient) / work); });
+    orient =
+        cdpr::evaluate_poses(model, o, orient_poses, [&](double f) { progress.update((work_grid + work_rays + f * work_orient) / work); });
   progress.finish();
 }
 
@@ -295,8 +295,12 @@ void Workspace::write_csv_files(io::ResultSet& results) {
     for (int i = 0; i < grid_result.p_WP.cols(); ++i) {
       const auto& v = grid_result.verdicts[static_cast<std::size_t>(i)];
       line.clear();
-      line.num(grid_result.p_WP(0, i)).num(grid_result.p_WP(1, i)).num(grid_result.p_WP(2, i))
-          .text(cdpr::to_string(v.cls)).num(v.margin).num(v.residual);
+      line.num(grid_result.p_WP(0, i))
+          .num(grid_result.p_WP(1, i))
+          .num(grid_result.p_WP(2, i))
+          .text(cdpr::to_string(v.cls))
+          .num(v.margin)
+          .num(v.residual);
       csv += line.str();
       csv += '\n';
     }
@@ -306,7 +310,9 @@ void Workspace::write_csv_files(io::ResultSet& results) {
     std::string csv = "x_m,y_m,z_m,capacity_margin_N\n";
     for (int i : grid_result.boundary) {
       line.clear();
-      line.num(grid_result.p_WP(0, i)).num(grid_result.p_WP(1, i)).num(grid_result.p_WP(2, i))
+      line.num(grid_result.p_WP(0, i))
+          .num(grid_result.p_WP(1, i))
+          .num(grid_result.p_WP(2, i))
           .num(grid_result.verdicts[static_cast<std::size_t>(i)].margin);
       csv += line.str();
       csv += '\n';
@@ -318,8 +324,12 @@ void Workspace::write_csv_files(io::ResultSet& results) {
     for (int k = 0; k < a.rays; ++k) {
       const Eigen::Vector3d d = rays.direction.col(k);
       line.clear();
-      line.num(std::atan2(d.y(), d.x())).num(std::asin(std::clamp(d.z(), -1.0, 1.0))).num(rays.distance_m[k])
-          .num(rays.boundary_m(0, k)).num(rays.boundary_m(1, k)).num(rays.boundary_m(2, k))
+      line.num(std::atan2(d.y(), d.x()))
+          .num(std::asin(std::clamp(d.z(), -1.0, 1.0)))
+          .num(rays.distance_m[k])
+          .num(rays.boundary_m(0, k))
+          .num(rays.boundary_m(1, k))
+          .num(rays.boundary_m(2, k))
           .text(rays.clipped[static_cast<std::size_t>(k)] ? "clipped" : "boundary")
           .num(rays.verdicts[static_cast<std::size_t>(k)].margin);
       csv += line.str();
@@ -335,8 +345,7 @@ void Workspace::write_csv_files(io::ResultSet& results) {
       const double pitch = std::asin(std::clamp(-R(2, 0), -1.0, 1.0));
       const double roll = std::atan2(R(2, 1), R(2, 2)), yaw = std::atan2(R(1, 0), R(0, 0));
       line.clear();
-      line.num(roll).num(pitch).num(yaw).text(cdpr::to_string(orient[i].cls))
-          .num(orient[i].margin).num(orient[i].residual);
+      line.num(roll).num(pitch).num(yaw).text(cdpr::to_string(orient[i].cls)).num(orient[i].margin).num(orient[i].residual);
       csv += line.str();
       csv += '\n';
       orient_inside += orient[i].inside();
@@ -355,29 +364,28 @@ nlohmann::json Workspace::summary() const {
       box[row_names[r]] = {o.wrench_lo[static_cast<Eigen::Index>(r)], o.wrench_hi[static_cast<Eigen::Index>(r)]};
   }
   const cdpr::WorkspaceEvaluator probe(model, o);
-  nlohmann::json j = {
-      {"command", "cdpr workspace"},
-      {"model", model.name},
-      {"kind", cdpr::to_string(o.kind)},
-      {"rows", row_names},
-      {"group", a.group},
-      {"f_min_N", probe.problem().options.f_min_N},
-      {"f_max_N", num_or_null(probe.problem().options.f_max_N)},
-      {"wrench_box", box},
-      {"grid",
-       {{"lo_m", {grid.lo_m.x(), grid.lo_m.y(), grid.lo_m.z()}},
-        {"hi_m", {grid.hi_m.x(), grid.hi_m.y(), grid.hi_m.z()}},
-        {"count", grid.count},
-        {"points", grid_result.p_WP.cols()},
-        {"inside", grid_result.inside_count},
-        {"undefined", grid_result.undefined_count},
-        {"undecided", grid_result.undecided_count},
-        {"boundary_points", grid_result.boundary.size()},
-        {"inside_on_grid_edge", grid_result.edge_inside_count},
-        {measure_name, grid_result.measure},
-        {"capacity_margin_min_N", num_or_null(margin_min)},
-        {"capacity_margin_max_N", num_or_null(margin_max)}}},
-      {"empty", grid_result.inside_count == 0}};
+  nlohmann::json j = {{"command", "cdpr workspace"},
+                      {"model", model.name},
+                      {"kind", cdpr::to_string(o.kind)},
+                      {"rows", row_names},
+                      {"group", a.group},
+                      {"f_min_N", probe.problem().options.f_min_N},
+                      {"f_max_N", num_or_null(probe.problem().options.f_max_N)},
+                      {"wrench_box", box},
+                      {"grid",
+                       {{"lo_m", {grid.lo_m.x(), grid.lo_m.y(), grid.lo_m.z()}},
+                        {"hi_m", {grid.hi_m.x(), grid.hi_m.y(), grid.hi_m.z()}},
+                        {"count", grid.count},
+                        {"points", grid_result.p_WP.cols()},
+                        {"inside", grid_result.inside_count},
+                        {"undefined", grid_result.undefined_count},
+                        {"undecided", grid_result.undecided_count},
+                        {"boundary_points", grid_result.boundary.size()},
+                        {"inside_on_grid_edge", grid_result.edge_inside_count},
+                        {measure_name, grid_result.measure},
+                        {"capacity_margin_min_N", num_or_null(margin_min)},
+                        {"capacity_margin_max_N", num_or_null(margin_max)}}},
+                      {"empty", grid_result.inside_count == 0}};
   if (a.rays > 0) {
     int clipped = 0;
     for (bool c : rays.clipped) clipped += c;
@@ -400,20 +408,18 @@ void Workspace::print_report(const std::filesystem::path& dir, bool wrote_html) 
   std::printf("tendyn cdpr workspace: model %s, kind %s, tensions [%g, %g] N\n", model.name.c_str(), cdpr::to_string(o.kind),
               probe.problem().options.f_min_N, probe.problem().options.f_max_N);
   std::printf("grid %d x %d x %d: %d of %ld poses inside, %s %.6g%s\n", grid.count[0], grid.count[1], grid.count[2],
-              grid_result.inside_count, static_cast<long>(grid_result.p_WP.cols()), planar ? "area" : "volume",
-              grid_result.measure, planar ? " m^2" : " m^3");
+              grid_result.inside_count, static_cast<long>(grid_result.p_WP.cols()), planar ? "area" : "volume", grid_result.measure,
+              planar ? " m^2" : " m^3");
   if (std::isfinite(margin_min)) std::printf("capacity margin over the inside poses: %.6g .. %.6g (N, N m rows)\n", margin_min, margin_max);
   if (grid_result.undefined_count > 0)
     std::printf("%d grid poses put a cable at zero length (undefined, counted outside)\n", grid_result.undefined_count);
   if (grid_result.edge_inside_count > 0)
-    std::printf("%d inside poses lie on the grid's outer layer: the workspace extends beyond the grid\n",
-                grid_result.edge_inside_count);
+    std::printf("%d inside poses lie on the grid's outer layer: the workspace extends beyond the grid\n", grid_result.edge_inside_count);
   if (a.rays > 0) {
     int clipped = 0;
     for (bool c : rays.clipped) clipped += c;
-    std::printf("%d rays from (%g, %g, %g): %s %.6g if star-shaped, %d rays clipped at %g m, %d evaluations\n", a.rays,
-                start.x(), start.y(), start.z(), planar ? "area" : "volume", rays.measure, clipped, spec.max_length_m,
-                rays.evaluations);
+    std::printf("%d rays from (%g, %g, %g): %s %.6g if star-shaped, %d rays clipped at %g m, %d evaluations\n", a.rays, start.x(),
+                start.y(), start.z(), planar ? "area" : "volume", rays.measure, clipped, spec.max_length_m, rays.evaluations);
   }
   if (!orient.empty()) std::printf("orientations: %d of %zu inside\n", orient_inside, orient.size());
   std::printf("wrote %s\n", dir.string().c_str());
@@ -437,9 +443,9 @@ void run(const WsArgs& a) {
   W.make_grid();
   if (a.rays < 0) throw Error("--rays: must be >= 0");
   W.read_orientation_grid();
-  a.budget.check("cdpr workspace", W.npoints * 130.0 + static_cast<double>(a.rays) * 150.0 + static_cast<double>(W.orient_poses.size()) * 90.0,
-                 "grid.csv, scene.json, rays.csv and orientations.csv", W.npoints * 40.0, "the verdict of every grid pose",
-                 "use a coarser --grid");
+  a.budget.check(
+      "cdpr workspace", W.npoints * 130.0 + static_cast<double>(a.rays) * 150.0 + static_cast<double>(W.orient_poses.size()) * 90.0,
+      "grid.csv, scene.json, rays.csv and orientations.csv", W.npoints * 40.0, "the verdict of every grid pose", "use a coarser --grid");
 
   W.evaluate();
 
@@ -492,11 +498,14 @@ void register_cdpr_workspace(CLI::App& app) {
       "workspace", "wrench-feasible, static or wrench-closure workspace: grid, rays, orientations (docs/CDPR.md)");
   cmd->add_option("model", a->model, "CDPR model file (YAML, docs/CDPR.md)")->required()->transform(model_file());
   cmd->add_option("--kind", a->kind, "feasible (weight + --wrench-box), static (weight only) or closure")->capture_default_str();
-  cmd->add_option("--wrench-box", a->wrench_box,
-                  "external wrenches on the platform, ROW=LO:HI per row [N, N m], e.g. fx=-10:10,mz=-1:1 (rows not named: 0; default: none)");
-  cmd->add_option("--grid", a->grid,
-                  "X0:X1:NX,Y0:Y1:NY[,Z0:Z1:NZ] cell-centred position grid [m] (default: the box of the anchors and --start, 25^3 or 100^2)");
-  cmd->add_option("--orientation", a->orientation, "platform orientation of the grid and rays: roll,pitch,yaw (planar: phi) [rad]; default: model's pose");
+  cmd->add_option(
+      "--wrench-box", a->wrench_box,
+      "external wrenches on the platform, ROW=LO:HI per row [N, N m], e.g. fx=-10:10,mz=-1:1 (rows not named: 0; default: none)");
+  cmd->add_option(
+      "--grid", a->grid,
+      "X0:X1:NX,Y0:Y1:NY[,Z0:Z1:NZ] cell-centred position grid [m] (default: the box of the anchors and --start, 25^3 or 100^2)");
+  cmd->add_option("--orientation", a->orientation,
+                  "platform orientation of the grid and rays: roll,pitch,yaw (planar: phi) [rad]; default: model's pose");
   cmd->add_option("--rays", a->rays, "ray casting: number of rays from --start (0: none)")->capture_default_str();
   cmd->add_option("--start", a->start, "start point of the rays x,y[,z] [m] (must be inside; default: model's pose)");
   cmd->add_option("--ray-length", a->ray_length, "longest ray [m] (default: the anchors' box diagonal)");

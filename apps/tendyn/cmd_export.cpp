@@ -23,7 +23,9 @@ void register_export(CLI::App& app) {
   auto a = std::make_shared<ExportArgs>();
   auto* cmd = app.add_subcommand("export", "Write a tensegrity model as MuJoCo MJCF or as per-element YAML");
   cmd->add_option("model", a->model, "model file (YAML; default: the built-in 3-prism)")->transform(model_file());
-  cmd->add_option("--mjcf", a->mjcf, "write MuJoCo MJCF here (rods: free bodies, cables: spatial tendons; default: not written); what MuJoCo 2.2.2 cannot represent is listed on stderr");
+  cmd->add_option(
+      "--mjcf", a->mjcf,
+      "write MuJoCo MJCF here (rods: free bodies, cables: spatial tendons; default: not written); what MuJoCo 2.2.2 cannot represent is listed on stderr");
   cmd->add_option("--yaml", a->yaml, "write the model in per-element YAML here (default: not written)");
   cmd->add_option("--mj-timestep", a->timestep, "MJCF option timestep [s]")->check(positive());
   cmd->add_option("--mj-integrator", a->integrator, "MJCF integrator: RK4 or Euler");

@@ -39,26 +39,33 @@ struct FormArgs {
 
 void register_formfind(CLI::App& app) {
   auto a = std::make_shared<FormArgs>();
-  auto* cmd = app.add_subcommand("formfind", "Find the equilibrium shape of a tensegrity (dynamic relaxation + Newton), optionally at rest on the ground");
+  auto* cmd = app.add_subcommand(
+      "formfind", "Find the equilibrium shape of a tensegrity (dynamic relaxation + Newton), optionally at rest on the ground");
   cmd->add_option("model", a->model, "model file whose node positions are the initial guess")->required()->transform(model_file());
-  cmd->add_option("-o,--out", a->out, "output directory: model.yaml (the model at its equilibrium) and summary.json (default: out/<model name>-formfind)");
+  cmd->add_option("-o,--out", a->out,
+                  "output directory: model.yaml (the model at its equilibrium) and summary.json (default: out/<model name>-formfind)");
   cmd->add_option("--relax", a->relax, "dynamic-relaxation time of the zero-gravity form-finding [s]")->check(positive());
   cmd->add_option("--tolerance", a->tol, "node residual force tolerance of the zero-gravity form-finding [N]")->check(positive());
   cmd->add_flag("--on-ground", a->on_ground,
                 "then put the result at rest on the ground (tensegrity::settle_on_ground: kinetic-damping settle + contact polish); "
                 "a model without gravity gets (0, 0, -9.81) m/s^2, one without ground an impulse ground (e = 0, mu = 0.8)");
   std::vector<CLI::Option*> ground_only;  // meaningful with --on-ground only (usage error otherwise)
-  ground_only.push_back(cmd->add_flag("--settle-only", a->settle_only,
-                "with --on-ground: settle the model's own initial configuration, without the zero-gravity form-finding first (default: off)"));
-  ground_only.push_back(cmd->add_option("--settle-max", a->settle_max, "with --on-ground: simulated-time limit of the damped settle [s]")->check(positive()));
+  ground_only.push_back(cmd->add_flag(
+      "--settle-only", a->settle_only,
+      "with --on-ground: settle the model's own initial configuration, without the zero-gravity form-finding first (default: off)"));
   ground_only.push_back(
-      cmd->add_option("--speed-tolerance", a->speed_tol, "with --on-ground: at rest when every rod end is slower than this for 0.1 s [m/s]")->check(positive()));
+      cmd->add_option("--settle-max", a->settle_max, "with --on-ground: simulated-time limit of the damped settle [s]")->check(positive()));
   ground_only.push_back(
-      cmd->add_option("--settle-tolerance", a->settle_tol, "with --on-ground: residual tolerance of the rest state on the ground [N]")->check(positive()));
+      cmd->add_option("--speed-tolerance", a->speed_tol, "with --on-ground: at rest when every rod end is slower than this for 0.1 s [m/s]")
+          ->check(positive()));
+  ground_only.push_back(
+      cmd->add_option("--settle-tolerance", a->settle_tol, "with --on-ground: residual tolerance of the rest state on the ground [N]")
+          ->check(positive()));
   ground_only.push_back(cmd->add_flag(
       "--free-xy", a->free_xy,
       "with --on-ground: leave the rest state where it settled (default: translated back so the centroid of the rod centres has the start's x, y)"));
-  ground_only.push_back(cmd->add_flag("--allow-slack", a->allow_slack, "with --on-ground: accept slack cables at rest (default: error naming the cable)"));
+  ground_only.push_back(
+      cmd->add_flag("--allow-slack", a->allow_slack, "with --on-ground: accept slack cables at rest (default: error naming the cable)"));
   cmd->callback([a, ground_only] {
     if (!a->on_ground)
       for (const auto* o : ground_only)
@@ -78,10 +85,12 @@ void register_formfind(CLI::App& app) {
       std::printf("equilibrium: max node residual %.3e N after %d Newton iterations, %d slack element(s)%s\n", r.max_node_residual_N,
                   r.newton_iterations, r.slack_cables, r.converged ? "" : "  (NOT converged)");
       if (!r.converged)
-        throw SimulationError("form finding did not converge (residual " + format_number(r.max_node_residual_N, 6) + " N, tolerance " + format_number(a->tol, 6) + " N)", 0.0);
+        throw SimulationError("form finding did not converge (residual " + format_number(r.max_node_residual_N, 6) + " N, tolerance " +
+                                  format_number(a->tol, 6) + " N)",
+                              0.0);
       m.initial_state = r.state;
-      header += "# zero-gravity form-finding: max node residual " + format_number(r.max_node_residual_N, 6) + " N, " + std::to_string(r.slack_cables) +
-                " slack element(s)\n";
+      header += "# zero-gravity form-finding: max node residual " + format_number(r.max_node_residual_N, 6) + " N, " +
+                std::to_string(r.slack_cables) + " slack element(s)\n";
       j["max_node_residual_N"] = r.max_node_residual_N;
       j["newton_iterations"] = r.newton_iterations;
       j["slack_elements"] = r.slack_cables;
@@ -114,13 +123,15 @@ void register_formfind(CLI::App& app) {
       m.initial_state = s.state;
       std::string contacts;
       for (const int i : s.contact_nodes) contacts += (contacts.empty() ? "" : ",") + m.node_ids[static_cast<std::size_t>(i)];
-      std::printf("at rest on the ground: residual %.3e N, fastest rod end %.3e m/s after %ld steps (%.3f s, %d kinetic-energy resets), "
-                  "min cable tension %.4g N, %d slack, contacts %s, max friction ratio %.3g, %d unstable balance(s) pushed off\n",
-                  s.max_residual_N, s.max_node_speed_mps, s.steps, s.settle_time_s, s.kinetic_resets, s.min_cable_tension_N, s.slack_cables,
-                  contacts.c_str(), s.max_friction_ratio, s.unstable_pushes);
-      header += "# at rest on the ground (tensegrity::settle_on_ground): residual " + format_number(s.max_residual_N, 6) + " N, fastest rod end " +
-                format_number(s.max_node_speed_mps, 6) + " m/s at the end of " + std::to_string(s.steps) + " settle steps (" + format_number(s.settle_time_s, 6) +
-                " s), min cable tension " + format_number(s.min_cable_tension_N, 6) + " N, " + std::to_string(s.slack_cables) + " slack, contacts " + contacts +
+      std::printf(
+          "at rest on the ground: residual %.3e N, fastest rod end %.3e m/s after %ld steps (%.3f s, %d kinetic-energy resets), "
+          "min cable tension %.4g N, %d slack, contacts %s, max friction ratio %.3g, %d unstable balance(s) pushed off\n",
+          s.max_residual_N, s.max_node_speed_mps, s.steps, s.settle_time_s, s.kinetic_resets, s.min_cable_tension_N, s.slack_cables,
+          contacts.c_str(), s.max_friction_ratio, s.unstable_pushes);
+      header += "# at rest on the ground (tensegrity::settle_on_ground): residual " + format_number(s.max_residual_N, 6) +
+                " N, fastest rod end " + format_number(s.max_node_speed_mps, 6) + " m/s at the end of " + std::to_string(s.steps) +
+                " settle steps (" + format_number(s.settle_time_s, 6) + " s), min cable tension " +
+                format_number(s.min_cable_tension_N, 6) + " N, " + std::to_string(s.slack_cables) + " slack, contacts " + contacts +
                 ", max friction ratio " + format_number(s.max_friction_ratio, 6) + "\n";
       j["settle"] = {{"max_residual_N", s.max_residual_N},
                      {"max_node_speed_mps", s.max_node_speed_mps},
@@ -139,7 +150,8 @@ void register_formfind(CLI::App& app) {
                      {"speed_tolerance_mps", a->speed_tol},
                      {"tolerance_N", a->settle_tol}};
     }
-    const std::filesystem::path dir = a->out.empty() ? std::filesystem::path("out") / (f.model.name + "-formfind") : std::filesystem::path(a->out);
+    const std::filesystem::path dir =
+        a->out.empty() ? std::filesystem::path("out") / (f.model.name + "-formfind") : std::filesystem::path(a->out);
     io::ResultSet results(dir);  // model.yaml and summary.json appear together (docs/CLI.md "Outputs")
     io::write_file_atomic(results.file("model.yaml"), "# Equilibrium found by: " + command + "\n" + header + ts::to_yaml(m, &f.simulation));
     write_summary(results.file("summary.json"), j, prov);

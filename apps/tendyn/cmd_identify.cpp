@@ -107,17 +107,19 @@ nlohmann::json identify_report(const IdentifyArgs& a, const ts::Model& m, const 
     nlohmann::json el = nlohmann::json::array();
     for (int e : p.elements)
       el.push_back(p.kind == ts::ParameterKind::kMass ? m.rod_ids[static_cast<std::size_t>(e)] : m.cable_ids[static_cast<std::size_t>(e)]);
-    params.push_back({{"name", p.name},
-                      {"kind", ts::to_string(p.kind)},
-                      {"elements", el},
-                      {"unit", unit_of(p.kind)},
-                      {"nominal", p.nominal},
-                      {"fitted", p.fitted},
-                      {"std", number_or_null(p.std)},
-                      {"change_percent", p.nominal != 0.0 ? nlohmann::json(100.0 * (p.fitted - p.nominal) / p.nominal) : nlohmann::json(nullptr)}});
+    params.push_back(
+        {{"name", p.name},
+         {"kind", ts::to_string(p.kind)},
+         {"elements", el},
+         {"unit", unit_of(p.kind)},
+         {"nominal", p.nominal},
+         {"fitted", p.fitted},
+         {"std", number_or_null(p.std)},
+         {"change_percent", p.nominal != 0.0 ? nlohmann::json(100.0 * (p.fitted - p.nominal) / p.nominal) : nlohmann::json(nullptr)}});
   }
   j["parameters"] = params;
-  j["initial_state_fitted"] = std::any_of(groups.begin(), groups.end(), [](const auto& gr) { return gr.kind == ts::ParameterKind::kInitialState; });
+  j["initial_state_fitted"] =
+      std::any_of(groups.begin(), groups.end(), [](const auto& gr) { return gr.kind == ts::ParameterKind::kInitialState; });
   nlohmann::json corr = nlohmann::json::array();
   for (int i = 0; i < r.correlation.rows(); ++i) {
     nlohmann::json row = nlohmann::json::array();
@@ -158,7 +160,11 @@ nlohmann::json identify_report(const IdentifyArgs& a, const ts::Model& m, const 
               {"segments", r.nsegment},
               {"residuals", r.nresidual},
               {"unknowns", r.nunknown}};
-  j["data"] = {{"file", a.data}, {"samples", data.nsample()}, {"markers", data.nmarker()}, {"t_first_s", data.t_s.front()}, {"t_last_s", data.t_s.back()}};
+  j["data"] = {{"file", a.data},
+               {"samples", data.nsample()},
+               {"markers", data.nmarker()},
+               {"t_first_s", data.t_s.front()},
+               {"t_last_s", data.t_s.back()}};
   j["options"] = {{"dt_s", o.dt_s},
                   {"segment_s", o.segment_s},
                   {"marker_sigma_m", o.marker_sigma_m},
@@ -224,7 +230,8 @@ void run_identify_tensegrity(const IdentifyArgs& a) {
   // the work bound, before any work (identify() checks it again)
   if (const double steps = ts::identify_step_count(data.t_s, a.dt); !(steps <= ts::kIdentifyMaxSteps))
     throw Error("identify: --dt " + fmt6(a.dt) + " s gives " + fmt6(steps) + " integration steps per pass over the " +
-                fmt6(data.t_s.back() - data.t_s.front()) + " s of data, above the limit " + fmt6(ts::kIdentifyMaxSteps) + "; use a larger --dt");
+                fmt6(data.t_s.back() - data.t_s.front()) + " s of data, above the limit " + fmt6(ts::kIdentifyMaxSteps) +
+                "; use a larger --dt");
   ts::IdentifyOptions o = identify_options(a);
   const bool show = !a.quiet && stderr_is_terminal();
   // restarts announce themselves (why each runs) on stderr, also when it is not a terminal
@@ -249,15 +256,16 @@ void run_identify_tensegrity(const IdentifyArgs& a) {
   io::ResultSet results(dir);
   const std::string command = "tendyn identify " + a.model + " --data " + a.data + " --fit " + a.fit;
   io::write_file_atomic(results.file("model.yaml"), "# Fitted by: " + command + "\n# marker RMS " + fmt6(r.marker_rms_m) + " m (" +
-                                                         r.termination + ", " + std::to_string(r.iterations) + " iterations)\n" +
-                                                         ts::to_yaml(r.model, &f.simulation));
+                                                        r.termination + ", " + std::to_string(r.iterations) + " iterations)\n" +
+                                                        ts::to_yaml(r.model, &f.simulation));
   write_summary(results.file("report.json"), identify_report(a, m, data, groups, o, r), prov);
   write_marker_files(results, m, data, r);
   results.commit();
   if (!a.no_plot) render_plot("identify", dir, dir / "identify.png");
 
   const bool good = r.verdict == ts::FitVerdict::kGood;
-  const std::string verdict = std::string("verdict: ") + ts::to_string(r.verdict) + (good ? "" : " (WARNING: check the reason before using these values)");
+  const std::string verdict =
+      std::string("verdict: ") + ts::to_string(r.verdict) + (good ? "" : " (WARNING: check the reason before using these values)");
   if (a.quiet) {
     if (!good) std::fprintf(stderr, "tendyn: warning: identify %s: %s\n", verdict.c_str(), r.verdict_reason.c_str());
   } else {
@@ -276,24 +284,32 @@ void print_identify_report(const ts::IdentifyResult& r, const std::filesystem::p
     std::printf("%-24s %12.6g %12.6g %12.3g %8.2f%%\n", p.name.c_str(), p.nominal, p.fitted, p.std,
                 p.nominal != 0.0 ? 100.0 * (p.fitted - p.nominal) / p.nominal : 0.0);
   if (!r.covariance_ok) std::printf("no covariance: %s\n", r.covariance_message.c_str());
-  std::printf("marker RMS: fit %s m (multiple shooting, %d segments), one free run: fitted %s m, nominal %s m\n", fmt6(r.marker_rms_m).c_str(),
-              r.nsegment, fmt6(r.marker_rms_free_fitted_m).c_str(), fmt6(r.marker_rms_free_nominal_m).c_str());
+  std::printf("marker RMS: fit %s m (multiple shooting, %d segments), one free run: fitted %s m, nominal %s m\n",
+              fmt6(r.marker_rms_m).c_str(), r.nsegment, fmt6(r.marker_rms_free_fitted_m).c_str(),
+              fmt6(r.marker_rms_free_nominal_m).c_str());
   if (r.starts > 1) std::printf("starts: %d fits (restarts), the result from start %d\n", r.starts, r.winning_start);
-  std::printf("fit statistics: variance factor %s (99.9 %% bound %s), largest continuity gap %s m (bound %s m)\n", fmt6(r.variance_factor).c_str(),
-              io::format_number(r.variance_factor_bound, 4).c_str(), fmt6(r.max_continuity_gap_m).c_str(), fmt6(r.continuity_gap_bound_m).c_str());
+  std::printf("fit statistics: variance factor %s (99.9 %% bound %s), largest continuity gap %s m (bound %s m)\n",
+              fmt6(r.variance_factor).c_str(), io::format_number(r.variance_factor_bound, 4).c_str(), fmt6(r.max_continuity_gap_m).c_str(),
+              fmt6(r.continuity_gap_bound_m).c_str());
   std::printf("%s\n  %s\n", verdict.c_str(), r.verdict_reason.c_str());
-  std::printf("wrote %s: model.yaml, report.json, residuals.csv, markers.csv%s (%.2f s)\n", dir.string().c_str(), no_plot ? "" : ", identify.png",
-              r.solve_time_s);
+  std::printf("wrote %s: model.yaml, report.json, residuals.csv, markers.csv%s (%.2f s)\n", dir.string().c_str(),
+              no_plot ? "" : ", identify.png", r.solve_time_s);
 }
 
 }  // namespace
 
 void register_identify(CLI::App& app) {
   auto a = std::make_shared<IdentifyArgs>();
-  auto* cmd = app.add_subcommand("identify", "Fit model parameters (stiffness, damping, rest lengths, masses, ground) to a recorded motion (docs/IDENTIFY.md)");
-  cmd->add_option("model", a->model, "model file: tensegrity YAML, CDPR YAML (kind: cdpr) or tree model (YAML with links:, URDF)")->required()->transform(model_file());
-  cmd->add_option("--data", a->data, "data CSV; tensegrity: t_s,<node>_x_m,<node>_y_m,<node>_z_m,... (empty cell: missing marker); tree: motion log "
-                  "(docs/TREE.md); CDPR: platform log (docs/CDPR_DYNAMICS.md)")->required()->check(existing_file());
+  auto* cmd = app.add_subcommand(
+      "identify", "Fit model parameters (stiffness, damping, rest lengths, masses, ground) to a recorded motion (docs/IDENTIFY.md)");
+  cmd->add_option("model", a->model, "model file: tensegrity YAML, CDPR YAML (kind: cdpr) or tree model (YAML with links:, URDF)")
+      ->required()
+      ->transform(model_file());
+  cmd->add_option("--data", a->data,
+                  "data CSV; tensegrity: t_s,<node>_x_m,<node>_y_m,<node>_z_m,... (empty cell: missing marker); tree: motion log "
+                  "(docs/TREE.md); CDPR: platform log (docs/CDPR_DYNAMICS.md)")
+      ->required()
+      ->check(existing_file());
   cmd->add_option("--fit", a->fit,
                   "parameters to fit, comma-separated; tensegrity: stiffness|damping|rest_length[:all|:ID|:ID+ID...], mass[:...], "
                   "friction, ground_stiffness, ground_damping, initial_state (e.g. stiffness:all,damping:c1+c2,friction); tree: "
@@ -313,7 +329,10 @@ void register_identify(CLI::App& app) {
                   "segments > 0.5 mm apart), each a continuation from a looser continuity weight; they stop at a restart that does not "
                   "lower the cost by 5 %; 0: one fit")
       ->check(CLI::Range(0, 6));
-  cmd->add_option("-j,--threads", a->threads, "residual evaluation threads; the same -j gives byte-identical results (other -j: last digits may differ, docs/IDENTIFY.md)")->check(CLI::Range(1, 1024));
+  cmd->add_option(
+         "-j,--threads", a->threads,
+         "residual evaluation threads; the same -j gives byte-identical results (other -j: last digits may differ, docs/IDENTIFY.md)")
+      ->check(CLI::Range(1, 1024));
   cmd->add_flag("--no-covariance", a->no_covariance, "skip standard deviations and correlations");
   cmd->add_flag("--require-good-fit", a->require_good_fit,
                 "exit 3 (after writing the results) when the verdict is not 'good' (poor fit, local minimum suspected, not converged, "

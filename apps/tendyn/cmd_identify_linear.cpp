@@ -103,14 +103,13 @@ std::string noise_warning(const DerivativeNoise& dn, int order, const std::vecto
   if (!(share > kDerivativeNoiseWarning)) return "";
   const std::string col = k < static_cast<Eigen::Index>(columns.size()) ? columns[static_cast<std::size_t>(k)] : "?";
   std::string w = "WARNING: derivative noise dominates: " + format_number(100.0 * share, 3) + " % of the variance of the " +
-                  (order == 1 ? "rate" : "second derivative") + " of '" + col + "' (smooth=" +
-                  std::to_string(dn.half_width) + ") is noise (sample noise std " + format_number(dn.sample_std[k], 3) +
-                  ", estimated from the log). " + affected +
+                  (order == 1 ? "rate" : "second derivative") + " of '" + col + "' (smooth=" + std::to_string(dn.half_width) +
+                  ") is noise (sample noise std " + format_number(dn.sample_std[k], 3) + ", estimated from the log). " + affected +
                   " are biased (towards zero) by about that share, and their std does not include it: ";
   w += suggested > 0 ? "use --fit ...,smooth=" + std::to_string(suggested) + " (the smallest window with less than " +
                            format_number(100.0 * kDerivativeNoiseWarning) + " % noise)"
-                     : "no window up to the largest tried brings it below " +
-                           format_number(100.0 * kDerivativeNoiseWarning) + " %: filter or log less noisy data";
+                     : "no window up to the largest tried brings it below " + format_number(100.0 * kDerivativeNoiseWarning) +
+                           " %: filter or log less noisy data";
   return w + ".";
 }
 
@@ -122,15 +121,18 @@ void print_warning(const std::string& w, bool quiet) {
 }  // namespace
 
 #ifdef TENDYN_WITH_TREE
-void run_identify_tree(const std::filesystem::path& model_file, const std::filesystem::path& data,
-                       const std::string& fit, const std::filesystem::path& out_dir, bool quiet) {
+void run_identify_tree(const std::filesystem::path& model_file, const std::filesystem::path& data, const std::string& fit,
+                       const std::filesystem::path& out_dir, bool quiet) {
   bool inertia = false;
   int smooth = 1;
   tree::IdentifyOptions options;
   for (const FitToken& t : fit_tokens(fit)) {
-    if (t.key == "inertia" && !t.has_value) inertia = true;
-    else if (t.key == "weighting" && t.has_value) options.weighting = tree::weighting_from_string(t.value);
-    else if (t.key == "smooth" && t.has_value) smooth = positive_int(t);
+    if (t.key == "inertia" && !t.has_value)
+      inertia = true;
+    else if (t.key == "weighting" && t.has_value)
+      options.weighting = tree::weighting_from_string(t.value);
+    else if (t.key == "smooth" && t.has_value)
+      smooth = positive_int(t);
     else
       throw Error("--fit: unknown entry '" + t.key + (t.has_value ? "=" + t.value : "") +
                   "' for a tree model (valid: inertia, weighting=none|joint, smooth=K)");
@@ -205,22 +207,19 @@ void run_identify_tree(const std::filesystem::path& model_file, const std::files
     for (const std::string& c : io::split_fields(tree::motion_log_header(model)))
       if (c.rfind(log.differentiated_from_q ? "q:" : "v:", 0) == 0) cols.push_back(c);
     j["derivative_noise"] = noise_json(log.derivative_noise, log.differentiated_order, cols, log.suggested_half_width);
-    warning = noise_warning(log.derivative_noise, log.differentiated_order, cols, log.suggested_half_width,
-                            "The identified parameters");
+    warning = noise_warning(log.derivative_noise, log.differentiated_order, cols, log.suggested_half_width, "The identified parameters");
     j["derivative_noise"]["warning"] = warning.empty() ? nlohmann::json(nullptr) : nlohmann::json(warning);
   }
-  j["files"] = id.physically_consistent
-                   ? nlohmann::json{"base_parameters.csv", "parameters.csv", "residuals.csv", "model.urdf"}
-                   : nlohmann::json{"base_parameters.csv", "parameters.csv", "residuals.csv"};
+  j["files"] = id.physically_consistent ? nlohmann::json{"base_parameters.csv", "parameters.csv", "residuals.csv", "model.urdf"}
+                                        : nlohmann::json{"base_parameters.csv", "parameters.csv", "residuals.csv"};
   write_summary(out.file("report.json"), j, provenance(read_file_bytes(model_file), model_file.string()));
   out.commit();
   if (!quiet) {
-    std::printf("tree identification of '%s' from %ld samples (%ld torque rows)\n", model.name.c_str(), id.nsample,
-                id.nrow);
-    std::printf("  %d base parameters of %d standard, condition number %s, residual rms %s\n", id.base.rank,
-                id.base.nparam, format_number(id.condition_number, 4).c_str(),
-                format_number(id.rms_total, 4).c_str());
-    std::printf("  fitted model %s\n", id.physically_consistent ? "physically consistent (model.urdf)" : "NOT physically consistent (no model.urdf)");
+    std::printf("tree identification of '%s' from %ld samples (%ld torque rows)\n", model.name.c_str(), id.nsample, id.nrow);
+    std::printf("  %d base parameters of %d standard, condition number %s, residual rms %s\n", id.base.rank, id.base.nparam,
+                format_number(id.condition_number, 4).c_str(), format_number(id.rms_total, 4).c_str());
+    std::printf("  fitted model %s\n",
+                id.physically_consistent ? "physically consistent (model.urdf)" : "NOT physically consistent (no model.urdf)");
   }
   print_warning(warning, quiet);
   if (!quiet) {
@@ -228,16 +227,14 @@ void run_identify_tree(const std::filesystem::path& model_file, const std::files
   }
 }
 #else
-void run_identify_tree(const std::filesystem::path&, const std::filesystem::path&, const std::string&,
-                       const std::filesystem::path&, bool) {
+void run_identify_tree(const std::filesystem::path&, const std::filesystem::path&, const std::string&, const std::filesystem::path&, bool) {
   throw Error("tendyn was built without the tree module (TENDYN_WITH_TREE=OFF)");
 }
 #endif
 
 #ifdef TENDYN_WITH_CDPR
 // The --fit list of a CDPR model: which fits (cables, platform) and their options.
-static void parse_cdpr_fit(const std::string& fit, bool& cables, bool& platform, cdpr::CableFitOptions& co,
-                           cdpr::PlatformFitOptions& po) {
+static void parse_cdpr_fit(const std::string& fit, bool& cables, bool& platform, cdpr::CableFitOptions& co, cdpr::PlatformFitOptions& po) {
   for (const FitToken& t : fit_tokens(fit)) {
     if ((t.key == "stiffness" || t.key == "stiffness-rest-length") && !t.has_value) {
       cables = true;
@@ -263,18 +260,24 @@ static void parse_cdpr_fit(const std::string& fit, bool& cables, bool& platform,
 // cables.csv, residuals_cables.csv and the report's "cables".
 static void write_cable_results(io::ResultSet& out, const cdpr::ModelFile& mf, const cdpr::CableIdentification& cid,
                                 const cdpr::CableFitOptions& co, nlohmann::json& j, nlohmann::json& files) {
-  std::string csv =
-      "cable,EA_N,EA_std_N,k_Npm,k_std_Npm,rest_length_m,rest_length_std_m,damping_Nspm,damping_std_Nspm,rms_N,samples\n";
+  std::string csv = "cable,EA_N,EA_std_N,k_Npm,k_std_Npm,rest_length_m,rest_length_std_m,damping_Nspm,damping_std_Nspm,rms_N,samples\n";
   nlohmann::json jc = nlohmann::json::array();
   for (const auto& c : cid.cables) {
     io::CsvLine l;
     l.text(c.name).num(c.EA_N).num(c.EA_std_N).num(c.k_Npm).num(c.k_std_Npm).num(c.rest_length_m);
     l.num(c.rest_length_std_m).num(c.damping_Nspm).num(c.damping_std_Nspm).num(c.rms_N).integer(c.nsample);
     csv += l.str() + "\n";
-    jc.push_back({{"name", c.name}, {"EA_N", c.EA_N}, {"EA_std_N", c.EA_std_N}, {"k_Npm", c.k_Npm},
-                  {"k_std_Npm", c.k_std_Npm}, {"rest_length_m", c.rest_length_m},
-                  {"rest_length_std_m", c.rest_length_std_m}, {"damping_Nspm", c.damping_Nspm},
-                  {"damping_std_Nspm", c.damping_std_Nspm}, {"rms_N", c.rms_N}, {"samples", c.nsample}});
+    jc.push_back({{"name", c.name},
+                  {"EA_N", c.EA_N},
+                  {"EA_std_N", c.EA_std_N},
+                  {"k_Npm", c.k_Npm},
+                  {"k_std_Npm", c.k_std_Npm},
+                  {"rest_length_m", c.rest_length_m},
+                  {"rest_length_std_m", c.rest_length_std_m},
+                  {"damping_Nspm", c.damping_Nspm},
+                  {"damping_std_Nspm", c.damping_std_Nspm},
+                  {"rms_N", c.rms_N},
+                  {"samples", c.nsample}});
   }
   io::write_file_atomic(out.file("cables.csv"), csv);
   std::string h = "t_s";
@@ -285,22 +288,22 @@ static void write_cable_results(io::ResultSet& out, const cdpr::ModelFile& mf, c
     l.clear();
     l.num(cid.t_s[r]);
     for (Eigen::Index i = 0; i < cid.residual_N.cols(); ++i) {
-      if (std::isnan(cid.residual_N(r, i))) l.text("");  // sample left out (slack)
-      else l.num(cid.residual_N(r, i));
+      if (std::isnan(cid.residual_N(r, i)))
+        l.text("");  // sample left out (slack)
+      else
+        l.num(cid.residual_N(r, i));
     }
     csv += l.str() + "\n";
   }
   io::write_file_atomic(out.file("residuals_cables.csv"), csv);
-  j["cables"] = {{"fit", cdpr::to_string(co.fit)}, {"damping", co.damping}, {"taut_min_N", co.taut_min_N},
-                 {"results", jc}};
+  j["cables"] = {{"fit", cdpr::to_string(co.fit)}, {"damping", co.damping}, {"taut_min_N", co.taut_min_N}, {"results", jc}};
   files.push_back("cables.csv");
   files.push_back("residuals_cables.csv");
 }
 
 // platform.csv, residuals_platform.csv and the report's "platform".
-static void write_platform_results(io::ResultSet& out, const cdpr::PlatformIdentification& pid, nlohmann::json& j,
-                                   nlohmann::json& files) {
-  static const char* names[10] = {"m_kg",     "mcx_kgm",  "mcy_kgm",  "mcz_kgm",  "Ixx_P_kgm2",
+static void write_platform_results(io::ResultSet& out, const cdpr::PlatformIdentification& pid, nlohmann::json& j, nlohmann::json& files) {
+  static const char* names[10] = {"m_kg",       "mcx_kgm",    "mcy_kgm",    "mcz_kgm",    "Ixx_P_kgm2",
                                   "Ixy_P_kgm2", "Ixz_P_kgm2", "Iyy_P_kgm2", "Iyz_P_kgm2", "Izz_P_kgm2"};
   std::string csv = "parameter,identified,std\n";
   for (int k = 0; k < 10; ++k) {
@@ -346,8 +349,8 @@ static void write_platform_results(io::ResultSet& out, const cdpr::PlatformIdent
   files.push_back("residuals_platform.csv");
 }
 
-void run_identify_cdpr(const std::filesystem::path& model_file, const std::filesystem::path& data,
-                       const std::string& fit, const std::filesystem::path& out_dir, bool quiet) {
+void run_identify_cdpr(const std::filesystem::path& model_file, const std::filesystem::path& data, const std::string& fit,
+                       const std::filesystem::path& out_dir, bool quiet) {
   bool cables = false, platform = false;
   cdpr::CableFitOptions co;
   cdpr::PlatformFitOptions po;
@@ -381,8 +384,7 @@ void run_identify_cdpr(const std::filesystem::path& model_file, const std::files
   if (platform) {
     const std::vector<std::string> cols{"x_m", "y_m", "z_m", "roll_rad", "pitch_rad", "yaw_rad"};
     auto& jn = j["platform"]["derivative_noise"] = noise_json(pid.pose_noise, 2, cols, pid.suggested_half_width);
-    warnings.push_back(noise_warning(pid.pose_noise, 2, cols, pid.suggested_half_width,
-                                     "The platform's mass, COM and inertia"));
+    warnings.push_back(noise_warning(pid.pose_noise, 2, cols, pid.suggested_half_width, "The platform's mass, COM and inertia"));
     jn["warning"] = warnings.back().empty() ? nlohmann::json(nullptr) : nlohmann::json(warnings.back());
   }
   j["files"] = files;
@@ -392,9 +394,8 @@ void run_identify_cdpr(const std::filesystem::path& model_file, const std::files
     std::printf("cdpr identification of '%s' from %ld samples\n", mf.model.name.c_str(), log.nsample());
     if (cables)
       for (const auto& c : cid.cables)
-        std::printf("  %s: EA %s N (std %s), k %s N/m, rest length %s m%s\n", c.name.c_str(),
-                    format_number(c.EA_N, 6).c_str(), format_number(c.EA_std_N, 2).c_str(),
-                    format_number(c.k_Npm, 6).c_str(), format_number(c.rest_length_m, 7).c_str(),
+        std::printf("  %s: EA %s N (std %s), k %s N/m, rest length %s m%s\n", c.name.c_str(), format_number(c.EA_N, 6).c_str(),
+                    format_number(c.EA_std_N, 2).c_str(), format_number(c.k_Npm, 6).c_str(), format_number(c.rest_length_m, 7).c_str(),
                     co.damping ? (", damping " + format_number(c.damping_Nspm, 4) + " N s/m").c_str() : "");
     if (platform)
       std::printf("  platform: mass %s kg (std %s), COM [%s, %s, %s] m\n", format_number(pid.mass_kg, 6).c_str(),
@@ -407,8 +408,7 @@ void run_identify_cdpr(const std::filesystem::path& model_file, const std::files
   }
 }
 #else
-void run_identify_cdpr(const std::filesystem::path&, const std::filesystem::path&, const std::string&,
-                       const std::filesystem::path&, bool) {
+void run_identify_cdpr(const std::filesystem::path&, const std::filesystem::path&, const std::string&, const std::filesystem::path&, bool) {
   throw Error("tendyn was built without the cdpr module (TENDYN_WITH_CDPR=OFF)");
 }
 #endif

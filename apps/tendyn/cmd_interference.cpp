@@ -75,8 +75,9 @@ void run_interference(const InterferenceArgs& a) {
     nlohmann::json pairs = nlohmann::json::array();
     for (std::size_t k = 0; k < r.pairs.size(); ++k) {
       const double d = r.min_distance_m[static_cast<Eigen::Index>(k)];
-      pairs.push_back({{"cables", {model.cable_names[static_cast<std::size_t>(r.pairs[k].first)],
-                                   model.cable_names[static_cast<std::size_t>(r.pairs[k].second)]}},
+      pairs.push_back({{"cables",
+                        {model.cable_names[static_cast<std::size_t>(r.pairs[k].first)],
+                         model.cable_names[static_cast<std::size_t>(r.pairs[k].second)]}},
                        {"min_distance_m", std::isnan(d) ? nlohmann::json(nullptr) : nlohmann::json(d)},
                        {"first_close", r.first_close_row[k] >= 0 ? nlohmann::json(place(r.first_close_row[k])) : nlohmann::json(nullptr)}});
     }

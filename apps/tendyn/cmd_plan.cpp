@@ -58,8 +58,7 @@ tensegrity::PlanPath parse_path(const PlanArgs& a) {
 
 void run_plan(const PlanArgs& a) {
   namespace ts = tensegrity;
-  auto file = a.model.empty() ? ts::load_model_file(data_file("models/three_bar.yaml").string())
-                              : ts::load_model_file(a.model);
+  auto file = a.model.empty() ? ts::load_model_file(data_file("models/three_bar.yaml").string()) : ts::load_model_file(a.model);
   const auto prov = model_provenance(a.model, file);
   ts::PlannerOptions o;
   const auto drive_ids = io::split_fields(a.drive, ',');
@@ -144,9 +143,11 @@ void run_plan(const PlanArgs& a) {
                             {"path_points_m", path_points}};
   write_summary(results.file("summary.json"), j, prov);
   results.commit();
-  const bool plotted = render_plot("plan", std::filesystem::path(a.out_dir) / "schedule.csv", std::filesystem::path(a.out_dir) / "plan.png");
+  const bool plotted =
+      render_plot("plan", std::filesystem::path(a.out_dir) / "schedule.csv", std::filesystem::path(a.out_dir) / "plan.png");
   if (a.quiet) return;
-  if (plotted) std::printf("wrote %s/plan.png (track against the path, cable length changes, tensions)\n", a.out_dir.c_str());
+  if (plotted)
+    std::printf("wrote %s/plan.png (track against the path, cable length changes, tensions)\n", a.out_dir.c_str());
   else
     std::printf("no plot (needs python3 with matplotlib): /usr/bin/python3 %s/scripts/plot.py plan %s/schedule.csv %s/plan.png (or .svg)\n",
                 data_dir_hint().c_str(), a.out_dir.c_str(), a.out_dir.c_str());
@@ -159,8 +160,8 @@ void run_plan(const PlanArgs& a) {
   std::printf("rollouts %ld (%ld rejected), threshold misses %d, wall time %.2f s (%.0f rollouts/s, %.2fx real time)\n", r.rollouts,
               r.rejected, r.threshold_misses, r.wall_time_s, r.rollouts / std::max(r.wall_time_s, 1e-9),
               a.duration / std::max(r.wall_time_s, 1e-9));
-  std::printf("wrote %s/schedule.csv, summary.json and planned.yaml (simulate it: tendyn simulate %s/planned.yaml)\n",
-              a.out_dir.c_str(), a.out_dir.c_str());
+  std::printf("wrote %s/schedule.csv, summary.json and planned.yaml (simulate it: tendyn simulate %s/planned.yaml)\n", a.out_dir.c_str(),
+              a.out_dir.c_str());
 }
 }  // namespace
 
@@ -175,15 +176,18 @@ void register_plan(CLI::App& app) {
   cmd->add_option("--path", a->path, "straight | turn | polyline");
   cmd->add_option("--turn-x", a->turn_x, "x of the right-angle turn [m] (path turn)");
   cmd->add_option("--points", a->points, "polyline 'x,y;x,y;...' [m] (path polyline; no default)");
-  cmd->add_option("--planner", a->planner, "exhaustive (document's 3^m) | coordinate | lookahead | screened (ours; screened: real time with many drive cables)");
+  cmd->add_option("--planner", a->planner,
+                  "exhaustive (document's 3^m) | coordinate | lookahead | screened (ours; screened: real time with many drive cables)");
   cmd->add_option("--rounds", a->rounds, "coordinate search rounds per period; screened: linearisation rounds per period");
   cmd->add_option("--beam", a->beam, "lookahead: candidates expanded into a second period")->check(positive());
-  cmd->add_option("--screen", a->screen, "screened: candidates rolled out per linearisation round after the single-cable screening")->check(positive());
+  cmd->add_option("--screen", a->screen, "screened: candidates rolled out per linearisation round after the single-cable screening")
+      ->check(positive());
   cmd->add_option("--lateral-weight", a->lateral_weight, "lookahead: w in the path metric w d - s")->check(non_negative());
   cmd->add_option("--lateral-tol", a->lateral_tol, "lookahead: lateral distance [m] beyond which the metric penalises steeply")
       ->check(non_negative());
-  cmd->add_option("--increment", a->increment,
-                  "shape of a cable's increment within a period (document: open): ramp (linear, default) | step (whole increment at the period start)");
+  cmd->add_option(
+      "--increment", a->increment,
+      "shape of a cable's increment within a period (document: open): ramp (linear, default) | step (whole increment at the period start)");
   cmd->add_option("--ramp", a->ramp, "--increment ramp: fraction of the period over which an increment ramps (1 = whole period)")
       ->check(CLI::Range(1e-6, 1.0));
   cmd->add_option("--dt", a->dt, "integration step of the rollouts [s] (default: the model file's)")->check(positive());

@@ -92,7 +92,8 @@ struct TempDir {
   std::filesystem::path path;
   TempDir() {
     std::string tmpl = (std::filesystem::temp_directory_path() / "tendyn-render-XXXXXX").string();
-    if (!::mkdtemp(tmpl.data())) throw Error("render: cannot create a temporary directory in " + std::filesystem::temp_directory_path().string());
+    if (!::mkdtemp(tmpl.data()))
+      throw Error("render: cannot create a temporary directory in " + std::filesystem::temp_directory_path().string());
     path = tmpl;
   }
   TempDir(const TempDir&) = delete;
@@ -134,8 +135,8 @@ std::filesystem::path page_for(const RenderArgs& a, const std::filesystem::path&
 }
 
 bool page_ready(HeadlessBrowser& b, double timeout_s) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                                                std::chrono::duration<double>(timeout_s));
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(timeout_s));
   while (std::chrono::steady_clock::now() < deadline) {
     const auto s = b.evaluate(
         "(() => { const e = document.getElementById('error');"
@@ -226,8 +227,8 @@ void run_render(const RenderArgs& a) {
 
 void register_render(CLI::App& app) {
   auto a = std::make_shared<RenderArgs>();
-  auto* cmd = app.add_subcommand("render",
-                                 "Play a result directory's viewer page in headless Chromium and save it as WebM video or PNG frames");
+  auto* cmd =
+      app.add_subcommand("render", "Play a result directory's viewer page in headless Chromium and save it as WebM video or PNG frames");
   cmd->add_option("result", a->input,
                   "result directory (with scene.json, else view.html), a scene.json file or a viewer page (.html, e.g. compare.html)")
       ->required()
@@ -239,7 +240,8 @@ void register_render(CLI::App& app) {
   cmd->add_option("--width", a->width, "image width [pixels]");
   cmd->add_option("--height", a->height, "image height [pixels]");
   cmd->add_option("--browser", a->browser, "Chromium to run (default $TENDYN_CHROMIUM, else /usr/bin/chromium)");
-  cmd->add_option("--timeout", a->timeout_s, "longest wait for the browser per step [s] (a video adds twice its length)")->check(positive());
+  cmd->add_option("--timeout", a->timeout_s, "longest wait for the browser per step [s] (a video adds twice its length)")
+      ->check(positive());
   cmd->add_option("--max-page-mb", a->max_page_mb, "largest page made from scene.json [MB] (longer runs keep every k-th frame)")
       ->check(positive());
   cmd->add_flag("-q,--quiet", a->quiet, "no report");

@@ -68,7 +68,8 @@ std::string write_token_file(int port, const std::string& token) {
   if (ok) ok = ::write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size());
   if (fd >= 0) ::close(fd);
   if (!ok) {
-    std::fprintf(stderr, "tendyn serve: note: cannot write the token file %s (%s): live-view clients need the token given (TENDYN_SERVE_TOKEN)\n",
+    std::fprintf(stderr,
+                 "tendyn serve: note: cannot write the token file %s (%s): live-view clients need the token given (TENDYN_SERVE_TOKEN)\n",
                  path.c_str(), std::strerror(errno));
     return {};
   }
@@ -83,12 +84,15 @@ void run_serve(const ServeArgs& a) {
   Studio studio(a);
   StudioServer svr(studio.limits());
   const int port = a.port == 0 ? svr.bind_to_any_port(a.host.c_str()) : (svr.bind_to_port(a.host.c_str(), a.port) ? a.port : -1);
-  if (port < 0) throw Error("serve: cannot listen on " + a.host + ":" + std::to_string(a.port) + " (in use, or not an address of this machine)");
+  if (port < 0)
+    throw Error("serve: cannot listen on " + a.host + ":" + std::to_string(a.port) + " (in use, or not an address of this machine)");
   studio.routes(svr, studio::Listen{a.host, port});
   add_live_routes(svr, is_loopback(a.host), studio.limits().max_body_bytes, read_body);  // /live (docs/VIEWER.md)
   if (!is_loopback(a.host))
-    std::fprintf(stderr, "tendyn serve: WARNING: listening on %s, not only on this machine: anyone who can reach it and knows the token can run simulations\n",
-                 a.host.c_str());
+    std::fprintf(
+        stderr,
+        "tendyn serve: WARNING: listening on %s, not only on this machine: anyone who can reach it and knows the token can run simulations\n",
+        a.host.c_str());
   const std::string token_file = write_token_file(port, studio.token());
   const std::string shown = a.host == "0.0.0.0" ? "127.0.0.1" : a.host.find(':') != std::string::npos ? "[" + a.host + "]" : a.host;
   std::printf("tendyn studio: http://%s:%d/?token=%s (Ctrl-C to stop)\n", shown.c_str(), port, studio.token().c_str());
@@ -107,13 +111,15 @@ void run_serve(const ServeArgs& a) {
 
 void register_serve(CLI::App& app) {
   auto a = std::make_shared<ServeArgs>();
-  auto* cmd = app.add_subcommand("serve", "Run the modelling studio: a web page to build, run and watch tensegrity and CDPR models (docs/VIEWER.md)");
+  auto* cmd = app.add_subcommand(
+      "serve", "Run the modelling studio: a web page to build, run and watch tensegrity and CDPR models (docs/VIEWER.md)");
   cmd->add_option("--host", a->host, "address to listen on (127.0.0.1: this machine only)");
   cmd->add_option("-p,--port", a->port, "TCP port (0: any free port, printed)");
   cmd->add_option("--max-jobs", a->max_jobs, "runs at the same time (more wait in a queue fair across clients)")->check(CLI::Range(1, 64));
   cmd->add_option("--time-limit", a->time_limit, "wall time per run [s]")->check(positive());
-  cmd->add_option("--max-connections", a->max_connections,
-                  "open connections at the same time (3/4 of them for one client; when full, a waiting connection is closed for a new one, else HTTP 503)")
+  cmd->add_option(
+         "--max-connections", a->max_connections,
+         "open connections at the same time (3/4 of them for one client; when full, a waiting connection is closed for a new one, else HTTP 503)")
       ->check(CLI::Range(1, 1024));
   cmd->add_option("--request-timeout", a->request_timeout, "wall time to receive one request, headers and body [s]")
       ->check(CLI::Range(0.1, 3600.0));

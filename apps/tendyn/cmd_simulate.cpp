@@ -56,8 +56,8 @@ void run_simulate(const SimulateArgs& a) {
   viz::TensegritySceneRecorder scene_rec(scene, a.frame_interval);
   TeeObserver observers({csv.get(), a.no_csv ? nullptr : &scene_rec});
   if (!a.quiet)
-    std::printf("tendyn simulate: model '%s' (%d rods, %d cables), %s, dt = %g s, %g s\n", file.model.name.c_str(),
-                file.model.nrod(), file.model.ncable(), ts::to_string(opt.integrator), opt.dt_s, opt.duration_s);
+    std::printf("tendyn simulate: model '%s' (%d rods, %d cables), %s, dt = %g s, %g s\n", file.model.name.c_str(), file.model.nrod(),
+                file.model.ncable(), ts::to_string(opt.integrator), opt.dt_s, opt.duration_s);
   Progress progress("simulate", !a.quiet);
   const auto sum = ts::simulate(file.model, opt, &observers, [&](double f) { progress.update(f); });
   progress.finish();
@@ -72,8 +72,8 @@ void run_simulate(const SimulateArgs& a) {
   const double compute_s = std::max(sum.wall_time_s - sum.observer_time_s, 1e-9);
   std::printf("steps: %ld (%ld rejected), wall time %.3f s, %.0f steps/s, %.1fx real time\n", sum.steps, sum.rejected_steps,
               sum.wall_time_s, sum.steps / std::max(sum.wall_time_s, 1e-9), opt.duration_s / std::max(sum.wall_time_s, 1e-9));
-  std::printf("without writing outputs (%.3f s of it): %.0f steps/s, %.1fx real time\n", sum.observer_time_s,
-              sum.steps / compute_s, opt.duration_s / compute_s);
+  std::printf("without writing outputs (%.3f s of it): %.0f steps/s, %.1fx real time\n", sum.observer_time_s, sum.steps / compute_s,
+              opt.duration_s / compute_s);
   // printed values: round-off noise next to the quantity's scale shows as 0 (the files keep it)
   const auto& e0 = sum.initial_energy;
   const auto& e1 = sum.final_energy;
@@ -81,7 +81,8 @@ void run_simulate(const SimulateArgs& a) {
                                    std::abs(e1.kinetic_J) + std::abs(e1.elastic_J) + std::abs(e1.gravitational_J));
   std::printf("energy [J] at the end: kinetic %.6g  elastic %.6g  gravitational %.6g  total %.9g (initial %.9g, max |change| %.3g)\n",
               display_value(e1.kinetic_J, s_energy), display_value(e1.elastic_J, s_energy), display_value(e1.gravitational_J, s_energy),
-              display_value(e1.total(), s_energy), display_value(e0.total(), s_energy), display_value(sum.max_abs_energy_drift_J, s_energy, 1e-15));
+              display_value(e1.total(), s_energy), display_value(e0.total(), s_energy),
+              display_value(sum.max_abs_energy_drift_J, s_energy, 1e-15));
   {
     // a passive model cannot gain energy: a rise above round-off is integration error (the impulse
     // ground's resting contact creeps, docs/MODEL_FORMAT.md), said here rather than left in a column
@@ -90,10 +91,11 @@ void run_simulate(const SimulateArgs& a) {
     for (const auto& f : md.f_W_ext_node) passive = passive && f.isZero(0.0);
     const double rise = e1.total() - e0.total();
     if (passive && rise > 1e-5 * s_energy)
-      std::printf("note: the total energy rose by %.3g J (%.2g %% of its scale) although nothing drives the model: integration "
-                  "error%s; check with a smaller --dt\n",
-                  rise, 100 * rise / s_energy,
-                  md.ground.type == ts::Ground::Type::kImpulse ? " (resting contact on the impulse ground creeps, docs/MODEL_FORMAT.md)" : "");
+      std::printf(
+          "note: the total energy rose by %.3g J (%.2g %% of its scale) although nothing drives the model: integration "
+          "error%s; check with a smaller --dt\n",
+          rise, 100 * rise / s_energy,
+          md.ground.type == ts::Ground::Type::kImpulse ? " (resting contact on the impulse ground creeps, docs/MODEL_FORMAT.md)" : "");
   }
   double s_len = 0.0;  // lengths: the largest rod or COM coordinate
   for (const auto& rod : file.model.rods) s_len = std::max(s_len, rod.length_m);
@@ -111,9 +113,9 @@ void run_simulate(const SimulateArgs& a) {
   const double s_strain = column_scale(span(sum.final_strain)), s_tension = column_scale(span(sum.final_tension_N));
   const double s_max = column_scale(span(m.max_strain));
   for (int k = 0; k < file.model.ncable(); ++k)
-    std::printf("%-12s %12.6f %12.4f %12.6f %12.4f\n", file.model.cable_ids[static_cast<std::size_t>(k)].c_str(),
-                sum.final_length_m[k], 100 * display_value(sum.final_strain[k], s_strain),
-                display_value(sum.final_tension_N[k], s_tension), 100 * display_value(m.max_strain[k], s_max));
+    std::printf("%-12s %12.6f %12.4f %12.6f %12.4f\n", file.model.cable_ids[static_cast<std::size_t>(k)].c_str(), sum.final_length_m[k],
+                100 * display_value(sum.final_strain[k], s_strain), display_value(sum.final_tension_N[k], s_tension),
+                100 * display_value(m.max_strain[k], s_max));
   if (m.normal_mode) {
     std::printf("normal mode: yes (no slack cable, no strain above %.0f %%)\n", 100 * opt.strain_limit);
   } else {
@@ -126,7 +128,8 @@ void run_simulate(const SimulateArgs& a) {
                   file.model.cable_ids[static_cast<std::size_t>(m.first_overstrain_cable)].c_str(), m.first_overstrain_time_s);
     std::printf("\n");
   }
-  std::printf("wrote %s%s\n", a.no_csv ? "" : ((dir / "results.csv").string() + ", scene.json and ").c_str(), (dir / "summary.json").string().c_str());
+  std::printf("wrote %s%s\n", a.no_csv ? "" : ((dir / "results.csv").string() + ", scene.json and ").c_str(),
+              (dir / "summary.json").string().c_str());
   if (!html_path.empty()) std::printf("viewer: %s (open it in a browser)\n", html_path.string().c_str());
 }
 }  // namespace
@@ -134,13 +137,17 @@ void run_simulate(const SimulateArgs& a) {
 void register_simulate(CLI::App& app) {
   auto args = std::make_shared<SimulateArgs>();
   auto* cmd = app.add_subcommand("simulate", "Simulate a tensegrity model (built-in 3-prism of document 000 if no file)");
-  cmd->add_option("model", args->model, "model file (YAML, docs/MODEL_FORMAT.md, or MuJoCo MJCF by the extension .xml) or a shipped model's name, e.g. three_bar (default: the built-in 3-prism)")->transform(model_file());
+  cmd->add_option(
+         "model", args->model,
+         "model file (YAML, docs/MODEL_FORMAT.md, or MuJoCo MJCF by the extension .xml) or a shipped model's name, e.g. three_bar (default: the built-in 3-prism)")
+      ->transform(model_file());
   cmd->add_option("-o,--out", args->out_dir, "output directory (default: out/<model name>)");
   cmd->add_flag("-q,--quiet", args->quiet, "no progress or summary output");
   cmd->add_flag("--no-csv", args->no_csv, "write only summary.json (no results.csv, scene.json or view.html)");
   cmd->add_flag("--stop-on-abnormal", args->stop_on_abnormal, "stop at the first slack or over-strain event");
   cmd->add_flag("--html", args->html, "also write view.html: the 3D viewer with plots, one self-contained file (docs/VIEWER.md)");
-  cmd->add_option("--max-page-mb", args->max_page_mb, "largest view.html [MB]: longer runs keep every k-th frame in the page (scene.json and results.csv keep all; default 10)")
+  cmd->add_option("--max-page-mb", args->max_page_mb,
+                  "largest view.html [MB]: longer runs keep every k-th frame in the page (scene.json and results.csv keep all; default 10)")
       ->check(positive());
   cmd->add_option("--frame-interval", args->frame_interval, "viewer frames at most every this many seconds (scene.json, view.html)")
       ->check(non_negative());

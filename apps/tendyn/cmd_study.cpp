@@ -44,14 +44,13 @@ void run_study(const StudyArgs& a) {
   Progress progress("study " + a.name, !a.quiet);
   for (std::size_t vi = 0; vi < vs.size(); ++vi) {
     const auto& v = vs[vi];
-    const auto r = ts::run_plan_study_variant(ts::load_model_file(data_file("models/" + v.model_file).string()), v, settings,
-                                              [&](int done, int total) {
-                                                progress.update((static_cast<double>(vi) + static_cast<double>(done) / std::max(total, 1)) /
-                                                                static_cast<double>(vs.size()));
-                                              });
+    const auto r = ts::run_plan_study_variant(
+        ts::load_model_file(data_file("models/" + v.model_file).string()), v, settings, [&](int done, int total) {
+          progress.update((static_cast<double>(vi) + static_cast<double>(done) / std::max(total, 1)) / static_cast<double>(vs.size()));
+        });
     csv += ts::plan_study_csv_row(v, r) + "\n";
     if (!a.quiet) {
-      if (progress.shown()) std::fprintf(stderr, "\r%80s\r", "");  // clear the progress line before the table row
+      if (progress.shown()) std::fprintf(stderr, "\r%80s\r", "");                  // clear the progress line before the table row
       const auto fixed4 = [](double x) { return display_value(x, 1.0, 0.5e-4); };  // never "-0.0000"
       std::printf("%-40s %12.4f %16.4f %10ld %10.2f\n", v.label.c_str(), fixed4(r.speed_mps), fixed4(r.max_path_error_m), r.rollouts,
                   r.wall_time_s);
@@ -77,8 +76,7 @@ void run_study(const StudyArgs& a) {
 void register_study(CLI::App& app) {
   auto a = std::make_shared<StudyArgs>();
   auto* cmd = app.add_subcommand("study", "Document 001's chapter 4 studies of the 3-bar robot (speed and lateral error)");
-  cmd->add_option("name", a->name,
-                  "drive-cables | middle-cables | stiffness | distributions | drive-vs-passive | configuration")
+  cmd->add_option("name", a->name, "drive-cables | middle-cables | stiffness | distributions | drive-vs-passive | configuration")
       ->required();
   cmd->add_option("--duration", a->duration, "planned time per variant [s]")->check(positive());
   cmd->add_option("--period", a->period, "control period [s]")->check(positive());

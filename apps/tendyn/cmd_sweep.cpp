@@ -45,7 +45,8 @@ void run_spec(const SweepArgs& a, bool out_given) {
   const std::string out = o.out.empty() ? spec.out : o.out;
   Progress progress("sweep", !a.quiet);
   o.on_start = [&](std::size_t npoint, std::size_t nresumed, int threads) {
-    if (!a.quiet) std::printf("sweep %s: %zu points (%zu already in %s), %d threads\n", a.spec.c_str(), npoint, nresumed, out.c_str(), threads);
+    if (!a.quiet)
+      std::printf("sweep %s: %zu points (%zu already in %s), %d threads\n", a.spec.c_str(), npoint, nresumed, out.c_str(), threads);
   };
   o.progress = [&](std::size_t done, std::size_t total) { progress.update(static_cast<double>(done) / static_cast<double>(total)); };
   ts::SweepRunReport report;
@@ -95,7 +96,8 @@ tensegrity::PsiStudyOptions psi_study_options(const SweepArgs& a, double count) 
 void sweep_table(const tensegrity::PsiStudyResult& res, std::string& csv, nlohmann::json& rows) {
   namespace ts = tensegrity;
   io::CsvLine line;
-  for (const char* h : {"psi_deg", "normal", "first_slack_cable", "first_slack_time_s", "first_overstrain_cable", "first_overstrain_time_s"})
+  for (const char* h :
+       {"psi_deg", "normal", "first_slack_cable", "first_slack_time_s", "first_overstrain_cable", "first_overstrain_time_s"})
     line.text(h);
   for (const char* t : ts::kTripleName)
     for (const char* q : {"max_strain", "min_strain", "final_strain", "shape"}) line.text(std::string(t) + "_" + q);
@@ -107,11 +109,15 @@ void sweep_table(const tensegrity::PsiStudyResult& res, std::string& csv, nlohma
     line.num(r.psi_deg).flag(r.normal);
     // "never": an empty cell (the library's -1 never reaches a file)
     line.text(r.first_slack_cable);
-    if (r.first_slack_cable.empty()) line.text("");
-    else line.num(r.first_slack_time_s);
+    if (r.first_slack_cable.empty())
+      line.text("");
+    else
+      line.num(r.first_slack_time_s);
     line.text(r.first_overstrain_cable);
-    if (r.first_overstrain_cable.empty()) line.text("");
-    else line.num(r.first_overstrain_time_s);
+    if (r.first_overstrain_cable.empty())
+      line.text("");
+    else
+      line.num(r.first_overstrain_time_s);
     for (int t = 0; t < 3; ++t) line.num(r.max_strain[t]).num(r.min_strain[t]).num(r.final_strain[t]).text(r.shape[t]);
     line.num(r.triple_spread);
     csv += line.str() + "\n";
@@ -122,8 +128,8 @@ void sweep_table(const tensegrity::PsiStudyResult& res, std::string& csv, nlohma
                                 ? nlohmann::json(nullptr)
                                 : nlohmann::json({{"cable", r.first_overstrain_cable}, {"time_s", r.first_overstrain_time_s}});
     for (int t = 0; t < 3; ++t)
-      j[ts::kTripleName[t]] = {{"max_strain", r.max_strain[t]}, {"min_strain", r.min_strain[t]},
-                               {"final_strain", r.final_strain[t]}, {"shape", r.shape[t]}};
+      j[ts::kTripleName[t]] = {
+          {"max_strain", r.max_strain[t]}, {"min_strain", r.min_strain[t]}, {"final_strain", r.final_strain[t]}, {"shape", r.shape[t]}};
     rows.push_back(j);
   }
 }
@@ -140,8 +146,8 @@ void print_sweep_report(const SweepArgs& a, const tensegrity::PsiStudyOptions& o
   else
     std::printf("psi study: layout centred, radius of the rod centres %.4g m, damping %.3g N s/m (%s), %d angles, %.3g s each\n", radius_m,
                 a.damping, a.damping_law.c_str(), n, a.duration);
-  std::printf("%6s %-7s %-22s %-22s %23s %23s %23s  %s\n", "psi", "normal", "first slack", "first over-strain",
-              "top max/min/final [%]", "bottom max/min/final", "side max/min/final", "shapes (top, bottom, side)");
+  std::printf("%6s %-7s %-22s %-22s %23s %23s %23s  %s\n", "psi", "normal", "first slack", "first over-strain", "top max/min/final [%]",
+              "bottom max/min/final", "side max/min/final", "shapes (top, bottom, side)");
   for (const auto& r : res.rows) {
     char slack[64] = "-", over[64] = "-";
     if (!r.first_slack_cable.empty()) std::snprintf(slack, sizeof slack, "%s @ %.3f s", r.first_slack_cable.c_str(), r.first_slack_time_s);
@@ -200,9 +206,19 @@ void run_sweep(const SweepArgs& a) {
   nlohmann::json summary = {
       {"study", "document 000 psi study (3-prism, zero gravity)"},
       {"prism",
-       {{"rod_mass_kg", a.mass}, {"rod_length_m", a.length}, {"stiffness_Npm", a.stiffness}, {"rest_length_m", a.rest_length},
-        {"damping_Nspm", a.damping}, {"damping_law", ts::to_string(o.prism.damping_law)}, {"layout", ts::to_string(o.prism.layout)}, {"radius_m", radius_m}}},
-      {"simulation", {{"duration_s", a.duration}, {"dt_s", a.dt}, {"integrator", ts::to_string(o.simulation.integrator)}, {"strain_limit", a.strain_limit}}},
+       {{"rod_mass_kg", a.mass},
+        {"rod_length_m", a.length},
+        {"stiffness_Npm", a.stiffness},
+        {"rest_length_m", a.rest_length},
+        {"damping_Nspm", a.damping},
+        {"damping_law", ts::to_string(o.prism.damping_law)},
+        {"layout", ts::to_string(o.prism.layout)},
+        {"radius_m", radius_m}}},
+      {"simulation",
+       {{"duration_s", a.duration},
+        {"dt_s", a.dt},
+        {"integrator", ts::to_string(o.simulation.integrator)},
+        {"strain_limit", a.strain_limit}}},
       {"normal_range_deg", res.has_range ? nlohmann::json::array({res.range_min_deg, res.range_max_deg}) : nlohmann::json(nullptr)},
       {"paper_normal_range_deg", nlohmann::json::array({36, 68})},
       {"rows", rows}};
@@ -228,13 +244,16 @@ void register_sweep(CLI::App& app) {
   cmd->add_option("--psi-min", a->psi_min, "first tilt angle [deg]");
   cmd->add_option("--psi-max", a->psi_max, "last tilt angle [deg]");
   cmd->add_option("--psi-step", a->psi_step, "tilt step [deg]");
-  cmd->add_option("--layout", a->layout,
-                  "initial geometry: centred (the authors' n_prism.py: rod centres on a circle) or pivot (ours: rods turned about a point on a circle)");
-  cmd->add_option("--radius", a->radius,
-                  "radius of the circle [m]: of the rod centres (centred) or of the pivot points (pivot); default: the layout's, rod length / 8 or 0.12 m")
+  cmd->add_option(
+      "--layout", a->layout,
+      "initial geometry: centred (the authors' n_prism.py: rod centres on a circle) or pivot (ours: rods turned about a point on a circle)");
+  cmd->add_option(
+         "--radius", a->radius,
+         "radius of the circle [m]: of the rod centres (centred) or of the pivot points (pivot); default: the layout's, rod length / 8 or 0.12 m")
       ->check(positive())
       ->default_str("");
-  cmd->add_option("--pivot", a->pivot, "layout pivot: fraction of the rod, from its bottom end, on that circle")->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("--pivot", a->pivot, "layout pivot: fraction of the rod, from its bottom end, on that circle")
+      ->check(CLI::Range(0.0, 1.0));
   cmd->add_option("--damping", a->damping, "cable damping gamma [N s/m]");
   cmd->add_option("--damping-law", a->damping_law, "relative_velocity (document eq. 3) or axial");
   cmd->add_option("--stiffness", a->stiffness, "cable stiffness [N/m]");
@@ -246,13 +265,16 @@ void register_sweep(CLI::App& app) {
   cmd->add_option("--strain-limit", a->strain_limit, "over-strain threshold (1.0 = 100 %)");
   cmd->add_option("-j,--threads", a->threads, "worker threads (0 = all cores); results do not depend on it");
   auto* out = cmd->add_option("-o,--out", a->out_dir, "output directory (with --spec: DIR/results.jsonl instead of the spec's 'out')");
-  cmd->add_option("--spec", a->spec,
-                  "run a parameter grid from a sweep spec (YAML/JSON, same keys as tendyn.sweep in Python) instead of the psi study (default: none)")
+  cmd->add_option(
+         "--spec", a->spec,
+         "run a parameter grid from a sweep spec (YAML/JSON, same keys as tendyn.sweep in Python) instead of the psi study (default: none)")
       ->check(existing_file());
   cmd->add_flag("-q,--quiet", a->quiet, "no table or progress");
   cmd->callback([a, out] {
-    if (!a->spec.empty()) run_spec(*a, out->count() > 0);
-    else run_sweep(*a);
+    if (!a->spec.empty())
+      run_spec(*a, out->count() > 0);
+    else
+      run_sweep(*a);
   });
 }
 

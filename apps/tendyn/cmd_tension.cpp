@@ -39,8 +39,8 @@ using cdpr::Method;
 
 std::vector<Method> parse_methods(const std::string& s) {
   if (s == "all")
-    return {Method::kExhaustive, Method::kLawsonHanson, Method::kExact, Method::kClosedForm,
-            Method::kImprovedClosedForm, Method::kCentred, Method::kCentroid};
+    return {Method::kExhaustive,         Method::kLawsonHanson, Method::kExact,   Method::kClosedForm,
+            Method::kImprovedClosedForm, Method::kCentred,      Method::kCentroid};
   std::vector<Method> m;
   for (const auto& p : io::split_fields(s)) m.push_back(cdpr::method_from_string(p));
   if (m.empty()) throw Error("--method: empty list");
@@ -87,8 +87,7 @@ void run_solve(const SolveArgs& a) {
   const Eigen::MatrixXd& J = s.J;
   Eigen::VectorXd w = a.wrench.empty() ? s.w : parse_vector(a.wrench, "--wrench");
   if (w.size() != J.rows())
-    throw Error("--wrench: needs " + std::to_string(J.rows()) + " values (rows of J), got " +
-                std::to_string(w.size()));
+    throw Error("--wrench: needs " + std::to_string(J.rows()) + " values (rows of J), got " + std::to_string(w.size()));
   const auto methods = parse_methods(a.method);
   cdpr::Workspace ws(static_cast<int>(J.rows()), static_cast<int>(J.cols()));
   nlohmann::json out;
@@ -138,21 +137,22 @@ void run_solve(const SolveArgs& a) {
     std::printf("%s\n", out.dump(2).c_str());
     return;
   }
-  std::printf("model %s (%s, %zu of %d cables), J %ld x %ld, tensions in [%g, %g] N (exact and "
-              "closed forms; exhaustive and lawson-hanson solve f >= 0 and say out_of_bounds when they break them)\n",
-              model.name.c_str(), cdpr::to_string(model.motion), s.cables.size(), model.ncable(),
-              static_cast<long>(J.rows()), static_cast<long>(J.cols()), s.options.f_min_N, s.options.f_max_N);
+  std::printf(
+      "model %s (%s, %zu of %d cables), J %ld x %ld, tensions in [%g, %g] N (exact and "
+      "closed forms; exhaustive and lawson-hanson solve f >= 0 and say out_of_bounds when they break them)\n",
+      model.name.c_str(), cdpr::to_string(model.motion), s.cables.size(), model.ncable(), static_cast<long>(J.rows()),
+      static_cast<long>(J.cols()), s.options.f_min_N, s.options.f_max_N);
   // printed values: round-off noise next to the column's scale shows as 0 (--json keeps every digit)
   const auto span = [](const Eigen::VectorXd& v) { return std::span<const double>(v.data(), static_cast<std::size_t>(v.size())); };
   std::printf("wrench w =");
   for (Eigen::Index i = 0; i < w.size(); ++i) std::printf(" %.6g", display_value(w[i], column_scale(span(w))));
-  std::printf("\n\n%-22s %-14s %7s %12s %12s %10s %6s %9s\n", "method", "status", "loaded", "|f| [N]",
-              "|Jf-w|", "rel.res", "iters", "time[us]");
+  std::printf("\n\n%-22s %-14s %7s %12s %12s %10s %6s %9s\n", "method", "status", "loaded", "|f| [N]", "|Jf-w|", "rel.res", "iters",
+              "time[us]");
   for (std::size_t k = 0; k < results.size(); ++k) {
     const auto& [m, r] = results[k];
     const double rel = wn > 0 ? r.residual_norm / wn : r.residual_norm;
-    std::printf("%-22s %-14s %4d/%-2ld %12.6g %12.4g %10.3g %6d %9.1f\n", cdpr::to_string(m), cdpr::to_string(r.status),
-                r.loaded_count, static_cast<long>(J.cols()), r.tension_norm, display_value(r.residual_norm, std::max(wn, r.tension_norm), 1e-12),
+    std::printf("%-22s %-14s %4d/%-2ld %12.6g %12.4g %10.3g %6d %9.1f\n", cdpr::to_string(m), cdpr::to_string(r.status), r.loaded_count,
+                static_cast<long>(J.cols()), r.tension_norm, display_value(r.residual_norm, std::max(wn, r.tension_norm), 1e-12),
                 display_value(rel, 1.0, 1e-12), r.iterations, times[k]);
   }
   for (const auto& [m, r] : results)
@@ -183,8 +183,7 @@ void run_trajectory(TrajArgs a) {
   cdpr::TensionProblem s = make_problem(model, a);
   for (Method m : methods) {
     const auto why = cdpr::method_inapplicable_reason(m, s);
-    if (!why.empty())
-      throw Error(std::string("--method: ") + cdpr::to_string(m) + " is not applicable here (" + std::string(why) + ")");
+    if (!why.empty()) throw Error(std::string("--method: ") + cdpr::to_string(m) + " is not applicable here (" + std::string(why) + ")");
   }
   const cdpr::PoseTrajectory traj = cdpr::read_pose_trajectory(a.in, model);
   if (a.html) require_viewer();
@@ -192,8 +191,7 @@ void run_trajectory(TrajArgs a) {
   Eigen::VectorXd f_all;
   std::vector<double> norm_f, residual;  // per frame, for the viewer's plots
   const auto results = cdpr::solve_tension_trajectory(
-      model, s, meth, traj,
-      [&](std::size_t row, const cdpr::Pose& pose, const cdpr::TensionProblem& p, const cdpr::TensionResult& r) {
+      model, s, meth, traj, [&](std::size_t row, const cdpr::Pose& pose, const cdpr::TensionProblem& p, const cdpr::TensionResult& r) {
         // the viewer's frame time: column t, or the row number at 10 frames per second
         const double t = traj.t_s.size() != 0 ? traj.t_s[static_cast<Eigen::Index>(row)] : 0.1 * static_cast<double>(row);
         cdpr::scatter_tensions(model, p, r.f_N, f_all);
@@ -244,7 +242,8 @@ void run_trajectory(TrajArgs a) {
   const auto html = wrote_html ? dir / "view.html" : std::filesystem::path();
   std::printf("wrote %s, jumps.csv and scene.json: %ld poses, method %s, %ld not ok\n", (dir / "tensions.csv").string().c_str(),
               static_cast<long>(results.size()), cdpr::to_string(meth), static_cast<long>(bad));
-  std::printf("largest tension jump between consecutive poses:\n%-22s %7s %14s %-8s %s\n", "method", "not ok", "max jump [N]", "cable", "between");
+  std::printf("largest tension jump between consecutive poses:\n%-22s %7s %14s %-8s %s\n", "method", "not ok", "max jump [N]", "cable",
+              "between");
   for (const auto& j : jumps) {
     std::printf("%-22s %7ld %14.6g %-8s %s\n", cdpr::to_string(j.method), j.not_ok, j.jump.jump_N,
                 j.jump.column >= 0 ? cable(j.jump.column).c_str() : "-",
@@ -287,7 +286,8 @@ void run_tension_study(const TensionStudyArgs& a) {
   Progress progress("tension study", true);
   const int chunk = std::max(1, a.count / 100);
   for (int first = 0; first < a.count; first += chunk) {
-    auto part = cdpr::run_random_study(m, n, std::min(chunk, a.count - first), a.seed + static_cast<std::uint64_t>(first), methods, o, mode);
+    auto part =
+        cdpr::run_random_study(m, n, std::min(chunk, a.count - first), a.seed + static_cast<std::uint64_t>(first), methods, o, mode);
     for (auto& row : part) rows.push_back(std::move(row));
     progress.update(static_cast<double>(rows.size()) / a.count);
   }
@@ -325,11 +325,11 @@ void run_tension_study(const TensionStudyArgs& a) {
     std::printf("%s\n", j.dump(2).c_str());
     return;
   }
-  std::printf("random %s study: %d problems, seeds %llu..%llu, J ~ U[-1,1], w %s; exhaustive "
-              "(IQR k = %g, residual precision %g) vs Lawson-Hanson (lsqnonneg) vs exact\n\n",
-              a.size.c_str(), a.count, static_cast<unsigned long long>(a.seed),
-              static_cast<unsigned long long>(a.seed + a.count - 1), mode == cdpr::WrenchMode::kFeasible ? "= J f0, f0 ~ U[0,1]" : "~ U[-1,1]",
-              a.iqr, a.precision);
+  std::printf(
+      "random %s study: %d problems, seeds %llu..%llu, J ~ U[-1,1], w %s; exhaustive "
+      "(IQR k = %g, residual precision %g) vs Lawson-Hanson (lsqnonneg) vs exact\n\n",
+      a.size.c_str(), a.count, static_cast<unsigned long long>(a.seed), static_cast<unsigned long long>(a.seed + a.count - 1),
+      mode == cdpr::WrenchMode::kFeasible ? "= J f0, f0 ~ U[0,1]" : "~ U[-1,1]", a.iqr, a.precision);
   const int ex = std::min(a.examples, a.count);
   std::printf("%-28s", "example (seed)");
   for (int k = 0; k < ex; ++k) std::printf(" | %-8llu %-8s %-8s", static_cast<unsigned long long>(rows[k].seed), "", "");
@@ -349,25 +349,24 @@ void run_tension_study(const TensionStudyArgs& a) {
   };
   line("loaded cables", [&](const cdpr::StudyRow& r, std::size_t mm) { return std::to_string(r.results[mm].loaded_count); });
   line("norm |f|", [&](const cdpr::StudyRow& r, std::size_t mm) { return fmt(r.results[mm].tension_norm, "%.3f"); });
-  line("relative residual", [&](const cdpr::StudyRow& r, std::size_t mm) { return fmt(display_value(r.relative_residual[mm], 1.0, 1e-12), "%.1e"); });
+  line("relative residual",
+       [&](const cdpr::StudyRow& r, std::size_t mm) { return fmt(display_value(r.relative_residual[mm], 1.0, 1e-12), "%.1e"); });
   line("status", [&](const cdpr::StudyRow& r, std::size_t mm) { return std::string(cdpr::to_string(r.results[mm].status)).substr(0, 8); });
   auto pct = [&](int k) { return 100.0 * k / sum.problems; };
   std::printf("\n\nsummary over %d problems (exhaustive vs lsqnonneg):\n", sum.problems);
-  std::printf("  loads more cables      %6.1f%%   (equal %.1f%%, fewer %.1f%%); mean loaded %.2f vs %.2f\n",
-              pct(sum.a_more_loaded), pct(sum.a_equal_loaded), pct(sum.a_fewer_loaded), sum.mean_loaded_a,
-              sum.mean_loaded_b);
-  std::printf("  smaller norm           %6.1f%%   (equal %.1f%%); reduction where smaller: median %.1f%%, "
-              "mean %.1f%%, quartiles %.1f..%.1f%%, range %.1f..%.1f%% (document: 15-40%%)\n",
-              pct(sum.a_smaller_norm), pct(sum.a_equal_norm), 100 * sum.median_norm_reduction,
-              100 * sum.mean_norm_reduction, 100 * sum.p25_norm_reduction, 100 * sum.p75_norm_reduction,
-              100 * sum.min_norm_reduction, 100 * sum.max_norm_reduction);
+  std::printf("  loads more cables      %6.1f%%   (equal %.1f%%, fewer %.1f%%); mean loaded %.2f vs %.2f\n", pct(sum.a_more_loaded),
+              pct(sum.a_equal_loaded), pct(sum.a_fewer_loaded), sum.mean_loaded_a, sum.mean_loaded_b);
+  std::printf(
+      "  smaller norm           %6.1f%%   (equal %.1f%%); reduction where smaller: median %.1f%%, "
+      "mean %.1f%%, quartiles %.1f..%.1f%%, range %.1f..%.1f%% (document: 15-40%%)\n",
+      pct(sum.a_smaller_norm), pct(sum.a_equal_norm), 100 * sum.median_norm_reduction, 100 * sum.mean_norm_reduction,
+      100 * sum.p25_norm_reduction, 100 * sum.p75_norm_reduction, 100 * sum.min_norm_reduction, 100 * sum.max_norm_reduction);
   std::printf("  max relative residual  %.2g (exhaustive), %.2g (lsqnonneg), %.2g (exact)\n",
               display_value(sum.max_rel_residual_a, 1.0, 1e-12), display_value(sum.max_rel_residual_b, 1.0, 1e-12),
               display_value(sum_exact.max_rel_residual_a, 1.0, 1e-12));
-  std::printf("  near-singular flags    %d (exhaustive), %d (lsqnonneg)\n", sum.near_singular_a,
-              sum.near_singular_b);
-  std::printf("  exact vs lsqnonneg: smaller norm %.1f%%, median reduction %.1f%%\n",
-              100.0 * sum_exact.a_smaller_norm / sum.problems, 100 * sum_exact.median_norm_reduction);
+  std::printf("  near-singular flags    %d (exhaustive), %d (lsqnonneg)\n", sum.near_singular_a, sum.near_singular_b);
+  std::printf("  exact vs lsqnonneg: smaller norm %.1f%%, median reduction %.1f%%\n", 100.0 * sum_exact.a_smaller_norm / sum.problems,
+              100 * sum_exact.median_norm_reduction);
 }
 
 void add_common(CLI::App* cmd, CommonArgs& a) {
@@ -385,8 +384,7 @@ void add_common(CLI::App* cmd, CommonArgs& a) {
 void register_tension(CLI::App& app) {
   auto* cmd = app.add_subcommand("tension", "cable tension distribution for cable-driven parallel robots (document 002)");
   auto study = std::make_shared<TensionStudyArgs>();
-  cmd->add_flag("--random-study", study->random_flag,
-                "run the random 6x12 study (same as 'tension study' with defaults)");
+  cmd->add_flag("--random-study", study->random_flag, "run the random 6x12 study (same as 'tension study' with defaults)");
   cmd->require_subcommand(0, 1);
 
   auto solve = std::make_shared<SolveArgs>();
@@ -394,14 +392,18 @@ void register_tension(CLI::App& app) {
   add_common(s, *solve);
   s->add_option("--pose", solve->pose, "x,y,phi (planar) or x,y,z,roll,pitch,yaw [m, rad]; default: model's pose");
   s->add_option("--wrench", solve->wrench, "wrench the cables must exert, one value per row of J [N, N m]; default: gravity compensation");
-  s->add_option("--method", solve->method, "all, or a list of exhaustive,lawson-hanson,exact,closed-form,improved-closed-form,centred,centroid")->capture_default_str();
+  s->add_option("--method", solve->method,
+                "all, or a list of exhaustive,lawson-hanson,exact,closed-form,improved-closed-form,centred,centroid")
+      ->capture_default_str();
   s->add_flag("--json", solve->json, "print JSON instead of a table");
   s->callback([solve] { run_solve(*solve); });
 
   auto traj = std::make_shared<TrajArgs>();
   auto* t = cmd->add_subcommand("trajectory", "tensions along a trajectory: CSV of poses in, CSV of tensions out");
   add_common(t, *traj);
-  t->add_option("--in", traj->in, "CSV with header: [t,] x,y,z,roll,pitch,yaw (planar: x,y,phi) [, fx..mz]; names may carry units (t_s, x_m, roll_rad, fx_N, mx_Nm)")
+  t->add_option(
+       "--in", traj->in,
+       "CSV with header: [t,] x,y,z,roll,pitch,yaw (planar: x,y,phi) [, fx..mz]; names may carry units (t_s, x_m, roll_rad, fx_N, mx_Nm)")
       ->required()
       ->check(existing_file());
   t->add_option("-o,--out", traj->out_dir, "output directory: tensions.csv, jumps.csv, scene.json (and view.html)");

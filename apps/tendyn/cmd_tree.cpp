@@ -71,8 +71,7 @@ Eigen::VectorXd parse_vec(const std::string& text, const char* opt, int n, const
   if (text.empty()) return fallback;
   const std::vector<double> vals = io::parse_finite_list(text, opt);
   if (static_cast<int>(vals.size()) != n)
-    throw Error(std::string(opt) + ": expected " + std::to_string(n) + " comma-separated values, got " +
-                std::to_string(vals.size()));
+    throw Error(std::string(opt) + ": expected " + std::to_string(n) + " comma-separated values, got " + std::to_string(vals.size()));
   return Eigen::Map<const Eigen::VectorXd>(vals.data(), n);
 }
 
@@ -185,15 +184,15 @@ void run_info(const TreeOptions& o) {
     return;
   }
   std::ostringstream os;
-  os << "model " << m.name << ": " << m.nlinks() << " links, nq = " << m.nq << ", nv = " << m.nv
-     << ", mass = " << m.total_mass() << " kg, gravity = (" << m.gravity_W.transpose() << ") m/s^2\n";
-  os << " #  link                     parent                   joint type" << "\n";
+  os << "model " << m.name << ": " << m.nlinks() << " links, nq = " << m.nq << ", nv = " << m.nv << ", mass = " << m.total_mass()
+     << " kg, gravity = (" << m.gravity_W.transpose() << ") m/s^2\n";
+  os << " #  link                     parent                   joint type"
+     << "\n";
   for (int i = 0; i < m.nlinks(); ++i) {
     char buf[256];
     std::snprintf(buf, sizeof buf, "%2d  %-24s %-24s %s%s  m=%g\n", i + 1, m.links[i].name.c_str(),
-                  m.parent[i] >= 0 ? m.links[m.parent[i]].name.c_str() : "world",
-                  tree::to_string(m.joints[i].type), m.joints[i].fictitious ? " (fictitious)" : "",
-                  m.links[i].mass_kg);
+                  m.parent[i] >= 0 ? m.links[m.parent[i]].name.c_str() : "world", tree::to_string(m.joints[i].type),
+                  m.joints[i].fictitious ? " (fictitious)" : "", m.links[i].mass_kg);
     os << buf;
   }
   os << "reachability matrix D (d_ij = 1: link i reachable from link j):\n";
@@ -209,8 +208,7 @@ void run_dynamics(const TreeOptions& o, bool inverse) {
   const Eigen::VectorXd q = parse_vec(o.q, "--q", m.nq, m.neutral());
   const Eigen::VectorXd v = parse_vec(o.v, "--v", m.nv, Eigen::VectorXd::Zero(m.nv));
   const std::string method = o.method.empty() ? "recursive" : o.method;
-  if (method != "recursive" && method != "block")
-    throw Error("--method: expected recursive or block (got '" + method + "')");
+  if (method != "recursive" && method != "block") throw Error("--method: expected recursive or block (got '" + method + "')");
   Eigen::VectorXd result, b;
   Eigen::MatrixXd M;
   Eigen::VectorXd input;
@@ -293,9 +291,7 @@ void run_simulate(const TreeOptions& o) {
   const Eigen::VectorXd v0 = parse_vec(o.v, "--v", m.nv, Eigen::VectorXd::Zero(m.nv));
   tree::TorqueSchedule sched;
   if (!o.torque.empty()) sched = tree::TorqueSchedule::load_csv(o.torque, m.nv);
-  tree::TorqueFn torque = [&sched](double t, const Eigen::VectorXd&, const Eigen::VectorXd&, Eigen::VectorXd& tau) {
-    sched.eval(t, tau);
-  };
+  tree::TorqueFn torque = [&sched](double t, const Eigen::VectorXd&, const Eigen::VectorXd&, Eigen::VectorXd& tau) { sched.eval(t, tau); };
   const std::string fmt = format_of(o) == "json" ? "json" : "csv";
   if (!o.html_dir.empty()) require_viewer();
   const auto estimate = tree::estimate_simulate_output(m, so, o.html_dir.empty() ? 0.0 : kTreeFrameInterval_s);
@@ -326,8 +322,7 @@ void run_simulate(const TreeOptions& o) {
     frames = std::make_unique<Frames>(m, torque, q_scene);
   }
   Progress progress("tree simulate", !o.out.empty());
-  const tree::SimulationResult r =
-      tree::simulate(m, so, q0, v0, torque, frames.get(), [&progress](double f) { progress.update(f); });
+  const tree::SimulationResult r = tree::simulate(m, so, q0, v0, torque, frames.get(), [&progress](double f) { progress.update(f); });
   progress.finish();
 
   std::string text;
@@ -434,11 +429,13 @@ void register_tree(CLI::App& app) {
   sim->add_option("--dt", opts->dt, "Step [s]");
   sim->add_option("--every", opts->every, "Record every k-th step");
   opts->budget.add_to(*sim);
-  sim->add_flag("--html", opts->html,
-                "Also write scene.json and view.html (3D viewer, docs/VIEWER.md) into the output directory (-o; default out/<model file name>)");
+  sim->add_flag(
+      "--html", opts->html,
+      "Also write scene.json and view.html (3D viewer, docs/VIEWER.md) into the output directory (-o; default out/<model file name>)");
   sim->callback([opts] {
     if (opts->format == "text") opts->format = "csv";
-    if (opts->html && opts->out_dir.empty()) opts->out_dir = (std::filesystem::path("out") / std::filesystem::path(opts->model).stem()).string();
+    if (opts->html && opts->out_dir.empty())
+      opts->out_dir = (std::filesystem::path("out") / std::filesystem::path(opts->model).stem()).string();
     set_output_file(*opts, "results", false);
     if (opts->html) opts->html_dir = opts->out_dir;
     run_simulate(*opts);

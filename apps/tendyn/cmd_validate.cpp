@@ -14,7 +14,9 @@ namespace tendyn::cli {
 void register_validate(CLI::App& app) {
   auto path = std::make_shared<std::string>();
   auto* cmd = app.add_subcommand("validate", "Check a tensegrity model file (YAML or MJCF .xml) and print what it describes");
-  cmd->add_option("model", *path, "model file (YAML, or MuJoCo MJCF by the extension .xml) or a shipped model's name (three_bar)")->required()->transform(model_file());
+  cmd->add_option("model", *path, "model file (YAML, or MuJoCo MJCF by the extension .xml) or a shipped model's name (three_bar)")
+      ->required()
+      ->transform(model_file());
   cmd->callback([path] {
     namespace ts = tensegrity;
     const auto f = ts::load_model_file(*path);
@@ -24,9 +26,9 @@ void register_validate(CLI::App& app) {
     const auto e = ts::compute_energy(m, m.initial_state, d);
     int anchors = 0;
     for (const auto& n : m.nodes) anchors += n.is_anchor() ? 1 : 0;
-    std::printf("%s: OK\nmodel '%s': %d rods (%.6g kg), %d nodes (%d fixed), %d elements, gravity (%g, %g, %g) m/s^2\n",
-                path->c_str(), m.name.c_str(), m.nrod(), m.total_mass(), m.nnode(), anchors, m.ncable(), m.gravity_W.x(),
-                m.gravity_W.y(), m.gravity_W.z());
+    std::printf("%s: OK\nmodel '%s': %d rods (%.6g kg), %d nodes (%d fixed), %d elements, gravity (%g, %g, %g) m/s^2\n", path->c_str(),
+                m.name.c_str(), m.nrod(), m.total_mass(), m.nnode(), anchors, m.ncable(), m.gravity_W.x(), m.gravity_W.y(),
+                m.gravity_W.z());
     std::printf("initial: elastic energy %.6g J, %d slack element(s)\n", e.elastic_J,
                 static_cast<int>(std::count(d.cable_slack.begin(), d.cable_slack.end(), 1)));
     std::printf("%-12s %-16s %10s %10s %10s %10s\n", "element", "nodes", "k [N/m]", "l0 [m]", "l [m]", "strain[%]");

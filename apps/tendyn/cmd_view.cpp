@@ -68,7 +68,8 @@ void run_compare(const ViewArgs& a) {
   const double fixed = static_cast<double>(viewer_js().size() + viewer_css().size()) + 8192.0;
   const double share = (a.max_page_mb * 1e6 - fixed) / static_cast<double>(texts.size());
   if (!(share > 1e4))
-    throw Error("--max-page-mb " + std::to_string(a.max_page_mb) + ": too small for the viewer and " + std::to_string(texts.size()) + " runs");
+    throw Error("--max-page-mb " + std::to_string(a.max_page_mb) + ": too small for the viewer and " + std::to_string(texts.size()) +
+                " runs");
   std::string page;
   std::vector<int> strides;
   for (std::size_t i = 0; i < texts.size(); ++i) {
@@ -94,7 +95,8 @@ void run_compare(const ViewArgs& a) {
     for (std::size_t i = 1; i < srcs.size(); ++i) std::printf(", %c = %s", static_cast<char>('A' + i), srcs[i].string().c_str());
     std::printf(")\n");
     for (std::size_t i = 0; i < strides.size(); ++i)
-      if (strides[i] > 1) std::printf("  %c: every %d-th frame kept (--max-page-mb %g)\n", static_cast<char>('A' + i), strides[i], a.max_page_mb);
+      if (strides[i] > 1)
+        std::printf("  %c: every %d-th frame kept (--max-page-mb %g)\n", static_cast<char>('A' + i), strides[i], a.max_page_mb);
   }
 }
 
@@ -116,7 +118,10 @@ void run_view(const ViewArgs& a) {
     std::printf("wrote %s (%.2f MB; open it in a browser, it works offline)\n", out.string().c_str(), bytes / 1e6);
     if (stride > 1)
       std::printf("  every %d%s frame kept to stay under --max-page-mb %g (all frames: %s)\n", stride,
-                  stride == 2 ? "nd" : stride == 3 ? "rd" : "th", a.max_page_mb, src.string().c_str());
+                  stride == 2   ? "nd"
+                  : stride == 3 ? "rd"
+                                : "th",
+                  a.max_page_mb, src.string().c_str());
   }
 }
 
@@ -133,9 +138,8 @@ void run_plot(const PlotArgs& a) {
     throw Error("plot: --format must be png, svg or png,svg");
   ensure_directory(out);
   const std::string python = shell_quote(python_interpreter());
-  const std::string cmd = python + " " + shell_quote(data_file("scripts/plot_scene.py").string()) + " " +
-                          shell_quote(src.string()) + " " + shell_quote(out.string()) + " --format " + shell_quote(a.format) +
-                          (a.quiet ? " --quiet" : "");
+  const std::string cmd = python + " " + shell_quote(data_file("scripts/plot_scene.py").string()) + " " + shell_quote(src.string()) + " " +
+                          shell_quote(out.string()) + " --format " + shell_quote(a.format) + (a.quiet ? " --quiet" : "");
   const int rc = std::system(cmd.c_str());
   if (rc != 0)
     throw Error("plot: scripts/plot_scene.py failed (exit " + std::to_string(rc) +
@@ -146,7 +150,8 @@ void run_plot(const PlotArgs& a) {
 
 void register_view(CLI::App& app) {
   auto a = std::make_shared<ViewArgs>();
-  auto* cmd = app.add_subcommand("view", "Write the self-contained 3D viewer page (HTML) of a result directory, or of several runs compared");
+  auto* cmd =
+      app.add_subcommand("view", "Write the self-contained 3D viewer page (HTML) of a result directory, or of several runs compared");
   cmd->add_option("result", a->inputs,
                   "result directory (with scene.json) or a scene.json file; several: one page comparing them (compare.html: the "
                   "first run drawn, the others as ghosts, every series of all runs plotted, their differences to the first)")

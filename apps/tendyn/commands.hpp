@@ -22,8 +22,8 @@ void register_cdpr_workspace(CLI::App& app);  // tendyn cdpr workspace
 void register_cdpr_design(CLI::App& app);     // tendyn cdpr design
 /// The "cdpr" command group (created by the first command registered in it).
 CLI::App* cdpr_group(CLI::App& app);
-void register_view(CLI::App& app);   // view + plot
-void register_render(CLI::App& app); // headless WebM / PNG frames of a viewer page
+void register_view(CLI::App& app);    // view + plot
+void register_render(CLI::App& app);  // headless WebM / PNG frames of a viewer page
 void register_serve(CLI::App& app);
 #if defined(TENDYN_WITH_TREE) || defined(TENDYN_WITH_CDPR)
 #endif

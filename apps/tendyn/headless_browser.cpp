@@ -25,9 +25,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double seconds_left(Clock::time_point deadline) {
-  return std::chrono::duration<double>(deadline - Clock::now()).count();
-}
+double seconds_left(Clock::time_point deadline) { return std::chrono::duration<double>(deadline - Clock::now()).count(); }
 
 Clock::time_point deadline_after(double s) {
   return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
@@ -54,8 +52,8 @@ std::filesystem::path find_chromium(const std::string& given) {
   return p;
 }
 
-HeadlessBrowser::HeadlessBrowser(const std::filesystem::path& chromium, const std::filesystem::path& profile_dir, int width,
-                                 int height, double timeout_s)
+HeadlessBrowser::HeadlessBrowser(const std::filesystem::path& chromium, const std::filesystem::path& profile_dir, int width, int height,
+                                 double timeout_s)
     : log_(profile_dir / "chromium-stderr.log") {
   int cmd[2], ans[2];  // cmd: we -> browser, ans: browser -> we
   if (::pipe2(cmd, O_CLOEXEC) != 0) throw Error(std::string("render: pipe: ") + std::strerror(errno));
@@ -64,27 +62,14 @@ HeadlessBrowser::HeadlessBrowser(const std::filesystem::path& chromium, const st
     ::close(cmd[1]);
     throw Error(std::string("render: pipe: ") + std::strerror(errno));
   }
-  std::vector<std::string> args = {chromium.string(),
-                                   "--headless=new",
-                                   "--remote-debugging-pipe",
-                                   // the page is the program's own local file; the sandbox cannot start as root or
-                                   // in many containers
-                                   "--no-sandbox",
-                                   "--use-angle=swiftshader",
-                                   "--enable-unsafe-swiftshader",
-                                   "--ignore-gpu-blocklist",
-                                   "--disable-dev-shm-usage",
-                                   "--hide-scrollbars",
-                                   "--mute-audio",
-                                   "--no-first-run",
-                                   "--no-default-browser-check",
-                                   "--disable-extensions",
-                                   "--disable-background-timer-throttling",
-                                   "--disable-renderer-backgrounding",
-                                   "--allow-file-access-from-files",
-                                   "--user-data-dir=" + profile_dir.string(),
-                                   "--window-size=" + std::to_string(width) + "," + std::to_string(height),
-                                   "about:blank"};
+  std::vector<std::string> args = {
+      chromium.string(), "--headless=new", "--remote-debugging-pipe",
+      // the page is the program's own local file; the sandbox cannot start as root or
+      // in many containers
+      "--no-sandbox", "--use-angle=swiftshader", "--enable-unsafe-swiftshader", "--ignore-gpu-blocklist", "--disable-dev-shm-usage",
+      "--hide-scrollbars", "--mute-audio", "--no-first-run", "--no-default-browser-check", "--disable-extensions",
+      "--disable-background-timer-throttling", "--disable-renderer-backgrounding", "--allow-file-access-from-files",
+      "--user-data-dir=" + profile_dir.string(), "--window-size=" + std::to_string(width) + "," + std::to_string(height), "about:blank"};
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);

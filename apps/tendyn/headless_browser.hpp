@@ -20,8 +20,7 @@ class HeadlessBrowser {
   /// `profile_dir`, which must exist and stays the caller's) with a window of width x height CSS
   /// pixels. Throws tendyn::Error when it cannot be started or does not answer within
   /// `timeout_s`, with the end of its error output.
-  HeadlessBrowser(const std::filesystem::path& chromium, const std::filesystem::path& profile_dir, int width, int height,
-                  double timeout_s);
+  HeadlessBrowser(const std::filesystem::path& chromium, const std::filesystem::path& profile_dir, int width, int height, double timeout_s);
   HeadlessBrowser(const HeadlessBrowser&) = delete;
   HeadlessBrowser& operator=(const HeadlessBrowser&) = delete;
   /// Closes the browser (Browser.close, then SIGKILL of its process group after 5 s).

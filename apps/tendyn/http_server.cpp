@@ -88,7 +88,9 @@ class SocketStream final : public httplib::Stream {
     socklen_t len = sizeof a;
     ip.clear();
     port = 0;
-    if ((local ? ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len) : ::getpeername(fd_, reinterpret_cast<sockaddr*>(&a), &len)) != 0) return;
+    if ((local ? ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len) : ::getpeername(fd_, reinterpret_cast<sockaddr*>(&a), &len)) !=
+        0)
+      return;
     char text[INET6_ADDRSTRLEN] = {0};
     if (a.ss_family == AF_INET) {
       const auto* v4 = reinterpret_cast<const sockaddr_in*>(&a);
@@ -112,8 +114,8 @@ class SocketStream final : public httplib::Stream {
 
 }  // namespace
 
-  /// Accepts and serves connections until `stop` is set; then closes them and joins their
-  /// threads. Needs a bound socket (bind_to_port / bind_to_any_port).
+/// Accepts and serves connections until `stop` is set; then closes them and joins their
+/// threads. Needs a bound socket (bind_to_port / bind_to_any_port).
 void StudioServer::serve(const std::atomic<bool>& stop) {
   const int lfd = svr_sock_;
   // httplib listens with a backlog of 5: a burst of connections would see dropped SYNs and
@@ -171,9 +173,9 @@ void StudioServer::reap() {
   }
 }
 
-  /// Makes room for a new connection of `client` (needs mutex_): true when it may be served,
-  /// after closing a waiting connection if the table or the client's share is full; else false
-  /// with the reason.
+/// Makes room for a new connection of `client` (needs mutex_): true when it may be served,
+/// after closing a waiting connection if the table or the client's share is full; else false
+/// with the reason.
 bool StudioServer::make_room(const std::string& client, std::string& why) {
   std::map<std::string, int> per_client;
   int total = 0;
@@ -228,8 +230,8 @@ void StudioServer::refuse(int fd, const std::string& why) const {
 void StudioServer::connection(int fd) {
   SocketStream strm(fd, 5.0);
   const auto idle_ms = static_cast<int>(limits_.keep_alive_timeout_s * 1000);
-  const auto request_time = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-      std::chrono::duration<double>(limits_.request_timeout_s));
+  const auto request_time =
+      std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(limits_.request_timeout_s));
   const std::size_t budget = limits_.max_body_bytes + (256u << 10);  // headers, chunk framing
   for (int count = 100; count > 0; --count) {
     // a pipelined request may already be in the stream's buffer: answer it without waiting
@@ -248,9 +250,9 @@ void StudioServer::connection(int fd) {
   }
 }
 
-  /// Closing with unread request data makes the kernel send a reset, and the client may lose our
-  /// answer (413, 403, 415) before it reads it: stop sending, then read and drop what still
-  /// arrives for at most 1 s and 4 MiB.
+/// Closing with unread request data makes the kernel send a reset, and the client may lose our
+/// answer (413, 403, 415) before it reads it: stop sending, then read and drop what still
+/// arrives for at most 1 s and 4 MiB.
 void StudioServer::linger(int fd) {
   ::shutdown(fd, SHUT_WR);
   char sink[4096];

@@ -100,8 +100,7 @@ void add_live_routes(httplib::Server& svr, bool loopback, std::size_t max_body_b
   svr.Get("/live/state", [=](const httplib::Request& req, httplib::Response& res) {
     if (!loopback) return refuse(res);
     long session = 0, after = 0, keep = 0;
-    if (!query_long(req, "session", 0, session, res) || !query_long(req, "after", 0, after, res) ||
-        !query_long(req, "keep", 0, keep, res))
+    if (!query_long(req, "session", 0, session, res) || !query_long(req, "after", 0, after, res) || !query_long(req, "keep", 0, keep, res))
       return;
     store->wait(session, after, kLongPollS);
     res.set_content(store->state_json(session, after, kMaxFramesPerPoll, keep != 0), "application/json");

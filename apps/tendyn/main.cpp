@@ -85,9 +85,11 @@ int main(int argc, char** argv) {
     const auto docs = tendyn::cli::doc_dir();
     const std::string where = docs.empty() ? std::string("docs/ of the tendyn sources (not installed here)") : docs.string();
     return "Exit codes: 0 ok, 1 usage error, 2 bad input, 3 simulation failure, 4 internal error.\n"
-           "Models: a file, or the name of a shipped model in " + tendyn::cli::data_dir_hint() +
-               "/models (tendyn simulate three_bar).\n"
-           "Documentation: " + where + " (CLI.md: the commands, MODEL_FORMAT.md: model files, INSTALL.md).";
+           "Models: a file, or the name of a shipped model in " +
+           tendyn::cli::data_dir_hint() +
+           "/models (tendyn simulate three_bar).\n"
+           "Documentation: " +
+           where + " (CLI.md: the commands, MODEL_FORMAT.md: model files, INSTALL.md).";
   });
   tendyn::cli::register_simulate(app);
   tendyn::cli::register_sweep(app);
@@ -107,7 +109,8 @@ int main(int argc, char** argv) {
   tendyn::cli::register_cdpr_workspace(app);
   tendyn::cli::register_cdpr_design(app);
 #else
-  tendyn::cli::register_missing_module(app, "tension", "cable tension distribution for cable-driven parallel robots", "CDPR", "TENDYN_WITH_CDPR");
+  tendyn::cli::register_missing_module(app, "tension", "cable tension distribution for cable-driven parallel robots", "CDPR",
+                                       "TENDYN_WITH_CDPR");
   tendyn::cli::register_missing_module(app, "cdpr-experiment", "document 002's two-stage printer experiment", "CDPR", "TENDYN_WITH_CDPR");
   tendyn::cli::register_missing_module(app, "cdpr", "cable-driven parallel robots: workspace and design tools", "CDPR", "TENDYN_WITH_CDPR");
 #endif

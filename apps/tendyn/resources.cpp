@@ -62,8 +62,7 @@ std::filesystem::path doc_dir() noexcept {
     const auto dir = (data_dir().parent_path() / "doc" / "tendyn").lexically_normal();
     std::error_code ec;
     if (std::filesystem::is_directory(dir, ec)) return dir;
-  } catch (...) {
-  }
+  } catch (...) {}
   return {};
 }
 
@@ -106,8 +105,7 @@ std::filesystem::path resolve_model(const std::string& arg, std::vector<std::fil
       if (tried != nullptr) tried->push_back(c);
       if (fs::is_regular_file(c, ec)) return c;
     }
-  } catch (...) {
-  }
+  } catch (...) {}
   return {};
 }
 
@@ -121,8 +119,9 @@ std::string python_interpreter() {
     const auto candidate = std::filesystem::path(d) / "python3";
     if (::access(candidate.c_str(), X_OK) == 0) return candidate.string();
   }
-  throw Error("python3 not found (tried $TENDYN_PYTHON, /usr/bin/python3 and PATH); the plots need python3 with matplotlib "
-              "(Debian: apt-get install python3-matplotlib)");
+  throw Error(
+      "python3 not found (tried $TENDYN_PYTHON, /usr/bin/python3 and PATH); the plots need python3 with matplotlib "
+      "(Debian: apt-get install python3-matplotlib)");
 }
 
 }  // namespace tendyn::cli

@@ -52,7 +52,6 @@ std::map<std::string, std::string> shipped_models() {
   return out;
 }
 
-
 /// A run id or client id as sent by a page: 1 to 64 of [A-Za-z0-9_-].
 bool plain_id(const std::string& s) {
   return !s.empty() && s.size() <= 64 &&
@@ -96,9 +95,9 @@ void Studio::routes(httplib::Server& svr, const studio::Listen& listen) {
     for (const auto& [name, text] : models_)
       list.push_back({{"name", name},
                       {"kind", studio::model_kind(text)},
-                      {"description", name == "default"               ? "document 000's 3-prism (built in)"
+                      {"description", name == "default"             ? "document 000's 3-prism (built in)"
                                       : name.rfind("cdpr-", 0) == 0 ? "models/cdpr/" + name.substr(5) + ".yaml (CDPR)"
-                                                                      : "models/" + name + ".yaml"}});
+                                                                    : "models/" + name + ".yaml"}});
     res.set_content(json{{"models", list}}.dump(), "application/json");
   });
   svr.Get(R"(/api/models/([A-Za-z0-9_.-]+))", [this](const httplib::Request& req, httplib::Response& res) {
@@ -106,12 +105,13 @@ void Studio::routes(httplib::Server& svr, const studio::Listen& listen) {
     if (it == models_.end()) return reply_error(res, 404, "no model '" + std::string(req.matches[1]) + "'");
     res.set_content(json{{"name", it->first}, {"yaml", it->second}}.dump(), "application/json");
   });
-  svr.Post("/api/model", [this](const httplib::Request&, httplib::Response& res, const httplib::ContentReader& reader) { post_model(res, reader); });
+  svr.Post("/api/model",
+           [this](const httplib::Request&, httplib::Response& res, const httplib::ContentReader& reader) { post_model(res, reader); });
   svr.Post("/api/run", [this](const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader) {
     post_run(req, res, reader);
   });
-  svr.Post(R"(/api/jobs/([A-Za-z0-9_-]{1,64})/cancel)",
-           [this](const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader) { cancel_job(req, res, reader); });
+  svr.Post(R"(/api/jobs/([A-Za-z0-9_-]{1,64})/cancel)", [this](const httplib::Request& req, httplib::Response& res,
+                                                               const httplib::ContentReader& reader) { cancel_job(req, res, reader); });
   svr.Get(R"(/api/jobs/([A-Za-z0-9_-]{1,64})/run\.(csv|json))",
           [this](const httplib::Request& req, httplib::Response& res) { download_run(req, res); });
   svr.Get(R"(/api/jobs/([A-Za-z0-9_-]{1,64}))", [this](const httplib::Request& req, httplib::Response& res) { get_job(req, res); });
@@ -128,8 +128,7 @@ void Studio::routes(httplib::Server& svr, const studio::Listen& listen) {
       std::rethrow_exception(ep);
     } catch (const std::exception& e) {
       what = std::string("internal error: ") + e.what();
-    } catch (...) {
-    }
+    } catch (...) {}
     reply_error(res, 500, what);
   });
 }
@@ -144,8 +143,8 @@ httplib::Server::HandlerResponse Studio::check_request(const httplib::Request& r
   // a second copy could carry another value than the one checked
   for (const char* k : {"Host", "Origin", "Content-Type", "Content-Length", "Transfer-Encoding", "X-Tendyn-Token", "X-Tendyn-Client"})
     if (req.get_header_value_count(k) > 1)
-      return refuse(400, std::string("the ") + k + " header is given " + std::to_string(req.get_header_value_count(k)) +
-                             " times (one copy at most)");
+      return refuse(
+          400, std::string("the ") + k + " header is given " + std::to_string(req.get_header_value_count(k)) + " times (one copy at most)");
   const auto header = [&req](const char* k) -> std::unique_ptr<std::string> {
     return req.has_header(k) ? std::make_unique<std::string>(req.get_header_value(k)) : nullptr;
   };
@@ -156,8 +155,9 @@ httplib::Server::HandlerResponse Studio::check_request(const httplib::Request& r
   if ((api || req.path.rfind("/live/", 0) == 0)) {
     const std::string given = req.has_header("X-Tendyn-Token") ? req.get_header_value("X-Tendyn-Token") : req.get_param_value("token");
     if (!studio::token_matches(given, token_))
-      return refuse(403, std::string(given.empty() ? "no token" : "wrong token") +
-                             ": open the address tendyn serve printed (it ends in ?token=...), or send its token in the X-Tendyn-Token header");
+      return refuse(403,
+                    std::string(given.empty() ? "no token" : "wrong token") +
+                        ": open the address tendyn serve printed (it ends in ?token=...), or send its token in the X-Tendyn-Token header");
   }
   if (req.has_header("Content-Length")) {
     const std::string n = req.get_header_value("Content-Length");
@@ -178,7 +178,8 @@ void Studio::post_model(httplib::Response& res, const httplib::ContentReader& re
   } catch (const json::exception& e) {
     return reply_error(res, 400, "request: not valid JSON (" + std::string(e.what()) + ")");
   }
-  if (!j.is_object() || !j.contains("yaml") || !j["yaml"].is_string()) return reply_error(res, 400, "request.yaml: missing, or not a string");
+  if (!j.is_object() || !j.contains("yaml") || !j["yaml"].is_string())
+    return reply_error(res, 400, "request.yaml: missing, or not a string");
   try {
     const auto r = studio::edit_model(j["yaml"].get<std::string>(), j.contains("edits") ? j["edits"].dump() : std::string(), limits_);
     res.set_content(nlohmann::ordered_json{{"yaml", r.yaml}, {"model", nlohmann::ordered_json::parse(r.model_json)}}.dump(),
@@ -214,10 +215,12 @@ void Studio::post_run(const httplib::Request& req, httplib::Response& res, const
     mine += e.client == client;
   }
   if (mine >= kMaxRunsPerClient)
-    return reply_error(res, 429, "busy: you have " + std::to_string(mine) + " runs queued or running (limit " + std::to_string(kMaxRunsPerClient) +
-                                     " per client); wait, or cancel one (POST /api/jobs/ID/cancel)");
+    return reply_error(res, 429,
+                       "busy: you have " + std::to_string(mine) + " runs queued or running (limit " + std::to_string(kMaxRunsPerClient) +
+                           " per client); wait, or cancel one (POST /api/jobs/ID/cancel)");
   if (waiting >= kMaxQueued)
-    return reply_error(res, 429, "busy: " + std::to_string(waiting) + " runs queued (limit " + std::to_string(kMaxQueued) + "); try again later");
+    return reply_error(res, 429,
+                       "busy: " + std::to_string(waiting) + " runs queued (limit " + std::to_string(kMaxQueued) + "); try again later");
   std::string id;
   do id = studio::random_hex(16);
   while (jobs_.count(id) != 0);
@@ -237,11 +240,11 @@ void Studio::cancel_job(const httplib::Request& req, httplib::Response& res, con
   if (!read_body(reader, res, limits_.max_body_bytes, body)) return;
   std::lock_guard lock(mutex_);
   const auto it = jobs_.find(req.matches[1]);
-  if (it == jobs_.end()) return reply_error(res, 404, "no job " + std::string(req.matches[1]) + " (finished jobs are kept for a while only)");
+  if (it == jobs_.end())
+    return reply_error(res, 404, "no job " + std::string(req.matches[1]) + " (finished jobs are kept for a while only)");
   Entry& e = it->second;
   const std::string st = status_of(e);
-  if (st != "queued" && st != "running")
-    return reply_error(res, 409, "job " + it->first + " is " + st + ": nothing to cancel");
+  if (st != "queued" && st != "running") return reply_error(res, 409, "job " + it->first + " is " + st + ": nothing to cancel");
   e.job->cancel = true;
   if (!e.started) {
     std::lock_guard jl(e.job->mutex);
@@ -257,7 +260,8 @@ void Studio::download_run(const httplib::Request& req, httplib::Response& res) {
   {
     std::lock_guard lock(job->mutex);
     if (job->status != "done")
-      return reply_error(res, 409, "job " + std::string(req.matches[1]) + " is " + job->status + ": the run can be downloaded when it is done");
+      return reply_error(res, 409,
+                         "job " + std::string(req.matches[1]) + " is " + job->status + ": the run can be downloaded when it is done");
   }
   const bool csv = req.matches[2] == "csv";
   res.set_header("Content-Disposition", "attachment; filename=\"run-" + std::string(req.matches[1]) + (csv ? ".csv\"" : ".json\""));

@@ -10,8 +10,9 @@ namespace tendyn::cli {
 
 void require_viewer() {
   if (viewer_js().empty())
-    throw Error("this tendyn was built without the web viewer (Node.js and npm were not found when it was configured): "
-                "run scripts/install-deps.sh build and rebuild");
+    throw Error(
+        "this tendyn was built without the web viewer (Node.js and npm were not found when it was configured): "
+        "run scripts/install-deps.sh build and rebuild");
 }
 
 std::size_t write_viewer_page(const std::filesystem::path& out, std::string_view scene_json_text, std::string_view title,

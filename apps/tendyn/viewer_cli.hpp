@@ -35,15 +35,13 @@ std::size_t write_viewer_page(const std::filesystem::path& out, std::string_view
 
 /// Simulates `model` (with its own drives) for `options` and returns its scene, decimated to at
 /// most one frame per `frame_interval_s` (the last state always kept). Used by plan/--html.
-viz::Scene simulate_scene(const tensegrity::Model& model, const tensegrity::SimulationOptions& options,
-                          double frame_interval_s = 0.01);
+viz::Scene simulate_scene(const tensegrity::Model& model, const tensegrity::SimulationOptions& options, double frame_interval_s = 0.01);
 
 /// Forwards every output to several observers (e.g. the CSV writer and the scene recorder).
 class TeeObserver final : public tensegrity::Observer {
  public:
   explicit TeeObserver(std::vector<tensegrity::Observer*> observers) : observers_(std::move(observers)) {}
-  void on_output(const tensegrity::Model& m, const tensegrity::State& s, const tensegrity::Data& d,
-                 const tensegrity::Energy& e) override {
+  void on_output(const tensegrity::Model& m, const tensegrity::State& s, const tensegrity::Data& d, const tensegrity::Energy& e) override {
     for (auto* o : observers_)
       if (o) o->on_output(m, s, d, e);
   }

@@ -28,12 +28,12 @@ namespace ts = tendyn::tensegrity;
 namespace {
 
 constexpr double kControlPeriodS = 0.02;
-constexpr double kLeanM = 0.02;    // lean amplitude
-constexpr double kHopM = 0.03;     // top-cable contraction of a hop
-constexpr long kHopEvery = 25;     // a hop every 25 control periods (0.5 s) ...
-constexpr long kHopFor = 3;        // ... lasting 3 control periods (60 ms)
-constexpr double kArrivedM = 0.02; // no hops within this distance
-constexpr double kFacingM = 0.08;  // midpoint offset for full lean
+constexpr double kLeanM = 0.02;     // lean amplitude
+constexpr double kHopM = 0.03;      // top-cable contraction of a hop
+constexpr long kHopEvery = 25;      // a hop every 25 control periods (0.5 s) ...
+constexpr long kHopFor = 3;         // ... lasting 3 control periods (60 ms)
+constexpr double kArrivedM = 0.02;  // no hops within this distance
+constexpr double kFacingM = 0.08;   // midpoint offset for full lean
 
 // COM estimate: the mean of the node positions (3 x n); floor coordinates only.
 void floor_com(const Eigen::Matrix3Xd& p, double& cx, double& cy) {
@@ -54,9 +54,12 @@ int main(int argc, char** argv) {
   int live_port = 0;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--model" && i + 1 < argc) model_path = argv[++i];
-    else if (a == "--duration" && i + 1 < argc) duration = std::atof(argv[++i]);
-    else if (a == "--live" && i + 1 < argc) live_port = std::atoi(argv[++i]);
+    if (a == "--model" && i + 1 < argc)
+      model_path = argv[++i];
+    else if (a == "--duration" && i + 1 < argc)
+      duration = std::atof(argv[++i]);
+    else if (a == "--live" && i + 1 < argc)
+      live_port = std::atoi(argv[++i]);
     else if (a == "--target" && i + 2 < argc) {
       tx = std::atof(argv[++i]);
       ty = std::atof(argv[++i]);
@@ -87,7 +90,7 @@ int main(int argc, char** argv) {
     long calls = 0;
     auto law = [&](double t_s, const ts::State& state, ts::Data& data) {
       if (live.connected()) live.send_frame(t_s, model, state, data);  // a copy; posted by the client's thread
-      const Eigen::Matrix3Xd& p = data.p_W_node;  // measured node positions [m]
+      const Eigen::Matrix3Xd& p = data.p_W_node;                       // measured node positions [m]
       double cx, cy;
       floor_com(p, cx, cy);
       const double dx = tx - cx, dy = ty - cy;

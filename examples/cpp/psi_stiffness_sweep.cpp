@@ -25,9 +25,12 @@ int main(int argc, char** argv) {
   double duration = 15.0;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
-    if (a == "--points") points = std::atoi(argv[i + 1]);
-    else if (a == "--duration") duration = std::atof(argv[i + 1]);
-    else if (a == "--threads") threads = std::atoi(argv[i + 1]);
+    if (a == "--points")
+      points = std::atoi(argv[i + 1]);
+    else if (a == "--duration")
+      duration = std::atof(argv[i + 1]);
+    else if (a == "--threads")
+      threads = std::atoi(argv[i + 1]);
     else {
       std::fprintf(stderr, "usage: %s [--points N] [--duration S] [--threads T]\n", argv[0]);
       return 1;
@@ -61,7 +64,9 @@ int main(int argc, char** argv) {
   for (char c : normal) count += c;
   std::printf("%d points (%d in the normal mode)\n", n, count);
   std::map<double, std::vector<std::pair<double, bool>>> by_k;
-  for (int i = 0; i < n; ++i) by_k[grid[static_cast<std::size_t>(i)].second].emplace_back(grid[static_cast<std::size_t>(i)].first, normal[static_cast<std::size_t>(i)] != 0);
+  for (int i = 0; i < n; ++i)
+    by_k[grid[static_cast<std::size_t>(i)].second].emplace_back(grid[static_cast<std::size_t>(i)].first,
+                                                                normal[static_cast<std::size_t>(i)] != 0);
   for (auto& [k, rows] : by_k) {
     std::vector<double> best, run;
     rows.emplace_back(0.0, false);
@@ -73,8 +78,10 @@ int main(int argc, char** argv) {
         run.clear();
       }
     }
-    if (best.empty()) std::printf("  stiffness %5.1f N/m: normal-mode psi range none\n", k);
-    else std::printf("  stiffness %5.1f N/m: normal-mode psi range [%.1f, %.1f] deg\n", k, best.front(), best.back());
+    if (best.empty())
+      std::printf("  stiffness %5.1f N/m: normal-mode psi range none\n", k);
+    else
+      std::printf("  stiffness %5.1f N/m: normal-mode psi range [%.1f, %.1f] deg\n", k, best.front(), best.back());
   }
   return 0;
 }

@@ -126,8 +126,7 @@ inline py::array_t<double> vector_view(Eigen::VectorXd& v, py::handle owner) {
 inline py::array_t<double> rows3_view(std::vector<Eigen::Vector3d>& v, py::handle owner) {
   static_assert(sizeof(Eigen::Vector3d) == 3 * sizeof(double));
   const auto d = static_cast<py::ssize_t>(sizeof(double));
-  return py::array_t<double>({static_cast<py::ssize_t>(v.size()), py::ssize_t{3}}, {3 * d, d},
-                             v.empty() ? nullptr : v[0].data(), owner);
+  return py::array_t<double>({static_cast<py::ssize_t>(v.size()), py::ssize_t{3}}, {3 * d, d}, v.empty() ? nullptr : v[0].data(), owner);
 }
 
 inline std::string shape_str(const py::array& a) {

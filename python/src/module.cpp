@@ -28,19 +28,19 @@ py::handle g_error, g_sim_error;
 }  // namespace
 
 PYBIND11_MODULE(_tendyn, m) {
-  m.doc() = "tendyn: rod-and-cable robots (tensegrity, cable-driven parallel, tree-structured). "
-            "Thin bindings of the C++ library; names as in C++ (namespace tendyn::X -> tendyn.X).";
+  m.doc() =
+      "tendyn: rod-and-cable robots (tensegrity, cable-driven parallel, tree-structured). "
+      "Thin bindings of the C++ library; names as in C++ (namespace tendyn::X -> tendyn.X).";
 
   // tendyn::Error (bad input) -> tendyn.Error (a ValueError); tendyn::SimulationError ->
   // tendyn.SimulationError (a tendyn.Error and a RuntimeError) with the attribute `time`.
   // The class objects live as long as the module (intentionally never released).
-  py::handle error = PyErr_NewExceptionWithDoc(
-      "tendyn.Error", "Bad input (tendyn::Error): the message names the file:line:col and field, or the element.",
-      PyExc_ValueError, nullptr);
+  py::handle error =
+      PyErr_NewExceptionWithDoc("tendyn.Error", "Bad input (tendyn::Error): the message names the file:line:col and field, or the element.",
+                                PyExc_ValueError, nullptr);
   py::tuple sim_bases = py::make_tuple(error, py::handle(PyExc_RuntimeError));
   py::handle sim_error = PyErr_NewExceptionWithDoc(
-      "tendyn.SimulationError",
-      "A run failed (tendyn::SimulationError): blow-up or limit violation; `time` is the simulated time [s].",
+      "tendyn.SimulationError", "A run failed (tendyn::SimulationError): blow-up or limit violation; `time` is the simulated time [s].",
       sim_bases.ptr(), nullptr);
   g_error = error;
   g_sim_error = sim_error;
@@ -89,7 +89,8 @@ PYBIND11_MODULE(_tendyn, m) {
   py::module_ viz = m.def_submodule("viz", "Viewer: the live view's client (tendyn::viz; tendyn.viewer builds on it).");
   tendyn::python::viz_bind::expose_live(viz);
 #ifdef TENDYN_WITH_CDPR
-  py::module_ cdpr = m.def_submodule("cdpr", "Cable-driven parallel robots: geometry, tension solvers, dynamics and the printer experiment (tendyn::cdpr).");
+  py::module_ cdpr = m.def_submodule(
+      "cdpr", "Cable-driven parallel robots: geometry, tension solvers, dynamics and the printer experiment (tendyn::cdpr).");
   {
     namespace c = tendyn::python::cdpr_bind;
     c::expose_geometry(cdpr);

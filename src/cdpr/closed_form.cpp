@@ -22,8 +22,7 @@
 
 namespace tendyn::cdpr::detail {
 
-void solve_closed_form(const Scaled& p, const SolverOptions& o, bool improved,
-                       Workspace::Impl& ws, TensionResult& res) {
+void solve_closed_form(const Scaled& p, const SolverOptions& o, bool improved, Workspace::Impl& ws, TensionResult& res) {
   const auto& J = p.J;
   const auto& w = p.w;
   const int m = static_cast<int>(J.rows());

@@ -33,15 +33,14 @@ SensorConfig typical_sensor_noise(std::uint64_t seed) {
 
 Sensors::Sensors(const DynamicModel& model, const SensorConfig& config, const std::string& lower_group)
     : cfg_(config), lower_(cables_in_group(model.geometry, lower_group)), rng_(config.seed) {
-  for (double s : {cfg_.force_sigma_N, cfg_.inclination_sigma_rad, cfg_.accel_sigma, cfg_.gyro_sigma,
-                   cfg_.position_sigma_m, cfg_.velocity_sigma_m_s})
+  for (double s :
+       {cfg_.force_sigma_N, cfg_.inclination_sigma_rad, cfg_.accel_sigma, cfg_.gyro_sigma, cfg_.position_sigma_m, cfg_.velocity_sigma_m_s})
     if (!(s >= 0.0) || !std::isfinite(s)) throw Error("cdpr sensors: noise sigmas must be finite and >= 0");
 }
 
 double Sensors::noise(double sigma) { return sigma > 0.0 ? sigma * normal_(rng_) : 0.0; }
 
-void Sensors::measure(const DynamicModel& model, const StateVector& x, const DynamicData& data,
-                      Measurement& out) {
+void Sensors::measure(const DynamicModel& model, const StateVector& x, const DynamicData& data, Measurement& out) {
   const Pose pose = state_pose(x);
   out.pose = pose;
   for (int k = 0; k < 3; ++k) out.pose.p_WP[k] += noise(cfg_.position_sigma_m);
@@ -84,14 +83,14 @@ Controller::Controller(const DynamicModel& model, const ControllerConfig& config
       ws_up_(6, std::max(1, static_cast<int>(upper_.size()))),
       ws_low_(3, std::max(1, static_cast<int>(lower_.size()))) {
   if (!(cfg_.tau_winch_s > 0.0)) throw Error("cdpr controller: tau_winch must be > 0");
-  if (!(cfg_.period_s > 0.0) || !(cfg_.tau_tension_s > 0.0) || !(cfg_.tension_rate_max_Nps > 0.0) ||
-      !(cfg_.tau_filter_s >= 0.0) || !std::isfinite(cfg_.tau_filter_s))
+  if (!(cfg_.period_s > 0.0) || !(cfg_.tau_tension_s > 0.0) || !(cfg_.tension_rate_max_Nps > 0.0) || !(cfg_.tau_filter_s >= 0.0) ||
+      !std::isfinite(cfg_.tau_filter_s))
     throw Error("cdpr controller: period, tau_tension and tension_rate_max must be > 0, tau_filter >= 0");
   const double f_min = cfg_.f_min_N.value_or(model.geometry.f_min_N);
   const double f_max = cfg_.f_max_N.value_or(model.geometry.f_max_N);
   if (!(f_min >= 0.0) || !std::isfinite(f_min) || !(f_max > f_min))
-    throw Error("cdpr controller: tension bounds need 0 <= f_min < f_max (got f_min " + io::format_number(f_min) +
-                " N, f_max " + io::format_number(f_max) + " N)");
+    throw Error("cdpr controller: tension bounds need 0 <= f_min < f_max (got f_min " + io::format_number(f_min) + " N, f_max " +
+                io::format_number(f_max) + " N)");
   if ((cfg_.method == Method::kExhaustive || cfg_.method == Method::kLawsonHanson) && f_min > 0.0)
     throw Error(std::string("cdpr controller: method '") + to_string(cfg_.method) +
                 "' solves f >= 0 only and cannot honour the lower tension bound " + io::format_number(f_min) +
@@ -128,19 +127,18 @@ void Controller::reset() { have_offset_ = false; }
 void Controller::update(const Reference& ref, const Measurement& meas, Inputs& in) {
   const DynamicModel& m = *model_;
   const int n = m.ncable();
-  for (int i = 0; i < n; ++i)
-    geo_.p_WA(2, i) = m.geometry.p_WA(2, i) + (m.on_carriage[i] != 0 ? in.carriage_z_m[i] : 0.0);
+  for (int i = 0; i < n; ++i) geo_.p_WA(2, i) = m.geometry.p_WA(2, i) + (m.on_carriage[i] != 0 ? in.carriage_z_m[i] : 0.0);
   update_geometry(geo_, meas.pose, data_);
   // 1. pose regulators -> desired wrench
   const Eigen::Vector3d r = meas.pose.R_WP * m.com_P;
-  const Eigen::Vector3d F = m.mass_kg * (ref.a_W - m.geometry.gravity_W) - in.force_ext_W +
-                            cfg_.kp_pos_Npm * (ref.p_W - meas.pose.p_WP) + cfg_.kd_pos_Nspm * (ref.v_W - meas.v_W);
+  const Eigen::Vector3d F = m.mass_kg * (ref.a_W - m.geometry.gravity_W) - in.force_ext_W + cfg_.kp_pos_Npm * (ref.p_W - meas.pose.p_WP) +
+                            cfg_.kd_pos_Nspm * (ref.v_W - meas.v_W);
   const Eigen::Quaterniond q(meas.pose.R_WP);
   const Eigen::Vector3d e_R = quat_log(ref.q_WP * q.conjugate());
   const Eigen::Vector3d w_W = meas.pose.R_WP * meas.gyro_P;
   w_d_.head<3>() = F;
-  w_d_.tail<3>() = r.cross(m.mass_kg * (ref.a_W - m.geometry.gravity_W)) - in.moment_ext_W +
-                   cfg_.kp_rot_Nmprad * e_R - cfg_.kd_rot_Nmsprad * w_W;
+  w_d_.tail<3>() =
+      r.cross(m.mass_kg * (ref.a_W - m.geometry.gravity_W)) - in.moment_ext_W + cfg_.kp_rot_Nmprad * e_R - cfg_.kd_rot_Nmsprad * w_W;
   // 2. optimal distribution at the measured pose
   solve_tensions(cfg_.method, data_.J, w_d_, opt_, ws_, res_full_);
   check_bounds_kept(res_full_, cfg_.method, "full distribution");
@@ -162,8 +160,7 @@ void Controller::update(const Reference& ref, const Measurement& meas, Inputs& i
   }
   // 3. upper cables carry what the measured lower forces leave
   wu_ = w_d_;
-  for (std::size_t j = 0; j < lower_.size(); ++j)
-    wu_ -= data_.J.col(lower_[j]) * meas.lower_force_N[static_cast<Eigen::Index>(j)];
+  for (std::size_t j = 0; j < lower_.size(); ++j) wu_ -= data_.J.col(lower_[j]) * meas.lower_force_N[static_cast<Eigen::Index>(j)];
   for (std::size_t j = 0; j < upper_.size(); ++j) Ju_.col(static_cast<Eigen::Index>(j)) = data_.J.col(upper_[j]);
   solve_tensions(cfg_.method, Ju_, wu_, opt_, ws_up_, res_up_);
   check_bounds_kept(res_up_, cfg_.method, "upper distribution");

@@ -271,10 +271,8 @@ BoundedLS::BoundedLS(int max_rows, int max_cols)
       z_(max_cols),
       col_(max_rows) {}
 
-int BoundedLS::solve(const Eigen::Ref<const Eigen::MatrixXd>& J,
-                     const Eigen::Ref<const Eigen::VectorXd>& w, const double* l, const double* u,
-                     double dual_tol, int max_iterations, double* x, int* iterations,
-                     const double* select_weight) {
+int BoundedLS::solve(const Eigen::Ref<const Eigen::MatrixXd>& J, const Eigen::Ref<const Eigen::VectorXd>& w, const double* l,
+                     const double* u, double dual_tol, int max_iterations, double* x, int* iterations, const double* select_weight) {
   const int m = static_cast<int>(J.rows());
   const int n = static_cast<int>(J.cols());
   constexpr int kFree = 0, kLower = 1, kUpper = 2;

@@ -21,8 +21,7 @@ class MinNormLS {
   int factor(const double* A, int lda, int m, int k, double rtol, double* pivot_ratio = nullptr);
   /// x (k) = A^+ b for the last factorised A; b has m entries.
   void apply(const double* b, double* x);
-  int solve(const double* A, int lda, int m, int k, const double* b, double* x, double rtol,
-            double* pivot_ratio = nullptr) {
+  int solve(const double* A, int lda, int m, int k, const double* b, double* x, double rtol, double* pivot_ratio = nullptr) {
     const int r = factor(A, lda, m, k, rtol, pivot_ratio);
     apply(b, x);
     return r;
@@ -30,7 +29,7 @@ class MinNormLS {
 
  private:
   int max_rows_, max_cols_, m_ = 0, k_ = 0, r_ = 0;
-  std::vector<double> T_;      // (max_cols x max_rows) A^T, overwritten by reflectors
+  std::vector<double> T_;  // (max_cols x max_rows) A^T, overwritten by reflectors
   std::vector<double> beta_, rdiag_, c_, y_, M_, mbeta_, z_;
   std::vector<int> perm_;
 };
@@ -55,8 +54,8 @@ class GivensQR {
 
  private:
   void rotate_rows(int i, int j_from, double c, double s);  // rows (i, i+1) of R from column j
-  void rotate_q(int i, double c, double s);                  // columns (i, i+1) of Q
-  int max_rows_, m_ = 0, k_ = 0;  // columns never exceed rows in a QR of independent columns
+  void rotate_q(int i, double c, double s);                 // columns (i, i+1) of Q
+  int max_rows_, m_ = 0, k_ = 0;                            // columns never exceed rows in a QR of independent columns
   std::vector<double> Q_, R_, tmp_;
 };
 
@@ -71,16 +70,15 @@ class GivensQR {
 class BoundedLS {
  public:
   BoundedLS(int max_rows, int max_cols);
-  int solve(const Eigen::Ref<const Eigen::MatrixXd>& J, const Eigen::Ref<const Eigen::VectorXd>& w,
-            const double* l, const double* u, double dual_tol, int max_iterations, double* x,
-            int* iterations, const double* select_weight = nullptr);
+  int solve(const Eigen::Ref<const Eigen::MatrixXd>& J, const Eigen::Ref<const Eigen::VectorXd>& w, const double* l, const double* u,
+            double dual_tol, int max_iterations, double* x, int* iterations, const double* select_weight = nullptr);
   /// The QR of the free (passive) columns of the last solve's J at its end.
   GivensQR& qr() { return qr_; }
 
  private:
   GivensQR qr_;
-  std::vector<int> state_;    // 0 free, 1 at lower, 2 at upper
-  std::vector<int> order_;    // free indices in insertion order (matches qr_ columns)
+  std::vector<int> state_;  // 0 free, 1 at lower, 2 at upper
+  std::vector<int> order_;  // free indices in insertion order (matches qr_ columns)
   std::vector<char> excluded_;
   std::vector<double> g_, r_, rhs_, z_, col_;
 };

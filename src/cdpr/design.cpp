@@ -57,8 +57,7 @@ DesignResult optimise_anchors(const Model& model, const Eigen::MatrixXd& poses, 
   const auto to_model = [&](const Eigen::VectorXd& x) {
     Model m = model;
     for (int i = 0; i < n; ++i)
-      for (int d = 0; d < dims; ++d)
-        m.p_WA(d, i) = std::clamp(x[i * dims + d], o.frame_min_m[d], o.frame_max_m[d]);
+      for (int d = 0; d < dims; ++d) m.p_WA(d, i) = std::clamp(x[i * dims + d], o.frame_min_m[d], o.frame_max_m[d]);
     return m;
   };
   DesignResult res;
@@ -94,7 +93,8 @@ DesignResult optimise_anchors(const Model& model, const Eigen::MatrixXd& poses, 
     // step towards the inside of the frame
     const int d = k % dims;
     const double room_hi = o.frame_max_m[d] - x0[k], room_lo = x0[k] - o.frame_min_m[d];
-    X[static_cast<std::size_t>(k + 1)][k] += room_hi >= room_lo ? std::min(o.initial_step_m, room_hi) : -std::min(o.initial_step_m, room_lo);
+    X[static_cast<std::size_t>(k + 1)][k] +=
+        room_hi >= room_lo ? std::min(o.initial_step_m, room_hi) : -std::min(o.initial_step_m, room_lo);
     F[static_cast<std::size_t>(k + 1)] = f(X[static_cast<std::size_t>(k + 1)]);
   }
   std::vector<std::size_t> idx(static_cast<std::size_t>(dim + 1));

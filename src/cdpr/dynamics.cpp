@@ -16,12 +16,11 @@ namespace {
 
 void check_vec(const Eigen::VectorXd& v, int n, const char* field, bool positive) {
   if (v.size() != n)
-    throw Error(std::string("cdpr dynamics: ") + field + " has " + std::to_string(v.size()) +
-                " entries, expected " + std::to_string(n));
+    throw Error(std::string("cdpr dynamics: ") + field + " has " + std::to_string(v.size()) + " entries, expected " + std::to_string(n));
   for (int i = 0; i < n; ++i) {
     if (!std::isfinite(v[i]) || v[i] < 0.0 || (positive && v[i] <= 0.0))
-      throw Error(std::string("cdpr dynamics: ") + field + " of cable " + std::to_string(i + 1) +
-                  " must be " + (positive ? "> 0" : ">= 0") + " and finite");
+      throw Error(std::string("cdpr dynamics: ") + field + " of cable " + std::to_string(i + 1) + " must be " +
+                  (positive ? "> 0" : ">= 0") + " and finite");
   }
 }
 
@@ -39,10 +38,8 @@ void finalize_dynamic_model(DynamicModel& m) {
   check_vec(m.damping_Nspm, n, "damping", false);
   check_vec(m.winch_rate_max_m_s, n, "winch rate limit", true);
   if (m.on_carriage.size() != n) throw Error("cdpr dynamics: on_carriage needs one entry per cable");
-  if (!(m.platform_mass_kg > 0.0) || !std::isfinite(m.platform_mass_kg))
-    throw Error("cdpr dynamics: platform mass must be > 0");
-  if (!(m.load_mass_kg >= 0.0) || !std::isfinite(m.load_mass_kg))
-    throw Error("cdpr dynamics: load mass must be >= 0");
+  if (!(m.platform_mass_kg > 0.0) || !std::isfinite(m.platform_mass_kg)) throw Error("cdpr dynamics: platform mass must be > 0");
+  if (!(m.load_mass_kg >= 0.0) || !std::isfinite(m.load_mass_kg)) throw Error("cdpr dynamics: load mass must be >= 0");
   if (!m.platform_inertia_C.allFinite() ||
       (m.platform_inertia_C - m.platform_inertia_C.transpose()).norm() > 1e-9 * m.platform_inertia_C.norm())
     throw Error("cdpr dynamics: platform inertia must be finite and symmetric");
@@ -62,8 +59,7 @@ DynamicModel make_printer_dynamics(const Model& geometry, double load_mass_kg) {
   m.platform_mass_kg = geometry.platform_mass_kg > 0.0 ? geometry.platform_mass_kg : 300.0;
   m.platform_com_P = geometry.p_PC;
   const double a = 1.0, b = 1.0, c = 0.8, M = m.platform_mass_kg;
-  m.platform_inertia_C = Eigen::Vector3d(M * (b * b + c * c) / 12.0, M * (a * a + c * c) / 12.0,
-                                         M * (a * a + b * b) / 12.0).asDiagonal();
+  m.platform_inertia_C = Eigen::Vector3d(M * (b * b + c * c) / 12.0, M * (a * a + c * c) / 12.0, M * (a * a + b * b) / 12.0).asDiagonal();
   m.load_mass_kg = load_mass_kg;
   m.load_position_P = Eigen::Vector3d(0.0, 0.0, -0.2);
   m.EA_N = Eigen::VectorXd::Constant(n, 2.0e7);
@@ -71,8 +67,7 @@ DynamicModel make_printer_dynamics(const Model& geometry, double load_mass_kg) {
   m.winch_rate_max_m_s = Eigen::VectorXd::Constant(n, 0.5);
   m.on_carriage = Eigen::VectorXi::Zero(n);
   for (int i = 0; i < n; ++i)
-    if (!geometry.cable_groups.empty() && geometry.cable_groups[static_cast<std::size_t>(i)] == "lower")
-      m.on_carriage[i] = 1;
+    if (!geometry.cable_groups.empty() && geometry.cable_groups[static_cast<std::size_t>(i)] == "lower") m.on_carriage[i] = 1;
   finalize_dynamic_model(m);
   return m;
 }
@@ -145,8 +140,9 @@ void eval_cables(const DynamicModel& m, const Inputs& in, const StateVector& x, 
     const Eigen::Vector3d l = a - b;
     const double len = l.norm();
     if (!(len > 1e-9))
-      throw SimulationError("cdpr dynamics: cable " + m.geometry.cable_names[static_cast<std::size_t>(i)] +
-                                " has zero length or the state is not finite", 0.0);
+      throw SimulationError(
+          "cdpr dynamics: cable " + m.geometry.cable_names[static_cast<std::size_t>(i)] + " has zero length or the state is not finite",
+          0.0);
     const Eigen::Vector3d u = l / len;
     d.geo.p_WB.col(i) = b;
     d.geo.l_W.col(i) = l;
@@ -161,19 +157,16 @@ void eval_cables(const DynamicModel& m, const Inputs& in, const StateVector& x, 
 
 }  // namespace
 
-Eigen::VectorXd rest_lengths_for_tensions(const DynamicModel& m, const Inputs& in, const Pose& pose,
-                                          const Eigen::VectorXd& f_N) {
+Eigen::VectorXd rest_lengths_for_tensions(const DynamicModel& m, const Inputs& in, const Pose& pose, const Eigen::VectorXd& f_N) {
   DynamicData d = make_dynamic_data(m);
   const StateVector x = make_state(m, pose, Eigen::VectorXd::Ones(m.ncable()));
   eval_cables(m, in, x, d);
   Eigen::VectorXd l0(m.ncable());
-  for (int i = 0; i < m.ncable(); ++i)
-    l0[i] = m.EA_N[i] * d.geo.length_m[i] / (m.EA_N[i] + f_N[i]);
+  for (int i = 0; i < m.ncable(); ++i) l0[i] = m.EA_N[i] * d.geo.length_m[i] / (m.EA_N[i] + f_N[i]);
   return l0;
 }
 
-void compute_derivative(const DynamicModel& m, const Inputs& in, const StateVector& x,
-                        DynamicData& d) {
+void compute_derivative(const DynamicModel& m, const Inputs& in, const StateVector& x, DynamicData& d) {
   const int n = m.ncable();
   eval_cables(m, in, x, d);
   const Eigen::Quaterniond q = Eigen::Quaterniond(x[3], x[4], x[5], x[6]).normalized();
@@ -187,8 +180,7 @@ void compute_derivative(const DynamicModel& m, const Inputs& in, const StateVect
     const double len = d.geo.length_m[i];
     const double l0dot = std::clamp(in.winch_rate_m_s[i], -m.winch_rate_max_m_s[i], m.winch_rate_max_m_s[i]);
     double f = 0.0;
-    if (len > l0)
-      f = std::max(0.0, m.EA_N[i] / l0 * (len - l0) + m.damping_Nspm[i] * (d.length_rate[i] - l0dot));
+    if (len > l0) f = std::max(0.0, m.EA_N[i] / l0 * (len - l0) + m.damping_Nspm[i] * (d.length_rate[i] - l0dot));
     d.tension_N[i] = f;
     const Eigen::Vector3d fi = f * d.geo.u_W.col(i);
     F += fi;
@@ -211,8 +203,7 @@ void compute_derivative(const DynamicModel& m, const Inputs& in, const StateVect
   d.xdot[6] = 0.5 * qd.z();
   d.xdot.segment<3>(7) = aP;
   d.xdot.segment<3>(10) = alpha;
-  for (int i = 0; i < n; ++i)
-    d.xdot[13 + i] = std::clamp(in.winch_rate_m_s[i], -m.winch_rate_max_m_s[i], m.winch_rate_max_m_s[i]);
+  for (int i = 0; i < n; ++i) d.xdot[13 + i] = std::clamp(in.winch_rate_m_s[i], -m.winch_rate_max_m_s[i], m.winch_rate_max_m_s[i]);
 }
 
 void step_rk4(const DynamicModel& m, const Inputs& in, StateVector& x, double h, DynamicData& d, double t0_s) {
@@ -230,8 +221,8 @@ void step_rk4(const DynamicModel& m, const Inputs& in, StateVector& x, double h,
   if (!x.allFinite()) throw SimulationError("cdpr dynamics: state is not finite", t0_s + h);
 }
 
-AdaptiveStep step_dopri5(const DynamicModel& m, const Inputs& in, StateVector& x, double h, DynamicData& d,
-                         const Tolerance& tol, double t0_s) {
+AdaptiveStep step_dopri5(const DynamicModel& m, const Inputs& in, StateVector& x, double h, DynamicData& d, const Tolerance& tol,
+                         double t0_s) {
   if (!(h >= tol.h_min_s)) throw SimulationError("cdpr dynamics: DOPRI5 step below h_min", t0_s);
   double error = 0.0;
   try {
@@ -253,8 +244,8 @@ AdaptiveStep step_dopri5(const DynamicModel& m, const Inputs& in, StateVector& x
   return r;
 }
 
-AdaptiveStep step_dopri5(const DynamicModel& m, const Inputs& in, StateVector& x, double h, DynamicData& d,
-                         double rtol, double atol, double h_min) {
+AdaptiveStep step_dopri5(const DynamicModel& m, const Inputs& in, StateVector& x, double h, DynamicData& d, double rtol, double atol,
+                         double h_min) {
   Tolerance tol;
   tol.rtol = rtol;
   tol.atol = atol;
@@ -263,8 +254,7 @@ AdaptiveStep step_dopri5(const DynamicModel& m, const Inputs& in, StateVector& x
   return step_dopri5(m, in, x, h, d, tol, 0.0);
 }
 
-DynamicEnergy compute_energy(const DynamicModel& m, const Inputs& in, const StateVector& x,
-                             DynamicData& d) {
+DynamicEnergy compute_energy(const DynamicModel& m, const Inputs& in, const StateVector& x, DynamicData& d) {
   eval_cables(m, in, x, d);
   const Eigen::Matrix3d R = Eigen::Quaterniond(x[3], x[4], x[5], x[6]).normalized().toRotationMatrix();
   const Eigen::Vector3d w = x.segment<3>(10);

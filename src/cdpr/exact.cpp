@@ -23,8 +23,7 @@
 
 namespace tendyn::cdpr::detail {
 
-void solve_exact(const Scaled& p, const SolverOptions& o, Workspace::Impl& ws, TensionResult& res,
-                 bool centred) {
+void solve_exact(const Scaled& p, const SolverOptions& o, Workspace::Impl& ws, TensionResult& res, bool centred) {
   const auto& J = p.J;
   const auto& w = p.w;
   const int m = static_cast<int>(J.rows());
@@ -109,8 +108,7 @@ void solve_exact(const Scaled& p, const SolverOptions& o, Workspace::Impl& ws, T
     const auto E = ws.E.block(0, 0, d + 1, p);
     auto ulo = ws.u.head(p);
     int it2 = 0;
-    const int st2 = ws.ldp.solve(E, F, ws.lo2.data(), ws.hi2.data(), default_dual_tol(E, F),
-                                 3 * p + 30, ulo.data(), &it2);
+    const int st2 = ws.ldp.solve(E, F, ws.lo2.data(), ws.hi2.data(), default_dual_tol(E, F), 3 * p + 30, ulo.data(), &it2);
     res.iterations += it2;
     auto rv = ws.r.head(d + 1);
     rv.noalias() = E * ulo;

@@ -88,8 +88,7 @@ constexpr double kCondLimit = 1e4;
 /// Q(p) of v[0, count) by type-7 interpolation between order statistics (Hyndman & Fan, as R's
 /// default), given that v[from, count) holds exactly the elements of rank >= from (from = 0: no
 /// precondition). Reorders v; returns the lower order statistic's rank.
-std::size_t quantile_type7(std::vector<double>& v, std::size_t from, std::size_t count, double p,
-                           double& q) {
+std::size_t quantile_type7(std::vector<double>& v, std::size_t from, std::size_t count, double p, double& q) {
   const auto at = [&](std::size_t i) { return v.begin() + static_cast<std::ptrdiff_t>(i); };
   const double h = static_cast<double>(count - 1) * p;
   const auto lo = static_cast<std::size_t>(std::floor(h));
@@ -106,8 +105,8 @@ std::size_t quantile_type7(std::vector<double>& v, std::size_t from, std::size_t
 
 }  // namespace
 
-void order_statistics(const double* v, std::size_t count, const std::size_t* ranks, int k,
-                      double* out, std::vector<std::uint32_t>& hist, double* buf) {
+void order_statistics(const double* v, std::size_t count, const std::size_t* ranks, int k, double* out, std::vector<std::uint32_t>& hist,
+                      double* buf) {
   constexpr int kBits = 16;
   constexpr std::size_t kBuckets = std::size_t{1} << kBits;
   // IEEE total order as unsigned integers: negative values bit-inverted, positive ones offset.
@@ -171,8 +170,8 @@ constexpr std::size_t kHistogramQuartiles = (std::size_t{1} << 16) - 1;
 /// quartile's order statistic, where nth_element leaves the larger elements). From it on: the
 /// four order statistics from order_statistics on `norms` (copy: its gather buffer). Order
 /// statistics are unique values, so the quartiles are the same either way.
-void quartiles_type7(const std::vector<double>& norms, std::vector<double>& copy,
-                     std::vector<std::uint32_t>& hist, std::size_t count, double& q1, double& q3) {
+void quartiles_type7(const std::vector<double>& norms, std::vector<double>& copy, std::vector<std::uint32_t>& hist, std::size_t count,
+                     double& q1, double& q3) {
   if (count < kHistogramQuartiles) {
     const std::size_t lo1 = quantile_type7(copy, 0, count, 0.25, q1);
     quantile_type7(copy, lo1, count, 0.75, q3);
@@ -190,8 +189,7 @@ void quartiles_type7(const std::vector<double>& norms, std::vector<double>& copy
 /// Step 3's tail, shared by both kernels: negatives of x (k) zeroed, |x| and |w - A_S x| with
 /// column j of A_S at col(j). The loop order is the issue-5 code's.
 template <class Col>
-void clip_and_measure(int m, int k, const double* w, double* x, double* r, Col col, double& norm,
-                      double& resid) {
+void clip_and_measure(int m, int k, const double* w, double* x, double* r, Col col, double& norm, double& resid) {
   double n2 = 0.0;
   for (int q = 0; q < m; ++q) r[q] = w[q];
   for (int j = 0; j < k; ++j) {
@@ -211,9 +209,8 @@ void clip_and_measure(int m, int k, const double* w, double* x, double* r, Col c
 
 /// The reference kernel for one subset: gather, rank-revealing min-norm QR, clip, measure.
 /// Leaves the subset's columns in idx and its clipped solution in xs; returns the size.
-int solve_subset_reference(const Scaled& p, const SolverOptions& o, MinNormLS& mnls, double* buf,
-                           int* idx, double* xs, double* r, std::uint32_t mask, double& norm,
-                           double& resid) {
+int solve_subset_reference(const Scaled& p, const SolverOptions& o, MinNormLS& mnls, double* buf, int* idx, double* xs, double* r,
+                           std::uint32_t mask, double& norm, double& resid) {
   const auto& J = p.J;
   const int m = static_cast<int>(J.rows());
   int k = 0;
@@ -225,8 +222,8 @@ int solve_subset_reference(const Scaled& p, const SolverOptions& o, MinNormLS& m
     idx[k++] = i;
   }
   mnls.solve(buf, m, m, k, p.w.data(), xs, o.rank_rtol);
-  clip_and_measure(m, k, p.w.data(), xs, r,
-                   [&](int j) { return buf + static_cast<std::ptrdiff_t>(j) * m; }, norm, resid);
+  clip_and_measure(
+      m, k, p.w.data(), xs, r, [&](int j) { return buf + static_cast<std::ptrdiff_t>(j) * m; }, norm, resid);
   return k;
 }
 
@@ -253,8 +250,7 @@ class Walker {
   static constexpr int kLocal = M > 0 ? M : 1;
 
  public:
-  Walker(const Scaled& p, const SolverOptions& o, ExhaustiveScratch& s, const SubsetOut& out)
-      : p_(p), o_(o), s_(s), out_(out) {
+  Walker(const Scaled& p, const SolverOptions& o, ExhaustiveScratch& s, const SubsetOut& out) : p_(p), o_(o), s_(s), out_(out) {
     m_ = M > 0 ? M : static_cast<int>(p.J.rows());
     n_ = static_cast<int>(p.J.cols());
     J_ = p.J.data();
@@ -310,8 +306,7 @@ class Walker {
     const double* a = col(j);
     const int m = this->m();
     s_.cols[static_cast<std::size_t>(k_)] = j;
-    s_.a2[static_cast<std::size_t>(k_) + 1] =
-        s_.a2[static_cast<std::size_t>(k_)] + s_.colsq[static_cast<std::size_t>(j)];
+    s_.a2[static_cast<std::size_t>(k_) + 1] = s_.a2[static_cast<std::size_t>(k_)] + s_.colsq[static_cast<std::size_t>(j)];
     if (k_ < m) {
       append_tall(a);
     } else {
@@ -374,16 +369,14 @@ class Walker {
     for (int i = 0; i < m; ++i)  // column i of B = sum_{l >= i} Ri(i, l) Q_l
       for (int q = 0; q < m; ++q) {
         double sum = 0.0;
-        for (int l = i; l < m; ++l)
-          sum += Q[q + static_cast<std::ptrdiff_t>(l) * m] * Ri[i + static_cast<std::ptrdiff_t>(l) * m];
+        for (int l = i; l < m; ++l) sum += Q[q + static_cast<std::ptrdiff_t>(l) * m] * Ri[i + static_cast<std::ptrdiff_t>(l) * m];
         B[q + static_cast<std::ptrdiff_t>(i) * m] = sum;
       }
     double* P0 = P(m);
     for (int c = 0; c < m; ++c)
       for (int r = 0; r <= c; ++r) {  // symmetric: the upper triangle, mirrored
         double sum = 0.0;
-        for (int i = 0; i < m; ++i)
-          sum += B[r + static_cast<std::ptrdiff_t>(i) * m] * B[c + static_cast<std::ptrdiff_t>(i) * m];
+        for (int i = 0; i < m; ++i) sum += B[r + static_cast<std::ptrdiff_t>(i) * m] * B[c + static_cast<std::ptrdiff_t>(i) * m];
         P0[r + static_cast<std::ptrdiff_t>(c) * m] = sum;
         P0[c + static_cast<std::ptrdiff_t>(r) * m] = sum;
       }
@@ -430,12 +423,10 @@ class Walker {
     const int m = this->m(), k = k_;
     double* x = s_.x.data();
     const std::size_t slot = mask_ - 1;
-    const double bound2 =
-        s_.a2[static_cast<std::size_t>(k)] * s_.ri2[static_cast<std::size_t>(std::min(k, m))];
+    const double bound2 = s_.a2[static_cast<std::size_t>(k)] * s_.ri2[static_cast<std::size_t>(std::min(k, m))];
     if (!(bound2 <= cond_limit_ * cond_limit_)) {  // rank deficient or near singular: reference
       double nrm = 0.0, rs = 0.0;
-      solve_subset_reference(p_, o_, s_.mnls, s_.colbuf.data(), s_.idx.data(), x, s_.r.data(),
-                             mask_, nrm, rs);
+      solve_subset_reference(p_, o_, s_.mnls, s_.colbuf.data(), s_.idx.data(), x, s_.r.data(), mask_, nrm, rs);
       out_.store(slot, nrm, rs);
       return;
     }
@@ -471,8 +462,8 @@ class Walker {
       if (16.0 * std::numeric_limits<double>::epsilon() * bound2 * wn_ > 1e-4 * unit_) refine(x);
     }
     double nrm = 0.0, rs = 0.0;
-    clip_and_measure(m, k, w_, x, s_.r.data(),
-                     [&](int j) { return col(s_.cols[static_cast<std::size_t>(j)]); }, nrm, rs);
+    clip_and_measure(
+        m, k, w_, x, s_.r.data(), [&](int j) { return col(s_.cols[static_cast<std::size_t>(j)]); }, nrm, rs);
     out_.store(slot, nrm, rs);
   }
 
@@ -518,13 +509,11 @@ class Walker {
 
 /// Runs the walk for task `task` of 2^d (or the whole tree for d = 0) with m as a constant.
 template <int M>
-void walk_task(const Scaled& p, const SolverOptions& o, ExhaustiveScratch& s, const SubsetOut& out,
-               std::uint32_t task, int d) {
+void walk_task(const Scaled& p, const SolverOptions& o, ExhaustiveScratch& s, const SubsetOut& out, std::uint32_t task, int d) {
   Walker<M>(p, o, s, out).run(task, d);
 }
 
-void walk_task_any(const Scaled& p, const SolverOptions& o, ExhaustiveScratch& s,
-                   const SubsetOut& out, std::uint32_t task, int d) {
+void walk_task_any(const Scaled& p, const SolverOptions& o, ExhaustiveScratch& s, const SubsetOut& out, std::uint32_t task, int d) {
   switch (p.J.rows()) {
     case 1: walk_task<1>(p, o, s, out, task, d); break;
     case 2: walk_task<2>(p, o, s, out, task, d); break;
@@ -538,13 +527,10 @@ void walk_task_any(const Scaled& p, const SolverOptions& o, ExhaustiveScratch& s
 
 }  // namespace
 
-void solve_exhaustive(const Scaled& p, const SolverOptions& o, Workspace::Impl& ws,
-                      TensionResult& res) {
+void solve_exhaustive(const Scaled& p, const SolverOptions& o, Workspace::Impl& ws, TensionResult& res) {
   const auto& w = p.w;
   const int n = static_cast<int>(p.J.cols());
-  if (n > 24)
-    throw Error("tension (exhaustive): at most 24 cables (2^24 subsets); got " +
-                std::to_string(n) + " - use the exact method");
+  if (n > 24) throw Error("tension (exhaustive): at most 24 cables (2^24 subsets); got " + std::to_string(n) + " - use the exact method");
   const double wn = w.norm();
   if (wn == 0.0) {  // the document requires a non-zero right-hand side; f = 0 is exact
     finish_result(p, o, ws, res);
@@ -559,16 +545,13 @@ void solve_exhaustive(const Scaled& p, const SolverOptions& o, Workspace::Impl& 
 
   const double unit = o.residual_precision * wn;
   // Threads only pay from about a thousand subsets on (waking a worker costs microseconds to tens of us).
-  const int threads = o.exhaustive_refactor || count < 1024
-                          ? 1
-                          : parallel_thread_count(static_cast<long>(count), o.threads);
-  const SubsetOut out{ws.norms.data(), count < kHistogramQuartiles ? ws.sorted.data() : nullptr,
-                      ws.resid.data(), unit};
+  const int threads = o.exhaustive_refactor || count < 1024 ? 1 : parallel_thread_count(static_cast<long>(count), o.threads);
+  const SubsetOut out{ws.norms.data(), count < kHistogramQuartiles ? ws.sorted.data() : nullptr, ws.resid.data(), unit};
   if (o.exhaustive_refactor) {
     for (std::size_t s = 0; s < count; ++s) {
       double nrm = 0.0, rs = 0.0;
-      solve_subset_reference(p, o, ws.mnls, ws.colbuf.data(), ws.idx.data(), ws.x.data(),
-                             ws.r.data(), static_cast<std::uint32_t>(s + 1), nrm, rs);
+      solve_subset_reference(p, o, ws.mnls, ws.colbuf.data(), ws.idx.data(), ws.x.data(), ws.r.data(), static_cast<std::uint32_t>(s + 1),
+                             nrm, rs);
       out.store(s, nrm, rs);
     }
   } else {
@@ -584,8 +567,7 @@ void solve_exhaustive(const Scaled& p, const SolverOptions& o, Workspace::Impl& 
       std::atomic<std::uint32_t> next{0};
       WorkerPool::shared().run(threads, [&](int t) {  // persistent workers: no thread start per solve
         auto& scratch = ws.ex[static_cast<std::size_t>(t)];
-        for (std::uint32_t task = next.fetch_add(1); task < tasks; task = next.fetch_add(1))
-          walk_task_any(p, o, scratch, out, task, d);
+        for (std::uint32_t task = next.fetch_add(1); task < tasks; task = next.fetch_add(1)) walk_task_any(p, o, scratch, out, task, d);
       });
     }
   }
@@ -630,8 +612,7 @@ void solve_exhaustive(const Scaled& p, const SolverOptions& o, Workspace::Impl& 
     }
   }
   double nrm = 0.0, rs = 0.0;
-  const int k = solve_subset_reference(p, o, ws.mnls, ws.colbuf.data(), ws.idx.data(),
-                                       ws.x.data(), ws.r.data(),
+  const int k = solve_subset_reference(p, o, ws.mnls, ws.colbuf.data(), ws.idx.data(), ws.x.data(), ws.r.data(),
                                        static_cast<std::uint32_t>(best + 1), nrm, rs);
   for (int j = 0; j < k; ++j) res.f_N[ws.idx[j]] = ws.x[j];
   res.iterations = static_cast<int>(count);

@@ -36,8 +36,7 @@ StageStart stage_start_from_string(const std::string& text) {
   }
   char* end = nullptr;
   st.value = std::strtod(num.c_str(), &end);
-  if (num.empty() || end != num.c_str() + num.size() || std::isspace(static_cast<unsigned char>(num.front())))
-    throw bad("not a number");
+  if (num.empty() || end != num.c_str() + num.size() || std::isspace(static_cast<unsigned char>(num.front()))) throw bad("not a number");
   if (!std::isfinite(st.value) || st.value < 0.0) throw bad("must be finite and >= 0");
   return st;
 }
@@ -52,10 +51,9 @@ std::vector<Eigen::Vector2d> default_layer_path() {
   // at least 2 m inside printer8's wrench-feasible workspace at z = 3 m (|x|, |y| <~ 6 m with a
   // 500 N horizontal load in any direction; docs/CDPR_DYNAMICS.md).
   const double X = 3.0, Y = 4.0;
-  for (const auto& q : {Eigen::Vector2d(-X, -Y), Eigen::Vector2d(X, -Y), Eigen::Vector2d(X, Y),
-                        Eigen::Vector2d(-X, Y), Eigen::Vector2d(-X, -Y / 2), Eigen::Vector2d(X, -Y / 2),
-                        Eigen::Vector2d(X, 0.0), Eigen::Vector2d(-X, 0.0), Eigen::Vector2d(-X, Y / 2),
-                        Eigen::Vector2d(X, Y / 2), Eigen::Vector2d(0.0, -Y)})
+  for (const auto& q : {Eigen::Vector2d(-X, -Y), Eigen::Vector2d(X, -Y), Eigen::Vector2d(X, Y), Eigen::Vector2d(-X, Y),
+                        Eigen::Vector2d(-X, -Y / 2), Eigen::Vector2d(X, -Y / 2), Eigen::Vector2d(X, 0.0), Eigen::Vector2d(-X, 0.0),
+                        Eigen::Vector2d(-X, Y / 2), Eigen::Vector2d(X, Y / 2), Eigen::Vector2d(0.0, -Y)})
     p.push_back(q);
   return p;
 }
@@ -102,10 +100,9 @@ void segment_eval(double L, double v, double a, double t, double& s, double& ds,
 }
 
 void check_config(const ExperimentConfig& c) {
-  if (!(c.speed_m_s > 0.0) || !(c.accel_m_s2 > 0.0) || !(c.dt_s > 0.0) || !(c.control_dt_s >= c.dt_s) ||
-      !(c.sample_dt_s > 0.0) || !(c.settle_s >= 0.0) || !std::isfinite(c.layer_z_m) || !std::isfinite(c.speed_m_s) ||
-      !std::isfinite(c.accel_m_s2) || !std::isfinite(c.dt_s) || !std::isfinite(c.control_dt_s) ||
-      !std::isfinite(c.sample_dt_s) || !std::isfinite(c.settle_s))
+  if (!(c.speed_m_s > 0.0) || !(c.accel_m_s2 > 0.0) || !(c.dt_s > 0.0) || !(c.control_dt_s >= c.dt_s) || !(c.sample_dt_s > 0.0) ||
+      !(c.settle_s >= 0.0) || !std::isfinite(c.layer_z_m) || !std::isfinite(c.speed_m_s) || !std::isfinite(c.accel_m_s2) ||
+      !std::isfinite(c.dt_s) || !std::isfinite(c.control_dt_s) || !std::isfinite(c.sample_dt_s) || !std::isfinite(c.settle_s))
     throw Error("cdpr-experiment: speed, accel, dt, sample period must be finite and > 0 and control period >= dt");
   if (c.control_dt_s / c.dt_s > 1e9 || c.sample_dt_s / c.dt_s > 1e9)
     throw Error("cdpr-experiment: control and sample periods must be at most 1e9 steps dt");
@@ -118,7 +115,6 @@ void check_config(const ExperimentConfig& c) {
 }
 
 bool is_optimal_start(const StageStart& st) { return st.kind == StageStart::Kind::kFactor && st.value == 1.0; }
-
 
 // Running sums of a stage's samples (run_stage).
 struct StageSums {
@@ -191,8 +187,7 @@ double layer_duration(const ExperimentConfig& cfg) {
   std::vector<Eigen::Vector2d> tmp;
   const auto& P = path_of(cfg, tmp);
   double T = cfg.settle_s;
-  for (std::size_t k = 1; k < P.size(); ++k)
-    T += segment_time((P[k] - P[k - 1]).norm(), cfg.speed_m_s, cfg.accel_m_s2);
+  for (std::size_t k = 1; k < P.size(); ++k) T += segment_time((P[k] - P[k - 1]).norm(), cfg.speed_m_s, cfg.accel_m_s2);
   return T + 1.0;  // one second of hold at the end
 }
 
@@ -304,8 +299,8 @@ StageResult run_stage(const DynamicModel& model, const ExperimentConfig& config,
 
 StageComparison compare_stages(const StageResult& a, const StageResult& b) {
   if (a.samples.size() != b.samples.size() || a.samples.empty())
-    throw Error("compare_stages: the stages need the same, non-zero number of samples (got " +
-                std::to_string(a.samples.size()) + " and " + std::to_string(b.samples.size()) + ")");
+    throw Error("compare_stages: the stages need the same, non-zero number of samples (got " + std::to_string(a.samples.size()) + " and " +
+                std::to_string(b.samples.size()) + ")");
   StageComparison c;
   c.transient_s = a.transient_s;
   std::size_t iw = 0, iwa = a.samples.size();
@@ -333,8 +328,7 @@ StageComparison compare_stages(const StageResult& a, const StageResult& b) {
   return c;
 }
 
-std::vector<PretensionRow> pretension_sweep(const DynamicModel& model, const ExperimentConfig& cfg,
-                                            const std::vector<double>& factors) {
+std::vector<PretensionRow> pretension_sweep(const DynamicModel& model, const ExperimentConfig& cfg, const std::vector<double>& factors) {
   if (factors.empty()) throw Error("pretension_sweep: give at least one pretension factor");
   for (double f : factors)
     if (!(f >= 0.0) || !std::isfinite(f))
@@ -361,11 +355,9 @@ std::vector<PretensionRow> pretension_sweep(const DynamicModel& model, const Exp
 
 std::string pretension_sweep_csv(const std::vector<PretensionRow>& rows) {
   io::CsvLine line;
-  for (const char* h : {"pretension_factor", "worst_without_N", "worst_with_N", "ratio_worst_norm",
-                        "worst_without_after_N", "worst_with_after_N", "ratio_worst_norm_after",
-                        "ratio_mean_norm_after", "t_worst_s", "ratio_at_worst", "t_worst_after_s",
-                        "ratio_at_worst_after", "peak_without_N", "peak_opt_N", "peak_over_opt_without",
-                        "transient_s"})
+  for (const char* h : {"pretension_factor", "worst_without_N", "worst_with_N", "ratio_worst_norm", "worst_without_after_N",
+                        "worst_with_after_N", "ratio_worst_norm_after", "ratio_mean_norm_after", "t_worst_s", "ratio_at_worst",
+                        "t_worst_after_s", "ratio_at_worst_after", "peak_without_N", "peak_opt_N", "peak_over_opt_without", "transient_s"})
     line.text(h);
   std::string out = line.str() + "\n";
   for (const auto& r : rows) {
@@ -434,19 +426,15 @@ std::string experiment_summary(const StageResult& a, const StageResult& b) {
                 "rms orientation error [mrad]   %10.3f %10.3f   %.3f\n"
                 "max winch rate command [m/s]   %10.3f %10.3f\n"
                 "wall time [s]                  %10.2f %10.2f\n",
-                a.worst_lower_norm_N, b.worst_lower_norm_N, b.worst_lower_norm_N / a.worst_lower_norm_N,
-                a.worst_opt_lower_norm_N, b.worst_opt_lower_norm_N, a.mean_lower_norm_N, b.mean_lower_norm_N,
-                b.mean_lower_norm_N / a.mean_lower_norm_N, a.mean_opt_lower_norm_N, b.mean_opt_lower_norm_N,
-                a.peak_lower_tension_N,
-                b.peak_lower_tension_N, b.peak_lower_tension_N / a.peak_lower_tension_N,
-                a.peak_opt_lower_tension_N, b.peak_opt_lower_tension_N, a.max_dev_opt_N, b.max_dev_opt_N,
-                b.max_dev_opt_N / a.max_dev_opt_N, a.rms_dev_opt_N, b.rms_dev_opt_N, b.rms_dev_opt_N / a.rms_dev_opt_N,
-                1e3 * a.max_pos_err_m,
-                1e3 * b.max_pos_err_m, b.max_pos_err_m / a.max_pos_err_m, 1e3 * a.rms_pos_err_m,
-                1e3 * b.rms_pos_err_m, b.rms_pos_err_m / a.rms_pos_err_m, 1e3 * a.max_rot_err_rad,
-                1e3 * b.max_rot_err_rad, b.max_rot_err_rad / a.max_rot_err_rad, 1e3 * a.rms_rot_err_rad,
-                1e3 * b.rms_rot_err_rad, b.rms_rot_err_rad / a.rms_rot_err_rad, a.max_winch_rate_m_s,
-                b.max_winch_rate_m_s, a.wall_s, b.wall_s);
+                a.worst_lower_norm_N, b.worst_lower_norm_N, b.worst_lower_norm_N / a.worst_lower_norm_N, a.worst_opt_lower_norm_N,
+                b.worst_opt_lower_norm_N, a.mean_lower_norm_N, b.mean_lower_norm_N, b.mean_lower_norm_N / a.mean_lower_norm_N,
+                a.mean_opt_lower_norm_N, b.mean_opt_lower_norm_N, a.peak_lower_tension_N, b.peak_lower_tension_N,
+                b.peak_lower_tension_N / a.peak_lower_tension_N, a.peak_opt_lower_tension_N, b.peak_opt_lower_tension_N, a.max_dev_opt_N,
+                b.max_dev_opt_N, b.max_dev_opt_N / a.max_dev_opt_N, a.rms_dev_opt_N, b.rms_dev_opt_N, b.rms_dev_opt_N / a.rms_dev_opt_N,
+                1e3 * a.max_pos_err_m, 1e3 * b.max_pos_err_m, b.max_pos_err_m / a.max_pos_err_m, 1e3 * a.rms_pos_err_m,
+                1e3 * b.rms_pos_err_m, b.rms_pos_err_m / a.rms_pos_err_m, 1e3 * a.max_rot_err_rad, 1e3 * b.max_rot_err_rad,
+                b.max_rot_err_rad / a.max_rot_err_rad, 1e3 * a.rms_rot_err_rad, 1e3 * b.rms_rot_err_rad,
+                b.rms_rot_err_rad / a.rms_rot_err_rad, a.max_winch_rate_m_s, b.max_winch_rate_m_s, a.wall_s, b.wall_s);
   return buf;
 }
 
@@ -465,13 +453,11 @@ std::string comparison_summary(const StageResult& a, const StageResult& b, const
                 "after transient t = %8.2f s   %10.1f %10.1f   %.3f\n"
                 "uncontrolled peak lower tension / its optimal peak: %.3f (whole stage), %.3f (after transient)\n",
                 to_string(a.start).c_str(), to_string(b.start).c_str(), c.transient_s, a.worst_lower_norm_after_N,
-                b.worst_lower_norm_after_N, c.ratio_worst_norm_after, a.worst_opt_lower_norm_after_N,
-                b.worst_opt_lower_norm_after_N, a.mean_lower_norm_after_N, b.mean_lower_norm_after_N,
-                c.ratio_mean_norm_after, a.peak_lower_tension_after_N, b.peak_lower_tension_after_N,
-                a.peak_opt_lower_tension_after_N, b.peak_opt_lower_tension_after_N, c.t_worst_s,
-                c.without_at_worst_N, c.with_at_worst_N, c.ratio_at_worst, c.t_worst_after_s,
-                c.without_at_worst_after_N, c.with_at_worst_after_N, c.ratio_at_worst_after,
-                c.peak_over_opt_without, c.peak_over_opt_without_after);
+                b.worst_lower_norm_after_N, c.ratio_worst_norm_after, a.worst_opt_lower_norm_after_N, b.worst_opt_lower_norm_after_N,
+                a.mean_lower_norm_after_N, b.mean_lower_norm_after_N, c.ratio_mean_norm_after, a.peak_lower_tension_after_N,
+                b.peak_lower_tension_after_N, a.peak_opt_lower_tension_after_N, b.peak_opt_lower_tension_after_N, c.t_worst_s,
+                c.without_at_worst_N, c.with_at_worst_N, c.ratio_at_worst, c.t_worst_after_s, c.without_at_worst_after_N,
+                c.with_at_worst_after_N, c.ratio_at_worst_after, c.peak_over_opt_without, c.peak_over_opt_without_after);
   return buf;
 }
 

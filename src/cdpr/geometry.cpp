@@ -19,8 +19,7 @@ Pose pose_from_xyz_rpy(const Eigen::Vector3d& p_WP_m, const Eigen::Vector3d& rpy
   if (!p_WP_m.allFinite() || !rpy_rad.allFinite()) throw Error("pose: non-finite entry");
   Pose p;
   p.p_WP = p_WP_m;
-  p.R_WP = (Eigen::AngleAxisd(rpy_rad.z(), Eigen::Vector3d::UnitZ()) *
-            Eigen::AngleAxisd(rpy_rad.y(), Eigen::Vector3d::UnitY()) *
+  p.R_WP = (Eigen::AngleAxisd(rpy_rad.z(), Eigen::Vector3d::UnitZ()) * Eigen::AngleAxisd(rpy_rad.y(), Eigen::Vector3d::UnitY()) *
             Eigen::AngleAxisd(rpy_rad.x(), Eigen::Vector3d::UnitX()))
                .toRotationMatrix();
   return p;
@@ -32,14 +31,11 @@ Pose pose_planar(double x_m, double y_m, double phi_rad) {
 
 Pose pose_from_vector(const Model& model, const Eigen::VectorXd& q) {
   if (model.motion == Motion::kPlanar) {
-    if (q.size() != 3)
-      throw Error("pose: planar model '" + model.name + "' needs 3 values (x, y, phi), got " +
-                  std::to_string(q.size()));
+    if (q.size() != 3) throw Error("pose: planar model '" + model.name + "' needs 3 values (x, y, phi), got " + std::to_string(q.size()));
     return pose_planar(q[0], q[1], q[2]);
   }
   if (q.size() != 6)
-    throw Error("pose: spatial model '" + model.name +
-                "' needs 6 values (x, y, z, roll, pitch, yaw), got " + std::to_string(q.size()));
+    throw Error("pose: spatial model '" + model.name + "' needs 6 values (x, y, z, roll, pitch, yaw), got " + std::to_string(q.size()));
   return pose_from_xyz_rpy(q.head<3>(), q.tail<3>());
 }
 
@@ -56,10 +52,8 @@ Data make_data(const Model& model) {
 
 void update_geometry(const Model& model, const Pose& pose, Data& d) {
   const int n = model.ncable();
-  if (d.J.cols() != n || d.J.rows() != model.wrench_dim())
-    throw Error("update_geometry: data was made for another model");
-  if (!pose.p_WP.allFinite() || !pose.R_WP.allFinite())
-    throw Error("update_geometry: non-finite pose");
+  if (d.J.cols() != n || d.J.rows() != model.wrench_dim()) throw Error("update_geometry: data was made for another model");
+  if (!pose.p_WP.allFinite() || !pose.R_WP.allFinite()) throw Error("update_geometry: non-finite pose");
   for (int i = 0; i < n; ++i) {
     const Eigen::Vector3d r_W = pose.R_WP * model.p_PB.col(i);  // P -> B in world axes
     d.p_WB.col(i) = pose.p_WP + r_W;
@@ -67,10 +61,8 @@ void update_geometry(const Model& model, const Pose& pose, Data& d) {
     const double len = d.l_W.col(i).norm();
     if (!(len >= kMinLength))
       throw Error("cdpr model '" + model.name + "': cable " +
-                  (static_cast<int>(model.cable_names.size()) > i ? model.cable_names[i]
-                                                                  : "c" + std::to_string(i + 1)) +
-                  ": zero length at pose p_WP = " + format_point(pose.p_WP) +
-                  " (attachment point on its anchor; direction undefined)");
+                  (static_cast<int>(model.cable_names.size()) > i ? model.cable_names[i] : "c" + std::to_string(i + 1)) +
+                  ": zero length at pose p_WP = " + format_point(pose.p_WP) + " (attachment point on its anchor; direction undefined)");
     d.length_m[i] = len;
     const Eigen::Vector3d u = d.l_W.col(i) / len;
     d.u_W.col(i) = u;
@@ -92,12 +84,14 @@ Eigen::MatrixXd select_rows(const Eigen::MatrixXd& J, const std::vector<WrenchRo
   for (std::size_t k = 0; k < rows.size(); ++k) {
     int r = static_cast<int>(rows[k]);
     if (J.rows() == 3) {
-      if (rows[k] == WrenchRow::kFx) r = 0;
-      else if (rows[k] == WrenchRow::kFy) r = 1;
-      else if (rows[k] == WrenchRow::kMz) r = 2;
+      if (rows[k] == WrenchRow::kFx)
+        r = 0;
+      else if (rows[k] == WrenchRow::kFy)
+        r = 1;
+      else if (rows[k] == WrenchRow::kMz)
+        r = 2;
       else
-        throw Error(std::string("select_rows: planar structure matrix has no row '") +
-                    to_string(rows[k]) + "' (rows are fx, fy, mz)");
+        throw Error(std::string("select_rows: planar structure matrix has no row '") + to_string(rows[k]) + "' (rows are fx, fy, mz)");
     } else if (J.rows() != 6) {
       throw Error("select_rows: J must have 3 or 6 rows");
     }
@@ -111,8 +105,7 @@ std::vector<int> cables_in_group(const Model& model, const std::string& group) {
   for (int i = 0; i < model.ncable(); ++i)
     if (static_cast<std::size_t>(i) < model.cable_groups.size() && model.cable_groups[static_cast<std::size_t>(i)] == group)
       idx.push_back(i);
-  if (idx.empty())
-    throw Error("cdpr model '" + model.name + "': no cable in group '" + group + "'");
+  if (idx.empty()) throw Error("cdpr model '" + model.name + "': no cable in group '" + group + "'");
   return idx;
 }
 

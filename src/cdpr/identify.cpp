@@ -68,8 +68,8 @@ void check_sizes(const Model& m, const PlatformLog& log) {
   auto check = [&](const Eigen::MatrixXd& x, Eigen::Index cols, const char* what, bool optional) {
     if (optional && x.cols() == 0) return;
     if (x.rows() != n || x.cols() != cols)
-      throw Error(std::string("cdpr identify: log ") + what + " is " + std::to_string(x.rows()) + " x " +
-                  std::to_string(x.cols()) + ", expected " + std::to_string(n) + " x " + std::to_string(cols));
+      throw Error(std::string("cdpr identify: log ") + what + " is " + std::to_string(x.rows()) + " x " + std::to_string(x.cols()) +
+                  ", expected " + std::to_string(n) + " x " + std::to_string(cols));
     if (!x.allFinite()) throw Error(std::string("cdpr identify: log ") + what + " has a non-finite entry");
   };
   if (!log.t_s.allFinite()) throw Error("cdpr identify: log times are not finite");
@@ -141,15 +141,14 @@ PlatformLog read_platform_log(const std::string& path, const Model& model) {
     }
     return present != 0;
   };
-  const bool has_l = all_or_none(cl, "length"), has_r = all_or_none(cr, "rest_length"),
-             has_z = all_or_none(cz, "carriage_z");
+  const bool has_l = all_or_none(cl, "length"), has_r = all_or_none(cr, "rest_length"), has_z = all_or_none(cz, "carriage_z");
   std::vector<double> t, pose, f, l, r, z;
   PlatformLog log;
   while (in.next()) {
     const double tk = in.number(c_t);
     if (!t.empty() && !(tk > t.back()))
-      throw Error(in.where(c_t) + " (t_s): time " + format_number(tk) + " s is not after the previous sample's " +
-                  format_number(t.back()) + " s");
+      throw Error(in.where(c_t) + " (t_s): time " + format_number(tk) + " s is not after the previous sample's " + format_number(t.back()) +
+                  " s");
     t.push_back(tk);
     if (npose == 6)
       for (int c : cpose) pose.push_back(in.number(c));
@@ -177,12 +176,12 @@ PlatformLog read_platform_log(const std::string& path, const Model& model) {
 CableIdentification identify_cables(const Model& model, const PlatformLog& log, const CableFitOptions& o) {
   check_sizes(model, log);
   if (o.half_width < 1) throw Error("cdpr identify: half width must be >= 1, got " + std::to_string(o.half_width));
-  if (!(o.taut_min_N >= 0.0) || !std::isfinite(o.taut_min_N))
-    throw Error("cdpr identify: taut_min_N must be >= 0 and finite");
+  if (!(o.taut_min_N >= 0.0) || !std::isfinite(o.taut_min_N)) throw Error("cdpr identify: taut_min_N must be >= 0 and finite");
   const bool with_rest = o.fit == StiffnessFit::kStiffness;
   if (with_rest && log.rest_length_m.cols() == 0)
-    throw Error("cdpr identify: cable fit 'stiffness' needs the rest lengths (<cable>.rest_length_m columns); "
-                "without them use 'stiffness-rest-length' (winches held)");
+    throw Error(
+        "cdpr identify: cable fit 'stiffness' needs the rest lengths (<cable>.rest_length_m columns); "
+        "without them use 'stiffness-rest-length' (winches held)");
   const int nc = model.ncable();
   const Eigen::MatrixXd L_all = lengths(model, log);
   // Samples used: all, or the interior ones with the rates of l and l0 when damping is fitted.
@@ -193,8 +192,7 @@ CableIdentification identify_cables(const Model& model, const PlatformLog& log, 
     first = dl.first_row;
     N = dl.d1.rows();
     ldot = dl.d1;
-    l0dot = with_rest ? differentiate_quadratic(log.t_s, log.rest_length_m, o.half_width).d1
-                      : Eigen::MatrixXd::Zero(N, nc);
+    l0dot = with_rest ? differentiate_quadratic(log.t_s, log.rest_length_m, o.half_width).d1 : Eigen::MatrixXd::Zero(N, nc);
   }
   CableIdentification out;
   if (o.damping) {
@@ -220,20 +218,27 @@ CableIdentification identify_cables(const Model& model, const PlatformLog& log, 
       Eigen::Index s_lo = 0, s_hi = 0;
       for (const Eigen::Index k : rows) {
         const double r0 = log.rest_length_m(first + k, i), l = L_all(first + k, i);
-        if (r0 < r_lo) { r_lo = r0; s_lo = first + k; }
-        if (r0 > r_hi) { r_hi = r0; s_hi = first + k; }
+        if (r0 < r_lo) {
+          r_lo = r0;
+          s_lo = first + k;
+        }
+        if (r0 > r_hi) {
+          r_hi = r0;
+          s_hi = first + k;
+        }
         l_lo = std::min(l_lo, l);
         l_hi = std::max(l_hi, l);
       }
       if (m > 0 && r_hi - r_lo > 1e-3 * (l_hi - l_lo) + 1e-12 * std::abs(r_hi))
-        throw Error("cdpr identify: cable " + name + ": fit 'stiffness-rest-length' assumes a constant rest length, "
-                    "but the logged rest length varies from " + format_number(r_lo) + " m (" +
-                    sample_place(log, s_lo) + ") to " + format_number(r_hi) + " m (" + sample_place(log, s_hi) +
-                    "); use fit 'stiffness' (it uses the logged rest length of every sample)");
+        throw Error("cdpr identify: cable " + name +
+                    ": fit 'stiffness-rest-length' assumes a constant rest length, "
+                    "but the logged rest length varies from " +
+                    format_number(r_lo) + " m (" + sample_place(log, s_lo) + ") to " + format_number(r_hi) + " m (" +
+                    sample_place(log, s_hi) + "); use fit 'stiffness' (it uses the logged rest length of every sample)");
     }
     if (m <= p)
-      throw Error("cdpr identify: cable " + name + ": " + std::to_string(m) + " taut samples (tension > " +
-                  format_number(o.taut_min_N) + " N) for " + std::to_string(p) + " unknowns");
+      throw Error("cdpr identify: cable " + name + ": " + std::to_string(m) + " taut samples (tension > " + format_number(o.taut_min_N) +
+                  " N) for " + std::to_string(p) + " unknowns");
     Eigen::MatrixXd A(m, p);
     Eigen::VectorXd b(m);
     double l0_sum = 0.0;
@@ -243,8 +248,9 @@ CableIdentification identify_cables(const Model& model, const PlatformLog& log, 
       b[r] = log.tension_N(s, i);
       if (with_rest) {
         const double l0 = log.rest_length_m(s, i);
-        if (!(l0 > 0.0)) throw Error("cdpr identify: " + sample_place(log, s) + ": cable " + name + ": rest length " +
-                                     format_number(l0) + " m is not positive");
+        if (!(l0 > 0.0))
+          throw Error("cdpr identify: " + sample_place(log, s) + ": cable " + name + ": rest length " + format_number(l0) +
+                      " m is not positive");
         l0_sum += l0;
         A(r, 0) = (l - l0) / l0;
         if (o.damping) A(r, 1) = ldot(k, i) - l0dot(k, i);
@@ -256,9 +262,8 @@ CableIdentification identify_cables(const Model& model, const PlatformLog& log, 
     }
     const LinearFit fit = least_squares(A, b);
     if (!(fit.cond < 1e10))
-      throw Error("cdpr identify: cable " + name + ": the " +
-                  std::string(with_rest ? "stretch" : "lengths") + (o.damping ? " and rates" : "") +
-                  " do not vary enough to separate the unknowns (condition number " +
+      throw Error("cdpr identify: cable " + name + ": the " + std::string(with_rest ? "stretch" : "lengths") +
+                  (o.damping ? " and rates" : "") + " do not vary enough to separate the unknowns (condition number " +
                   format_number(fit.cond, 3) + ")");
     CableFit c;
     c.name = name;
@@ -294,9 +299,8 @@ CableIdentification identify_cables(const Model& model, const PlatformLog& log, 
 }
 
 // -------------------------------------------------------------------------------- platform
-Eigen::Matrix<double, 6, 10> platform_regressor(const Eigen::Matrix3d& R, const Eigen::Vector3d& w,
-                                                const Eigen::Vector3d& alpha, const Eigen::Vector3d& a_P_W,
-                                                const Eigen::Vector3d& g_W) {
+Eigen::Matrix<double, 6, 10> platform_regressor(const Eigen::Matrix3d& R, const Eigen::Vector3d& w, const Eigen::Vector3d& alpha,
+                                                const Eigen::Vector3d& a_P_W, const Eigen::Vector3d& g_W) {
   // The wrench is linear in pi: column k is the wrench of the k-th unit parameter vector.
   const Eigen::Vector3d a_g_W = a_P_W - g_W;
   const Eigen::Vector3d a_g_P = R.transpose() * a_g_W;
@@ -307,7 +311,9 @@ Eigen::Matrix<double, 6, 10> platform_regressor(const Eigen::Matrix3d& R, const 
     Eigen::Matrix3d I = Eigen::Matrix3d::Zero();
     switch (k) {
       case 0: m = 1.0; break;
-      case 1: case 2: case 3: h[k - 1] = 1.0; break;
+      case 1:
+      case 2:
+      case 3: h[k - 1] = 1.0; break;
       case 4: I(0, 0) = 1.0; break;
       case 5: I(0, 1) = I(1, 0) = 1.0; break;
       case 6: I(0, 2) = I(2, 0) = 1.0; break;
@@ -328,8 +334,8 @@ PlatformIdentification identify_platform(const Model& model, const PlatformLog& 
   const Eigen::Index n = log.t_s.size();
   const Eigen::Index w = 2 * static_cast<Eigen::Index>(o.half_width) + 1;
   if (n < w + 10)
-    throw Error("cdpr identify: " + std::to_string(n) + " samples; the platform fit needs at least " +
-                std::to_string(w + 10) + " (window " + std::to_string(w) + " + 10 parameters)");
+    throw Error("cdpr identify: " + std::to_string(n) + " samples; the platform fit needs at least " + std::to_string(w + 10) +
+                " (window " + std::to_string(w) + " + 10 parameters)");
   for (Eigen::Index k = 1; k < n; ++k)
     if (!(log.t_s[k] > log.t_s[k - 1]))
       throw Error("cdpr identify: " + sample_place(log, k) + ": time " + format_number(log.t_s[k]) +
@@ -382,9 +388,9 @@ PlatformIdentification identify_platform(const Model& model, const PlatformLog& 
     }
     const LinearFit fit = least_squares(Aw, bw);
     if (!(fit.cond <= o.max_condition))
-      throw Error("cdpr identify: the data do not excite every platform parameter: condition number " +
-                  format_number(fit.cond, 3) + " of the scaled regressor (limit " +
-                  format_number(o.max_condition, 3) + "); use motion with rotations and accelerations");
+      throw Error("cdpr identify: the data do not excite every platform parameter: condition number " + format_number(fit.cond, 3) +
+                  " of the scaled regressor (limit " + format_number(o.max_condition, 3) +
+                  "); use motion with rotations and accelerations");
     out.pi = fit.x;
     out.cov = fit.cov;
     out.condition_number = fit.cond;
@@ -404,8 +410,8 @@ PlatformIdentification identify_platform(const Model& model, const PlatformLog& 
   // Errors in variables: how much of the differentiated accelerations is noise of the pose log.
   out.pose_noise = derivative_noise(log.t_s, log.pose, o.half_width);
   if (out.pose_noise.worst(2) > kDerivativeNoiseWarning)
-    out.suggested_half_width = smoothing_for_noise(log.t_s, log.pose, 2, kDerivativeNoiseWarning,
-                                                   static_cast<int>(std::min<Eigen::Index>(64, (n - 1) / 8)));
+    out.suggested_half_width =
+        smoothing_for_noise(log.t_s, log.pose, 2, kDerivativeNoiseWarning, static_cast<int>(std::min<Eigen::Index>(64, (n - 1) / 8)));
   out.pi_std = out.cov.diagonal().cwiseMax(0.0).cwiseSqrt();
   out.mass_kg = out.pi[0];
   out.mass_std_kg = out.pi_std[0];

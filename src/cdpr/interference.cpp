@@ -28,8 +28,7 @@ void check_options(const InterferenceOptions& o) {
   if (!(o.clearance_m >= 0.0) || !std::isfinite(o.clearance_m))
     throw Error("interference: clearance_m must be finite and >= 0 (got " + std::to_string(o.clearance_m) + ")");
   if (!(o.penetration_tol_m > 0.0) || !std::isfinite(o.penetration_tol_m))
-    throw Error("interference: penetration_tol_m must be finite and > 0 (got " + std::to_string(o.penetration_tol_m) +
-                ")");
+    throw Error("interference: penetration_tol_m must be finite and > 0 (got " + std::to_string(o.penetration_tol_m) + ")");
 }
 
 std::string cable_name(const Model& model, int i) {
@@ -53,8 +52,8 @@ SegmentDistance segment_distance(const Eigen::Vector3d& a0, const Eigen::Vector3
   // they overlap), i.e. a minimising pair.
   const Eigen::Vector3d d1 = a1 - a0, d2 = b1 - b0, r = a0 - b0;
   const double a = d1.squaredNorm(), e = d2.squaredNorm(), f = d2.dot(r);
-  const double size = std::max({a0.cwiseAbs().maxCoeff(), a1.cwiseAbs().maxCoeff(), b0.cwiseAbs().maxCoeff(),
-                                b1.cwiseAbs().maxCoeff(), std::numeric_limits<double>::min()});
+  const double size = std::max({a0.cwiseAbs().maxCoeff(), a1.cwiseAbs().maxCoeff(), b0.cwiseAbs().maxCoeff(), b1.cwiseAbs().maxCoeff(),
+                                std::numeric_limits<double>::min()});
   const double tiny = 1e-30 * size * size;  // a segment shorter than 1e-15 of the coordinates is a point
   double s = 0.0, t = 0.0;
   if (a <= tiny && e <= tiny) {
@@ -90,8 +89,8 @@ SegmentDistance segment_distance(const Eigen::Vector3d& a0, const Eigen::Vector3
 
 ConvexShape box_shape(const Eigen::Vector3d& h, const Eigen::Vector3d& c) {
   if (!h.allFinite() || !(h.minCoeff() > 0.0))
-    throw Error("box_shape: half extents must be finite and > 0 (got " + std::to_string(h.x()) + ", " +
-                std::to_string(h.y()) + ", " + std::to_string(h.z()) + ")");
+    throw Error("box_shape: half extents must be finite and > 0 (got " + std::to_string(h.x()) + ", " + std::to_string(h.y()) + ", " +
+                std::to_string(h.z()) + ")");
   if (!c.allFinite()) throw Error("box_shape: the centre is not finite");
   ConvexShape s;
   s.normals.resize(3, 6);
@@ -138,8 +137,10 @@ ConvexShape convex_hull_shape(const Eigen::Matrix3Xd& pts) {
       above = std::max(above, h);
       below = std::min(below, h);
     }
-    if (above <= tol) add(nrm, nrm.dot(p + mean));
-    else if (below >= -tol) add(-nrm, -nrm.dot(p + mean));
+    if (above <= tol)
+      add(nrm, nrm.dot(p + mean));
+    else if (below >= -tol)
+      add(-nrm, -nrm.dot(p + mean));
   };
   if (flat) {
     const Eigen::Vector3d nz = svd.matrixU().col(2);
@@ -150,8 +151,7 @@ ConvexShape convex_hull_shape(const Eigen::Matrix3Xd& pts) {
   } else {
     for (Eigen::Index i = 0; i < k; ++i)
       for (Eigen::Index j = i + 1; j < k; ++j)
-        for (Eigen::Index l = j + 1; l < k; ++l)
-          try_plane((X.col(j) - X.col(i)).cross(X.col(l) - X.col(i)), X.col(i));
+        for (Eigen::Index l = j + 1; l < k; ++l) try_plane((X.col(j) - X.col(i)).cross(X.col(l) - X.col(i)), X.col(i));
   }
   ConvexShape s;
   s.normals.resize(3, static_cast<Eigen::Index>(normals.size()));
@@ -175,8 +175,8 @@ ConvexShape transform_shape(const ConvexShape& shape, const Pose& pose) {
 SegmentClip clip_segment(const ConvexShape& shape, const Eigen::Vector3d& p0, const Eigen::Vector3d& p1) {
   const Eigen::Vector3d d = p1 - p0;
   const double len = d.norm();
-  const double size = std::max({p0.cwiseAbs().maxCoeff(), p1.cwiseAbs().maxCoeff(),
-                                shape.offsets_m.size() ? shape.offsets_m.cwiseAbs().maxCoeff() : 0.0, 1e-300});
+  const double size = std::max(
+      {p0.cwiseAbs().maxCoeff(), p1.cwiseAbs().maxCoeff(), shape.offsets_m.size() ? shape.offsets_m.cwiseAbs().maxCoeff() : 0.0, 1e-300});
   const double slack = 1e-12 * size;
   double t0 = 0.0, t1 = 1.0;
   for (Eigen::Index q = 0; q < shape.normals.cols(); ++q) {
@@ -188,8 +188,10 @@ SegmentClip clip_segment(const ConvexShape& shape, const Eigen::Vector3d& p0, co
       continue;
     }
     const double t = num / den;
-    if (den > 0.0) t1 = std::min(t1, t);
-    else t0 = std::max(t0, t);
+    if (den > 0.0)
+      t1 = std::min(t1, t);
+    else
+      t0 = std::max(t0, t);
     if (t0 > t1) return {};
   }
   SegmentClip c;
@@ -260,8 +262,7 @@ bool interference_free(const Model& model, const Pose& pose, double clearance_m)
   return interference_free(model, pose, o);
 }
 
-TrajectoryInterference trajectory_interference(const Model& model, const PoseTrajectory& trajectory,
-                                               const InterferenceOptions& options) {
+TrajectoryInterference trajectory_interference(const Model& model, const PoseTrajectory& trajectory, const InterferenceOptions& options) {
   check_options(options);
   const Eigen::Index rows = trajectory.q.rows();
   if (rows == 0) throw Error("interference: the trajectory has no pose");
@@ -316,15 +317,19 @@ std::string interference_csv(const Model& model, const TrajectoryInterference& r
   std::string s = "kind,cable_a,cable_b,value_m,at_row,first_row\n";
   io::CsvLine line;
   const auto opt_row = [&](long v) {
-    if (v >= 0) line.integer(v);
-    else line.text("");
+    if (v >= 0)
+      line.integer(v);
+    else
+      line.text("");
   };
   for (std::size_t k = 0; k < r.pairs.size(); ++k) {
     line.clear();
     const double d = r.min_distance_m[static_cast<Eigen::Index>(k)];
     line.text("pair").text(cable_name(model, r.pairs[k].first)).text(cable_name(model, r.pairs[k].second));
-    if (std::isnan(d)) line.text("").text("");
-    else line.num(d).integer(static_cast<long long>(r.min_row[k]));
+    if (std::isnan(d))
+      line.text("").text("");
+    else
+      line.num(d).integer(static_cast<long long>(r.min_row[k]));
     opt_row(r.first_close_row[k]);
     s += line.str() + "\n";
   }

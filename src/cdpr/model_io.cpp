@@ -17,8 +17,7 @@ namespace {
 
 ModelFile parse_node(const io::YamlNode& root) {
   root.require_map();
-  root.require_keys({"kind", "name", "motion", "description", "source", "tension", "platform",
-                     "gravity", "pose", "cables"});
+  root.require_keys({"kind", "name", "motion", "description", "source", "tension", "platform", "gravity", "pose", "cables"});
   const std::string kind = root.at("kind").as_string();
   if (kind != "cdpr") root.at("kind").fail("expected 'cdpr' (got '" + kind + "')");
   ModelFile mf;
@@ -39,8 +38,7 @@ ModelFile parse_node(const io::YamlNode& root) {
     if (m.f_min_N < 0.0) t->at("min").fail("must be >= 0 (got " + format_number(m.f_min_N, 6) + ")");
     if (t->has("max")) {
       m.f_max_N = t->at("max").as_double();
-      if (!(m.f_max_N > m.f_min_N))
-        t->at("max").fail("must be > min (got " + format_number(m.f_max_N, 6) + ")");
+      if (!(m.f_max_N > m.f_min_N)) t->at("max").fail("must be > min (got " + format_number(m.f_max_N, 6) + ")");
     }
   }
   if (auto p = root.get("platform")) {
@@ -72,11 +70,9 @@ ModelFile parse_node(const io::YamlNode& root) {
   for (int i = 0; i < n; ++i)
     for (int j = 0; j < i; ++j) {
       if (m.cable_names[i] == m.cable_names[j])
-        cables[static_cast<std::size_t>(i)].at("name").fail("duplicate cable name '" +
-                                                             m.cable_names[i] + "'");
+        cables[static_cast<std::size_t>(i)].at("name").fail("duplicate cable name '" + m.cable_names[i] + "'");
       if ((m.p_WA.col(i) - m.p_WA.col(j)).norm() < 1e-9)
-        cables[static_cast<std::size_t>(i)].at("anchor").fail(
-            "coincides with the anchor of cable '" + m.cable_names[j] + "'");
+        cables[static_cast<std::size_t>(i)].at("anchor").fail("coincides with the anchor of cable '" + m.cable_names[j] + "'");
     }
   if (auto p = root.get("pose")) {
     mf.default_pose = p->as_vector(m.motion == Motion::kSpatial ? 6 : 3);
@@ -93,9 +89,7 @@ ModelFile parse_node(const io::YamlNode& root) {
 
 ModelFile load_model(const std::string& file) { return parse_node(io::YamlNode::load_file(file)); }
 
-ModelFile parse_model(const std::string& text, const std::string& name) {
-  return parse_node(io::YamlNode::load_string(text, name));
-}
+ModelFile parse_model(const std::string& text, const std::string& name) { return parse_node(io::YamlNode::load_string(text, name)); }
 
 namespace {
 

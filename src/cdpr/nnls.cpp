@@ -49,8 +49,8 @@ class FixedNnls {
   /// `JT` (M x kMaxCols, row-major: JT[r * kMaxCols + i] = J(r, i)) is J's transposed copy: the
   /// gradient of all columns is then M vectorisable row updates, each entry summed in the same
   /// order as a column dot product.
-  int solve(const double* J, std::ptrdiff_t ld, const double* JT, int n, const double* w,
-            double tol, int maxit, const double* weight, double* x, int* iterations) {
+  int solve(const double* J, std::ptrdiff_t ld, const double* JT, int n, const double* w, double tol, int maxit, const double* weight,
+            double* x, int* iterations) {
     for (int r = 0; r < M; ++r) {
       for (int i = 0; i < M; ++i) Q_[i + r * M] = r == i ? 1.0 : 0.0;
       c_[r] = w[r];
@@ -270,8 +270,7 @@ class FixedNnls {
 /// Returns false (nothing done) when the rows of Jc differ in size by more than 2^10: then
 /// bounded_least_squares may retry with the rows equilibrated, and the general path runs.
 template <int M>
-bool lawson_hanson_fixed(const Scaled& p, const SolverOptions& o, Workspace::Impl& ws,
-                         TensionResult& res) {
+bool lawson_hanson_fixed(const Scaled& p, const SolverOptions& o, Workspace::Impl& ws, TensionResult& res) {
   const int n = static_cast<int>(p.J.cols());
   const double* Jc = p.Jc.data();
   const std::ptrdiff_t ldc = p.Jc.outerStride();
@@ -386,14 +385,14 @@ bool lawson_hanson_fixed(const Scaled& p, const SolverOptions& o, Workspace::Imp
   const double limit = o.infeasible_rtol * wn + 8.0 * dim * kEps * (cwn + wn);
   if (res.residual_norm > limit) {
     res.status = Status::kInfeasible;
-    res.reason = "no tensions within the bounds meet the wrench: |J f - w| / |w| is above "
-                 "infeasible_rtol";
+    res.reason =
+        "no tensions within the bounds meet the wrench: |J f - w| / |w| is above "
+        "infeasible_rtol";
   }
   return true;
 }
 
-void solve_lawson_hanson_general(const Scaled& p, const SolverOptions& o, Workspace::Impl& ws,
-                                 TensionResult& res) {
+void solve_lawson_hanson_general(const Scaled& p, const SolverOptions& o, Workspace::Impl& ws, TensionResult& res) {
   // Solved on the column-equilibrated Jc (unknowns x_c = f_g .* 2^e_j); the entering column is
   // chosen by the gradient of the unscaled problem (weights 2^e_j), as in lsqnonneg.
   const int n = static_cast<int>(p.J.cols());
@@ -409,8 +408,7 @@ void solve_lawson_hanson_general(const Scaled& p, const SolverOptions& o, Worksp
 
 }  // namespace
 
-void solve_lawson_hanson(const Scaled& p, const SolverOptions& o, Workspace::Impl& ws,
-                         TensionResult& res) {
+void solve_lawson_hanson(const Scaled& p, const SolverOptions& o, Workspace::Impl& ws, TensionResult& res) {
   if (!o.lawson_hanson_reference && p.J.cols() <= 64) {
     bool done = false;
     switch (p.J.rows()) {

@@ -37,8 +37,7 @@ RandomProblem random_problem(int m, int n, std::uint64_t seed, WrenchMode mode) 
   return p;
 }
 
-std::vector<StudyRow> run_random_study(int m, int n, int count, std::uint64_t seed,
-                                       const std::vector<Method>& methods,
+std::vector<StudyRow> run_random_study(int m, int n, int count, std::uint64_t seed, const std::vector<Method>& methods,
                                        const SolverOptions& options, WrenchMode mode) {
   if (count < 0) throw Error("random study: count must be >= 0");
   std::vector<StudyRow> rows;
@@ -63,14 +62,16 @@ StudySummary summarize_study(const std::vector<StudyRow>& rows, std::size_t a, s
   StudySummary s;
   std::vector<double> red;
   for (const auto& row : rows) {
-    if (a >= row.results.size() || b >= row.results.size())
-      throw Error("summarize_study: method index out of range");
+    if (a >= row.results.size() || b >= row.results.size()) throw Error("summarize_study: method index out of range");
     const auto& ra = row.results[a];
     const auto& rb = row.results[b];
     ++s.problems;
-    if (ra.loaded_count > rb.loaded_count) ++s.a_more_loaded;
-    else if (ra.loaded_count == rb.loaded_count) ++s.a_equal_loaded;
-    else ++s.a_fewer_loaded;
+    if (ra.loaded_count > rb.loaded_count)
+      ++s.a_more_loaded;
+    else if (ra.loaded_count == rb.loaded_count)
+      ++s.a_equal_loaded;
+    else
+      ++s.a_fewer_loaded;
     s.mean_loaded_a += ra.loaded_count;
     s.mean_loaded_b += rb.loaded_count;
     if (ra.tension_norm < rb.tension_norm * (1.0 - 1e-9)) {

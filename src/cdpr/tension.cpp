@@ -56,8 +56,7 @@ Workspace::Impl::Impl(int mr, int mc)
 
 Workspace::Workspace(int max_rows, int max_cols) {
   if (max_rows < 1 || max_cols < 1 || max_cols > 4096)
-    throw Error("cdpr::Workspace: sizes must be >= 1 (got " + std::to_string(max_rows) + " x " +
-                std::to_string(max_cols) + ")");
+    throw Error("cdpr::Workspace: sizes must be >= 1 (got " + std::to_string(max_rows) + " x " + std::to_string(max_cols) + ")");
   impl_ = std::make_unique<Impl>(max_rows, max_cols);
 }
 Workspace::~Workspace() = default;
@@ -68,8 +67,7 @@ int Workspace::max_cols() const { return impl_->max_cols; }
 
 namespace detail {
 
-double default_dual_tol(const Eigen::Ref<const Eigen::MatrixXd>& J,
-                        const Eigen::Ref<const Eigen::VectorXd>& w) {
+double default_dual_tol(const Eigen::Ref<const Eigen::MatrixXd>& J, const Eigen::Ref<const Eigen::VectorXd>& w) {
   // lsqnonneg's 10 eps |J|_1 max(m, n), scaled by |w| so the test is invariant to the wrench unit.
   const double norm1 = J.cwiseAbs().colwise().sum().maxCoeff();
   const double dim = static_cast<double>(std::max(J.rows(), J.cols()));
@@ -83,16 +81,14 @@ double scaled_dual_tol(const Scaled& p) {
   return 10.0 * std::numeric_limits<double>::epsilon() * norm1 * dim * size;
 }
 
-double column_weighted_norm(const Eigen::Ref<const Eigen::MatrixXd>& J,
-                            const Eigen::Ref<const Eigen::VectorXd>& f, double f_floor) {
+double column_weighted_norm(const Eigen::Ref<const Eigen::MatrixXd>& J, const Eigen::Ref<const Eigen::VectorXd>& f, double f_floor) {
   double s = 0.0;
-  for (Eigen::Index j = 0; j < J.cols(); ++j)
-    s += J.col(j).norm() * std::max(std::abs(f[j]), f_floor);
+  for (Eigen::Index j = 0; j < J.cols(); ++j) s += J.col(j).norm() * std::max(std::abs(f[j]), f_floor);
   return s;
 }
 
-int bounded_least_squares(const Scaled& p, const SolverOptions& o, Workspace::Impl& ws,
-                          const double* lo, const double* hi, double* x, int* iterations) {
+int bounded_least_squares(const Scaled& p, const SolverOptions& o, Workspace::Impl& ws, const double* lo, const double* hi, double* x,
+                          int* iterations) {
   const auto m = p.Jc.rows();
   const auto n = p.Jc.cols();
   const double tol = o.dual_tol > 0.0 ? o.dual_tol : scaled_dual_tol(p);
@@ -128,8 +124,8 @@ int bounded_least_squares(const Scaled& p, const SolverOptions& o, Workspace::Im
   }
   const double norm1 = Jr.cwiseAbs().colwise().sum().maxCoeff();
   const double dim = static_cast<double>(std::max(m, n));
-  const double tol_r = 10.0 * std::numeric_limits<double>::epsilon() * norm1 * dim *
-                       std::max({wr.norm(), p.f_min, std::numeric_limits<double>::min()});
+  const double tol_r =
+      10.0 * std::numeric_limits<double>::epsilon() * norm1 * dim * std::max({wr.norm(), p.f_min, std::numeric_limits<double>::min()});
   int it2 = 0;
   const int st2 = ws.bls.solve(Jr, wr, lo, hi, tol_r, maxit, ws.xr.data(), &it2);
   ws.bls_on_Jc = false;  // its QR now holds columns of D Jc
@@ -142,17 +138,15 @@ int bounded_least_squares(const Scaled& p, const SolverOptions& o, Workspace::Im
   return st;
 }
 
-double residual_limit(const Eigen::Ref<const Eigen::MatrixXd>& J,
-                      const Eigen::Ref<const Eigen::VectorXd>& w,
+double residual_limit(const Eigen::Ref<const Eigen::MatrixXd>& J, const Eigen::Ref<const Eigen::VectorXd>& w,
                       const Eigen::Ref<const Eigen::VectorXd>& f, double rtol, double f_floor) {
   const double wn = w.norm();
   const double dim = static_cast<double>(J.rows() + J.cols());
-  return rtol * wn + 8.0 * dim * std::numeric_limits<double>::epsilon() *
-                         (column_weighted_norm(J, f, f_floor) + wn);
+  return rtol * wn + 8.0 * dim * std::numeric_limits<double>::epsilon() * (column_weighted_norm(J, f, f_floor) + wn);
 }
 
-void finish_result(const Scaled& p, const SolverOptions& o, Workspace::Impl& ws,
-                   TensionResult& res, bool exact_target, double f_floor, GivensQR* passive) {
+void finish_result(const Scaled& p, const SolverOptions& o, Workspace::Impl& ws, TensionResult& res, bool exact_target, double f_floor,
+                   GivensQR* passive) {
   const int m = static_cast<int>(p.J.rows());
   const int n = static_cast<int>(p.J.cols());
   if (!res.f_N.allFinite()) {  // cannot happen for finite scaled input; never report it as ok
@@ -193,8 +187,7 @@ void finish_result(const Scaled& p, const SolverOptions& o, Workspace::Impl& ws,
     const double proven = lb / (jc_norm * std::sqrt(static_cast<double>(m)));
     if (!(proven >= 2.0 * std::max(o.singular_rtol, o.rank_rtol) + 1e-10)) {
       double ratio = 1.0;
-      ws.mnls.factor(p.Jc.data(), static_cast<int>(p.Jc.outerStride()), m, n, o.rank_rtol,
-                     &ratio);
+      ws.mnls.factor(p.Jc.data(), static_cast<int>(p.Jc.outerStride()), m, n, o.rank_rtol, &ratio);
       singular_J = ratio < o.singular_rtol;
     }
   }
@@ -209,12 +202,12 @@ void finish_result(const Scaled& p, const SolverOptions& o, Workspace::Impl& ws,
     return;
   }
   if (res.status != Status::kOk) return;
-  const double rtol = exact_target ? o.infeasible_rtol
-                                   : std::max(o.infeasible_rtol, o.residual_precision);
+  const double rtol = exact_target ? o.infeasible_rtol : std::max(o.infeasible_rtol, o.residual_precision);
   if (res.residual_norm > residual_limit(p.J, p.w, res.f_N, rtol, f_floor)) {
     res.status = Status::kInfeasible;
-    res.reason = "no tensions within the bounds meet the wrench: |J f - w| / |w| is above "
-                 "infeasible_rtol";
+    res.reason =
+        "no tensions within the bounds meet the wrench: |J f - w| / |w| is above "
+        "infeasible_rtol";
   }
 }
 
@@ -262,8 +255,8 @@ void scan_J(const double* J, Eigen::Index ld, int m_any, int n, double& jmax, bo
 /// is not a normal number. Jc is recomputed from J rather than re-read from Jg (a vector load
 /// of two entries just stored one by one would stall on store forwarding).
 template <int M>
-void scale_J(const double* J, Eigen::Index ld, int m_any, int n, int a, double* Jg,
-             Eigen::Index ldg, double* Jc, Eigen::Index ldc, int* col_exp, double* wt) {
+void scale_J(const double* J, Eigen::Index ld, int m_any, int n, int a, double* Jg, Eigen::Index ldg, double* Jc, Eigen::Index ldc,
+             int* col_exp, double* wt) {
   const int m = M > 0 ? M : m_any;
   const bool a_normal = -a >= -1022 && -a <= 1023;
   const double sa = a_normal ? detail::times_pow2(1.0, -a) : 0.0;
@@ -298,22 +291,18 @@ void scale_J(const double* J, Eigen::Index ld, int m_any, int n, int a, double* 
 
 }  // namespace
 
-void solve_tensions(Method method, const Eigen::Ref<const Eigen::MatrixXd>& J,
-                    const Eigen::Ref<const Eigen::VectorXd>& w, const SolverOptions& o,
-                    Workspace& workspace, TensionResult& res) {
+void solve_tensions(Method method, const Eigen::Ref<const Eigen::MatrixXd>& J, const Eigen::Ref<const Eigen::VectorXd>& w,
+                    const SolverOptions& o, Workspace& workspace, TensionResult& res) {
   auto& ws = workspace.impl();
   const auto m = J.rows();
   const auto n = J.cols();
   // Built only on the error path: the hot path must not allocate.
   const auto where = [method] { return std::string("tension (") + to_string(method) + "): "; };
   if (m < 1 || n < 1) throw Error(where() + "empty structure matrix");
-  if (w.size() != m)
-    throw Error(where() + "wrench has " + std::to_string(w.size()) + " entries but J has " +
-                std::to_string(m) + " rows");
+  if (w.size() != m) throw Error(where() + "wrench has " + std::to_string(w.size()) + " entries but J has " + std::to_string(m) + " rows");
   if (m > ws.max_rows || n > ws.max_cols)
-    throw Error(where() + "J is " + std::to_string(m) + " x " + std::to_string(n) +
-                ", larger than the workspace (" + std::to_string(ws.max_rows) + " x " +
-                std::to_string(ws.max_cols) + ")");
+    throw Error(where() + "J is " + std::to_string(m) + " x " + std::to_string(n) + ", larger than the workspace (" +
+                std::to_string(ws.max_rows) + " x " + std::to_string(ws.max_cols) + ")");
   if (n > 64) throw Error(where() + "at most 64 cables are supported (got " + std::to_string(n) + ")");
   // |J|_max and the finiteness check in one pass.
   double jmax = 0.0;
@@ -321,13 +310,11 @@ void solve_tensions(Method method, const Eigen::Ref<const Eigen::MatrixXd>& J,
   with_rows(static_cast<int>(m), [&](auto rows) {
     scan_J<decltype(rows)::value>(J.data(), J.outerStride(), static_cast<int>(m), static_cast<int>(n), jmax, nonfinite);
   });
-  if (nonfinite)
-    throw Error(where() + "structure matrix J has a non-finite entry");
+  if (nonfinite) throw Error(where() + "structure matrix J has a non-finite entry");
   if (!w.allFinite()) throw Error(where() + "wrench has a non-finite entry");
   if (!(o.f_min_N >= 0.0) || !std::isfinite(o.f_min_N))
     throw Error(where() + "f_min must be finite and >= 0 (got " + std::to_string(o.f_min_N) + ")");
-  if (!(o.f_max_N > o.f_min_N))
-    throw Error(where() + "f_max must be > f_min (got " + std::to_string(o.f_max_N) + ")");
+  if (!(o.f_max_N > o.f_min_N)) throw Error(where() + "f_max must be > f_min (got " + std::to_string(o.f_max_N) + ")");
   if (!(o.iqr_coefficient >= 0.0) || !(o.residual_precision > 0.0) || !(o.rank_rtol > 0.0))
     throw Error(where() + "iqr_coefficient must be >= 0, residual_precision and rank_rtol > 0");
   const bool closed = method == Method::kClosedForm || method == Method::kImprovedClosedForm;
@@ -335,8 +322,8 @@ void solve_tensions(Method method, const Eigen::Ref<const Eigen::MatrixXd>& J,
   if ((closed || centred) && !std::isfinite(o.f_max_N))
     throw Error(where() + "needs a finite f_max (the method centres on (f_min + f_max)/2)");
   if (method == Method::kCentroid && n != m + 2)
-    throw Error(where() + "needs exactly 2 more cables than wrench rows (got " + std::to_string(n) +
-                " cables, " + std::to_string(m) + " rows); use centred for other redundancies");
+    throw Error(where() + "needs exactly 2 more cables than wrench rows (got " + std::to_string(n) + " cables, " + std::to_string(m) +
+                " rows); use centred for other redundancies");
   if (res.f_N.size() != n) res.f_N.resize(n);
   res.f_N.setZero();
   res.status = Status::kOk;
@@ -350,9 +337,8 @@ void solve_tensions(Method method, const Eigen::Ref<const Eigen::MatrixXd>& J,
   auto Jc = ws.Jc.topLeftCorner(m, n);
   auto wt = ws.wt.head(n);
   with_rows(static_cast<int>(m), [&](auto rows) {
-    scale_J<decltype(rows)::value>(J.data(), J.outerStride(), static_cast<int>(m),
-                                   static_cast<int>(n), a, ws.Jg.data(), ws.Jg.outerStride(),
-                                   ws.Jc.data(), ws.Jc.outerStride(), ws.col_exp.data(), wt.data());
+    scale_J<decltype(rows)::value>(J.data(), J.outerStride(), static_cast<int>(m), static_cast<int>(n), a, ws.Jg.data(),
+                                   ws.Jg.outerStride(), ws.Jc.data(), ws.Jc.outerStride(), ws.col_exp.data(), wt.data());
   });
   // Tension exponent: the largest of |w|_inf 2^-a, f_min (and f_max for the closed forms), in
   // exponent arithmetic so that nothing overflows on the way.
@@ -364,7 +350,7 @@ void solve_tensions(Method method, const Eigen::Ref<const Eigen::MatrixXd>& J,
   const int b = t_exp == std::numeric_limits<int>::min() ? 0 : -(t_exp + 1);
   auto wg = ws.wg.head(m);
   for (Eigen::Index i = 0; i < m; ++i) wg[i] = detail::times_pow2(w[i], b - a);
-  double f_max_g = detail::times_pow2(o.f_max_N, b);  // (= ldexp; inf stays inf)
+  double f_max_g = detail::times_pow2(o.f_max_N, b);    // (= ldexp; inf stays inf)
   if (std::isinf(f_max_g) && std::isfinite(o.f_max_N))  // f_max beyond 2^1024 |w|: no bound
     f_max_g = std::numeric_limits<double>::max();
   const detail::Scaled p{Jg, wg, Jc, wt, ws.col_exp.data(), detail::times_pow2(o.f_min_N, b), f_max_g};
@@ -383,20 +369,17 @@ void solve_tensions(Method method, const Eigen::Ref<const Eigen::MatrixXd>& J,
   for (Eigen::Index j = 0; j < n; ++j) res.f_N[j] = detail::times_pow2(res.f_N[j], -b) + 0.0;  // no -0
   res.tension_norm = detail::times_pow2(res.tension_norm, -b);
   res.residual_norm = detail::times_pow2(res.residual_norm, a - b);
-  if (res.status != Status::kNonFinite &&
-      (!res.f_N.allFinite() || !std::isfinite(res.tension_norm) ||
-       !std::isfinite(res.residual_norm))) {
+  if (res.status != Status::kNonFinite && (!res.f_N.allFinite() || !std::isfinite(res.tension_norm) || !std::isfinite(res.residual_norm))) {
     res.status = Status::kNonFinite;
     res.reason = "the answer overflows the double range when unscaled (|w| too large for J)";
   }
   // Exhaustive and Lawson-Hanson solve f >= 0: a bound they did not enforce is reported, never ok.
   const bool bounded = o.f_min_N > 0.0 || std::isfinite(o.f_max_N);
-  if (bounded && (method == Method::kExhaustive || method == Method::kLawsonHanson) &&
-      res.status != Status::kNonFinite && res.status != Status::kIterationLimit) {
+  if (bounded && (method == Method::kExhaustive || method == Method::kLawsonHanson) && res.status != Status::kNonFinite &&
+      res.status != Status::kIterationLimit) {
     const double slack = 1e-9 * std::max(o.f_min_N, res.f_N.lpNorm<Eigen::Infinity>());
     bool outside = false;
-    for (Eigen::Index j = 0; j < n; ++j)
-      outside |= res.f_N[j] < o.f_min_N - slack || res.f_N[j] > o.f_max_N + slack;
+    for (Eigen::Index j = 0; j < n; ++j) outside |= res.f_N[j] < o.f_min_N - slack || res.f_N[j] > o.f_max_N + slack;
     if (outside) {
       res.status = Status::kOutOfBounds;
       res.reason = o.f_min_N > 0.0 && res.f_N.minCoeff() < o.f_min_N - slack
@@ -408,17 +391,14 @@ void solve_tensions(Method method, const Eigen::Ref<const Eigen::MatrixXd>& J,
   }
 }
 
-TensionResult solve_tensions(Method method, const Eigen::MatrixXd& J, const Eigen::VectorXd& w,
-                             const SolverOptions& options) {
-  Workspace ws(std::max<int>(1, static_cast<int>(J.rows())),
-               std::max<int>(1, static_cast<int>(J.cols())));
+TensionResult solve_tensions(Method method, const Eigen::MatrixXd& J, const Eigen::VectorXd& w, const SolverOptions& options) {
+  Workspace ws(std::max<int>(1, static_cast<int>(J.rows())), std::max<int>(1, static_cast<int>(J.cols())));
   TensionResult res;
   solve_tensions(method, J, w, options, ws, res);
   return res;
 }
 
-double kkt_violation(const Eigen::MatrixXd& J, const Eigen::VectorXd& w, const Eigen::VectorXd& f,
-                     double f_min_N, double f_max_N) {
+double kkt_violation(const Eigen::MatrixXd& J, const Eigen::VectorXd& w, const Eigen::VectorXd& f, double f_min_N, double f_max_N) {
   const int m = static_cast<int>(J.rows());
   const int n = static_cast<int>(J.cols());
   if (f.size() != n || w.size() != m) throw Error("kkt_violation: size mismatch");
@@ -471,8 +451,7 @@ double kkt_violation(const Eigen::MatrixXd& J, const Eigen::VectorXd& w, const E
   detail::BoundedLS bls(n, p);
   std::vector<double> lo(p, 0.0), hi(p, std::numeric_limits<double>::infinity()), x(p);
   int it = 0;
-  const double tol = 10.0 * std::numeric_limits<double>::epsilon() *
-                     A.cwiseAbs().colwise().sum().maxCoeff() *
+  const double tol = 10.0 * std::numeric_limits<double>::epsilon() * A.cwiseAbs().colwise().sum().maxCoeff() *
                      static_cast<double>(std::max(n, p)) * fs.norm();
   bls.solve(A, fs, lo.data(), hi.data(), tol, 50 * p + 100, x.data(), &it);
   const Eigen::Map<const Eigen::VectorXd> xv(x.data(), p);

@@ -82,7 +82,7 @@ void solve_centroid(const Scaled& p, const SolverOptions& o, Workspace::Impl& ws
   Polygon* nxt = &b;
   for (int i = 0; i < n && count > 0; ++i) {
     const double n0 = N(i, 0), n1 = N(i, 1);
-    if (n0 == 0.0 && n1 == 0.0) continue;  // this tension is fixed by the wrench
+    if (n0 == 0.0 && n1 == 0.0) continue;                 // this tension is fixed by the wrench
     count = clip(*cur, count, n0, n1, hi - f0[i], *nxt);  // f_i <= f_max
     std::swap(cur, nxt);
     if (count == 0) break;
@@ -111,8 +111,7 @@ void solve_centroid(const Scaled& p, const SolverOptions& o, Workspace::Impl& ws
     l0 = vx / count;
     l1 = vy / count;
   }
-  for (int i = 0; i < n; ++i)
-    res.f_N[i] = std::min(std::max(f0[i] + N(i, 0) * l0 + N(i, 1) * l1, lo), hi);
+  for (int i = 0; i < n; ++i) res.f_N[i] = std::min(std::max(f0[i] + N(i, 0) * l0 + N(i, 1) * l1, lo), hi);
   res.status = Status::kOk;
   res.reason = "";
   finish_result(p, o, ws, res, true);

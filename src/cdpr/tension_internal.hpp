@@ -41,15 +41,15 @@ struct ExhaustiveScratch {
 struct Workspace::Impl {
   Impl(int max_rows, int max_cols);
   int max_rows, max_cols;
-  detail::MinNormLS mnls;       // m x n problems
-  detail::BoundedLS bls;        // m x n
-  detail::BoundedLS ldp;        // (n + 1) x 2n (least-distance problem of the exact solver)
+  detail::MinNormLS mnls;                     // m x n problems
+  detail::BoundedLS bls;                      // m x n
+  detail::BoundedLS ldp;                      // (n + 1) x 2n (least-distance problem of the exact solver)
   Eigen::VectorXd lo, hi, x, x2, fm, rhs, r;  // n / m scratch
-  std::vector<double> colbuf;   // m x n gathered columns
-  std::vector<int> idx;         // n
+  std::vector<double> colbuf;                 // m x n gathered columns
+  std::vector<int> idx;                       // n
   // exhaustive
-  std::vector<double> norms, resid, sorted;  // 2^n - 1 each (n <= 24): norms, residual keys, copy
-  std::vector<std::uint32_t> hist;  // 2^16 buckets of order_statistics (2^n - 1 >= 2^16)
+  std::vector<double> norms, resid, sorted;   // 2^n - 1 each (n <= 24): norms, residual keys, copy
+  std::vector<std::uint32_t> hist;            // 2^16 buckets of order_statistics (2^n - 1 >= 2^16)
   std::vector<detail::ExhaustiveScratch> ex;  // one per thread (sized by the first call)
   // exact
   Eigen::MatrixXd Jt, Q, N, E;
@@ -57,12 +57,12 @@ struct Workspace::Impl {
   std::vector<double> lo2, hi2, xf;  // 2n zeros, 2n infinities, n
   Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr;
   // equilibration (tension.cpp)
-  Eigen::MatrixXd Jg, Jc;       // max_rows x max_cols: J 2^-a; J 2^-a diag(2^-e_j)
-  Eigen::VectorXd wg, fg, wt;   // m: scaled wrench; n: scaled tensions, column weights 2^e_j
-  std::vector<int> col_exp;     // n: e_j
-  Eigen::MatrixXd Jr;           // max_rows x max_cols: D Jc (rows equilibrated, fallback solve)
-  Eigen::VectorXd wr, xr;       // m: D w; n: the fallback's unknowns
-  bool bls_on_Jc = false;       // the last bls.solve ran on the scaled problem's Jc
+  Eigen::MatrixXd Jg, Jc;      // max_rows x max_cols: J 2^-a; J 2^-a diag(2^-e_j)
+  Eigen::VectorXd wg, fg, wt;  // m: scaled wrench; n: scaled tensions, column weights 2^e_j
+  std::vector<int> col_exp;    // n: e_j
+  Eigen::MatrixXd Jr;          // max_rows x max_cols: D Jc (rows equilibrated, fallback solve)
+  Eigen::VectorXd wr, xr;      // m: D w; n: the fallback's unknowns
+  bool bls_on_Jc = false;      // the last bls.solve ran on the scaled problem's Jc
 };
 
 namespace detail {
@@ -70,8 +70,7 @@ namespace detail {
 /// x 2^e, bit-identical to std::ldexp(x, e) (a product with a power of two is exact, or correctly
 /// rounded when it under- or overflows), without a library call when 2^e is a normal number.
 inline double times_pow2(double x, int e) {
-  if (e >= -1022 && e <= 1023)
-    return x * std::bit_cast<double>(static_cast<std::uint64_t>(e + 1023) << 52);
+  if (e >= -1022 && e <= 1023) return x * std::bit_cast<double>(static_cast<std::uint64_t>(e + 1023) << 52);
   return std::ldexp(x, e);
 }
 
@@ -120,22 +119,18 @@ namespace detail {
 /// final free set). When it has m columns its R bounds sigma_min(Jc) from below, which usually
 /// proves J is not near singular without the rank-revealing QR of the whole Jc; only when the
 /// bound cannot decide is that QR run. The status is the same either way (docs/CDPR.md).
-void finish_result(const Scaled& p, const SolverOptions& o, Workspace::Impl& ws,
-                   TensionResult& res, bool exact_target = false, double f_floor = 0.0,
-                   GivensQR* passive = nullptr);
+void finish_result(const Scaled& p, const SolverOptions& o, Workspace::Impl& ws, TensionResult& res, bool exact_target = false,
+                   double f_floor = 0.0, GivensQR* passive = nullptr);
 
 /// sum_j |J_j| max(|f_j|, f_floor): the size of the terms of J f (a bound on |J f| that, unlike
 /// |J|_F |f|, stays tight when column sizes differ by orders of magnitude). O(m n), no allocation.
-double column_weighted_norm(const Eigen::Ref<const Eigen::MatrixXd>& J,
-                            const Eigen::Ref<const Eigen::VectorXd>& f, double f_floor = 0.0);
+double column_weighted_norm(const Eigen::Ref<const Eigen::MatrixXd>& J, const Eigen::Ref<const Eigen::VectorXd>& f, double f_floor = 0.0);
 
 /// |J f - w| above which a result is infeasible: infeasible_rtol (or `rtol`) |w| plus the
 /// round-off floor of evaluating J f, 8 (m + n) eps (column_weighted_norm(J, f, f_floor) + |w|),
 /// so that w = 0 with an exact f is not called infeasible.
-double residual_limit(const Eigen::Ref<const Eigen::MatrixXd>& J,
-                      const Eigen::Ref<const Eigen::VectorXd>& w,
-                      const Eigen::Ref<const Eigen::VectorXd>& f, double rtol,
-                      double f_floor = 0.0);
+double residual_limit(const Eigen::Ref<const Eigen::MatrixXd>& J, const Eigen::Ref<const Eigen::VectorXd>& w,
+                      const Eigen::Ref<const Eigen::VectorXd>& f, double rtol, double f_floor = 0.0);
 
 /// Order statistics without sorting: out[i] = the value of rank ranks[i] (0-based, ascending
 /// value) among v[0, count), for k <= 4 ranks given in non-decreasing order, each < count. One
@@ -145,22 +140,18 @@ double residual_limit(const Eigen::Ref<const Eigen::MatrixXd>& J,
 /// without NaN the values equal std::nth_element's on the whole array. Cost O(count + 2^16) plus
 /// the selections in the located buckets (at most count elements when all values share one
 /// bucket). `hist` is resized to 2^16 (no allocation once it has that size).
-void order_statistics(const double* v, std::size_t count, const std::size_t* ranks, int k,
-                      double* out, std::vector<std::uint32_t>& hist, double* buf);
+void order_statistics(const double* v, std::size_t count, const std::size_t* ranks, int k, double* out, std::vector<std::uint32_t>& hist,
+                      double* buf);
 
 // The methods work on the scaled problem and leave f_g in res.f_N.
-void solve_exhaustive(const Scaled& p, const SolverOptions& o, Workspace::Impl& ws,
-                      TensionResult& res);
-void solve_lawson_hanson(const Scaled& p, const SolverOptions& o, Workspace::Impl& ws,
-                         TensionResult& res);
+void solve_exhaustive(const Scaled& p, const SolverOptions& o, Workspace::Impl& ws, TensionResult& res);
+void solve_lawson_hanson(const Scaled& p, const SolverOptions& o, Workspace::Impl& ws, TensionResult& res);
 /// centred = false: the exact method; true: stage 2 minimises |f - f_m|, f_m = (f_min + f_max)/2
 /// (needs a finite p.f_max).
-void solve_exact(const Scaled& p, const SolverOptions& o, Workspace::Impl& ws, TensionResult& res,
-                 bool centred = false);
+void solve_exact(const Scaled& p, const SolverOptions& o, Workspace::Impl& ws, TensionResult& res, bool centred = false);
 /// n = m + 2: the centred point, then the centroid of the feasible polygon (tension_centroid.cpp).
 void solve_centroid(const Scaled& p, const SolverOptions& o, Workspace::Impl& ws, TensionResult& res);
-void solve_closed_form(const Scaled& p, const SolverOptions& o, bool improved,
-                       Workspace::Impl& ws, TensionResult& res);
+void solve_closed_form(const Scaled& p, const SolverOptions& o, bool improved, Workspace::Impl& ws, TensionResult& res);
 
 /// Bounded least squares min |Jc x - w| s.t. lo <= x <= hi (x: Jc's unknowns) for Lawson-Hanson
 /// and exact stage 1: BoundedLS on Jc with lsqnonneg's entering rule (weights p.wt). When the
@@ -169,12 +160,11 @@ void solve_closed_form(const Scaled& p, const SolverOptions& o, bool improved,
 /// set stops early; then the problem is solved again with the rows equilibrated (D Jc, D w, D a
 /// power of two per row), and that answer is kept if its unweighted residual |Jc x - w| is
 /// smaller. Returns BoundedLS's status (0 converged, 1 iteration cap).
-int bounded_least_squares(const Scaled& p, const SolverOptions& o, Workspace::Impl& ws,
-                          const double* lo, const double* hi, double* x, int* iterations);
+int bounded_least_squares(const Scaled& p, const SolverOptions& o, Workspace::Impl& ws, const double* lo, const double* hi, double* x,
+                          int* iterations);
 
 /// lsqnonneg's 10 eps |J|_1 max(m, n), times max(1, |w|) (used by kkt_violation).
-double default_dual_tol(const Eigen::Ref<const Eigen::MatrixXd>& J,
-                        const Eigen::Ref<const Eigen::VectorXd>& w);
+double default_dual_tol(const Eigen::Ref<const Eigen::MatrixXd>& J, const Eigen::Ref<const Eigen::VectorXd>& w);
 /// The dual tolerance of the equilibrated problem: 10 eps |Jc|_1 max(m, n) max(|w|, f_min).
 double scaled_dual_tol(const Scaled& p);
 

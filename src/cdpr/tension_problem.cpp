@@ -14,10 +14,8 @@ struct Column {
   const char* unit;
 };
 constexpr std::array<Column, 3> kPlanarPose{{{"x", "_m"}, {"y", "_m"}, {"phi", "_rad"}}};
-constexpr std::array<Column, 6> kSpatialPose{
-    {{"x", "_m"}, {"y", "_m"}, {"z", "_m"}, {"roll", "_rad"}, {"pitch", "_rad"}, {"yaw", "_rad"}}};
-constexpr std::array<Column, 6> kWrench{
-    {{"fx", "_N"}, {"fy", "_N"}, {"fz", "_N"}, {"mx", "_Nm"}, {"my", "_Nm"}, {"mz", "_Nm"}}};
+constexpr std::array<Column, 6> kSpatialPose{{{"x", "_m"}, {"y", "_m"}, {"z", "_m"}, {"roll", "_rad"}, {"pitch", "_rad"}, {"yaw", "_rad"}}};
+constexpr std::array<Column, 6> kWrench{{{"fx", "_N"}, {"fy", "_N"}, {"fz", "_N"}, {"mx", "_Nm"}, {"my", "_Nm"}, {"mz", "_Nm"}}};
 
 std::vector<Column> pose_columns(const Model& model) {
   if (model.motion == Motion::kPlanar) return {kPlanarPose.begin(), kPlanarPose.end()};
@@ -29,9 +27,7 @@ std::string cable_name(const Model& model, int i) {
   return k < model.cable_names.size() ? model.cable_names[k] : "c" + std::to_string(i + 1);
 }
 
-std::string place_of(const PoseTrajectory& t, std::size_t k) {
-  return k < t.places.size() ? t.places[k] : "pose " + std::to_string(k);
-}
+std::string place_of(const PoseTrajectory& t, std::size_t k) { return k < t.places.size() ? t.places[k] : "pose " + std::to_string(k); }
 
 }  // namespace
 
@@ -57,9 +53,12 @@ TensionProblem make_tension_problem(const Model& model, const std::string& group
     for (WrenchRow row : rows) {
       int r = static_cast<int>(row);
       if (planar) {
-        if (row == WrenchRow::kFx) r = 0;
-        else if (row == WrenchRow::kFy) r = 1;
-        else if (row == WrenchRow::kMz) r = 2;
+        if (row == WrenchRow::kFx)
+          r = 0;
+        else if (row == WrenchRow::kFy)
+          r = 1;
+        else if (row == WrenchRow::kMz)
+          r = 2;
         else
           throw Error("tension problem: planar model '" + model.name + "' has no wrench row '" + to_string(row) +
                       "' (rows are fx, fy, mz)");
@@ -91,8 +90,7 @@ std::string_view method_inapplicable_reason(Method method, const TensionProblem&
       !std::isfinite(problem.options.f_max_N))
     return "needs a finite f_max";
   if (method == Method::kExhaustive && problem.ncable() > 24) return "more than 24 cables";
-  if (method == Method::kCentroid && problem.ncable() != problem.nrow() + 2)
-    return "needs exactly 2 more cables than wrench rows";
+  if (method == Method::kCentroid && problem.ncable() != problem.nrow() + 2) return "needs exactly 2 more cables than wrench rows";
   return "";
 }
 
@@ -102,8 +100,7 @@ TensionJump max_tension_jump(const std::vector<TensionResult>& results) {
     const Eigen::VectorXd& a = results[k - 1].f_N;
     const Eigen::VectorXd& b = results[k].f_N;
     if (a.size() != b.size())
-      throw Error("max_tension_jump: results " + std::to_string(k - 1) + " and " + std::to_string(k) +
-                  " have different cable counts");
+      throw Error("max_tension_jump: results " + std::to_string(k - 1) + " and " + std::to_string(k) + " have different cable counts");
     for (Eigen::Index c = 0; c < a.size(); ++c) {
       const double d = std::abs(b[c] - a[c]);
       if (d > j.jump_N || (std::isnan(d) && !std::isnan(j.jump_N))) {
@@ -123,19 +120,14 @@ TensionResult solve_tension_problem(Method method, const TensionProblem& problem
   return solve_tensions(method, problem.J, w.size() != 0 ? w : problem.w, problem.options);
 }
 
-bool method_applicable(Method method, const TensionProblem& problem) {
-  return method_inapplicable_reason(method, problem).empty();
-}
+bool method_applicable(Method method, const TensionProblem& problem) { return method_inapplicable_reason(method, problem).empty(); }
 
-void scatter_tensions(const Model& model, const TensionProblem& problem, const Eigen::VectorXd& f_N,
-                      Eigen::VectorXd& f_model_N) {
+void scatter_tensions(const Model& model, const TensionProblem& problem, const Eigen::VectorXd& f_N, Eigen::VectorXd& f_model_N) {
   if (f_N.size() != problem.ncable())
-    throw Error("scatter_tensions: " + std::to_string(f_N.size()) + " tensions for " +
-                std::to_string(problem.ncable()) + " cables");
+    throw Error("scatter_tensions: " + std::to_string(f_N.size()) + " tensions for " + std::to_string(problem.ncable()) + " cables");
   if (f_model_N.size() != model.ncable()) f_model_N.resize(model.ncable());
   f_model_N.setZero();
-  for (std::size_t k = 0; k < problem.cables.size(); ++k)
-    f_model_N[problem.cables[k]] = f_N[static_cast<Eigen::Index>(k)];
+  for (std::size_t k = 0; k < problem.cables.size(); ++k) f_model_N[problem.cables[k]] = f_N[static_cast<Eigen::Index>(k)];
 }
 
 PoseTrajectory read_pose_trajectory(const std::string& path, const Model& model) {
@@ -203,8 +195,8 @@ std::vector<TensionResult> solve_tension_trajectory(const Model& model, TensionP
 std::string tension_trajectory_csv(const Model& model, const TensionProblem& problem, const PoseTrajectory& trajectory,
                                    const std::vector<TensionResult>& results) {
   if (static_cast<Eigen::Index>(results.size()) != trajectory.q.rows())
-    throw Error("tension_trajectory_csv: " + std::to_string(results.size()) + " results for " +
-                std::to_string(trajectory.q.rows()) + " poses");
+    throw Error("tension_trajectory_csv: " + std::to_string(results.size()) + " results for " + std::to_string(trajectory.q.rows()) +
+                " poses");
   const bool timed = trajectory.t_s.size() != 0;
   io::CsvLine line;
   if (timed) line.text("t_s");

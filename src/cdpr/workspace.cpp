@@ -29,10 +29,10 @@ struct WorkspaceEvaluator::Impl {
   TensionProblem problem;
   Workspace solver_ws;
   TensionResult result;
-  Eigen::VectorXd f_cert;       // (n) last tensions
-  Eigen::MatrixXd box_vertices; // (m x K) external wrench vertices
-  Eigen::MatrixXd vertices;     // (m x K) required wrenches at the last pose
-  std::vector<int> combos;      // (ncombo x (m - 1)) column sets of the facet normals
+  Eigen::VectorXd f_cert;        // (n) last tensions
+  Eigen::MatrixXd box_vertices;  // (m x K) external wrench vertices
+  Eigen::MatrixXd vertices;      // (m x K) required wrenches at the last pose
+  std::vector<int> combos;       // (ncombo x (m - 1)) column sets of the facet normals
   int ncombo = 0;
   bool margin_on = false;
   bool closed_form_ok = false;  // finite f_max: the closed-form fast path applies
@@ -42,15 +42,16 @@ struct WorkspaceEvaluator::Impl {
   SolverOptions closure_options;
 
   Impl(const Model& m, const WorkspaceOptions& o)
-      : model(&m), options(o), problem(make_tension_problem(m, o.group, o.rows)),
+      : model(&m),
+        options(o),
+        problem(make_tension_problem(m, o.group, o.rows)),
         solver_ws(std::max(1, problem.nrow()), std::max(1, problem.ncable())) {}
 
   [[nodiscard]] std::vector<std::string> row_names() const {
     static const char* kSpatial[] = {"fx", "fy", "fz", "mx", "my", "mz"};
     static const char* kPlanar[] = {"fx", "fy", "mz"};
     std::vector<std::string> out;
-    for (int r : problem.row_index)
-      out.emplace_back(model->motion == Motion::kPlanar ? kPlanar[r] : kSpatial[r]);
+    for (int r : problem.row_index) out.emplace_back(model->motion == Motion::kPlanar ? kPlanar[r] : kSpatial[r]);
     return out;
   }
 
@@ -71,13 +72,11 @@ struct WorkspaceEvaluator::Impl {
     for (std::size_t i = 0; i < names.size(); ++i) rows_text += (i ? ", " : "") + names[i];
     const bool has_box = options.wrench_lo.size() > 0 || options.wrench_hi.size() > 0;
     if (has_box && options.kind != WorkspaceKind::kFeasible)
-      throw Error(std::string("wrench box: kind '") + to_string(options.kind) +
-                  "' takes no external wrench set (use kind feasible)");
+      throw Error(std::string("wrench box: kind '") + to_string(options.kind) + "' takes no external wrench set (use kind feasible)");
     if (has_box) {
       if (options.wrench_lo.size() != m || options.wrench_hi.size() != m)
-        throw Error("wrench box: " + std::to_string(options.wrench_lo.size()) + " lower and " +
-                    std::to_string(options.wrench_hi.size()) + " upper values, the problem has " + std::to_string(m) +
-                    " rows (" + rows_text + ")");
+        throw Error("wrench box: " + std::to_string(options.wrench_lo.size()) + " lower and " + std::to_string(options.wrench_hi.size()) +
+                    " upper values, the problem has " + std::to_string(m) + " rows (" + rows_text + ")");
       for (int r = 0; r < m; ++r) {
         const double lo = options.wrench_lo[r], hi = options.wrench_hi[r];
         if (!std::isfinite(lo) || !std::isfinite(hi))
@@ -276,8 +275,7 @@ struct WorkspaceEvaluator::Impl {
         v.cls = PoseClass::kUndecided;
       } else {
         const double tol = options.feasibility_rtol * Jmax * result.tension_norm;
-        v.cls = (std::isfinite(result.residual_norm) && result.residual_norm <= tol) ? PoseClass::kInside
-                                                                                      : PoseClass::kOutside;
+        v.cls = (std::isfinite(result.residual_norm) && result.residual_norm <= tol) ? PoseClass::kInside : PoseClass::kOutside;
       }
       return v;
     }
@@ -457,20 +455,19 @@ WorkspaceGridResult evaluate_grid(const Model& model, const WorkspaceOptions& op
   return out;
 }
 
-std::vector<PoseVerdict> evaluate_poses(const Model& model, const WorkspaceOptions& options,
-                                        const std::vector<Pose>& poses, const WorkspaceProgress& progress) {
+std::vector<PoseVerdict> evaluate_poses(const Model& model, const WorkspaceOptions& options, const std::vector<Pose>& poses,
+                                        const WorkspaceProgress& progress) {
   EvaluatorPool pool(model, options);
   std::vector<PoseVerdict> out(poses.size());
   for (std::size_t i = 0; i < poses.size(); ++i)
-    if (!poses[i].p_WP.allFinite() || !poses[i].R_WP.allFinite())
-      throw Error("poses: pose " + std::to_string(i) + " is not finite");
+    if (!poses[i].p_WP.allFinite() || !poses[i].R_WP.allFinite()) throw Error("poses: pose " + std::to_string(i) + " is not finite");
   for_each_pose(pool, static_cast<int>(poses.size()), options.threads, 64, progress,
                 [&](WorkspaceEvaluator& e, int i) { out[static_cast<std::size_t>(i)] = e.evaluate(poses[static_cast<std::size_t>(i)]); });
   return out;
 }
 
-std::vector<Pose> orientation_grid(const Model& model, const Eigen::Vector3d& p_WP_m, const Eigen::Vector3d& lo,
-                                   const Eigen::Vector3d& hi, const std::array<int, 3>& count) {
+std::vector<Pose> orientation_grid(const Model& model, const Eigen::Vector3d& p_WP_m, const Eigen::Vector3d& lo, const Eigen::Vector3d& hi,
+                                   const std::array<int, 3>& count) {
   static const char* kAngle[] = {"roll", "pitch", "yaw"};
   if (!p_WP_m.allFinite()) throw Error("orientation grid: position must be finite");
   double total = 1.0;
@@ -494,13 +491,11 @@ std::vector<Pose> orientation_grid(const Model& model, const Eigen::Vector3d& p_
   out.reserve(static_cast<std::size_t>(total));
   for (int k = 0; k < count[2]; ++k)
     for (int j = 0; j < count[1]; ++j)
-      for (int i = 0; i < count[0]; ++i)
-        out.push_back(pose_from_xyz_rpy(p_WP_m, Eigen::Vector3d(angle(0, i), angle(1, j), angle(2, k))));
+      for (int i = 0; i < count[0]; ++i) out.push_back(pose_from_xyz_rpy(p_WP_m, Eigen::Vector3d(angle(0, i), angle(1, j), angle(2, k))));
   return out;
 }
 
-RayResult cast_rays(const Model& model, const WorkspaceOptions& options, const RaySpec& spec,
-                    const WorkspaceProgress& progress) {
+RayResult cast_rays(const Model& model, const WorkspaceOptions& options, const RaySpec& spec, const WorkspaceProgress& progress) {
   check_count("rays", spec.count);
   if (spec.count > 10000000) throw Error("rays: count " + std::to_string(spec.count) + " above the limit of 1e7");
   auto positive = [](const char* name, double x) {
@@ -522,8 +517,8 @@ RayResult cast_rays(const Model& model, const WorkspaceOptions& options, const R
     const PoseVerdict v = e->evaluate(pose);
     pool.give(std::move(e));
     if (!v.inside())
-      throw Error("ray start " + format_point(spec.start_m) + " m is not inside the " + to_string(options.kind) +
-                  " workspace (" + to_string(v.cls) + ", residual " + format_number(v.residual, 6) + "): choose an inside start");
+      throw Error("ray start " + format_point(spec.start_m) + " m is not inside the " + to_string(options.kind) + " workspace (" +
+                  to_string(v.cls) + ", residual " + format_number(v.residual, 6) + "): choose an inside start");
   }
   const int N = spec.count;
   RayResult out;
@@ -573,8 +568,10 @@ RayResult cast_rays(const Model& model, const WorkspaceOptions& options, const R
     } else {
       while (outside - in > spec.tol_m) {
         const double mid = 0.5 * (in + outside);
-        if (inside_at(mid, nullptr)) in = mid;
-        else outside = mid;
+        if (inside_at(mid, nullptr))
+          in = mid;
+        else
+          outside = mid;
       }
     }
     out.distance_m[k] = in;

@@ -38,17 +38,16 @@ Eigen::Matrix<double, 3, Eigen::Dynamic> quadratic_fit_weights(const double* t_s
 QuadraticDerivatives differentiate_quadratic(const Eigen::VectorXd& t_s, const Eigen::MatrixXd& x, int half_width) {
   const auto n = t_s.size();
   if (half_width < 1) throw Error("differentiate: half width must be >= 1, got " + std::to_string(half_width));
-  if (x.rows() != n)
-    throw Error("differentiate: " + std::to_string(n) + " times but " + std::to_string(x.rows()) + " rows");
+  if (x.rows() != n) throw Error("differentiate: " + std::to_string(n) + " times but " + std::to_string(x.rows()) + " rows");
   const Eigen::Index w = 2 * static_cast<Eigen::Index>(half_width) + 1;
   if (n < w)
-    throw Error("differentiate: " + std::to_string(n) + " samples, a window of " + std::to_string(w) +
-                " (half width " + std::to_string(half_width) + ") needs at least " + std::to_string(w));
+    throw Error("differentiate: " + std::to_string(n) + " samples, a window of " + std::to_string(w) + " (half width " +
+                std::to_string(half_width) + ") needs at least " + std::to_string(w));
   for (Eigen::Index k = 0; k < n; ++k) {
     if (!std::isfinite(t_s[k])) throw Error("differentiate: sample " + std::to_string(k) + ": time is not finite");
     if (k > 0 && !(t_s[k] > t_s[k - 1]))
-      throw Error("differentiate: sample " + std::to_string(k) + ": time " + format_number(t_s[k]) +
-                  " s is not after " + format_number(t_s[k - 1]) + " s");
+      throw Error("differentiate: sample " + std::to_string(k) + ": time " + format_number(t_s[k]) + " s is not after " +
+                  format_number(t_s[k - 1]) + " s");
   }
   QuadraticDerivatives r;
   r.first_row = half_width;
@@ -146,8 +145,7 @@ DerivativeNoise derivative_noise(const Eigen::VectorXd& t_s, const Eigen::Matrix
   return noise_at(t_s, x, half_width, sample_noise_std(t_s, x));
 }
 
-int smoothing_for_noise(const Eigen::VectorXd& t_s, const Eigen::MatrixXd& x, int order, double max_fraction,
-                        int max_half_width) {
+int smoothing_for_noise(const Eigen::VectorXd& t_s, const Eigen::MatrixXd& x, int order, double max_fraction, int max_half_width) {
   (void)differentiate_quadratic(t_s, x.leftCols(0), 1);
   const Eigen::VectorXd sd = sample_noise_std(t_s, x);
   for (int h = 1; h <= max_half_width && 2 * static_cast<Eigen::Index>(h) + 1 <= t_s.size(); h *= 2)

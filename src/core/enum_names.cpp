@@ -4,8 +4,7 @@
 
 namespace tendyn::detail {
 
-void throw_unknown_enum_name(std::string_view where, std::string_view what, std::string_view text,
-                             const std::string& valid) {
+void throw_unknown_enum_name(std::string_view where, std::string_view what, std::string_view text, const std::string& valid) {
   std::string msg;
   if (!where.empty()) msg.append(where).append(": ");
   msg.append("unknown ").append(what).append(" '").append(text).append("' (valid: ").append(valid).append(")");

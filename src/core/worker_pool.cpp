@@ -120,8 +120,7 @@ void WorkerPool::run_erased(int nthread, JobFn fn, void* ctx) {
     return;
   }
   bool idle = false;
-  if (static_cast<std::uint64_t>(nthread) > kThreadMask ||
-      !busy_.compare_exchange_strong(idle, true, std::memory_order_acquire)) {
+  if (static_cast<std::uint64_t>(nthread) > kThreadMask || !busy_.compare_exchange_strong(idle, true, std::memory_order_acquire)) {
     // another run() (another thread, or a job of this pool calling run()) uses the workers
     run_on_temporary_threads(nthread, fn, ctx);
     return;

@@ -144,8 +144,7 @@ void AtomicFile::commit() {
   out_.flush();
   const bool flushed = buf_->flush_all();
   const int err = buf_->close_fd();
-  if (!flushed || err != 0 || !out_)
-    throw Error("write error on '" + written.string() + "': " + std::strerror(err != 0 ? err : EIO));
+  if (!flushed || err != 0 || !out_) throw Error("write error on '" + written.string() + "': " + std::strerror(err != 0 ? err : EIO));
   if (const char* fail = std::getenv("TENDYN_TEST_FAIL_WRITE"); fail && path_.filename() == fail)
     throw Error("write error on '" + written.string() + "': No space left on device (injected by TENDYN_TEST_FAIL_WRITE)");
   if (!partial_.empty()) {

@@ -104,20 +104,17 @@ CsvLine& CsvLine::text(std::string_view s) {
   return *this;
 }
 
-CsvReader::CsvReader(const std::filesystem::path& path, CsvLimits limits, CsvHeader header)
-    : path_(path.string()) {
+CsvReader::CsvReader(const std::filesystem::path& path, CsvLimits limits, CsvHeader header) : path_(path.string()) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) throw Error(path_ + ": no such file");
   if (!std::filesystem::is_regular_file(path, ec)) throw Error(path_ + ": not a regular file");
   const auto size = std::filesystem::file_size(path, ec);
   if (ec) throw Error(path_ + ": cannot read file (" + ec.message() + ")");
-  if (size > limits.max_bytes)
-    throw Error(path_ + ": file is larger than the limit of " + std::to_string(limits.max_bytes >> 20) + " MiB");
+  if (size > limits.max_bytes) throw Error(path_ + ": file is larger than the limit of " + std::to_string(limits.max_bytes >> 20) + " MiB");
   in_.open(path);
   if (!in_) throw Error(path_ + ": cannot read file");
   if (!read_line())
-    throw Error(path_ + ":1: empty file (expected " +
-                (header == CsvHeader::kRequired ? "a header line)" : "rows of numbers)"));
+    throw Error(path_ + ":1: empty file (expected " + (header == CsvHeader::kRequired ? "a header line)" : "rows of numbers)"));
   width_ = fields_.size();
   header_line_ = line_;
   if (header == CsvHeader::kOptional) {
@@ -170,8 +167,8 @@ bool CsvReader::next() {
   }
   if (!read_line()) return false;
   if (fields_.size() != width_)
-    throw Error(where() + ": " + std::to_string(fields_.size()) + " fields, " +
-                (header_.empty() ? "the first row has " : "header has ") + std::to_string(width_));
+    throw Error(where() + ": " + std::to_string(fields_.size()) + " fields, " + (header_.empty() ? "the first row has " : "header has ") +
+                std::to_string(width_));
   return true;
 }
 

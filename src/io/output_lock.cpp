@@ -45,8 +45,7 @@ OutputLock::OutputLock(const std::filesystem::path& output) {
   }
   for (int attempt = 0;; ++attempt) {
     const int fd = ::open(key.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
-    if (fd < 0)
-      throw Error("cannot create the lock file '" + key + "' of output '" + output.string() + "': " + std::strerror(errno));
+    if (fd < 0) throw Error("cannot create the lock file '" + key + "' of output '" + output.string() + "': " + std::strerror(errno));
     if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
       const int err = errno;
       const std::string pid = holder_pid(fd);
@@ -58,7 +57,8 @@ OutputLock::OutputLock(const std::filesystem::path& output) {
     }
     // the holder before us may have removed the file between our open and our flock: then we
     // hold a lock on a name nobody sees; open the name again
-    struct stat mine {}, named {};
+    struct stat mine {
+    }, named{};
     if (::fstat(fd, &mine) == 0 && ::lstat(key.c_str(), &named) == 0 && mine.st_dev == named.st_dev && mine.st_ino == named.st_ino) {
       const std::string pid = std::to_string(static_cast<long>(::getpid())) + "\n";
       if (::ftruncate(fd, 0) == 0 && ::pwrite(fd, pid.data(), pid.size(), 0) < 0) errno = 0;  // the pid is informative only

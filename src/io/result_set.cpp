@@ -103,8 +103,7 @@ void ResultSet::commit() {
                   "' is a directory (the previous files are left as they were)");
   }
   const auto previous = staging_ / kPreviousName;
-  if (::mkdir(previous.c_str(), 0700) != 0)
-    throw Error("cannot create '" + previous.string() + "': " + std::strerror(errno));
+  if (::mkdir(previous.c_str(), 0700) != 0) throw Error("cannot create '" + previous.string() + "': " + std::strerror(errno));
   // per name: the old file kept as a hard link in `previous` (or, where links are not supported,
   // moved there), then the new file renamed over it; so each name always shows a complete file
   struct Step {
@@ -139,14 +138,16 @@ void ResultSet::commit() {
     for (auto it = steps.rbegin(); it != steps.rend(); ++it) {  // back to the previous files, last step first
       std::error_code rec;
       const auto& n = it->name;
-      if (it->had_old && (it->installed || it->moved_aside)) std::filesystem::rename(previous / n, dir_ / n, rec);
-      else if (it->installed) std::filesystem::rename(dir_ / n, staging_ / n, rec);
+      if (it->had_old && (it->installed || it->moved_aside))
+        std::filesystem::rename(previous / n, dir_ / n, rec);
+      else if (it->installed)
+        std::filesystem::rename(dir_ / n, staging_ / n, rec);
       if (rec) failed += (failed.empty() ? "" : ", ") + (dir_ / n).string() + " (" + rec.message() + ")";
     }
     if (!failed.empty()) {
       committed_ = true;  // the staging directory is kept: it holds the previous files that could not be put back
-      throw Error(std::string(e.what()) + "; restoring the previous files failed for " + failed + " (they are in '" +
-                  previous.string() + "')");
+      throw Error(std::string(e.what()) + "; restoring the previous files failed for " + failed + " (they are in '" + previous.string() +
+                  "')");
     }
     std::error_code rec;
     std::filesystem::remove_all(previous, rec);

@@ -50,8 +50,10 @@ std::atomic<int> g_pending{0};  // a signal noted while deferred
 void cleanup_and_die(int sig) {
   for (int i = kSlots - 1; i >= 0; --i) {
     const int st = g_slots[i].state.load();
-    if (st == 2) ::unlink(g_slots[i].path);
-    else if (st == 3) empty_and_remove_dir(g_slots[i].path);
+    if (st == 2)
+      ::unlink(g_slots[i].path);
+    else if (st == 3)
+      empty_and_remove_dir(g_slots[i].path);
   }
   struct sigaction sa {};
   sa.sa_handler = SIG_DFL;

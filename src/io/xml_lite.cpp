@@ -18,18 +18,16 @@ class Parser {
 
   Element document() {
     if (s_.size() > kMaxBytes)
-      throw Error(file_ + ": XML error: document of " + std::to_string(s_.size()) +
-                  " bytes is larger than the limit of " + std::to_string(kMaxBytes) + " bytes");
+      throw Error(file_ + ": XML error: document of " + std::to_string(s_.size()) + " bytes is larger than the limit of " +
+                  std::to_string(kMaxBytes) + " bytes");
     skip_misc();
     if (pos_ >= s_.size() || s_[pos_] != '<') fail("expected a root element");
     std::vector<Element> open;  // open[0] is the root
     open.reserve(16);
     for (;;) {
       // At a '<' that opens an element.
-      if (open.size() >= static_cast<std::size_t>(kMaxDepth))
-        fail("elements nested deeper than the limit of " + std::to_string(kMaxDepth));
-      if (++elements_ > kMaxElements)
-        fail("more than the limit of " + std::to_string(kMaxElements) + " elements");
+      if (open.size() >= static_cast<std::size_t>(kMaxDepth)) fail("elements nested deeper than the limit of " + std::to_string(kMaxDepth));
+      if (++elements_ > kMaxElements) fail("more than the limit of " + std::to_string(kMaxElements) + " elements");
       Element el = start_tag();
       if (!self_closed_) {
         open.push_back(std::move(el));
@@ -53,9 +51,9 @@ class Parser {
           advance(2);
           const std::string n = name();
           if (n != open.back().name)
-            fail_at(tag_line, tag_col, "</" + n + "> closes <" + open.back().name + "> (opened at " +
-                                           std::to_string(open.back().line) + ":" +
-                                           std::to_string(open.back().col) + ")");
+            fail_at(tag_line, tag_col,
+                    "</" + n + "> closes <" + open.back().name + "> (opened at " + std::to_string(open.back().line) + ":" +
+                        std::to_string(open.back().col) + ")");
           skip_ws();
           if (pos_ >= s_.size() || s_[pos_] != '>') fail("expected '>'");
           advance();
@@ -86,8 +84,7 @@ class Parser {
   }
   [[noreturn]] void fail(const std::string& msg) const { fail_at(line_, col_, msg); }
   [[noreturn]] void fail_at(int line, int col, const std::string& msg) const {
-    throw Error(file_ + ":" + std::to_string(line) + ":" + std::to_string(col) +
-                ": XML error: " + msg);
+    throw Error(file_ + ":" + std::to_string(line) + ":" + std::to_string(col) + ": XML error: " + msg);
   }
   void advance(std::size_t n = 1) {
     for (std::size_t k = 0; k < n && pos_ < s_.size(); ++k, ++pos_) {
@@ -112,10 +109,14 @@ class Parser {
   void skip_misc() {
     for (;;) {
       skip_ws();
-      if (starts("<!--")) skip_until("-->");
-      else if (starts("<?")) skip_until("?>");
-      else if (starts("<!DOCTYPE")) skip_until(">");
-      else return;
+      if (starts("<!--"))
+        skip_until("-->");
+      else if (starts("<?"))
+        skip_until("?>");
+      else if (starts("<!DOCTYPE"))
+        skip_until(">");
+      else
+        return;
     }
   }
   std::string name() {
@@ -141,12 +142,18 @@ class Parser {
       const std::size_t e = v.find(';', i);
       if (e == std::string::npos) fail("bad entity in attribute value");
       const std::string_view ent = v.substr(i + 1, e - i - 1);
-      if (ent == "lt") r += '<';
-      else if (ent == "gt") r += '>';
-      else if (ent == "amp") r += '&';
-      else if (ent == "quot") r += '"';
-      else if (ent == "apos") r += '\'';
-      else fail("unknown entity '&" + std::string(ent) + ";'");
+      if (ent == "lt")
+        r += '<';
+      else if (ent == "gt")
+        r += '>';
+      else if (ent == "amp")
+        r += '&';
+      else if (ent == "quot")
+        r += '"';
+      else if (ent == "apos")
+        r += '\'';
+      else
+        fail("unknown entity '&" + std::string(ent) + ";'");
       i = e;
     }
     return r;
@@ -186,8 +193,9 @@ class Parser {
       const std::size_t e = s_.find(quote, pos_);
       if (e == std::string::npos) fail("unterminated attribute value");
       if (e - pos_ > kMaxAttributeBytes)
-        fail_at(key_line, key_col, "attribute '" + key + "' of <" + el.name + "> is " + std::to_string(e - pos_) + " bytes long, more than the limit of " +
-             std::to_string(kMaxAttributeBytes) + " bytes");
+        fail_at(key_line, key_col,
+                "attribute '" + key + "' of <" + el.name + "> is " + std::to_string(e - pos_) + " bytes long, more than the limit of " +
+                    std::to_string(kMaxAttributeBytes) + " bytes");
       std::string val = decode(std::string_view(s_).substr(pos_, e - pos_));
       advance(e - pos_ + 1);
       if (!keys.insert(key).second) fail_at(key_line, key_col, "duplicate attribute '" + key + "' in <" + el.name + ">");

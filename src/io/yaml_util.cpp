@@ -28,11 +28,16 @@ std::size_t first_invalid_utf8(std::string_view s) {
     const unsigned c = p[i];
     std::size_t len = 0;
     unsigned min = 0;
-    if (c < 0x80) len = 1;
-    else if ((c & 0xE0) == 0xC0) len = 2, min = 0x80;
-    else if ((c & 0xF0) == 0xE0) len = 3, min = 0x800;
-    else if ((c & 0xF8) == 0xF0) len = 4, min = 0x10000;
-    else return i;
+    if (c < 0x80)
+      len = 1;
+    else if ((c & 0xE0) == 0xC0)
+      len = 2, min = 0x80;
+    else if ((c & 0xF0) == 0xE0)
+      len = 3, min = 0x800;
+    else if ((c & 0xF8) == 0xF0)
+      len = 4, min = 0x10000;
+    else
+      return i;
     if (i + len > n) return i;
     unsigned cp = len == 1 ? c : c & (0x7Fu >> len);
     for (std::size_t k = 1; k < len; ++k) {
@@ -172,9 +177,7 @@ void YamlNode::require_sequence(std::size_t max_entries) const {
          " are accepted (docs/MODEL_FORMAT.md, limits)");
 }
 
-bool YamlNode::has(const std::string& key) const {
-  return node_.IsMap() && node_[key] && !node_[key].IsNull();
-}
+bool YamlNode::has(const std::string& key) const { return node_.IsMap() && node_[key] && !node_[key].IsNull(); }
 
 YamlNode YamlNode::at(const std::string& key) const {
   require_map();
@@ -216,8 +219,7 @@ void YamlNode::require_keys(std::initializer_list<const char*> allowed) const {
     if (!ok) {
       std::string list;
       for (const char* a : allowed) list += std::string(list.empty() ? "" : ", ") + a;
-      YamlNode(kv.first, file_, path_.empty() ? key : path_ + "." + key)
-          .fail("unknown field '" + key + "' (allowed: " + list + ")");
+      YamlNode(kv.first, file_, path_.empty() ? key : path_ + "." + key).fail("unknown field '" + key + "' (allowed: " + list + ")");
     }
   }
 }
@@ -260,8 +262,7 @@ std::string YamlNode::as_string() const {
 Eigen::VectorXd YamlNode::as_vector(int expected_size) const {
   require_sequence();
   const int n = static_cast<int>(node_.size());
-  if (expected_size >= 0 && n != expected_size)
-    fail("expected " + std::to_string(expected_size) + " numbers, got " + std::to_string(n));
+  if (expected_size >= 0 && n != expected_size) fail("expected " + std::to_string(expected_size) + " numbers, got " + std::to_string(n));
   Eigen::VectorXd v(n);
   for (int i = 0; i < n; ++i) v[i] = (*this)[static_cast<std::size_t>(i)].as_double();
   return v;

@@ -25,8 +25,7 @@ void check_fits(const Model& model, const State& state, const std::string& what)
 
 void check_robot(const Batch& batch, int r) {
   if (r < 0 || r >= batch.size())
-    throw Error("batch: robot " + std::to_string(r) + " out of range (the batch has " + std::to_string(batch.size()) +
-                " robots)");
+    throw Error("batch: robot " + std::to_string(r) + " out of range (the batch has " + std::to_string(batch.size()) + " robots)");
 }
 
 // f(state) into data, or the failure into the robot's error.
@@ -41,11 +40,10 @@ void refresh(const Model& model, Batch& batch, int r) {
 }
 
 // The shape check of a per-robot array: (robots x cols), named `what` with its column unit.
-void check_rows(const Batch& batch, const Eigen::Ref<const Eigen::MatrixXd>& m, Eigen::Index cols, const char* what,
-                const char* unit) {
+void check_rows(const Batch& batch, const Eigen::Ref<const Eigen::MatrixXd>& m, Eigen::Index cols, const char* what, const char* unit) {
   if (m.rows() != batch.size() || m.cols() != cols)
-    throw Error(std::string("batch: ") + what + " must be (robots x " + unit + ") = (" + std::to_string(batch.size()) +
-                " x " + std::to_string(cols) + "), got (" + std::to_string(m.rows()) + " x " + std::to_string(m.cols()) + ")");
+    throw Error(std::string("batch: ") + what + " must be (robots x " + unit + ") = (" + std::to_string(batch.size()) + " x " +
+                std::to_string(cols) + "), got (" + std::to_string(m.rows()) + " x " + std::to_string(m.cols()) + ")");
 }
 
 // Commands every robot's cables (a winch cable: its target; command_rest_length) after checking
@@ -59,8 +57,8 @@ void command_within_limits(ModelOf model_of, Batch& batch, const Eigen::Ref<cons
       const Cable& c = model.cables[static_cast<std::size_t>(k)];
       const double l0 = l0_m(r, k);
       if (!(l0 >= c.rest_length_min_m && l0 <= c.rest_length_max_m))
-        throw Error("batch: robot " + std::to_string(r) + ", cable '" + model.cable_ids[static_cast<std::size_t>(k)] + "': " +
-                    what + " " + format_number(l0, 6) + " m is outside its limits [" + format_number(c.rest_length_min_m, 6) + ", " +
+        throw Error("batch: robot " + std::to_string(r) + ", cable '" + model.cable_ids[static_cast<std::size_t>(k)] + "': " + what + " " +
+                    format_number(l0, 6) + " m is outside its limits [" + format_number(c.rest_length_min_m, 6) + ", " +
                     format_number(c.rest_length_max_m, 6) + "] m");
     }
   }
@@ -154,10 +152,9 @@ int step_robots(ModelOf model_of, Batch& batch, const BatchStepOptions& options)
 // Same element counts, element nodes, node kinds and winch cables (what make_data records).
 std::string structure_difference(const Model& a, const Model& b) {
   if (a.nrod() != b.nrod() || a.nnode() != b.nnode() || a.ncable() != b.ncable() || a.nwinch() != b.nwinch())
-    return "it has " + std::to_string(b.nrod()) + " rods, " + std::to_string(b.nnode()) + " nodes, " +
-           std::to_string(b.ncable()) + " cables, " + std::to_string(b.nwinch()) + " winches; robot 0's has " +
-           std::to_string(a.nrod()) + ", " + std::to_string(a.nnode()) + ", " + std::to_string(a.ncable()) + ", " +
-           std::to_string(a.nwinch());
+    return "it has " + std::to_string(b.nrod()) + " rods, " + std::to_string(b.nnode()) + " nodes, " + std::to_string(b.ncable()) +
+           " cables, " + std::to_string(b.nwinch()) + " winches; robot 0's has " + std::to_string(a.nrod()) + ", " +
+           std::to_string(a.nnode()) + ", " + std::to_string(a.ncable()) + ", " + std::to_string(a.nwinch());
   for (std::size_t k = 0; k < a.cables.size(); ++k)
     if (a.cables[k].node[0] != b.cables[k].node[0] || a.cables[k].node[1] != b.cables[k].node[1])
       return "cable " + std::to_string(k) + " joins other nodes";
@@ -165,8 +162,7 @@ std::string structure_difference(const Model& a, const Model& b) {
     if (a.rods[j].node[0] != b.rods[j].node[0] || a.rods[j].node[1] != b.rods[j].node[1])
       return "rod " + std::to_string(j) + " has other end nodes";
   for (std::size_t i = 0; i < a.nodes.size(); ++i)
-    if (a.nodes[i].rod != b.nodes[i].rod || a.nodes[i].end != b.nodes[i].end)
-      return "node " + std::to_string(i) + " is of another kind";
+    if (a.nodes[i].rod != b.nodes[i].rod || a.nodes[i].end != b.nodes[i].end) return "node " + std::to_string(i) + " is of another kind";
   for (std::size_t w = 0; w < a.winches.size(); ++w)
     if (a.winches[w].cable != b.winches[w].cable) return "winch " + std::to_string(w) + " is on another cable";
   if (a.has_body_geometry() != b.has_body_geometry()) return "one has body geometry, the other not";
@@ -187,11 +183,11 @@ void check_batch_models(const std::vector<const Model*>& models, const Batch& ba
   for (std::size_t r = 0; r < models.size(); ++r) {
     if (models[r] == nullptr) throw Error(what + ": robot " + std::to_string(r) + " has no model (null)");
     const std::string diff = structure_difference(*models[0], *models[r]);
-    if (!diff.empty())
-      throw Error(what + ": robot " + std::to_string(r) + "'s model has another structure than robot 0's (" + diff + ")");
+    if (!diff.empty()) throw Error(what + ": robot " + std::to_string(r) + "'s model has another structure than robot 0's (" + diff + ")");
     if (batch.states[r].x.size() != models[r]->nx() || batch.datas[r].cable_rest_length_m.size() != models[r]->ncable() ||
         batch.datas[r].p_W_node.cols() != models[r]->nnode() || batch.datas[r].xdot.size() != models[r]->nx())
-      throw Error(what + ": robot " + std::to_string(r) + "'s state or data does not fit its model (make the batch "
+      throw Error(what + ": robot " + std::to_string(r) +
+                  "'s state or data does not fit its model (make the batch "
                   "with make_batch(models[0], ...))");
   }
 }
@@ -202,22 +198,19 @@ int step_batch(const std::vector<const Model*>& models, Batch& batch, const Batc
   return step_robots([&](std::size_t r) -> const Model& { return *models[r]; }, batch, options);
 }
 
-void command_rest_lengths(const std::vector<const Model*>& models, Batch& batch,
-                          const Eigen::Ref<const Eigen::MatrixXd>& command_m) {
+void command_rest_lengths(const std::vector<const Model*>& models, Batch& batch, const Eigen::Ref<const Eigen::MatrixXd>& command_m) {
   check_batch_models(models, batch, "batch");
   const int nc = models.empty() ? 0 : models[0]->ncable();
   check_rows(batch, command_m, nc, "commanded rest lengths", "ncable");
   command_within_limits([&](std::size_t r) -> const Model& { return *models[r]; }, batch, command_m, "commanded rest length");
 }
 
-void set_external_forces(const std::vector<const Model*>& models, Batch& batch,
-                         const Eigen::Ref<const Eigen::MatrixXd>& f_W_ext_N) {
+void set_external_forces(const std::vector<const Model*>& models, Batch& batch, const Eigen::Ref<const Eigen::MatrixXd>& f_W_ext_N) {
   check_batch_models(models, batch, "batch");
   const int nn = models.empty() ? 0 : models[0]->nnode();
   check_rows(batch, f_W_ext_N, 3 * nn, "external forces", "3 nnode");
   for (int r = 0; r < batch.size(); ++r)
-    if (!f_W_ext_N.row(r).allFinite())
-      throw Error("batch: robot " + std::to_string(r) + ": the external forces are not finite");
+    if (!f_W_ext_N.row(r).allFinite()) throw Error("batch: robot " + std::to_string(r) + ": the external forces are not finite");
   for (int r = 0; r < batch.size(); ++r) {
     const auto i = static_cast<std::size_t>(r);
     for (int j = 0; j < nn; ++j)

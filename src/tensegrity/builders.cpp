@@ -8,9 +8,7 @@
 namespace tendyn::tensegrity {
 
 namespace {
-Rod make_rod(double m, double L, double r1, double r2) {
-  return r1 > 0.0 ? make_hollow_rod(m, L, r1, r2) : make_thin_rod(m, L);
-}
+Rod make_rod(double m, double L, double r1, double r2) { return r1 > 0.0 ? make_hollow_rod(m, L, r1, r2) : make_thin_rod(m, L); }
 void add_cable(Model& m, const std::string& id, int a, int b, double k, double c, double l0) {
   Cable cab;
   cab.node[0] = a;

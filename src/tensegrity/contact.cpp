@@ -14,8 +14,8 @@ namespace tendyn::tensegrity {
 namespace {
 
 // Velocity change of a rod from an impulse P at point r (from the COM): (dv, dw).
-void impulse_response(const Rod& rod, const Eigen::Vector3d& e, const Eigen::Vector3d& r, const Eigen::Vector3d& P,
-                      Eigen::Vector3d& dv, Eigen::Vector3d& dw) {
+void impulse_response(const Rod& rod, const Eigen::Vector3d& e, const Eigen::Vector3d& r, const Eigen::Vector3d& P, Eigen::Vector3d& dv,
+                      Eigen::Vector3d& dw) {
   dv = P / rod.mass_kg;
   const Eigen::Vector3d L = r.cross(P);
   const double La = L.dot(e);
@@ -63,8 +63,10 @@ void solve_printed(const Rod& rod, const Eigen::Vector3d& e, const Eigen::Vector
   for (int a = 0; a < nc; ++a) {
     denom[a] = K[a][a].row(2).dot(a_vec[a]);
     if (!(denom[a] > 0.0))
-      throw SimulationError("rod '" + rod_name + "': the printed friction law (document 001 eq. 2-64) has no impulse that stops its end (n . K a <= 0: tangential speed too large for mu)",
-                            t_s);
+      throw SimulationError(
+          "rod '" + rod_name +
+              "': the printed friction law (document 001 eq. 2-64) has no impulse that stops its end (n . K a <= 0: tangential speed too large for mu)",
+          t_s);
   }
   P[0].setZero();
   P[1].setZero();
@@ -87,9 +89,8 @@ void solve_printed(const Rod& rod, const Eigen::Vector3d& e, const Eigen::Vector
 // has normal component >= target[a] (complementary to P_n) and, while inside the cone, zero
 // tangential velocity. Projected Gauss-Seidel iterated to convergence (2x2 blocks: converges in a
 // few sweeps). With one point this is the document's law (2-57)..(2-64).
-void solve_impulses(const Rod& rod, const Eigen::Vector3d& e, const Eigen::Vector3d& v0, const Eigen::Vector3d& w0,
-                    int nc, const Eigen::Vector3d r[2], const double target[2], double mu, bool friction,
-                    Eigen::Vector3d P[2]) {
+void solve_impulses(const Rod& rod, const Eigen::Vector3d& e, const Eigen::Vector3d& v0, const Eigen::Vector3d& w0, int nc,
+                    const Eigen::Vector3d r[2], const double target[2], double mu, bool friction, Eigen::Vector3d P[2]) {
   Eigen::Matrix3d K[2][2];
   impulse_matrices(rod, e, nc, r, K);
   auto point_velocity = [&](int a) {

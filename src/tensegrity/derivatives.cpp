@@ -35,7 +35,8 @@ void check_model(const Model& m, const char* fn) {
                 "differentiable; use the compliant ground (ground: {type: compliant}, or model.ground.type = compliant), "
                 "whose force is smooth except at touch-down");
   if (!m.drives.empty())
-    throw Error(f + ": model '" + m.name + "' has drives (they set rest lengths at every evaluation); here the controls are the "
+    throw Error(f + ": model '" + m.name +
+                "' has drives (they set rest lengths at every evaluation); here the controls are the "
                 "cables' rest lengths: remove the drives (model.drives = [])");
   require_ideal_rods(m, f);
 }
@@ -45,8 +46,7 @@ void check_parameters(const Model& m, const std::vector<ParameterGroup>& groups,
   for (std::size_t i = 0; i < groups.size(); ++i) {
     const ParameterGroup& g = groups[i];
     const std::string where = f + "(parameters[" + std::to_string(i) + "] '" + g.name + "')";
-    if (g.kind == ParameterKind::kRestLength)
-      throw Error(where + ": rest lengths are the controls; their derivatives are d/d(controls)");
+    if (g.kind == ParameterKind::kRestLength) throw Error(where + ": rest lengths are the controls; their derivatives are d/d(controls)");
     if (g.kind == ParameterKind::kInitialState) throw Error(where + ": the initial state is the state; its derivatives are d/d(state)");
     if (is_ground_kind(g.kind)) {
       if (m.ground.type != Ground::Type::kCompliant)
@@ -66,7 +66,8 @@ void check_parameters(const Model& m, const std::vector<ParameterGroup>& groups,
 void check_inputs(const Model& m, const Eigen::VectorXd& x, const Eigen::VectorXd& u, double h, const char* fn, const std::string& u_arg) {
   const std::string f(fn);
   if (x.size() != m.nx())
-    throw Error(f + "(state): the state has " + std::to_string(x.size()) + " entries, the model needs 13 * nrod = " + std::to_string(m.nx()));
+    throw Error(f + "(state): the state has " + std::to_string(x.size()) +
+                " entries, the model needs 13 * nrod = " + std::to_string(m.nx()));
   if (!x.allFinite()) throw Error(f + "(state): the state is not finite");
   if (u.size() != m.ncable())
     throw Error(f + "(" + u_arg + "): " + std::to_string(u.size()) + " rest lengths given, the model has " + std::to_string(m.ncable()) +
@@ -212,10 +213,14 @@ Eigen::VectorXd parameter_values(const Model& model, const std::vector<Parameter
       if (g.kind == ParameterKind::kDamping) s += model.cables[u].damping_Nspm;
       if (g.kind == ParameterKind::kMass) s += model.rods[u].mass_kg;
     }
-    if (g.kind == ParameterKind::kFriction) s = model.ground.friction;
-    else if (g.kind == ParameterKind::kGroundStiffness) s = model.ground.stiffness_Npm;
-    else if (g.kind == ParameterKind::kGroundDamping) s = model.ground.damping_Nspm;
-    else s /= static_cast<double>(g.elements.size());
+    if (g.kind == ParameterKind::kFriction)
+      s = model.ground.friction;
+    else if (g.kind == ParameterKind::kGroundStiffness)
+      s = model.ground.stiffness_Npm;
+    else if (g.kind == ParameterKind::kGroundDamping)
+      s = model.ground.damping_Nspm;
+    else
+      s /= static_cast<double>(g.elements.size());
     v[static_cast<Eigen::Index>(i)] = s;
   }
   return v;
@@ -355,8 +360,9 @@ RolloutGradient rollout_grad(const Model& model, const State& state0, const Eige
   if (loss.target_node >= 0 && model.nodes[static_cast<std::size_t>(loss.target_node)].is_anchor())
     throw Error(std::string(fn) + "(loss.target_node): node " + std::to_string(loss.target_node) + " is an anchor (it does not move)");
   if (!loss.target_m.allFinite()) throw Error(std::string(fn) + "(loss.target_m): not finite");
-  for (const auto& [w, name] : {std::pair{loss.target_weight, "target_weight"}, std::pair{loss.running_target_weight, "running_target_weight"},
-                                std::pair{loss.control_weight, "control_weight"}})
+  for (const auto& [w, name] :
+       {std::pair{loss.target_weight, "target_weight"}, std::pair{loss.running_target_weight, "running_target_weight"},
+        std::pair{loss.control_weight, "control_weight"}})
     if (!(w >= 0.0) || !std::isfinite(w)) throw Error(std::string(fn) + "(loss." + name + "): must be finite and >= 0");
   Eigen::VectorXd uref = loss.control_reference_m;
   if (uref.size() == 0) {

@@ -59,7 +59,8 @@ Data make_data(const Model& model) {
     d.tau_W_contact_rod.setZero(3, nr);
     d.rod_node_start.assign(static_cast<std::size_t>(nr) + 1, 0);
     for (int i = 0; i < nn; ++i)
-      if (!model.nodes[static_cast<std::size_t>(i)].is_anchor()) ++d.rod_node_start[static_cast<std::size_t>(model.nodes[static_cast<std::size_t>(i)].rod) + 1];
+      if (!model.nodes[static_cast<std::size_t>(i)].is_anchor())
+        ++d.rod_node_start[static_cast<std::size_t>(model.nodes[static_cast<std::size_t>(i)].rod) + 1];
     for (int j = 0; j < nr; ++j) d.rod_node_start[static_cast<std::size_t>(j) + 1] += d.rod_node_start[static_cast<std::size_t>(j)];
     d.rod_nodes.assign(static_cast<std::size_t>(d.rod_node_start.back()), -1);
     std::vector<int> fill(d.rod_node_start.begin(), d.rod_node_start.end() - 1);
@@ -233,11 +234,12 @@ void check_rest_length_limits(const Model& model, const Data& data, double t_s) 
     const Cable& c = model.cables[static_cast<std::size_t>(k)];
     const double l0 = data.cable_rest_length_m[k];
     if (!(l0 >= c.rest_length_min_m && l0 <= c.rest_length_max_m)) {
-      throw SimulationError("controller set the rest length of cable '" +
-                                (k < static_cast<int>(model.cable_ids.size()) ? model.cable_ids[static_cast<std::size_t>(k)] : std::to_string(k)) +
-                                "' to " + std::to_string(l0) + " m, outside its limits [" + std::to_string(c.rest_length_min_m) + ", " +
-                                std::to_string(c.rest_length_max_m) + "] m",
-                            t_s);
+      throw SimulationError(
+          "controller set the rest length of cable '" +
+              (k < static_cast<int>(model.cable_ids.size()) ? model.cable_ids[static_cast<std::size_t>(k)] : std::to_string(k)) + "' to " +
+              std::to_string(l0) + " m, outside its limits [" + std::to_string(c.rest_length_min_m) + ", " +
+              std::to_string(c.rest_length_max_m) + "] m",
+          t_s);
     }
   }
 }
@@ -322,9 +324,9 @@ void compute_element_forces(const Model& model, const State& state, Data& data) 
     const Cable& c = cables[k];
     const double l = w[6 * nc + k];
     if (!(l > 0.0)) {
-      throw SimulationError(cable_length_failure(
-                                k < static_cast<int>(model.cable_ids.size()) ? model.cable_ids[static_cast<std::size_t>(k)] : std::to_string(k),
-                                l, state.time_s),
+      throw SimulationError(cable_length_failure(k < static_cast<int>(model.cable_ids.size()) ? model.cable_ids[static_cast<std::size_t>(k)]
+                                                                                              : std::to_string(k),
+                                                 l, state.time_s),
                             state.time_s);
     }
     const double u[3] = {w[7 * nc + k], w[8 * nc + k], w[9 * nc + k]};
@@ -333,8 +335,8 @@ void compute_element_forces(const Model& model, const State& state, Data& data) 
     length[k] = l;
     rate_out[k] = rate;
     double tension, f[3];  // f: force on node a
-    const bool loaded = law::cable_force(l, u, dv, rate, l0[k], c.stiffness_Npm, c.damping_Nspm, c.tension_only, damping_law,
-                                         force_sign, tension, f);
+    const bool loaded =
+        law::cable_force(l, u, dv, rate, l0[k], c.stiffness_Npm, c.damping_Nspm, c.tension_only, damping_law, force_sign, tension, f);
     slack_out[k] = loaded ? 0 : 1;
     tension_out[k] = tension;
     if (!loaded) continue;
@@ -376,8 +378,8 @@ void compute_accelerations(const Model& model, const State& state, Data& data) {
     tau_rod[3 * j] = T[0];
     tau_rod[3 * j + 1] = T[1];
     tau_rod[3 * j + 2] = T[2];
-    law::rod_rate(x + State::kStride * j, F, T, e, r.mass_kg, r.inertia_transverse_kgm2, r.inertia_axial_kgm2,
-                  r.inertia_axial_kgm2 > 0.0, xdot + State::kStride * j);
+    law::rod_rate(x + State::kStride * j, F, T, e, r.mass_kg, r.inertia_transverse_kgm2, r.inertia_axial_kgm2, r.inertia_axial_kgm2 > 0.0,
+                  xdot + State::kStride * j);
   }
 }
 

@@ -188,12 +188,14 @@ void check_settle_inputs(const Model& model, const SettleOptions& o) {
   validate(model);
   require_ideal_rods(model, "settle_on_ground");
   if (model.ground.type == Ground::Type::kNone) throw Error("settle_on_ground: the model has no ground (ground.type is none)");
-  if (!(model.gravity_W.z() < 0.0)) throw Error("settle_on_ground: gravity must point down (gravity_W.z < 0), got " + fmt(model.gravity_W.z()));
+  if (!(model.gravity_W.z() < 0.0))
+    throw Error("settle_on_ground: gravity must point down (gravity_W.z < 0), got " + fmt(model.gravity_W.z()));
   if (model.nrod() == 0) throw Error("settle_on_ground: the model has no rods");
   if (!(o.max_duration_s > 0.0) || !(o.speed_tolerance_mps > 0.0) || !(o.quiet_time_s >= 0.0) || !(o.contact_tolerance_m >= 0.0) ||
       !(o.tolerance_N > 0.0) || o.max_newton_iterations < 1 || !std::isfinite(o.max_duration_s))
-    throw Error("settle_on_ground: options must be positive and finite (max_duration_s, speed_tolerance_mps, tolerance_N, "
-                "max_newton_iterations; quiet_time_s, contact_tolerance_m >= 0)");
+    throw Error(
+        "settle_on_ground: options must be positive and finite (max_duration_s, speed_tolerance_mps, tolerance_N, "
+        "max_newton_iterations; quiet_time_s, contact_tolerance_m >= 0)");
 }
 
 // One settle on the ground (settle_on_ground), step by step: the model without drives (dyn) for
@@ -297,7 +299,8 @@ void Settle::contact_polish() {
   pin.clear();
   double polish_residual = 0.0;
   for (int round = 0;; ++round) {
-    if (contacts.empty()) throw SimulationError("settle_on_ground: no rod end rests on the ground after the damped settle", res.settle_time_s);
+    if (contacts.empty())
+      throw SimulationError("settle_on_ground: no rod end rests on the ground after the damped settle", res.settle_time_s);
     const int nc = static_cast<int>(contacts.size());
     const Eigen::VectorXd r0 = solve_pinned();
     polish_residual = max_abs(r0);
@@ -322,12 +325,15 @@ Eigen::VectorXd Settle::solve_pinned() {
   const int nc = static_cast<int>(contacts.size());
   pin.assign(contacts.size(), Eigen::Vector3d::Zero());
   forward_kinematics(st, s, ds);
-  for (int c = 0; c < nc; ++c) pin[static_cast<std::size_t>(c)] = Eigen::Vector3d(ds.p_W_node(0, contacts[static_cast<std::size_t>(c)]), ds.p_W_node(1, contacts[static_cast<std::size_t>(c)]), h);
+  for (int c = 0; c < nc; ++c)
+    pin[static_cast<std::size_t>(c)] =
+        Eigen::Vector3d(ds.p_W_node(0, contacts[static_cast<std::size_t>(c)]), ds.p_W_node(1, contacts[static_cast<std::size_t>(c)]), h);
   reaction.assign(contacts.size(), Eigen::Vector3d::Zero());
   auto residual = [&](const State& x, const std::vector<Eigen::Vector3d>& rc) {
     Eigen::VectorXd r(nr + 3 * nc);
     r.head(nr) = rod_residual_on_ground(st, x, contacts, rc, ds);  // also runs forward_kinematics on x
-    for (int c = 0; c < nc; ++c) r.segment<3>(nr + 3 * c) = k_max * (ds.p_W_node.col(contacts[static_cast<std::size_t>(c)]) - pin[static_cast<std::size_t>(c)]);
+    for (int c = 0; c < nc; ++c)
+      r.segment<3>(nr + 3 * c) = k_max * (ds.p_W_node.col(contacts[static_cast<std::size_t>(c)]) - pin[static_cast<std::size_t>(c)]);
     return r;
   };
   auto apply = [&](State& x, std::vector<Eigen::Vector3d>& rc, const Eigen::VectorXd& delta) {
@@ -405,8 +411,9 @@ bool Settle::stable_or_pushed(int attempt) {
   res.min_stiffness_eigenvalue = eig.eigenvalues()[0];
   if (eig.eigenvalues()[0] >= -1e-6 * k_max) return true;
   if (attempt >= 20)
-    throw SimulationError("settle_on_ground: still an unstable balance after 20 pushes (stiffness eigenvalue " + fmt(eig.eigenvalues()[0]) + ")",
-                          res.settle_time_s);
+    throw SimulationError(
+        "settle_on_ground: still an unstable balance after 20 pushes (stiffness eigenvalue " + fmt(eig.eigenvalues()[0]) + ")",
+        res.settle_time_s);
   ++res.unstable_pushes;
   Eigen::VectorXd mode = eig.eigenvectors().col(0);
   State sp = s;
@@ -435,7 +442,8 @@ void Settle::check_contact_forces() {
     res.max_friction_ratio = std::max(res.max_friction_ratio, f.head<2>().norm() / f.z());
   }
   if (!(res.min_normal_force_N > 0.0))
-    throw SimulationError("settle_on_ground: ground node " + id_of(model.node_ids, contacts.front(), "node ") + " would pull on the ground", res.settle_time_s);
+    throw SimulationError("settle_on_ground: ground node " + id_of(model.node_ids, contacts.front(), "node ") + " would pull on the ground",
+                          res.settle_time_s);
   if (res.max_friction_ratio > model.ground.friction * (1.0 + 1e-9))
     throw SimulationError("settle_on_ground: the rest state needs friction " + fmt(res.max_friction_ratio) + " > ground friction " +
                               fmt(model.ground.friction),
@@ -476,7 +484,8 @@ void Settle::check_cables() {
 
 double max_residual_on_ground(const Model& model, const State& state, const std::vector<int>& contact_nodes,
                               const std::vector<Eigen::Vector3d>& contact_force_W_N) {
-  if (contact_nodes.size() != contact_force_W_N.size()) throw Error("max_residual_on_ground: contact_nodes and contact_force_W_N differ in size");
+  if (contact_nodes.size() != contact_force_W_N.size())
+    throw Error("max_residual_on_ground: contact_nodes and contact_force_W_N differ in size");
   for (const int i : contact_nodes)
     if (i < 0 || i >= model.nnode()) throw Error("max_residual_on_ground: contact node index " + std::to_string(i) + " out of range");
   const Model m = ground_statics_model(model);

@@ -30,7 +30,8 @@ double identify_step_count(const std::vector<double>& t_s, double dt_s) {
 
 void validate(const IdentifyOptions& o) {
   auto pos = [](double v, const char* name) {
-    if (!(v > 0.0) || !std::isfinite(v)) throw Error(std::string("identify option ") + name + " must be a positive finite number (got " + num(v) + ")");
+    if (!(v > 0.0) || !std::isfinite(v))
+      throw Error(std::string("identify option ") + name + " must be a positive finite number (got " + num(v) + ")");
   };
   pos(o.dt_s, "dt_s");
   pos(o.segment_s, "segment_s");

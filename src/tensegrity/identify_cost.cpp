@@ -19,7 +19,7 @@ namespace identify_detail {
 
 namespace {
 
-constexpr int kStride = 8;        // derivative directions per Jet pass
+constexpr int kStride = 8;  // derivative directions per Jet pass
 using Jet = ceres::Jet<double, kStride>;
 
 template <class T>
@@ -150,8 +150,8 @@ class SegmentCost : public ceres::CostFunction {
     const std::vector<int32_t>& sizes = parameter_block_sizes();
     in_.clear();
     for (std::size_t b = 0; b < sizes.size(); ++b) in_.insert(in_.end(), params[b], params[b] + sizes[b]);
-    const bool hit = cached_ && in_.size() == cache_in_.size() &&
-                     std::memcmp(in_.data(), cache_in_.data(), in_.size() * sizeof(double)) == 0;
+    const bool hit =
+        cached_ && in_.size() == cache_in_.size() && std::memcmp(in_.data(), cache_in_.data(), in_.size() * sizeof(double)) == 0;
     if (hit && (cached_jac_ || !jacobian || !cached_ok_)) return cached_ok_;
     cached_ = false;
     const int nres = num_residuals();
@@ -267,9 +267,7 @@ class SegmentCost : public ceres::CostFunction {
 
 std::unique_ptr<ceres::CostFunction> make_segment_cost(const Setup* s, int seg) { return std::make_unique<SegmentCost>(s, seg); }
 
-void SegmentEvaluation::add(const ceres::CostFunction* cost, std::vector<double*> params) {
-  blocks_.emplace_back(cost, std::move(params));
-}
+void SegmentEvaluation::add(const ceres::CostFunction* cost, std::vector<double*> params) { blocks_.emplace_back(cost, std::move(params)); }
 
 void SegmentEvaluation::PrepareForEvaluation(bool evaluate_jacobians, bool /*new_evaluation_point*/) {
   parallel_for(static_cast<int>(blocks_.size()), threads_, [&](int k) {

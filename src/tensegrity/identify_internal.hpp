@@ -62,7 +62,7 @@ struct Layout {
   std::vector<int> k_idx, c_idx, l0_idx;  // per cable
   std::vector<int> mass_idx;              // per rod
   int mu_idx = -1, gk_idx = -1, gc_idx = -1;
-  std::vector<ParameterGroup> groups;     // the groups with a theta entry, in theta order
+  std::vector<ParameterGroup> groups;  // the groups with a theta entry, in theta order
 };
 
 // The layout of the selected groups; Error (prefixed "fit:") for an element outside the model, an
@@ -73,12 +73,12 @@ Layout make_layout(const Model& m, const std::vector<ParameterGroup>& groups);
 double nominal_value(const Model& m, const ParameterGroup& g);
 
 // The dynamics in scalar T (Phys, Work, derivative, rk4, advance): src/tensegrity/jet_dynamics.hpp.
-using jet_dynamics::Phys;
-using jet_dynamics::Work;
-using jet_dynamics::kinematics;
 using jet_dynamics::advance;
 using jet_dynamics::cable_force;
+using jet_dynamics::kinematics;
+using jet_dynamics::Phys;
 using jet_dynamics::set_drive_offsets;
+using jet_dynamics::Work;
 
 template <class T>
 void fill_phys(const Model& m, const Layout& L, const T* theta, Phys<T>& P) {

@@ -30,7 +30,10 @@ Layout make_layout(const Model& m, const std::vector<ParameterGroup>& groups) {
       case ParameterKind::kStiffness: target = &L.k_idx; break;
       case ParameterKind::kDamping: target = &L.c_idx; break;
       case ParameterKind::kRestLength: target = &L.l0_idx; break;
-      case ParameterKind::kMass: target = &L.mass_idx; nmax = m.nrod(); break;
+      case ParameterKind::kMass:
+        target = &L.mass_idx;
+        nmax = m.nrod();
+        break;
       case ParameterKind::kFriction: L.mu_idx = idx; break;
       case ParameterKind::kGroundStiffness: L.gk_idx = idx; break;
       case ParameterKind::kGroundDamping: L.gc_idx = idx; break;
@@ -46,7 +49,8 @@ Layout make_layout(const Model& m, const std::vector<ParameterGroup>& groups) {
     for (int e : g.elements) {
       if (e < 0 || e >= nmax) throw Error("fit: '" + g.name + "' names element " + std::to_string(e) + " outside the model");
       int& slot = (*target)[static_cast<std::size_t>(e)];
-      if (slot >= 0) throw Error("fit: '" + g.name + "' fits an element already fitted by '" + L.groups[static_cast<std::size_t>(slot)].name + "'");
+      if (slot >= 0)
+        throw Error("fit: '" + g.name + "' fits an element already fitted by '" + L.groups[static_cast<std::size_t>(slot)].name + "'");
       slot = idx;
     }
   }
@@ -198,6 +202,5 @@ std::vector<ParameterGroup> parse_fit_spec(const Model& model, const std::string
   }
   return out;
 }
-
 
 }  // namespace tendyn::tensegrity

@@ -16,7 +16,8 @@ void validate(const Model& model, const MotionData& d) {
   const int N = d.nsample();
   if (N < 2) throw Error("motion data: at least 2 samples are needed (have " + std::to_string(N) + ")");
   for (int s = 0; s < N; ++s) {
-    if (!std::isfinite(d.t_s[static_cast<std::size_t>(s)])) throw Error("motion data: time of sample " + std::to_string(s) + " is not finite");
+    if (!std::isfinite(d.t_s[static_cast<std::size_t>(s)]))
+      throw Error("motion data: time of sample " + std::to_string(s) + " is not finite");
     if (s > 0 && !(d.t_s[static_cast<std::size_t>(s)] > d.t_s[static_cast<std::size_t>(s - 1)]))
       throw Error("motion data: times must increase strictly (sample " + std::to_string(s) + ")");
   }
@@ -25,14 +26,16 @@ void validate(const Model& model, const MotionData& d) {
   std::vector<int> seen(static_cast<std::size_t>(model.nnode()), 0);
   for (int n : d.marker_nodes) {
     if (n < 0 || n >= model.nnode()) throw Error("motion data: marker node index " + std::to_string(n) + " outside the model");
-    if (model.nodes[static_cast<std::size_t>(n)].is_anchor()) throw Error("motion data: marker on anchor '" + id_of(model.node_ids, n, "node") + "'");
+    if (model.nodes[static_cast<std::size_t>(n)].is_anchor())
+      throw Error("motion data: marker on anchor '" + id_of(model.node_ids, n, "node") + "'");
     if (seen[static_cast<std::size_t>(n)]++) throw Error("motion data: node '" + id_of(model.node_ids, n, "node") + "' has two markers");
   }
   auto check_cols = [&](const std::vector<int>& cables, const Eigen::MatrixXd& M, const char* what) {
     if (M.rows() != (cables.empty() ? M.rows() : N) || M.cols() != static_cast<int>(cables.size()))
       throw Error(std::string("motion data: the ") + what + " matrix must be nsample x n" + what);
     for (int k : cables)
-      if (k < 0 || k >= model.ncable()) throw Error(std::string("motion data: ") + what + " cable index " + std::to_string(k) + " outside the model");
+      if (k < 0 || k >= model.ncable())
+        throw Error(std::string("motion data: ") + what + " cable index " + std::to_string(k) + " outside the model");
   };
   check_cols(d.length_cables, d.cable_length_m, "length");
   check_cols(d.tension_cables, d.cable_tension_N, "tension");
@@ -48,8 +51,9 @@ void validate(const Model& model, const MotionData& d) {
         const double v = d.p_W_marker_m(s, 3 * i + c);
         if (std::isnan(v)) continue;
         if (!(std::abs(v) <= kMaxMotionPosition_m))
-          throw Error("motion data: marker '" + id_of(model.node_ids, d.marker_nodes[static_cast<std::size_t>(i)], "node") + "' at sample " +
-                      std::to_string(s) + ": " + "xyz"[c] + " = " + num(v) + " m is " + (std::isinf(v) ? "not finite" : "above the limit " + num(kMaxMotionPosition_m) + " m in magnitude"));
+          throw Error("motion data: marker '" + id_of(model.node_ids, d.marker_nodes[static_cast<std::size_t>(i)], "node") +
+                      "' at sample " + std::to_string(s) + ": " + "xyz"[c] + " = " + num(v) + " m is " +
+                      (std::isinf(v) ? "not finite" : "above the limit " + num(kMaxMotionPosition_m) + " m in magnitude"));
       }
     }
   auto check_values = [&](const std::vector<int>& cables, const Eigen::MatrixXd& M, const char* what, double limit, const char* unit) {
@@ -57,8 +61,9 @@ void validate(const Model& model, const MotionData& d) {
       for (int i = 0; i < static_cast<int>(cables.size()); ++i) {
         const double v = M(s, i);
         if (std::isnan(v) || std::abs(v) <= limit) continue;
-        throw Error(std::string("motion data: ") + what + " of cable '" + id_of(model.cable_ids, cables[static_cast<std::size_t>(i)], "cable") +
-                    "' at sample " + std::to_string(s) + ": " + num(v) + " " + unit + " is " +
+        throw Error(std::string("motion data: ") + what + " of cable '" +
+                    id_of(model.cable_ids, cables[static_cast<std::size_t>(i)], "cable") + "' at sample " + std::to_string(s) + ": " +
+                    num(v) + " " + unit + " is " +
                     (std::isinf(v) ? std::string("not finite") : "above the limit " + num(limit) + " " + unit + " in magnitude"));
       }
   };
@@ -76,7 +81,9 @@ MotionData load_motion_csv(const Model& model, const std::string& path) {
     for (int k = 0; k < i; ++k) c += static_cast<int>(h[static_cast<std::size_t>(k)].size()) + 1;
     return c;
   };
-  auto herr = [&](int i, const std::string& why) { return Error(hdr + std::to_string(col_of(i)) + ": column '" + h[static_cast<std::size_t>(i)] + "': " + why); };
+  auto herr = [&](int i, const std::string& why) {
+    return Error(hdr + std::to_string(col_of(i)) + ": column '" + h[static_cast<std::size_t>(i)] + "': " + why);
+  };
   if (h.empty() || h[0] != "t_s") throw Error(hdr + "1: the first column must be 't_s'");
   MotionData d;
   struct Col {
@@ -89,7 +96,9 @@ MotionData load_motion_csv(const Model& model, const std::string& path) {
   for (int i = 1; i < static_cast<int>(h.size()); ++i) {
     const std::string& name = h[static_cast<std::size_t>(i)];
     if (!names.emplace(name, i).second) throw herr(i, "repeated column");
-    auto ends = [&](const std::string& suf) { return name.size() > suf.size() && name.compare(name.size() - suf.size(), suf.size(), suf) == 0; };
+    auto ends = [&](const std::string& suf) {
+      return name.size() > suf.size() && name.compare(name.size() - suf.size(), suf.size(), suf) == 0;
+    };
     auto stem = [&](const std::string& suf) { return name.substr(0, name.size() - suf.size()); };
     bool done = false;
     for (int c = 0; c < 3 && !done; ++c) {
@@ -97,7 +106,8 @@ MotionData load_motion_csv(const Model& model, const std::string& path) {
       if (!ends(suf)) continue;
       const int node = find_id(model.node_ids, stem(suf));
       if (node < 0) throw herr(i, "no node '" + stem(suf) + "' in the model");
-      if (model.nodes[static_cast<std::size_t>(node)].is_anchor()) throw herr(i, "node '" + stem(suf) + "' is an anchor (it does not move)");
+      if (model.nodes[static_cast<std::size_t>(node)].is_anchor())
+        throw herr(i, "node '" + stem(suf) + "' is an anchor (it does not move)");
       auto it = marker_cols.try_emplace(node, std::array<int, 3>{-1, -1, -1}).first;
       it->second[static_cast<std::size_t>(c)] = i;
       done = true;
@@ -118,8 +128,8 @@ MotionData load_motion_csv(const Model& model, const std::string& path) {
     for (int c = 0; c < 3; ++c)
       if (c3[static_cast<std::size_t>(c)] < 0) {
         const int any = c3[0] >= 0 ? c3[0] : (c3[1] >= 0 ? c3[1] : c3[2]);
-        throw herr(any, std::string("the marker of node '") + model.node_ids[static_cast<std::size_t>(node)] + "' has no " + "xyz"[c] +
-                            " column");
+        throw herr(
+            any, std::string("the marker of node '") + model.node_ids[static_cast<std::size_t>(node)] + "' has no " + "xyz"[c] + " column");
       }
     d.marker_nodes.push_back(node);
     mcols.push_back(c3);
@@ -141,8 +151,8 @@ MotionData load_motion_csv(const Model& model, const std::string& path) {
   auto value = [&](int col, double limit, const char* unit) {
     const double v = in.number(col);
     if (!(std::abs(v) <= limit))
-      throw Error(in.where(col) + " (" + h[static_cast<std::size_t>(col)] + "): " + num(v) + " " + unit + " is above the limit " + num(limit) +
-                  " " + unit + " in magnitude");
+      throw Error(in.where(col) + " (" + h[static_cast<std::size_t>(col)] + "): " + num(v) + " " + unit + " is above the limit " +
+                  num(limit) + " " + unit + " in magnitude");
     return v;
   };
   while (in.next()) {
@@ -158,10 +168,12 @@ MotionData load_motion_csv(const Model& model, const std::string& path) {
       if (nempty != 0) {
         for (int c = 0; c < 3; ++c)
           if (in.empty(mcols[i][static_cast<std::size_t>(c)]))
-            throw Error(in.where(mcols[i][static_cast<std::size_t>(c)]) + " (" + h[static_cast<std::size_t>(mcols[i][static_cast<std::size_t>(c)])] +
+            throw Error(in.where(mcols[i][static_cast<std::size_t>(c)]) + " (" +
+                        h[static_cast<std::size_t>(mcols[i][static_cast<std::size_t>(c)])] +
                         "): a marker is missing in all three coordinates or none");
       }
-      for (int c = 0; c < 3; ++c) rm[3 * i + static_cast<std::size_t>(c)] = value(mcols[i][static_cast<std::size_t>(c)], kMaxMotionPosition_m, "m");
+      for (int c = 0; c < 3; ++c)
+        rm[3 * i + static_cast<std::size_t>(c)] = value(mcols[i][static_cast<std::size_t>(c)], kMaxMotionPosition_m, "m");
     }
     for (std::size_t i = 0; i < lcols.size(); ++i)
       if (!in.empty(lcols[i])) rl[i] = value(lcols[i], kMaxMotionPosition_m, "m");
@@ -177,7 +189,8 @@ MotionData load_motion_csv(const Model& model, const std::string& path) {
   d.cable_length_m.resize(N, static_cast<int>(lcols.size()));
   d.cable_tension_N.resize(N, static_cast<int>(tcols.size()));
   for (int s = 0; s < N; ++s) {
-    for (std::size_t i = 0; i < rows_m[static_cast<std::size_t>(s)].size(); ++i) d.p_W_marker_m(s, static_cast<int>(i)) = rows_m[static_cast<std::size_t>(s)][i];
+    for (std::size_t i = 0; i < rows_m[static_cast<std::size_t>(s)].size(); ++i)
+      d.p_W_marker_m(s, static_cast<int>(i)) = rows_m[static_cast<std::size_t>(s)][i];
     for (std::size_t i = 0; i < lcols.size(); ++i) d.cable_length_m(s, static_cast<int>(i)) = rows_l[static_cast<std::size_t>(s)][i];
     for (std::size_t i = 0; i < tcols.size(); ++i) d.cable_tension_N(s, static_cast<int>(i)) = rows_t[static_cast<std::size_t>(s)][i];
   }
@@ -210,6 +223,5 @@ std::string motion_csv(const Model& model, const MotionData& d) {
   }
   return out;
 }
-
 
 }  // namespace tendyn::tensegrity

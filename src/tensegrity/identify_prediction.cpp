@@ -12,8 +12,9 @@ namespace identify_detail {
 
 void check_model_supported(const Model& m) {
   if (m.ground.type == Ground::Type::kImpulse)
-    throw Error("identify: the impulse ground is not supported (its impacts, located inside steps, are not differentiable); "
-                "use a compliant ground (ground: {type: compliant, ...}) or none");
+    throw Error(
+        "identify: the impulse ground is not supported (its impacts, located inside steps, are not differentiable); "
+        "use a compliant ground (ground: {type: compliant, ...}) or none");
 }
 
 // One free run with the double template from a 12-number-per-rod start state over all samples
@@ -42,7 +43,8 @@ Start start_values(const Setup& S) {
   const MotionData& d = *S.data;
   Start st;
   st.theta.assign(static_cast<std::size_t>(std::max(S.layout.nparam, 1)), 0.0);
-  for (int i = 0; i < S.layout.nparam; ++i) st.theta[static_cast<std::size_t>(i)] = nominal_value(m, S.layout.groups[static_cast<std::size_t>(i)]);
+  for (int i = 0; i < S.layout.nparam; ++i)
+    st.theta[static_cast<std::size_t>(i)] = nominal_value(m, S.layout.groups[static_cast<std::size_t>(i)]);
   const int nr = m.nrod();
   std::vector<double> s0(static_cast<std::size_t>(kStateParams * nr));
   for (int j = 0; j < nr; ++j) params_from_state(m.initial_state, j, &s0[static_cast<std::size_t>(kStateParams * j)]);
@@ -96,8 +98,16 @@ Start start_values(const Setup& S) {
           if (ends_at(j, s - q, al, bl)) lo = s - q;
         for (int q = 1; q <= 3 && hi < 0; ++q)
           if (ends_at(j, s + q, ah, bh)) hi = s + q;
-        if (lo < 0) { lo = s; al = a; bl = b; }
-        if (hi < 0) { hi = s; ah = a; bh = b; }
+        if (lo < 0) {
+          lo = s;
+          al = a;
+          bl = b;
+        }
+        if (hi < 0) {
+          hi = s;
+          ah = a;
+          bh = b;
+        }
         if (hi == lo) continue;
         const double dt = d.t_s[static_cast<std::size_t>(hi)] - d.t_s[static_cast<std::size_t>(lo)];
         const Eigen::Vector3d v = ((ac * ah + (1 - ac) * bh) - (ac * al + (1 - ac) * bl)) / dt;

@@ -25,8 +25,8 @@ Setup make_setup(const Model& m, const MotionData& d, const std::vector<Paramete
   validate(o);
   validate(m, d);
   if (const double steps = identify_step_count(d.t_s, o.dt_s); !(steps <= kIdentifyMaxSteps))
-    throw Error("identify option dt_s: " + num(steps) + " integration steps per pass over the data (" +
-                num(d.t_s.back() - d.t_s.front()) + " s of data at dt " + num(o.dt_s) + " s), above the limit " + num(kIdentifyMaxSteps));
+    throw Error("identify option dt_s: " + num(steps) + " integration steps per pass over the data (" + num(d.t_s.back() - d.t_s.front()) +
+                " s of data at dt " + num(o.dt_s) + " s), above the limit " + num(kIdentifyMaxSteps));
   check_model_supported(m);
   Setup S;
   S.model = &m;
@@ -85,8 +85,6 @@ Setup make_setup(const Model& m, const MotionData& d, const std::vector<Paramete
   return S;
 }
 
-
-
 namespace {
 
 // Forwards Ceres' iterations to IdentifyOptions::progress (an exception thrown there is kept and
@@ -109,7 +107,6 @@ class ProgressCallback : public ceres::IterationCallback {
   const std::function<void(int, double, double)>& f_;
 };
 
-
 // The cost at the current values of a problem, summed in residual-block order by one thread
 // (Ceres sums per thread during Solve: its costs differ in the last bits between thread counts).
 double cost_of(ceres::Problem& p) {
@@ -124,7 +121,7 @@ double cost_of(ceres::Problem& p) {
 struct Fit {
   std::vector<double> theta;
   std::vector<std::vector<double>> states;
-  std::vector<double> packed;  // theta and the states in one buffer, for the covariance (repack)
+  std::vector<double> packed;               // theta and the states in one buffer, for the covariance (repack)
   std::unique_ptr<ceres::Problem> problem;  // points into theta and states, or into packed
   ceres::Solver::Summary summary;
   double first_initial_cost = 0.0, cost = 0.0, gap = 0.0;
@@ -186,8 +183,9 @@ struct Fitter {
     for (int k = 0; k < nseg; ++k)
       for (int j = 0; j < nr; ++j) {
         double* b = state(k, j);
-        problem->AddParameterBlock(b, kStateParams,
-                                   new ceres::ProductManifold<ceres::EuclideanManifold<3>, ceres::SphereManifold<3>, ceres::EuclideanManifold<6>>());
+        problem->AddParameterBlock(
+            b, kStateParams,
+            new ceres::ProductManifold<ceres::EuclideanManifold<3>, ceres::SphereManifold<3>, ceres::EuclideanManifold<6>>());
         if (k == 0 && !Q.layout.fit_initial) problem->SetParameterBlockConstant(b);
       }
     for (int k = 0; k < nseg; ++k) {
@@ -380,7 +378,8 @@ void Fitter::covariance(Fit& b, IdentifyResult& R) const {
       R.covariance_ok = b.cov.allFinite();
       if (!R.covariance_ok) R.covariance_message = "covariance is not finite";
     } else {
-      R.covariance_message = "the Jacobian at the optimum is rank-deficient (a parameter or a combination is not identifiable from these data)";
+      R.covariance_message =
+          "the Jacobian at the optimum is rank-deficient (a parameter or a combination is not identifiable from these data)";
       b.rank_deficient = true;
     }
   } else if (np > 0) {
@@ -497,10 +496,12 @@ void Fitter::identifiability(Fit& b, IdentifyResult& R) const {
         }
         b.problem->SetManifold(ptheta, nullptr);
       }
-      for (const auto& n : named) R.unidentifiable.push_back(n + ": rank-deficient Jacobian, determined only together with the others named");
+      for (const auto& n : named)
+        R.unidentifiable.push_back(n + ": rank-deficient Jacobian, determined only together with the others named");
       if (named.empty())
-        R.unidentifiable.push_back(np == 1 ? R.parameters[0].name + ": rank-deficient Jacobian"
-                                           : "(not named) rank-deficient Jacobian: a combination of parameters or segment states is not determined");
+        R.unidentifiable.push_back(
+            np == 1 ? R.parameters[0].name + ": rank-deficient Jacobian"
+                    : "(not named) rank-deficient Jacobian: a combination of parameters or segment states is not determined");
     }
     if (R.covariance_ok) {
       // (3) a standard deviation larger than the value, a correlation of magnitude above 0.999
@@ -510,11 +511,13 @@ void Fitter::identifiability(Fit& b, IdentifyResult& R) const {
       for (int a = 0; a < np; ++a)
         for (int c = a + 1; c < np; ++c)
           if (std::abs(R.correlation(a, c)) > 0.999)
-            R.unidentifiable.push_back(R.parameters[static_cast<std::size_t>(a)].name + " and " + R.parameters[static_cast<std::size_t>(c)].name +
-                                       ": correlation " + io::format_number(R.correlation(a, c), 6) + " (only a combination is determined)");
+            R.unidentifiable.push_back(R.parameters[static_cast<std::size_t>(a)].name + " and " +
+                                       R.parameters[static_cast<std::size_t>(c)].name + ": correlation " +
+                                       io::format_number(R.correlation(a, c), 6) + " (only a combination is determined)");
     }
   }
-  if (dof < 1) R.unidentifiable.push_back("all: more unknowns (" + std::to_string(ntangent) + ") than residuals (" + std::to_string(nresidual) + ")");
+  if (dof < 1)
+    R.unidentifiable.push_back("all: more unknowns (" + std::to_string(ntangent) + ") than residuals (" + std::to_string(nresidual) + ")");
 }
 
 // Verdict (docs/IDENTIFY.md "Verdict")
@@ -524,20 +527,21 @@ void Fitter::verdict(const Fit& b, IdentifyResult& R) const {
   std::string not_determined;
   for (const auto& u : R.unidentifiable) not_determined += (not_determined.empty() ? "" : "; ") + u;
   if (!vf_ok || !gap_ok) {
-    const std::string noise = vf_ok ? std::string()
-                                    : ": the residuals are " + io::format_number(std::sqrt(R.variance_factor), 3) + " times the stated sigmas";
+    const std::string noise =
+        vf_ok ? std::string() : ": the residuals are " + io::format_number(std::sqrt(R.variance_factor), 3) + " times the stated sigmas";
     if (b.summary.termination_type == ceres::NO_CONVERGENCE) {
       R.verdict = FitVerdict::kNotConverged;
       R.verdict_reason = stats + noise + "; the solver stopped at the iteration limit (" + std::to_string(options.max_iterations) +
                          " per fit): raise --max-iterations";
     } else if (R.starts > 1 && b.last_restart_improved) {
       R.verdict = FitVerdict::kLocalMinimum;
-      R.verdict_reason = stats + noise + "; the last restart still lowered the cost by more than " + num(100.0 * options.restart_min_improvement) +
-                         " %: another start may find a lower minimum (--restarts)";
+      R.verdict_reason = stats + noise + "; the last restart still lowered the cost by more than " +
+                         num(100.0 * options.restart_min_improvement) + " %: another start may find a lower minimum (--restarts)";
     } else if (vf_ok) {
       R.verdict = FitVerdict::kLocalMinimum;
-      R.verdict_reason = stats + "; the residuals are at the noise but the segments do not join: a local minimum of the segment states, or a "
-                                 "model that fits each segment only with a state of its own";
+      R.verdict_reason = stats +
+                         "; the residuals are at the noise but the segments do not join: a local minimum of the segment states, or a "
+                         "model that fits each segment only with a state of its own";
     } else {
       R.verdict = FitVerdict::kPoorFit;
       R.verdict_reason = stats + noise + "; " +
@@ -572,14 +576,17 @@ IdentifyEvaluation evaluate_identification(const Model& model, const MotionData&
   IdentifyEvaluation ev;
   ev.nparameter = np;
   if (unknowns) {
-    if (unknowns->size() != nx) throw Error("evaluate_identification: " + std::to_string(unknowns->size()) + " unknowns given, the problem has " + std::to_string(nx));
+    if (unknowns->size() != nx)
+      throw Error("evaluate_identification: " + std::to_string(unknowns->size()) + " unknowns given, the problem has " +
+                  std::to_string(nx));
     ev.unknowns = *unknowns;
   } else {
     const Start st = start_values(S);
     ev.unknowns.resize(nx);
     for (int i = 0; i < np; ++i) ev.unknowns[i] = st.theta[static_cast<std::size_t>(i)];
     for (int k = 0; k < nseg; ++k)
-      for (int i = 0; i < nr * kStateParams; ++i) ev.unknowns[np + k * nr * kStateParams + i] = st.states[static_cast<std::size_t>(k)][static_cast<std::size_t>(i)];
+      for (int i = 0; i < nr * kStateParams; ++i)
+        ev.unknowns[np + k * nr * kStateParams + i] = st.states[static_cast<std::size_t>(k)][static_cast<std::size_t>(i)];
   }
   int nres = 0;
   for (const auto& sg : S.segments) nres += sg.nresidual;
@@ -612,7 +619,8 @@ IdentifyEvaluation evaluate_identification(const Model& model, const MotionData&
     }
     for (auto& v : jb) jp.push_back(v.data());
     if (!cost->Evaluate(params.data(), ev.residuals.data() + r0, jacobian ? jp.data() : nullptr))
-      throw SimulationError("evaluate_identification: segment " + std::to_string(k) + " cannot be simulated", data.t_s[static_cast<std::size_t>(sg.first)]);
+      throw SimulationError("evaluate_identification: segment " + std::to_string(k) + " cannot be simulated",
+                            data.t_s[static_cast<std::size_t>(sg.first)]);
     if (jacobian)
       for (std::size_t b = 0; b < params.size(); ++b) {
         const int width = (np > 0 && b == 0) ? np : kStateParams;

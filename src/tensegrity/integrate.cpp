@@ -11,12 +11,11 @@ void step_rk4(const Model& model, Data& data, State& state, double h) {
   auto& tmp = data.tmp;
   const double t0 = state.time_s;
   data.stage[0] = data.xdot;
-  rk4_step(state.x, t0, h, data.stage[0], data.stage[1], data.stage[2], data.stage[3], tmp.x,
-           [&](double t, Eigen::VectorXd& out) {
-             tmp.time_s = t;
-             compute_derivative(model, tmp, data);
-             out = data.xdot;
-           });
+  rk4_step(state.x, t0, h, data.stage[0], data.stage[1], data.stage[2], data.stage[3], tmp.x, [&](double t, Eigen::VectorXd& out) {
+    tmp.time_s = t;
+    compute_derivative(model, tmp, data);
+    out = data.xdot;
+  });
   state.time_s = t0 + h;
   normalize_quaternions(model, state);
 }
@@ -52,8 +51,7 @@ void drift(const Model& model, State& state, double dt) {
     const double w_a = w.dot(e);
     const Eigen::Vector3d L = It * (w - w_a * e) + Ia * w_a * e;
     const double body_rate = (It - Ia) / It * w_a;
-    const Eigen::Quaterniond q_new =
-        (quat_exp(dt * L / It) * q * quat_exp(Eigen::Vector3d(0, 0, dt * body_rate))).normalized();
+    const Eigen::Quaterniond q_new = (quat_exp(dt * L / It) * q * quat_exp(Eigen::Vector3d(0, 0, dt * body_rate))).normalized();
     state.set_q_WB(j, q_new);
     const Eigen::Vector3d e_new = q_new * Eigen::Vector3d::UnitZ();
     state.w_W(j) = L / It + body_rate * e_new;  // L and w . e are constant in free motion
@@ -89,8 +87,7 @@ void step_lie_verlet(const Model& model, Data& data, State& state, double h) {
 
 AdaptiveStep step_dopri5(const Model& model, Data& data, State& state, double h, const Tolerance& tol) {
   if (h < tol.h_min_s)
-    throw SimulationError("Dormand-Prince step size fell below " + std::to_string(tol.h_min_s) +
-                              " s (stiff or singular dynamics)",
+    throw SimulationError("Dormand-Prince step size fell below " + std::to_string(tol.h_min_s) + " s (stiff or singular dynamics)",
                           state.time_s);
   auto& k = data.stage;
   auto& tmp = data.tmp;

@@ -44,7 +44,7 @@ struct Phys {
 template <class T>
 struct Work {
   std::vector<T> x, k1, k2, k3, k4, stage;
-  std::vector<T> p, v, f, e;  // 3 nnode, 3 nnode, 3 nnode, 3 nrod
+  std::vector<T> p, v, f, e;    // 3 nnode, 3 nnode, 3 nnode, 3 nrod
   std::vector<double> drive_u;  // (ncable) drive offset at the current time (0 without drive)
   void resize(const Model& m) {
     const auto nx = static_cast<std::size_t>(State::kStride * m.nrod());
@@ -94,8 +94,8 @@ TENDYN_FLATTEN bool cable_force(const Model& m, const Phys<T>& P, const Work<T>&
   const T dv[3] = {w.v[b] - w.v[a], w.v[b + 1] - w.v[a + 1], w.v[b + 2] - w.v[a + 2]};
   const T rate = u[0] * dv[0] + u[1] * dv[1] + u[2] * dv[2];
   const auto ku = static_cast<std::size_t>(k);
-  return law::cable_force(l, u, dv, rate, P.l0[ku] + w.drive_u[ku], P.k[ku], P.c[ku], cb.tension_only, m.damping_law,
-                          m.cable_force_sign, tension, f_a);
+  return law::cable_force(l, u, dv, rate, P.l0[ku] + w.drive_u[ku], P.k[ku], P.c[ku], cb.tension_only, m.damping_law, m.cable_force_sign,
+                          tension, f_a);
 }
 
 template <class T>
@@ -139,7 +139,8 @@ TENDYN_FLATTEN void derivative(const Model& m, const Phys<T>& P, double t, const
       F[c] = P.mass[ju] * m.gravity_W[c];
       tau[c] = T(0.0);
     }
-    for (int end = 0; end < 2; ++end) law::add_axial_wrench(law::rod_end_offset(r, end), e, &w.f[static_cast<std::size_t>(3 * r.node[end])], F, tau);
+    for (int end = 0; end < 2; ++end)
+      law::add_axial_wrench(law::rod_end_offset(r, end), e, &w.f[static_cast<std::size_t>(3 * r.node[end])], F, tau);
     law::rod_rate(x + State::kStride * j, F, tau, e, P.mass[ju], P.It[ju], P.Ia[ju], r.inertia_axial_kgm2 > 0.0, xd + State::kStride * j);
   }
 }

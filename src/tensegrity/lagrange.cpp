@@ -119,8 +119,7 @@ void node_kinematics(const Model& m, const S* y, Work<S>& w) {
 // F = D f (+ f_ext if `ext`); generalised forces Q = H F. `ne` (double only) receives lengths,
 // rates, tensions and slack flags.
 template <class S>
-void generalized_forces(const Model& m, const S* y, const S* l0, const std::vector<Eigen::Vector3d>* ext, double t,
-                        Work<S>& w, Data* ne) {
+void generalized_forces(const Model& m, const S* y, const S* l0, const std::vector<Eigen::Vector3d>* ext, double t, Work<S>& w, Data* ne) {
   for (int i = 0; i < m.nnode(); ++i) {
     for (int c = 0; c < 3; ++c) w.f_node(c, i) = ext ? S((*ext)[static_cast<std::size_t>(i)][c]) : S(0.0);
   }
@@ -276,8 +275,7 @@ void eval_double(const Model& m, const LagrangeState& st, LagrangeData& d, bool 
     }
   } restore{w, d};
   node_kinematics(m, st.y.data(), w);
-  generalized_forces(m, st.y.data(), d.ne.cable_rest_length_m.data(), with_ext ? &d.ne.f_W_ext_node : nullptr, st.time_s,
-                     w, &d.ne);
+  generalized_forces(m, st.y.data(), d.ne.cable_rest_length_m.data(), with_ext ? &d.ne.f_W_ext_node : nullptr, st.time_s, w, &d.ne);
 }
 }  // namespace
 
@@ -485,8 +483,8 @@ void constraint_jacobian(const Model& model, const Eigen::VectorXd& q, Eigen::Ma
   for (int j = 0; j < nr; ++j) Phi_q.block<1, 4>(j, 7 * j + 3) = 2.0 * q.segment<4>(7 * j + 3).transpose();
 }
 
-void augmented_system(const Model& model, const LagrangeState& state, const LagrangeData& data, int rod,
-                      Eigen::Matrix<double, 8, 8>& A, Eigen::Matrix<double, 8, 1>& rhs) {
+void augmented_system(const Model& model, const LagrangeState& state, const LagrangeData& data, int rod, Eigen::Matrix<double, 8, 8>& A,
+                      Eigen::Matrix<double, 8, 1>& rhs) {
   check_state(model, state);
   if (rod < 0 || rod >= model.nrod()) throw Error("augmented_system: rod index out of range");
   const Rod& r = model.rods[static_cast<std::size_t>(rod)];
@@ -595,19 +593,20 @@ int advance_rk4_located(const Model& m, LagrangeData& d, LagrangeState& s, doubl
 }
 }  // namespace
 
-LagrangeRun lagrange_simulate(const Model& model, const SimulationOptions& opt, const LagrangeOptions& options,
-                              const State* initial,
+LagrangeRun lagrange_simulate(const Model& model, const SimulationOptions& opt, const LagrangeOptions& options, const State* initial,
                               const std::function<void(const LagrangeState&, const LagrangeData&)>& observer,
                               const std::function<void(double, const State&, Data&)>& controller) {
   validate(opt);
   if (opt.integrator == Integrator::kLieVerlet)
     throw Error("lagrange_simulate: integrator lie-verlet is specific to the Newton-Euler form (use rk4 or dopri5)");
   if (model.ground.type == Ground::Type::kImpulse)
-    throw Error("lagrange_simulate: the impulse ground is not supported by the Lagrange formulation (use ground type "
-                "none or compliant, or the Newton-Euler simulate())");
+    throw Error(
+        "lagrange_simulate: the impulse ground is not supported by the Lagrange formulation (use ground type "
+        "none or compliant, or the Newton-Euler simulate())");
   if (controller && opt.control_period_s > 0.0)
-    throw Error("lagrange_simulate: a sampled controller (control_period_s > 0) is supported by the Newton-Euler "
-                "simulate() only; here the controller is called at every evaluation (set control_period_s = 0)");
+    throw Error(
+        "lagrange_simulate: a sampled controller (control_period_s > 0) is supported by the Newton-Euler "
+        "simulate() only; here the controller is called at every evaluation (set control_period_s = 0)");
   LagrangeData data = make_lagrange_data(model, options);
   data.ne.controller = controller;
   State x0 = initial ? *initial : model.initial_state;
@@ -641,14 +640,13 @@ LagrangeRun lagrange_simulate(const Model& model, const SimulationOptions& opt, 
   } else {
     double h = opt.dt_s;
     adaptive_integrate(
-        t0, t_end, h, [&](double h_try) { return lagrange_step_dopri5(model, data, st, h_try, opt.tolerance); },
-        after_step, run.rejected_steps);
+        t0, t_end, h, [&](double h_try) { return lagrange_step_dopri5(model, data, st, h_try, opt.tolerance); }, after_step,
+        run.rejected_steps);
   }
   return run;
 }
 
-LagrangeRun lagrange_simulate(const Model& model, double duration_s, double dt_s, const LagrangeOptions& options,
-                              const State* initial,
+LagrangeRun lagrange_simulate(const Model& model, double duration_s, double dt_s, const LagrangeOptions& options, const State* initial,
                               const std::function<void(const LagrangeState&, const LagrangeData&)>& observer,
                               const std::function<void(double, const State&, Data&)>& controller) {
   if (!(duration_s >= 0.0) || !std::isfinite(duration_s)) throw Error("lagrange_simulate: duration must be >= 0 s");
@@ -671,11 +669,12 @@ void linearize(const Model& model, const LagrangeState& state, LagrangeData& dat
     if (k < 0 || k >= model.ncable()) throw Error("linearize: cable index " + std::to_string(k) + " out of range");
   apply_rest_lengths(model, state, data);
   const int nx = 14 * model.nrod(), nu = static_cast<int>(cables.size()), nd = nx + nu;
-  std::vector<AD> y(static_cast<std::size_t>(nx)), l0(static_cast<std::size_t>(model.ncable())),
-      ydot(static_cast<std::size_t>(nx)), lambda(static_cast<std::size_t>(model.nrod()));
+  std::vector<AD> y(static_cast<std::size_t>(nx)), l0(static_cast<std::size_t>(model.ncable())), ydot(static_cast<std::size_t>(nx)),
+      lambda(static_cast<std::size_t>(model.nrod()));
   for (int i = 0; i < nx; ++i) y[static_cast<std::size_t>(i)] = AD(state.y[i], Eigen::VectorXd::Unit(nd, i));
   for (int k = 0; k < model.ncable(); ++k) l0[static_cast<std::size_t>(k)] = AD(data.ne.cable_rest_length_m[k], Eigen::VectorXd::Zero(nd));
-  for (int c = 0; c < nu; ++c) l0[static_cast<std::size_t>(cables[static_cast<std::size_t>(c)])].derivatives() = Eigen::VectorXd::Unit(nd, nx + c);
+  for (int c = 0; c < nu; ++c)
+    l0[static_cast<std::size_t>(cables[static_cast<std::size_t>(c)])].derivatives() = Eigen::VectorXd::Unit(nd, nx + c);
   Work<AD> w;
   w.resize(model);
   node_kinematics(model, y.data(), w);

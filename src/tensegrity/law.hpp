@@ -70,9 +70,7 @@ inline void point_kinematics(const T* xr, const T* d, T* p, T* v) {
 }
 
 /// Offset d = s e of a rod end on the axis (s from Model::p_BN's z: -(1 - a) L or a L).
-inline double rod_end_offset(const Rod& r, int end) {
-  return end == 0 ? -(1.0 - r.com_ratio) * r.length_m : r.com_ratio * r.length_m;
-}
+inline double rod_end_offset(const Rod& r, int end) { return end == 0 ? -(1.0 - r.com_ratio) * r.length_m : r.com_ratio * r.length_m; }
 
 /// Cable / spring force law (document 000 eqs. (2)-(3); the axial law of NTRT and MuJoCo tendons),
 /// from the element's kinematics: length l > 0, unit vector u from node a to node b, relative
@@ -82,8 +80,8 @@ inline double rod_end_offset(const Rod& r, int end) {
 /// element, or a damped force that would push with CableForceSign::kClampTension); tension is
 /// then 0 and f_a is not written.
 template <class T>
-inline bool cable_force(const T& l, const T* u, const T* dv, const T& rate, const T& l0, const T& k, const T& c,
-                        bool tension_only, DampingLaw damping_law, CableForceSign sign, T& tension, T* f_a) {
+inline bool cable_force(const T& l, const T* u, const T* dv, const T& rate, const T& l0, const T& k, const T& c, bool tension_only,
+                        DampingLaw damping_law, CableForceSign sign, T& tension, T* f_a) {
   const T stretch = l - l0;
   if (tension_only && value_of(stretch) <= 0.0) {
     tension = T(0.0);
@@ -114,8 +112,7 @@ inline bool cable_force(const T& l, const T* u, const T* dv, const T& rate, cons
 /// with velocity v: normal F_n = max(0, k depth - c v_z), regularised Coulomb friction
 /// F_t = -mu F_n v_t / sqrt(|v_t|^2 + v_s^2). Returns false (f not written) when depth <= 0.
 template <class T>
-inline bool compliant_ground_force(const T& depth, const T* v, const T& k, const T& c, const T& mu, double slip_velocity_mps,
-                                   T* f) {
+inline bool compliant_ground_force(const T& depth, const T* v, const T& k, const T& c, const T& mu, double slip_velocity_mps, T* f) {
   using std::sqrt;
   if (!(value_of(depth) > 0.0)) return false;
   T Fn = k * depth - c * v[2];

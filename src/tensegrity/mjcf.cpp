@@ -92,18 +92,21 @@ std::vector<std::string> MjcfWriter::notes() const {
     if (c.rest_length_min_m > 0.0 || std::isfinite(c.rest_length_max_m) || std::isfinite(c.rest_rate_max_mps)) ++n_limited;
   }
   if (n_tension_only > 0)
-    notes.push_back(plural(n_tension_only, "tension-only cable becomes a two-sided tendon spring", "tension-only cables become two-sided tendon springs") +
+    notes.push_back(plural(n_tension_only, "tension-only cable becomes a two-sided tendon spring",
+                           "tension-only cables become two-sided tendon springs") +
                     " (MuJoCo 2.2.2 has no tension-only spring): " +
                     (n_tension_only == 1 ? "it pushes when shorter than its rest length and is damped while slack"
                                          : "they push when shorter than their rest length and are damped while slack"));
   if (n_rel_damped > 0)
-    notes.push_back("relative-velocity damping (document 000 eq. 3) of " + plural(n_rel_damped, "element", "elements") +
-                    " is approximated by MuJoCo's axial tendon damping with the same coefficient: the part of the relative node velocity across the element is not damped");
+    notes.push_back(
+        "relative-velocity damping (document 000 eq. 3) of " + plural(n_rel_damped, "element", "elements") +
+        " is approximated by MuJoCo's axial tendon damping with the same coefficient: the part of the relative node velocity across the element is not damped");
   if (!m.drives.empty()) {
     if (o.drives_as_actuators)
-      notes.push_back(plural(static_cast<int>(m.drives.size()), "cable drive becomes a motor actuator on its tendon (named after the cable)",
-                             "cable drives become motor actuators on their tendons (named after the cables)") +
-                      ": MJCF cannot hold u(t), so set ctrl = k u(t) each step (k u(t + h/2) with RK4, listed below); ctrl = 0 leaves the rest lengths unchanged");
+      notes.push_back(
+          plural(static_cast<int>(m.drives.size()), "cable drive becomes a motor actuator on its tendon (named after the cable)",
+                 "cable drives become motor actuators on their tendons (named after the cables)") +
+          ": MJCF cannot hold u(t), so set ctrl = k u(t) each step (k u(t + h/2) with RK4, listed below); ctrl = 0 leaves the rest lengths unchanged");
     else
       notes.push_back(plural(static_cast<int>(m.drives.size()), "cable drive is", "cable drives are") +
                       " dropped (MuJoCo 2.2.2 tendon springs have a fixed rest length): the exported robot is not actuated");
@@ -114,17 +117,16 @@ std::vector<std::string> MjcfWriter::notes() const {
   if (n_limited > 0)
     notes.push_back("rest-length and rate limits of " + plural(n_limited, "cable are", "cables are") +
                     " dropped (tendyn stops with an error outside them; MuJoCo has no such check)");
-  if (has_ground && !ground)
-    notes.push_back("ground dropped on request (contacts disabled): the robot falls through it");
+  if (has_ground && !ground) notes.push_back("ground dropped on request (contacts disabled): the robot falls through it");
   if (ground) {
     std::string s = m.ground.type == Ground::Type::kImpulse
                         ? "impulse ground (document 001) becomes a MuJoCo plane"
-                        : "compliant ground (k = " + g(m.ground.stiffness_Npm) + " N/m, c = " + g(m.ground.damping_Nspm) + " N s/m per end) becomes a MuJoCo plane";
-    s += " at z = " + g(plane_z) + " m with soft contact against rod capsules of radius " + g(r) + " m (their axis ends rest at z = " +
-         g(m.ground.height_m) + " m): friction mu = " + g(mu) + " is kept (elliptic cone), ";
-    s += m.ground.type == Ground::Type::kImpulse
-             ? "restitution e = " + g(m.ground.restitution) + " cannot be matched"
-             : "stiffness, damping and slip regularisation cannot be matched";
+                        : "compliant ground (k = " + g(m.ground.stiffness_Npm) + " N/m, c = " + g(m.ground.damping_Nspm) +
+                              " N s/m per end) becomes a MuJoCo plane";
+    s += " at z = " + g(plane_z) + " m with soft contact against rod capsules of radius " + g(r) +
+         " m (their axis ends rest at z = " + g(m.ground.height_m) + " m): friction mu = " + g(mu) + " is kept (elliptic cone), ";
+    s += m.ground.type == Ground::Type::kImpulse ? "restitution e = " + g(m.ground.restitution) + " cannot be matched"
+                                                 : "stiffness, damping and slip regularisation cannot be matched";
     s += " (MuJoCo soft contact with its default solref 0.02 1 is near-inelastic and lets the capsules sink slightly)";
     notes.push_back(s);
   }
@@ -182,8 +184,9 @@ void MjcfWriter::header(std::ostream& x, const std::vector<std::string>& notes) 
 void MjcfWriter::worldbody(std::ostream& x) const {
   x << "  <worldbody>\n";
   if (ground)
-    x << "    <geom name=\"ground\" type=\"plane\" pos=\"" << nums({0, 0, plane_z}) << "\" size=\"0 0 1\" contype=\"0\" conaffinity=\"1\" condim=\""
-      << (mu > 0.0 ? 3 : 1) << "\" friction=\"" << nums({mu > 0.0 ? mu : 1.0}) << "\"/>\n";
+    x << "    <geom name=\"ground\" type=\"plane\" pos=\"" << nums({0, 0, plane_z})
+      << "\" size=\"0 0 1\" contype=\"0\" conaffinity=\"1\" condim=\"" << (mu > 0.0 ? 3 : 1) << "\" friction=\""
+      << nums({mu > 0.0 ? mu : 1.0}) << "\"/>\n";
   for (int i = 0; i < m.nnode(); ++i) {
     const Node& n = m.nodes[static_cast<std::size_t>(i)];
     if (!n.is_anchor()) continue;
@@ -226,11 +229,11 @@ void MjcfWriter::rod_body(std::ostream& x, int j) const {
   for (const int i : points) {  // in the body frame
     const Node& n = m.nodes[static_cast<std::size_t>(i)];
     const Eigen::Vector3d p_B = m.p_BN(i);
-    x << "      <site name=\"" << io::escape_markup(m.node_ids[static_cast<std::size_t>(i)]) << "\" pos=\"" << nums({p_B.x(), p_B.y(), p_B.z()})
-      << "\" size=\"0.005\"/>\n";
+    x << "      <site name=\"" << io::escape_markup(m.node_ids[static_cast<std::size_t>(i)]) << "\" pos=\""
+      << nums({p_B.x(), p_B.y(), p_B.z()}) << "\" size=\"0.005\"/>\n";
     if (n.radius_m > 0.0 && n.touches_ground())  // an end-cap: a massless sphere that touches the ground
-      x << "      <geom type=\"sphere\" pos=\"" << nums({p_B.x(), p_B.y(), p_B.z()}) << "\" size=\"" << nums({n.radius_m}) << "\" mass=\"0\""
-        << contact << "/>\n";
+      x << "      <geom type=\"sphere\" pos=\"" << nums({p_B.x(), p_B.y(), p_B.z()}) << "\" size=\"" << nums({n.radius_m})
+        << "\" mass=\"0\"" << contact << "/>\n";
   }
   x << "    </body>\n";
 }
@@ -241,9 +244,10 @@ void MjcfWriter::tendons_and_actuators(std::ostream& x) const {
     for (int k = 0; k < m.ncable(); ++k) {
       const Cable& c = m.cables[static_cast<std::size_t>(k)];
       x << "    <spatial name=\"" << io::escape_markup(m.cable_ids[static_cast<std::size_t>(k)]) << "\" stiffness=\""
-        << nums({c.stiffness_Npm}) << "\" damping=\"" << nums({c.damping_Nspm}) << "\" springlength=\""
-        << nums({c.rest_length_m}) << "\" width=\"0.002\">\n";
-      for (int e = 0; e < 2; ++e) x << "      <site site=\"" << io::escape_markup(m.node_ids[static_cast<std::size_t>(c.node[e])]) << "\"/>\n";
+        << nums({c.stiffness_Npm}) << "\" damping=\"" << nums({c.damping_Nspm}) << "\" springlength=\"" << nums({c.rest_length_m})
+        << "\" width=\"0.002\">\n";
+      for (int e = 0; e < 2; ++e)
+        x << "      <site site=\"" << io::escape_markup(m.node_ids[static_cast<std::size_t>(c.node[e])]) << "\"/>\n";
       x << "    </spatial>\n";
     }
     x << "  </tendon>\n";
@@ -272,7 +276,8 @@ void MjcfWriter::keyframe(std::ostream& x) const {
       qpos += nums({p.x(), p.y(), p.z(), q.w(), q.x(), q.y(), q.z()});
       qvel += nums({v.x(), v.y(), v.z(), w_B.x(), w_B.y(), w_B.z()});
     }
-    x << "  <keyframe>\n    <key name=\"initial\" time=\"" << nums({s0.time_s}) << "\" qpos=\"" << qpos << "\" qvel=\"" << qvel << "\"/>\n  </keyframe>\n";
+    x << "  <keyframe>\n    <key name=\"initial\" time=\"" << nums({s0.time_s}) << "\" qpos=\"" << qpos << "\" qvel=\"" << qvel
+      << "\"/>\n  </keyframe>\n";
   }
 }
 

@@ -62,7 +62,7 @@ Quaterniond z_to(const Vector3d& v) {
 }
 
 struct DefClass {
-  std::string parent;  // "" for the root class "main"
+  std::string parent;                                               // "" for the root class "main"
   std::map<std::string, std::map<std::string, std::string>> attrs;  // element -> attr -> value
 };
 
@@ -96,7 +96,7 @@ struct SiteRec {
 struct RodRec {
   std::string name;
   const Src* src;
-  Pose frame;  // body frame at the compile pose (world)
+  Pose frame;                   // body frame at the compile pose (world)
   std::vector<MassPart> parts;  // world frame at the compile pose
   std::vector<Segment> segments;
   std::vector<Ball> balls;
@@ -235,8 +235,9 @@ class Importer {
     if (!t) return std::nullopt;
     auto v = numbers(s, key, *t);
     if (v.size() < min_n || v.size() > max_n)
-      fail(s, "attribute '" + key + "' needs " + (min_n == max_n ? std::to_string(min_n) : std::to_string(min_n) + " to " + std::to_string(max_n)) +
-                  " numbers (got " + std::to_string(v.size()) + ")");
+      fail(s, "attribute '" + key + "' needs " +
+                  (min_n == max_n ? std::to_string(min_n) : std::to_string(min_n) + " to " + std::to_string(max_n)) + " numbers (got " +
+                  std::to_string(v.size()) + ")");
     return v;
   }
   std::optional<double> num(const Src& s, const std::string& cls, const std::string& key) const {
@@ -340,9 +341,9 @@ class Importer {
 
   // ------------------------------------------------------------------ top level
   void read_compiler(const Src& s) {
-    check_attrs(s, {"angle", "coordinate", "inertiafromgeom", "eulerseq", "autolimits", "inertiagrouprange", "boundmass",
-                    "boundinertia", "balanceinertia", "settotalmass", "meshdir", "texturedir", "assetdir", "strippath",
-                    "discardvisual", "convexhull", "usethread", "fusestatic", "fitaabb", "exactmeshinertia", "lengthrange"});
+    check_attrs(s, {"angle",         "coordinate",     "inertiafromgeom", "eulerseq",   "autolimits", "inertiagrouprange", "boundmass",
+                    "boundinertia",  "balanceinertia", "settotalmass",    "meshdir",    "texturedir", "assetdir",          "strippath",
+                    "discardvisual", "convexhull",     "usethread",       "fusestatic", "fitaabb",    "exactmeshinertia",  "lengthrange"});
     cc_.degree = keyword(s, "", "angle", "degree", {"degree", "radian"}) == "degree";
     cc_.global = keyword(s, "", "coordinate", "local", {"local", "global"}) == "global";
     const auto fg = keyword(s, "", "inertiafromgeom", "auto", {"false", "true", "auto"});
@@ -387,32 +388,74 @@ class Importer {
   }
   void check_default_attrs(const Src& c) const {
     const std::string& n = c.name();
-    if (n == "geom") check_geom_attrs(c);
-    else if (n == "site") check_site_attrs(c);
-    else if (n == "joint") check_joint_attrs(c);
-    else if (n == "tendon") check_tendon_attrs(c);
+    if (n == "geom")
+      check_geom_attrs(c);
+    else if (n == "site")
+      check_site_attrs(c);
+    else if (n == "joint")
+      check_joint_attrs(c);
+    else if (n == "tendon")
+      check_tendon_attrs(c);
     // actuators, meshes, materials, cameras, lights, pairs, equalities: checked (or refused) where used
   }
 
   void check_geom_attrs(const Src& s) const {
-    check_attrs(s, {"name", "class", "type", "size", "pos", "quat", "euler", "axisangle", "xyaxes", "zaxis", "fromto", "mass",
-                    "density", "friction", "contype", "conaffinity", "condim", "group", "priority", "rgba", "material",
-                    "solref", "solimp", "solmix", "margin", "gap", "user", "mesh", "hfield", "fitscale", "shellinertia",
-                    "fluidshape", "fluidcoef"});
+    check_attrs(s, {"name",     "class",  "type",     "size",         "pos",        "quat",     "euler",       "axisangle", "xyaxes",
+                    "zaxis",    "fromto", "mass",     "density",      "friction",   "contype",  "conaffinity", "condim",    "group",
+                    "priority", "rgba",   "material", "solref",       "solimp",     "solmix",   "margin",      "gap",       "user",
+                    "mesh",     "hfield", "fitscale", "shellinertia", "fluidshape", "fluidcoef"});
   }
   void check_site_attrs(const Src& s) const {
-    check_attrs(s, {"name", "class", "type", "size", "pos", "quat", "euler", "axisangle", "xyaxes", "zaxis", "fromto", "group",
-                    "rgba", "material", "user"});
+    check_attrs(s, {"name", "class", "type", "size", "pos", "quat", "euler", "axisangle", "xyaxes", "zaxis", "fromto", "group", "rgba",
+                    "material", "user"});
   }
   void check_joint_attrs(const Src& s) const {
-    check_attrs(s, {"name", "class", "type", "group", "pos", "axis", "limited", "range", "springref", "ref", "damping",
-                    "stiffness", "armature", "frictionloss", "margin", "solreflimit", "solimplimit", "solreffriction",
-                    "solimpfriction", "user", "springdamper", "actuatorfrclimited", "actuatorfrcrange"});
+    check_attrs(s, {"name",
+                    "class",
+                    "type",
+                    "group",
+                    "pos",
+                    "axis",
+                    "limited",
+                    "range",
+                    "springref",
+                    "ref",
+                    "damping",
+                    "stiffness",
+                    "armature",
+                    "frictionloss",
+                    "margin",
+                    "solreflimit",
+                    "solimplimit",
+                    "solreffriction",
+                    "solimpfriction",
+                    "user",
+                    "springdamper",
+                    "actuatorfrclimited",
+                    "actuatorfrcrange"});
   }
   void check_tendon_attrs(const Src& s) const {
-    check_attrs(s, {"name", "class", "group", "limited", "range", "solreflimit", "solimplimit", "solreffriction",
-                    "solimpfriction", "frictionloss", "margin", "stiffness", "damping", "springlength", "width", "rgba",
-                    "material", "user", "armature", "actuatorfrclimited", "actuatorfrcrange"});
+    check_attrs(s, {"name",
+                    "class",
+                    "group",
+                    "limited",
+                    "range",
+                    "solreflimit",
+                    "solimplimit",
+                    "solreffriction",
+                    "solimpfriction",
+                    "frictionloss",
+                    "margin",
+                    "stiffness",
+                    "damping",
+                    "springlength",
+                    "width",
+                    "rgba",
+                    "material",
+                    "user",
+                    "armature",
+                    "actuatorfrclimited",
+                    "actuatorfrcrange"});
   }
 
   // ------------------------------------------------------------------ bodies
@@ -435,7 +478,8 @@ class Importer {
                  const std::string& body_name, int index, Walk& w, bool contact_on) {
     check_geom_attrs(s);
     const std::string cls = element_class(s, inherited);
-    const std::string type = keyword(s, cls, "type", "sphere", {"plane", "hfield", "sphere", "capsule", "ellipsoid", "cylinder", "box", "mesh", "sdf"});
+    const std::string type =
+        keyword(s, cls, "type", "sphere", {"plane", "hfield", "sphere", "capsule", "ellipsoid", "cylinder", "box", "mesh", "sdf"});
     const std::string gname = s.e->attr("name").value_or("");
     const std::string glabel = body_name + "." + (gname.empty() ? "geom" + std::to_string(index) : gname);
     const bool collides = geom_collides(s, cls);
@@ -457,8 +501,7 @@ class Importer {
         skip(s, "plane without contact (contacts disabled or contype = conaffinity = 0)");
         return;
       }
-      if ((f.q * Vector3d::UnitZ() - Vector3d::UnitZ()).norm() > 1e-9)
-        fail(s, "only a horizontal floor plane (normal +z) is supported");
+      if ((f.q * Vector3d::UnitZ() - Vector3d::UnitZ()).norm() > 1e-9) fail(s, "only a horizontal floor plane (normal +z) is supported");
       if (w.floor) fail(s, "a second floor plane (the first is at " + where(*w.floor->first) + ")");
       const auto fr = nums(s, cls, "friction", 1, 3);
       w.floor = {&s, fr ? (*fr)[0] : 1.0};
@@ -509,7 +552,7 @@ class Importer {
     }
 
     // mass properties about the geom centre in the geom frame
-    const PartShape shape = type == "sphere"    ? PartShape::kSphere
+    const PartShape shape = type == "sphere"     ? PartShape::kSphere
                             : type == "capsule"  ? PartShape::kCapsule
                             : type == "cylinder" ? PartShape::kCylinder
                             : type == "box"      ? PartShape::kBox
@@ -518,7 +561,10 @@ class Importer {
     const double m = mass_attr ? *mass_attr : density * part_volume(shape, size);
     if (!rod) {  // world or a body fixed to it
       if (collides && contact_on)
-        fail(s, "a " + type + " geom fixed to the world collides: obstacles other than a floor plane are not supported (set contype=\"0\" conaffinity=\"0\")");
+        fail(
+            s,
+            "a " + type +
+                " geom fixed to the world collides: obstacles other than a floor plane are not supported (set contype=\"0\" conaffinity=\"0\")");
       skip(s, "geom fixed to the world without contact (" + (counts ? "its mass does not move" : std::string("no mass")) + ")");
       return;
     }
@@ -549,7 +595,8 @@ class Importer {
     if (di.has_value() == fi.has_value()) fail(s, "needs exactly one of diaginertia, fullinertia");
     if (fi)
       for (const char* k : {"quat", "euler", "axisangle", "xyaxes", "zaxis"})
-        if (s.e->attr(k)) fail(s, std::string("fullinertia with ") + k + " (MuJoCo refuses two orientations: fullinertia is in the body frame)");
+        if (s.e->attr(k))
+          fail(s, std::string("fullinertia with ") + k + " (MuJoCo refuses two orientations: fullinertia is in the body frame)");
     Matrix3d I;
     if (di) {
       for (double v : *di)
@@ -584,8 +631,8 @@ class Importer {
     out.push_back({s.e->attr("name").value_or(body_name + ".site" + std::to_string(index)), p, &s});
   }
 
-  void read_body(const Src& b, const Pose& parent, const std::string& inherited_cc, RodRec* rod, bool parent_is_world,
-                 Walk& w, bool contact_on) {
+  void read_body(const Src& b, const Pose& parent, const std::string& inherited_cc, RodRec* rod, bool parent_is_world, Walk& w,
+                 bool contact_on) {
     check_attrs(b, {"name", "pos", "quat", "euler", "axisangle", "xyaxes", "zaxis", "childclass", "mocap", "gravcomp", "user"});
     if (boolean(b, "", "mocap", false)) fail(b, "mocap bodies are not supported");
     if (auto gc = num(b, "", "gravcomp"); gc && *gc != 0.0) fail(b, "gravity compensation (gravcomp) is not supported");
@@ -711,10 +758,11 @@ class Importer {
     for (const Src& c : top.kids) {
       if (c.name() != "option") continue;
       has_option = true;
-      check_attrs(c, {"timestep", "gravity", "integrator", "wind", "magnetic", "density", "viscosity", "impratio", "tolerance",
-                      "iterations", "ls_iterations", "noslip_iterations", "noslip_tolerance", "mpr_iterations", "mpr_tolerance",
-                      "ccd_iterations", "ccd_tolerance", "sdf_iterations", "sdf_initpoints", "cone", "jacobian", "solver",
-                      "collision", "o_margin", "o_solref", "o_solimp", "o_friction", "apirate", "ls_tolerance"});
+      check_attrs(c, {"timestep",         "gravity",        "integrator",    "wind",           "magnetic",      "density",
+                      "viscosity",        "impratio",       "tolerance",     "iterations",     "ls_iterations", "noslip_iterations",
+                      "noslip_tolerance", "mpr_iterations", "mpr_tolerance", "ccd_iterations", "ccd_tolerance", "sdf_iterations",
+                      "sdf_initpoints",   "cone",           "jacobian",      "solver",         "collision",     "o_margin",
+                      "o_solref",         "o_solimp",       "o_friction",    "apirate",        "ls_tolerance"});
       if (auto dt = num(c, "", "timestep")) {
         if (!(*dt > 0.0)) fail(c, "timestep must be > 0 (got " + g(*dt) + " s)");
         out.simulation.dt_s = *dt;
@@ -724,9 +772,9 @@ class Importer {
       if (integ == "RK4")
         rep_.mapped.push_back(where(c) + ": integrator RK4 -> rk4, dt " + g(out.simulation.dt_s) + " s");
       else
-        rep_.mapped.push_back(where(c) + ": integrator " + integ +
-                              " -> rk4 at the same dt " + g(out.simulation.dt_s) +
-                              " s (tendyn has no semi-implicit Euler; rk4 is the more accurate method, so results differ by MuJoCo's integration error)");
+        rep_.mapped.push_back(
+            where(c) + ": integrator " + integ + " -> rk4 at the same dt " + g(out.simulation.dt_s) +
+            " s (tendyn has no semi-implicit Euler; rk4 is the more accurate method, so results differ by MuJoCo's integration error)");
       for (const char* k : {"wind", "density", "viscosity"})
         if (auto v = nums(c, "", k, 1, 3)) {
           for (double x : *v)
@@ -736,16 +784,20 @@ class Importer {
         if (f.name() != "flag") fail(f, "unknown element inside <option>");
         for (const auto& [k, v] : f.e->attrs) {
           if (v != "enable" && v != "disable") fail(f, "flag '" + k + "' must be enable or disable");
-          if (k == "contact") contact_on = v == "enable";
-          else if (k == "gravity") gravity_on = v == "enable";
+          if (k == "contact")
+            contact_on = v == "enable";
+          else if (k == "gravity")
+            gravity_on = v == "enable";
           else if ((k == "passive" || k == "spring" || k == "damper") && v == "disable")
             fail(f, "disabling " + k + " forces is not supported (tendon springs and dampers are the model)");
-          else if (k == "override" && v == "enable") fail(f, "contact override is not supported");
+          else if (k == "override" && v == "enable")
+            fail(f, "contact override is not supported");
         }
       }
     }
     if (!has_option)
-      rep_.mapped.push_back("no <option>: MuJoCo's defaults timestep 0.002 s and Euler -> rk4 at dt 0.002 s (tendyn has no semi-implicit Euler)");
+      rep_.mapped.push_back(
+          "no <option>: MuJoCo's defaults timestep 0.002 s and Euler -> rk4 at dt 0.002 s (tendyn has no semi-implicit Euler)");
     if (!gravity_on) {
       m.gravity_W.setZero();
       rep_.mapped.push_back("gravity disabled by <flag gravity=\"disable\"> -> gravity 0");
@@ -797,8 +849,7 @@ class Importer {
   int add_node(Model& m, Nodes& N, const std::string& id, const Node& n, const Src* s) const {
     std::map<std::string, int>& node_of = N.node_of;
     std::map<std::string, const Src*>& node_src = N.node_src;
-    if (node_of.count(id))
-      fail(*s, "name '" + id + "' is used by two sites or points (the other at " + where(*node_src[id]) + ")");
+    if (node_of.count(id)) fail(*s, "name '" + id + "' is used by two sites or points (the other at " + where(*node_src[id]) + ")");
     node_of[id] = m.nnode();
     node_src[id] = s;
     m.nodes.push_back(n);
@@ -838,8 +889,7 @@ class Importer {
     const int j = m.nrod();
     const MassPart total = combine_parts(r.parts);
     const double mass = total.mass_kg;
-    if (!(mass > 0.0))
-      fail(*r.src, "free body has no mass (MuJoCo needs a positive mass; give geoms with mass or an <inertial>)");
+    if (!(mass > 0.0)) fail(*r.src, "free body has no mass (MuJoCo needs a positive mass; give geoms with mass or an <inertial>)");
     const Vector3d& c = total.com_m;
     const Matrix3d& I = total.inertia_kgm2;
     const Matrix3d R = r.frame.q.toRotationMatrix();
@@ -910,9 +960,9 @@ class Importer {
     for (const auto& b : r.balls)
       if (b.collides) cap_at(b.c, b.radius, b.label), ++ncaps;
     rep_.mapped.push_back("rod '" + r.name + "': mass " + g(mass) + " kg from " + std::to_string(r.parts.size()) + " part(s) (" +
-                          std::to_string(r.geoms) + " geom(s), " + std::to_string(r.welded) + " welded bod" + (r.welded == 1 ? "y" : "ies") +
-                          "), ends at the longest " + (longest->capsule ? "capsule" : "cylinder") + " '" + longest->label +
-                          "' (length " + g(rod.length_m) + " m), " + std::to_string(r.sites.size()) + " site(s), " +
+                          std::to_string(r.geoms) + " geom(s), " + std::to_string(r.welded) + " welded bod" +
+                          (r.welded == 1 ? "y" : "ies") + "), ends at the longest " + (longest->capsule ? "capsule" : "cylinder") + " '" +
+                          longest->label + "' (length " + g(rod.length_m) + " m), " + std::to_string(r.sites.size()) + " site(s), " +
                           std::to_string(ncaps) + " end-cap sphere(s)");
     m.rods.push_back(rod);
     m.rod_ids.push_back(r.name);
@@ -989,8 +1039,8 @@ class Importer {
         m.cables.push_back(cab);
         m.cable_ids.push_back(id);
         rep_.mapped.push_back(where(t) + ": tendon '" + id + "' (" + sites[0] + " - " + sites[1] + ") -> " +
-                              (cab.tension_only ? "cable" : "spring that pushes and pulls") + ", k " + g(cab.stiffness_Npm) +
-                              " N/m, c " + g(cab.damping_Nspm) + " N s/m (axial), " + how);
+                              (cab.tension_only ? "cable" : "spring that pushes and pulls") + ", k " + g(cab.stiffness_Npm) + " N/m, c " +
+                              g(cab.damping_Nspm) + " N s/m (axial), " + how);
       }
     }
   }
@@ -1043,7 +1093,8 @@ class Importer {
       const std::size_t nr = static_cast<std::size_t>(m.nrod());
       if (auto t = key->e->attr("qpos")) {
         const auto v = numbers(*key, "qpos", *t);
-        if (v.size() != 7 * nr) fail(*key, "qpos has " + std::to_string(v.size()) + " numbers; the model's free joints need " + std::to_string(7 * nr));
+        if (v.size() != 7 * nr)
+          fail(*key, "qpos has " + std::to_string(v.size()) + " numbers; the model's free joints need " + std::to_string(7 * nr));
         for (std::size_t j = 0; j < nr; ++j) {
           const double* d = v.data() + 7 * j;
           Quaterniond q(d[3], d[4], d[5], d[6]);
@@ -1053,7 +1104,8 @@ class Importer {
       }
       if (auto t = key->e->attr("qvel")) {
         const auto v = numbers(*key, "qvel", *t);
-        if (v.size() != 6 * nr) fail(*key, "qvel has " + std::to_string(v.size()) + " numbers; the model's free joints need " + std::to_string(6 * nr));
+        if (v.size() != 6 * nr)
+          fail(*key, "qvel has " + std::to_string(v.size()) + " numbers; the model's free joints need " + std::to_string(6 * nr));
         for (std::size_t j = 0; j < nr; ++j) {
           v_org[j] = Vector3d(v[6 * j], v[6 * j + 1], v[6 * j + 2]);
           w_B[j] = Vector3d(v[6 * j + 3], v[6 * j + 4], v[6 * j + 5]);
@@ -1064,7 +1116,9 @@ class Importer {
         if (auto t = key->e->attr(k); t && !numbers(*key, k, *t).empty()) fail(*key, std::string(k) + ": the model has no mocap bodies");
       if (auto t = key->e->attr("ctrl"); t && !numbers(*key, "ctrl", *t).empty()) skip(*key, "ctrl (actuators are not imported)");
       s.time_s = num(*key, "", "time").value_or(0.0);
-      rep_.mapped.push_back(where(*key) + ": first keyframe key -> initial state (qpos: body origin and quaternion; qvel: origin velocity in the world, angular velocity in the body frame)");
+      rep_.mapped.push_back(
+          where(*key) +
+          ": first keyframe key -> initial state (qpos: body origin and quaternion; qvel: origin velocity in the world, angular velocity in the body frame)");
     }
     for (int j = 0; j < m.nrod(); ++j) {
       const auto J = static_cast<std::size_t>(j);
@@ -1101,8 +1155,7 @@ std::string read_text(const std::string& path) {
 
 }  // namespace
 
-ModelFile load_mjcf_string(const std::string& text, const std::string& name, const MjcfImportOptions& options,
-                           MjcfImportReport* report) {
+ModelFile load_mjcf_string(const std::string& text, const std::string& name, const MjcfImportOptions& options, MjcfImportReport* report) {
   MjcfImportReport local;
   MjcfImportReport& r = report ? *report : local;
   r = MjcfImportReport{};

@@ -89,8 +89,7 @@ Eigen::Vector3d Model::p_BN(int node) const {
   const Node& n = nodes[static_cast<std::size_t>(node)];
   const Rod& r = rods[static_cast<std::size_t>(n.rod)];
   if (n.is_body_point() || r.general_inertia) return n.p_B_m;
-  return n.end == 0 ? Eigen::Vector3d(0, 0, -(1.0 - r.com_ratio) * r.length_m)
-                    : Eigen::Vector3d(0, 0, r.com_ratio * r.length_m);
+  return n.end == 0 ? Eigen::Vector3d(0, 0, -(1.0 - r.com_ratio) * r.length_m) : Eigen::Vector3d(0, 0, r.com_ratio * r.length_m);
 }
 
 bool Model::has_body_geometry() const {
@@ -121,14 +120,15 @@ static void validate_nodes(const Model& m) {
       continue;
     }
     if (n.rod >= nr) throw Error(nm + ": refers to rod #" + std::to_string(n.rod) + " of " + std::to_string(nr));
-    if (!finite(n.radius_m) || n.radius_m < 0.0) throw Error(nm + ": end-cap radius must be >= 0 (got " + format_number(n.radius_m, 6) + " m)");
+    if (!finite(n.radius_m) || n.radius_m < 0.0)
+      throw Error(nm + ": end-cap radius must be >= 0 (got " + format_number(n.radius_m, 6) + " m)");
     if (!n.p_B_m.allFinite()) throw Error(nm + ": body offset is not finite");
     if (n.is_body_point()) continue;
     if (n.end != 0 && n.end != 1) throw Error(nm + ": rod end must be 0 or 1 (or a body point)");
     auto& o = owner[static_cast<std::size_t>(2 * n.rod + n.end)];
     if (o >= 0)
-      throw Error(nm + ": end " + std::to_string(n.end) + " of " + name_of(m.rod_ids, n.rod, "rod") +
-                  " is already " + name_of(m.node_ids, o, "node"));
+      throw Error(nm + ": end " + std::to_string(n.end) + " of " + name_of(m.rod_ids, n.rod, "rod") + " is already " +
+                  name_of(m.node_ids, o, "node"));
     o = i;
   }
 }
@@ -149,13 +149,13 @@ static void validate_rods(const Model& m) {
         throw Error(nm + ": inertia tensor is not symmetric");
       const Eigen::Vector3d ev = Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d>(I, Eigen::EigenvaluesOnly).eigenvalues();
       if (!(ev.minCoeff() > 0.0))
-        throw Error(nm + ": inertia tensor must be positive definite (smallest principal moment " + format_number(ev.minCoeff(), 6) + " kg m^2)");
+        throw Error(nm + ": inertia tensor must be positive definite (smallest principal moment " + format_number(ev.minCoeff(), 6) +
+                    " kg m^2)");
       if (ev(0) + ev(1) < ev(2) * (1.0 - 1e-9))
-        throw Error(nm + ": principal moments violate the triangle inequality (" + format_number(ev(0), 6) + ", " + format_number(ev(1), 6) + ", " +
-                    format_number(ev(2), 6) + " kg m^2): no mass distribution has them");
+        throw Error(nm + ": principal moments violate the triangle inequality (" + format_number(ev(0), 6) + ", " +
+                    format_number(ev(1), 6) + ", " + format_number(ev(2), 6) + " kg m^2): no mass distribution has them");
     } else {
-      if (!finite(r.inertia_transverse_kgm2) || r.inertia_transverse_kgm2 <= 0.0)
-        throw Error(nm + ": transverse inertia must be > 0");
+      if (!finite(r.inertia_transverse_kgm2) || r.inertia_transverse_kgm2 <= 0.0) throw Error(nm + ": transverse inertia must be > 0");
       if (!finite(r.inertia_axial_kgm2) || r.inertia_axial_kgm2 < 0.0) throw Error(nm + ": axial inertia must be >= 0");
     }
     for (int e = 0; e < 2; ++e) {
@@ -168,7 +168,8 @@ static void validate_rods(const Model& m) {
     if (r.general_inertia) {
       const double l = (m.nodes[static_cast<std::size_t>(r.node[1])].p_B_m - m.nodes[static_cast<std::size_t>(r.node[0])].p_B_m).norm();
       if (!(std::abs(l - r.length_m) <= 1e-9 * r.length_m))
-        throw Error(nm + ": length " + format_number(r.length_m, 6) + " m differs from the distance of its ends in the body frame (" + format_number(l, 6) + " m)");
+        throw Error(nm + ": length " + format_number(r.length_m, 6) + " m differs from the distance of its ends in the body frame (" +
+                    format_number(l, 6) + " m)");
     }
   }
 }
@@ -201,19 +202,22 @@ static void validate_drives(const Model& m) {
     if (const auto* t = std::get_if<TableDrive>(&d.u)) {
       if (t->t_s.size() < 2 || t->t_s.size() != t->u_m.size()) throw Error(nm + ": drive table needs >= 2 rows of (t, u)");
       for (std::size_t i = 0; i < t->t_s.size(); ++i) {
-        if (!finite(t->t_s[i]) || !finite(t->u_m[i])) throw Error(nm + ": drive table has a non-finite entry (row " + std::to_string(i + 1) + ")");
-        if (i > 0 && !(t->t_s[i] > t->t_s[i - 1])) throw Error(nm + ": drive table times must increase strictly (row " + std::to_string(i + 1) + ")");
+        if (!finite(t->t_s[i]) || !finite(t->u_m[i]))
+          throw Error(nm + ": drive table has a non-finite entry (row " + std::to_string(i + 1) + ")");
+        if (i > 0 && !(t->t_s[i] > t->t_s[i - 1]))
+          throw Error(nm + ": drive table times must increase strictly (row " + std::to_string(i + 1) + ")");
       }
     } else {
       const auto& s = std::get<SinusoidDrive>(d.u);
-      if (!finite(s.a_m) || !finite(s.b_radps) || !finite(s.c_rad) || !finite(s.d_m)) throw Error(nm + ": sinusoid drive has a non-finite parameter");
+      if (!finite(s.a_m) || !finite(s.b_radps) || !finite(s.c_rad) || !finite(s.d_m))
+        throw Error(nm + ": sinusoid drive has a non-finite parameter");
     }
     const Cable& c = m.cables[static_cast<std::size_t>(d.cable)];
     const auto [lo, hi] = drive_range(d);
     if (c.rest_length_m + lo < c.rest_length_min_m - 1e-15 || c.rest_length_m + hi > c.rest_length_max_m + 1e-15)
       throw Error(nm + ": drive takes the rest length to [" + format_number(c.rest_length_m + lo, 6) + ", " +
-                  format_number(c.rest_length_m + hi, 6) + "] m, outside its limits [" + format_number(c.rest_length_min_m, 6) +
-                  ", " + format_number(c.rest_length_max_m, 6) + "] m");
+                  format_number(c.rest_length_m + hi, 6) + "] m, outside its limits [" + format_number(c.rest_length_min_m, 6) + ", " +
+                  format_number(c.rest_length_max_m, 6) + "] m");
     const double rate = drive_max_rate(d);
     if (rate > c.rest_rate_max_mps * (1.0 + 1e-12))
       throw Error(nm + ": drive changes the rest length at up to " + format_number(rate, 6) + " m/s, above the limit " +
@@ -252,17 +256,21 @@ static void validate_winches(const Model& m) {
   std::vector<int> winched(static_cast<std::size_t>(nc), 0);
   for (int w = 0; w < m.nwinch(); ++w) {
     const Winch& wi = m.winches[static_cast<std::size_t>(w)];
-    if (wi.cable < 0 || wi.cable >= nc) throw Error("winch #" + std::to_string(w) + " names cable #" + std::to_string(wi.cable) + " of " + std::to_string(nc));
+    if (wi.cable < 0 || wi.cable >= nc)
+      throw Error("winch #" + std::to_string(w) + " names cable #" + std::to_string(wi.cable) + " of " + std::to_string(nc));
     const auto nm = "winch on " + name_of(m.cable_ids, wi.cable, "cable");
     if (winched[static_cast<std::size_t>(wi.cable)]++) throw Error(name_of(m.cable_ids, wi.cable, "cable") + ": has two winches");
-    const std::pair<const char*, double> positive_fields[] = {{"spool radius", wi.spool_radius_m},       {"gear ratio", wi.gear_ratio},
-                                                              {"stall torque", wi.stall_torque_Nm},      {"no-load speed", wi.no_load_speed_radps},
-                                                              {"rotor inertia", wi.rotor_inertia_kgm2}, {"friction speed", wi.friction_speed_radps}};
+    const std::pair<const char*, double> positive_fields[] = {
+        {"spool radius", wi.spool_radius_m},      {"gear ratio", wi.gear_ratio},
+        {"stall torque", wi.stall_torque_Nm},     {"no-load speed", wi.no_load_speed_radps},
+        {"rotor inertia", wi.rotor_inertia_kgm2}, {"friction speed", wi.friction_speed_radps}};
     for (const auto& [what, v] : positive_fields)
       if (!finite(v) || !(v > 0.0)) throw Error(nm + ": " + what + " must be > 0 (got " + format_number(v, 6) + ")");
     const std::pair<const char*, double> non_negative_fields[] = {{"Coulomb friction", wi.coulomb_friction_Nm},
                                                                   {"viscous friction", wi.viscous_friction_Nmsprad},
-                                                                  {"kp", wi.kp_per_m}, {"ki", wi.ki_per_ms}, {"kd", wi.kd_s_per_m}};
+                                                                  {"kp", wi.kp_per_m},
+                                                                  {"ki", wi.ki_per_ms},
+                                                                  {"kd", wi.kd_s_per_m}};
     for (const auto& [what, v] : non_negative_fields)
       if (!finite(v) || v < 0.0) throw Error(nm + ": " + what + " must be >= 0 (got " + format_number(v, 6) + ")");
     if (!finite(wi.command_limit) || !(wi.command_limit > 0.0 && wi.command_limit <= 1.0))
@@ -270,8 +278,9 @@ static void validate_winches(const Model& m) {
     if (std::isnan(wi.rate_limit_mps) || !(wi.rate_limit_mps > 0.0))
       throw Error(nm + ": rate limit must be > 0 m/s (got " + format_number(wi.rate_limit_mps, 6) + "; infinity for none)");
     if (wi.coulomb_friction_Nm >= wi.stall_torque_Nm * wi.command_limit)
-      throw Error(nm + ": Coulomb friction " + format_number(wi.coulomb_friction_Nm, 6) + " N m is not below the motor's torque at the command limit (" +
-                  format_number(wi.stall_torque_Nm * wi.command_limit, 6) + " N m): it can never turn");
+      throw Error(nm + ": Coulomb friction " + format_number(wi.coulomb_friction_Nm, 6) +
+                  " N m is not below the motor's torque at the command limit (" + format_number(wi.stall_torque_Nm * wi.command_limit, 6) +
+                  " N m): it can never turn");
   }
 }
 
@@ -280,12 +289,11 @@ static void validate_initial_state(const Model& m) {
   const int nr = m.nrod();
   const auto& s = m.initial_state;
   if (s.x.size() != m.nx())
-    throw Error("model '" + m.name + "': initial state has " + std::to_string(s.x.size()) + " numbers, expected " +
-                std::to_string(m.nx()) + " (13 per rod + 3 per winch)");
+    throw Error("model '" + m.name + "': initial state has " + std::to_string(s.x.size()) + " numbers, expected " + std::to_string(m.nx()) +
+                " (13 per rod + 3 per winch)");
   if (!s.x.allFinite()) throw Error("model '" + m.name + "': initial state is not finite");
   for (int j = 0; j < nr; ++j)
-    if (std::abs(s.q_WB(j).norm() - 1.0) > 1e-9)
-      throw Error(name_of(m.rod_ids, j, "rod") + ": initial quaternion is not unit length");
+    if (std::abs(s.q_WB(j).norm() - 1.0) > 1e-9) throw Error(name_of(m.rod_ids, j, "rod") + ": initial quaternion is not unit length");
 }
 
 void validate(const Model& m) {
@@ -318,8 +326,8 @@ State state_from_node_positions(const Model& model, const Eigen::MatrixX3d& p_W_
     const double len = (p1 - p0).norm();
     const std::string nm = name_of(model.rod_ids, j, "rod");
     if (std::abs(len - r.length_m) > length_tol * r.length_m)
-      throw Error(nm + ": its end nodes are " + format_number(len, 6) + " m apart but its length is " +
-                  format_number(r.length_m, 6) + " m");
+      throw Error(nm + ": its end nodes are " + format_number(len, 6) + " m apart but its length is " + format_number(r.length_m, 6) +
+                  " m");
     if (len <= 0.0) throw Error(nm + ": both ends at the same point");
     const Eigen::Vector3d e = (p1 - p0) / len;
     if (r.general_inertia) {
@@ -336,9 +344,9 @@ State state_from_node_positions(const Model& model, const Eigen::MatrixX3d& p_W_
   return s;
 }
 
-Model model_from_matrices(const Eigen::MatrixX2i& R, const Eigen::MatrixXd& S, const Eigen::MatrixXd& Gamma,
-                          const Eigen::MatrixXd& P, const Eigen::MatrixX3d& p_W_nodes, const std::vector<Rod>& rods,
-                          const Eigen::MatrixX2i& E, const std::vector<std::pair<int, int>>& compression_elements) {
+Model model_from_matrices(const Eigen::MatrixX2i& R, const Eigen::MatrixXd& S, const Eigen::MatrixXd& Gamma, const Eigen::MatrixXd& P,
+                          const Eigen::MatrixX3d& p_W_nodes, const std::vector<Rod>& rods, const Eigen::MatrixX2i& E,
+                          const std::vector<std::pair<int, int>>& compression_elements) {
   const int n = static_cast<int>(p_W_nodes.rows());
   const int nr = static_cast<int>(R.rows());
   if (static_cast<int>(rods.size()) != nr) throw Error("model_from_matrices: need one Rod per row of R");
@@ -359,7 +367,8 @@ Model model_from_matrices(const Eigen::MatrixX2i& R, const Eigen::MatrixXd& S, c
     Rod r = rods[static_cast<std::size_t>(j)];
     for (int e = 0; e < 2; ++e) {
       const int nd = R(j, e);
-      if (nd < 0 || nd >= n) throw Error("model_from_matrices: R row " + std::to_string(j) + " names node " + std::to_string(nd) + " of " + std::to_string(n));
+      if (nd < 0 || nd >= n)
+        throw Error("model_from_matrices: R row " + std::to_string(j) + " names node " + std::to_string(nd) + " of " + std::to_string(n));
       auto& node = m.nodes[static_cast<std::size_t>(nd)];
       if (node.rod >= 0) throw Error("model_from_matrices: node " + std::to_string(nd) + " belongs to two rods");
       node.rod = j;
@@ -382,7 +391,8 @@ Model model_from_matrices(const Eigen::MatrixX2i& R, const Eigen::MatrixXd& S, c
       for (int j = i + 1; j < n; ++j) nnz += S(i, j) != 0.0 ? 1 : 0;
     for (const auto& [a, b] : pairs) {
       if (a < 0 || b < 0 || a >= n || b >= n) throw Error("model_from_matrices: E names a node out of range");
-      if (S(a, b) == 0.0) throw Error("model_from_matrices: E lists " + std::to_string(a) + "-" + std::to_string(b) + " but S is zero there");
+      if (S(a, b) == 0.0)
+        throw Error("model_from_matrices: E lists " + std::to_string(a) + "-" + std::to_string(b) + " but S is zero there");
     }
     if (nnz != static_cast<int>(pairs.size())) throw Error("model_from_matrices: S has elements that E does not list");
   } else {

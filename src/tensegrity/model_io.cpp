@@ -62,8 +62,8 @@ Enum read_enum(const YamlNode& n, Enum (*from_string)(const std::string&)) {
 }
 
 void read_simulation(const YamlNode& s, SimulationOptions& o) {
-  s.require_keys({"duration", "dt", "integrator", "output_interval", "strain_limit", "slack_tolerance", "rtol", "atol",
-                  "energy_growth_limit"});
+  s.require_keys(
+      {"duration", "dt", "integrator", "output_interval", "strain_limit", "slack_tolerance", "rtol", "atol", "energy_growth_limit"});
   if (auto v = s.get("duration")) o.duration_s = non_negative(*v);
   if (auto v = s.get("dt")) o.dt_s = positive(*v);
   if (auto v = s.get("integrator")) o.integrator = read_enum(*v, &integrator_from_string);
@@ -91,7 +91,8 @@ void place_body_geometry(Model& m, const Eigen::MatrixX3d& P, const std::vector<
     const Eigen::Matrix3d R = quat_from_two_vectors(Eigen::Vector3d::UnitZ(), (p1 - p0).normalized()).toRotationMatrix();
     r.inertia_B_kgm2 = R.transpose() * g.I_W * R;
     r.inertia_B_kgm2 = 0.5 * (r.inertia_B_kgm2 + r.inertia_B_kgm2.transpose()).eval();
-    for (int e = 0; e < 2; ++e) m.nodes[static_cast<std::size_t>(r.node[e])].p_B_m = R.transpose() * (P.row(r.node[e]).transpose() - g.com_W);
+    for (int e = 0; e < 2; ++e)
+      m.nodes[static_cast<std::size_t>(r.node[e])].p_B_m = R.transpose() * (P.row(r.node[e]).transpose() - g.com_W);
   }
   for (int i = 0; i < m.nnode(); ++i) {
     Node& n = m.nodes[static_cast<std::size_t>(i)];
@@ -113,9 +114,12 @@ void place_body_geometry(Model& m, const Eigen::MatrixX3d& P, const std::vector<
 MassPart read_rod_parts(const YamlNode& list, const Eigen::Vector3d& p0, const Eigen::Vector3d& p1) {
   list.require_sequence(kMaxElements);
   if (list.size() == 0) list.fail("at least one part is needed");
-  static const std::map<std::string, PartShape> kShapes = {
-      {"sphere", PartShape::kSphere},     {"capsule", PartShape::kCapsule}, {"cylinder", PartShape::kCylinder},
-      {"tube", PartShape::kTube},         {"thin_cylinder", PartShape::kThinCylinder}, {"point", PartShape::kPoint}};
+  static const std::map<std::string, PartShape> kShapes = {{"sphere", PartShape::kSphere},
+                                                           {"capsule", PartShape::kCapsule},
+                                                           {"cylinder", PartShape::kCylinder},
+                                                           {"tube", PartShape::kTube},
+                                                           {"thin_cylinder", PartShape::kThinCylinder},
+                                                           {"point", PartShape::kPoint}};
   std::vector<MassPart> parts;
   for (std::size_t i = 0; i < list.size(); ++i) {
     const auto e = list[i];
@@ -125,8 +129,8 @@ MassPart read_rod_parts(const YamlNode& list, const Eigen::Vector3d& p0, const E
     if (it == kShapes.end())
       tn.fail("unknown part type '" + tn.as_string() + "' (valid: sphere, capsule, cylinder, tube, thin_cylinder, point)");
     const PartShape shape = it->second;
-    const bool axial = shape == PartShape::kCapsule || shape == PartShape::kCylinder || shape == PartShape::kTube ||
-                       shape == PartShape::kThinCylinder;
+    const bool axial =
+        shape == PartShape::kCapsule || shape == PartShape::kCylinder || shape == PartShape::kTube || shape == PartShape::kThinCylinder;
     const bool has_radius = shape != PartShape::kThinCylinder && shape != PartShape::kPoint;
     // keys that do not belong to the shape
     auto refuse = [&](const char* key, const char* why) {
@@ -178,8 +182,9 @@ MassPart read_rod_parts(const YamlNode& list, const Eigen::Vector3d& p0, const E
   // spin without bound about it
   const Eigen::Vector3d ev = Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d>(total.inertia_kgm2, Eigen::EigenvaluesOnly).eigenvalues();
   if (!(ev.minCoeff() > 1e-9 * ev.maxCoeff()))
-    list.fail("the parts give no moment of inertia about one axis (principal moments " + format_number(ev[0], 6) + ", " + format_number(ev[1], 6) + ", " +
-              format_number(ev[2], 6) + " kg m^2): a thin cylinder or points on one line need a part with a radius, e.g. end-caps");
+    list.fail("the parts give no moment of inertia about one axis (principal moments " + format_number(ev[0], 6) + ", " +
+              format_number(ev[1], 6) + ", " + format_number(ev[2], 6) +
+              " kg m^2): a thin cylinder or points on one line need a part with a radius, e.g. end-caps");
   return total;
 }
 
@@ -231,7 +236,8 @@ void ElementReader::read_nodes() {
     node_index[id] = static_cast<int>(i);
     m.node_ids.push_back(id);
     if (n.has("on")) {
-      if (n.has("position") == n.has("offset")) n.fail("a body point ('on') takes exactly one of 'position' (world, initial pose) and 'offset' (rod frame)");
+      if (n.has("position") == n.has("offset"))
+        n.fail("a body point ('on') takes exactly one of 'position' (world, initial pose) and 'offset' (rod frame)");
       if (n.has("fixed")) n.at("fixed").fail("a body point ('on') cannot be fixed");
     } else {
       for (const char* key : {"offset", "contact"})
@@ -269,8 +275,8 @@ void ElementReader::read_rods() {
 
 // Rod j of the file: mass and inertia (given, from the radii, or from parts), its two end nodes.
 void ElementReader::read_rod(const YamlNode& r, std::size_t j) {
-  r.require_keys({"id", "mass", "length", "com_ratio", "radius_outer", "radius_inner", "inertia_transverse",
-                  "inertia_axial", "nodes", "velocity", "angular_velocity", "inertia", "parts"});
+  r.require_keys({"id", "mass", "length", "com_ratio", "radius_outer", "radius_inner", "inertia_transverse", "inertia_axial", "nodes",
+                  "velocity", "angular_velocity", "inertia", "parts"});
   m.rod_ids.push_back(read_id(r, seen, "rod"));
   const bool from_parts = r.has("parts");
   if (from_parts) {
@@ -330,8 +336,7 @@ void ElementReader::read_rod(const YamlNode& r, std::size_t j) {
     general.push_back({static_cast<int>(j), total.com_m, total.inertia_kgm2, list});
   }
   rod_vel.emplace_back(r.has("velocity") ? Eigen::Vector3d(r.at("velocity").as_vector(3)) : Eigen::Vector3d::Zero(),
-                       r.has("angular_velocity") ? Eigen::Vector3d(r.at("angular_velocity").as_vector(3))
-                                                 : Eigen::Vector3d::Zero());
+                       r.has("angular_velocity") ? Eigen::Vector3d(r.at("angular_velocity").as_vector(3)) : Eigen::Vector3d::Zero());
   m.rods.push_back(rod);
 }
 
@@ -359,8 +364,8 @@ void ElementReader::read_cables() {
     cables->require_sequence(kMaxElements);
     for (std::size_t k = 0; k < cables->size(); ++k) {
       const auto c = (*cables)[k];
-      c.require_keys({"id", "nodes", "stiffness", "damping", "rest_length", "tension_only", "rest_length_min",
-                      "rest_length_max", "rest_rate_max"});
+      c.require_keys(
+          {"id", "nodes", "stiffness", "damping", "rest_length", "tension_only", "rest_length_min", "rest_length_max", "rest_rate_max"});
       m.cable_ids.push_back(read_id(c, seen, "cable"));
       Cable cab;
       const auto nn = c.at("nodes");
@@ -430,9 +435,27 @@ Model read_builder(const YamlNode& b) {
   const auto type = b.at("type");
   const auto t = type.as_string();
   if (t == "prism") {
-    b.require_keys({"type", "n", "rod_mass", "rod_length", "rod_radius_outer", "rod_radius_inner", "stiffness",
-                    "stiffness_top", "stiffness_bottom", "stiffness_side", "damping", "rest_length", "rest_top",
-                    "rest_bottom", "rest_side", "psi_deg", "layout", "radius", "pivot", "height", "damping_law"});
+    b.require_keys({"type",
+                    "n",
+                    "rod_mass",
+                    "rod_length",
+                    "rod_radius_outer",
+                    "rod_radius_inner",
+                    "stiffness",
+                    "stiffness_top",
+                    "stiffness_bottom",
+                    "stiffness_side",
+                    "damping",
+                    "rest_length",
+                    "rest_top",
+                    "rest_bottom",
+                    "rest_side",
+                    "psi_deg",
+                    "layout",
+                    "radius",
+                    "pivot",
+                    "height",
+                    "damping_law"});
     PrismParams p;
     if (auto v = b.get("n")) {
       p.n = v->as_int();
@@ -467,8 +490,8 @@ Model read_builder(const YamlNode& b) {
         const double x = std::abs(v->as_double()), limit = kMaxBuilderExtent * p.rod_length_m;
         if (x > limit) {
           char buf[160];
-          std::snprintf(buf, sizeof buf, "must be at most %g rod lengths in magnitude (%g m; got %g m)", kMaxBuilderExtent,
-                        limit, v->as_double());
+          std::snprintf(buf, sizeof buf, "must be at most %g rod lengths in magnitude (%g m; got %g m)", kMaxBuilderExtent, limit,
+                        v->as_double());
           v->fail(buf);
         }
       }
@@ -479,8 +502,8 @@ Model read_builder(const YamlNode& b) {
     }
   }
   if (t == "expanded-octahedron") {
-    b.require_keys({"type", "rod_mass", "rod_length", "rod_radius_outer", "rod_radius_inner", "stiffness", "damping",
-                    "rest_length", "spacing_scale", "perturbation", "damping_law"});
+    b.require_keys({"type", "rod_mass", "rod_length", "rod_radius_outer", "rod_radius_inner", "stiffness", "damping", "rest_length",
+                    "spacing_scale", "perturbation", "damping_law"});
     OctahedronParams p;
     if (auto v = b.get("rod_mass")) p.rod_mass_kg = positive(*v);
     if (auto v = b.get("rod_length")) p.rod_length_m = positive(*v);
@@ -514,7 +537,8 @@ Model read_matrices(const YamlNode& mx) {
       for (int c = 0; c < 2; ++c) {
         const double v = d(i, c);
         if (v != std::floor(v) || v - base < 0 || v - base >= n)
-          node[static_cast<std::size_t>(i)].fail("node index " + std::to_string(v) + " out of range (" + std::to_string(n) + " nodes, base " + std::to_string(base) + ")");
+          node[static_cast<std::size_t>(i)].fail("node index " + std::to_string(v) + " out of range (" + std::to_string(n) +
+                                                 " nodes, base " + std::to_string(base) + ")");
         out(i, c) = static_cast<int>(v) - base;
       }
     return out;
@@ -615,8 +639,8 @@ void read_drives(const YamlNode& list, Model& m, const std::string& base_dir) {
 }
 
 Ground read_ground(const YamlNode& g) {
-  g.require_keys({"type", "height", "friction", "friction_law", "restitution", "max_penetration", "baumgarte", "stiffness",
-                  "damping", "slip_velocity"});
+  g.require_keys({"type", "height", "friction", "friction_law", "restitution", "max_penetration", "baumgarte", "stiffness", "damping",
+                  "slip_velocity"});
   Ground out;
   out.type = read_enum(g.at("type"), &ground_type_from_string);
   if (auto v = g.get("height")) out.height_m = v->as_double();
@@ -724,9 +748,7 @@ ModelFile load_model_file(const std::string& path) {
   return read_root(YamlNode::load_file(path));
 }
 
-ModelFile load_model_string(const std::string& text, const std::string& name) {
-  return read_root(YamlNode::load_string(text, name));
-}
+ModelFile load_model_string(const std::string& text, const std::string& name) { return read_root(YamlNode::load_string(text, name)); }
 
 namespace {
 /// A number written in the shortest form that reads back to the same double (std::to_chars), so
@@ -845,7 +867,8 @@ static void emit_winches(YAML::Emitter& out, const Model& m) {
     out << YAML::Key << "winches" << YAML::Value << YAML::BeginSeq;
     for (const auto& w : m.winches) {
       out << YAML::BeginMap << YAML::Key << "cable" << YAML::Value << m.cable_ids[static_cast<std::size_t>(w.cable)];
-      out << YAML::Key << "spool_radius" << YAML::Value << Num{w.spool_radius_m} << YAML::Key << "gear_ratio" << YAML::Value << Num{w.gear_ratio};
+      out << YAML::Key << "spool_radius" << YAML::Value << Num{w.spool_radius_m} << YAML::Key << "gear_ratio" << YAML::Value
+          << Num{w.gear_ratio};
       out << YAML::Key << "stall_torque" << YAML::Value << Num{w.stall_torque_Nm} << YAML::Key << "no_load_speed" << YAML::Value
           << Num{w.no_load_speed_radps};
       out << YAML::Key << "rotor_inertia" << YAML::Value << Num{w.rotor_inertia_kgm2};
@@ -853,8 +876,8 @@ static void emit_winches(YAML::Emitter& out, const Model& m) {
           << Num{w.viscous_friction_Nmsprad} << YAML::Key << "friction_speed" << YAML::Value << Num{w.friction_speed_radps};
       if (!w.backdrivable) out << YAML::Key << "backdrivable" << YAML::Value << false;
       out << YAML::Key << "control" << YAML::Value << to_string(w.control);
-      out << YAML::Key << "kp" << YAML::Value << Num{w.kp_per_m} << YAML::Key << "ki" << YAML::Value << Num{w.ki_per_ms} << YAML::Key << "kd"
-          << YAML::Value << Num{w.kd_s_per_m} << YAML::Key << "command_limit" << YAML::Value << Num{w.command_limit};
+      out << YAML::Key << "kp" << YAML::Value << Num{w.kp_per_m} << YAML::Key << "ki" << YAML::Value << Num{w.ki_per_ms} << YAML::Key
+          << "kd" << YAML::Value << Num{w.kd_s_per_m} << YAML::Key << "command_limit" << YAML::Value << Num{w.command_limit};
       if (std::isfinite(w.rate_limit_mps)) out << YAML::Key << "rate_limit" << YAML::Value << Num{w.rate_limit_mps};
       out << YAML::EndMap;
     }
@@ -880,7 +903,7 @@ static void emit_ground(YAML::Emitter& out, const Model& m) {
 
 std::string to_yaml(const Model& m, const SimulationOptions* sim) {
   YAML::Emitter out;
-    out << YAML::BeginMap;
+  out << YAML::BeginMap;
   out << YAML::Key << "tendyn" << YAML::Value << "tensegrity";
   out << YAML::Key << "name" << YAML::Value << m.name;
   out << YAML::Key << "gravity" << YAML::Value << YAML::Flow << nums({m.gravity_W.x(), m.gravity_W.y(), m.gravity_W.z()});

@@ -16,9 +16,7 @@ double reported_strain(const Data& d, int k) {
 }
 }  // namespace
 
-const char* cable_force_column(const Model& m) {
-  return m.cable_force_sign == CableForceSign::kPaperLaw ? ".force_N" : ".tension_N";
-}
+const char* cable_force_column(const Model& m) { return m.cable_force_sign == CableForceSign::kPaperLaw ? ".force_N" : ".tension_N"; }
 
 CsvWriter::CsvWriter(const Model& m, const std::filesystem::path& path) : file_(path) {
   std::string h = "t_s";
@@ -93,8 +91,11 @@ void Recorder::on_output(const Model& m, const State& s, const Data& d, const En
 namespace {
 nlohmann::json vec(const Eigen::Vector3d& v) { return nlohmann::json::array({v.x(), v.y(), v.z()}); }
 nlohmann::json energy_json(const Energy& e) {
-  return {{"kinetic_J", e.kinetic_J}, {"elastic_J", e.elastic_J}, {"gravitational_J", e.gravitational_J},
-          {"external_J", e.external_J}, {"total_J", e.total()}};
+  return {{"kinetic_J", e.kinetic_J},
+          {"elastic_J", e.elastic_J},
+          {"gravitational_J", e.gravitational_J},
+          {"external_J", e.external_J},
+          {"total_J", e.total()}};
 }
 }  // namespace
 
@@ -128,11 +129,12 @@ std::string summary_json(const Model& m, const SimulationOptions& o, const Simul
       {"final_time_s", s.final_state.time_s},
       {"stopped_early", s.stopped_early},
       {"energy",
-       {{"initial", energy_json(s.initial_energy)},
-        {"final", energy_json(s.final_energy)},
-        {"max_abs_drift_J", s.max_abs_energy_drift_J}}},
-      {"center_of_mass", {{"initial_m", vec(s.com_initial_m)}, {"final_m", vec(s.com_final_m)}, {"max_displacement_m", s.max_com_displacement_m},
-                            {"floor_path_m", s.com_floor_path_m}}},
+       {{"initial", energy_json(s.initial_energy)}, {"final", energy_json(s.final_energy)}, {"max_abs_drift_J", s.max_abs_energy_drift_J}}},
+      {"center_of_mass",
+       {{"initial_m", vec(s.com_initial_m)},
+        {"final_m", vec(s.com_final_m)},
+        {"max_displacement_m", s.max_com_displacement_m},
+        {"floor_path_m", s.com_floor_path_m}}},
       {"momentum",
        {{"linear_initial", vec(s.linear_momentum_initial_kgmps)},
         {"linear_final", vec(s.linear_momentum_final_kgmps)},

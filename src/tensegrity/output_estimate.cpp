@@ -43,8 +43,10 @@ OutputEstimate estimate_plan_output(const Model& m, const PlannerOptions& o, con
   const double frames = frame_count(view, frame_interval_s);
   const double values = frame_values(m) + 1.0;  // + the path error plot
   double candidates = std::pow(3.0, ndrive);
-  if (o.planner == Planner::kLookahead) candidates *= 1.0 + std::max(o.beam_width, 1);
-  else if (o.planner == Planner::kCoordinateSearch) candidates = 2.0 * ndrive;
+  if (o.planner == Planner::kLookahead)
+    candidates *= 1.0 + std::max(o.beam_width, 1);
+  else if (o.planner == Planner::kCoordinateSearch)
+    candidates = 2.0 * ndrive;
   else if (o.planner == Planner::kScreened)  // planner.hpp: at most 1 + rounds (2m + screen_count)
     candidates = std::min(candidates, 1.0 + std::max(o.max_rounds, 1) * (2.0 * ndrive + std::max(o.screen_count, 1)));
   const double candidate_bytes = 8.0 * 13.0 * m.nrod() + 3.0 * m.ncable() + 64.0;

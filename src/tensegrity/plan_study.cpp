@@ -17,7 +17,7 @@ std::vector<std::pair<std::string, double>> set_k(const std::vector<std::string>
 }  // namespace
 
 const std::vector<std::string>& plan_study_names() {
-  static const std::vector<std::string> names = {"drive-cables", "middle-cables",    "stiffness",
+  static const std::vector<std::string> names = {"drive-cables",  "middle-cables",    "stiffness",
                                                  "distributions", "drive-vs-passive", "configuration"};
   return names;
 }
@@ -100,7 +100,8 @@ PlanResult run_plan_study_variant(ModelFile f, const PlanStudyVariant& v, const 
   std::vector<std::string> ids;
   for (const auto& [id, k] : v.stiffness_Npm) ids.push_back(id);
   const auto stiff = cable_indices(f.model, ids, where + " stiffness");
-  for (std::size_t i = 0; i < stiff.size(); ++i) f.model.cables[static_cast<std::size_t>(stiff[i])].stiffness_Npm = v.stiffness_Npm[i].second;
+  for (std::size_t i = 0; i < stiff.size(); ++i)
+    f.model.cables[static_cast<std::size_t>(stiff[i])].stiffness_Npm = v.stiffness_Npm[i].second;
   PlannerOptions o;
   o.drive_cables = cable_indices(f.model, v.drive_cables, where + " drive cables");
   o.u0_m = s.u0_m;

@@ -21,7 +21,8 @@ PlanPath PlanPath::right_angle(double x_turn) {
 PathTracker::PathTracker(const PlanPath& p) : path(p) {
   if (path.points.size() < 2) throw Error("plan: a path needs at least 2 points");
   for (std::size_t i = 0; i + 1 < path.points.size(); ++i)
-    if (!((path.points[i + 1] - path.points[i]).norm() > 0.0)) throw Error("plan: path points " + std::to_string(i) + " and " + std::to_string(i + 1) + " coincide");
+    if (!((path.points[i + 1] - path.points[i]).norm() > 0.0))
+      throw Error("plan: path points " + std::to_string(i) + " and " + std::to_string(i + 1) + " coincide");
 }
 
 namespace {
@@ -39,8 +40,10 @@ void PathTracker::advance(const Eigen::Vector2d& C) {
   while (segment + 2 < static_cast<int>(path.points.size())) {
     const Eigen::Vector2d P = path.points[static_cast<std::size_t>(segment)];
     const Eigen::Vector2d seg = path.points[static_cast<std::size_t>(segment) + 1] - P;
-    if ((C - P).dot(seg.normalized()) >= seg.norm()) ++segment;
-    else break;
+    if ((C - P).dot(seg.normalized()) >= seg.norm())
+      ++segment;
+    else
+      break;
   }
 }
 
@@ -106,8 +109,8 @@ Eigen::Vector2d centroid(const Model& m, const State& s) {
 Eigen::Vector2d plan_centroid_m(const Model& model, const State& state) {
   if (model.nrod() == 0) throw Error("plan centroid: the model has no rods");
   if (state.x.size() != static_cast<Eigen::Index>(model.nx()))
-    throw Error("plan centroid: the state has " + std::to_string(state.x.size()) + " numbers, the model's " +
-                std::to_string(model.nrod()) + " rods and " + std::to_string(model.nwinch()) + " winches need " + std::to_string(model.nx()));
+    throw Error("plan centroid: the state has " + std::to_string(state.x.size()) + " numbers, the model's " + std::to_string(model.nrod()) +
+                " rods and " + std::to_string(model.nwinch()) + " winches need " + std::to_string(model.nx()));
   return centroid(model, state);
 }
 
@@ -125,9 +128,8 @@ std::vector<int> cable_indices(const Model& model, const std::vector<std::string
 }
 
 int remove_drives_on(Model& model, const std::vector<int>& cables) {
-  const auto removed = std::erase_if(model.drives, [&](const CableDrive& d) {
-    return std::find(cables.begin(), cables.end(), d.cable) != cables.end();
-  });
+  const auto removed =
+      std::erase_if(model.drives, [&](const CableDrive& d) { return std::find(cables.begin(), cables.end(), d.cable) != cables.end(); });
   return static_cast<int>(removed);
 }
 
@@ -171,9 +173,12 @@ double plan_step_bound(const PlannerOptions& o, double* rollouts_per_period) {
   const double m = static_cast<double>(o.drive_cables.size());
   const double all = std::pow(3.0, m), rounds = std::max(o.max_rounds, 1);
   double rollouts = all;
-  if (o.planner == Planner::kLookahead) rollouts = all * (1.0 + std::max(o.beam_width, 1));
-  else if (o.planner == Planner::kCoordinateSearch) rollouts = (2.0 * m + 1.0) * rounds;
-  else if (o.planner == Planner::kScreened) rollouts = 1.0 + rounds * (2.0 * m + std::max(o.screen_count, 1));
+  if (o.planner == Planner::kLookahead)
+    rollouts = all * (1.0 + std::max(o.beam_width, 1));
+  else if (o.planner == Planner::kCoordinateSearch)
+    rollouts = (2.0 * m + 1.0) * rounds;
+  else if (o.planner == Planner::kScreened)
+    rollouts = 1.0 + rounds * (2.0 * m + std::max(o.screen_count, 1));
   if (rollouts_per_period) *rollouts_per_period = rollouts;
   const double periods = std::max(1.0, std::round(o.duration_s / o.period_s));
   return periods * rollouts * (o.period_s / o.rollout.dt_s);
@@ -181,25 +186,25 @@ double plan_step_bound(const PlannerOptions& o, double* rollouts_per_period) {
 
 void check_plan_bounds(const PlannerOptions& o) {
   if (o.duration_s > 0.0 && o.duration_s < 0.5 * o.period_s) {
-    throw Error("plan: duration (" + format_number(o.duration_s, 6) + " s) is shorter than half a period (" +
-                format_number(o.period_s, 6) + " s): no period would run");
+    throw Error("plan: duration (" + format_number(o.duration_s, 6) + " s) is shorter than half a period (" + format_number(o.period_s, 6) +
+                " s): no period would run");
   }
   double rollouts = 0.0;
   const double steps = plan_step_bound(o, &rollouts);
   if (!(steps <= kMaxSteps)) {
     const auto g = [](double v, int digits = 6) { return format_number(v, digits); };
-    throw Error("plan: " + g(std::max(1.0, std::round(o.duration_s / o.period_s)), 3) + " periods (duration / period = " +
-                g(o.duration_s) + " / " + g(o.period_s) + " s) x " + g(rollouts, 3) + " rollouts x " +
-                g(o.period_s / o.rollout.dt_s, 3) + " steps (period / dt = " + g(o.period_s) + " / " + g(o.rollout.dt_s) +
-                " s) = " + g(steps, 3) + " simulated steps is above the limit " + g(kMaxSteps));
+    throw Error("plan: " + g(std::max(1.0, std::round(o.duration_s / o.period_s)), 3) + " periods (duration / period = " + g(o.duration_s) +
+                " / " + g(o.period_s) + " s) x " + g(rollouts, 3) + " rollouts x " + g(o.period_s / o.rollout.dt_s, 3) +
+                " steps (period / dt = " + g(o.period_s) + " / " + g(o.rollout.dt_s) + " s) = " + g(steps, 3) +
+                " simulated steps is above the limit " + g(kMaxSteps));
   }
 }
 
 namespace {
 
 struct Rollout {
-  bool ok = false;          ///< simulated and within the rest-length limits
-  int new_slack = 0;        ///< cables taut at the period start that went slack
+  bool ok = false;    ///< simulated and within the rest-length limits
+  int new_slack = 0;  ///< cables taut at the period start that went slack
   double cost = std::numeric_limits<double>::infinity();
   Eigen::Vector2d C = Eigen::Vector2d::Zero();
   State end;
@@ -207,8 +212,8 @@ struct Rollout {
 
 // Simulates one period with the drive offsets going from u_start to u_start + delta: a linear ramp
 // over ramp_fraction of the period (kRamp) or a step just after the period start (kStep).
-Rollout rollout(const Model& m, const PlannerOptions& o, const State& start, const Eigen::VectorXd& u_start,
-                const Eigen::VectorXi& delta, const PathTracker& tracker, const std::vector<std::uint8_t>& slack_at_start) {
+Rollout rollout(const Model& m, const PlannerOptions& o, const State& start, const Eigen::VectorXd& u_start, const Eigen::VectorXi& delta,
+                const PathTracker& tracker, const std::vector<std::uint8_t>& slack_at_start) {
   Rollout r;
   const int nd = static_cast<int>(o.drive_cables.size());
   for (int c = 0; c < nd; ++c) {
@@ -282,8 +287,8 @@ std::pair<int, int> choose(int count, const At& at, double threshold) {
 // max(1, max_rounds) rounds. Cost per round: <= 2m + screen_count rollouts (in two parallel
 // batches) and O(3^m m) for the prediction; the result does not depend on `threads`.
 void screened_rollouts(const Model& model, const PlannerOptions& o, const State& state, const Eigen::VectorXd& u,
-                       const PathTracker& tracker, const std::vector<std::uint8_t>& slack0, int n, double threshold,
-                       std::vector<int>& ids, std::vector<Rollout>& rs) {
+                       const PathTracker& tracker, const std::vector<std::uint8_t>& slack0, int n, double threshold, std::vector<int>& ids,
+                       std::vector<Rollout>& rs) {
   const int m = static_cast<int>(o.drive_cables.size());
   std::vector<int> pow3(static_cast<std::size_t>(m) + 1, 1);
   int zero = 0;
@@ -304,7 +309,7 @@ void screened_rollouts(const Model& model, const PlannerOptions& o, const State&
   std::vector<std::pair<double, int>> predicted;
   predicted.reserve(static_cast<std::size_t>(n));
   std::vector<Eigen::Vector2d> Cpred(static_cast<std::size_t>(n));  // predicted centroids by candidate index
-  std::vector<std::uint8_t> okpred(static_cast<std::size_t>(n));     // every move of the candidate usable
+  std::vector<std::uint8_t> okpred(static_cast<std::size_t>(n));    // every move of the candidate usable
   int base = zero;
   const int rounds = std::max(1, o.max_rounds);
   for (int round = 0; round < rounds; ++round) {
@@ -358,8 +363,8 @@ void screened_rollouts(const Model& model, const PlannerOptions& o, const State&
     for (int i = 0; i < n; ++i)
       if (done[static_cast<std::size_t>(i)]) ids.push_back(i);
     const auto [best, best_any] = choose(
-        static_cast<int>(ids.size()), [&](int j) -> const Rollout& { return all[static_cast<std::size_t>(ids[static_cast<std::size_t>(j)])]; },
-        threshold);
+        static_cast<int>(ids.size()),
+        [&](int j) -> const Rollout& { return all[static_cast<std::size_t>(ids[static_cast<std::size_t>(j)])]; }, threshold);
     const int pick = best >= 0 ? best : best_any;
     if (pick < 0 || ids[static_cast<std::size_t>(pick)] == base) break;
     base = ids[static_cast<std::size_t>(pick)];
@@ -381,7 +386,8 @@ void check_plan_options(const Model& model, const PlannerOptions& o) {
   if (!(o.u0_m > 0.0) || !(o.period_s > 0.0) || !(o.duration_s > 0.0)) throw Error("plan: u0, period and duration must be > 0");
   if (!(o.ramp_fraction > 0.0 && o.ramp_fraction <= 1.0)) throw Error("plan: ramp_fraction must be in (0, 1]");
   if (o.increment == IncrementShape::kStep && o.ramp_fraction != 1.0)
-    throw Error("plan: ramp_fraction applies to the ramp increment only (increment step, ramp_fraction " + format_number(o.ramp_fraction, 6) + ")");
+    throw Error("plan: ramp_fraction applies to the ramp increment only (increment step, ramp_fraction " +
+                format_number(o.ramp_fraction, 6) + ")");
   if (o.beam_width < 1) throw Error("plan: beam_width must be >= 1");
   if (o.screen_count < 1) throw Error("plan: screen_count must be >= 1");
   if (!(o.lateral_weight >= 0.0)) throw Error("plan: lateral_weight must be >= 0");
@@ -447,7 +453,9 @@ std::vector<std::uint8_t> Planning::slack_at(const State& s, const Eigen::Vector
 
 // lookahead planner: path metric w d - s (d distance from the path, s arc length; whole polyline)
 // plus a steep penalty (100 w) on the part of d beyond lateral_tolerance_m
-double Planning::penalised(double d, double s) const { return o.lateral_weight * (d + 100.0 * std::max(0.0, d - o.lateral_tolerance_m)) - s; }
+double Planning::penalised(double d, double s) const {
+  return o.lateral_weight * (d + 100.0 * std::max(0.0, d - o.lateral_tolerance_m)) - s;
+}
 double Planning::metric(const Eigen::Vector2d& C) const { return penalised(tracker.distance(C), tracker.arc_length(C)); }
 
 // drive-cable tensions of the knot just evaluated into data0
@@ -501,13 +509,17 @@ void Planning::lookahead_period(int p, Rollout& chosen, Eigen::VectorXi& chosen_
     if (first[static_cast<std::size_t>(i)].ok && first[static_cast<std::size_t>(i)].new_slack == 0) order.push_back(i);
   std::vector<double> j1(static_cast<std::size_t>(n), std::numeric_limits<double>::infinity());
   for (int i : order) j1[static_cast<std::size_t>(i)] = metric(first[static_cast<std::size_t>(i)].C);
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return j1[static_cast<std::size_t>(a)] < j1[static_cast<std::size_t>(b)]; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int a, int b) { return j1[static_cast<std::size_t>(a)] < j1[static_cast<std::size_t>(b)]; });
   if (static_cast<int>(order.size()) > o.beam_width) order.resize(static_cast<std::size_t>(o.beam_width));
   if (order.empty()) {  // every candidate inadmissible: execute the least bad one, no lookahead
     int pick = -1;
     for (int i = 0; i < n; ++i)
-      if (first[static_cast<std::size_t>(i)].ok && (pick < 0 || better(first[static_cast<std::size_t>(i)], first[static_cast<std::size_t>(pick)]))) pick = i;
-    if (pick < 0) throw SimulationError("plan: every candidate leaves a cable's rest-length limits in period " + std::to_string(p), state.time_s);
+      if (first[static_cast<std::size_t>(i)].ok &&
+          (pick < 0 || better(first[static_cast<std::size_t>(i)], first[static_cast<std::size_t>(pick)])))
+        pick = i;
+    if (pick < 0)
+      throw SimulationError("plan: every candidate leaves a cable's rest-length limits in period " + std::to_string(p), state.time_s);
     chosen = first[static_cast<std::size_t>(pick)];
     chosen_delta = all[static_cast<std::size_t>(pick)];
     cached.clear();
@@ -550,7 +562,8 @@ void Planning::lookahead_period(int p, Rollout& chosen, Eigen::VectorXi& chosen_
     const int pick = order[static_cast<std::size_t>(best_b)];
     chosen = first[static_cast<std::size_t>(pick)];
     chosen_delta = all[static_cast<std::size_t>(pick)];
-    cached.assign(children.begin() + static_cast<std::ptrdiff_t>(best_b) * n, children.begin() + static_cast<std::ptrdiff_t>(best_b + 1) * n);
+    cached.assign(children.begin() + static_cast<std::ptrdiff_t>(best_b) * n,
+                  children.begin() + static_cast<std::ptrdiff_t>(best_b + 1) * n);
   }
   if (!(chosen.cost < threshold)) ++res.threshold_misses;
   if (chosen.new_slack > 0) ++res.forced_periods;
@@ -565,7 +578,8 @@ void Planning::exhaustive_period(int p, Rollout& chosen, Eigen::VectorXi& chosen
   std::vector<Rollout> rs;
   if (o.planner == Planner::kExhaustive || o.screen_count + 2 * m + 1 >= n) {
     rs.resize(static_cast<std::size_t>(n));
-    parallel_for(n, o.threads, [&](int i) { rs[static_cast<std::size_t>(i)] = rollout(model, o, state, u, candidate(i, m), tracker, slack0); });
+    parallel_for(n, o.threads,
+                 [&](int i) { rs[static_cast<std::size_t>(i)] = rollout(model, o, state, u, candidate(i, m), tracker, slack0); });
     for (int i = 0; i < n; ++i) ids.push_back(i);
   } else {
     screened_rollouts(model, o, state, u, tracker, slack0, n, threshold, ids, rs);
@@ -573,9 +587,11 @@ void Planning::exhaustive_period(int p, Rollout& chosen, Eigen::VectorXi& chosen
   const int nroll = static_cast<int>(ids.size());
   res.rollouts += nroll;
   for (const auto& r : rs) res.rejected += (r.ok && r.new_slack == 0) ? 0 : 1;
-  const auto [best, best_any] = choose(nroll, [&](int i) -> const Rollout& { return rs[static_cast<std::size_t>(i)]; }, threshold);
+  const auto [best, best_any] = choose(
+      nroll, [&](int i) -> const Rollout& { return rs[static_cast<std::size_t>(i)]; }, threshold);
   const int pick = best >= 0 ? best : best_any;
-  if (pick < 0) throw SimulationError("plan: every candidate leaves a cable's rest-length limits in period " + std::to_string(p), state.time_s);
+  if (pick < 0)
+    throw SimulationError("plan: every candidate leaves a cable's rest-length limits in period " + std::to_string(p), state.time_s);
   if (best < 0) ++res.threshold_misses;
   if (rs[static_cast<std::size_t>(pick)].new_slack > 0) ++res.forced_periods;
   chosen = rs[static_cast<std::size_t>(pick)];
@@ -605,7 +621,8 @@ void Planning::coordinate_period(int p, Rollout& chosen, Eigen::VectorXi& chosen
     for (const auto& r : rs) res.rejected += (r.ok && r.new_slack == 0) ? 0 : 1;
     int best = -1;
     for (int i = 0; i < static_cast<int>(rs.size()); ++i)
-      if (rs[static_cast<std::size_t>(i)].ok && (best < 0 || better(rs[static_cast<std::size_t>(i)], rs[static_cast<std::size_t>(best)]))) best = i;
+      if (rs[static_cast<std::size_t>(i)].ok && (best < 0 || better(rs[static_cast<std::size_t>(i)], rs[static_cast<std::size_t>(best)])))
+        best = i;
     if (best >= 0 && (!cur.ok || better(rs[static_cast<std::size_t>(best)], cur))) {
       cur = rs[static_cast<std::size_t>(best)];
       current = deltas[static_cast<std::size_t>(best)];
@@ -613,7 +630,8 @@ void Planning::coordinate_period(int p, Rollout& chosen, Eigen::VectorXi& chosen
       break;
     }
   }
-  if (!cur.ok) throw SimulationError("plan: every candidate tried leaves a cable's rest-length limits in period " + std::to_string(p), state.time_s);
+  if (!cur.ok)
+    throw SimulationError("plan: every candidate tried leaves a cable's rest-length limits in period " + std::to_string(p), state.time_s);
   if (!(cur.cost < threshold)) ++res.threshold_misses;
   if (cur.new_slack > 0) ++res.forced_periods;
   chosen = cur;

@@ -171,7 +171,8 @@ PsiStudyResult run_psi_study(const PsiStudyOptions& o, const std::function<void(
   if (o.psi_deg.size() > static_cast<std::size_t>(kPsiStudyMaxAngles))
     throw Error("psi study: " + std::to_string(o.psi_deg.size()) + " angles, above the limit of " + std::to_string(kPsiStudyMaxAngles));
   for (double v : o.psi_deg)
-    if (!std::isfinite(v) || v < -90.0 || v > 90.0) throw Error("psi study: psi must be in [-90, 90] deg (got " + format_number(v, 6) + ")");
+    if (!std::isfinite(v) || v < -90.0 || v > 90.0)
+      throw Error("psi study: psi must be in [-90, 90] deg (got " + format_number(v, 6) + ")");
   validate(o.simulation);
   const int n = static_cast<int>(o.psi_deg.size());
   PsiStudyResult res;
@@ -187,8 +188,10 @@ PsiStudyResult run_psi_study(const PsiStudyOptions& o, const std::function<void(
   }
   for (int i = 0; i < n; ++i) {
     const auto u = static_cast<std::size_t>(i);
-    if (journal && journal->done(u)) res.rows[u] = row_from_json(journal->result_json(u), o.journal_path + ": point " + std::to_string(i));
-    else todo.push_back(i);
+    if (journal && journal->done(u))
+      res.rows[u] = row_from_json(journal->result_json(u), o.journal_path + ": point " + std::to_string(i));
+    else
+      todo.push_back(i);
   }
   res.resumed = n - static_cast<int>(todo.size());
   std::atomic<int> done{res.resumed};

@@ -30,14 +30,13 @@ long fixed_step_count(const SimulationOptions& o) {
   char buf[200];
   const double ratio = o.duration_s / o.dt_s;
   if (ratio > kMaxSteps) {
-    std::snprintf(buf, sizeof buf, "simulation option duration / dt = %g / %g = %g steps is above the limit %g", o.duration_s,
-                  o.dt_s, ratio, kMaxSteps);
+    std::snprintf(buf, sizeof buf, "simulation option duration / dt = %g / %g = %g steps is above the limit %g", o.duration_s, o.dt_s,
+                  ratio, kMaxSteps);
     throw Error(buf);
   }
   const long n = std::lround(ratio);
   if (o.duration_s > 0.0 && n == 0) {
-    std::snprintf(buf, sizeof buf,
-                  "simulation option duration (%g s) is shorter than half a step dt (%g s): no step would run",
+    std::snprintf(buf, sizeof buf, "simulation option duration (%g s) is shorter than half a step dt (%g s): no step would run",
                   o.duration_s, o.dt_s);
     throw Error(buf);
   }
@@ -63,8 +62,10 @@ StepOptions step_options(const SimulationOptions& o) {
 namespace {
 
 void fixed_step(const Model& m, Data& d, State& s, double h, Integrator integ) {
-  if (integ == Integrator::kRK4) step_rk4(m, d, s, h);
-  else step_lie_verlet(m, d, s, h);
+  if (integ == Integrator::kRK4)
+    step_rk4(m, d, s, h);
+  else
+    step_lie_verlet(m, d, s, h);
 }
 
 // Smallest fraction of the step at which a tension-only cable changes between slack and taut,
@@ -98,9 +99,12 @@ double locate_impact(const Model& m, Data& d, State& s, double h, Integrator int
     f = 0.5 * (lo + hi);
     redo(m, d, s, f * h, integ);
     const double z = lowest_end_height(m, d);
-    if (z < -tol) hi = f;
-    else if (z > 0.0) lo = f;
-    else return f * h;
+    if (z < -tol)
+      hi = f;
+    else if (z > 0.0)
+      lo = f;
+    else
+      return f * h;
   }
   // Not bracketed closer than 2^-40 h: take the last point above -tol.
   redo(m, d, s, lo * h, integ);
@@ -150,16 +154,16 @@ int advance_fixed(const Model& m, Data& d, State& s, double h, Integrator integ,
 
 // Calls a sampled controller at a step boundary (data holds f(state)), checks what it wrote and
 // re-evaluates, so that data holds f(state) with the new inputs (the step's precondition).
-void apply_sampled_controller(const Model& m, const std::function<void(double, const State&, Data&)>& controller,
-                              const State& s, Data& d, Eigen::VectorXd& rest_before) {
+void apply_sampled_controller(const Model& m, const std::function<void(double, const State&, Data&)>& controller, const State& s, Data& d,
+                              Eigen::VectorXd& rest_before) {
   // a drive sets its cable at every evaluation: a held value there would be silently lost
   rest_before = d.cable_rest_length_m;
   controller(s.time_s, s, d);
   for (const auto& dr : m.drives) {
     if (d.cable_rest_length_m[dr.cable] != rest_before[dr.cable]) {
       std::ostringstream os;
-      os << "sampled controller (control period > 0) changed the rest length of cable '"
-         << m.cable_ids[static_cast<std::size_t>(dr.cable)] << "' at t = " << s.time_s
+      os << "sampled controller (control period > 0) changed the rest length of cable '" << m.cable_ids[static_cast<std::size_t>(dr.cable)]
+         << "' at t = " << s.time_s
          << " s, but the cable has a drive, which sets it at every evaluation: remove the drive, or use a control period of 0";
       throw Error(os.str());
     }
@@ -308,11 +312,10 @@ const char* const kImpulseNeedsFixedStep =
 // Fixed steps per control period of a sampled controller (an Error unless a whole number).
 long control_step_count(const SimulationOptions& opt) {
   const long control_every = std::lround(opt.control_period_s / opt.dt_s);
-  if (control_every < 1 ||
-      std::abs(static_cast<double>(control_every) * opt.dt_s - opt.control_period_s) > 1e-9 * opt.control_period_s) {
+  if (control_every < 1 || std::abs(static_cast<double>(control_every) * opt.dt_s - opt.control_period_s) > 1e-9 * opt.control_period_s) {
     std::ostringstream os;
-    os << "simulation option control period (" << opt.control_period_s << " s) must be a whole number of steps dt ("
-       << opt.dt_s << " s) with " << to_string(opt.integrator);
+    os << "simulation option control period (" << opt.control_period_s << " s) must be a whole number of steps dt (" << opt.dt_s
+       << " s) with " << to_string(opt.integrator);
     throw Error(os.str());
   }
   return control_every;
@@ -325,8 +328,8 @@ void check_rest_rates(const Model& model, const Data& data, const State& state, 
   for (int k = 0; k < model.ncable(); ++k) {
     const double rate = std::abs(data.cable_rest_length_m[k] - prev_rest[k]) / h;
     if (rate > model.cables[static_cast<std::size_t>(k)].rest_rate_max_mps * (1.0 + 1e-9))
-      throw SimulationError("controller changes the rest length of cable '" + model.cable_ids[static_cast<std::size_t>(k)] +
-                                "' at " + std::to_string(rate) + " m/s, above its limit " +
+      throw SimulationError("controller changes the rest length of cable '" + model.cable_ids[static_cast<std::size_t>(k)] + "' at " +
+                                std::to_string(rate) + " m/s, above its limit " +
                                 std::to_string(model.cables[static_cast<std::size_t>(k)].rest_rate_max_mps) + " m/s",
                             state.time_s);
   }
@@ -337,16 +340,16 @@ void check_rest_rates(const Model& model, const Data& data, const State& state, 
 // A finite state and energy, the energy drift recorded, no energy growth beyond the limit.
 void check_energy(const SimulationOptions& opt, const State& state, const Energy& en, double E0, double E_scale, SimulationSummary& sum) {
   if (!state.x.allFinite() || !std::isfinite(en.total())) {
-    throw SimulationError("state became non-finite at t = " + std::to_string(state.time_s) +
-                              " s (blow-up: reduce the time step or check stiffness/damping)",
-                          state.time_s);
+    throw SimulationError(
+        "state became non-finite at t = " + std::to_string(state.time_s) + " s (blow-up: reduce the time step or check stiffness/damping)",
+        state.time_s);
   }
   const double drift = std::abs(en.total() - E0);
   sum.max_abs_energy_drift_J = std::max(sum.max_abs_energy_drift_J, drift);
   if (en.total() - E0 > opt.energy_growth_limit * E_scale) {
     std::ostringstream os;
-    os << "energy blow-up at t = " << state.time_s << " s: total energy " << en.total() << " J from " << E0
-       << " J (limit " << opt.energy_growth_limit << " x " << E_scale << " J); reduce the time step";
+    os << "energy blow-up at t = " << state.time_s << " s: total energy " << en.total() << " J from " << E0 << " J (limit "
+       << opt.energy_growth_limit << " x " << E_scale << " J); reduce the time step";
     throw SimulationError(os.str(), state.time_s);
   }
 }
@@ -385,7 +388,8 @@ StepResult step(const Model& model, Data& data, State& state, double h_s, const 
       if (!std::isnan(t_end_s)) state.time_s = t_end_s;
       break;
     case Integrator::kDormandPrince45: {
-      if (!std::isnan(t_end_s)) throw Error("step: t_end_s is for the fixed-step integrators (dopri5 steps end at the start + the accepted step)");
+      if (!std::isnan(t_end_s))
+        throw Error("step: t_end_s is for the fixed-step integrators (dopri5 steps end at the start + the accepted step)");
       if (model.ground.type == Ground::Type::kImpulse) throw Error(kImpulseNeedsFixedStep);
       // retries after rejections (a rejection never suggests a larger step, so h_s bounds every try)
       double h = h_s;
@@ -400,9 +404,9 @@ StepResult step(const Model& model, Data& data, State& state, double h_s, const 
     }
   }
   if (!state.x.allFinite()) {
-    throw SimulationError("state became non-finite at t = " + std::to_string(state.time_s) +
-                              " s (blow-up: reduce the time step or check stiffness/damping)",
-                          state.time_s);
+    throw SimulationError(
+        "state became non-finite at t = " + std::to_string(state.time_s) + " s (blow-up: reduce the time step or check stiffness/damping)",
+        state.time_s);
   }
   record_evaluation(model, state, data);
   return r;
@@ -412,8 +416,7 @@ SimulationSummary simulate(const Model& model, const SimulationOptions& opt, Obs
                            const std::function<void(double)>& progress, const State* initial,
                            const std::function<void(double, const State&, Data&)>& controller) {
   validate(opt);
-  if (model.ground.type == Ground::Type::kImpulse && opt.integrator == Integrator::kDormandPrince45)
-    throw Error(kImpulseNeedsFixedStep);
+  if (model.ground.type == Ground::Type::kImpulse && opt.integrator == Integrator::kDormandPrince45) throw Error(kImpulseNeedsFixedStep);
   const bool fixed = opt.integrator != Integrator::kDormandPrince45;
   // a sampled controller (control_period_s > 0) is called here at step boundaries; a continuous
   // one is Data::controller, called at every evaluation
@@ -433,8 +436,7 @@ SimulationSummary simulate(const Model& model, const SimulationOptions& opt, Obs
   prepare_step(model, state, data);
   sum.initial_energy = compute_energy(model, state, data);
   const double E0 = sum.initial_energy.total();
-  const double E_scale =
-      std::max({std::abs(E0), sum.initial_energy.kinetic_J + sum.initial_energy.elastic_J, 1e-9});
+  const double E_scale = std::max({std::abs(E0), sum.initial_energy.kinetic_J + sum.initial_energy.elastic_J, 1e-9});
   sum.com_initial_m = center_of_mass(model, state);
   sum.linear_momentum_initial_kgmps = linear_momentum(model, state);
   sum.angular_momentum_initial_kgm2ps = angular_momentum(model, state);
@@ -458,7 +460,7 @@ SimulationSummary simulate(const Model& model, const SimulationOptions& opt, Obs
   };
 
   long step = 0;
-  Eigen::VectorXd prev_rest = data.cable_rest_length_m;  // controller rate-limit check
+  Eigen::VectorXd prev_rest = data.cable_rest_length_m;    // controller rate-limit check
   Eigen::VectorXd rest_before = data.cable_rest_length_m;  // sampled controller: scratch
   Eigen::Vector3d prev_com = sum.com_initial_m;
   double prev_t = state.time_s;
@@ -485,11 +487,9 @@ SimulationSummary simulate(const Model& model, const SimulationOptions& opt, Obs
     }
     if (progress) progress((state.time_s - (t_end - opt.duration_s)) / std::max(opt.duration_s, 1e-300));
 
-    if (sampled && (fixed ? step % control_every == 0
-                          : state.time_s >= next_control - 1e-12 * std::max(1.0, std::abs(next_control)))) {
+    if (sampled && (fixed ? step % control_every == 0 : state.time_s >= next_control - 1e-12 * std::max(1.0, std::abs(next_control)))) {
       apply_sampled_controller(model, controller, state, data, rest_before);
-      while (!fixed && next_control <= state.time_s + 1e-12 * std::max(1.0, std::abs(state.time_s)))
-        next_control += opt.control_period_s;
+      while (!fixed && next_control <= state.time_s + 1e-12 * std::max(1.0, std::abs(state.time_s))) next_control += opt.control_period_s;
     }
 
     if (fixed) {
@@ -506,8 +506,7 @@ SimulationSummary simulate(const Model& model, const SimulationOptions& opt, Obs
       if (r.rejected > 0 || !(h_try < h)) h = r.h_next_s;
     }
     ++step;
-    if (!fixed && (every_step || state.time_s >= next_out - 1e-12 * std::max(1.0, std::abs(next_out))) &&
-        state.time_s < t_end - 1e-12) {
+    if (!fixed && (every_step || state.time_s >= next_out - 1e-12 * std::max(1.0, std::abs(next_out))) && state.time_s < t_end - 1e-12) {
       const Energy e2 = compute_energy(model, state, data);
       observe_current(e2);
       next_out += out_dt;

@@ -40,28 +40,27 @@ struct PrismField {
 };
 
 const std::map<std::string, PrismField>& prism_fields() {
-  static const std::map<std::string, PrismField> f = {
-      {"rod_mass_kg", {FieldType::kNumber, &PrismParams::rod_mass_kg}},
-      {"rod_length_m", {FieldType::kNumber, &PrismParams::rod_length_m}},
-      {"rod_radius_outer_m", {FieldType::kNumber, &PrismParams::rod_radius_outer_m}},
-      {"rod_radius_inner_m", {FieldType::kNumber, &PrismParams::rod_radius_inner_m}},
-      {"stiffness_Npm", {FieldType::kNumber, &PrismParams::stiffness_Npm}},
-      {"stiffness_top_Npm", {FieldType::kNumber, &PrismParams::stiffness_top_Npm}},
-      {"stiffness_bottom_Npm", {FieldType::kNumber, &PrismParams::stiffness_bottom_Npm}},
-      {"stiffness_side_Npm", {FieldType::kNumber, &PrismParams::stiffness_side_Npm}},
-      {"damping_Nspm", {FieldType::kNumber, &PrismParams::damping_Nspm}},
-      {"rest_length_m", {FieldType::kNumber, &PrismParams::rest_length_m}},
-      {"rest_top_m", {FieldType::kNumber, &PrismParams::rest_top_m}},
-      {"rest_bottom_m", {FieldType::kNumber, &PrismParams::rest_bottom_m}},
-      {"rest_side_m", {FieldType::kNumber, &PrismParams::rest_side_m}},
-      {"psi_rad", {FieldType::kNumber, &PrismParams::psi_rad}},
-      {"radius_m", {FieldType::kNumber, &PrismParams::radius_m}},
-      {"pivot", {FieldType::kNumber, &PrismParams::pivot}},
-      {"height_m", {FieldType::kNumber, &PrismParams::height_m}},
-      {"psi_deg", {FieldType::kNumber, nullptr}},
-      {"n", {FieldType::kInteger, nullptr}},
-      {"damping_law", {FieldType::kDampingLaw, nullptr}},
-      {"layout", {FieldType::kLayout, nullptr}}};
+  static const std::map<std::string, PrismField> f = {{"rod_mass_kg", {FieldType::kNumber, &PrismParams::rod_mass_kg}},
+                                                      {"rod_length_m", {FieldType::kNumber, &PrismParams::rod_length_m}},
+                                                      {"rod_radius_outer_m", {FieldType::kNumber, &PrismParams::rod_radius_outer_m}},
+                                                      {"rod_radius_inner_m", {FieldType::kNumber, &PrismParams::rod_radius_inner_m}},
+                                                      {"stiffness_Npm", {FieldType::kNumber, &PrismParams::stiffness_Npm}},
+                                                      {"stiffness_top_Npm", {FieldType::kNumber, &PrismParams::stiffness_top_Npm}},
+                                                      {"stiffness_bottom_Npm", {FieldType::kNumber, &PrismParams::stiffness_bottom_Npm}},
+                                                      {"stiffness_side_Npm", {FieldType::kNumber, &PrismParams::stiffness_side_Npm}},
+                                                      {"damping_Nspm", {FieldType::kNumber, &PrismParams::damping_Nspm}},
+                                                      {"rest_length_m", {FieldType::kNumber, &PrismParams::rest_length_m}},
+                                                      {"rest_top_m", {FieldType::kNumber, &PrismParams::rest_top_m}},
+                                                      {"rest_bottom_m", {FieldType::kNumber, &PrismParams::rest_bottom_m}},
+                                                      {"rest_side_m", {FieldType::kNumber, &PrismParams::rest_side_m}},
+                                                      {"psi_rad", {FieldType::kNumber, &PrismParams::psi_rad}},
+                                                      {"radius_m", {FieldType::kNumber, &PrismParams::radius_m}},
+                                                      {"pivot", {FieldType::kNumber, &PrismParams::pivot}},
+                                                      {"height_m", {FieldType::kNumber, &PrismParams::height_m}},
+                                                      {"psi_deg", {FieldType::kNumber, nullptr}},
+                                                      {"n", {FieldType::kInteger, nullptr}},
+                                                      {"damping_law", {FieldType::kDampingLaw, nullptr}},
+                                                      {"layout", {FieldType::kLayout, nullptr}}};
   return f;
 }
 
@@ -145,16 +144,23 @@ bool check_grid_value(const SweepSpec& spec, const std::string& what, const std:
 
 // Setters (after the checks). The expressions are those of the earlier CLI (bit-identical runs).
 void set_prism(PrismParams& p, const std::string& name, const SweepValue& v) {
-  if (name == "psi_deg") p.psi_rad = v.number * std::numbers::pi / 180.0;
-  else if (name == "damping_law") p.damping_law = damping_law_from_string(v.text);
-  else if (name == "layout") p.layout = prism_layout_from_string(v.text);
-  else if (name == "n") p.n = static_cast<int>(v.number);
-  else p.*(prism_fields().at(name).member) = v.number;
+  if (name == "psi_deg")
+    p.psi_rad = v.number * std::numbers::pi / 180.0;
+  else if (name == "damping_law")
+    p.damping_law = damping_law_from_string(v.text);
+  else if (name == "layout")
+    p.layout = prism_layout_from_string(v.text);
+  else if (name == "n")
+    p.n = static_cast<int>(v.number);
+  else
+    p.*(prism_fields().at(name).member) = v.number;
 }
 
 void set_simulation(SimulationOptions& o, const std::string& name, const SweepValue& v) {
-  if (name == "integrator") o.integrator = integrator_from_string(v.text);
-  else o.*(simulation_fields().at(name).member) = v.number;
+  if (name == "integrator")
+    o.integrator = integrator_from_string(v.text);
+  else
+    o.*(simulation_fields().at(name).member) = v.number;
 }
 
 // Fields applied in name order (as the earlier JSON objects were): a later name wins where two
@@ -235,8 +241,7 @@ SweepValue value_of(const YAML::Node& n, const std::string& file) {
       v.text = s;
       return v;
     }
-  } catch (const std::exception&) {
-  }
+  } catch (const std::exception&) {}
   v.kind = SweepValue::Kind::kText;
   v.text = s;
   return v;
@@ -481,9 +486,9 @@ struct SweepJournal::Impl {
   std::filesystem::path path;
   std::vector<json> points;
   std::vector<char> done;
-  std::map<long, json> found;           // index -> "result" of the records read at opening
-  std::map<long, std::string> pending;  // finished lines waiting for the points before them
-  long next_index = 0;                  // the first index not yet in the file
+  std::map<long, json> found;            // index -> "result" of the records read at opening
+  std::map<long, std::string> pending;   // finished lines waiting for the points before them
+  long next_index = 0;                   // the first index not yet in the file
   std::unique_ptr<io::OutputLock> lock;  // one process at a time appends to the file
   std::ofstream file;
   std::mutex mu;
@@ -506,9 +511,11 @@ SweepJournal::SweepJournal(std::filesystem::path path, const std::vector<std::st
     std::error_code ec;
     const auto st = std::filesystem::status(d.path, ec);
     if (std::filesystem::is_directory(st))
-      throw Error(out + ": is a directory, where the sweep keeps its results (one JSON line per point): remove it or choose another output");
+      throw Error(out +
+                  ": is a directory, where the sweep keeps its results (one JSON line per point): remove it or choose another output");
     if (std::filesystem::exists(st) && !std::filesystem::is_regular_file(st))
-      throw Error(out + ": is not a regular file, where the sweep keeps its results (one JSON line per point): remove it or choose another output");
+      throw Error(
+          out + ": is not a regular file, where the sweep keeps its results (one JSON line per point): remove it or choose another output");
   }
   d.lock = std::make_unique<io::OutputLock>(d.path);
   const json header = header_json.empty() ? json() : json::parse(header_json);
@@ -530,8 +537,7 @@ SweepJournal::SweepJournal(std::filesystem::path path, const std::vector<std::st
       json h;
       try {
         h = json::parse(line);
-      } catch (const json::exception&) {
-      }
+      } catch (const json::exception&) {}
       if (h != header) {
         // a file holding no record yet (a run refused before its first point finished) is no
         // resumable state: it is started over instead of blocking the corrected run

@@ -71,8 +71,7 @@ Data make_data(const Model& model) { return Data(model); }
 namespace {
 
 // Link frame X(q) of joint j placed at (R_PJ, p_PJ): the joint's motion after its placement.
-inline void joint_transform(const Joint& j, const Eigen::Matrix3d& R_PJ, const Eigen::Vector3d& p_PJ,
-                            const Eigen::VectorXd& q, SE3& X) {
+inline void joint_transform(const Joint& j, const Eigen::Matrix3d& R_PJ, const Eigen::Vector3d& p_PJ, const Eigen::VectorXd& q, SE3& X) {
   switch (j.type) {
     case JointType::kFixed:
       X.R = R_PJ;
@@ -96,9 +95,7 @@ inline void joint_transform(const Joint& j, const Eigen::Matrix3d& R_PJ, const E
 }
 
 // Joint placement X_PL(q) of link i.
-inline void joint_transform(const Joint& j, const Eigen::VectorXd& q, SE3& X) {
-  joint_transform(j, j.R_PJ, j.p_PJ_m, q, X);
-}
+inline void joint_transform(const Joint& j, const Eigen::VectorXd& q, SE3& X) { joint_transform(j, j.R_PJ, j.p_PJ_m, q, X); }
 
 // S * x for the joint's motion subspace (x has nv entries starting at xs).
 inline Vector6d S_times(const Joint& j, const double* xs) {
@@ -153,8 +150,8 @@ void fk(const Model& model, Data& d, const Eigen::VectorXd& q) {
 void set_fext(const Model& model, Data& d, const std::vector<LinkWrench>& fext) {
   if (fext.empty()) return;
   if (static_cast<int>(fext.size()) != model.nlinks())
-    throw Error("tree: fext has " + std::to_string(fext.size()) + " entries, model '" + model.name +
-                "' has " + std::to_string(model.nlinks()) + " links");
+    throw Error("tree: fext has " + std::to_string(fext.size()) + " entries, model '" + model.name + "' has " +
+                std::to_string(model.nlinks()) + " links");
   for (int i = 0; i < model.nlinks(); ++i) {
     const Eigen::Matrix3d& R = d.X_WL[i].R;
     const Eigen::Vector3d f = R.transpose() * fext[i].f_W;
@@ -170,8 +167,7 @@ void forward_kinematics(const Model& model, Data& data, const Eigen::VectorXd& q
   fk(model, data, q);
 }
 
-const Eigen::VectorXd& rnea(const Model& model, Data& d, const Eigen::VectorXd& q,
-                            const Eigen::VectorXd& v, const Eigen::VectorXd& a,
+const Eigen::VectorXd& rnea(const Model& model, Data& d, const Eigen::VectorXd& q, const Eigen::VectorXd& v, const Eigen::VectorXd& a,
                             const std::vector<LinkWrench>& fext) {
   model.check_q(q);
   model.check_v(v);
@@ -210,8 +206,7 @@ const Eigen::VectorXd& rnea(const Model& model, Data& d, const Eigen::VectorXd& 
   return d.tau;
 }
 
-const Eigen::VectorXd& nonlinear_effects(const Model& model, Data& data, const Eigen::VectorXd& q,
-                                         const Eigen::VectorXd& v,
+const Eigen::VectorXd& nonlinear_effects(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
                                          const std::vector<LinkWrench>& fext) {
   // ddq = 0 without allocating: reuse data.ddq as the zero vector.
   data.ddq.setZero();
@@ -309,8 +304,7 @@ const Eigen::MatrixXd& crba_upper(const Model& model, Data& d, const Eigen::Vect
   return d.M;
 }
 
-const Eigen::VectorXd& aba(const Model& model, Data& d, const Eigen::VectorXd& q,
-                           const Eigen::VectorXd& v, const Eigen::VectorXd& tau,
+const Eigen::VectorXd& aba(const Model& model, Data& d, const Eigen::VectorXd& q, const Eigen::VectorXd& v, const Eigen::VectorXd& tau,
                            const std::vector<LinkWrench>& fext) {
   model.check_q(q);
   model.check_v(v);
@@ -343,8 +337,7 @@ const Eigen::VectorXd& aba(const Model& model, Data& d, const Eigen::VectorXd& q
       const Vector6d s = S_col(j, 0);
       d.U[i].col(0).noalias() = IA * s;
       const double D = s.dot(d.U[i].col(0));
-      if (!(D > 1e-14 * (1.0 + IA.norm())))
-        throw Error("tree: aba: singular articulated inertia at joint '" + j.name + "'");
+      if (!(D > 1e-14 * (1.0 + IA.norm()))) throw Error("tree: aba: singular articulated inertia at joint '" + j.name + "'");
       d.Dinv[i](0, 0) = 1.0 / D;
       d.u[i][0] = tau[j.idx_v] - s.dot(d.pA[i]);
       if (p >= 0) {
@@ -359,8 +352,7 @@ const Eigen::VectorXd& aba(const Model& model, Data& d, const Eigen::VectorXd& q
     } else if (j.type == JointType::kFree) {
       d.U[i] = IA;
       Eigen::LLT<Matrix6d> llt(IA);
-      if (llt.info() != Eigen::Success)
-        throw Error("tree: aba: singular articulated inertia at free joint '" + j.name + "'");
+      if (llt.info() != Eigen::Success) throw Error("tree: aba: singular articulated inertia at free joint '" + j.name + "'");
       d.Dinv[i] = llt.solve(Matrix6d::Identity());
       d.u[i] = tau.segment<6>(j.idx_v) - d.pA[i];
       // The articulated inertia passed to the parent is zero for a free joint; only pA remains.
@@ -402,8 +394,7 @@ const Eigen::VectorXd& aba(const Model& model, Data& d, const Eigen::VectorXd& q
   return d.ddq;
 }
 
-double kinetic_energy(const Model& model, Data& d, const Eigen::VectorXd& q,
-                      const Eigen::VectorXd& v) {
+double kinetic_energy(const Model& model, Data& d, const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
   model.check_q(q);
   model.check_v(v);
   fk(model, d, q);
@@ -443,8 +434,7 @@ Eigen::Vector3d center_of_mass(const Model& model, Data& d, const Eigen::VectorX
   return d.p_com;
 }
 
-const Eigen::MatrixXd& jacobian_center_of_mass(const Model& model, Data& d,
-                                               const Eigen::VectorXd& q) {
+const Eigen::MatrixXd& jacobian_center_of_mass(const Model& model, Data& d, const Eigen::VectorXd& q) {
   model.check_q(q);
   fk(model, d, q);
   const int n = model.nlinks();
@@ -470,24 +460,20 @@ const Eigen::MatrixXd& jacobian_center_of_mass(const Model& model, Data& d,
     const Joint& j = model.joints[i];
     for (int k = 0; k < j.nv; ++k) {
       const Vector6d Sw = motion_to_parent(d.X_WL[i], S_col(j, k));  // world coords, at origin
-      d.J_com.col(j.idx_v + k) =
-          (d.msub[i] * Sw.tail<3>() + Sw.head<3>().cross(d.hsub[i])) / mtot;
+      d.J_com.col(j.idx_v + k) = (d.msub[i] * Sw.tail<3>() + Sw.head<3>().cross(d.hsub[i])) / mtot;
     }
   }
   return d.J_com;
 }
 
-Vector6d momentum_world(const Model& model, Data& d, const Eigen::VectorXd& q,
-                        const Eigen::VectorXd& v) {
+Vector6d momentum_world(const Model& model, Data& d, const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
   kinetic_energy(model, d, q, v);  // fills V and X_WL
   Vector6d h = Vector6d::Zero();
-  for (int i = 0; i < model.nlinks(); ++i)
-    h += force_to_parent(d.X_WL[i], inertia_times(model.I_L[i], d.V[i]));
+  for (int i = 0; i < model.nlinks(); ++i) h += force_to_parent(d.X_WL[i], inertia_times(model.I_L[i], d.V[i]));
   return h;
 }
 
-void velocity_to_qdot(const Model& model, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
-                      Eigen::VectorXd& qdot) {
+void velocity_to_qdot(const Model& model, const Eigen::VectorXd& q, const Eigen::VectorXd& v, Eigen::VectorXd& qdot) {
   model.check_q(q);
   model.check_v(v);
   qdot.resize(model.nq);
@@ -497,8 +483,7 @@ void velocity_to_qdot(const Model& model, const Eigen::VectorXd& q, const Eigen:
       case JointType::kRevolute:
       case JointType::kPrismatic: qdot[j.idx_q] = v[j.idx_v]; break;
       case JointType::kFree: {
-        const Eigen::Quaterniond quat(q[j.idx_q + 3], q[j.idx_q + 4], q[j.idx_q + 5],
-                                      q[j.idx_q + 6]);
+        const Eigen::Quaterniond quat(q[j.idx_q + 3], q[j.idx_q + 4], q[j.idx_q + 5], q[j.idx_q + 6]);
         const Eigen::Vector3d w = v.segment<3>(j.idx_v);
         qdot.segment<3>(j.idx_q) = quat.normalized().toRotationMatrix() * v.segment<3>(j.idx_v + 3);
         const Eigen::Quaterniond dq = quat * Eigen::Quaterniond(0.0, w.x(), w.y(), w.z());

@@ -23,31 +23,28 @@ void check_one_dof(const Model& m) {
 
 void check_block_size(const Model& m) {
   if (m.nlinks() > kMaxBlockLinks)
-    throw Error("tree: block-matrix formulation of model '" + m.name + "': " +
-                std::to_string(m.nlinks()) + " links, more than its limit of " +
-                std::to_string(kMaxBlockLinks) +
+    throw Error("tree: block-matrix formulation of model '" + m.name + "': " + std::to_string(m.nlinks()) +
+                " links, more than its limit of " + std::to_string(kMaxBlockLinks) +
                 " (dense 3N x 3N matrices); use the recursive algorithms (--method recursive)");
 }
 
 // Fills the blocks d_ik Lambda(x_i - y_k) of a 3N x 3N block matrix.
-void fill_lambda(const Model& m, const Eigen::VectorXd& x, const Eigen::VectorXd& y,
-                 Eigen::MatrixXd& L) {
+void fill_lambda(const Model& m, const Eigen::VectorXd& x, const Eigen::VectorXd& y, Eigen::MatrixXd& L) {
   const int N = m.nlinks();
   for (int i = 0; i < N; ++i)
     for (int k = 0; k <= i; ++k)
-      if (m.reachability(i, k))
-        L.block<3, 3>(3 * i, 3 * k) = skew(x.segment<3>(3 * i) - y.segment<3>(3 * k));
+      if (m.reachability(i, k)) L.block<3, 3>(3 * i, 3 * k) = skew(x.segment<3>(3 * i) - y.segment<3>(3 * k));
 }
 
 void check_fext(const Model& m, const std::vector<LinkWrench>& fext) {
   if (!fext.empty() && static_cast<int>(fext.size()) != m.nlinks())
-    throw Error("tree: fext has " + std::to_string(fext.size()) + " entries, model '" + m.name +
-                "' has " + std::to_string(m.nlinks()) + " links");
+    throw Error("tree: fext has " + std::to_string(fext.size()) + " entries, model '" + m.name + "' has " + std::to_string(m.nlinks()) +
+                " links");
 }
 
 // d'Alembert loads per link: F = m (a_c - g) - f_ext, N = J w' + w x J w - n_ext.
-void dalembert_loads(const Model& m, BlockData& bd, const Eigen::VectorXd& ac,
-                     const Eigen::VectorXd& wdot, const std::vector<LinkWrench>& fext) {
+void dalembert_loads(const Model& m, BlockData& bd, const Eigen::VectorXd& ac, const Eigen::VectorXd& wdot,
+                     const std::vector<LinkWrench>& fext) {
   const int N = m.nlinks();
   bd.N.noalias() = bd.Jw * wdot;
   for (int i = 0; i < N; ++i) {
@@ -92,14 +89,12 @@ BlockData::BlockData(const Model& model) : fk((check_block_size(model), model)) 
   Lc = Ll = Lcdot = Lldot = Jw = Eigen::MatrixXd::Zero(n3, n3);
   m3.resize(n3);
   for (int i = 0; i < nl; ++i) m3.segment<3>(3 * i).setConstant(model.links[i].mass_kg);
-  o = c = w = vo = vc = wf = wdot_bias = ac_bias = wdot = ac = ao = F = N = f = n =
-      Eigen::VectorXd::Zero(n3);
+  o = c = w = vo = vc = wf = wdot_bias = ac_bias = wdot = ac = ao = F = N = f = n = Eigen::VectorXd::Zero(n3);
   A = Eigen::MatrixXd::Zero(nv, nv);
   b = tau = ddq = Eigen::VectorXd::Zero(nv);
 }
 
-void block_kinematics(const Model& model, BlockData& bd, const Eigen::VectorXd& q,
-                      const Eigen::VectorXd& qd) {
+void block_kinematics(const Model& model, BlockData& bd, const Eigen::VectorXd& q, const Eigen::VectorXd& qd) {
   model.check_q(q);
   model.check_v(qd, "qd");
   forward_kinematics(model, bd.fk, q);
@@ -132,9 +127,7 @@ void block_kinematics(const Model& model, BlockData& bd, const Eigen::VectorXd& 
   bd.wf.noalias() = bd.P3 * bd.w;  // (15): angular velocities of the parent links
   for (int i = 0; i < Nl; ++i) {
     const Joint& j = model.joints[i];
-    if (j.nv == 1)
-      bd.Zdot.block<3, 1>(3 * i, j.idx_v) =
-          bd.wf.segment<3>(3 * i).cross(bd.Z.block<3, 1>(3 * i, j.idx_v));  // (14)
+    if (j.nv == 1) bd.Zdot.block<3, 1>(3 * i, j.idx_v) = bd.wf.segment<3>(3 * i).cross(bd.Z.block<3, 1>(3 * i, j.idx_v));  // (14)
   }
   fill_lambda(model, bd.vc, bd.vo, bd.Lcdot);
   // (16): w' = B_w q'' + D3 Z' sigma q'.
@@ -148,8 +141,8 @@ void block_kinematics(const Model& model, BlockData& bd, const Eigen::VectorXd& 
   bd.ac_bias.noalias() -= bd.Lc * bd.F;
 }
 
-void block_accelerations(const Model& model, BlockData& bd, const Eigen::VectorXd& q,
-                         const Eigen::VectorXd& qd, const Eigen::VectorXd& qdd) {
+void block_accelerations(const Model& model, BlockData& bd, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                         const Eigen::VectorXd& qdd) {
   model.check_v(qdd, "qdd");
   block_kinematics(model, bd, q, qd);
   bd.wdot = bd.wdot_bias;
@@ -165,10 +158,8 @@ void block_accelerations(const Model& model, BlockData& bd, const Eigen::VectorX
   bd.ao.noalias() -= bd.Ll * (bd.Zdot * sq);
 }
 
-const Eigen::VectorXd& block_inverse_dynamics(const Model& model, BlockData& bd,
-                                              const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
-                                              const Eigen::VectorXd& qdd,
-                                              const std::vector<LinkWrench>& fext) {
+const Eigen::VectorXd& block_inverse_dynamics(const Model& model, BlockData& bd, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                                              const Eigen::VectorXd& qdd, const std::vector<LinkWrench>& fext) {
   model.check_v(qdd, "qdd");
   check_fext(model, fext);
   block_kinematics(model, bd, q, qd);
@@ -181,8 +172,8 @@ const Eigen::VectorXd& block_inverse_dynamics(const Model& model, BlockData& bd,
   return bd.tau;
 }
 
-void block_eom(const Model& model, BlockData& bd, const Eigen::VectorXd& q,
-               const Eigen::VectorXd& qd, const std::vector<LinkWrench>& fext) {
+void block_eom(const Model& model, BlockData& bd, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+               const std::vector<LinkWrench>& fext) {
   check_fext(model, fext);
   block_kinematics(model, bd, q, qd);
   // A = sigma Z^T (-L(c_D)^T m B_c + D^T J B_w) + (E - sigma) Z^T D^T m B_c.
@@ -198,15 +189,12 @@ void block_eom(const Model& model, BlockData& bd, const Eigen::VectorXd& q,
   project_loads(bd, bd.b);
 }
 
-const Eigen::VectorXd& block_forward_dynamics(const Model& model, BlockData& bd,
-                                              const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
-                                              const Eigen::VectorXd& tau,
-                                              const std::vector<LinkWrench>& fext) {
+const Eigen::VectorXd& block_forward_dynamics(const Model& model, BlockData& bd, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                                              const Eigen::VectorXd& tau, const std::vector<LinkWrench>& fext) {
   model.check_v(tau, "tau");
   block_eom(model, bd, q, qd, fext);
   Eigen::LLT<Eigen::MatrixXd> llt(bd.A);
-  if (llt.info() != Eigen::Success)
-    throw Error("tree: block_forward_dynamics: A(q) is not positive definite");
+  if (llt.info() != Eigen::Success) throw Error("tree: block_forward_dynamics: A(q) is not positive definite");
   bd.ddq = llt.solve(tau - bd.b);
   return bd.ddq;
 }

@@ -95,9 +95,8 @@ void check_log(const Model& m, const MotionLog& log) {
   const auto n = log.t_s.size();
   auto check = [&](const Eigen::MatrixXd& x, int cols, const char* what) {
     if (x.rows() != n || x.cols() != cols)
-      throw Error(std::string("tree identify: log ") + what + " is " + std::to_string(x.rows()) + " x " +
-                  std::to_string(x.cols()) + ", expected " + std::to_string(n) + " x " + std::to_string(cols) +
-                  " (model '" + m.name + "')");
+      throw Error(std::string("tree identify: log ") + what + " is " + std::to_string(x.rows()) + " x " + std::to_string(x.cols()) +
+                  ", expected " + std::to_string(n) + " x " + std::to_string(cols) + " (model '" + m.name + "')");
     if (!x.allFinite()) throw Error(std::string("tree identify: log ") + what + " has a non-finite entry");
   };
   check(log.q, m.nq, "q");
@@ -120,8 +119,7 @@ Eigen::VectorXd inertial_parameters(const Model& model) {
     const Link& l = model.links[static_cast<std::size_t>(i)];
     const Eigen::Matrix3d S = detail::skew(l.p_LC_m);
     const Eigen::Matrix3d I_O = l.inertia_C_kgm2 - l.mass_kg * S * S;
-    pi.segment<kP>(kP * i) << l.mass_kg, l.mass_kg * l.p_LC_m, I_O(0, 0), I_O(0, 1), I_O(0, 2), I_O(1, 1), I_O(1, 2),
-        I_O(2, 2);
+    pi.segment<kP>(kP * i) << l.mass_kg, l.mass_kg * l.p_LC_m, I_O(0, 0), I_O(0, 1), I_O(0, 2), I_O(1, 1), I_O(1, 2), I_O(2, 2);
   }
   return pi;
 }
@@ -149,9 +147,7 @@ Model with_inertial_parameters(const Model& model, const Eigen::VectorXd& pi) {
     I_O << p[4], p[5], p[6], p[5], p[7], p[8], p[6], p[8], p[9];
     if (m < 0.0) throw Error("tree: link '" + l.name + "': mass " + format_number(m) + " kg is negative");
     if (m == 0.0) {
-      if (h.norm() > 0.0)
-        throw Error("tree: link '" + l.name + "': zero mass with a first moment of " + format_number(h.norm()) +
-                    " kg m");
+      if (h.norm() > 0.0) throw Error("tree: link '" + l.name + "': zero mass with a first moment of " + format_number(h.norm()) + " kg m");
       l.mass_kg = 0.0;
       l.p_LC_m.setZero();
       l.inertia_C_kgm2 = I_O;
@@ -166,12 +162,12 @@ Model with_inertial_parameters(const Model& model, const Eigen::VectorXd& pi) {
   return out;
 }
 
-void joint_torque_regressor(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
-                            const Eigen::VectorXd& a, Eigen::Ref<Eigen::MatrixXd> Y) {
+void joint_torque_regressor(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v, const Eigen::VectorXd& a,
+                            Eigen::Ref<Eigen::MatrixXd> Y) {
   const int np = kP * model.nlinks();
   if (Y.rows() != model.nv || Y.cols() != np)
-    throw Error("tree: regressor must be " + std::to_string(model.nv) + " x " + std::to_string(np) + ", got " +
-                std::to_string(Y.rows()) + " x " + std::to_string(Y.cols()));
+    throw Error("tree: regressor must be " + std::to_string(model.nv) + " x " + std::to_string(np) + ", got " + std::to_string(Y.rows()) +
+                " x " + std::to_string(Y.cols()));
   // The forward pass of RNEA gives every link's velocity V_i and acceleration A_i (gravity as the
   // base acceleration) in link coordinates; its backward pass (data.tau) is not used.
   (void)rnea(model, data, q, v, a);
@@ -181,8 +177,7 @@ void joint_torque_regressor(const Model& model, Data& data, const Eigen::VectorX
     const auto ui = static_cast<std::size_t>(i);
     for (int k = 0; k < kP; ++k) {
       const Inertia u = unit_inertia(k);
-      F.col(k) = detail::inertia_times(u, data.A[ui]) +
-                 detail::cross_force(data.V[ui], detail::inertia_times(u, data.V[ui]));
+      F.col(k) = detail::inertia_times(u, data.A[ui]) + detail::cross_force(data.V[ui], detail::inertia_times(u, data.V[ui]));
     }
     int jn = i;
     for (;;) {
@@ -200,8 +195,8 @@ void joint_torque_regressor(const Model& model, Data& data, const Eigen::VectorX
   }
 }
 
-Eigen::MatrixXd joint_torque_regressor(const Model& model, Data& data, const Eigen::VectorXd& q,
-                                       const Eigen::VectorXd& v, const Eigen::VectorXd& a) {
+Eigen::MatrixXd joint_torque_regressor(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
+                                       const Eigen::VectorXd& a) {
   Eigen::MatrixXd Y(model.nv, kP * model.nlinks());
   joint_torque_regressor(model, data, q, v, a, Y);
   return Y;
@@ -240,8 +235,7 @@ BaseParameters base_parameters(const Model& model, const BaseParameterOptions& o
   const auto& perm = qr.colsPermutation().indices();
   for (int k = 0; k < np; ++k) (k < r ? b.independent : b.dependent).push_back(perm[k]);
   Eigen::MatrixXd coeff = Eigen::MatrixXd::Zero(r, np - r);
-  if (r > 0 && np > r)
-    coeff = R.topLeftCorner(r, r).triangularView<Eigen::Upper>().solve(R.block(0, r, r, np - r));
+  if (r > 0 && np > r) coeff = R.topLeftCorner(r, r).triangularView<Eigen::Upper>().solve(R.block(0, r, r, np - r));
   b.K = Eigen::MatrixXd::Zero(r, np);
   for (int k = 0; k < r; ++k) b.K(k, b.independent[static_cast<std::size_t>(k)]) = 1.0;
   for (int j = 0; j < np - r; ++j)
@@ -316,8 +310,7 @@ MotionLog read_motion_log(const std::string& path, const Model& model, int half_
   }
   const auto n = static_cast<Eigen::Index>(places.size());
   if (n == 0) throw Error(path + ": no samples");
-  const Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> all(rows.data(), n,
-                                                                                                        width);
+  const Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> all(rows.data(), n, width);
   MotionLog log;
   log.t_s = all.col(0);
   log.q = all.middleCols(1, model.nq);
@@ -358,8 +351,7 @@ MotionLog read_motion_log(const std::string& path, const Model& model, int half_
 
 Identification identify_inertial_parameters(const Model& nominal, const MotionLog& log, const IdentifyOptions& options) {
   check_log(nominal, log);
-  if (!(options.max_condition > 1.0))
-    throw Error("tree identify: max_condition must be > 1, got " + format_number(options.max_condition));
+  if (!(options.max_condition > 1.0)) throw Error("tree identify: max_condition must be > 1, got " + format_number(options.max_condition));
   Identification out;
   out.base = base_parameters(nominal, options.base);
   const BaseParameters& b = out.base;
@@ -369,8 +361,8 @@ Identification identify_inertial_parameters(const Model& nominal, const MotionLo
   out.nsample = static_cast<long>(N);
   out.nrow = static_cast<long>(rows);
   if (rows < r)
-    throw Error("tree identify: " + std::to_string(rows) + " torque rows (" + std::to_string(N) +
-                " samples) for " + std::to_string(r) + " base parameters");
+    throw Error("tree identify: " + std::to_string(rows) + " torque rows (" + std::to_string(N) + " samples) for " + std::to_string(r) +
+                " base parameters");
   // Stacked base regressor W1 (rows x r) and torques.
   Eigen::MatrixXd W1(rows, r);
   Eigen::VectorXd tau(rows);
@@ -382,8 +374,7 @@ Identification identify_inertial_parameters(const Model& nominal, const MotionLo
     tau.segment(s * nv, nv) = log.tau.row(s).transpose();
   }
   // Weighted, column-scaled least squares via Householder QR: A = diag(w) W1 D, x = D^-1 beta.
-  auto solve = [&](const Eigen::VectorXd& row_weight, Eigen::VectorXd& beta, Eigen::MatrixXd& cov, double& sigma,
-                   double& cond) {
+  auto solve = [&](const Eigen::VectorXd& row_weight, Eigen::VectorXd& beta, Eigen::MatrixXd& cov, double& sigma, double& cond) {
     Eigen::MatrixXd A = row_weight.asDiagonal() * W1;
     const Eigen::VectorXd bw = row_weight.asDiagonal() * tau;
     Eigen::VectorXd D(r);
@@ -397,9 +388,9 @@ Identification identify_inertial_parameters(const Model& nominal, const MotionLo
     const Eigen::VectorXd sv = Eigen::JacobiSVD<Eigen::MatrixXd>(R).singularValues();
     cond = sv[r - 1] > 0.0 ? sv[0] / sv[r - 1] : std::numeric_limits<double>::infinity();
     if (!(cond <= options.max_condition))
-      throw Error("tree identify: the data do not excite every base parameter: condition number " +
-                  format_number(cond, 3) + " of the scaled base regressor (limit " +
-                  format_number(options.max_condition, 3) + "); use richer motion or more samples");
+      throw Error("tree identify: the data do not excite every base parameter: condition number " + format_number(cond, 3) +
+                  " of the scaled base regressor (limit " + format_number(options.max_condition, 3) +
+                  "); use richer motion or more samples");
     const Eigen::VectorXd x = qr.solve(bw);
     beta = D.asDiagonal() * x;
     const Eigen::VectorXd res = bw - A * x;

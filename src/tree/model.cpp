@@ -64,18 +64,17 @@ Eigen::VectorXd Model::random_configuration(unsigned seed) const {
 
 void Model::check_q(const Eigen::VectorXd& q, const char* what) const {
   if (q.size() != nq)
-    throw Error(std::string("tree: ") + what + " has size " + std::to_string(q.size()) +
-                ", model '" + name + "' needs nq = " + std::to_string(nq));
+    throw Error(std::string("tree: ") + what + " has size " + std::to_string(q.size()) + ", model '" + name +
+                "' needs nq = " + std::to_string(nq));
 }
 void Model::check_v(const Eigen::VectorXd& v, const char* what) const {
   if (v.size() != nv)
-    throw Error(std::string("tree: ") + what + " has size " + std::to_string(v.size()) +
-                ", model '" + name + "' needs nv = " + std::to_string(nv));
+    throw Error(std::string("tree: ") + what + " has size " + std::to_string(v.size()) + ", model '" + name +
+                "' needs nv = " + std::to_string(nv));
 }
 
 Eigen::Matrix3d rpy_to_matrix(const Eigen::Vector3d& rpy) {
-  return (Eigen::AngleAxisd(rpy.z(), Eigen::Vector3d::UnitZ()) *
-          Eigen::AngleAxisd(rpy.y(), Eigen::Vector3d::UnitY()) *
+  return (Eigen::AngleAxisd(rpy.z(), Eigen::Vector3d::UnitZ()) * Eigen::AngleAxisd(rpy.y(), Eigen::Vector3d::UnitY()) *
           Eigen::AngleAxisd(rpy.x(), Eigen::Vector3d::UnitX()))
       .toRotationMatrix();
 }
@@ -84,12 +83,10 @@ void ModelBuilder::add_link(const Link& link, const std::string& parent, const J
   entries_.push_back({link, parent == "world" ? std::string() : parent, joint});
 }
 
-void ModelBuilder::add_floating6(const Link& link, const std::string& parent,
-                                 const Eigen::Matrix3d& R_PJ, const Eigen::Vector3d& p_PJ) {
+void ModelBuilder::add_floating6(const Link& link, const std::string& parent, const Eigen::Matrix3d& R_PJ, const Eigen::Vector3d& p_PJ) {
   static const char* suffix[5] = {"px", "py", "pz", "rz", "ry"};
-  const Eigen::Vector3d axes[6] = {Eigen::Vector3d::UnitX(), Eigen::Vector3d::UnitY(),
-                                   Eigen::Vector3d::UnitZ(), Eigen::Vector3d::UnitZ(),
-                                   Eigen::Vector3d::UnitY(), Eigen::Vector3d::UnitX()};
+  const Eigen::Vector3d axes[6] = {Eigen::Vector3d::UnitX(), Eigen::Vector3d::UnitY(), Eigen::Vector3d::UnitZ(),
+                                   Eigen::Vector3d::UnitZ(), Eigen::Vector3d::UnitY(), Eigen::Vector3d::UnitX()};
   std::string prev = parent;
   for (int k = 0; k < 6; ++k) {
     Joint j;
@@ -127,16 +124,12 @@ void validate_link(const Model& m, int i) {
   const Eigen::Vector3d ev = es.eigenvalues();
   const double tol = 1e-12 * (1.0 + ev.cwiseAbs().maxCoeff());
   if (ev.minCoeff() < -tol) throw Error(where + "inertia must be positive semidefinite");
-  if (ev[0] + ev[1] < ev[2] - tol)
-    throw Error(where + "principal moments violate the triangle inequality (Ia + Ib >= Ic)");
+  if (ev[0] + ev[1] < ev[2] - tol) throw Error(where + "principal moments violate the triangle inequality (Ia + Ib >= Ic)");
   const Joint& j = m.joints[i];
   const std::string jw = "tree model '" + m.name + "': joint '" + j.name + "': ";
-  if (!j.R_PJ.allFinite() || !j.p_PJ_m.allFinite() || !j.axis.allFinite())
-    throw Error(jw + "origin and axis must be finite");
-  if ((j.R_PJ.transpose() * j.R_PJ - Eigen::Matrix3d::Identity()).norm() > 1e-9)
-    throw Error(jw + "origin rotation is not orthonormal");
-  if ((j.type == JointType::kRevolute || j.type == JointType::kPrismatic) &&
-      std::abs(j.axis.norm() - 1.0) > 1e-9)
+  if (!j.R_PJ.allFinite() || !j.p_PJ_m.allFinite() || !j.axis.allFinite()) throw Error(jw + "origin and axis must be finite");
+  if ((j.R_PJ.transpose() * j.R_PJ - Eigen::Matrix3d::Identity()).norm() > 1e-9) throw Error(jw + "origin rotation is not orthonormal");
+  if ((j.type == JointType::kRevolute || j.type == JointType::kPrismatic) && std::abs(j.axis.norm() - 1.0) > 1e-9)
     throw Error(jw + "axis must be a unit vector (got norm " + std::to_string(j.axis.norm()) + ")");
 }
 
@@ -262,11 +255,9 @@ void validate_definition(const Model& m) {
   const std::string where = "tree model '" + m.name + "': ";
   const int n = m.nlinks();
   if (n == 0) throw Error(where + "no links");
-  if (n > kMaxLinks)
-    throw Error(where + std::to_string(n) + " links, more than the limit of " + std::to_string(kMaxLinks));
+  if (n > kMaxLinks) throw Error(where + std::to_string(n) + " links, more than the limit of " + std::to_string(kMaxLinks));
   const auto sz = static_cast<std::size_t>(n);
-  if (m.joints.size() != sz || m.parent.size() != sz || m.children.size() != sz ||
-      m.reachability.rows() != n || m.reachability.cols() != n)
+  if (m.joints.size() != sz || m.parent.size() != sz || m.children.size() != sz || m.reachability.rows() != n || m.reachability.cols() != n)
     throw Error(where + "joints, parent, children and reachability must be sized nlinks = " + std::to_string(n));
   std::set<std::string> link_names, joint_names;
   std::vector<std::vector<int>> kids(sz);
@@ -280,16 +271,16 @@ void validate_definition(const Model& m) {
     if (j.name.empty()) throw Error(where + "link '" + l.name + "': its joint has no name");
     if (!joint_names.insert(j.name).second) throw Error(where + "duplicate joint name '" + j.name + "'");
     if (m.parent[i] < -1 || m.parent[i] >= i)
-      throw Error(where + "link '" + l.name + "': parent " + std::to_string(m.parent[i]) + " must be -1 or < " +
-                  std::to_string(i) + " (parents numbered before children)");
+      throw Error(where + "link '" + l.name + "': parent " + std::to_string(m.parent[i]) + " must be -1 or < " + std::to_string(i) +
+                  " (parents numbered before children)");
     if (m.parent[i] >= 0) kids[m.parent[i]].push_back(i);
     const int nq = j.type == JointType::kFree ? 7 : (j.type == JointType::kFixed ? 0 : 1);
     const int nv = j.type == JointType::kFree ? 6 : nq;
     if (j.nq != nq || j.nv != nv || j.idx_q != iq || j.idx_v != iv)
-      throw Error(where + "joint '" + j.name + "': coordinates (nq " + std::to_string(j.nq) + ", nv " +
-                  std::to_string(j.nv) + ", idx_q " + std::to_string(j.idx_q) + ", idx_v " + std::to_string(j.idx_v) +
-                  ") do not match its type " + to_string(j.type) + " and its position (expected " + std::to_string(nq) +
-                  ", " + std::to_string(nv) + ", " + std::to_string(iq) + ", " + std::to_string(iv) + ")");
+      throw Error(where + "joint '" + j.name + "': coordinates (nq " + std::to_string(j.nq) + ", nv " + std::to_string(j.nv) + ", idx_q " +
+                  std::to_string(j.idx_q) + ", idx_v " + std::to_string(j.idx_v) + ") do not match its type " + to_string(j.type) +
+                  " and its position (expected " + std::to_string(nq) + ", " + std::to_string(nv) + ", " + std::to_string(iq) + ", " +
+                  std::to_string(iv) + ")");
     iq += nq;
     iv += nv;
   }
@@ -299,11 +290,9 @@ void validate_definition(const Model& m) {
   if (m.v_to_link.size() != static_cast<std::size_t>(iv)) throw Error(where + "v_to_link must be sized nv");
   for (int i = 0; i < n; ++i)
     for (int k = 0; k < m.joints[i].nv; ++k)
-      if (m.v_to_link[static_cast<std::size_t>(m.joints[i].idx_v + k)] != i)
-        throw Error(where + "v_to_link does not match the joints");
+      if (m.v_to_link[static_cast<std::size_t>(m.joints[i].idx_v + k)] != i) throw Error(where + "v_to_link does not match the joints");
   if (kids != m.children) throw Error(where + "children do not match parent");
-  if (m.reachability != reachability_from_parents(m.parent))
-    throw Error(where + "reachability matrix does not match parent");
+  if (m.reachability != reachability_from_parents(m.parent)) throw Error(where + "reachability matrix does not match parent");
   if (!m.gravity_W.allFinite()) throw Error(where + "gravity must be finite");
   for (int i = 0; i < n; ++i) validate_link(m, i);
   // Every movable joint must carry a subtree with mass, or M is singular.
@@ -334,17 +323,14 @@ void finalize(Model& m) {
 Model ModelBuilder::build() const {
   if (entries_.empty()) throw Error("tree model '" + name_ + "': no links");
   if (entries_.size() > static_cast<std::size_t>(kMaxLinks))
-    throw Error("tree model '" + name_ + "': " + std::to_string(entries_.size()) +
-                " links, more than the limit of " + std::to_string(kMaxLinks) +
-                " (the reachability matrix and the mass matrix grow with the square)");
+    throw Error("tree model '" + name_ + "': " + std::to_string(entries_.size()) + " links, more than the limit of " +
+                std::to_string(kMaxLinks) + " (the reachability matrix and the mass matrix grow with the square)");
   std::map<std::string, int> by_name;
   for (int k = 0; k < static_cast<int>(entries_.size()); ++k) {
     const auto& e = entries_[k];
     if (e.link.name.empty()) throw Error("tree model '" + name_ + "': a link has no name");
-    if (e.link.name == "world")
-      throw Error("tree model '" + name_ + "': 'world' is reserved for the root");
-    if (!by_name.emplace(e.link.name, k).second)
-      throw Error("tree model '" + name_ + "': duplicate link name '" + e.link.name + "'");
+    if (e.link.name == "world") throw Error("tree model '" + name_ + "': 'world' is reserved for the root");
+    if (!by_name.emplace(e.link.name, k).second) throw Error("tree model '" + name_ + "': duplicate link name '" + e.link.name + "'");
   }
   std::set<std::string> joint_names;
   for (const auto& e : entries_)
@@ -360,8 +346,7 @@ Model ModelBuilder::build() const {
     }
     auto it = by_name.find(e.parent);
     if (it == by_name.end())
-      throw Error("tree model '" + name_ + "': link '" + e.link.name + "': parent '" + e.parent +
-                  "' does not exist");
+      throw Error("tree model '" + name_ + "': link '" + e.link.name + "': parent '" + e.parent + "' does not exist");
     kids[it->second].push_back(k);
   }
   // Depth-first pre-order numbering: parent before child, subtrees contiguous. Iterative (an
@@ -404,7 +389,10 @@ Model ModelBuilder::build() const {
       case JointType::kFixed: j.nq = j.nv = 0; break;
       case JointType::kRevolute:
       case JointType::kPrismatic: j.nq = j.nv = 1; break;
-      case JointType::kFree: j.nq = 7; j.nv = 6; break;
+      case JointType::kFree:
+        j.nq = 7;
+        j.nv = 6;
+        break;
     }
     j.idx_q = iq;
     j.idx_v = iv;
@@ -426,8 +414,7 @@ Eigen::MatrixXi reachability_from_parents(const std::vector<int>& parent) {
   Eigen::MatrixXi D = Eigen::MatrixXi::Zero(n, n);
   for (int i = 0; i < n; ++i) {
     if (parent[i] >= i || parent[i] < -1)
-      throw Error("tree: parent[" + std::to_string(i) + "] = " + std::to_string(parent[i]) +
-                  " must be -1 or < " + std::to_string(i));
+      throw Error("tree: parent[" + std::to_string(i) + "] = " + std::to_string(parent[i]) + " must be -1 or < " + std::to_string(i));
     if (parent[i] >= 0) D.row(i) = D.row(parent[i]);
     D(i, i) = 1;
   }
@@ -436,19 +423,17 @@ Eigen::MatrixXi reachability_from_parents(const std::vector<int>& parent) {
 
 std::vector<int> parents_from_reachability(const Eigen::MatrixXi& D) {
   if (D.rows() != D.cols())
-    throw Error("tree: reachability matrix must be square (got " + std::to_string(D.rows()) + "x" +
-                std::to_string(D.cols()) + ")");
+    throw Error("tree: reachability matrix must be square (got " + std::to_string(D.rows()) + "x" + std::to_string(D.cols()) + ")");
   const int n = static_cast<int>(D.rows());
   std::vector<int> parent(n, -1);
   for (int i = 0; i < n; ++i) {
     for (int j = 0; j < n; ++j) {
       const int d = D(i, j);
-      const std::string at = "tree: reachability matrix D(" + std::to_string(i + 1) + "," +
-                             std::to_string(j + 1) + ") = " + std::to_string(d) + ": ";
+      const std::string at =
+          "tree: reachability matrix D(" + std::to_string(i + 1) + "," + std::to_string(j + 1) + ") = " + std::to_string(d) + ": ";
       if (d != 0 && d != 1) throw Error(at + "entries must be 0 or 1");
       if (i == j && d != 1) throw Error(at + "diagonal entries must be 1 (a link reaches itself)");
-      if (j > i && d != 0)
-        throw Error(at + "must be lower triangular (number every parent before its children)");
+      if (j > i && d != 0) throw Error(at + "must be lower triangular (number every parent before its children)");
     }
     int p = -1;
     for (int j = i - 1; j >= 0; --j)
@@ -460,12 +445,9 @@ std::vector<int> parents_from_reachability(const Eigen::MatrixXi& D) {
     for (int j = 0; j < i; ++j) {
       const int expect = p >= 0 ? D(p, j) : 0;
       if (D(i, j) != expect)
-        throw Error("tree: reachability matrix row " + std::to_string(i + 1) +
-                    " is not a tree's: link " + std::to_string(i + 1) +
-                    (expect ? " must" : " must not") + " be reachable from link " +
-                    std::to_string(j + 1) + " (its parent would be link " +
-                    (p >= 0 ? std::to_string(p + 1) : std::string("world")) +
-                    ", whose ancestors are not a chain)");
+        throw Error("tree: reachability matrix row " + std::to_string(i + 1) + " is not a tree's: link " + std::to_string(i + 1) +
+                    (expect ? " must" : " must not") + " be reachable from link " + std::to_string(j + 1) + " (its parent would be link " +
+                    (p >= 0 ? std::to_string(p + 1) : std::string("world")) + ", whose ancestors are not a chain)");
     }
   }
   return parent;
@@ -491,8 +473,7 @@ Model convert_base(const Model& m, BaseMode mode) {
       for (int k = 0; k < 5; ++k) {
         root = m.parent[root];
         if (root < 0 || !m.joints[root].fictitious)
-          throw Error("tree: convert_base: fictitious chain of link '" + m.links[i].name +
-                      "' is not 6 joints long");
+          throw Error("tree: convert_base: fictitious chain of link '" + m.links[i].name + "' is not 6 joints long");
       }
       Joint f;
       f.name = m.links[i].name + "_free";

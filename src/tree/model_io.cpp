@@ -33,8 +33,8 @@ std::string read_file(const std::string& file) {
   if (std::filesystem::is_directory(file, ec)) throw Error(file + ": is a directory, not a model file");
   const auto size = std::filesystem::file_size(file, ec);
   if (!ec && size > xml::kMaxBytes)
-    throw Error(file + ": " + std::to_string(size) + " bytes, larger than the limit of " +
-                std::to_string(xml::kMaxBytes) + " bytes for a URDF file");
+    throw Error(file + ": " + std::to_string(size) + " bytes, larger than the limit of " + std::to_string(xml::kMaxBytes) +
+                " bytes for a URDF file");
   std::ifstream in(file, std::ios::binary);
   if (!in) throw Error(file + ": cannot read file");
   std::stringstream ss;
@@ -52,8 +52,7 @@ Model model_from_yaml(const io::YamlNode& root, BaseMode mode) {
   links.require_sequence();
   if (links.size() == 0) links.fail("needs at least one link");
   if (links.size() > static_cast<std::size_t>(kMaxLinks))
-    links.fail(std::to_string(links.size()) + " links, more than the limit of " +
-               std::to_string(kMaxLinks));
+    links.fail(std::to_string(links.size()) + " links, more than the limit of " + std::to_string(kMaxLinks));
   for (std::size_t k = 0; k < links.size(); ++k) {
     const io::YamlNode ln = links[k];
     ln.require_map();
@@ -66,9 +65,8 @@ Model model_from_yaml(const io::YamlNode& root, BaseMode mode) {
     if (auto in = ln.get("inertia")) {
       in->require_map();
       in->require_keys({"ixx", "iyy", "izz", "ixy", "ixz", "iyz"});
-      l.inertia_C_kgm2 = inertia_from_6(in->at("ixx").as_double(), in->at("iyy").as_double(),
-                                 in->at("izz").as_double(), in->get_double("ixy", 0.0),
-                                 in->get_double("ixz", 0.0), in->get_double("iyz", 0.0));
+      l.inertia_C_kgm2 = inertia_from_6(in->at("ixx").as_double(), in->at("iyy").as_double(), in->at("izz").as_double(),
+                                        in->get_double("ixy", 0.0), in->get_double("ixz", 0.0), in->get_double("iyz", 0.0));
     }
     const std::string parent = ln.get_string("parent", "world");
     Joint j;
@@ -91,8 +89,7 @@ Model model_from_yaml(const io::YamlNode& root, BaseMode mode) {
       j.p_PJ_m = p;
     }
     if (type == "floating6") {
-      if (parent != "world" && !parent.empty())
-        ln.at("joint").fail("floating6 joints must attach to the world");
+      if (parent != "world" && !parent.empty()) ln.at("joint").fail("floating6 joints must attach to the world");
       b.add_floating6(l, parent, R, p);
       continue;
     }
@@ -121,8 +118,9 @@ Model model_from_yaml(const io::YamlNode& root, BaseMode mode) {
       dn->fail(e.what());
     }
     if (D.rows() != m.reachability.rows() || D != m.reachability)
-      dn->fail("does not match the tree given by the links' parents (links numbered depth-first, "
-               "floating6 expanded to 6 links)");
+      dn->fail(
+          "does not match the tree given by the links' parents (links numbered depth-first, "
+          "floating6 expanded to 6 links)");
   }
   return convert_base(m, mode);
 }
@@ -130,12 +128,8 @@ Model model_from_yaml(const io::YamlNode& root, BaseMode mode) {
 // ---------------------------------------------------------------- URDF
 struct UrdfCtx {
   std::string file;
-  [[noreturn]] void fail(const xml::Element& e, const std::string& msg) const {
-    throw Error(where(e) + ": <" + e.name + ">: " + msg);
-  }
-  std::string where(const xml::Element& e) const {
-    return file + ":" + std::to_string(e.line) + ":" + std::to_string(e.col);
-  }
+  [[noreturn]] void fail(const xml::Element& e, const std::string& msg) const { throw Error(where(e) + ": <" + e.name + ">: " + msg); }
+  std::string where(const xml::Element& e) const { return file + ":" + std::to_string(e.line) + ":" + std::to_string(e.col); }
   std::string req(const xml::Element& e, const std::string& key) const {
     auto v = e.attr(key);
     if (!v) fail(e, "missing attribute '" + key + "'");
@@ -146,8 +140,7 @@ struct UrdfCtx {
     double x = 0.0;
     is >> x;
     std::string rest;
-    if (is.fail() || (is >> rest) || !std::isfinite(x))
-      fail(e, "attribute '" + key + "' is not a finite number: '" + text + "'");
+    if (is.fail() || (is >> rest) || !std::isfinite(x)) fail(e, "attribute '" + key + "' is not a finite number: '" + text + "'");
     return x;
   }
   double number(const xml::Element& e, const std::string& key) const { return number(e, key, req(e, key)); }
@@ -200,9 +193,8 @@ Model model_from_urdf(const std::string& text, const std::string& file, BaseMode
       if (l.mass_kg < 0.0) cx.fail(*mass, "mass must be >= 0");
       const xml::Element* ie = in->child("inertia");
       if (!ie) cx.fail(*in, "missing <inertia>");
-      const Eigen::Matrix3d I =
-          inertia_from_6(cx.number(*ie, "ixx"), cx.number(*ie, "iyy"), cx.number(*ie, "izz"),
-                         cx.number(*ie, "ixy"), cx.number(*ie, "ixz"), cx.number(*ie, "iyz"));
+      const Eigen::Matrix3d I = inertia_from_6(cx.number(*ie, "ixx"), cx.number(*ie, "iyy"), cx.number(*ie, "izz"), cx.number(*ie, "ixy"),
+                                               cx.number(*ie, "ixz"), cx.number(*ie, "iyz"));
       l.p_LC_m = p;
       l.inertia_C_kgm2 = R * I * R.transpose();
     }
@@ -219,8 +211,7 @@ Model model_from_urdf(const std::string& text, const std::string& file, BaseMode
   std::vector<J> joints;
   std::map<std::string, std::string> child_of;  // child link -> joint name
   for (const auto& e : robot.children) {
-    if (e.name == "link" || e.name == "material" || e.name == "transmission" || e.name == "gazebo")
-      continue;
+    if (e.name == "link" || e.name == "material" || e.name == "transmission" || e.name == "gazebo") continue;
     if (e.name != "joint") cx.fail(e, "unsupported element <" + e.name + "> in <robot>");
     J j;
     j.elem = &e;
@@ -228,16 +219,15 @@ Model model_from_urdf(const std::string& text, const std::string& file, BaseMode
     const std::string type = cx.req(e, "type");
     if (type == "planar") cx.fail(e, "joint '" + j.joint.name + "': joint type 'planar' is not supported");
     // "free" is tendyn's name for URDF's "floating", not a URDF type
-    const std::string unknown = "joint '" + j.joint.name + "': unknown joint type '" + type +
-                                "' (valid: fixed, revolute, continuous, prismatic, floating)";
+    const std::string unknown =
+        "joint '" + j.joint.name + "': unknown joint type '" + type + "' (valid: fixed, revolute, continuous, prismatic, floating)";
     if (type == "free") cx.fail(e, unknown);
     try {
       j.joint.type = joint_type_from_string(type);
     } catch (const Error&) {
       cx.fail(e, unknown);
     }
-    if (e.child("mimic"))
-      cx.fail(*e.child("mimic"), "joint '" + j.joint.name + "': <mimic> (a closed-loop coupling) is not supported");
+    if (e.child("mimic")) cx.fail(*e.child("mimic"), "joint '" + j.joint.name + "': <mimic> (a closed-loop coupling) is not supported");
     const xml::Element* pe = e.child("parent");
     const xml::Element* ce = e.child("child");
     if (!pe) cx.fail(e, "joint '" + j.joint.name + "': missing <parent>");
@@ -247,8 +237,8 @@ Model model_from_urdf(const std::string& text, const std::string& file, BaseMode
     if (!links.count(j.parent)) cx.fail(*pe, "joint '" + j.joint.name + "': unknown link '" + j.parent + "'");
     if (!links.count(j.child)) cx.fail(*ce, "joint '" + j.joint.name + "': unknown link '" + j.child + "'");
     if (auto it = child_of.find(j.child); it != child_of.end())
-      cx.fail(e, "closed kinematic loop: link '" + j.child + "' is the child of joints '" + it->second +
-                     "' and '" + j.joint.name + "' (only trees are supported)");
+      cx.fail(e, "closed kinematic loop: link '" + j.child + "' is the child of joints '" + it->second + "' and '" + j.joint.name +
+                     "' (only trees are supported)");
     child_of[j.child] = j.joint.name;
     cx.origin(e, j.joint.R_PJ, j.joint.p_PJ_m);
     if (j.joint.type == JointType::kRevolute || j.joint.type == JointType::kPrismatic) {
@@ -262,11 +252,9 @@ Model model_from_urdf(const std::string& text, const std::string& file, BaseMode
   std::vector<std::string> roots;
   for (const auto& n : link_order)
     if (!child_of.count(n)) roots.push_back(n);
-  if (roots.empty())
-    cx.fail(robot, "closed kinematic loop: every link is the child of a joint (no root link)");
+  if (roots.empty()) cx.fail(robot, "closed kinematic loop: every link is the child of a joint (no root link)");
   if (roots.size() > 1)
-    cx.fail(*link_elem[roots[1]], "link '" + roots[1] + "' is not connected to root link '" +
-                                      roots[0] + "' (URDF needs one tree)");
+    cx.fail(*link_elem[roots[1]], "link '" + roots[1] + "' is not connected to root link '" + roots[0] + "' (URDF needs one tree)");
   const std::string root = roots[0];
   ModelBuilder b(robot.attr("name").value_or("urdf"));
   const bool world_root = root == "world";
@@ -279,8 +267,7 @@ Model model_from_urdf(const std::string& text, const std::string& file, BaseMode
   }
   for (const auto& j : joints) {
     if (j.joint.type == JointType::kFree && !(j.parent == root && world_root))
-      cx.fail(*j.elem, "joint '" + j.joint.name +
-                           "': a floating joint must connect link 'world' to the base");
+      cx.fail(*j.elem, "joint '" + j.joint.name + "': a floating joint must connect link 'world' to the base");
     b.add_link(links[j.child], (world_root && j.parent == root) ? std::string() : j.parent, j.joint);
   }
   Model m;
@@ -317,12 +304,8 @@ Eigen::Vector3d matrix_to_rpy(const Eigen::Matrix3d& R) {
 Model model_from_yaml_string(const std::string& text, const std::string& name, BaseMode mode) {
   return model_from_yaml(io::YamlNode::load_string(text, name), mode);
 }
-Model load_model_yaml(const std::string& file, BaseMode mode) {
-  return model_from_yaml(io::YamlNode::load_file(file), mode);
-}
-Model urdf_from_string(const std::string& text, const std::string& name, BaseMode mode) {
-  return model_from_urdf(text, name, mode);
-}
+Model load_model_yaml(const std::string& file, BaseMode mode) { return model_from_yaml(io::YamlNode::load_file(file), mode); }
+Model urdf_from_string(const std::string& text, const std::string& name, BaseMode mode) { return model_from_urdf(text, name, mode); }
 Model load_urdf(const std::string& file, BaseMode mode) { return model_from_urdf(read_file(file), file, mode); }
 
 Model load_model(const std::string& path, BaseMode mode) {
@@ -340,8 +323,7 @@ std::string to_urdf(const Model& in) {
   os << "<?xml version=\"1.0\"?>\n<!-- written by tendyn (tree::to_urdf) -->\n<robot name=\"" << io::escape_markup(m.name) << "\">\n";
   bool need_world = false;
   for (int i = 0; i < m.nlinks(); ++i)
-    if (m.parent[i] < 0 && (m.joints[i].type != JointType::kFixed || !m.joints[i].p_PJ_m.isZero() ||
-                            !m.joints[i].R_PJ.isIdentity()))
+    if (m.parent[i] < 0 && (m.joints[i].type != JointType::kFixed || !m.joints[i].p_PJ_m.isZero() || !m.joints[i].R_PJ.isIdentity()))
       need_world = true;
   int roots = 0;
   for (int i = 0; i < m.nlinks(); ++i) roots += m.parent[i] < 0;
@@ -349,10 +331,10 @@ std::string to_urdf(const Model& in) {
   if (need_world) os << "  <link name=\"world\"/>\n";
   for (const Link& l : m.links) {
     os << "  <link name=\"" << io::escape_markup(l.name) << "\">\n    <inertial>\n      <origin xyz=\"" << fmt3(l.p_LC_m)
-       << "\" rpy=\"0 0 0\"/>\n      <mass value=\"" << fmt(l.mass_kg) << "\"/>\n      <inertia ixx=\""
-       << fmt(l.inertia_C_kgm2(0, 0)) << "\" iyy=\"" << fmt(l.inertia_C_kgm2(1, 1)) << "\" izz=\"" << fmt(l.inertia_C_kgm2(2, 2))
-       << "\" ixy=\"" << fmt(l.inertia_C_kgm2(0, 1)) << "\" ixz=\"" << fmt(l.inertia_C_kgm2(0, 2)) << "\" iyz=\""
-       << fmt(l.inertia_C_kgm2(1, 2)) << "\"/>\n    </inertial>\n  </link>\n";
+       << "\" rpy=\"0 0 0\"/>\n      <mass value=\"" << fmt(l.mass_kg) << "\"/>\n      <inertia ixx=\"" << fmt(l.inertia_C_kgm2(0, 0))
+       << "\" iyy=\"" << fmt(l.inertia_C_kgm2(1, 1)) << "\" izz=\"" << fmt(l.inertia_C_kgm2(2, 2)) << "\" ixy=\""
+       << fmt(l.inertia_C_kgm2(0, 1)) << "\" ixz=\"" << fmt(l.inertia_C_kgm2(0, 2)) << "\" iyz=\"" << fmt(l.inertia_C_kgm2(1, 2))
+       << "\"/>\n    </inertial>\n  </link>\n";
   }
   for (int i = 0; i < m.nlinks(); ++i) {
     const Joint& j = m.joints[i];

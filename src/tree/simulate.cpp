@@ -12,16 +12,13 @@
 
 namespace tendyn::tree {
 
-TorqueSchedule::TorqueSchedule(std::vector<double> t, std::vector<Eigen::VectorXd> tau)
-    : t_(std::move(t)), tau_(std::move(tau)) {
+TorqueSchedule::TorqueSchedule(std::vector<double> t, std::vector<Eigen::VectorXd> tau) : t_(std::move(t)), tau_(std::move(tau)) {
   if (t_.size() != tau_.size()) throw Error("tree: torque schedule: times and rows differ in count");
   for (std::size_t k = 0; k < t_.size(); ++k) {
     if (!std::isfinite(t_[k]) || !tau_[k].allFinite())
       throw Error("tree: torque schedule: row " + std::to_string(k + 1) + " is not finite");
-    if (tau_[k].size() != tau_[0].size())
-      throw Error("tree: torque schedule: row " + std::to_string(k + 1) + " has a different size");
-    if (k > 0 && !(t_[k] > t_[k - 1]))
-      throw Error("tree: torque schedule: times must increase (row " + std::to_string(k + 1) + ")");
+    if (tau_[k].size() != tau_[0].size()) throw Error("tree: torque schedule: row " + std::to_string(k + 1) + " has a different size");
+    if (k > 0 && !(t_[k] > t_[k - 1])) throw Error("tree: torque schedule: times must increase (row " + std::to_string(k + 1) + ")");
   }
 }
 
@@ -71,8 +68,8 @@ Rk4::Rk4(const Model& model) : model_(model), data_(make_data(model)) {
   for (auto* x : {&vs_, &dv_, &tau_}) x->setZero(model.nv);
 }
 
-void Rk4::deriv(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& v, const TorqueFn& torque,
-                const std::vector<LinkWrench>& fext, Eigen::VectorXd& dq, Eigen::VectorXd& dv) {
+void Rk4::deriv(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& v, const TorqueFn& torque, const std::vector<LinkWrench>& fext,
+                Eigen::VectorXd& dq, Eigen::VectorXd& dv) {
   tau_.setZero();
   if (torque) {
     torque(t, q, v, tau_);
@@ -82,8 +79,7 @@ void Rk4::deriv(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& v, co
   dv = aba(model_, data_, q, v, tau_, fext);
 }
 
-void Rk4::step(double t, double h, Eigen::VectorXd& q, Eigen::VectorXd& v, const TorqueFn& torque,
-               const std::vector<LinkWrench>& fext) {
+void Rk4::step(double t, double h, Eigen::VectorXd& q, Eigen::VectorXd& v, const TorqueFn& torque, const std::vector<LinkWrench>& fext) {
   const Eigen::Index nq = model_.nq, nv = model_.nv;
   x_.head(nq) = q;
   x_.tail(nv) = v;
@@ -104,8 +100,7 @@ void Rk4::step(double t, double h, Eigen::VectorXd& q, Eigen::VectorXd& v, const
   q = x_.head(nq);
   v = x_.tail(nv);
   normalize_configuration(model_, q);
-  if (!q.allFinite() || !v.allFinite())
-    throw SimulationError("tree: state became non-finite", t + h);
+  if (!q.allFinite() || !v.allFinite()) throw SimulationError("tree: state became non-finite", t + h);
 }
 
 }  // namespace tendyn::tree
@@ -132,8 +127,8 @@ long simulation_steps(const SimulationOptions& o) {
     throw Error("tree simulate: duration_s / dt_s = " + format_number(ratio, 6) + " steps is too many");
   const long steps = std::lround(ratio);
   if (o.duration_s > 0.0 && steps == 0)
-    throw Error("tree simulate: duration_s = " + format_number(o.duration_s, 6) + " is shorter than half a step (dt_s = " +
-                format_number(o.dt_s, 6) + "): no step would run");
+    throw Error("tree simulate: duration_s = " + format_number(o.duration_s, 6) +
+                " is shorter than half a step (dt_s = " + format_number(o.dt_s, 6) + "): no step would run");
   if (o.output_interval_s > 0.0) {
     const double k = o.output_interval_s / o.dt_s;
     if (std::lround(k) < 1 || std::abs(k - static_cast<double>(std::lround(k))) > 1e-9 * k)
@@ -162,13 +157,10 @@ io::OutputEstimate estimate_simulate_output(const Model& model, const Simulation
   return e;
 }
 
-long sample_count(long steps, long stride) {
-  return 1 + steps / stride + (steps % stride != 0 ? 1 : 0);
-}
+long sample_count(long steps, long stride) { return 1 + steps / stride + (steps % stride != 0 ? 1 : 0); }
 
-SimulationResult simulate(const Model& model, const SimulationOptions& options, const Eigen::VectorXd& q0,
-                          const Eigen::VectorXd& v0, const TorqueFn& torque, Observer* observer,
-                          const std::function<void(double)>& progress) {
+SimulationResult simulate(const Model& model, const SimulationOptions& options, const Eigen::VectorXd& q0, const Eigen::VectorXd& v0,
+                          const TorqueFn& torque, Observer* observer, const std::function<void(double)>& progress) {
   const long steps = simulation_steps(options);
   const long stride = output_stride(options);
   model.check_q(q0, "q0");

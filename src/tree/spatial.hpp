@@ -146,9 +146,9 @@ inline Matrix6d matrix_to_parent(const SE3& X, const Matrix6d& IA) {
 inline Eigen::Matrix3d axis_rotation(const Eigen::Vector3d& a, double q) {
   const double c = std::cos(q), s = std::sin(q), t = 1.0 - c;
   Eigen::Matrix3d R;
-  R << t * a.x() * a.x() + c, t * a.x() * a.y() - s * a.z(), t * a.x() * a.z() + s * a.y(),
-      t * a.x() * a.y() + s * a.z(), t * a.y() * a.y() + c, t * a.y() * a.z() - s * a.x(),
-      t * a.x() * a.z() - s * a.y(), t * a.y() * a.z() + s * a.x(), t * a.z() * a.z() + c;
+  R << t * a.x() * a.x() + c, t * a.x() * a.y() - s * a.z(), t * a.x() * a.z() + s * a.y(), t * a.x() * a.y() + s * a.z(),
+      t * a.y() * a.y() + c, t * a.y() * a.z() - s * a.x(), t * a.x() * a.z() - s * a.y(), t * a.y() * a.z() + s * a.x(),
+      t * a.z() * a.z() + c;
   return R;
 }
 

@@ -32,7 +32,8 @@ Scene make_scene(const cdpr::Model& m) {
     }
     for (const auto& [key, i] : top) {
       s.points.push_back("foot_" + m.cable_names[static_cast<std::size_t>(i)]);
-      s.rods.push_back({"tower_" + m.cable_names[static_cast<std::size_t>(i)], static_cast<int>(s.points.size()) - 1, i, span / 150.0, false});
+      s.rods.push_back(
+          {"tower_" + m.cable_names[static_cast<std::size_t>(i)], static_cast<int>(s.points.size()) - 1, i, span / 150.0, false});
     }
   }
   // platform faces: attachment points grouped by platform-frame z (1 mm), ordered by angle
@@ -49,7 +50,8 @@ Scene make_scene(const cdpr::Model& m) {
     // drop points that coincide (several cables on one attachment point)
     std::vector<int> face;
     for (int i : idx)
-      if (face.empty() || (m.p_PB.col(i) - m.p_PB.col(face.back() - n)).norm() > 1e-6) face.push_back(n + i);  // face holds point indices n + i
+      if (face.empty() || (m.p_PB.col(i) - m.p_PB.col(face.back() - n)).norm() > 1e-6)
+        face.push_back(n + i);  // face holds point indices n + i
     if (face.size() >= 3) s.faces.push_back(face);
   }
   return s;

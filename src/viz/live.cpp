@@ -29,8 +29,8 @@ namespace {
 void check_data(const tensegrity::Model& m, const tensegrity::Data& d) {
   if (d.p_W_node.cols() != m.nnode() || d.cable_tension_N.size() != m.ncable() || d.cable_rest_length_m.size() != m.ncable())
     throw Error("live view: the data was not made for this model (use make_data(model)): " + std::to_string(d.p_W_node.cols()) +
-                " nodes, " + std::to_string(d.cable_tension_N.size()) + " cables; the model has " + std::to_string(m.nnode()) +
-                " and " + std::to_string(m.ncable()));
+                " nodes, " + std::to_string(d.cable_tension_N.size()) + " cables; the model has " + std::to_string(m.nnode()) + " and " +
+                std::to_string(m.ncable()));
 }
 
 }  // namespace
@@ -46,8 +46,7 @@ void fill_live_frame(LiveFrame& f, double t_s, const tensegrity::Model& m, const
   f.has_energy = false;
 }
 
-void fill_live_frame(LiveFrame& f, double t_s, const tensegrity::Model& m, const tensegrity::State& state,
-                     const tensegrity::Data& d) {
+void fill_live_frame(LiveFrame& f, double t_s, const tensegrity::Model& m, const tensegrity::State& state, const tensegrity::Data& d) {
   tensegrity::check_state_size(m, state, "live view");
   fill_live_frame(f, t_s, m, d);
   const Eigen::Vector3d com = tensegrity::center_of_mass(m, state);
@@ -221,8 +220,7 @@ Scene scene_from_json(const json& j) {
 }
 
 /// Reads `n` finite numbers of an array field (flat, or as rows of `row` numbers when `row` > 0).
-void read_numbers(const json& v, std::size_t n, int row, const std::string& where, const std::string& expected,
-                  std::vector<double>& out) {
+void read_numbers(const json& v, std::size_t n, int row, const std::string& where, const std::string& expected, std::vector<double>& out) {
   if (!v.is_array()) bad(400, where + ": must be an array");
   out.clear();
   if (row > 0 && !v.empty() && v[0].is_array()) {
@@ -342,8 +340,8 @@ int LiveStore::push_frames(std::string_view body) {
       have = true;
     } else if (f.has_com != com || f.has_energy != energy) {
       bad(422, (frames.size() > 1 ? "frames[" + std::to_string(i) + "]" : std::string("frame")) +
-                   ": com_m and energy_J must be in every frame of a session or in none (the previous frames " +
-                   (com ? "have" : "lack") + " com_m, " + (energy ? "have" : "lack") + " energy_J)");
+                   ": com_m and energy_J must be in every frame of a session or in none (the previous frames " + (com ? "have" : "lack") +
+                   " com_m, " + (energy ? "have" : "lack") + " energy_J)");
     }
     last_t = f.t_s;
   }
@@ -375,8 +373,9 @@ std::string LiveStore::state_json(long session, long after, int max_frames, bool
   if (in_order) first = fresh ? base_ : std::max(after, base_);
   first = std::min(first, count);
   const long last = in_order ? std::min(count, first + std::max(0, max_frames)) : count;
-  std::string o = "{\"session\":" + std::to_string(session_) + ",\"count\":" + std::to_string(count) + ",\"first\":" + std::to_string(first) +
-                  ",\"paused\":" + (paused_ ? "true" : "false") + ",\"steps_left\":" + std::to_string(steps_left_);
+  std::string o = "{\"session\":" + std::to_string(session_) + ",\"count\":" + std::to_string(count) +
+                  ",\"first\":" + std::to_string(first) + ",\"paused\":" + (paused_ ? "true" : "false") +
+                  ",\"steps_left\":" + std::to_string(steps_left_);
   if (fresh) o += ",\"scene\":" + (session_ == 0 ? std::string("null") : header_json_);
   o += ",\"frames\":";
   o += frames_json(scene_, static_cast<int>(first - base_), static_cast<int>(last - base_));
@@ -504,8 +503,7 @@ std::string answer_message(const httplib::Response& r) {
   try {
     const auto j = json::parse(r.body);
     if (j.is_object() && j.contains("error") && j["error"].is_string()) return j["error"].get<std::string>();
-  } catch (const json::exception&) {
-  }
+  } catch (const json::exception&) {}
   return r.body.substr(0, 200);
 }
 
@@ -609,7 +607,7 @@ struct LiveClient::Impl {
       last_ok = err.empty();
       done_seq = seq;
       done.notify_all();
-      if (more && err.empty()) continue;  // a full batch: the next one at once
+      if (more && err.empty()) continue;                            // a full batch: the next one at once
       wake.wait_until(lock, start + period, [&] { return stop; });  // the rate limit
     }
   }
@@ -662,7 +660,8 @@ LiveClient::LiveClient(const LiveClientOptions& options) : impl_(std::make_uniqu
   if (!(options.timeout_s > 0.0) || !std::isfinite(options.timeout_s))
     throw Error("live view: timeout_s must be > 0 (got " + format_number(options.timeout_s) + ")");
   if (!(options.realtime_factor >= 0.0) || !std::isfinite(options.realtime_factor))
-    throw Error("live view: realtime_factor must be >= 0 and finite (got " + format_number(options.realtime_factor) + "; 0: no pacing, 1: real time)");
+    throw Error("live view: realtime_factor must be >= 0 and finite (got " + format_number(options.realtime_factor) +
+                "; 0: no pacing, 1: real time)");
   impl_->options = options;
 }
 
@@ -670,7 +669,8 @@ LiveClient::~LiveClient() { close(); }
 
 void LiveClient::connect(const std::string& host, int port) {
   if (!is_loopback_host(host))
-    throw Error("live view: host '" + host + "' is not a loopback address (127.0.0.1, localhost or ::1): tendyn serve takes live frames from this machine only");
+    throw Error("live view: host '" + host +
+                "' is not a loopback address (127.0.0.1, localhost or ::1): tendyn serve takes live frames from this machine only");
   if (port < 1 || port > 65535) throw Error("live view: port must be in 1..65535 (got " + std::to_string(port) + ")");
   close();
   Impl& s = *impl_;
@@ -685,8 +685,8 @@ void LiveClient::connect(const std::string& host, int port) {
   auto res = s.http->Get("/live/health", s.headers);
   if (!res) {
     s.http.reset();
-    throw Error("live view: no tendyn serve at " + s.base_url + " (" + httplib::to_string(res.error()) + "); start one with `tendyn serve --port " +
-                std::to_string(port) + "`");
+    throw Error("live view: no tendyn serve at " + s.base_url + " (" + httplib::to_string(res.error()) +
+                "); start one with `tendyn serve --port " + std::to_string(port) + "`");
   }
   if (res->status == 403 && res->body.find("token") != std::string::npos) {
     s.http.reset();

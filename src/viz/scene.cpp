@@ -115,8 +115,10 @@ void write_clouds(std::string& out, const std::vector<SceneCloud>& clouds) {
     out += ",\"values\":[";
     for (std::size_t k = 0; k < c.values.size(); ++k) {
       if (k) out += ',';
-      if (std::isfinite(c.values[k])) out.append(buf, std::to_chars(buf, buf + sizeof buf, c.values[k], std::chars_format::general, 7).ptr);
-      else out += "null";
+      if (std::isfinite(c.values[k]))
+        out.append(buf, std::to_chars(buf, buf + sizeof buf, c.values[k], std::chars_format::general, 7).ptr);
+      else
+        out += "null";
     }
     out += "],\"highlight\":" + nlohmann::json(c.highlight).dump() + '}';
   }
@@ -130,13 +132,12 @@ void check_finite(std::span<const double> v, const char* what, double t) {
 
 }  // namespace
 
-void add_frame(Scene& s, double t_s, std::span<const double> positions_m, std::span<const double> tension_N,
-               std::span<const double> strain, const double* com_m, const FrameEnergy* energy) {
+void add_frame(Scene& s, double t_s, std::span<const double> positions_m, std::span<const double> tension_N, std::span<const double> strain,
+               const double* com_m, const FrameEnergy* energy) {
   const auto np = static_cast<std::size_t>(s.npoint()), nc = static_cast<std::size_t>(s.ncable());
   if (positions_m.size() != 3 * np || tension_N.size() != nc || strain.size() != nc)
     throw Error("scene: frame at t = " + fmt_time(t_s) + " has " + std::to_string(positions_m.size()) + " coordinates, " +
-                std::to_string(tension_N.size()) + " tensions (expected " + std::to_string(3 * np) + ", " +
-                std::to_string(nc) + ")");
+                std::to_string(tension_N.size()) + " tensions (expected " + std::to_string(3 * np) + ", " + std::to_string(nc) + ")");
   if (!std::isfinite(t_s)) throw Error("scene: non-finite frame time");
   if (!s.t_s.empty() && t_s < s.t_s.back())
     throw Error("scene: frame time " + fmt_time(t_s) + " before the previous frame " + fmt_time(s.t_s.back()));
@@ -185,8 +186,8 @@ void validate(const Scene& s) {
   for (const auto& p : s.paths) {
     if (p.points_m.size() % 3 != 0) throw Error("scene: path '" + p.name + "': points_m is not a list of (x, y, z)");
     if (p.per_frame && p.points_m.size() != 3 * nf)
-      throw Error("scene: path '" + p.name + "': " + std::to_string(p.points_m.size() / 3) + " points for " +
-                  std::to_string(nf) + " frames");
+      throw Error("scene: path '" + p.name + "': " + std::to_string(p.points_m.size() / 3) + " points for " + std::to_string(nf) +
+                  " frames");
     for (double v : p.points_m)
       if (!std::isfinite(v)) throw Error("scene: path '" + p.name + "': non-finite point");
   }
@@ -201,8 +202,8 @@ void validate(const Scene& s) {
       if (h < 0 || static_cast<std::size_t>(h) >= n)
         throw Error("scene: cloud '" + c.name + "': highlight index " + std::to_string(h) + " out of range [0, " + std::to_string(n) + ")");
   }
-  if (s.positions_m.size() != 3 * static_cast<std::size_t>(np) * nf ||
-      s.tension_N.size() != static_cast<std::size_t>(s.ncable()) * nf || s.strain.size() != s.tension_N.size())
+  if (s.positions_m.size() != 3 * static_cast<std::size_t>(np) * nf || s.tension_N.size() != static_cast<std::size_t>(s.ncable()) * nf ||
+      s.strain.size() != s.tension_N.size())
     throw Error("scene: per-frame arrays do not match the number of frames");
   if (!s.com_m.empty() && s.com_m.size() != 3 * nf) throw Error("scene: COM track does not match the frames");
   if (!s.contact_force_N.empty() && s.contact_force_N.size() != 3 * static_cast<std::size_t>(np) * nf)
@@ -212,8 +213,9 @@ void validate(const Scene& s) {
   for (const auto& p : s.plots) {
     const std::size_t n = p.t_s.empty() ? nf : p.t_s.size();
     for (const auto& [name, v] : p.series)
-      if (v.size() != n) throw Error("scene: plot '" + p.title + "', series '" + name + "': " + std::to_string(v.size()) +
-                                     " values for " + std::to_string(n) + " times");
+      if (v.size() != n)
+        throw Error("scene: plot '" + p.title + "', series '" + name + "': " + std::to_string(v.size()) + " values for " +
+                    std::to_string(n) + " times");
   }
 }
 
@@ -221,8 +223,8 @@ std::string scene_header_json(const Scene& s) {
   using json = nlohmann::ordered_json;
   json rods = json::array(), cables = json::array(), faces = json::array();
   for (const auto& r : s.rods)
-    rods.push_back({{"name", r.name}, {"a", r.a}, {"b", r.b}, {"radius_m", scene_number(r.radius_m)},
-                    {"shape", r.capsule ? "capsule" : "cylinder"}});
+    rods.push_back(
+        {{"name", r.name}, {"a", r.a}, {"b", r.b}, {"radius_m", scene_number(r.radius_m)}, {"shape", r.capsule ? "capsule" : "cylinder"}});
   for (const auto& c : s.cables) cables.push_back({{"name", c.name}, {"a", c.a}, {"b", c.b}});
   for (const auto& f : s.faces) faces.push_back(f);
   json h;  // keys in the order of docs/VIEWER.md
@@ -325,7 +327,7 @@ std::string check_scene_json(std::string_view text, std::string_view source) {
   } catch (const nlohmann::json::parse_error& e) {
     throw Error(src + ": not valid JSON (byte " + std::to_string(e.byte) + ")");
   } catch (const nlohmann::json::exception& e) {  // e.g. out_of_range.406: a number such as 1e400
-    const std::string what = e.what();  // "[json.exception.out_of_range.406] number overflow ..."
+    const std::string what = e.what();            // "[json.exception.out_of_range.406] number overflow ..."
     const auto cut = what.find("] ");
     throw Error(src + ": not valid JSON (" + (cut == std::string::npos ? what : what.substr(cut + 2)) + ")");
   }
@@ -344,8 +346,8 @@ std::string check_scene_json(std::string_view text, std::string_view source) {
       const auto& e = j[key][i];
       for (const char* end : {"a", "b"})
         if (!e.is_object() || !e.contains(end) || !e[end].is_number_integer() || e[end].get<long>() < 0 || e[end].get<long>() >= np)
-          fail(std::string(key) + "[" + std::to_string(i) + "]." + end + ": missing or not a point index in [0, " +
-               std::to_string(np) + ")");
+          fail(std::string(key) + "[" + std::to_string(i) + "]." + end + ": missing or not a point index in [0, " + std::to_string(np) +
+               ")");
     }
   };
   check_ends("rods");
@@ -402,7 +404,8 @@ std::string check_scene_json(std::string_view text, std::string_view source) {
   if (!f.is_object() || !f.contains("t_s") || !f["t_s"].is_array() || !f.contains("positions_m") || !f["positions_m"].is_array())
     fail("\"frames\" must hold arrays \"t_s\" and \"positions_m\"");
   const std::size_t nf = f["t_s"].size();
-  if (f["positions_m"].size() != nf) fail("frames.positions_m has " + std::to_string(f["positions_m"].size()) + " frames, t_s " + std::to_string(nf));
+  if (f["positions_m"].size() != nf)
+    fail("frames.positions_m has " + std::to_string(f["positions_m"].size()) + " frames, t_s " + std::to_string(nf));
   for (std::size_t i = 0; i < nf; ++i)
     if (!f["positions_m"][i].is_array() || static_cast<long>(f["positions_m"][i].size()) != 3 * np)
       fail("frames.positions_m[" + std::to_string(i) + "] must have 3 x " + std::to_string(np) + " numbers");
@@ -449,14 +452,16 @@ nlohmann::json thin_scene(const nlohmann::json& j, std::size_t stride) {
   const std::size_t nf = j["frames"]["t_s"].size();
   auto per_frame = [nf](const nlohmann::json& a) { return a.is_array() && a.size() == nf; };
   for (auto& [key, v] : t["frames"].items()) {
-    if (per_frame(v)) keep_every(v, stride);
+    if (per_frame(v))
+      keep_every(v, stride);
     else if (v.is_object())
       for (auto& [k2, w] : v.items())
         if (per_frame(w)) keep_every(w, stride);
   }
   if (t.contains("paths") && t["paths"].is_array())
     for (auto& p : t["paths"])
-      if (p.is_object() && p.value("per_frame", false) && p.contains("points_m") && per_frame(p["points_m"])) keep_every(p["points_m"], stride);
+      if (p.is_object() && p.value("per_frame", false) && p.contains("points_m") && per_frame(p["points_m"]))
+        keep_every(p["points_m"], stride);
   if (t.contains("plots") && t["plots"].is_array())
     for (auto& p : t["plots"]) {
       if (!p.is_object() || !p.contains("series") || !p["series"].is_array()) continue;
@@ -464,7 +469,8 @@ nlohmann::json thin_scene(const nlohmann::json& j, std::size_t stride) {
       const std::size_t n = own ? p["t_s"].size() : nf;
       if (own) keep_every(p["t_s"], stride);
       for (auto& se : p["series"])
-        if (se.is_object() && se.contains("values") && se["values"].is_array() && se["values"].size() == n) keep_every(se["values"], stride);
+        if (se.is_object() && se.contains("values") && se["values"].is_array() && se["values"].size() == n)
+          keep_every(se["values"], stride);
     }
   t["thinned"] = {{"stride", stride}, {"frames_in_run", nf}};
   return t;
@@ -531,11 +537,11 @@ std::string escape_js_for_script(std::string_view js) {
   }
   return o;
 }
-std::string page(std::string_view title, std::string_view config, std::string_view scene, std::string_view js,
-                 std::string_view css) {
+std::string page(std::string_view title, std::string_view config, std::string_view scene, std::string_view js, std::string_view css) {
   std::string o;
   o.reserve(scene.size() + js.size() + css.size() + 1024);
-  o += "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>";
+  o +=
+      "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>";
   o += io::escape_markup(title);
   o += " - tendyn</title>\n<style>";
   o += css;

@@ -155,10 +155,11 @@ void move_node(ts::Model& m, int i, int axis, double value_m, const std::string&
     return;
   }
   auto& r = m.rods[static_cast<std::size_t>(node.rod)];
-  const bool has_points = std::any_of(m.nodes.begin(), m.nodes.end(), [&](const ts::Node& n) { return n.is_body_point() && n.rod == node.rod; });
+  const bool has_points =
+      std::any_of(m.nodes.begin(), m.nodes.end(), [&](const ts::Node& n) { return n.is_body_point() && n.rod == node.rod; });
   if (node.is_body_point() || r.general_inertia || has_points)
-    throw Error(where + ": node '" + m.node_ids[static_cast<std::size_t>(i)] + "' is on rod '" + m.rod_ids[static_cast<std::size_t>(node.rod)] +
-                "', which has body points or a full inertia tensor: edit it in the YAML");
+    throw Error(where + ": node '" + m.node_ids[static_cast<std::size_t>(i)] + "' is on rod '" +
+                m.rod_ids[static_cast<std::size_t>(node.rod)] + "', which has body points or a full inertia tensor: edit it in the YAML");
   const double length = (P.row(r.node[1]) - P.row(r.node[0])).norm();
   if (!(length > 1e-9))
     throw Error(where + ": rod '" + m.rod_ids[static_cast<std::size_t>(node.rod)] + "' would have its two nodes at one point");
@@ -187,18 +188,24 @@ void apply_edit(ts::Model& m, const json& e, const std::string& where) {
       if (field != "stiffness_Npm" && field != "damping_Nspm" && field != "rest_length_m")
         throw Error(where + ".field: '" + field + "' is not a cable field (stiffness_Npm, damping_Nspm, rest_length_m)");
       if (!(v >= 0.0)) throw out_of_range("must be >= 0");
-      if (field == "stiffness_Npm") c.stiffness_Npm = v;
-      else if (field == "damping_Nspm") c.damping_Nspm = v;
-      else c.rest_length_m = v;
+      if (field == "stiffness_Npm")
+        c.stiffness_Npm = v;
+      else if (field == "damping_Nspm")
+        c.damping_Nspm = v;
+      else
+        c.rest_length_m = v;
     } else if (element == "rod") {
       auto& r = m.rods[static_cast<std::size_t>(index_of(m.rod_ids, id, "rod", where))];
-      if (r.general_inertia)
-        throw Error(where + ": rod '" + id + "' has a full inertia tensor (parts or inertia): edit it in the YAML");
+      if (r.general_inertia) throw Error(where + ": rod '" + id + "' has a full inertia tensor (parts or inertia): edit it in the YAML");
       double mass = r.mass_kg, length = r.length_m, radius = rod_radius_m(r);
-      if (field == "mass_kg") mass = v;
-      else if (field == "length_m") length = v;
-      else if (field == "radius_m") radius = v;
-      else throw Error(where + ".field: '" + field + "' is not a rod field (mass_kg, length_m, radius_m)");
+      if (field == "mass_kg")
+        mass = v;
+      else if (field == "length_m")
+        length = v;
+      else if (field == "radius_m")
+        radius = v;
+      else
+        throw Error(where + ".field: '" + field + "' is not a rod field (mass_kg, length_m, radius_m)");
       if (field == "radius_m" ? !(v >= 0.0) : !(v > 0.0)) throw out_of_range(field == "radius_m" ? "must be >= 0" : "must be > 0");
       try {
         reshape_rod(r, mass, length, radius);
@@ -282,7 +289,9 @@ std::string model_json(const ts::Model& m) {
                      {"y_m", P(i, 1)},
                      {"z_m", P(i, 2)},
                      {"fixed", m.nodes[static_cast<std::size_t>(i)].is_anchor()},
-                     {"on", m.nodes[static_cast<std::size_t>(i)].is_body_point() ? m.rod_ids[static_cast<std::size_t>(m.nodes[static_cast<std::size_t>(i)].rod)] : ""},
+                     {"on", m.nodes[static_cast<std::size_t>(i)].is_body_point()
+                                ? m.rod_ids[static_cast<std::size_t>(m.nodes[static_cast<std::size_t>(i)].rod)]
+                                : ""},
                      {"end_cap_radius_m", m.nodes[static_cast<std::size_t>(i)].radius_m},
                      {"contact", m.nodes[static_cast<std::size_t>(i)].touches_ground()}});
   json winches = json::array();
@@ -295,8 +304,8 @@ std::string model_json(const ts::Model& m) {
                        {"no_load_speed_radps", w.no_load_speed_radps},
                        {"kp_per_m", w.kp_per_m},
                        {"max_rate_mps", w.max_rate_mps()}});
-  return json{{"kind", "tensegrity"}, {"name", m.name},         {"nodes", m.node_ids}, {"node_positions", nodes},
-              {"rods", rods},         {"cables", cables},       {"winches", winches}}
+  return json{{"kind", "tensegrity"}, {"name", m.name},   {"nodes", m.node_ids}, {"node_positions", nodes},
+              {"rods", rods},         {"cables", cables}, {"winches", winches}}
       .dump();
 }
 
@@ -418,10 +427,12 @@ RunRequest parse_run_request(std::string_view body, const Limits& limits) {
     const json cables = array_or(inv, "drive_cables", "request.inverse", json::array());
     if (cables.empty()) throw Error("request.inverse.drive_cables: a non-empty array of cable ids");
     if (static_cast<int>(cables.size()) > limits.max_drive_cables)
-      throw Error("request.inverse.drive_cables: at most " + std::to_string(limits.max_drive_cables) + " in the studio (3^m rollouts per period)");
+      throw Error("request.inverse.drive_cables: at most " + std::to_string(limits.max_drive_cables) +
+                  " in the studio (3^m rollouts per period)");
     std::vector<std::string> ids;
     for (std::size_t i = 0; i < cables.size(); ++i) {
-      if (!cables[i].is_string()) throw BadRequest("request.inverse.drive_cables[" + std::to_string(i) + "]: must be a string (a cable id)");
+      if (!cables[i].is_string())
+        throw BadRequest("request.inverse.drive_cables[" + std::to_string(i) + "]: must be a string (a cable id)");
       ids.push_back(cables[i].get<std::string>());
     }
     // the planning policies of `tendyn plan` (tensegrity/planner.hpp): the planner owns its cables,
@@ -488,7 +499,6 @@ class JobRecorder final : public ts::Observer {
   Scene local_;
   TensegritySceneRecorder rec_;
 };
-
 
 }  // namespace
 
@@ -715,27 +725,20 @@ std::vector<std::string> allowed_authorities(const Listen& listen) {
 
 }  // namespace
 
-HeaderVerdict check_request_headers(std::string_view method, const std::string* host,
-                                    const std::string* origin, const std::string* content_type,
-                                    const Listen& listen) {
+HeaderVerdict check_request_headers(std::string_view method, const std::string* host, const std::string* origin,
+                                    const std::string* content_type, const Listen& listen) {
   const bool wildcard = is_wildcard(listen.host);
   const auto allowed = allowed_authorities(listen);
-  const auto allowed_host = [&](const std::string& h) {
-    return std::find(allowed.begin(), allowed.end(), lower(h)) != allowed.end();
-  };
+  const auto allowed_host = [&](const std::string& h) { return std::find(allowed.begin(), allowed.end(), lower(h)) != allowed.end(); };
   if (host == nullptr || host->empty())
     return {403, "missing Host header (the studio answers requests to 127.0.0.1, localhost or [::1] only)"};
   if (!wildcard && !allowed_host(*host))
-    return {403, "Host '" + *host + "' is not this machine's loopback address with port " +
-                     std::to_string(listen.port) +
-                     " (DNS rebinding protection: open the studio at http://127.0.0.1:" +
-                     std::to_string(listen.port) + "/)"};
+    return {403, "Host '" + *host + "' is not this machine's loopback address with port " + std::to_string(listen.port) +
+                     " (DNS rebinding protection: open the studio at http://127.0.0.1:" + std::to_string(listen.port) + "/)"};
   if (origin != nullptr) {
     const std::string o = lower(*origin);
-    const bool same = o.rfind("http://", 0) == 0 &&
-                      (wildcard ? o.substr(7) == lower(*host) : allowed_host(o.substr(7)));
-    if (!same)
-      return {403, "Origin '" + *origin + "' is not the studio's own page (cross-site requests are refused)"};
+    const bool same = o.rfind("http://", 0) == 0 && (wildcard ? o.substr(7) == lower(*host) : allowed_host(o.substr(7)));
+    if (!same) return {403, "Origin '" + *origin + "' is not the studio's own page (cross-site requests are refused)"};
   }
   if (method == "POST") {
     const std::string ct = content_type ? lower(*content_type) : std::string();

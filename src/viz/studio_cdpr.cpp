@@ -129,9 +129,12 @@ void apply_edit(cdpr::ModelFile& f, const json& e, const std::string& where) {
       throw Error(where + ".field: '" + field + "' is not a platform field (mass_kg, com_x_m, com_y_m, com_z_m)");
     }
   } else if (element == "tension") {
-    if (field == "min_N") m.f_min_N = v;
-    else if (field == "max_N") m.f_max_N = v;
-    else throw Error(where + ".field: '" + field + "' is not a tension field (min_N, max_N)");
+    if (field == "min_N")
+      m.f_min_N = v;
+    else if (field == "max_N")
+      m.f_max_N = v;
+    else
+      throw Error(where + ".field: '" + field + "' is not a tension field (min_N, max_N)");
     if (!(m.f_min_N >= 0.0) || !(m.f_max_N > m.f_min_N)) throw Error(where + ": tension bounds need 0 <= min_N < max_N");
   } else if (element == "pose") {
     const auto names = pose_fields(m);
@@ -192,12 +195,14 @@ std::shared_ptr<const CdprRun> parse_cdpr_run(const json& j, const Limits& limit
   const int n = dim(m);
   if (c.contains("path")) {
     const json path = array_or(c, "path", "request.cdpr", json::array());
-    if (path.size() < 2 || path.size() > 100) throw Error("request.cdpr.path: 2 to 100 points [[x, y" + std::string(n == 3 ? ", z" : "") + "], ...]");
+    if (path.size() < 2 || path.size() > 100)
+      throw Error("request.cdpr.path: 2 to 100 points [[x, y" + std::string(n == 3 ? ", z" : "") + "], ...]");
     for (std::size_t i = 0; i < path.size(); ++i) {
       const auto& p = path[i];
       const std::string where = "request.cdpr.path[" + std::to_string(i) + "]";
       if (!p.is_array() || static_cast<int>(p.size()) != n)
-        throw BadRequest(where + ": must be " + (n == 3 ? "[x, y, z]" : "[x, y]") + " in metres (a " + cdpr::to_string(m.motion) + " model)");
+        throw BadRequest(where + ": must be " + (n == 3 ? "[x, y, z]" : "[x, y]") + " in metres (a " + cdpr::to_string(m.motion) +
+                         " model)");
       Eigen::Vector3d v = Eigen::Vector3d::Zero();
       for (int a = 0; a < n; ++a) {
         if (!p[static_cast<std::size_t>(a)].is_number() || !std::isfinite(p[static_cast<std::size_t>(a)].get<double>()))

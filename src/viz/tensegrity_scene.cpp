@@ -31,8 +31,8 @@ Scene make_scene(const tensegrity::Model& m) {
   return s;
 }
 
-void TensegritySceneRecorder::on_output(const tensegrity::Model& m, const tensegrity::State& state,
-                                        const tensegrity::Data& d, const tensegrity::Energy& e) {
+void TensegritySceneRecorder::on_output(const tensegrity::Model& m, const tensegrity::State& state, const tensegrity::Data& d,
+                                        const tensegrity::Energy& e) {
   Frame& f = pending_;
   f.t_s = state.time_s;
   f.p.assign(d.p_W_node.data(), d.p_W_node.data() + d.p_W_node.size());

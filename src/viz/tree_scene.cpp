@@ -70,7 +70,8 @@ Scene make_scene(const tree::Model& m, const Eigen::VectorXd& q) {
     // capsule to its centre of mass too: its children's capsules start at its origin
     const bool trunk = (joint.fictitious || joint.type == tree::JointType::kFree || m.parent[static_cast<std::size_t>(i)] < 0) &&
                        link.mass_kg > 0.0 && !m.children[static_cast<std::size_t>(i)].empty();
-    if ((m.children[static_cast<std::size_t>(i)].empty() || trunk) && link.p_LC_m.norm() > 1e-9) s.rods.push_back({name, i, n + i, radius, true});
+    if ((m.children[static_cast<std::size_t>(i)].empty() || trunk) && link.p_LC_m.norm() > 1e-9)
+      s.rods.push_back({name, i, n + i, radius, true});
   }
   for (int i = 0; i < n; ++i) {
     const auto& j = m.joints[static_cast<std::size_t>(i)];

@@ -23,9 +23,7 @@ std::string cli() { return std::string("\"") + TENDYN_CLI + "\""; }
 
 TEST(TensionCli, SolvePrintsJsonForEveryMethod) {
   std::string out;
-  const int rc = test::run_command(cli() + " tension solve " + test::model_path("printer8.yaml") +
-                                       " --json 2>/dev/null",
-                                   &out);
+  const int rc = test::run_command(cli() + " tension solve " + test::model_path("printer8.yaml") + " --json 2>/dev/null", &out);
   ASSERT_EQ(rc, 0) << out;
   const auto j = nlohmann::json::parse(out);
   ASSERT_EQ(j["results"].size(), 7u);  // the five of document 002's comparison, centred, centroid
@@ -62,8 +60,7 @@ TEST(TensionCli, HugeWrenchIsNeverOkWithAnInfiniteResidual) {
     std::string out;
     const std::string wrench = std::string(v) + "," + v + "," + v;
     const int rc = test::run_command(cli() + " tension solve " + test::model_path("printer8.yaml") +
-                                         " --group lower --rows fx,fy,mz --wrench " + wrench +
-                                         " --json 2>/dev/null",
+                                         " --group lower --rows fx,fy,mz --wrench " + wrench + " --json 2>/dev/null",
                                      &out);
     ASSERT_EQ(rc, 0) << out;
     const auto j = nlohmann::json::parse(out);
@@ -79,8 +76,7 @@ TEST(TensionCli, HugeWrenchIsNeverOkWithAnInfiniteResidual) {
       if (finite && fmax > 0.0) {
         for (const auto& f : r["tensions_N"]) norm2 += (f.get<double>() / fmax) * (f.get<double>() / fmax);
         ASSERT_TRUE(r["tension_norm_N"].is_number()) << r["method"] << " " << v;
-        EXPECT_NEAR(r["tension_norm_N"].get<double>() / fmax, std::sqrt(norm2), 1e-12 * std::sqrt(norm2))
-            << r["method"] << " " << v;
+        EXPECT_NEAR(r["tension_norm_N"].get<double>() / fmax, std::sqrt(norm2), 1e-12 * std::sqrt(norm2)) << r["method"] << " " << v;
       }
       if (r["method"] == "exact") {  // within the model's bounds, far from the wrench
         EXPECT_EQ(r["status"], "infeasible") << v;
@@ -121,8 +117,8 @@ TEST(TensionCli, TrajectoryCsvInCsvOut) {
     f << "t,x,y,phi\n0,0,0,0\n0.1,0.1,0.05,0.02\n0.2,0.2,0.1,0.04\n";
   }
   std::string log;
-  ASSERT_EQ(test::run_command(cli() + " tension trajectory " + test::model_path("planar4.yaml") +
-                                  " --in " + in.string() + " -o " + (dir / "out").string(),
+  ASSERT_EQ(test::run_command(cli() + " tension trajectory " + test::model_path("planar4.yaml") + " --in " + in.string() + " -o " +
+                                  (dir / "out").string(),
                               &log),
             0)
       << log;
@@ -152,8 +148,8 @@ TEST(TensionCli, TrajectoryReportsTheLargestJumpPerMethodAndInterference) {
     }
   }
   std::string log;
-  ASSERT_EQ(test::run_command(cli() + " tension trajectory " + test::model_path("planar4.yaml") + " --in " + in.string() +
-                                  " -o " + (dir / "out").string() + " --method exhaustive,centred",
+  ASSERT_EQ(test::run_command(cli() + " tension trajectory " + test::model_path("planar4.yaml") + " --in " + in.string() + " -o " +
+                                  (dir / "out").string() + " --method exhaustive,centred",
                               &log),
             0)
       << log;
@@ -175,29 +171,27 @@ TEST(TensionCli, TrajectoryReportsTheLargestJumpPerMethodAndInterference) {
   EXPECT_GT(jump_ex, 40.0) << ex;
   EXPECT_LT(jump_ce, 10.0) << ce;
   // centroid needs two redundant cables: planar4 has one
-  EXPECT_EQ(test::run_command(cli() + " tension trajectory " + test::model_path("planar4.yaml") + " --in " + in.string() +
-                                  " -o " + (dir / "out2").string() + " --method centroid",
+  EXPECT_EQ(test::run_command(cli() + " tension trajectory " + test::model_path("planar4.yaml") + " --in " + in.string() + " -o " +
+                                  (dir / "out2").string() + " --method centroid",
                               &log),
             2);
-  EXPECT_NE(log.find("--method: centroid is not applicable here (needs exactly 2 more cables than wrench rows)"),
-            std::string::npos)
-      << log;
+  EXPECT_NE(log.find("--method: centroid is not applicable here (needs exactly 2 more cables than wrench rows)"), std::string::npos) << log;
   EXPECT_FALSE(std::filesystem::exists(dir / "out2"));
   // interference: planar4's upper cables cross from the first pose on
-  ASSERT_EQ(test::run_command(cli() + " tension interference " + test::model_path("planar4.yaml") + " --in " +
-                                  in.string() + " -o " + (dir / "out3").string() + " --clearance 0.01",
+  ASSERT_EQ(test::run_command(cli() + " tension interference " + test::model_path("planar4.yaml") + " --in " + in.string() + " -o " +
+                                  (dir / "out3").string() + " --clearance 0.01",
                               &log),
             0)
       << log;
   EXPECT_NE(log.find("first interference at " + in.string() + ":2"), std::string::npos) << log;
   EXPECT_TRUE(std::filesystem::exists(dir / "out3" / "interference.csv"));
-  EXPECT_EQ(test::run_command(cli() + " tension interference " + test::model_path("planar4.yaml") + " --in " +
-                                  in.string() + " -o " + (dir / "out4").string() + " --platform box:0,1,1",
+  EXPECT_EQ(test::run_command(cli() + " tension interference " + test::model_path("planar4.yaml") + " --in " + in.string() + " -o " +
+                                  (dir / "out4").string() + " --platform box:0,1,1",
                               &log),
             2);
   EXPECT_NE(log.find("--platform box: sizes must be > 0"), std::string::npos) << log;
-  EXPECT_EQ(test::run_command(cli() + " tension interference " + test::model_path("planar4.yaml") + " --in " +
-                                  in.string() + " -o " + (dir / "out4").string() + " --clearance -1",
+  EXPECT_EQ(test::run_command(cli() + " tension interference " + test::model_path("planar4.yaml") + " --in " + in.string() + " -o " +
+                                  (dir / "out4").string() + " --clearance -1",
                               &log),
             2);
   EXPECT_NE(log.find("--clearance"), std::string::npos) << log;
@@ -217,15 +211,9 @@ TEST(TensionCli, BadInputExitsWithCode2AndAMessage) {
   std::string out;
   EXPECT_EQ(test::run_command(cli() + " tension solve /nonexistent.yaml", &out), 2);
   EXPECT_NE(out.find("model: no such file: '/nonexistent.yaml'"), std::string::npos) << out;
-  EXPECT_EQ(test::run_command(cli() + " tension solve " + test::model_path("planar4.yaml") +
-                                  " --wrench 1,2",
-                              &out),
-            2);
+  EXPECT_EQ(test::run_command(cli() + " tension solve " + test::model_path("planar4.yaml") + " --wrench 1,2", &out), 2);
   EXPECT_NE(out.find("needs 3 values"), std::string::npos) << out;
-  EXPECT_EQ(test::run_command(cli() + " tension solve " + test::model_path("planar4.yaml") +
-                                  " --pose 0,0,nan",
-                              &out),
-            2);
+  EXPECT_EQ(test::run_command(cli() + " tension solve " + test::model_path("planar4.yaml") + " --pose 0,0,nan", &out), 2);
   EXPECT_EQ(test::run_command(cli() + " tension study --size 6by12", &out), 2);
 }
 
@@ -235,8 +223,7 @@ TEST(TensionCli, BadInputExitsWithCode2AndAMessage) {
 TEST(ExperimentCli, StartStateOptionsAndPretensionSweep) {
   const auto dir = std::filesystem::temp_directory_path() / "tendyn_cdpr_experiment_cli";
   std::filesystem::remove_all(dir);
-  const std::string base = cli() + " cdpr-experiment --speed 1 --dt 0.002 --control-dt 0.004 --no-plot -q -o \"" +
-                           dir.string() + "\" ";
+  const std::string base = cli() + " cdpr-experiment --speed 1 --dt 0.002 --control-dt 0.004 --no-plot -q -o \"" + dir.string() + "\" ";
   std::string out;
   EXPECT_EQ(test::run_command(base + "--start-without 1.8 2>&1", &out), 2);
   EXPECT_NE(out.find("bad start state '1.8'"), std::string::npos) << out;
@@ -271,7 +258,6 @@ TEST(ExperimentCli, StartStateOptionsAndPretensionSweep) {
   std::filesystem::remove_all(dir);
 }
 
-
 // tendyn cdpr design: a poor planar4 (lower anchors pulled in) improved within its frame; the
 // written model.yaml loads and scores as summary.json says; bad input exits 2 naming the option.
 TEST(DesignCli, ImprovesAPoorStartAndWritesTheModelAndSummary) {
@@ -292,9 +278,8 @@ TEST(DesignCli, ImprovesAPoorStartAndWritesTheModelAndSummary) {
   std::ofstream(model) << text;
   const std::string base = cli() + " cdpr design " + model.string() + " --frame-min -1,-1 --frame-max 1,1";
   std::string out;
-  const int rc = test::run_command(base + " --region -0.4:0.4:5,-0.4:0.4:5 --evaluations 150 --step 0.2 -o " +
-                                       (dir / "out").string() + " 2>&1",
-                                   &out);
+  const int rc =
+      test::run_command(base + " --region -0.4:0.4:5,-0.4:0.4:5 --evaluations 150 --step 0.2 -o " + (dir / "out").string() + " 2>&1", &out);
   ASSERT_EQ(rc, 0) << out;
   std::ifstream sf(dir / "out" / "summary.json");
   const auto j = nlohmann::json::parse(sf);
@@ -331,8 +316,11 @@ TEST(DesignCli, ImprovesAPoorStartAndWritesTheModelAndSummary) {
   for (const auto& c : cases) {
     const auto bad = dir / "bad";
     std::filesystem::remove_all(bad);
-    EXPECT_EQ(test::run_command(cli() + " cdpr design " + test::model_path("planar4.yaml") + " " + c.args + " -o " + bad.string() + " 2>&1", &out), 2)
-        << c.args << "\n" << out;
+    EXPECT_EQ(test::run_command(cli() + " cdpr design " + test::model_path("planar4.yaml") + " " + c.args + " -o " + bad.string() + " 2>&1",
+                                &out),
+              2)
+        << c.args << "\n"
+        << out;
     EXPECT_NE(out.find(c.message), std::string::npos) << c.args << "\n" << out;
     EXPECT_FALSE(std::filesystem::exists(bad / "summary.json")) << c.args;
   }

@@ -17,8 +17,7 @@ TEST(ClosedForm, MatchesTheFormulaAndHitsTheWrench) {
   for (int k = 0; k < 50; ++k) {
     const auto p = random_problem(6, 8, 100 + k, WrenchMode::kUniform);
     const Eigen::VectorXd fm = Eigen::VectorXd::Constant(8, 50.5);
-    const Eigen::VectorXd ref =
-        fm + p.J.completeOrthogonalDecomposition().pseudoInverse() * (p.w - p.J * fm);
+    const Eigen::VectorXd ref = fm + p.J.completeOrthogonalDecomposition().pseudoInverse() * (p.w - p.J * fm);
     const auto r = solve_tensions(Method::kClosedForm, p.J, p.w, o);
     EXPECT_LT((r.f_N - ref).norm(), 1e-9 * ref.norm());
     const bool inside = ref.minCoeff() >= o.f_min_N && ref.maxCoeff() <= o.f_max_N;
@@ -68,8 +67,7 @@ TEST(ClosedForm, NeverReturnsATensionJustOutsideTheBounds) {
             const auto p = random_problem(m, n, 100 * k + n, WrenchMode::kFeasible);
             SolverOptions o;
             o.f_max_N = fmax;
-            const Eigen::VectorXd w = zero ? Eigen::VectorXd::Zero(m)
-                                           : Eigen::VectorXd(p.w * (0.3 * fmax));
+            const Eigen::VectorXd w = zero ? Eigen::VectorXd::Zero(m) : Eigen::VectorXd(p.w * (0.3 * fmax));
             for (Method meth : {Method::kClosedForm, Method::kImprovedClosedForm}) {
               const auto r = solve_tensions(meth, p.J, w, o);
               for (int i = 0; i < n; ++i) {

@@ -16,9 +16,7 @@
 namespace tendyn::cdpr {
 namespace {
 
-DynamicModel printer() {
-  return make_printer_dynamics(load_model(test::model_path("printer8.yaml")).model, 50.0);
-}
+DynamicModel printer() { return make_printer_dynamics(load_model(test::model_path("printer8.yaml")).model, 50.0); }
 
 struct Loop {
   DynamicModel model = printer();
@@ -28,9 +26,7 @@ struct Loop {
   Measurement meas = make_measurement(model);
 
   // Starts at `pose` with the rest lengths of the tensions `f`.
-  void start(const Pose& pose, const Eigen::VectorXd& f) {
-    x = make_state(model, pose, rest_lengths_for_tensions(model, in, pose, f));
-  }
+  void start(const Pose& pose, const Eigen::VectorXd& f) { x = make_state(model, pose, rest_lengths_for_tensions(model, in, pose, f)); }
   void run(Controller& c, Sensors& s, const Reference& ref, double T) {
     const double h = 1e-3;
     for (int k = 0; k < static_cast<int>(std::lround(T / h)); ++k) {
@@ -136,7 +132,7 @@ TEST(CdprControl, System4LowerProfileIsNonNegativeAndSolvesItsEquations) {
   Sensors s(L.model, SensorConfig{});
   int zero_tensions = 0, solved = 0, nontrivial = 0;
   for (const Eigen::Vector3d& p : {Eigen::Vector3d(-3, -4, 3), Eigen::Vector3d(3, -4, 3), Eigen::Vector3d(3, 4, 3),
-                                  Eigen::Vector3d(0, 0, 3), Eigen::Vector3d(-3, 2, 3)}) {
+                                   Eigen::Vector3d(0, 0, 3), Eigen::Vector3d(-3, 2, 3)}) {
     for (const Eigen::Vector3d& load : {Eigen::Vector3d(0, 0, 0), Eigen::Vector3d(300, -200, 0)}) {
       const Pose pose = pose_from_xyz_rpy(p, Eigen::Vector3d::Zero());
       L.start(pose, Eigen::VectorXd::Constant(8, 1000.0));
@@ -237,7 +233,8 @@ TEST(CdprControl, RefusesOrReportsBoundsTheNonNegativeMethodsDoNotHonour) {
     const std::string e = tendyn::test::error_of([&] { Controller c(m, cc); });
     EXPECT_NE(e.find(std::string("cdpr controller: method '") + to_string(method) +
                      "' solves f >= 0 only and cannot honour the lower tension bound 200 N"),
-              std::string::npos) << e;
+              std::string::npos)
+        << e;
     cc.f_min_N = 0.0;  // f >= 0 is all they are asked for
     EXPECT_NO_THROW(Controller(m, cc));
   }

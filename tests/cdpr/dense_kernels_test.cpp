@@ -20,7 +20,7 @@ TEST(MinNormLS, MatchesCompleteOrthogonalDecompositionOnRankDeficientMatrices) {
     auto p = random_problem(m, k, static_cast<std::uint64_t>(seed), WrenchMode::kUniform);
     Eigen::MatrixXd A = p.J;
     if (seed % 3 == 0 && k > 1) A.col(k - 1) = A.col(0) * 2.0;  // rank deficient
-    if (seed % 5 == 0 && m > 1) A.row(m - 1) = A.row(0);       // dependent rows
+    if (seed % 5 == 0 && m > 1) A.row(m - 1) = A.row(0);        // dependent rows
     Eigen::VectorXd x(k);
     ls.solve(A.data(), m, m, k, p.w.data(), x.data(), 1e-10);
     Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> cod(A);

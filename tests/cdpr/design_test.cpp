@@ -34,8 +34,7 @@ TEST(Design, ScoreIsTheMeanCentredMarginByHand) {
   update_tension_problem(m, pose_from_vector(m, q.row(0).transpose()), p);
   const TensionResult r = solve_tension_problem(Method::kCentred, p);
   ASSERT_EQ(r.status, Status::kOk);
-  const double margin =
-      std::min((r.f_N.array() - m.f_min_N).minCoeff(), (m.f_max_N - r.f_N.array()).minCoeff()) / (m.f_max_N - m.f_min_N);
+  const double margin = std::min((r.f_N.array() - m.f_min_N).minCoeff(), (m.f_max_N - r.f_N.array()).minCoeff()) / (m.f_max_N - m.f_min_N);
   const DesignScore s = design_score(m, q);
   EXPECT_EQ(s.feasible, 1);
   EXPECT_DOUBLE_EQ(s.score, margin);
@@ -55,8 +54,7 @@ TEST(Design, NelderMeadImprovesAPoorStartWithinTheFrameDeterministically) {
   o.max_evaluations = 200;
   const DesignResult r = optimise_anchors(m, q, o);
   std::printf("start score %.6f feasible %d/%d; best %.6f feasible %d/%d after %d evaluations\n", r.start_score.score,
-              r.start_score.feasible, r.start_score.poses, r.best_score.score, r.best_score.feasible, r.best_score.poses,
-              r.evaluations);
+              r.start_score.feasible, r.start_score.poses, r.best_score.score, r.best_score.feasible, r.best_score.poses, r.evaluations);
   EXPECT_GT(r.best_score.score, r.start_score.score + 0.01);
   EXPECT_GE(r.best_score.feasible, r.start_score.feasible);
   EXPECT_LE(r.evaluations, 200);

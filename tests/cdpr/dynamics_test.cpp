@@ -37,8 +37,8 @@ TEST(CdprDynamics, StaticsWithSolverTensionsHasZeroAcceleration) {
   DynamicData d = make_dynamic_data(m);
   // poses inside printer8's wrench-feasible workspace (tensions in [200, 30000] N), the last one
   // a corner of the experiment's layer path
-  for (const auto& q : {Eigen::Vector3d(0, 0, 3.0), Eigen::Vector3d(1.0, -1.0, 3.0),
-                        Eigen::Vector3d(-1.2, 2.0, 3.5), Eigen::Vector3d(3.0, -4.0, 3.0)}) {
+  for (const auto& q :
+       {Eigen::Vector3d(0, 0, 3.0), Eigen::Vector3d(1.0, -1.0, 3.0), Eigen::Vector3d(-1.2, 2.0, 3.5), Eigen::Vector3d(3.0, -4.0, 3.0)}) {
     const Pose pose = pose_from_xyz_rpy(q, Eigen::Vector3d(0.0, 0.0, 0.02));
     const Eigen::VectorXd f = test::holding_tensions(m, pose);
     const StateVector x = make_state(m, pose, rest_lengths_for_tensions(m, in, pose, f));
@@ -94,7 +94,10 @@ TEST(CdprDynamics, Dopri5AgreesWithFineRk4AndConservesEnergy) {
   int rejected = 0;
   while (t < T - 1e-15) {
     const AdaptiveStep s = step_dopri5(m, in, xa, std::min(h, T - t), d, 1e-10, 1e-12);
-    if (s.accepted) t += s.h_used; else ++rejected;
+    if (s.accepted)
+      t += s.h_used;
+    else
+      ++rejected;
     h = s.h_next;
   }
   for (int k = 0; k < 10000; ++k) step_rk4(m, in, xb, 1e-4, d);

@@ -14,9 +14,8 @@ namespace {
 TEST(Exhaustive, RandomStudyLoadsMoreCablesWithSmallerNormThanLawsonHanson) {
   const auto rows = run_random_study(6, 12, 200, 1, {Method::kExhaustive, Method::kLawsonHanson});
   const auto s = summarize_study(rows, 0, 1);
-  std::printf("[ study ] more loaded %d/%d, smaller norm %d/%d, median reduction %.1f%%\n",
-              s.a_more_loaded, s.problems, s.a_smaller_norm, s.problems,
-              100 * s.median_norm_reduction);
+  std::printf("[ study ] more loaded %d/%d, smaller norm %d/%d, median reduction %.1f%%\n", s.a_more_loaded, s.problems, s.a_smaller_norm,
+              s.problems, 100 * s.median_norm_reduction);
   EXPECT_GT(s.a_more_loaded, s.problems / 2);
   EXPECT_GT(s.a_smaller_norm, s.problems / 2);
   EXPECT_LT(s.max_rel_residual_a, 1e-6);
@@ -117,7 +116,7 @@ TEST(Exhaustive, OutlierRuleRejectsHugeTensionsLikeTheDocumentsExample4) {
   EXPECT_GE(r.outliers, 1);
   EXPECT_LT(r.tension_norm, 10.0);
   const auto lh = solve_tensions(Method::kLawsonHanson, J, w);
-  EXPECT_GT(lh.tension_norm, 1e6);  // lsqnonneg does return the huge tensions ...
+  EXPECT_GT(lh.tension_norm, 1e6);              // lsqnonneg does return the huge tensions ...
   EXPECT_EQ(lh.status, Status::kNearSingular);  // ... but we flag them
 }
 
@@ -143,8 +142,7 @@ namespace {
 
 /// Solves with the reference and the updating kernel; expects the same selected set, status,
 /// outlier count and tensions to 1e-10 relative. Returns |f_new - f_ref|_inf / |f_ref|_inf.
-double expect_same_as_reference(const Eigen::MatrixXd& J, const Eigen::VectorXd& w,
-                                const std::string& what, double precision = 1e-6) {
+double expect_same_as_reference(const Eigen::MatrixXd& J, const Eigen::VectorXd& w, const std::string& what, double precision = 1e-6) {
   SolverOptions ref, upd;
   ref.exhaustive_refactor = true;
   ref.residual_precision = upd.residual_precision = precision;
@@ -169,9 +167,8 @@ TEST(ExhaustiveUpdating, SelectsTheSameSubsetsAsTheReferenceKernelOnRandomProble
     const int n = 1 + (k / 6) % 12;
     const auto mode = (k / 72) % 2 == 0 ? WrenchMode::kFeasible : WrenchMode::kUniform;
     const auto p = random_problem(m, n, 5000 + k, mode);
-    worst = std::max(worst, expect_same_as_reference(p.J, p.w, "random " + std::to_string(m) + "x" +
-                                                               std::to_string(n) + " seed " +
-                                                               std::to_string(5000 + k)));
+    worst = std::max(worst, expect_same_as_reference(
+                                p.J, p.w, "random " + std::to_string(m) + "x" + std::to_string(n) + " seed " + std::to_string(5000 + k)));
     ++problems;
   }
   // A fine residual rounding (the refined wide residuals decide; Exact.AgreesWithExhaustive...).
@@ -204,12 +201,15 @@ TEST(ExhaustiveUpdating, SelectsTheSameSubsetsOnStructuredAndSingularProblems) {
     auto p = random_problem(m, n, 9000 + k, k % 2 ? WrenchMode::kUniform : WrenchMode::kFeasible);
     Eigen::MatrixXd J = p.J;
     switch (k % 6) {
-      case 0: J.col(n - 1) = J.col(0); break;                         // duplicate cable
-      case 1: J.col(1) = -2.0 * J.col(0); break;                      // antiparallel pair
-      case 2: J.row(m - 1) = J.row(0); break;                         // dependent rows
-      case 3: J.col(2).setZero(); break;                              // slack geometry
-      case 4: J.col(1) = -J.col(0) + 1e-7 * J.col(2); break;          // near-singular pair
-      case 5: J.col(0) *= 1e6; J.col(n - 1) *= 1e-5; break;           // badly scaled
+      case 0: J.col(n - 1) = J.col(0); break;                 // duplicate cable
+      case 1: J.col(1) = -2.0 * J.col(0); break;              // antiparallel pair
+      case 2: J.row(m - 1) = J.row(0); break;                 // dependent rows
+      case 3: J.col(2).setZero(); break;                      // slack geometry
+      case 4: J.col(1) = -J.col(0) + 1e-7 * J.col(2); break;  // near-singular pair
+      case 5:
+        J.col(0) *= 1e6;
+        J.col(n - 1) *= 1e-5;
+        break;  // badly scaled
     }
     const Eigen::VectorXd f0 = random_problem(n, 1, 9500 + k).J.col(0).cwiseAbs();
     expect_same_as_reference(J, J * f0, "structured case " + std::to_string(k % 6) + " k " + std::to_string(k));
@@ -229,8 +229,7 @@ TEST(ExhaustiveUpdating, SelectsTheSameSubsetsOnThePrinterModel) {
     auto prob = make_tension_problem(file.model, group, rows);
     for (int k = 0; k < 8; ++k) {
       const double s = 0.7 * k;
-      update_tension_problem(file.model, pose_from_xyz_rpy({std::sin(s), 2.0 * std::cos(s), 5.0 + k}, {0.0, 0.0, 0.05 * k}),
-                             prob);
+      update_tension_problem(file.model, pose_from_xyz_rpy({std::sin(s), 2.0 * std::cos(s), 5.0 + k}, {0.0, 0.0, 0.05 * k}), prob);
       expect_same_as_reference(prob.J, prob.w, "printer8 group '" + group + "' pose " + std::to_string(k));
     }
   }
@@ -266,8 +265,7 @@ TEST(ExhaustiveQuartiles, OrderStatisticsEqualSorting) {
     for (const auto& ranks : rank_sets) {
       double out[4];
       detail::order_statistics(x.data(), n, ranks.data(), static_cast<int>(ranks.size()), out, hist, buf.data());
-      for (std::size_t i = 0; i < ranks.size(); ++i)
-        EXPECT_EQ(out[i], sorted[ranks[i]]) << "case " << c << " rank " << ranks[i];
+      for (std::size_t i = 0; i < ranks.size(); ++i) EXPECT_EQ(out[i], sorted[ranks[i]]) << "case " << c << " rank " << ranks[i];
     }
     EXPECT_EQ(x, cases[c]);  // input not reordered
   }

@@ -81,7 +81,7 @@ TEST(CdprExperiment, FullLayerComparison) {
   ASSERT_EQ(c.controller.lower_profile, LowerProfile::kSystem4);
   const StageResult a = run_stage(m, c, false);
   const StageResult b = run_stage(m, c, true);
-  EXPECT_LT(b.rms_dev_opt_N, 0.05 * a.rms_dev_opt_N);           // observed 3.7 N vs 207.5 N
+  EXPECT_LT(b.rms_dev_opt_N, 0.05 * a.rms_dev_opt_N);            // observed 3.7 N vs 207.5 N
   EXPECT_LT(b.worst_lower_norm_N, 0.85 * a.worst_lower_norm_N);  // observed 0.827 (document: ~0.5)
   EXPECT_GT(b.worst_lower_norm_N, 0.6 * a.worst_lower_norm_N);   // ... and not halved from the optimal start
   EXPECT_LT(b.mean_lower_norm_N, 0.65 * a.mean_lower_norm_N);    // observed 0.616
@@ -99,8 +99,8 @@ TEST(CdprExperiment, FullLayerComparison) {
     min_opt = std::min(min_opt, s.opt_lower_norm_N);
     for (int i : {4, 5, 6, 7}) min_f = std::min(min_f, s.f_opt_N[i]);
   }
-  EXPECT_EQ(min_f, 0.0);         // cables unloaded by the document's method
-  EXPECT_LT(min_opt, 400.0);     // observed 0.23 N (full profile: >= 400 N)
+  EXPECT_EQ(min_f, 0.0);                       // cables unloaded by the document's method
+  EXPECT_LT(min_opt, 400.0);                   // observed 0.23 N (full profile: >= 400 N)
   EXPECT_LT(b.worst_opt_lower_norm_N, 500.0);  // observed 463 N (full profile: 698 N)
 }
 
@@ -230,7 +230,7 @@ TEST(CdprExperiment, HigherPretensionExceedsTheOptimumByTheFactor) {
   EXPECT_GE(a.peak_lower_tension_N, 2.0 * start_opt_max - 1e-6);
   EXPECT_GT(a.peak_lower_tension_N / a.peak_opt_lower_tension_N, 1.5);  // observed 1.59
   EXPECT_GT(a.worst_lower_norm_N / a.worst_opt_lower_norm_N, 1.6);      // observed 1.69
-  EXPECT_LT(a.max_pos_err_m, 5e-4);  // started near equilibrium
+  EXPECT_LT(a.max_pos_err_m, 5e-4);                                     // started near equilibrium
   c.start_with = stage_start_from_string("x2");
   const StageResult b = run_stage(m, c, true);
   EXPECT_GT(b.samples.front().lower_norm_N, 1.9 * b.samples.front().opt_lower_norm_N);

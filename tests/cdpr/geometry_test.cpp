@@ -16,10 +16,10 @@ Model box_robot() {
   // 8 cables, anchors on a 4 x 3 x 2 m box, attachments on a 0.4 x 0.3 x 0.2 m platform,
   // crossed pairs (IPAnema-like topology, generic numbers).
   Eigen::Matrix3Xd A(3, 8), B(3, 8);
-  A << -2, 2, 2, -2, -2, 2, 2, -2,  //
+  A << -2, 2, 2, -2, -2, 2, 2, -2,                 //
       -1.5, -1.5, 1.5, 1.5, -1.5, -1.5, 1.5, 1.5,  //
       0, 0, 0, 0, 2, 2, 2, 2;
-  B << -0.2, 0.2, 0.2, -0.2, 0.2, -0.2, -0.2, 0.2,  //
+  B << -0.2, 0.2, 0.2, -0.2, 0.2, -0.2, -0.2, 0.2,         //
       -0.15, -0.15, 0.15, 0.15, 0.15, 0.15, -0.15, -0.15,  //
       -0.1, -0.1, -0.1, -0.1, 0.1, 0.1, 0.1, 0.1;
   return make_model("box", Motion::kSpatial, A, B);
@@ -39,8 +39,7 @@ TEST(Geometry, StructureMatrixIsMinusTheLengthJacobianTransposed) {
     twist[k] = 1.0;
     Pose p1 = p0;
     p1.p_WP += h * twist.head<3>();
-    if (k >= 3)
-      p1.R_WP = Eigen::AngleAxisd(h, twist.tail<3>()).toRotationMatrix() * p0.R_WP;
+    if (k >= 3) p1.R_WP = Eigen::AngleAxisd(h, twist.tail<3>()).toRotationMatrix() * p0.R_WP;
     update_geometry(m, p1, d);
     const Eigen::VectorXd dl = (d.length_m - l0) / h;
     const Eigen::VectorXd pred = -J.transpose() * twist;

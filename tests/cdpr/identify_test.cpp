@@ -47,8 +47,7 @@ struct Noise {
 // start stretch (open loop); the platform follows with the cables' elasticity and damping.
 // Or (winches_held) the winches stay and a force of up to 0.6 / 0.5 / 1 kN (x, y, z) acts at the COM
 // (all cables stay taut). Logged every `every` 1 ms steps.
-PlatformLog simulate_log(const DynamicModel& m, double duration_s, const Noise& noise, bool winches_held, unsigned seed,
-                         int every = 5) {
+PlatformLog simulate_log(const DynamicModel& m, double duration_s, const Noise& noise, bool winches_held, unsigned seed, int every = 5) {
   Inputs in = make_inputs(m);
   DynamicData d = make_dynamic_data(m);
   const Eigen::Vector3d p0(0.5, -0.3, 3.0);
@@ -84,8 +83,10 @@ PlatformLog simulate_log(const DynamicModel& m, double duration_s, const Noise& 
   Eigen::VectorXd rate_prev = in.winch_rate_m_s;
   for (long s = 0; s <= steps; ++s) {
     const double t = static_cast<double>(s) * h;
-    if (!winches_held) in.winch_rate_m_s = (rest_for(t + h) - rest_for(t)) / h;
-    else in.force_ext_W = Eigen::Vector3d(600.0 * std::sin(1.1 * t), 500.0 * std::sin(0.7 * t + 1.0), 1000.0 * std::sin(0.5 * t));
+    if (!winches_held)
+      in.winch_rate_m_s = (rest_for(t + h) - rest_for(t)) / h;
+    else
+      in.force_ext_W = Eigen::Vector3d(600.0 * std::sin(1.1 * t), 500.0 * std::sin(0.7 * t + 1.0), 1000.0 * std::sin(0.5 * t));
     if (s % every == 0) {
       // The winch rate is constant over each 1 ms step, so the damping force (and the acceleration)
       // jumps at the step boundaries; a sample there is logged with the mean rate of the two steps,
@@ -146,9 +147,9 @@ TEST(CdprIdentify, PlatformMassComInertiaNoiseFree) {
   const PlatformLog log = simulate_log(m, 10.0, Noise{}, false, 1);
   const PlatformIdentification id = identify_platform(m.geometry, log);
   const auto pi = true_pi(m);
-  std::printf("noise-free: m %.6g (true %.6g), com error %.3g m, I_C diag %.5g %.5g %.5g (true %.5g %.5g %.5g), cond %.3g\n",
-              id.mass_kg, m.mass_kg, (id.com_P_m - m.com_P).norm(), id.inertia_C_kgm2(0, 0), id.inertia_C_kgm2(1, 1),
-              id.inertia_C_kgm2(2, 2), m.inertia_C(0, 0), m.inertia_C(1, 1), m.inertia_C(2, 2), id.condition_number);
+  std::printf("noise-free: m %.6g (true %.6g), com error %.3g m, I_C diag %.5g %.5g %.5g (true %.5g %.5g %.5g), cond %.3g\n", id.mass_kg,
+              m.mass_kg, (id.com_P_m - m.com_P).norm(), id.inertia_C_kgm2(0, 0), id.inertia_C_kgm2(1, 1), id.inertia_C_kgm2(2, 2),
+              m.inertia_C(0, 0), m.inertia_C(1, 1), m.inertia_C(2, 2), id.condition_number);
   EXPECT_LE(rel(id.mass_kg, m.mass_kg), 1e-3);
   EXPECT_LE((id.com_P_m - m.com_P).norm(), 1e-3);
   for (int k = 0; k < 3; ++k) EXPECT_LE(rel(id.inertia_C_kgm2(k, k), m.inertia_C(k, k)), 0.01) << k;
@@ -168,9 +169,9 @@ TEST(CdprIdentify, PlatformWithPoseAndTensionNoise) {
   PlatformFitOptions o;
   o.half_width = 6;
   const PlatformIdentification id = identify_platform(m.geometry, log, o);
-  std::printf("noisy: m %.6g +- %.3g, com z %.4g +- %.2g (true %.4g), I_C diag %.5g %.5g %.5g (true %.5g %.5g %.5g)\n",
-              id.mass_kg, id.mass_std_kg, id.com_P_m.z(), id.com_std_m.z(), m.com_P.z(), id.inertia_C_kgm2(0, 0),
-              id.inertia_C_kgm2(1, 1), id.inertia_C_kgm2(2, 2), m.inertia_C(0, 0), m.inertia_C(1, 1), m.inertia_C(2, 2));
+  std::printf("noisy: m %.6g +- %.3g, com z %.4g +- %.2g (true %.4g), I_C diag %.5g %.5g %.5g (true %.5g %.5g %.5g)\n", id.mass_kg,
+              id.mass_std_kg, id.com_P_m.z(), id.com_std_m.z(), m.com_P.z(), id.inertia_C_kgm2(0, 0), id.inertia_C_kgm2(1, 1),
+              id.inertia_C_kgm2(2, 2), m.inertia_C(0, 0), m.inertia_C(1, 1), m.inertia_C(2, 2));
   EXPECT_LE(rel(id.mass_kg, m.mass_kg), 0.01);
   EXPECT_LE((id.com_P_m - m.com_P).norm(), 5e-3);
   for (int k = 0; k < 3; ++k) EXPECT_LE(rel(id.inertia_C_kgm2(k, k), m.inertia_C(k, k)), 0.05) << k;
@@ -192,8 +193,8 @@ TEST(CdprIdentify, CableStiffnessAndDampingFromLoggedRestLengths) {
   ASSERT_EQ(static_cast<int>(id.cables.size()), m.ncable());
   for (int i = 0; i < m.ncable(); ++i) {
     const CableFit& c = id.cables[static_cast<std::size_t>(i)];
-    std::printf("%s: EA %.6g +- %.2g, c %.5g +- %.2g, rms %.3g N, %ld samples\n", c.name.c_str(), c.EA_N, c.EA_std_N,
-                c.damping_Nspm, c.damping_std_Nspm, c.rms_N, c.nsample);
+    std::printf("%s: EA %.6g +- %.2g, c %.5g +- %.2g, rms %.3g N, %ld samples\n", c.name.c_str(), c.EA_N, c.EA_std_N, c.damping_Nspm,
+                c.damping_std_Nspm, c.rms_N, c.nsample);
     EXPECT_LE(rel(c.EA_N, m.EA_N[i]), 0.01) << c.name;
     EXPECT_LE(rel(c.damping_Nspm, m.damping_Nspm[i]), 0.10) << c.name;
   }
@@ -217,8 +218,8 @@ TEST(CdprIdentify, CableStiffnessAndRestLengthWithWinchesHeld) {
   for (int i = 0; i < m.ncable(); ++i) {
     const CableFit& c = id.cables[static_cast<std::size_t>(i)];
     const double l0 = truth.rest_length_m(0, i);
-    std::printf("%s: k %.6g (true %.6g), l0 %.7g +- %.2g (true %.7g), EA %.5g\n", c.name.c_str(), c.k_Npm,
-                m.EA_N[i] / l0, c.rest_length_m, c.rest_length_std_m, l0, c.EA_N);
+    std::printf("%s: k %.6g (true %.6g), l0 %.7g +- %.2g (true %.7g), EA %.5g\n", c.name.c_str(), c.k_Npm, m.EA_N[i] / l0, c.rest_length_m,
+                c.rest_length_std_m, l0, c.EA_N);
     EXPECT_LE(rel(c.k_Npm, m.EA_N[i] / l0), 0.01) << c.name;
     EXPECT_LE(std::abs(c.rest_length_m - l0), 0.5e-3) << c.name;
     EXPECT_LE(rel(c.EA_N, m.EA_N[i]), 0.01) << c.name;
@@ -240,7 +241,8 @@ TEST(CdprIdentify, StiffnessRestLengthRefusesVaryingLoggedRestLengths) {
   o.fit = StiffnessFit::kStiffnessRestLength;
   const std::string e = tendyn::test::error_of([&] { (void)identify_cables(m.geometry, moving, o); });
   EXPECT_NE(e.find("cable " + m.geometry.cable_names[0] + ": fit 'stiffness-rest-length' assumes a constant rest length"),
-            std::string::npos) << e;
+            std::string::npos)
+      << e;
   EXPECT_NE(e.find("use fit 'stiffness'"), std::string::npos) << e;
   o.fit = StiffnessFit::kStiffness;  // the fit that uses them
   const CableIdentification ok = identify_cables(m.geometry, moving, o);
@@ -266,9 +268,8 @@ TEST(CdprIdentify, PlatformReportsDerivativeNoiseThatDominates) {
   PlatformFitOptions o;
   o.half_width = 1;
   const PlatformIdentification id = identify_platform(m.geometry, log, o);
-  std::printf("noisy smooth=1: m %.6g +- %.3g (true %.6g), noise share %.3g, suggested smooth %d, sample std %.3g\n",
-              id.mass_kg, id.mass_std_kg, m.mass_kg, id.pose_noise.worst(2), id.suggested_half_width,
-              id.pose_noise.sample_std[0]);
+  std::printf("noisy smooth=1: m %.6g +- %.3g (true %.6g), noise share %.3g, suggested smooth %d, sample std %.3g\n", id.mass_kg,
+              id.mass_std_kg, m.mass_kg, id.pose_noise.worst(2), id.suggested_half_width, id.pose_noise.sample_std[0]);
   EXPECT_GT(std::abs(id.mass_kg - m.mass_kg), 3.0 * id.mass_std_kg);  // the std alone is misleading
   EXPECT_GT(id.pose_noise.worst(2), 0.5);
   EXPECT_NEAR(id.pose_noise.sample_std[0], 1e-4, 0.2e-4);  // the noise level, estimated from the log
@@ -321,8 +322,9 @@ TEST(CdprIdentify, LogCsvRoundTripAndErrors) {
     }
   };
   const std::string bad = (dir / "bad.csv").string();
-  const std::string cables = "u1.tension_N,u2.tension_N,u3.tension_N,u4.tension_N,l1.tension_N,l2.tension_N,"
-                             "l3.tension_N,l4.tension_N";
+  const std::string cables =
+      "u1.tension_N,u2.tension_N,u3.tension_N,u4.tension_N,l1.tension_N,l2.tension_N,"
+      "l3.tension_N,l4.tension_N";
   ASSERT_EQ(m.geometry.cable_names.front(), "u1") << "the test names printer8's cables";
   expect_error("t_s,x_m,y_m,z_m,roll_rad,pitch_rad,yaw_rad\n0,0,0,0,0,0,0\n", bad + ":1: missing column 'u1.tension");
   expect_error("t_s,x_m,y_m,z_m,roll_rad,pitch_rad," + cables + "\n", "has some pose columns but not 'yaw_rad'");

@@ -66,8 +66,7 @@ TEST(SegmentDistance, AnalyticCases) {
   EXPECT_NEAR(d.distance_m, 1.0, 1e-15);
   d = segment_distance({0, 0, 0}, {0, 0, 0}, {3, 4, 0}, {3, 4, 0});
   EXPECT_NEAR(d.distance_m, 5.0, 1e-15);
-  EXPECT_NE(error_of([] { (void)segment_distance({0, 0, std::nan("")}, {1, 0, 0}, {0, 0, 0}, {1, 1, 1}); }).find("a0"),
-            std::string::npos);
+  EXPECT_NE(error_of([] { (void)segment_distance({0, 0, std::nan("")}, {1, 0, 0}, {0, 0, 0}, {1, 1, 1}); }).find("a0"), std::string::npos);
 }
 
 TEST(SegmentDistance, AgreesWithBruteForceSamplingWhichConvergesFromAbove) {

@@ -58,8 +58,7 @@ TEST(ModelIo, ErrorsNameFileLineAndField) {
   EXPECT_NE(load_error(bad).find("cables[2].anchor"), std::string::npos) << load_error(bad);
   bad = t;
   bad.replace(bad.find("[1, -1]"), 7, "[1, 1]");
-  EXPECT_NE(load_error(bad).find("coincides with the anchor of cable 'b'"), std::string::npos)
-      << load_error(bad);
+  EXPECT_NE(load_error(bad).find("coincides with the anchor of cable 'b'"), std::string::npos) << load_error(bad);
   bad = t + "colour: red\n";
   EXPECT_NE(load_error(bad).find("colour"), std::string::npos) << load_error(bad);
   bad = t;

@@ -19,7 +19,7 @@ struct Sized {
   WrenchMode mode;
 };
 Sized size_of(int k) {
-  const int m = 3 + k % 4;                // 3..6
+  const int m = 3 + k % 4;                       // 3..6
   const int n = m + 1 + (k / 4) % (13 - m - 1);  // m+1..12
   return {m, n, (k / 2) % 2 == 0 ? WrenchMode::kUniform : WrenchMode::kFeasible};
 }
@@ -33,8 +33,10 @@ TEST(LawsonHanson, SatisfiesNnlsOptimalityConditions) {
     EXPECT_GE(r.f_N.minCoeff(), 0.0);
     const Eigen::VectorXd g = p.J.transpose() * (p.w - p.J * r.f_N);  // -gradient
     for (int i = 0; i < s.n; ++i) {
-      if (r.f_N[i] > 0) EXPECT_NEAR(g[i], 0.0, 1e-10 * (1 + p.w.norm())) << k;
-      else EXPECT_LE(g[i], 1e-10 * (1 + p.w.norm())) << k;
+      if (r.f_N[i] > 0)
+        EXPECT_NEAR(g[i], 0.0, 1e-10 * (1 + p.w.norm())) << k;
+      else
+        EXPECT_LE(g[i], 1e-10 * (1 + p.w.norm())) << k;
     }
   }
 }
@@ -54,8 +56,7 @@ struct OctaveRow {
 };
 
 /// Solves every problem with Octave's lsqnonneg in one run (tests/cdpr/lsqnonneg_compare.m).
-std::vector<OctaveRow> octave_lsqnonneg(const std::vector<RandomProblem>& problems,
-                                        const std::string& name) {
+std::vector<OctaveRow> octave_lsqnonneg(const std::vector<RandomProblem>& problems, const std::string& name) {
   const auto dir = test::temp_dir(name);
   const auto in = dir / "problems.txt";
   const auto out = dir / "octave.txt";
@@ -73,9 +74,9 @@ std::vector<OctaveRow> octave_lsqnonneg(const std::vector<RandomProblem>& proble
   }
   const std::string script = std::string(TENDYN_SOURCE_DIR) + "/tests/cdpr/lsqnonneg_compare.m";
   std::string log;
-  const int rc = test::run_command("octave --no-gui --quiet --norc --eval \"infile='" + in.string() +
-                                       "'; outfile='" + out.string() + "'; source('" + script + "');\"",
-                                   &log);
+  const int rc = test::run_command(
+      "octave --no-gui --quiet --norc --eval \"infile='" + in.string() + "'; outfile='" + out.string() + "'; source('" + script + "');\"",
+      &log);
   EXPECT_EQ(rc, 0) << log;
   std::vector<OctaveRow> rows;
   std::ifstream f(out);
@@ -108,8 +109,8 @@ TEST(LawsonHanson, MatchesOctaveLsqnonnegOn1000Problems) {
     const double rel = std::abs(r.residual_norm - res_oct) / p.w.norm();
     max_rel = std::max(max_rel, rel);
     if (rel > 1e-9) ++worse;
-    EXPECT_LE(rel, 1e-9) << "problem " << k << " (" << p.J.rows() << "x" << p.J.cols()
-                         << "): ours " << r.residual_norm << " octave " << res_oct;
+    EXPECT_LE(rel, 1e-9) << "problem " << k << " (" << p.J.rows() << "x" << p.J.cols() << "): ours " << r.residual_norm << " octave "
+                         << res_oct;
   }
   RecordProperty("max_relative_residual_difference", std::to_string(max_rel));
   std::printf("[ lsqnonneg ] 1000 problems, max |r_ours - r_octave| / |w| = %.3g\n", max_rel);
@@ -166,9 +167,10 @@ TEST(LawsonHanson, MatchesOctaveLsqnonnegOnBadlyScaledProblems) {
       same_as_octave += r.loaded_mask == oct[idx].mask;
       same_as_unscaled += r.loaded_mask == u.loaded_mask;
     }
-    std::printf("[ lsqnonneg ] family %d: loaded set = lsqnonneg's in %d/%d, = the unscaled "
-                "problem's in %d/%d; max |r - r_octave| / |w| %.2g, max |r| / |w| %.2g\n",
-                fam, same_as_octave, kPer, same_as_unscaled, kPer, max_diff, max_rel);
+    std::printf(
+        "[ lsqnonneg ] family %d: loaded set = lsqnonneg's in %d/%d, = the unscaled "
+        "problem's in %d/%d; max |r - r_octave| / |w| %.2g, max |r| / |w| %.2g\n",
+        fam, same_as_octave, kPer, same_as_unscaled, kPer, max_diff, max_rel);
   }
 }
 
@@ -209,14 +211,13 @@ TEST(LawsonHanson, NearSingularVerdictEqualsTheRankRevealingQrs) {
     double ratio = 1.0;
     qr.factor(Jc.data(), m, m, n, o.rank_rtol, &ratio);
     const bool expect_singular = n >= m && ratio < o.singular_rtol;
-    const bool got_singular = r.status == Status::kNearSingular &&
-                              std::string(r.reason).find("rank-deficient") != std::string::npos;
+    const bool got_singular = r.status == Status::kNearSingular && std::string(r.reason).find("rank-deficient") != std::string::npos;
     EXPECT_EQ(got_singular, expect_singular) << "k " << k << " ratio " << ratio;
     flagged += expect_singular ? 1 : 0;
     ++cases;
   }
   std::printf("[ verdict ] %d problems, %d near singular\n", cases, flagged);
-  EXPECT_GT(flagged, 50);          // both verdicts are exercised
+  EXPECT_GT(flagged, 50);  // both verdicts are exercised
   EXPECT_LT(flagged, cases - 100);
 }
 

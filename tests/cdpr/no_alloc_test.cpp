@@ -34,12 +34,10 @@ TEST(NoAllocation, SolversAreAllocationFreeAfterWarmUp) {
 #ifndef TENDYN_COUNT_MALLOC
   GTEST_SKIP() << "malloc interposition needs glibc without AddressSanitizer";
 #else
-  for (Method m : {Method::kExhaustive, Method::kLawsonHanson, Method::kExact, Method::kClosedForm,
-                   Method::kImprovedClosedForm}) {
+  for (Method m : {Method::kExhaustive, Method::kLawsonHanson, Method::kExact, Method::kClosedForm, Method::kImprovedClosedForm}) {
     for (auto [rows, cols] : {std::pair{3, 4}, std::pair{6, 12}}) {
       std::vector<RandomProblem> ps;
-      for (int k = 0; k < 20; ++k)
-        ps.push_back(random_problem(rows, cols, 100 + k, k % 2 ? WrenchMode::kFeasible : WrenchMode::kUniform));
+      for (int k = 0; k < 20; ++k) ps.push_back(random_problem(rows, cols, 100 + k, k % 2 ? WrenchMode::kFeasible : WrenchMode::kUniform));
       Workspace ws(rows, cols);
       TensionResult r;
       SolverOptions o;

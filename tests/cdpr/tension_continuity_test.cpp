@@ -60,9 +60,8 @@ Eigen::VectorXd direct_centroid(const Eigen::MatrixXd& J, const Eigen::VectorXd&
   // coordinates: least squares in N (exact: v - mean lies in range(N))
   std::vector<Eigen::Vector2d> pts;
   for (const auto& v : verts) pts.push_back(N.colPivHouseholderQr().solve(v - mean));
-  std::sort(pts.begin(), pts.end(), [](const Eigen::Vector2d& a, const Eigen::Vector2d& b) {
-    return std::atan2(a.y(), a.x()) < std::atan2(b.y(), b.x());
-  });
+  std::sort(pts.begin(), pts.end(),
+            [](const Eigen::Vector2d& a, const Eigen::Vector2d& b) { return std::atan2(a.y(), a.x()) < std::atan2(b.y(), b.x()); });
   double A2 = 0, cx = 0, cy = 0;
   for (std::size_t k = 0; k < pts.size(); ++k) {
     const auto& P = pts[k];
@@ -131,15 +130,13 @@ TEST(Centroid, InputErrorsAndInfeasibleWrenches) {
   w << 1, 1;
   SolverOptions o;
   o.f_max_N = 10;
-  EXPECT_NE(error_of([&] { (void)solve_tensions(Method::kCentroid, J, w, o); }).find("exactly 2 more cables"),
-            std::string::npos);
+  EXPECT_NE(error_of([&] { (void)solve_tensions(Method::kCentroid, J, w, o); }).find("exactly 2 more cables"), std::string::npos);
   SolverOptions unbounded;
   Eigen::MatrixXd J1(1, 3);
   J1 << 1, 1, 1;
   Eigen::VectorXd w1(1);
   w1 << 1;
-  EXPECT_NE(error_of([&] { (void)solve_tensions(Method::kCentroid, J1, w1, unbounded); }).find("finite f_max"),
-            std::string::npos);
+  EXPECT_NE(error_of([&] { (void)solve_tensions(Method::kCentroid, J1, w1, unbounded); }).find("finite f_max"), std::string::npos);
   // no tensions in [0, 1] sum to 5: infeasible, never ok
   o.f_max_N = 1;
   w1 << 5;
@@ -151,8 +148,7 @@ TEST(Centroid, InputErrorsAndInfeasibleWrenches) {
 
 /// Tensions along a straight line of poses of `model` with `steps` steps; returns the largest
 /// tension jump and checks bounds and equilibrium at every row.
-double jump_along(const Model& model, Method method, const Eigen::VectorXd& q0, const Eigen::VectorXd& q1, int steps,
-                  bool check) {
+double jump_along(const Model& model, Method method, const Eigen::VectorXd& q0, const Eigen::VectorXd& q1, int steps, bool check) {
   TensionProblem p = make_tension_problem(model);
   PoseTrajectory traj;
   traj.q.resize(steps + 1, q0.size());

@@ -24,8 +24,8 @@ namespace {
 using tendyn::test::error_of;
 
 /// J(pose) and the gravity wrench computed directly, restricted with select_rows.
-void direct_problem(const Model& m, const Pose& pose, const std::vector<int>& cols, const std::vector<WrenchRow>& rows,
-                    Eigen::MatrixXd& J, Eigen::VectorXd& w) {
+void direct_problem(const Model& m, const Pose& pose, const std::vector<int>& cols, const std::vector<WrenchRow>& rows, Eigen::MatrixXd& J,
+                    Eigen::VectorXd& w) {
   Data d = make_data(m);
   update_geometry(m, pose, d);
   Eigen::MatrixXd Jc(d.J.rows(), static_cast<Eigen::Index>(cols.size()));
@@ -80,18 +80,18 @@ TEST(TensionProblem, PlanarRowsAndBadSelections) {
   direct_problem(m, pose, {0, 1, 2, 3}, {WrenchRow::kMz, WrenchRow::kFx}, J, w);
   EXPECT_TRUE(p.J == J);
   EXPECT_TRUE(p.w == w);
-  EXPECT_EQ(error_of([&] { (void)make_tension_problem(m, "", {WrenchRow::kFx, WrenchRow::kFz}); }),
+  EXPECT_EQ(error_of([&] {
+              (void)make_tension_problem(m, "", {WrenchRow::kFx, WrenchRow::kFz});
+            }),
             "tension problem: planar model 'planar4' has no wrench row 'fz' (rows are fx, fy, mz)");
   EXPECT_EQ(error_of([&] { (void)make_tension_problem(m, "nope"); }), "cdpr model 'planar4': no cable in group 'nope'");
-  EXPECT_NE(error_of([&] { update_tension_problem(m, pose_planar(std::nan(""), 0, 0), p); }).find("non-finite"),
-            std::string::npos);
+  EXPECT_NE(error_of([&] { update_tension_problem(m, pose_planar(std::nan(""), 0, 0), p); }).find("non-finite"), std::string::npos);
 }
 
 TEST(TensionProblem, MethodApplicability) {
   const ModelFile mf = load_model(test::model_path("printer8.yaml"));
   TensionProblem p = make_tension_problem(mf.model);
-  for (Method m : {Method::kExhaustive, Method::kLawsonHanson, Method::kExact, Method::kClosedForm,
-                   Method::kImprovedClosedForm})
+  for (Method m : {Method::kExhaustive, Method::kLawsonHanson, Method::kExact, Method::kClosedForm, Method::kImprovedClosedForm})
     EXPECT_TRUE(method_applicable(m, p)) << to_string(m);
   p.options.f_max_N = std::numeric_limits<double>::infinity();
   EXPECT_FALSE(method_applicable(Method::kClosedForm, p));
@@ -161,7 +161,7 @@ TEST(TensionProblem, TrajectoryRowsEqualDirectSolves) {
   PoseTrajectory traj;
   traj.q.resize(3, 6);
   traj.q << 0, 0, 3, 0, 0, 0,  //
-      0.5, 0, 3, 0, 0, 0,     //
+      0.5, 0, 3, 0, 0, 0,      //
       0.5, -0.3, 2.5, 0.01, 0.02, -0.03;
   for (const auto& [group, rows] :
        {std::pair<std::string, std::vector<WrenchRow>>{"", {}},
@@ -234,8 +234,7 @@ TEST(TensionProblem, ReadsPoseCsvWithAndWithoutUnitsAndNamesThePlace) {
   EXPECT_EQ(error_of([&] { (void)read_pose_trajectory(path, m); }), path + ":2: 2 fields, header has 3");
   std::ofstream(path) << "";
   EXPECT_EQ(error_of([&] { (void)read_pose_trajectory(path, m); }), path + ":1: empty file (expected a header line)");
-  EXPECT_EQ(error_of([&] { (void)read_pose_trajectory((dir / "none.csv").string(), m); }),
-            (dir / "none.csv").string() + ": no such file");
+  EXPECT_EQ(error_of([&] { (void)read_pose_trajectory((dir / "none.csv").string(), m); }), (dir / "none.csv").string() + ": no such file");
 }
 
 TEST(TensionProblem, ScatterTensionsPutsZerosOutsideTheGroup) {

@@ -14,8 +14,7 @@
 namespace tendyn::cdpr {
 namespace {
 
-constexpr Method kAll[] = {Method::kExhaustive, Method::kLawsonHanson, Method::kExact,
-                           Method::kClosedForm, Method::kImprovedClosedForm};
+constexpr Method kAll[] = {Method::kExhaustive, Method::kLawsonHanson, Method::kExact, Method::kClosedForm, Method::kImprovedClosedForm};
 
 bool closed(Method m) { return m == Method::kClosedForm || m == Method::kImprovedClosedForm; }
 
@@ -118,8 +117,7 @@ TEST(Equilibration, PowerOfTwoScalingGivesBitIdenticalAnswers) {
   for (Method m : kAll) {
     const SolverOptions o = options_for(m);
     const auto ref = solve_tensions(m, p.J, p.w, o);
-    for (const auto& [kj, kw] : {std::pair{500, -300}, std::pair{-900, 100}, std::pair{0, 1000},
-                                 std::pair{-30, -30}}) {
+    for (const auto& [kj, kw] : {std::pair{500, -300}, std::pair{-900, 100}, std::pair{0, 1000}, std::pair{-30, -30}}) {
       const Eigen::MatrixXd J = p.J * std::ldexp(1.0, kj);
       const Eigen::VectorXd w = p.w * std::ldexp(1.0, kw);
       SolverOptions os = o;
@@ -128,8 +126,7 @@ TEST(Equilibration, PowerOfTwoScalingGivesBitIdenticalAnswers) {
       const auto r = solve_tensions(m, J, w, os);
       EXPECT_EQ(r.status, ref.status) << to_string(m) << " 2^" << kj << ", 2^" << kw;
       EXPECT_EQ(r.loaded_mask, ref.loaded_mask) << to_string(m);
-      for (int i = 0; i < 8; ++i)
-        EXPECT_EQ(r.f_N[i], std::ldexp(ref.f_N[i], kw - kj)) << to_string(m) << " cable " << i;
+      for (int i = 0; i < 8; ++i) EXPECT_EQ(r.f_N[i], std::ldexp(ref.f_N[i], kw - kj)) << to_string(m) << " cable " << i;
       EXPECT_EQ(r.residual_norm, std::ldexp(ref.residual_norm, kw)) << to_string(m);
     }
   }
@@ -145,8 +142,7 @@ TEST(NonFinite, HugeWrenchIsSolvedWhenTheAnswerIsRepresentable) {
       const auto ref = solve_tensions(m, p.J, p.w);
       const auto r = solve_tensions(m, p.J, w);
       EXPECT_EQ(r.status, ref.status) << to_string(m) << " " << scale << ": " << r.reason;
-      EXPECT_TRUE(r.f_N.allFinite() && std::isfinite(r.tension_norm) &&
-                  std::isfinite(r.residual_norm));
+      EXPECT_TRUE(r.f_N.allFinite() && std::isfinite(r.tension_norm) && std::isfinite(r.residual_norm));
       EXPECT_EQ(r.loaded_mask, ref.loaded_mask) << to_string(m);
       EXPECT_NEAR(r.tension_norm / scale, ref.tension_norm, 1e-12 * ref.tension_norm);
       EXPECT_LT(r.residual_norm, 1e-12 * w.stableNorm()) << to_string(m);
@@ -236,7 +232,7 @@ TEST(Bounds, MethodsSolvingNonNegativeTensionsReportTheBoundsTheyBreak) {
     for (Method m : kAll) {
       const auto r = solve_tensions(m, p.J, p.w, o);
       const double slack = 1e-9 * std::max(o.f_min_N, r.f_N.lpNorm<Eigen::Infinity>());
-      const bool low = r.f_N.minCoeff() < o.f_min_N - slack, high = r.f_N.maxCoeff() > o.f_max_N + slack;
+      const bool low = r.f_N.minCoeff()<o.f_min_N - slack, high = r.f_N.maxCoeff()> o.f_max_N + slack;
       if (m == Method::kExhaustive || m == Method::kLawsonHanson) {
         const auto r0 = solve_tensions(m, p.J, p.w);
         EXPECT_TRUE(r.f_N.isApprox(r0.f_N, 1e-9) || (r.f_N - r0.f_N).norm() < 1e-12) << to_string(m) << " " << k;
@@ -281,10 +277,10 @@ TEST(LawsonHansonKernels, FixedSizeKernelFollowsTheGeneralKernelsPath) {
     const int m = 1 + k % 6;
     const int n = 1 + (k / 6) % 16;
     auto p = random_problem(m, n, 40000 + k, (k / 96) % 2 ? WrenchMode::kUniform : WrenchMode::kFeasible);
-    if (k % 7 == 0) p.J.col(k % n) *= 1e6;                     // column spread
+    if (k % 7 == 0) p.J.col(k % n) *= 1e6;  // column spread
     const bool nearly_dependent_rows = k % 11 == 0 && m > 1;
     if (nearly_dependent_rows) p.J.row(m - 1) = p.J.row(0) + 1e-9 * p.J.row(m - 1);
-    if (k % 13 == 0) p.w *= 1e-200;                              // tiny wrench
+    if (k % 13 == 0) p.w *= 1e-200;  // tiny wrench
     SolverOptions o;
     const auto a = solve_tensions(Method::kLawsonHanson, p.J, p.w, o);
     o.lawson_hanson_reference = true;
@@ -313,8 +309,8 @@ TEST(LawsonHansonKernels, FixedSizeKernelFollowsTheGeneralKernelsPath) {
     ++compared;
   }
   EXPECT_EQ(compared, 3000);
-  EXPECT_LE(other_path, 3);   // of 3000
-  EXPECT_GT(singular, 50);    // both verdict paths exercised
+  EXPECT_LE(other_path, 3);  // of 3000
+  EXPECT_GT(singular, 50);   // both verdict paths exercised
   EXPECT_GT(infeasible, 100);
 }
 

@@ -32,17 +32,11 @@ inline int run_command(const std::string& cmd, std::string* out) {
   return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-inline bool have_program(const std::string& name) {
-  return run_command("command -v " + name + " >/dev/null", nullptr) == 0;
-}
+inline bool have_program(const std::string& name) { return run_command("command -v " + name + " >/dev/null", nullptr) == 0; }
 
-inline std::string model_path(const std::string& file) {
-  return std::string(TENDYN_SOURCE_DIR) + "/models/cdpr/" + file;
-}
+inline std::string model_path(const std::string& file) { return std::string(TENDYN_SOURCE_DIR) + "/models/cdpr/" + file; }
 
 /// The 8-cable printer of models/cdpr/printer8.yaml with its dynamics and a 50 kg load.
-inline DynamicModel printer_dynamics() {
-  return make_printer_dynamics(load_model(model_path("printer8.yaml")).model, 50.0);
-}
+inline DynamicModel printer_dynamics() { return make_printer_dynamics(load_model(model_path("printer8.yaml")).model, 50.0); }
 
 }  // namespace tendyn::cdpr::test

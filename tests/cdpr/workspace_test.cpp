@@ -182,8 +182,7 @@ TEST(Workspace, PointMassRegionMatchesAnalyticBoundary) {
       ++undecided_band;
       continue;
     }
-    EXPECT_EQ(r.verdicts[static_cast<std::size_t>(i)].inside(), g > 0.0)
-        << "x " << r.p_WP(0, i) << " y " << r.p_WP(1, i) << " slack " << g;
+    EXPECT_EQ(r.verdicts[static_cast<std::size_t>(i)].inside(), g > 0.0) << "x " << r.p_WP(0, i) << " y " << r.p_WP(1, i) << " slack " << g;
     (g > 0.0 ? in : out)++;
     // margin = the slack (the facets are the same hyperplanes, normals of unit length)
     EXPECT_NEAR(r.verdicts[static_cast<std::size_t>(i)].margin, g, 1e-9 * pm.F);
@@ -362,7 +361,7 @@ TEST(Workspace, ClosureOfPointMassIsTheAnchorTriangle) {
   full.kind = WorkspaceKind::kClosure;
   const Model planar4 = load_model(test::model_path("planar4.yaml")).model;  // outlives the evaluator
   WorkspaceEvaluator e(planar4, full);
-  EXPECT_TRUE(e.evaluate(pose_planar(0.0, 0.0, 0.0)).inside());  // 4 cables, crossed upper pair
+  EXPECT_TRUE(e.evaluate(pose_planar(0.0, 0.0, 0.0)).inside());   // 4 cables, crossed upper pair
   EXPECT_FALSE(e.evaluate(pose_planar(3.0, 0.0, 0.0)).inside());  // outside the frame
 }
 
@@ -370,8 +369,8 @@ TEST(Workspace, OrientationWorkspaceMatchesSinglePoses) {
   const Model model = load_model(test::model_path("planar4.yaml")).model;
   WorkspaceOptions o;
   o.kind = WorkspaceKind::kStatic;
-  const auto poses = orientation_grid(model, Eigen::Vector3d(0.3, 0.1, 0.0), Eigen::Vector3d(0, 0, -1.5),
-                                      Eigen::Vector3d(0, 0, 1.5), {1, 1, 61});
+  const auto poses =
+      orientation_grid(model, Eigen::Vector3d(0.3, 0.1, 0.0), Eigen::Vector3d(0, 0, -1.5), Eigen::Vector3d(0, 0, 1.5), {1, 1, 61});
   ASSERT_EQ(poses.size(), 61u);
   o.threads = 2;
   const auto v = evaluate_poses(model, o, poses);
@@ -399,8 +398,9 @@ TEST(Workspace, BadInputNamesTheArgument) {
   WorkspaceOptions o;
   o.wrench_lo = Eigen::Vector2d(0, 0);
   o.wrench_hi = Eigen::Vector2d(1, 1);
-  EXPECT_NE(error_of([&] { WorkspaceEvaluator e(model, o); }).find("wrench box: 2 lower and 2 upper values, the problem has 3 rows (fx, fy, mz)"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of([&] { WorkspaceEvaluator e(model, o); }).find("wrench box: 2 lower and 2 upper values, the problem has 3 rows (fx, fy, mz)"),
+      std::string::npos);
   o.wrench_lo = Eigen::Vector3d(0, 5, 0);
   o.wrench_hi = Eigen::Vector3d(1, 3, 0);
   EXPECT_NE(error_of([&] { WorkspaceEvaluator e(model, o); }).find("row fy: lower bound 5 > upper bound 3 (empty wrench set)"),
@@ -431,10 +431,10 @@ TEST(Workspace, BadInputNamesTheArgument) {
   r.start_m.setZero();
   r.tol_m = 1.0;
   EXPECT_NE(error_of([&] { cast_rays(model, {}, r); }).find("rays: tol_m 1 > step_m 0.05"), std::string::npos);
-  EXPECT_NE(error_of([] { workspace_kind_from_string("fesible"); }).find("unknown workspace kind 'fesible' (valid: feasible, static, closure)"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of([] { workspace_kind_from_string("fesible"); }).find("unknown workspace kind 'fesible' (valid: feasible, static, closure)"),
+      std::string::npos);
 }
-
 
 // ------------------------------------------------------------------ tendyn cdpr workspace
 std::string read_text(const std::filesystem::path& p) {
@@ -449,12 +449,14 @@ TEST(WorkspaceCli, WritesGridRaysOrientationsAndSummary) {
   std::filesystem::remove_all(dir / "out");
   const auto r = tendyn::test::run_cli("cdpr workspace " + test::model_path("planar4.yaml") +
                                        " --kind static --grid -1:1:40,-1:1:40 --rays 16 --start 0,0"
-                                       " --orientation-grid -1:1:9 --at 0,0 -q -o " + (dir / "out").string());
+                                       " --orientation-grid -1:1:9 --at 0,0 -q -o " +
+                                       (dir / "out").string());
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("grid 40 x 40 x 1:"), std::string::npos) << r.out;
   const std::string grid = read_text(dir / "out" / "grid.csv");
   EXPECT_EQ(grid.rfind("x_m,y_m,z_m,status,capacity_margin_N,residual_norm_N\n", 0), 0u);
-  EXPECT_EQ(read_text(dir / "out" / "rays.csv").rfind("azimuth_rad,elevation_rad,distance_m,x_m,y_m,z_m,status,capacity_margin_N\n", 0), 0u);
+  EXPECT_EQ(read_text(dir / "out" / "rays.csv").rfind("azimuth_rad,elevation_rad,distance_m,x_m,y_m,z_m,status,capacity_margin_N\n", 0),
+            0u);
   EXPECT_EQ(std::count(grid.begin(), grid.end(), '\n'), 1 + 40 * 40);
   const std::string rays = read_text(dir / "out" / "rays.csv");
   EXPECT_EQ(std::count(rays.begin(), rays.end(), '\n'), 17);
@@ -467,7 +469,8 @@ TEST(WorkspaceCli, WritesGridRaysOrientationsAndSummary) {
   // the same files for another thread count
   const auto r2 = tendyn::test::run_cli("cdpr workspace " + test::model_path("planar4.yaml") +
                                         " --kind static --grid -1:1:40,-1:1:40 --rays 16 --start 0,0"
-                                        " --orientation-grid -1:1:9 --at 0,0 --threads 2 -q -o " + (dir / "out2").string());
+                                        " --orientation-grid -1:1:9 --at 0,0 --threads 2 -q -o " +
+                                        (dir / "out2").string());
   ASSERT_EQ(r2.code, 0) << r2.out;
   EXPECT_EQ(read_text(dir / "out2" / "grid.csv"), grid);
   EXPECT_EQ(read_text(dir / "out2" / "rays.csv"), rays);
@@ -512,14 +515,13 @@ TEST(WorkspaceCli, BadInputExits2WithThePlace) {
   }
 }
 
-
 // scene.json in the result set: the robot and the grid's inside points as a cloud coloured by the
 // capacity margin (values = grid.csv's margins of the inside rows), the boundary highlighted.
 TEST(WorkspaceCli, SceneHoldsTheGridAsACloud) {
   const auto dir = test::temp_dir("ws_cli_scene");
   std::filesystem::remove_all(dir / "out");
-  const auto r = tendyn::test::run_cli("cdpr workspace " + test::model_path("planar4.yaml") +
-                                       " --grid -1:1:16,-1:1:16 -q -o " + (dir / "out").string());
+  const auto r = tendyn::test::run_cli("cdpr workspace " + test::model_path("planar4.yaml") + " --grid -1:1:16,-1:1:16 -q -o " +
+                                       (dir / "out").string());
   ASSERT_EQ(r.code, 0) << r.out;
   const auto scene = nlohmann::json::parse(read_text(dir / "out" / "scene.json"));
   const auto summary = nlohmann::json::parse(read_text(dir / "out" / "summary.json"));

@@ -18,8 +18,8 @@ namespace fs = std::filesystem;
 namespace {
 
 using tendyn::test::fresh_dir;
-using tendyn::test::slurp;
 using tendyn::test::run;
+using tendyn::test::slurp;
 
 using tendyn::test::write_file;
 
@@ -46,7 +46,8 @@ TEST(Cli, SimulateDefaultModelWritesResults) {
   const auto csv = slurp(d / "results.csv");
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 101) << "header + 101 rows at 0.01 s";
   EXPECT_NE(csv.find("top1.strain"), std::string::npos);
-  for (const auto& e : fs::directory_iterator(d)) EXPECT_EQ(e.path().extension(), e.path().extension() == ".partial" ? "" : e.path().extension());
+  for (const auto& e : fs::directory_iterator(d))
+    EXPECT_EQ(e.path().extension(), e.path().extension() == ".partial" ? "" : e.path().extension());
 }
 
 // A passive model gains no energy; when the integration makes it (the tower's resting feet creep
@@ -87,7 +88,8 @@ TEST(Cli, ZeroRestLengthCableHasUndefinedStrainAndIsNotNormal) {
   EXPECT_NE(summary.find("\"final_strain\": null", c7_entry), std::string::npos);
   EXPECT_NE(summary.find("\"max_strain\": null", c7_entry), std::string::npos);
   const auto csv = slurp(d / "out" / "results.csv");
-  const std::string header = csv.substr(0, csv.find('\n')), row = csv.substr(csv.find('\n') + 1, csv.find('\n', csv.find('\n') + 1) - csv.find('\n') - 1);
+  const std::string header = csv.substr(0, csv.find('\n')),
+                    row = csv.substr(csv.find('\n') + 1, csv.find('\n', csv.find('\n') + 1) - csv.find('\n') - 1);
   const auto column = [](const std::string& line, const std::string& name_or_empty, std::size_t index) {
     std::size_t k = 0, start = 0;
     for (std::size_t i = 0; i <= line.size(); ++i)
@@ -116,8 +118,7 @@ TEST(Cli, ZeroRestLengthCableHasUndefinedStrainAndIsNotNormal) {
 
 TEST(Cli, RepeatedRunsAreByteIdentical) {
   const auto a = fresh_dir("det_a"), b = fresh_dir("det_b");
-  for (const auto& d : {a, b})
-    ASSERT_EQ(run("simulate " + kModels + "superball.yaml --duration 2 -q -o " + d.string()).code, 0);
+  for (const auto& d : {a, b}) ASSERT_EQ(run("simulate " + kModels + "superball.yaml --duration 2 -q -o " + d.string()).code, 0);
   EXPECT_EQ(slurp(a / "results.csv"), slurp(b / "results.csv"));
   EXPECT_EQ(slurp(a / "summary.json"), slurp(b / "summary.json"));
   EXPECT_GT(slurp(a / "results.csv").size(), 10000u);
@@ -154,7 +155,8 @@ TEST(Cli, ValidateAndExportMjcf) {
   const auto r = run("export " + kModels + "superball.yaml --mjcf " + (d / "sb.xml").string());
   // relative-velocity damping has no MuJoCo equivalent: approximated, and said on stderr and in the file
   EXPECT_EQ(r.code, 0) << r.out;
-  EXPECT_NE(r.out.find("export: relative-velocity damping (document 000 eq. 3) of 24 elements is approximated"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("export: relative-velocity damping (document 000 eq. 3) of 24 elements is approximated"), std::string::npos)
+      << r.out;
   EXPECT_NE(slurp(d / "sb.xml").find("* relative-velocity damping (document 000 eq. 3) of 24 elements"), std::string::npos);
   const auto r2 = run("export --mjcf " + (d / "p.xml").string() + " --yaml " + (d / "p.yaml").string());
   EXPECT_EQ(r2.code, 0) << r2.out;
@@ -198,8 +200,10 @@ TEST(Cli, SweepWritesTableAndRange) {
 TEST(Cli, SweepSpecRunsAndResumes) {
   const auto d = fresh_dir("spec");
   const auto out = d / "results.jsonl";
-  write_file(d / "spec.yaml", "model: prism\nprism: {damping_Nspm: 5.0}\nsimulation: {duration_s: 0.5}\ngrid:\n  psi_deg: [30, 50, 70]\n"
-                         "  stiffness_Npm: [8, 12]\nout: " + out.string() + "\n");
+  write_file(d / "spec.yaml",
+             "model: prism\nprism: {damping_Nspm: 5.0}\nsimulation: {duration_s: 0.5}\ngrid:\n  psi_deg: [30, 50, 70]\n"
+             "  stiffness_Npm: [8, 12]\nout: " +
+                 out.string() + "\n");
   ASSERT_EQ(run("sweep --spec " + (d / "spec.yaml").string() + " -q").code, 0);
   const auto full = slurp(out);
   EXPECT_EQ(std::count(full.begin(), full.end(), '\n'), 6);

@@ -30,8 +30,8 @@ namespace fs = std::filesystem;
 namespace {
 
 using tendyn::test::fresh_dir;
-using tendyn::test::slurp;
 using tendyn::test::run;
+using tendyn::test::slurp;
 
 using tendyn::test::kModels;
 
@@ -122,8 +122,9 @@ std::string lower(std::string s) {
 /// label columns (docs/CLI.md).
 bool column_has_unit(const std::string& c) {
   static const std::vector<std::string> units = {"_s", "_m", "_N", "_J", "_rad", "_radps", "_mps", "_deg", "_Nm", "_kg"};
-  static const std::set<std::string> labels = {"status", "loaded", "variant", "drive_cables", "normal", "first_slack_cable",
-                                               "first_overstrain_cable", "rollouts", "forced_periods", "triple_spread", "joint"};
+  static const std::set<std::string> labels = {
+      "status",   "loaded",         "variant",       "drive_cables", "normal", "first_slack_cable", "first_overstrain_cable",
+      "rollouts", "forced_periods", "triple_spread", "joint"};
   static const std::vector<std::string> dimensionless = {".strain", "_strain", ".slack", ".qw", ".qx", ".qy", ".qz", "_shape", "_unit"};
   auto ends = [&](const std::string& s) { return c.size() >= s.size() && c.compare(c.size() - s.size(), s.size(), s) == 0; };
   if (labels.count(c)) return true;
@@ -200,8 +201,8 @@ TEST(CliConsistency, OutIsAlwaysAnOutputDirectory) {
   EXPECT_EQ(run("validate " + (d / "ff" / "model.yaml").string()).code, 0);
   EXPECT_TRUE(nlohmann::json::parse(slurp(d / "ff" / "summary.json"))["converged"].get<bool>());
   // a spec sweep writes DIR/results.jsonl when -o is given (instead of the spec's `out`)
-  std::ofstream(d / "spec.yaml") << "model: prism\nsimulation: {duration_s: 0.2}\ngrid:\n  psi_deg: [40, 60]\nout: " << (d / "unused.jsonl").string()
-                                 << "\n";
+  std::ofstream(d / "spec.yaml") << "model: prism\nsimulation: {duration_s: 0.2}\ngrid:\n  psi_deg: [40, 60]\nout: "
+                                 << (d / "unused.jsonl").string() << "\n";
   r = run("sweep -q --spec " + (d / "spec.yaml").string() + " -o " + (d / "sw").string());
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_EQ(lines_of(slurp(d / "sw" / "results.jsonl")).size(), 2u);
@@ -243,8 +244,9 @@ TEST(CliConsistency, Exit0ForHelpAndVersion) {
 TEST(CliConsistency, Exit1ForEveryUsageError) {
   // no command, unknown option, missing value, malformed value, value outside its declared range,
   // missing required argument, extra argument, mistyped command (CLI11 alone would exit 105-109)
-  for (const std::string& args : std::vector<std::string>{"", "--bogus", "simulate --bogus", "simulate --dt", "simulate --dt abc", "simulate --dt -1",
-                                 "plan --ramp 2", "validate", "validate " + kModels + "prism3.yaml extra", "simulte"}) {
+  for (const std::string& args :
+       std::vector<std::string>{"", "--bogus", "simulate --bogus", "simulate --dt", "simulate --dt abc", "simulate --dt -1",
+                                "plan --ramp 2", "validate", "validate " + kModels + "prism3.yaml extra", "simulte"}) {
     const auto r = run(args);
     EXPECT_EQ(r.code, 1) << "tendyn " << args << "\n" << r.out;
     EXPECT_FALSE(r.out.empty()) << args;
@@ -306,7 +308,7 @@ TEST(CliConsistency, MistypedCommandSuggestsTheNearest) {
   auto r = run("simulte");
   EXPECT_EQ(r.code, 1);
   EXPECT_EQ(r.out, "tendyn: unknown command 'simulte'; did you mean 'simulate'?\n");
-  EXPECT_NE(run("plna").out.find("did you mean 'plan'?"), std::string::npos);           // transposition
+  EXPECT_NE(run("plna").out.find("did you mean 'plan'?"), std::string::npos);                // transposition
   EXPECT_NE(run("formfnd x.yaml").out.find("did you mean 'formfind'?"), std::string::npos);  // with arguments after it
   r = run("frobnicate");
   EXPECT_EQ(r.code, 1);
@@ -410,7 +412,9 @@ TEST(CliConsistency, EveryCsvColumnCarriesItsUnitAndNeverIsEmptyOrNull) {
   const auto rows = lines_of(slurp(d / "sweep" / "sweep.csv"));
   ASSERT_EQ(rows.size(), 3u);
   const auto head = split(rows[0], ',');
-  const auto col = [&](const std::string& name) { return static_cast<std::size_t>(std::find(head.begin(), head.end(), name) - head.begin()); };
+  const auto col = [&](const std::string& name) {
+    return static_cast<std::size_t>(std::find(head.begin(), head.end(), name) - head.begin());
+  };
   const auto slack = split(rows[1], ','), normal = split(rows[2], ',');
   EXPECT_EQ(slack[col("normal")], "0");
   EXPECT_FALSE(slack[col("first_slack_time_s")].empty());
@@ -419,7 +423,8 @@ TEST(CliConsistency, EveryCsvColumnCarriesItsUnitAndNeverIsEmptyOrNull) {
   EXPECT_EQ(normal[col("first_slack_cable")], "");
   EXPECT_EQ(normal[col("first_overstrain_time_s")], "");
   // spec sweep records: null (this point goes slack at 0.143 s, never over-strains)
-  std::ofstream(d / "spec.yaml") << "model: prism\nsimulation: {duration_s: 0.2}\ngrid:\n  psi_deg: [50]\nout: " << (d / "r.jsonl").string() << "\n";
+  std::ofstream(d / "spec.yaml") << "model: prism\nsimulation: {duration_s: 0.2}\ngrid:\n  psi_deg: [50]\nout: " << (d / "r.jsonl").string()
+                                 << "\n";
   ASSERT_EQ(run("sweep -q --spec " + (d / "spec.yaml").string()).code, 0);
   const auto rec = nlohmann::json::parse(lines_of(slurp(d / "r.jsonl")).at(0));
   EXPECT_NEAR(rec["result"]["first_slack_time_s"].get<double>(), 0.143, 1e-9);
@@ -448,7 +453,7 @@ TEST(CliConsistency, TablesPrintZeroNotNegativeZeroOrRoundOffNoise) {
   };
   const auto d = fresh_dir("zeros");
   check("simulate --duration 1 -o " + d.string());  // the COM of the symmetric prism: x, y = 0 (+-1e-17 computed)
-  if (has_command("tree")) check("tree inverse " + kModels + "tree/arm6.yaml");  // tau_1 = 0 (-5.6e-17 computed)
+  if (has_command("tree")) check("tree inverse " + kModels + "tree/arm6.yaml");          // tau_1 = 0 (-5.6e-17 computed)
   if (has_command("tension")) check("tension solve " + kModels + "cdpr/printer8.yaml");  // residuals ~1e-12 of 3e3 N
   // the files keep the computed value
   if (has_command("tree")) {

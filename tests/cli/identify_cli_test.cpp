@@ -19,7 +19,8 @@ TEST(IdentifyCli, FitsTheExampleAndWritesItsResultSet) {
   // two iterations of the worked example (the full fit is docs/IDENTIFY.md's)
   const auto r = run("identify " + kModels + "identify/three_bar_nominal.yaml --data " + kModels +
                      "identify/three_bar_motion.csv --fit stiffness:c1+c2+c3+c4+c5+c6+c7+c8+c9,friction --segment 0.5 "
-                     "--max-iterations 2 --no-plot -j 2 -o " + (d / "fit").string());
+                     "--max-iterations 2 --no-plot -j 2 -o " +
+                     (d / "fit").string());
   ASSERT_EQ(r.code, 0) << r.out;
   for (const char* f : {"model.yaml", "report.json", "residuals.csv", "markers.csv"}) EXPECT_TRUE(fs::exists(d / "fit" / f)) << f;
   const auto j = nlohmann::json::parse(slurp(d / "fit" / "report.json"));

@@ -43,13 +43,13 @@ TEST(IdentifyLinearCli, TreeWarnsWhenDerivativeNoiseDominates) {
     f << "t_s,tau_1,tau_2\n";
     for (int k = 0; k <= 1000; ++k) {
       const double t = 0.01 * k;
-      f << t << "," << 3 * std::sin(1.3 * t) + 1.5 * std::sin(3.7 * t) << ","
-        << 1.5 * std::sin(2.1 * t + 0.5) + 0.7 * std::cos(5.3 * t) << "\n";
+      f << t << "," << 3 * std::sin(1.3 * t) + 1.5 * std::sin(3.7 * t) << "," << 1.5 * std::sin(2.1 * t + 0.5) + 0.7 * std::cos(5.3 * t)
+        << "\n";
     }
   }
   const std::string model = kModels + "tree/double_pendulum.yaml";
-  const auto sim = run("tree simulate " + model + " --torque " + (d / "torque.csv").string() +
-                       " --duration 10 --dt 1e-3 --every 5 -o " + (d / "sim").string());
+  const auto sim = run("tree simulate " + model + " --torque " + (d / "torque.csv").string() + " --duration 10 --dt 1e-3 --every 5 -o " +
+                       (d / "sim").string());
   ASSERT_EQ(sim.code, 0) << sim.out;
   // keep t, q and tau; add noise to q
   std::ifstream in(d / "sim/results.csv");
@@ -75,16 +75,14 @@ TEST(IdentifyLinearCli, TreeWarnsWhenDerivativeNoiseDominates) {
   }
   noisy.close();
   clean.close();
-  const auto r = run("identify " + model + " --data " + (d / "noisy.csv").string() + " --fit inertia -o " +
-                     (d / "out").string());
+  const auto r = run("identify " + model + " --data " + (d / "noisy.csv").string() + " --fit inertia -o " + (d / "out").string());
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("WARNING: derivative noise dominates: "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("second derivative of 'q:link1_joint_rad' (smooth=1)"), std::string::npos) << r.out;
   const auto j = nlohmann::json::parse(slurp(d / "out/report.json"));
   ASSERT_TRUE(j["derivative_noise"]["suggested_half_width"].is_number()) << j["derivative_noise"].dump();
   EXPECT_GT(j["derivative_noise"]["suggested_half_width"].get<int>(), 1);
-  const auto ok = run("identify " + model + " --data " + (d / "clean.csv").string() + " --fit inertia -o " +
-                      (d / "out_clean").string());
+  const auto ok = run("identify " + model + " --data " + (d / "clean.csv").string() + " --fit inertia -o " + (d / "out_clean").string());
   ASSERT_EQ(ok.code, 0) << ok.out;
   EXPECT_EQ(ok.out.find("WARNING"), std::string::npos) << ok.out;
 }
@@ -96,17 +94,17 @@ TEST(IdentifyLinearCli, TreeFromSimulatedResults) {
     f << "t_s,tau_1,tau_2\n";
     for (int k = 0; k <= 1000; ++k) {
       const double t = 0.01 * k;
-      f << t << "," << 3 * std::sin(1.3 * t) + 1.5 * std::sin(3.7 * t) << ","
-        << 1.5 * std::sin(2.1 * t + 0.5) + 0.7 * std::cos(5.3 * t) << "\n";
+      f << t << "," << 3 * std::sin(1.3 * t) + 1.5 * std::sin(3.7 * t) << "," << 1.5 * std::sin(2.1 * t + 0.5) + 0.7 * std::cos(5.3 * t)
+        << "\n";
     }
   }
   const std::string model = kModels + "tree/double_pendulum.yaml";
-  const auto sim = run("tree simulate " + model + " --torque " + (d / "torque.csv").string() +
-                       " --duration 10 --dt 1e-3 --every 5 -o " + (d / "sim").string());
+  const auto sim = run("tree simulate " + model + " --torque " + (d / "torque.csv").string() + " --duration 10 --dt 1e-3 --every 5 -o " +
+                       (d / "sim").string());
   ASSERT_EQ(sim.code, 0) << sim.out;
   // results.csv has q, v and tau: a is differentiated from v.
-  const auto r = run("identify " + model + " --data " + (d / "sim/results.csv").string() +
-                     " --fit inertia,weighting=joint -o " + (d / "out").string());
+  const auto r = run("identify " + model + " --data " + (d / "sim/results.csv").string() + " --fit inertia,weighting=joint -o " +
+                     (d / "out").string());
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("6 base parameters of 20"), std::string::npos) << r.out;
   for (const char* f : {"base_parameters.csv", "parameters.csv", "residuals.csv", "report.json"})
@@ -128,13 +126,11 @@ TEST(IdentifyLinearCli, TreeFromSimulatedResults) {
   EXPECT_EQ(header.rfind("t_s,residual_tau:link1_joint_Nm,residual_tau:link2_joint_Nm\n", 0), 0u) << header;
 
   // Errors: exit 2, the place named, no result set left behind.
-  auto e = run("identify " + model + " --data " + (d / "torque.csv").string() + " --fit inertia -o " +
-               (d / "bad").string());
+  auto e = run("identify " + model + " --data " + (d / "torque.csv").string() + " --fit inertia -o " + (d / "bad").string());
   EXPECT_EQ(e.code, 2) << e.out;
   EXPECT_NE(e.out.find("torque.csv:1: missing column 'q:link1_joint'"), std::string::npos) << e.out;
   EXPECT_FALSE(fs::exists(d / "bad"));
-  e = run("identify " + model + " --data " + (d / "sim/results.csv").string() + " --fit mass -o " +
-          (d / "bad").string());
+  e = run("identify " + model + " --data " + (d / "sim/results.csv").string() + " --fit mass -o " + (d / "bad").string());
   EXPECT_EQ(e.code, 2) << e.out;
   EXPECT_NE(e.out.find("--fit: unknown entry 'mass'"), std::string::npos) << e.out;
   e = run("identify " + model + " --data " + (d / "sim/results.csv").string() + " --fit inertia,smooth=0");
@@ -178,8 +174,8 @@ TEST(IdentifyLinearCli, CdprCablesFromLog) {
       f << "\n";
     }
   }
-  const auto r = run("identify " + model + " --data " + (d / "log.csv").string() +
-                     " --fit stiffness-rest-length -o " + (d / "out").string());
+  const auto r =
+      run("identify " + model + " --data " + (d / "log.csv").string() + " --fit stiffness-rest-length -o " + (d / "out").string());
   ASSERT_EQ(r.code, 0) << r.out;
   const auto j = nlohmann::json::parse(slurp(d / "out/report.json"));
   ASSERT_EQ(j["cables"]["results"].size(), 8u);
@@ -208,8 +204,7 @@ TEST(IdentifyLinearCli, CdprCablesFromLog) {
 // give the platform back.
 // Writes the platform log of CdprPlatformFromPoseAndTensionLog; `noise` [m, rad] is added to the
 // logged pose (Gaussian, seeded).
-void write_platform_log(const fs::path& path, const tendyn::cdpr::Model& model, const Eigen::Matrix<double, 10, 1>& pi,
-                        double noise) {
+void write_platform_log(const fs::path& path, const tendyn::cdpr::Model& model, const Eigen::Matrix<double, 10, 1>& pi, double noise) {
   const auto pose_at = [](double t, Eigen::Vector3d& p, Eigen::Vector3d& rpy) {
     p = Eigen::Vector3d(0.1 * std::sin(1.3 * t), 0.08 * std::sin(1.7 * t + 0.3), 3.0 + 0.05 * std::sin(2.3 * t));
     rpy = Eigen::Vector3d(0.05 * std::sin(2.1 * t), 0.04 * std::sin(1.9 * t + 1.0), 0.06 * std::sin(1.1 * t + 0.5));
@@ -265,8 +260,7 @@ TEST(IdentifyLinearCli, CdprPlatformFromPoseAndTensionLog) {
   Eigen::Matrix<double, 10, 1> pi;
   pi << mass, mass * c, I_P(0, 0), I_P(0, 1), I_P(0, 2), I_P(1, 1), I_P(1, 2), I_P(2, 2);
   write_platform_log(d / "log.csv", model, pi, 0.0);
-  const auto r = run("identify " + model_file + " --data " + (d / "log.csv").string() + " --fit inertia -o " +
-                     (d / "out").string());
+  const auto r = run("identify " + model_file + " --data " + (d / "log.csv").string() + " --fit inertia -o " + (d / "out").string());
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("platform: mass 320"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("WARNING"), std::string::npos) << r.out;
@@ -274,8 +268,8 @@ TEST(IdentifyLinearCli, CdprPlatformFromPoseAndTensionLog) {
   EXPECT_NEAR(j["platform"]["mass_kg"].get<double>(), mass, 1e-3 * mass);
   for (int k = 0; k < 3; ++k) {
     EXPECT_NEAR(j["platform"]["com_P_m"][static_cast<std::size_t>(k)].get<double>(), c[k], 1e-3);
-    EXPECT_NEAR(j["platform"]["inertia_C_kgm2"][static_cast<std::size_t>(k)][static_cast<std::size_t>(k)].get<double>(),
-                I_C(k, k), 0.02 * I_C(k, k));
+    EXPECT_NEAR(j["platform"]["inertia_C_kgm2"][static_cast<std::size_t>(k)][static_cast<std::size_t>(k)].get<double>(), I_C(k, k),
+                0.02 * I_C(k, k));
   }
   EXPECT_TRUE(j["platform"]["derivative_noise"]["warning"].is_null());
   EXPECT_TRUE(fs::exists(d / "out/platform.csv"));
@@ -292,8 +286,7 @@ TEST(IdentifyLinearCli, CdprPlatformWarnsWhenDerivativeNoiseDominates) {
   Eigen::Matrix<double, 10, 1> pi;
   pi << 320.0, 0.0, 0.0, 0.0, 40.0, 0.0, 0.0, 45.0, 0.0, 50.0;
   write_platform_log(d / "log.csv", model, pi, 1e-4);
-  const auto r = run("identify " + model_file + " --data " + (d / "log.csv").string() + " --fit inertia -o " +
-                     (d / "out").string());
+  const auto r = run("identify " + model_file + " --data " + (d / "log.csv").string() + " --fit inertia -o " + (d / "out").string());
   ASSERT_EQ(r.code, 0) << r.out;
   const auto w = r.out.find("WARNING: derivative noise dominates: ");
   ASSERT_NE(w, std::string::npos) << r.out;
@@ -307,8 +300,8 @@ TEST(IdentifyLinearCli, CdprPlatformWarnsWhenDerivativeNoiseDominates) {
   EXPECT_NE(r.out.find("use --fit ...,smooth=" + std::to_string(k)), std::string::npos) << r.out;
   const double m1 = j["platform"]["mass_kg"].get<double>(), s1 = j["platform"]["mass_std_kg"].get<double>();
   std::printf("smooth=1: mass %.6g +- %.3g (true 320); suggested smooth=%d\n", m1, s1, k);
-  const auto r2 = run("identify " + model_file + " --data " + (d / "log.csv").string() + " --fit inertia,smooth=" +
-                      std::to_string(k) + " -o " + (d / "out2").string());
+  const auto r2 = run("identify " + model_file + " --data " + (d / "log.csv").string() + " --fit inertia,smooth=" + std::to_string(k) +
+                      " -o " + (d / "out2").string());
   ASSERT_EQ(r2.code, 0) << r2.out;
   EXPECT_EQ(r2.out.find("WARNING"), std::string::npos) << r2.out;
   const double m2 = nlohmann::json::parse(slurp(d / "out2/report.json"))["platform"]["mass_kg"].get<double>();
@@ -344,8 +337,7 @@ TEST(IdentifyLinearCli, CdprStiffnessRestLengthRefusesVaryingRestLengths) {
       f << "\n";
     }
   }
-  auto e = run("identify " + model + " --data " + (d / "log.csv").string() + " --fit stiffness-rest-length -o " +
-               (d / "out").string());
+  auto e = run("identify " + model + " --data " + (d / "log.csv").string() + " --fit stiffness-rest-length -o " + (d / "out").string());
   EXPECT_EQ(e.code, 2) << e.out;
   EXPECT_NE(e.out.find("cable u1: fit 'stiffness-rest-length' assumes a constant rest length, but the logged rest "
                        "length varies from "),

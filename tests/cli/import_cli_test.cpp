@@ -74,9 +74,10 @@ TEST(ImportCli, UnsupportedElementsAndBadXmlExitTwoWithFileLine) {
   const std::string body = "<mujoco>\n<worldbody>\n<body name=\"b\">\n<freejoint/>\n<geom type=\"capsule\" size=\"0.1 0.5\"/>\n";
   write_file(d / "hinge.xml", body + "<joint type=\"hinge\"/>\n</body>\n</worldbody>\n</mujoco>\n");
   write_file(d / "broken.xml", body + "</worldbody>\n</mujoco>\n");
-  write_file(d / "act.xml", body + "<site name=\"s\"/>\n</body>\n<site name=\"w\" pos=\"0 0 1\"/>\n</worldbody>\n"
-                              "<tendon><spatial name=\"t\"><site site=\"s\"/><site site=\"w\"/></spatial></tendon>\n"
-                              "<actuator><motor tendon=\"t\"/></actuator>\n</mujoco>\n");
+  write_file(d / "act.xml", body +
+                                "<site name=\"s\"/>\n</body>\n<site name=\"w\" pos=\"0 0 1\"/>\n</worldbody>\n"
+                                "<tendon><spatial name=\"t\"><site site=\"s\"/><site site=\"w\"/></spatial></tendon>\n"
+                                "<actuator><motor tendon=\"t\"/></actuator>\n</mujoco>\n");
   auto r = run("import " + (d / "hinge.xml").string() + " -o " + (d / "o1").string());
   EXPECT_EQ(r.code, 2);
   EXPECT_HAS(r.out, (d / "hinge.xml").string() + ":6:1: <joint>: hinge joints are not supported");

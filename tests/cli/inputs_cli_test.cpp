@@ -16,8 +16,8 @@ namespace fs = std::filesystem;
 namespace {
 
 using tendyn::test::fresh_dir;
-using tendyn::test::slurp;
 using tendyn::test::run;
+using tendyn::test::slurp;
 using tendyn::test::write_file;
 const std::string kPrism = std::string(TENDYN_SOURCE_DIR) + "/models/prism3.yaml";
 
@@ -64,8 +64,9 @@ TEST(InputsSteps, OutputIntervalLongerThanTheRunWritesStartAndEndOnly) {
 
 // Before: --frame-interval inf was accepted (nan was refused by the check, inf was not).
 TEST(InputsSteps, NonFiniteNumberOptionsAreRefusedByName) {
-  for (const std::string& opt : std::vector<std::string>{"simulate " + kPrism + " --frame-interval inf", "simulate " + kPrism + " --dt -inf",
-                                "sweep --psi-step inf", "sweep --damping nan"}) {
+  for (const std::string& opt :
+       std::vector<std::string>{"simulate " + kPrism + " --frame-interval inf", "simulate " + kPrism + " --dt -inf", "sweep --psi-step inf",
+                                "sweep --damping nan"}) {
     const auto r = run(opt + " -q -o " + fresh_dir("nonfinite").string());
     EXPECT_EQ(r.code, 1) << opt;
     EXPECT_TRUE(r.out.find("must be a finite number") != std::string::npos || r.out.find("is not a number") != std::string::npos)
@@ -161,13 +162,13 @@ TEST(InputsSpec, CorruptResultsLineOnResumeNamesFileAndLine) {
 TEST(InputsModel, NonZeroDiagonalOfSIsRejectedAtItsPlace) {
   const auto d = fresh_dir("model_sdiag");
   write_file(d / "m.yaml",
-        "tendyn: tensegrity\n"
-        "matrices:\n"
-        "  R: [[1, 2]]\n"
-        "  S: [[0, 1, 0], [1, 5, 0], [0, 0, 0]]\n"
-        "  P: [[0, 0, 0], [0, 0, 0], [0, 0, 1]]\n"
-        "  positions: [[0, 0, 0], [0, 0, 1], [1, 0, 0]]\n"
-        "  rod: {mass: 1}\n");
+             "tendyn: tensegrity\n"
+             "matrices:\n"
+             "  R: [[1, 2]]\n"
+             "  S: [[0, 1, 0], [1, 5, 0], [0, 0, 0]]\n"
+             "  P: [[0, 0, 0], [0, 0, 0], [0, 0, 1]]\n"
+             "  positions: [[0, 0, 0], [0, 0, 1], [1, 0, 0]]\n"
+             "  rod: {mass: 1}\n");
   const auto r = run("validate " + (d / "m.yaml").string());
   EXPECT_EQ(r.code, 2);
   EXPECT_HAS(r.out, "m.yaml:4:22: matrices.S[1][1]: the diagonal of S must be 0");
@@ -219,20 +220,22 @@ TEST(InputsModel, DirectoryAsModelFileIsNamedAsSuch) {
 TEST(InputsModel, ModelLevelCheckNamesTheElementAtItsPlaceWithShortNumbers) {
   const auto d = fresh_dir("model_level");
   write_file(d / "m.yaml",
-        "tendyn: tensegrity\n"
-        "nodes:\n"
-        "  - {id: a, position: [0, 0, 0]}\n"
-        "  - {id: b, position: [0, 0, 1]}\n"
-        "  - {id: c, position: [1, 0, 0], fixed: true}\n"
-        "rods:\n"
-        "  - {id: r1, nodes: [a, b], mass: 1, length: 1}\n"
-        "cables:\n"
-        "  - {id: c1, nodes: [b, c], stiffness: 10, rest_length: 1, rest_length_max: 1.0e308, rest_length_min: 2.0e300}\n"
-        "drives:\n"
-        "  - {cable: c1, sinusoid: {a: 1.0e300, b: 1, c: 0, d: 0}}\n");
+             "tendyn: tensegrity\n"
+             "nodes:\n"
+             "  - {id: a, position: [0, 0, 0]}\n"
+             "  - {id: b, position: [0, 0, 1]}\n"
+             "  - {id: c, position: [1, 0, 0], fixed: true}\n"
+             "rods:\n"
+             "  - {id: r1, nodes: [a, b], mass: 1, length: 1}\n"
+             "cables:\n"
+             "  - {id: c1, nodes: [b, c], stiffness: 10, rest_length: 1, rest_length_max: 1.0e308, rest_length_min: 2.0e300}\n"
+             "drives:\n"
+             "  - {cable: c1, sinusoid: {a: 1.0e300, b: 1, c: 0, d: 0}}\n");
   const auto r = run("validate " + (d / "m.yaml").string());
   EXPECT_EQ(r.code, 2);
-  EXPECT_HAS(r.out, "m.yaml:9:5: cables[0]: cable 'c1': drive takes the rest length to [-1e+300, 1e+300] m, outside its limits [2e+300, 1e+308] m");
+  EXPECT_HAS(
+      r.out,
+      "m.yaml:9:5: cables[0]: cable 'c1': drive takes the rest length to [-1e+300, 1e+300] m, outside its limits [2e+300, 1e+308] m");
 }
 
 // Before: "cable 'c1' has zero or non-finite length (its two nodes coincide)", no time.

@@ -29,9 +29,7 @@ TEST(ReaderLimits, DeeplyNestedUrdfExits2WithPlaceAndLimit) {
   }
   const auto r = run("tree info " + file.string());
   EXPECT_EQ(r.code, 2) << r.out;
-  EXPECT_NE(r.out.find("deep.urdf:3:763: XML error: elements nested deeper than the limit of 256"),
-            std::string::npos)
-      << r.out;
+  EXPECT_NE(r.out.find("deep.urdf:3:763: XML error: elements nested deeper than the limit of 256"), std::string::npos) << r.out;
 }
 
 // Before: tree models above ~50k links ended in bad_alloc (exit 4).
@@ -47,9 +45,7 @@ TEST(ReaderLimits, TooManyTreeLinksExit2WithTheLimit) {
   }
   const auto r = run("tree info " + file.string());
   EXPECT_EQ(r.code, 2) << r.out;
-  EXPECT_NE(r.out.find("chain.yaml:3:3: links: 5000 links, more than the limit of 4096"),
-            std::string::npos)
-      << r.out;
+  EXPECT_NE(r.out.find("chain.yaml:3:3: links: 5000 links, more than the limit of 4096"), std::string::npos) << r.out;
 }
 #endif
 
@@ -174,8 +170,9 @@ TEST(WorkLimits, UrdfAttributeLengthIsBounded) {
   std::ofstream(d / "long.urdf") << "<robot name=\"" << std::string(60u << 20, 'r') << "\"><link name=\"a\"/></robot>\n";
   const auto t = capped("tree info " + (d / "long.urdf").string());
   EXPECT_EQ(t.r.code, 2) << t.r.out;
-  EXPECT_NE(t.r.out.find("long.urdf:1:8: XML error: attribute 'name' of <robot> is 62914560 bytes long, more than the limit of 65536 bytes"),
-            std::string::npos)
+  EXPECT_NE(
+      t.r.out.find("long.urdf:1:8: XML error: attribute 'name' of <robot> is 62914560 bytes long, more than the limit of 65536 bytes"),
+      std::string::npos)
       << t.r.out;
   EXPECT_LT(t.seconds, 5.0);
   std::filesystem::remove_all(d);

@@ -38,9 +38,7 @@ using nlohmann::json;
 
 bool built_with_viewer() { return run("serve --help").code == 0 && run("view --help").out.find("self-contained") != std::string::npos; }
 
-std::unique_ptr<tendyn::test::ServeProcess> start(const std::string& extra = "") {
-  return tendyn::test::start_serve("live_serve", extra);
-}
+std::unique_ptr<tendyn::test::ServeProcess> start(const std::string& extra = "") { return tendyn::test::start_serve("live_serve", extra); }
 
 /// GET path on 127.0.0.1:port with the server's token: {status, body} (status -1: no answer).
 std::pair<int, std::string> get(const tendyn::test::ServeProcess& server, const std::string& path) {
@@ -111,7 +109,8 @@ TEST(LiveCli, ClientPushesASimulatedLoopAndThePageReadsTheLastFrame) {
     for (int c = 0; c < 3; ++c)
       EXPECT_NEAR(p[static_cast<std::size_t>(3 * i + c)].get<double>(), data.p_W_node(c, i), 1e-6 * std::fabs(data.p_W_node(c, i)) + 1e-12);
   for (int k = 0; k < model.ncable(); ++k)
-    EXPECT_NEAR(f["cable_tension_N"].back()[static_cast<std::size_t>(k)].get<double>(), data.cable_tension_N[k], 1e-6 * data.cable_tension_N[k] + 1e-12);
+    EXPECT_NEAR(f["cable_tension_N"].back()[static_cast<std::size_t>(k)].get<double>(), data.cable_tension_N[k],
+                1e-6 * data.cable_tension_N[k] + 1e-12);
 
   // a malformed frame: the server's message reaches the client's stats
   viz::LiveFrame bad;
@@ -146,8 +145,10 @@ TEST(LiveCli, ObserverStreamsASimulateRunAndPassesItOn) {
   const auto& p = j["frames"]["positions_m"].back();
   const Eigen::Matrix3Xd& last = rec.p_W_node.back();
   for (int i = 0; i < model.nnode(); ++i)
-    for (int c = 0; c < 3; ++c) EXPECT_NEAR(p[static_cast<std::size_t>(3 * i + c)].get<double>(), last(c, i), 1e-6 * std::fabs(last(c, i)) + 1e-12);
-  EXPECT_NEAR(j["frames"]["energy_J"]["total"].back().get<double>(), rec.energy.back().total(), 1e-6 * std::fabs(rec.energy.back().total()));
+    for (int c = 0; c < 3; ++c)
+      EXPECT_NEAR(p[static_cast<std::size_t>(3 * i + c)].get<double>(), last(c, i), 1e-6 * std::fabs(last(c, i)) + 1e-12);
+  EXPECT_NEAR(j["frames"]["energy_J"]["total"].back().get<double>(), rec.energy.back().total(),
+              1e-6 * std::fabs(rec.energy.back().total()));
 }
 
 TEST(LiveCli, LiveRoutesAreLoopbackOnly) {
@@ -187,7 +188,8 @@ TEST(LiveCli, ClientNeedsTheServersToken) {
   ASSERT_GE(fd, 0);
   const std::string body = R"({"points": ["a", "b"]})";
   const std::string req = "POST /live/scene HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(server->port) +
-                          "\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+                          "\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: " + std::to_string(body.size()) +
+                          "\r\n\r\n" + body;
   (void)::send(fd, req.data(), req.size(), MSG_NOSIGNAL);
   char buf[512] = {0};
   pollfd p{fd, POLLIN, 0};

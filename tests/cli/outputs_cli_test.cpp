@@ -22,8 +22,8 @@ namespace {
 
 namespace fs = std::filesystem;
 using tendyn::test::fresh_dir;
-using tendyn::test::slurp;
 using tendyn::test::run;
+using tendyn::test::slurp;
 
 int count_partials(const fs::path& parent) {
   int n = 0;
@@ -430,7 +430,8 @@ TEST(Outputs, DirectoryWhereTheSweepResultsGoIsBadInput) {
 // staging directory was made beside the link: a cross-device rename). Now beside the target.
 TEST(Outputs, OutputThroughASymlinkToAnotherFileSystem) {
   const auto root = fresh_dir("outputs_xdev");
-  struct stat a {}, b {};
+  struct stat a {
+  }, b{};
   if (::stat("/dev/shm", &b) != 0 || ::stat(root.c_str(), &a) != 0 || a.st_dev == b.st_dev)
     GTEST_SKIP() << "no /dev/shm on another file system than " << root;
   const fs::path far = "/dev/shm/tendyn_cli_xdev_" + std::to_string(::getpid());

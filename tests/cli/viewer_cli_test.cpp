@@ -33,8 +33,8 @@ namespace fs = std::filesystem;
 namespace {
 
 using tendyn::test::fresh_dir;
-using tendyn::test::slurp;
 using tendyn::test::run;
+using tendyn::test::slurp;
 
 using tendyn::test::kModels;
 
@@ -54,8 +54,8 @@ TEST(ViewerCli, SimulateHtmlWritesSceneAndPageAndViewRebuildsTheSamePage) {
   EXPECT_EQ(scene["frames"]["t_s"].size(), 51u);  // 0..0.5 s at the default 100 Hz
   const std::string page = slurp(d / "view.html");
   EXPECT_NE(page.find("id=\"tendyn-scene\""), std::string::npos);
-  EXPECT_GT(page.size(), 100000u);  // the bundle is inlined: works offline
-  EXPECT_EQ(page.find("src=\"http"), std::string::npos);  // nothing fetched from the network
+  EXPECT_GT(page.size(), 100000u);                                                // the bundle is inlined: works offline
+  EXPECT_EQ(page.find("src=\"http"), std::string::npos);                          // nothing fetched from the network
   const auto v = run("view -q " + d.string() + " -o " + (d / "again").string());  // -o: a directory
   ASSERT_EQ(v.code, 0) << v.out;
   EXPECT_EQ(slurp(d / "again" / "view.html"), page);
@@ -66,7 +66,8 @@ TEST(ViewerCli, ViewRejectsMissingAndMalformedScenesWithoutWriting) {
   auto r = run("view " + d.string());
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.out.find("no scene.json"), std::string::npos) << r.out;
-  std::ofstream(d / "scene.json") << R"({"format":"tendyn-scene","version":1,"points":["a"],"rods":[{"a":0,"b":3}],"cables":[],"frames":{"t_s":[],"positions_m":[]}})";
+  std::ofstream(d / "scene.json")
+      << R"({"format":"tendyn-scene","version":1,"points":["a"],"rods":[{"a":0,"b":3}],"cables":[],"frames":{"t_s":[],"positions_m":[]}})";
   r = run("view " + d.string());
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.out.find("rods[0].b"), std::string::npos) << r.out;
@@ -84,7 +85,8 @@ TEST(ViewerCli, PlotWritesReportFigures) {
   const auto d = fresh_dir("plot");
   ASSERT_EQ(run("simulate -q --duration 0.3 -o " + d.string()).code, 0);
   const auto r = run("plot " + d.string() + " --format png,svg");
-  if (r.code != 0 && r.out.find("matplotlib") != std::string::npos && std::system("/usr/bin/python3 -c 'import matplotlib' 2>/dev/null") != 0)
+  if (r.code != 0 && r.out.find("matplotlib") != std::string::npos &&
+      std::system("/usr/bin/python3 -c 'import matplotlib' 2>/dev/null") != 0)
     GTEST_SKIP() << "matplotlib not installed";
   ASSERT_EQ(r.code, 0) << r.out;
   for (const char* f : {"cables", "energy", "com"}) {
@@ -121,7 +123,7 @@ TEST(ViewerCli, TreeAndTensionHtml) {
     EXPECT_EQ(s["cables"].size(), 8u);
     EXPECT_EQ(s["frames"]["t_s"].size(), 2u);
     EXPECT_FALSE(s["faces"].empty());  // the platform
-    EXPECT_EQ(s["rods"].size(), 4u);    // four towers
+    EXPECT_EQ(s["rods"].size(), 4u);   // four towers
     // the solver's tensions are in the frames
     double sum = 0;
     for (const auto& f : s["frames"]["cable_tension_N"][0]) sum += f.get<double>();
@@ -208,8 +210,7 @@ Reply read_reply(int fd, int timeout_ms) {
 }
 
 /// One request on a fresh connection ("Connection: close" is added), the answer within 10 s.
-Reply http(int port, const std::string& method, const std::string& path, const std::string& headers,
-           const std::string& body = "") {
+Reply http(int port, const std::string& method, const std::string& path, const std::string& headers, const std::string& body = "") {
   const int fd = connect_loopback(port);
   if (fd < 0) return {};
   std::string req = method + " " + path + " HTTP/1.1\r\n" + headers + "Connection: close\r\n";
@@ -233,9 +234,7 @@ long rss_kb(const std::string& pid) {
   return -1;
 }
 
-std::string run_body(const std::string& rest) {
-  return "{\"yaml\": " + nlohmann::json(slurp(kModels + "prism3.yaml")).dump() + rest + "}";
-}
+std::string run_body(const std::string& rest) { return "{\"yaml\": " + nlohmann::json(slurp(kModels + "prism3.yaml")).dump() + rest + "}"; }
 
 }  // namespace
 
@@ -270,7 +269,8 @@ TEST(ViewerCli, ServeRefusesForeignHostsOriginsContentTypesAndWrongTypes) {
   r = http(port, "POST", "/api/run", auth_of(*s) + json_type, run_body(", \"duration_s\": 1e400"));
   EXPECT_EQ(r.status, 400) << r.body;
   EXPECT_NE(r.body.find("request.duration_s: number outside the range of a double"), std::string::npos) << r.body;
-  r = http(port, "POST", "/api/model", auth_of(*s) + json_type, "{\"yaml\": " + nlohmann::json(slurp(kModels + "prism3.yaml")).dump() + ", \"edits\": [{\"op\": 1}]}");
+  r = http(port, "POST", "/api/model", auth_of(*s) + json_type,
+           "{\"yaml\": " + nlohmann::json(slurp(kModels + "prism3.yaml")).dump() + ", \"edits\": [{\"op\": 1}]}");
   EXPECT_EQ(r.status, 400) << r.body;
   EXPECT_NE(r.body.find("edits[0].op: must be a string"), std::string::npos) << r.body;
 }
@@ -485,9 +485,14 @@ TEST(ViewerCli, ServeNeedsItsTokenForRunsJobsAndTheLiveView) {
   ASSERT_EQ(run.status, 202) << run.body;
   const std::string id = nlohmann::json::parse(run.body)["job"];
   const std::string wrong = host_of(port) + "X-Tendyn-Token: " + std::string(32, '0') + "\r\n";
-  for (const auto& [method, path] : std::vector<std::pair<std::string, std::string>>{
-           {"GET", "/api/models"}, {"GET", "/api/jobs/" + id}, {"GET", "/api/jobs/" + id + "/run.csv"}, {"POST", "/api/run"},
-           {"GET", "/live/health"}, {"GET", "/live/state?session=0&after=0"}, {"POST", "/live/scene"}, {"POST", "/live/frame"}}) {
+  for (const auto& [method, path] : std::vector<std::pair<std::string, std::string>>{{"GET", "/api/models"},
+                                                                                     {"GET", "/api/jobs/" + id},
+                                                                                     {"GET", "/api/jobs/" + id + "/run.csv"},
+                                                                                     {"POST", "/api/run"},
+                                                                                     {"GET", "/live/health"},
+                                                                                     {"GET", "/live/state?session=0&after=0"},
+                                                                                     {"POST", "/live/scene"},
+                                                                                     {"POST", "/live/frame"}}) {
     const std::string body = method == "POST" ? "{}" : "";
     const Reply none = http(port, method, path, host_of(port) + (method == "POST" ? json_type : ""), body);
     EXPECT_EQ(none.status, 403) << method << " " << path << ": " << none.body;
@@ -524,7 +529,8 @@ TEST(ViewerCli, ServeRefusesDuplicateHeadersAnswersPipelinedRequestsAndHugeLengt
   EXPECT_EQ(r.status, 400) << r.body;
   EXPECT_NE(r.body.find("the Host header is given 2 times"), std::string::npos) << r.body;
   r = http(port, "POST", "/api/run",
-           auth_of(*s) + "Content-Type: application/json\r\nOrigin: http://127.0.0.1:" + std::to_string(port) + "\r\nOrigin: http://attacker.example\r\n",
+           auth_of(*s) + "Content-Type: application/json\r\nOrigin: http://127.0.0.1:" + std::to_string(port) +
+               "\r\nOrigin: http://attacker.example\r\n",
            run_body(""));
   EXPECT_EQ(r.status, 400) << r.body;
   EXPECT_NE(r.body.find("the Origin header is given 2 times"), std::string::npos) << r.body;
@@ -532,8 +538,8 @@ TEST(ViewerCli, ServeRefusesDuplicateHeadersAnswersPipelinedRequestsAndHugeLengt
     // two requests in one packet: both answered, in order
     const int fd = connect_loopback(port);
     ASSERT_GE(fd, 0);
-    const std::string two = "GET /api/health HTTP/1.1\r\n" + host_of(port) + "\r\nGET /api/models HTTP/1.1\r\n" + auth_of(*s) +
-                            "Connection: close\r\n\r\n";
+    const std::string two =
+        "GET /api/health HTTP/1.1\r\n" + host_of(port) + "\r\nGET /api/models HTTP/1.1\r\n" + auth_of(*s) + "Connection: close\r\n\r\n";
     const auto t0 = std::chrono::steady_clock::now();
     (void)::send(fd, two.data(), two.size(), MSG_NOSIGNAL);
     const Reply both = read_reply(fd, 4000);
@@ -551,7 +557,8 @@ TEST(ViewerCli, ServeRefusesDuplicateHeadersAnswersPipelinedRequestsAndHugeLengt
     // a body that can never arrive: 413 before reading it
     const int fd = connect_loopback(port);
     ASSERT_GE(fd, 0);
-    const std::string head = "POST /api/run HTTP/1.1\r\n" + auth_of(*s) + "Content-Type: application/json\r\nContent-Length: 100000000\r\n\r\n{";
+    const std::string head =
+        "POST /api/run HTTP/1.1\r\n" + auth_of(*s) + "Content-Type: application/json\r\nContent-Length: 100000000\r\n\r\n{";
     const auto t0 = std::chrono::steady_clock::now();
     (void)::send(fd, head.data(), head.size(), MSG_NOSIGNAL);
     std::string in;

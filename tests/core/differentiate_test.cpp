@@ -56,7 +56,7 @@ TEST(Differentiate, BadInputIsAnError) {
   Eigen::VectorXd t(4);
   t << 0.0, 0.1, 0.1, 0.3;
   const Eigen::MatrixXd x = Eigen::MatrixXd::Zero(4, 1);
-  EXPECT_THROW((void)differentiate_quadratic(t, x, 1), Error);              // not increasing
+  EXPECT_THROW((void)differentiate_quadratic(t, x, 1), Error);                                    // not increasing
   EXPECT_THROW((void)differentiate_quadratic(Eigen::VectorXd::LinSpaced(4, 0, 1), x, 2), Error);  // too short
   EXPECT_THROW((void)differentiate_quadratic(Eigen::VectorXd::LinSpaced(3, 0, 1), x, 1), Error);  // sizes
   EXPECT_THROW((void)differentiate_quadratic(Eigen::VectorXd::LinSpaced(4, 0, 1), x, 0), Error);

@@ -35,9 +35,12 @@ using test::error_of;
 // The same name in upper case with '-' and '_' swapped: the one rule of reading says it is the same name.
 std::string respelled(std::string s) {
   for (char& c : s) {
-    if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
-    else if (c == '-') c = '_';
-    else if (c == '_') c = '-';
+    if (c >= 'a' && c <= 'z')
+      c = static_cast<char>(c - 'a' + 'A');
+    else if (c == '-')
+      c = '_';
+    else if (c == '_')
+      c = '-';
   }
   return s;
 }
@@ -68,8 +71,9 @@ void expect_table_round_trips(int count) {
     }
   }
   for (int k = 0; k < count; ++k) EXPECT_TRUE(seen[k]) << "value " << k << " has no name";
-  EXPECT_NE(error_of([] { (void)enum_from_string<E>("no-such-name"); }).find(std::string("unknown ") + table.what + " 'no-such-name' (valid: "),
-            std::string::npos);
+  EXPECT_NE(
+      error_of([] { (void)enum_from_string<E>("no-such-name"); }).find(std::string("unknown ") + table.what + " 'no-such-name' (valid: "),
+      std::string::npos);
 }
 
 TEST(EnumNames, EveryTableRoundTripsAndCoversItsEnum) {
@@ -149,8 +153,7 @@ TEST(EnumNames, UnknownNameErrorNamesPlaceValueAndAcceptedNames) {
             "m.yaml:3:14: unknown damping law 'sideways' (valid: axial, relative_velocity)");
   EXPECT_EQ(error_of([] { (void)ts::integrator_from_string("euler"); }),
             "unknown integrator 'euler' (valid: rk4, dopri5 (also dormand-prince), lie-verlet (also symplectic))");
-  EXPECT_EQ(error_of([] { (void)ts::mjcf_integrator_from_string("implicit"); }),
-            "unknown MJCF integrator 'implicit' (valid: RK4, Euler)");
+  EXPECT_EQ(error_of([] { (void)ts::mjcf_integrator_from_string("implicit"); }), "unknown MJCF integrator 'implicit' (valid: RK4, Euler)");
   EXPECT_EQ(error_of([] { (void)enum_from_string<ts::Planner>("", "--planner"); }),
             "--planner: unknown planner '' (valid: exhaustive, coordinate, lookahead, screened)");
 #ifdef TENDYN_WITH_CDPR

@@ -16,7 +16,7 @@ namespace {
 TEST(Format, NumbersAreShortAndSigned) {
   EXPECT_EQ(format_number(0.25, 6), "0.25");
   EXPECT_EQ(format_number(1.0 / 3.0, 6), "0.333333");
-  EXPECT_EQ(format_number(1.0 / 3.0), "0.333333333333");  // 12 digits unless told
+  EXPECT_EQ(format_number(1.0 / 3.0), "0.333333333333");                            // 12 digits unless told
   EXPECT_EQ(format_number(std::numeric_limits<double>::max(), 6), "1.79769e+308");  // not 309 digits
   EXPECT_EQ(format_number(-0.0, 6), "0");
   EXPECT_EQ(format_number(-2.5e-7, 3), "-2.5e-07");

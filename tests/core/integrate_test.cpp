@@ -99,8 +99,7 @@ TEST(Integrate, Dopri5IsFifthOrderAndItsErrorEstimateScalesAsH5) {
   Work w(2);
   auto estimate = [&](double h) {
     oscillator(x0, w.k[0]);
-    return dopri5_trial(x0, 0.0, h, w.k, w.stage, w.err, 0.0, 1.0,
-                        [&](double, Eigen::VectorXd& out) { oscillator(w.stage, out); });
+    return dopri5_trial(x0, 0.0, h, w.k, w.stage, w.err, 0.0, 1.0, [&](double, Eigen::VectorXd& out) { oscillator(w.stage, out); });
   };
   const double e_h = estimate(0.02), e_h2 = estimate(0.01);
   EXPECT_NEAR(std::log2(e_h / e_h2), 5.0, 0.2) << e_h << " " << e_h2;
@@ -141,8 +140,8 @@ TEST(Integrate, AdaptiveDriverHitsTheEndTimeAndMeetsTheTolerance) {
   const double rtol = 1e-9, atol = 1e-12;
   auto trial = [&](double h) {
     oscillator(y, w.k[0]);
-    const double err = dopri5_trial(y, t, h, w.k, w.stage, w.err, rtol, atol,
-                                    [&](double, Eigen::VectorXd& out) { oscillator(w.stage, out); });
+    const double err =
+        dopri5_trial(y, t, h, w.k, w.stage, w.err, rtol, atol, [&](double, Eigen::VectorXd& out) { oscillator(w.stage, out); });
     const AdaptiveStep r = dopri5_control(err, h, 0.5);
     if (r.accepted) {
       y = w.stage;
@@ -153,7 +152,8 @@ TEST(Integrate, AdaptiveDriverHitsTheEndTimeAndMeetsTheTolerance) {
   double h = 1.0;  // far too large: the first trials are rejected
   long rejected = 0;
   int accepted = 0;
-  const double t_reached = adaptive_integrate(0.0, t_end, h, trial, [&] { ++accepted; }, rejected);
+  const double t_reached = adaptive_integrate(
+      0.0, t_end, h, trial, [&] { ++accepted; }, rejected);
   EXPECT_EQ(t_reached, t_end);  // exactly
   EXPECT_NEAR(t, t_end, 1e-14);
   EXPECT_GT(rejected, 0);

@@ -33,8 +33,8 @@ TEST(AtomicFile, PlantedPartialSymlinkIsNotFollowed) {
   std::ofstream(target) << "precious\n";
   fs::create_symlink(target, d / "summary.json.partial");
   tendyn::io::write_file_atomic(d / "summary.json", "{}\n");
-  EXPECT_EQ(slurp(target), "precious\n");                 // the symlink's target is untouched
-  EXPECT_EQ(slurp(d / "summary.json"), "{}\n");           // the new file is a regular file
+  EXPECT_EQ(slurp(target), "precious\n");        // the symlink's target is untouched
+  EXPECT_EQ(slurp(d / "summary.json"), "{}\n");  // the new file is a regular file
   EXPECT_FALSE(fs::is_symlink(d / "summary.json"));
   EXPECT_FALSE(fs::exists(fs::symlink_status(d / "summary.json.partial")));
   fs::remove_all(d);

@@ -43,7 +43,8 @@ TEST(Csv, ParseFiniteIsStrictAndNamesThePlace) {
 TEST(Csv, HexadecimalNumbersAreRefusedLikeInYaml) {
   EXPECT_EQ(error_of([] { (void)parse_finite("0x1p3", "--a"); }),
             "--a: '0x1p3' is not a finite number (numbers are decimal: hexadecimal is not accepted)");
-  EXPECT_EQ(error_of([] { (void)parse_finite("-0X10", "p"); }), "p: '-0X10' is not a finite number (numbers are decimal: hexadecimal is not accepted)");
+  EXPECT_EQ(error_of([] { (void)parse_finite("-0X10", "p"); }),
+            "p: '-0X10' is not a finite number (numbers are decimal: hexadecimal is not accepted)");
   EXPECT_EQ(error_of([] { (void)parse_finite_list("1,0x2", "--q"); }),
             "--q (entry 2): '0x2' is not a finite number (numbers are decimal: hexadecimal is not accepted)");
   EXPECT_EQ(parse_finite("8e0", "p"), 8.0);

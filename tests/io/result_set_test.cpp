@@ -62,8 +62,7 @@ TEST(ResultSet, FailedRunLeavesThePreviousFilesAndNoMix) {
     ResultSet rs(out);
     tendyn::io::write_file_atomic(rs.file("results.csv"), "new csv\n");
     throw tendyn::Error("disk full");  // the last write fails
-  } catch (const tendyn::Error&) {
-  }
+  } catch (const tendyn::Error&) {}
   EXPECT_EQ(slurp(out / "results.csv"), "old csv\n");
   EXPECT_EQ(slurp(out / "summary.json"), "old summary\n");
   EXPECT_EQ(count_partials(root), 0);
@@ -250,7 +249,8 @@ TEST(OutputLock, SharedWithinTheProcessAndRemovedWithTheLastHolder) {
 TEST(ResultSet, SymlinkToAnotherFileSystemIsWrittenThrough) {
   const fs::path shm = "/dev/shm";
   const auto root = fresh_rs("xdev");
-  struct stat a {}, b {};
+  struct stat a {
+  }, b{};
   if (::stat(shm.c_str(), &b) != 0 || ::stat(root.c_str(), &a) != 0 || a.st_dev == b.st_dev)
     GTEST_SKIP() << "no /dev/shm on another file system than " << root;
   const auto far = shm / ("tendyn_rs_xdev_" + std::to_string(::getpid()));

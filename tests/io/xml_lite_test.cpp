@@ -24,10 +24,11 @@ std::string nested(int depth) {
 }
 
 TEST(Xml, ElementsKeepLineAndColumnAndNesting) {
-  const Element root = parse("<?xml version=\"1.0\"?>\n<robot name=\"r\">\n  <link name=\"a\">\n"
-                             "    <!-- c --><inertial/><![CDATA[ <x> ]]>\n  </link>\n"
-                             "  <joint name='j' type=\"fixed\"/>\n</robot>\n",
-                             "t.urdf");
+  const Element root = parse(
+      "<?xml version=\"1.0\"?>\n<robot name=\"r\">\n  <link name=\"a\">\n"
+      "    <!-- c --><inertial/><![CDATA[ <x> ]]>\n  </link>\n"
+      "  <joint name='j' type=\"fixed\"/>\n</robot>\n",
+      "t.urdf");
   EXPECT_EQ(root.name, "robot");
   EXPECT_EQ(root.line, 2);
   EXPECT_EQ(root.col, 1);
@@ -62,17 +63,14 @@ TEST(Xml, NestingUpToTheLimitIsReadDeeperIsAnError) {
   for (const Element* p = &e; !p->children.empty(); p = &p->children[0]) ++depth;
   EXPECT_EQ(depth, kMaxDepth);
   const std::string msg = error_of([] { (void)parse(nested(kMaxDepth + 1), "t.urdf"); });
-  EXPECT_NE(msg.find("t.urdf:1:" + std::to_string(3 * kMaxDepth + 1) +
-                     ": XML error: elements nested deeper than the limit of 256"),
+  EXPECT_NE(msg.find("t.urdf:1:" + std::to_string(3 * kMaxDepth + 1) + ": XML error: elements nested deeper than the limit of 256"),
             std::string::npos)
       << msg;
 }
 
 TEST(Xml, FiftyThousandNestedElementsAreAnErrorNotACrash) {
   const std::string msg = error_of([] { (void)parse(nested(50000), "deep.urdf"); });
-  EXPECT_NE(msg.find("deep.urdf:1:769: XML error: elements nested deeper than the limit of 256"),
-            std::string::npos)
-      << msg;
+  EXPECT_NE(msg.find("deep.urdf:1:769: XML error: elements nested deeper than the limit of 256"), std::string::npos) << msg;
 }
 
 TEST(Xml, ElementCountAndSizeLimits) {

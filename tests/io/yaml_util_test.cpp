@@ -18,11 +18,12 @@ using tendyn::test::error_of;
 
 TEST(YamlUtil, InvalidUtf8IsFoundAndPlaced) {
   EXPECT_EQ(tendyn::io::first_invalid_utf8("name: caf\xC3\xA9\n"), std::string_view::npos);
-  EXPECT_EQ(tendyn::io::first_invalid_utf8("name: caf\xE9\n"), 9u);       // Latin-1
-  EXPECT_EQ(tendyn::io::first_invalid_utf8("\xC0\xAF"), 0u);              // overlong '/'
-  EXPECT_EQ(tendyn::io::first_invalid_utf8("\xED\xA0\x80"), 0u);          // surrogate
+  EXPECT_EQ(tendyn::io::first_invalid_utf8("name: caf\xE9\n"), 9u);  // Latin-1
+  EXPECT_EQ(tendyn::io::first_invalid_utf8("\xC0\xAF"), 0u);         // overlong '/'
+  EXPECT_EQ(tendyn::io::first_invalid_utf8("\xED\xA0\x80"), 0u);     // surrogate
   EXPECT_EQ(tendyn::io::text_place("a\nbc\xE9", 4), "2:3");
-  EXPECT_EQ(error_of([] { (void)YamlNode::load_string("a: 1\nname: caf\xE9\n", "m.yaml"); }).rfind("m.yaml:2:10: not UTF-8 (byte 0xE9)", 0), 0u);
+  EXPECT_EQ(error_of([] { (void)YamlNode::load_string("a: 1\nname: caf\xE9\n", "m.yaml"); }).rfind("m.yaml:2:10: not UTF-8 (byte 0xE9)", 0),
+            0u);
 }
 
 TEST(YamlUtil, FieldsNameTheirPlaceAndPath) {
@@ -32,7 +33,8 @@ TEST(YamlUtil, FieldsNameTheirPlaceAndPath) {
   EXPECT_EQ(c.size(), 2u);
   EXPECT_EQ(error_of([&] { c[0].at("stiffness").fail("must be > 0 (got -1)"); }), "m.yaml:2:24: cables[0].stiffness: must be > 0 (got -1)");
   EXPECT_NE(error_of([&] { (void)c[1].at("stiffness").as_double(); }).find("cables[1].stiffness"), std::string::npos);
-  EXPECT_EQ(error_of([&] { c.require_sequence(1); }), "m.yaml:2:3: cables: has 2 entries; at most 1 are accepted (docs/MODEL_FORMAT.md, limits)");
+  EXPECT_EQ(error_of([&] { c.require_sequence(1); }),
+            "m.yaml:2:3: cables: has 2 entries; at most 1 are accepted (docs/MODEL_FORMAT.md, limits)");
   EXPECT_EQ(error_of([&] { c[0].require_keys({"id"}); }).find("unknown field 'stiffness'") != std::string::npos, true);
   EXPECT_EQ(error_of([&] { (void)root.at("rods"); }), "m.yaml:1:1: missing field 'rods'");
 }
@@ -42,7 +44,8 @@ TEST(YamlUtil, FilesAreBoundedAndDirectoriesNamed) {
   EXPECT_EQ(error_of([&] { (void)YamlNode::load_file(d.string()); }), d.string() + ": is a directory, not a file");
   EXPECT_EQ(error_of([&] { (void)YamlNode::load_file((d / "none.yaml").string()); }), (d / "none.yaml").string() + ": no such file");
   std::ofstream(d / "big.yaml") << std::string(YamlNode::kMaxFileBytes + 1, '#');
-  EXPECT_NE(error_of([&] { (void)YamlNode::load_file((d / "big.yaml").string()); }).find("larger than the 16 MiB limit"), std::string::npos);
+  EXPECT_NE(error_of([&] { (void)YamlNode::load_file((d / "big.yaml").string()); }).find("larger than the 16 MiB limit"),
+            std::string::npos);
   std::filesystem::remove_all(d);
 }
 
@@ -76,8 +79,9 @@ TEST(YamlUtil, NodeCountIsBoundedBeforeTheTreeIsBuilt) {
   for (int k = 1; k < 2000010; ++k) text += ",0";
   text += "]\n";
   const std::string msg = error_of([&] { (void)YamlNode::load_string(text, "m.yaml"); });
-  EXPECT_EQ(msg, "m.yaml:2:4000005: more than 2000000 YAML nodes (values, lists and mappings), the limit of a YAML input "
-                 "(docs/MODEL_FORMAT.md, limits)");
+  EXPECT_EQ(msg,
+            "m.yaml:2:4000005: more than 2000000 YAML nodes (values, lists and mappings), the limit of a YAML input "
+            "(docs/MODEL_FORMAT.md, limits)");
 }
 
 }  // namespace

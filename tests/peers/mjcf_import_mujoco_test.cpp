@@ -125,7 +125,8 @@ void compare_with_mujoco(const std::string& path, double tensor_tol = 1e-6, doub
     mjtNum v6[6];
     mj_objectVelocity(m.get(), d.get(), mjOBJ_SITE, s, v6, 0);
     const Vector3d w = tm.initial_state.w_W(n.rod);
-    const Vector3d v = Vector3d(tm.initial_state.v_WC(n.rod)) + w.cross(Vector3d(P.row(i).transpose()) - Vector3d(tm.initial_state.p_WC(n.rod)));
+    const Vector3d v =
+        Vector3d(tm.initial_state.v_WC(n.rod)) + w.cross(Vector3d(P.row(i).transpose()) - Vector3d(tm.initial_state.p_WC(n.rod)));
     EXPECT_LE((v - Vector3d(v6[3], v6[4], v6[5])).norm(), 1e-12) << name << " velocity";
     EXPECT_LE((w - Vector3d(v6[0], v6[1], v6[2])).norm(), 1e-12) << name << " angular velocity";
   }

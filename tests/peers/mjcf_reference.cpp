@@ -22,8 +22,8 @@ int main(int argc, char** argv) {
     return 1;
   }
   if (mj_version() != mjVERSION_HEADER) {
-    std::fprintf(stderr, "mjcf_reference: built for MuJoCo mjVERSION_HEADER %d, loaded %s (%d)\n", mjVERSION_HEADER,
-                 mj_versionString(), mj_version());
+    std::fprintf(stderr, "mjcf_reference: built for MuJoCo mjVERSION_HEADER %d, loaded %s (%d)\n", mjVERSION_HEADER, mj_versionString(),
+                 mj_version());
     return 1;
   }
   std::printf("mjcf_reference: MuJoCo %s, %s -> %s\n", mj_versionString(), argv[1], argv[2]);

@@ -103,7 +103,7 @@ TEST(MujocoBodyGeometry, OffAxisPointsAndFullInertiaFollowMujoco) {
       moved = std::max(moved, (td.p_W_node.col(i) - p0.row(i).transpose()).norm());
     }
   }
-  EXPECT_GT(moved, 0.05);      // a real motion, not a standstill
+  EXPECT_GT(moved, 0.05);  // a real motion, not a standstill
   // the issue asks 1 mm; the engines agree far closer (measured 1e-7 m here). With two nearly equal
   // principal moments MuJoCo's own principal axes of `fullinertia` are off by ~1e-6 rad (its
   // eigen-solver), which alone moved sites by 7.7e-5 m in 2 s: the tensor here keeps them apart.

@@ -59,9 +59,7 @@ Eigen::Matrix3Xd run_mujoco(const tt::Model& model) {
   return p;
 }
 
-double max_distance(const Eigen::Matrix3Xd& a, const Eigen::Matrix3Xd& b) {
-  return (a - b).colwise().norm().maxCoeff();
-}
+double max_distance(const Eigen::Matrix3Xd& a, const Eigen::Matrix3Xd& b) { return (a - b).colwise().norm().maxCoeff(); }
 
 void expect_agreement(const tt::Model& m) {
   double min_strain = 0.0;

@@ -51,9 +51,7 @@ Eigen::Matrix3Xd tendyn_nodes(const tt::Model& m, const tt::State& s) {
   return d.p_W_node;
 }
 
-tt::Model three_bar() {
-  return tt::load_model_file(std::string(TENDYN_SOURCE_DIR) + "/models/three_bar.yaml").model;
-}
+tt::Model three_bar() { return tt::load_model_file(std::string(TENDYN_SOURCE_DIR) + "/models/three_bar.yaml").model; }
 
 }  // namespace
 

@@ -25,8 +25,8 @@ namespace tt = tendyn::tensegrity;
 
 namespace {
 
-constexpr double kStep_s = 1e-4;       // MuJoCo RK4 step
-constexpr int kStepsPerSample = 100;   // markers at 100 Hz
+constexpr double kStep_s = 1e-4;      // MuJoCo RK4 step
+constexpr int kStepsPerSample = 100;  // markers at 100 Hz
 constexpr double kDuration_s = 1.5;
 constexpr double kTrueDamping_Nspm = 1.0;
 constexpr double kSideStiffness_Npm = 60.0;  // ring cables keep the prism's 50 N/m
@@ -37,7 +37,8 @@ const char* const kSide = "side1+side2+side3";
 tt::Model truth_model() {
   tt::Model m = tendyn::test::taut_prism(kTrueDamping_Nspm);
   for (int k = 0; k < m.ncable(); ++k)
-    if (m.cable_ids[static_cast<std::size_t>(k)].rfind("side", 0) == 0) m.cables[static_cast<std::size_t>(k)].stiffness_Npm = kSideStiffness_Npm;
+    if (m.cable_ids[static_cast<std::size_t>(k)].rfind("side", 0) == 0)
+      m.cables[static_cast<std::size_t>(k)].stiffness_Npm = kSideStiffness_Npm;
   return m;
 }
 
@@ -60,7 +61,7 @@ tt::State spun(const tt::Model& m) {
 }
 
 struct MujocoRun {
-  tt::MotionData data;  // every node a marker, in node order, noise-free
+  tt::MotionData data;                                             // every node a marker, in node order, noise-free
   double min_stretch_m = std::numeric_limits<double>::infinity();  // min over tendons and steps of l - l0
   std::string slack_tendon;
 };
@@ -111,9 +112,7 @@ MujocoRun run_mujoco(const tt::Model& model) {
   return run;
 }
 
-double rms(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
-  return std::sqrt((a - b).squaredNorm() / static_cast<double>(a.size()));
-}
+double rms(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) { return std::sqrt((a - b).squaredNorm() / static_cast<double>(a.size())); }
 
 double group_truth(const tt::Model& truth, const tt::FittedParameter& p) {
   double sum = 0.0;
@@ -165,13 +164,13 @@ TEST(MujocoIdentify, FitToMujocoPredictsHeldOutRunBetter) {
   const auto r = tt::identify(nominal, a.data, tt::parse_fit_spec(nominal, fit), o);
   EXPECT_TRUE(r.converged) << r.termination;
   ASSERT_TRUE(r.covariance_ok) << r.covariance_message;
-  std::printf("  %d iterations, marker RMS on A: fit %.4g m, free fitted %.4g m, free nominal %.4g m\n", r.iterations,
-              r.marker_rms_m, r.marker_rms_free_fitted_m, r.marker_rms_free_nominal_m);
+  std::printf("  %d iterations, marker RMS on A: fit %.4g m, free fitted %.4g m, free nominal %.4g m\n", r.iterations, r.marker_rms_m,
+              r.marker_rms_free_fitted_m, r.marker_rms_free_nominal_m);
   for (const auto& p : r.parameters) {
     const double tv = group_truth(truth, p);
     const double err = (p.fitted - tv) / tv;
-    std::printf("  %-48s nominal %8.5g fitted %8.5g true %8.5g std %8.3g error %+7.3f%%\n", p.name.c_str(), p.nominal,
-                p.fitted, tv, p.std, 100.0 * err);
+    std::printf("  %-48s nominal %8.5g fitted %8.5g true %8.5g std %8.3g error %+7.3f%%\n", p.name.c_str(), p.nominal, p.fitted, tv, p.std,
+                100.0 * err);
     // measured: stiffness within 0.1 % (std 0.05 %), damping within 1.2 % (std 0.8-1 %)
     EXPECT_LT(std::abs(p.fitted - tv), 3.0 * p.std) << p.name;
     EXPECT_LT(std::abs(err), p.kind == tt::ParameterKind::kStiffness ? 0.005 : 0.05) << p.name;

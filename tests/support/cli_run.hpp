@@ -60,9 +60,7 @@ inline std::string slurp(const std::filesystem::path& p) {
 }
 
 /// Writes `text` to `p` as it is (binary), replacing the file.
-inline void write_file(const std::filesystem::path& p, const std::string& text) {
-  std::ofstream(p, std::ios::binary) << text;
-}
+inline void write_file(const std::filesystem::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
 
 /// An empty directory under the system temp dir, unique per test name and process.
 inline std::filesystem::path fresh_dir(const std::string& name) {

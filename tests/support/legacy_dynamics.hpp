@@ -15,9 +15,9 @@
 namespace tendyn::test::legacy {
 
 using tensegrity::add_compliant_ground_forces;
-using tensegrity::CableForceSign;
 using tensegrity::Cable;
 using tensegrity::cable_length_failure;
+using tensegrity::CableForceSign;
 using tensegrity::DampingLaw;
 using tensegrity::Data;
 using tensegrity::Ground;
@@ -68,9 +68,9 @@ inline void compute_element_forces(const Model& model, const State& state, Data&
     const Eigen::Vector3d d = data.p_W_node.col(b) - data.p_W_node.col(a);
     const double l = d.norm();
     if (!(l > 0.0)) {
-      throw SimulationError(cable_length_failure(
-                                k < static_cast<int>(model.cable_ids.size()) ? model.cable_ids[static_cast<std::size_t>(k)] : std::to_string(k),
-                                l, state.time_s),
+      throw SimulationError(cable_length_failure(k < static_cast<int>(model.cable_ids.size()) ? model.cable_ids[static_cast<std::size_t>(k)]
+                                                                                              : std::to_string(k),
+                                                 l, state.time_s),
                             state.time_s);
     }
     const Eigen::Vector3d u = d / l;  // from a to b
@@ -166,12 +166,11 @@ inline void step_rk4(const Model& model, Data& data, State& state, double h) {
   auto& tmp = data.tmp;
   const double t0 = state.time_s;
   data.stage[0] = data.xdot;
-  rk4_step(state.x, t0, h, data.stage[0], data.stage[1], data.stage[2], data.stage[3], tmp.x,
-           [&](double t, Eigen::VectorXd& out) {
-             tmp.time_s = t;
-             legacy::compute_derivative(model, tmp, data);
-             out = data.xdot;
-           });
+  rk4_step(state.x, t0, h, data.stage[0], data.stage[1], data.stage[2], data.stage[3], tmp.x, [&](double t, Eigen::VectorXd& out) {
+    tmp.time_s = t;
+    legacy::compute_derivative(model, tmp, data);
+    out = data.xdot;
+  });
   state.time_s = t0 + h;
   legacy::normalize_quaternions(model, state);
 }

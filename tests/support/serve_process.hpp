@@ -20,7 +20,7 @@ namespace tendyn::test {
 /// The server process; killed when this goes out of scope.
 struct ServeProcess {
   std::string pid;
-  int port = -1;  ///< -1: it printed no address within 10 s (see log)
+  int port = -1;      ///< -1: it printed no address within 10 s (see log)
   std::string token;  ///< the server's secret (the token= of the printed address)
   std::filesystem::path log;
   ServeProcess() = default;

@@ -30,8 +30,7 @@ inline tensegrity::Model doc000_prism(double psi_deg = 50.0, double damping = 0.
 
 /// Runs `model` and returns the final state; the recorder (if any) gets the outputs.
 inline tensegrity::SimulationSummary run(const tensegrity::Model& model, double duration, double dt,
-                                         tensegrity::Integrator integ = tensegrity::Integrator::kRK4,
-                                         tensegrity::Observer* obs = nullptr) {
+                                         tensegrity::Integrator integ = tensegrity::Integrator::kRK4, tensegrity::Observer* obs = nullptr) {
   tensegrity::SimulationOptions o;
   o.duration_s = duration;
   o.dt_s = dt;
@@ -41,8 +40,6 @@ inline tensegrity::SimulationSummary run(const tensegrity::Model& model, double 
 }
 
 /// Node positions (nnode x 3) of a state.
-inline Eigen::MatrixX3d node_positions(const tensegrity::Model& m, const tensegrity::State& s) {
-  return tensegrity::node_positions(m, s);
-}
+inline Eigen::MatrixX3d node_positions(const tensegrity::Model& m, const tensegrity::State& s) { return tensegrity::node_positions(m, s); }
 
 }  // namespace tendyn::test

@@ -27,8 +27,7 @@ struct Robots {
       ts::State s = model.initial_state;
       s.v_WC(0) += Eigen::Vector3d(0.1 * r, 0.0, 0.0);
       initial.push_back(s);
-      for (int k = 0; k < model.ncable(); ++k)
-        rest(r, k) = model.cables[static_cast<std::size_t>(k)].rest_length_m * (1.0 + 0.01 * r);
+      for (int k = 0; k < model.ncable(); ++k) rest(r, k) = model.cables[static_cast<std::size_t>(k)].rest_length_m * (1.0 + 0.01 * r);
     }
   }
 };

@@ -316,7 +316,9 @@ TEST(BodyGeometry, YamlErrorsNameThePlace) {
   EXPECT_NE(err(head + "  - {id: s, offset: [0, 0, 0], position: [0, 0, 0]}\n" + rod).find("needs 'on: ROD'"), std::string::npos);
   EXPECT_NE(err("nodes:\n  - {id: a0, position: [0, 0, 0], radius: -1}\n  - {id: a1, position: [1, 0, 0]}\n" + rod).find("must be >= 0"),
             std::string::npos);
-  EXPECT_NE(err(head + "rods:\n  - {id: A, mass: 1, length: 1, nodes: [a0, a1], inertia: {com: [0.5, 0, 0], tensor: [[1, 0, 0], [0, 1, 0], [0, 0, 3]]}}\n")
-                .find("triangle inequality"),
-            std::string::npos);
+  EXPECT_NE(
+      err(head +
+          "rods:\n  - {id: A, mass: 1, length: 1, nodes: [a0, a1], inertia: {com: [0.5, 0, 0], tensor: [[1, 0, 0], [0, 1, 0], [0, 0, 3]]}}\n")
+          .find("triangle inequality"),
+      std::string::npos);
 }

@@ -45,8 +45,8 @@ std::vector<double> rod_spans_deg(const ts::Model& m, const ts::State& s) {
 struct PrismCase {
   double k_ring, k_side, l0_ring, l0_side, psi_deg, radius;
   friend void PrintTo(const PrismCase& c, std::ostream* os) {
-    *os << "k_ring " << c.k_ring << " k_side " << c.k_side << " l0_ring " << c.l0_ring << " l0_side " << c.l0_side
-        << " psi " << c.psi_deg << " radius " << c.radius;
+    *os << "k_ring " << c.k_ring << " k_side " << c.k_side << " l0_ring " << c.l0_ring << " l0_side " << c.l0_side << " psi " << c.psi_deg
+        << " radius " << c.radius;
   }
 };
 
@@ -76,9 +76,9 @@ TEST_P(PrismEquilibrium, SettlesToTwist150AndForceDensityRatioSqrt3) {
 }
 
 INSTANTIATE_TEST_SUITE_P(StiffnessAndRestLengths, PrismEquilibrium,
-                         ::testing::Values(PrismCase{10, 10, 0.2, 0.2, 50, 0.1},      // document 000
-                                           PrismCase{100, 100, 0.1, 0.1, 60, 0.08},   // stiffer, shorter
-                                           PrismCase{50, 20, 0.15, 0.12, 40, 0.12},   // classes differ
+                         ::testing::Values(PrismCase{10, 10, 0.2, 0.2, 50, 0.1},     // document 000
+                                           PrismCase{100, 100, 0.1, 0.1, 60, 0.08},  // stiffer, shorter
+                                           PrismCase{50, 20, 0.15, 0.12, 40, 0.12},  // classes differ
                                            PrismCase{300, 30, 0.18, 0.05, 70, 0.05}));
 
 TEST(Builders, PrismTwistIs150EvenWithUnequalRings) {

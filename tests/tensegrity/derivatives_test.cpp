@@ -20,7 +20,6 @@ using tendyn::test::error_of;
 
 namespace {
 
-
 Eigen::VectorXd rest_lengths(const ts::Model& m) {
   Eigen::VectorXd u(m.ncable());
   for (int k = 0; k < m.ncable(); ++k) u[k] = m.cables[static_cast<std::size_t>(k)].rest_length_m;
@@ -271,7 +270,8 @@ TEST(RolloutGrad, CentreOfMassTargetMatchesFiniteDifferences) {
     const double fd = (ts::rollout_grad(m, s0, Up, h, L).loss - ts::rollout_grad(m, s0, Um, h, L).loss) / (2 * eps);
     worst = std::max(worst, std::abs(fd - g.dL_dcontrols(3, c)) / g.dL_dcontrols.cwiseAbs().maxCoeff());
   }
-  std::printf("[ fd rel err ] rollout_grad, centre of mass: controls %.2e (max |dL/du| %.3g)\n", worst, g.dL_dcontrols.cwiseAbs().maxCoeff());
+  std::printf("[ fd rel err ] rollout_grad, centre of mass: controls %.2e (max |dL/du| %.3g)\n", worst,
+              g.dL_dcontrols.cwiseAbs().maxCoeff());
   EXPECT_GT(g.dL_dcontrols.cwiseAbs().maxCoeff(), 1e-3);
   EXPECT_LE(worst, 1e-6);
   // the rollout is the chain of single steps (the dual numbers' values differ from the doubles in
@@ -286,8 +286,10 @@ TEST(StepDerivatives, BadInputIsRefusedWithTheReason) {
   const Eigen::VectorXd u = rest_lengths(prism);
   const ts::State s = prism.initial_state;
   ts::Model imp = tendyn::test::shipped_model("three_bar_lying.yaml").model;
-  EXPECT_NE(error_of([&] { ts::step_derivatives(imp, imp.initial_state, rest_lengths(imp), 1e-3); }).find("impulse ground"), std::string::npos);
-  EXPECT_NE(error_of([&] { ts::step_derivatives(imp, imp.initial_state, rest_lengths(imp), 1e-3); }).find("type: compliant"), std::string::npos);
+  EXPECT_NE(error_of([&] { ts::step_derivatives(imp, imp.initial_state, rest_lengths(imp), 1e-3); }).find("impulse ground"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { ts::step_derivatives(imp, imp.initial_state, rest_lengths(imp), 1e-3); }).find("type: compliant"),
+            std::string::npos);
   ts::Model driven = tendyn::test::shipped_model("three_bar.yaml").model;
   driven.ground.type = ts::Ground::Type::kCompliant;
   EXPECT_NE(error_of([&] { ts::step_derivatives(driven, driven.initial_state, rest_lengths(driven), 1e-3); }).find("has drives"),
@@ -307,12 +309,14 @@ TEST(StepDerivatives, BadInputIsRefusedWithTheReason) {
   un[2] = std::nan("");
   EXPECT_NE(error_of([&] { ts::step_derivatives(prism, s, un, 1e-3); }).find("not finite"), std::string::npos);
   EXPECT_NE(error_of([&] { ts::step_derivatives(prism, s, u, 0.0); }).find("(h_s)"), std::string::npos);
-  EXPECT_NE(error_of([&] { ts::step_derivatives(prism, s, u, 1e-3, ts::parse_fit_spec(prism, "rest_length:all")); }).find("are the controls"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of([&] { ts::step_derivatives(prism, s, u, 1e-3, ts::parse_fit_spec(prism, "rest_length:all")); }).find("are the controls"),
+      std::string::npos);
   ts::ParameterGroup g{ts::ParameterKind::kMass, {7}, "mass:x"};
   EXPECT_NE(error_of([&] { ts::step_derivatives(prism, s, u, 1e-3, {g}); }).find("element 7 is outside"), std::string::npos);
-  EXPECT_NE(error_of([&] { ts::step_derivatives(prism, s, u, 1e-3, {{ts::ParameterKind::kFriction, {}, "friction"}}); })
-                .find("needs a compliant ground"),
+  EXPECT_NE(error_of([&] {
+              ts::step_derivatives(prism, s, u, 1e-3, {{ts::ParameterKind::kFriction, {}, "friction"}});
+            }).find("needs a compliant ground"),
             std::string::npos);
   Eigen::MatrixXd U(3, 2);
   U.setConstant(0.2);

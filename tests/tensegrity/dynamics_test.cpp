@@ -179,7 +179,8 @@ TEST(Dynamics, CompressionElementPushes) {
   rod.node[0] = 0;
   rod.node[1] = 1;
   m.rods = {rod};
-  m.nodes = {ts::Node{0, 0, Eigen::Vector3d::Zero()}, ts::Node{0, 1, Eigen::Vector3d::Zero()}, ts::Node{-1, 0, Eigen::Vector3d(0, 0, -0.5)}};
+  m.nodes = {ts::Node{0, 0, Eigen::Vector3d::Zero()}, ts::Node{0, 1, Eigen::Vector3d::Zero()},
+             ts::Node{-1, 0, Eigen::Vector3d(0, 0, -0.5)}};
   m.rod_ids = {"r"};
   m.node_ids = {"a", "b", "anchor"};
   ts::Cable c;

@@ -142,8 +142,8 @@ TEST(Identify, DerivativesMatchFiniteDifferencesInFlight) {
   ts::IdentifyOptions o;
   o.segment_s = 0.2;
   int checked = 0;
-  const double worst =
-      worst_derivative_error(perturbed(truth), d, "stiffness:all,damping:c1+c2+c3,damping:c4,rest_length:c7,mass:rod2,initial_state", o, checked);
+  const double worst = worst_derivative_error(
+      perturbed(truth), d, "stiffness:all,damping:c1+c2+c3,damping:c4,rest_length:c7,mass:rod2,initial_state", o, checked);
   EXPECT_GT(checked, 80);
   EXPECT_LT(worst, 1e-6);
 }
@@ -160,7 +160,8 @@ TEST(Identify, DerivativesMatchFiniteDifferencesOnTheGround) {
   ts::IdentifyOptions o;
   o.segment_s = 0.25;
   int checked = 0;
-  const double worst = worst_derivative_error(perturbed(truth), d, "stiffness:c1,rest_length:c2,friction,ground_stiffness,ground_damping", o, checked);
+  const double worst =
+      worst_derivative_error(perturbed(truth), d, "stiffness:c1,rest_length:c2,friction,ground_stiffness,ground_damping", o, checked);
   EXPECT_GT(checked, 30);
   EXPECT_LT(worst, 1e-6);
 }
@@ -177,14 +178,15 @@ double truth_value(const ts::Model& truth, const ts::FittedParameter& p) {
 }
 
 void print_fit(const ts::Model& truth, const ts::IdentifyResult& r) {
-  std::printf("%s\nrms fit %g m, free fitted %g m, free nominal %g m, continuity gap %g m, %d segments, %.1f s\n"
-              "variance factor %g, %d start(s), won by start %d\n", r.solver_brief.c_str(),
-              r.marker_rms_m, r.marker_rms_free_fitted_m, r.marker_rms_free_nominal_m, r.max_continuity_gap_m, r.nsegment, r.solve_time_s,
-              r.variance_factor, r.starts, r.winning_start);
+  std::printf(
+      "%s\nrms fit %g m, free fitted %g m, free nominal %g m, continuity gap %g m, %d segments, %.1f s\n"
+      "variance factor %g, %d start(s), won by start %d\n",
+      r.solver_brief.c_str(), r.marker_rms_m, r.marker_rms_free_fitted_m, r.marker_rms_free_nominal_m, r.max_continuity_gap_m, r.nsegment,
+      r.solve_time_s, r.variance_factor, r.starts, r.winning_start);
   for (const auto& p : r.parameters) {
     const double tv = truth_value(truth, p);
-    std::printf("  %-36s nominal %10.6g fitted %10.6g truth %10.6g std %10.3g error %8.3g%%\n", p.name.c_str(), p.nominal, p.fitted, tv, p.std,
-                100 * (p.fitted - tv) / tv);
+    std::printf("  %-36s nominal %10.6g fitted %10.6g truth %10.6g std %10.3g error %8.3g%%\n", p.name.c_str(), p.nominal, p.fitted, tv,
+                p.std, 100 * (p.fitted - tv) / tv);
   }
 }
 
@@ -249,9 +251,9 @@ TEST(Identify, RecoversThreeBarParametersFromNoisyGappyData) {
       default: ADD_FAILURE() << p.name;
     }
   }
-  EXPECT_NEAR(r.marker_rms_m, 1e-3, 0.1e-3);                                // the noise level
+  EXPECT_NEAR(r.marker_rms_m, 1e-3, 0.1e-3);                                 // the noise level
   EXPECT_LT(r.marker_rms_free_fitted_m, 0.5 * r.marker_rms_free_nominal_m);  // predicts better than the start
-  EXPECT_NEAR(r.variance_factor, 1.0, 0.2);                                 // not a local minimum
+  EXPECT_NEAR(r.variance_factor, 1.0, 0.2);                                  // not a local minimum
   EXPECT_LT(r.max_continuity_gap_m, 0.5e-3);
   EXPECT_EQ(r.starts, 1);  // seed 7 converges from the first start (seeds 5 and 10 need a restart)
   EXPECT_EQ(r.verdict, ts::FitVerdict::kGood) << r.verdict_reason;
@@ -315,7 +317,7 @@ TEST(Identify, ResultsDoNotDependOnTheThreadCount) {
   ASSERT_EQ(a.parameters.size(), b.parameters.size());
   for (std::size_t i = 0; i < a.parameters.size(); ++i) EXPECT_EQ(a.parameters[i].fitted, b.parameters[i].fitted);
   EXPECT_EQ(a.final_cost, b.final_cost);
-  EXPECT_GT(a.starts, 1);  // 2 iterations are far from the optimum: the restarts ran
+  EXPECT_GT(a.starts, 1);         // 2 iterations are far from the optimum: the restarts ran
   EXPECT_EQ(a.starts, b.starts);  // the restarts too
   EXPECT_EQ(a.winning_start, b.winning_start);
   EXPECT_NE(a.parameters[0].fitted, a.parameters[0].nominal);  // it did move
@@ -424,8 +426,9 @@ TEST(Identify, FitSpecSyntaxAndErrors) {
   impulse.ground.type = ts::Ground::Type::kImpulse;
   EXPECT_NE(error_of([&] { ts::parse_fit_spec(impulse, "friction"); }).find("needs a compliant ground"), std::string::npos);
   const ts::MotionData d = synthetic_30hz(m, 0.2, 1e-3, 0.0);
-  EXPECT_NE(error_of([&] { ts::identify(impulse, d, ts::parse_fit_spec(impulse, "stiffness:c1")); }).find("impulse ground is not supported"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of([&] { ts::identify(impulse, d, ts::parse_fit_spec(impulse, "stiffness:c1")); }).find("impulse ground is not supported"),
+      std::string::npos);
 }
 
 TEST(Identify, RobustLossBoundsAnOutliersWeight) {
@@ -475,8 +478,8 @@ TEST(Identify, VerdictRejectsAModelWithoutItsDrive) {
   std::vector<std::string> notices;
   o.notice = [&](const std::string& line) { notices.push_back(line); };
   const auto r = ts::identify(no_drive, d, ts::parse_fit_spec(no_drive, "stiffness:c1+c2+c3+c4+c5+c6+c7+c8+c9"), o);
-  std::printf("variance factor %g (bound %g), gap %g m, %d starts: %s: %s\n", r.variance_factor, r.variance_factor_bound, r.max_continuity_gap_m,
-              r.starts, ts::to_string(r.verdict), r.verdict_reason.c_str());
+  std::printf("variance factor %g (bound %g), gap %g m, %d starts: %s: %s\n", r.variance_factor, r.variance_factor_bound,
+              r.max_continuity_gap_m, r.starts, ts::to_string(r.verdict), r.verdict_reason.c_str());
   EXPECT_GT(r.variance_factor, 5.0);
   EXPECT_EQ(r.verdict, ts::FitVerdict::kPoorFit) << r.verdict_reason;
   EXPECT_NE(r.verdict_reason.find("cannot explain the data"), std::string::npos) << r.verdict_reason;
@@ -502,8 +505,8 @@ TEST(Identify, RestartsUseTheStatisticalBoundAndStopEarly) {
   o.segment_s = 0.2;
   o.covariance = false;
   const auto r = ts::identify(truth, d, ts::parse_fit_spec(truth, "stiffness:c1+c2+c3+c4+c5+c6+c7+c8+c9"), o);
-  std::printf("variance factor %g (bound %g), %d residuals, %d starts: %s\n", r.variance_factor, r.variance_factor_bound, r.nresidual, r.starts,
-              r.verdict_reason.c_str());
+  std::printf("variance factor %g (bound %g), %d residuals, %d starts: %s\n", r.variance_factor, r.variance_factor_bound, r.nresidual,
+              r.starts, r.verdict_reason.c_str());
   EXPECT_GT(r.variance_factor, 1.35);
   EXPECT_LT(r.variance_factor, 2.0);
   EXPECT_NEAR(r.variance_factor_bound, ts::variance_factor_bound(r.nresidual - r.nunknown), 0.0);
@@ -579,7 +582,7 @@ TEST(Identify, FitSpecIdsMayContainPlus) {
   EXPECT_EQ(elems("mass:rod_x+"), (std::vector<int>{0}));
   EXPECT_EQ(elems("mass:rod_x++rod_x-"), (std::vector<int>{0, 1}));
   EXPECT_EQ(elems("mass:rod_x-+rod_x++rod_y+"), (std::vector<int>{1, 0, 2}));
-  EXPECT_EQ(elems("stiffness:c++"), (std::vector<int>{1}));       // the longest id
+  EXPECT_EQ(elems("stiffness:c++"), (std::vector<int>{1}));  // the longest id
   EXPECT_EQ(elems("stiffness:c+++c3"), (std::vector<int>{1, 2}));
   EXPECT_EQ(elems("stiffness:c3+c+"), (std::vector<int>{2, 0}));
   EXPECT_EQ(ts::parse_fit_spec(m, "mass").at(0).name, "mass:rod_x+");

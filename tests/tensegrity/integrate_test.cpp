@@ -40,9 +40,12 @@ Eigen::VectorXd integrate_fixed(const ts::Model& m, double T, int n, int which) 
   loose.h_max_s = 1e9;
   for (int i = 0; i < n; ++i) {
     ts::compute_derivative(m, s, d);
-    if (which == 0) ts::step_rk4(m, d, s, h);
-    else if (which == 1) EXPECT_TRUE(ts::step_dopri5(m, d, s, h, loose).accepted);
-    else ts::step_lie_verlet(m, d, s, h);
+    if (which == 0)
+      ts::step_rk4(m, d, s, h);
+    else if (which == 1)
+      EXPECT_TRUE(ts::step_dopri5(m, d, s, h, loose).accepted);
+    else
+      ts::step_lie_verlet(m, d, s, h);
   }
   return tendyn::test::node_positions(m, s).reshaped();
 }

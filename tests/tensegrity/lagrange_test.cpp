@@ -152,7 +152,7 @@ TEST(LagrangeVelocityTerm, EqualsMdotQdotMinusDTdqByFiniteDifferences) {
   ts::mass_matrix(m, q + eps * qd, Mp);
   ts::mass_matrix(m, q - eps * qd, Mm);
   Eigen::VectorXd ref = (Mp - Mm) / (2 * eps) * qd;  // M' q'
-  for (int i = 0; i < n7; ++i) {  // - dT/dq
+  for (int i = 0; i < n7; ++i) {                     // - dT/dq
     ts::LagrangeState a = ls, c = ls;
     a.y[i] += eps;
     c.y[i] -= eps;
@@ -400,19 +400,19 @@ TEST(LagrangeConstraint, UnitQuaternionDriftBelow1e10Over10s) {
 // thin rods and off the unit sphere (|s| != 1).
 TEST(LagrangeAugmentedSystem, ClosedFormEqualsLuOfTheAugmentedSystem) {
   for (int which = 0; which < 3; ++which) {
-  const ts::Model m = which == 0 ? three_bar() : prism(which == 2);
-  ts::LagrangeState st = ts::to_lagrange_state(m, random_state(m, 5));
-  st.y.segment<4>(3) *= 1.1;
-  ts::LagrangeData d = ts::make_lagrange_data(m);
-  ts::lagrange_derivative(m, st, d);
-  for (int j = 0; j < m.nrod(); ++j) {
-    Eigen::Matrix<double, 8, 8> A;
-    Eigen::Matrix<double, 8, 1> rhs;
-    ts::augmented_system(m, st, d, j, A, rhs);
-    const Eigen::Matrix<double, 8, 1> x = A.fullPivLu().solve(rhs);
-    EXPECT_LT((x.head<7>() - d.ydot.segment<7>(7 * m.nrod() + 7 * j)).norm(), 1e-10 * x.head<7>().norm());
-    EXPECT_NEAR(x[7], d.lambda[j], 1e-10 * std::abs(x[7]) + 1e-12);
-  }
+    const ts::Model m = which == 0 ? three_bar() : prism(which == 2);
+    ts::LagrangeState st = ts::to_lagrange_state(m, random_state(m, 5));
+    st.y.segment<4>(3) *= 1.1;
+    ts::LagrangeData d = ts::make_lagrange_data(m);
+    ts::lagrange_derivative(m, st, d);
+    for (int j = 0; j < m.nrod(); ++j) {
+      Eigen::Matrix<double, 8, 8> A;
+      Eigen::Matrix<double, 8, 1> rhs;
+      ts::augmented_system(m, st, d, j, A, rhs);
+      const Eigen::Matrix<double, 8, 1> x = A.fullPivLu().solve(rhs);
+      EXPECT_LT((x.head<7>() - d.ydot.segment<7>(7 * m.nrod() + 7 * j)).norm(), 1e-10 * x.head<7>().norm());
+      EXPECT_NEAR(x[7], d.lambda[j], 1e-10 * std::abs(x[7]) + 1e-12);
+    }
   }
 }
 

@@ -94,11 +94,12 @@ TEST(MassParts, YamlPartsEqualTheMjcfImportersCompositeForTheSameGeoms) {
       "<geom type=\"capsule\" fromto=\"0.2 -0.1 0.38 0.25 -0.05 0.4\" size=\"0.02\" mass=\"0.2\"/>"
       "</body></worldbody></mujoco>";
   const auto fx = ts::load_mjcf_string(xml, "robot.xml");
-  const auto fy = ts::load_model_string(rod_yaml("      - {type: cylinder, radius: 0.01, density: 2700}\n"
-                                                 "      - {type: sphere, end: 0, radius: 0.03, mass: 0.05}\n"
-                                                 "      - {type: sphere, position: [0.5, 0.2, 0.5], radius: 0.025, mass: 0.04}\n"
-                                                 "      - {type: capsule, from: [0.2, -0.1, 0.38], to: [0.25, -0.05, 0.4], radius: 0.02, mass: 0.2}\n"),
-                                        "m.yaml");
+  const auto fy =
+      ts::load_model_string(rod_yaml("      - {type: cylinder, radius: 0.01, density: 2700}\n"
+                                     "      - {type: sphere, end: 0, radius: 0.03, mass: 0.05}\n"
+                                     "      - {type: sphere, position: [0.5, 0.2, 0.5], radius: 0.025, mass: 0.04}\n"
+                                     "      - {type: capsule, from: [0.2, -0.1, 0.38], to: [0.25, -0.05, 0.4], radius: 0.02, mass: 0.2}\n"),
+                            "m.yaml");
   const auto& rx = fx.model.rods[0];
   const auto& ry = fy.model.rods[0];
   ASSERT_TRUE(ry.general_inertia);
@@ -144,14 +145,16 @@ TEST(MassParts, BadPartsAreErrorsAtTheirEntry) {
             std::string::npos);
   EXPECT_NE(load_error(rod_yaml("      - {type: cylinder, radius: 0.01, from: [0, 0, 0], mass: 1}\n")).find("give both 'from' and 'to'"),
             std::string::npos);
-  EXPECT_NE(load_error(rod_yaml("      - {type: sphere, radius: 0.01, from: [0, 0, 0], to: [1, 0, 0], mass: 1}\n")).find("'from' does not apply"),
-            std::string::npos);
+  EXPECT_NE(
+      load_error(rod_yaml("      - {type: sphere, radius: 0.01, from: [0, 0, 0], to: [1, 0, 0], mass: 1}\n")).find("'from' does not apply"),
+      std::string::npos);
   EXPECT_NE(load_error("nodes:\n  - {id: a0, position: [0, 0, 0]}\n  - {id: a1, position: [0, 0, 1]}\nrods:\n"
-                     "  - {id: A, mass: 1, length: 1, nodes: [a0, a1], parts: [{type: point, end: 0, mass: 1}]}\n")
+                       "  - {id: A, mass: 1, length: 1, nodes: [a0, a1], parts: [{type: point, end: 0, mass: 1}]}\n")
                 .find("'mass' cannot be combined with 'parts'"),
             std::string::npos);
   // a thin cylinder alone has no axial inertia: refused at the parts list, not left to the dynamics
-  EXPECT_NE(load_error(rod_yaml("      - {type: thin_cylinder, mass: 1}\n")).find("rods[0].parts: the parts give no moment of inertia about one axis"),
+  EXPECT_NE(load_error(rod_yaml("      - {type: thin_cylinder, mass: 1}\n"))
+                .find("rods[0].parts: the parts give no moment of inertia about one axis"),
             std::string::npos)
       << load_error(rod_yaml("      - {type: thin_cylinder, mass: 1}\n"));
 }

@@ -63,7 +63,8 @@ Eigen::MatrixX3d positions(const ts::Model& m) {
   Eigen::MatrixX3d P(m.nnode(), 3);
   for (int i = 0; i < m.nnode(); ++i) {
     const auto& n = m.nodes[static_cast<std::size_t>(i)];
-    const Vector3d p = n.is_anchor() ? n.p_W_anchor : Vector3d(Vector3d(m.initial_state.p_WC(n.rod)) + m.initial_state.q_WB(n.rod) * m.p_BN(i));
+    const Vector3d p =
+        n.is_anchor() ? n.p_W_anchor : Vector3d(Vector3d(m.initial_state.p_WC(n.rod)) + m.initial_state.q_WB(n.rod) * m.p_BN(i));
     P.row(i) = p.transpose();
   }
   return P;
@@ -125,8 +126,9 @@ TEST(MjcfImport, CylinderBoxEllipsoidSphereMassesAndInertias) {
   for (const auto& k : cases) {
     SCOPED_TRACE(k.geom);
     // a massless capsule gives the ends; the geom under test gives all the mass
-    const auto f = load("<mujoco><worldbody><body name=\"b\"><freejoint/><geom type=\"capsule\" fromto=\"0 0 -1 0 0 1\" size=\"0.01\" mass=\"0\"/>" +
-                        k.geom + "</body></worldbody></mujoco>");
+    const auto f =
+        load("<mujoco><worldbody><body name=\"b\"><freejoint/><geom type=\"capsule\" fromto=\"0 0 -1 0 0 1\" size=\"0.01\" mass=\"0\"/>" +
+             k.geom + "</body></worldbody></mujoco>");
     const auto& rod = f.model.rods[0];
     EXPECT_NEAR(rod.mass_kg, k.mass, 1e-14 * k.mass);
     for (int i = 0; i < 3; ++i) EXPECT_NEAR(rod.inertia_B_kgm2(i, i), k.I[i], 1e-14 * k.I.maxCoeff());
@@ -165,7 +167,8 @@ TEST(MjcfImport, InertialElementAndInertiafromgeomRules) {
   Matrix3d full;
   full << 0.3, 0.01, 0.02, 0.01, 0.25, -0.03, 0.02, -0.03, 0.1;
   EXPECT_LE((f.model.rods[0].inertia_B_kgm2 - full).cwiseAbs().maxCoeff(), 1e-15);
-  f = load(body_doc("<inertial pos=\"0 0 0\" quat=\"0.7071067811865476 0 0 0.7071067811865476\" mass=\"1\" diaginertia=\"0.3 0.25 0.1\"/>"));
+  f = load(
+      body_doc("<inertial pos=\"0 0 0\" quat=\"0.7071067811865476 0 0 0.7071067811865476\" mass=\"1\" diaginertia=\"0.3 0.25 0.1\"/>"));
   EXPECT_NEAR(f.model.rods[0].inertia_B_kgm2(0, 0), 0.25, 1e-15);  // x and y swapped by 90 deg about z
   EXPECT_NEAR(f.model.rods[0].inertia_B_kgm2(1, 1), 0.3, 1e-15);
   EXPECT_NE(import_error(body_doc("<inertial pos=\"0 0 0\" quat=\"1 0 0 0\" mass=\"1\" fullinertia=\"0.3 0.25 0.1 0 0 0\"/>"))
@@ -234,15 +237,18 @@ TEST(MjcfImport, LongestCapsuleOrCylinderGivesTheEnds) {
   const auto f = load(body_doc("<geom type=\"cylinder\" fromto=\"0.1 0 -0.8 0.1 0 0.8\" size=\"0.01\"/>"));
   EXPECT_DOUBLE_EQ(f.model.rods[0].length_m, 1.6);
   EXPECT_DOUBLE_EQ(f.model.nodes[0].radius_m, 0.0);  // cylinder ends are not sphere caps
-  EXPECT_EQ(import_error("<mujoco><worldbody><body name=\"b\"><freejoint/><geom size=\"0.1\"/></body></worldbody></mujoco>").find(
-                "robot.xml:1:20: <body name=\"b\">: free body has no capsule or cylinder geom"),
+  EXPECT_EQ(import_error("<mujoco><worldbody><body name=\"b\"><freejoint/><geom size=\"0.1\"/></body></worldbody></mujoco>")
+                .find("robot.xml:1:20: <body name=\"b\">: free body has no capsule or cylinder geom"),
             0u);
 }
 
 // ---------------------------------------------------------------- tendons
 TEST(MjcfImport, SpatialTendonBecomesSpringThatPushesWithAxialDamping) {
   ts::MjcfImportReport rep;
-  const auto f = load(top_doc("<tendon><spatial name=\"t\" stiffness=\"120\" damping=\"2.5\" springlength=\"0.8\"><site site=\"s2\"/><site site=\"w\"/></spatial></tendon>"), &rep);
+  const auto f = load(
+      top_doc(
+          "<tendon><spatial name=\"t\" stiffness=\"120\" damping=\"2.5\" springlength=\"0.8\"><site site=\"s2\"/><site site=\"w\"/></spatial></tendon>"),
+      &rep);
   const auto& m = f.model;
   ASSERT_EQ(m.ncable(), 1);
   EXPECT_EQ(m.cable_ids[0], "t");
@@ -263,18 +269,22 @@ TEST(MjcfImport, SpringlengthDefaultIsTheLengthInTheFilesPose) {
 }
 
 TEST(MjcfImport, DeadBandFromZeroIsATensionOnlyCableOthersAreRefused) {
-  const auto f = load(top_doc("<tendon><spatial stiffness=\"1\" springlength=\"0 1.2\"><site site=\"s1\"/><site site=\"w\"/></spatial></tendon>"));
+  const auto f =
+      load(top_doc("<tendon><spatial stiffness=\"1\" springlength=\"0 1.2\"><site site=\"s1\"/><site site=\"w\"/></spatial></tendon>"));
   EXPECT_TRUE(f.model.cables[0].tension_only);
   EXPECT_EQ(f.model.cables[0].rest_length_m, 1.2);
-  EXPECT_NE(import_error(top_doc("<tendon><spatial stiffness=\"1\" springlength=\"0.5 1.2\"><site site=\"s1\"/><site site=\"w\"/></spatial></tendon>"))
-                .find("robot.xml:12:9: <spatial>: springlength dead band [0.5, 1.2] is not supported"),
-            std::string::npos);
+  EXPECT_NE(
+      import_error(
+          top_doc("<tendon><spatial stiffness=\"1\" springlength=\"0.5 1.2\"><site site=\"s1\"/><site site=\"w\"/></spatial></tendon>"))
+          .find("robot.xml:12:9: <spatial>: springlength dead band [0.5, 1.2] is not supported"),
+      std::string::npos);
 }
 
 TEST(MjcfImport, LimitedTendonsAreRefused) {
   const std::string sites = "<site site=\"s1\"/><site site=\"w\"/></spatial></tendon>";
-  EXPECT_NE(import_error(top_doc("<tendon><spatial limited=\"true\" range=\"0 1\">" + sites)).find("robot.xml:12:9: <spatial>: limited tendons"),
-            std::string::npos);
+  EXPECT_NE(
+      import_error(top_doc("<tendon><spatial limited=\"true\" range=\"0 1\">" + sites)).find("robot.xml:12:9: <spatial>: limited tendons"),
+      std::string::npos);
   // MuJoCo's autolimits (default true): a range alone limits the tendon
   EXPECT_NE(import_error(top_doc("<tendon><spatial range=\"0 1\">" + sites)).find("limited tendons"), std::string::npos);
   ts::MjcfImportReport rep;
@@ -347,12 +357,15 @@ TEST(MjcfImport, FloorPlaneBecomesCompliantGroundWithFriction) {
 // ---------------------------------------------------------------- compiler, defaults, includes
 TEST(MjcfImport, CompilerAngleEulerseqAndGlobalCoordinates) {
   // the same rotated body: degrees, radians, a different euler sequence, and global coordinates
-  const auto deg = load("<mujoco><worldbody><body name=\"b\" pos=\"1 0 0\" euler=\"90 0 0\"><freejoint/>"
-                        "<geom type=\"capsule\" fromto=\"0 0 -0.5 0 0 0.5\" size=\"0.02\"/><site name=\"s\" pos=\"0 0.1 0\"/></body></worldbody></mujoco>");
-  const auto rad = load("<mujoco><compiler angle=\"radian\"/><worldbody><body name=\"b\" pos=\"1 0 0\" euler=\"1.5707963267948966 0 0\"><freejoint/>"
-                        "<geom type=\"capsule\" fromto=\"0 0 -0.5 0 0 0.5\" size=\"0.02\"/><site name=\"s\" pos=\"0 0.1 0\"/></body></worldbody></mujoco>");
-  const auto glob = load("<mujoco><compiler coordinate=\"global\"/><worldbody><body name=\"b\" pos=\"1 0 0\" euler=\"90 0 0\"><freejoint/>"
-                         "<geom type=\"capsule\" fromto=\"1 0.5 0 1 -0.5 0\" size=\"0.02\"/><site name=\"s\" pos=\"1 0 0.1\"/></body></worldbody></mujoco>");
+  const auto deg = load(
+      "<mujoco><worldbody><body name=\"b\" pos=\"1 0 0\" euler=\"90 0 0\"><freejoint/>"
+      "<geom type=\"capsule\" fromto=\"0 0 -0.5 0 0 0.5\" size=\"0.02\"/><site name=\"s\" pos=\"0 0.1 0\"/></body></worldbody></mujoco>");
+  const auto rad = load(
+      "<mujoco><compiler angle=\"radian\"/><worldbody><body name=\"b\" pos=\"1 0 0\" euler=\"1.5707963267948966 0 0\"><freejoint/>"
+      "<geom type=\"capsule\" fromto=\"0 0 -0.5 0 0 0.5\" size=\"0.02\"/><site name=\"s\" pos=\"0 0.1 0\"/></body></worldbody></mujoco>");
+  const auto glob = load(
+      "<mujoco><compiler coordinate=\"global\"/><worldbody><body name=\"b\" pos=\"1 0 0\" euler=\"90 0 0\"><freejoint/>"
+      "<geom type=\"capsule\" fromto=\"1 0.5 0 1 -0.5 0\" size=\"0.02\"/><site name=\"s\" pos=\"1 0 0.1\"/></body></worldbody></mujoco>");
   const Eigen::MatrixX3d P = positions(deg.model);
   EXPECT_NEAR((Vector3d(P.row(2).transpose()) - Vector3d(1, 0, 0.1)).norm(), 0.0, 1e-15);  // (0, 0.1, 0) turned 90 deg about x
   for (const auto* other : {&rad, &glob}) {
@@ -361,10 +374,12 @@ TEST(MjcfImport, CompilerAngleEulerseqAndGlobalCoordinates) {
     EXPECT_LE((deg.model.rods[0].inertia_B_kgm2 - other->model.rods[0].inertia_B_kgm2).cwiseAbs().maxCoeff(), 1e-15);
   }
   // eulerseq: "XYZ" (fixed axes) equals "zyx" (moving axes) read backwards
-  const auto fixed = load("<mujoco><compiler eulerseq=\"XYZ\"/><worldbody><body name=\"b\" euler=\"10 20 30\"><freejoint/>"
-                          "<geom type=\"capsule\" fromto=\"0 0 -0.5 0 0 0.5\" size=\"0.02\"/></body></worldbody></mujoco>");
-  const auto moving = load("<mujoco><compiler eulerseq=\"zyx\"/><worldbody><body name=\"b\" euler=\"30 20 10\"><freejoint/>"
-                           "<geom type=\"capsule\" fromto=\"0 0 -0.5 0 0 0.5\" size=\"0.02\"/></body></worldbody></mujoco>");
+  const auto fixed = load(
+      "<mujoco><compiler eulerseq=\"XYZ\"/><worldbody><body name=\"b\" euler=\"10 20 30\"><freejoint/>"
+      "<geom type=\"capsule\" fromto=\"0 0 -0.5 0 0 0.5\" size=\"0.02\"/></body></worldbody></mujoco>");
+  const auto moving = load(
+      "<mujoco><compiler eulerseq=\"zyx\"/><worldbody><body name=\"b\" euler=\"30 20 10\"><freejoint/>"
+      "<geom type=\"capsule\" fromto=\"0 0 -0.5 0 0 0.5\" size=\"0.02\"/></body></worldbody></mujoco>");
   EXPECT_NEAR(std::abs(fixed.model.initial_state.q_WB(0).dot(moving.model.initial_state.q_WB(0))), 1.0, 1e-15);
 }
 
@@ -453,7 +468,8 @@ TEST(MjcfImport, UnsupportedElementsAreErrorsNamingElementAndLine) {
        "exactly two sites (got 3)"},
       {top_doc("<tendon><spatial><site site=\"s0\"/><geom geom=\"g\"/><site site=\"w\"/></spatial></tendon>"), "robot.xml:12:35: <geom>",
        "wrapping tendons"},
-      {top_doc("<tendon><spatial><site site=\"s0\"/><site site=\"zz\"/></spatial></tendon>"), "robot.xml:12:35: <site>", "site 'zz' does not exist"},
+      {top_doc("<tendon><spatial><site site=\"s0\"/><site site=\"zz\"/></spatial></tendon>"), "robot.xml:12:35: <site>",
+       "site 'zz' does not exist"},
       {top_doc("<tendon><spatial frictionloss=\"1\"><site site=\"s0\"/><site site=\"w\"/></spatial></tendon>"), "robot.xml:12:9: <spatial>",
        "frictionloss"},
       {top_doc("<equality><weld body1=\"b\"/></equality>"), "robot.xml:12:11: <weld>", "equality constraints are not supported"},
@@ -503,8 +519,9 @@ TEST(MjcfImport, ActuatorsAreSkippedOnRequestAndListed) {
 
 TEST(MjcfImport, VisualOnlyElementsAreSkippedWithANote) {
   ts::MjcfImportReport rep;
-  auto xml = top_doc("<visual><global offwidth=\"800\"/></visual><asset><texture name=\"t\" type=\"2d\" builtin=\"checker\"/>"
-                     "<material name=\"m\" texture=\"t\"/></asset><statistic extent=\"2\"/>");
+  auto xml = top_doc(
+      "<visual><global offwidth=\"800\"/></visual><asset><texture name=\"t\" type=\"2d\" builtin=\"checker\"/>"
+      "<material name=\"m\" texture=\"t\"/></asset><statistic extent=\"2\"/>");
   xml.insert(20, "<light pos=\"0 0 3\"/><camera name=\"c\" pos=\"0 -2 1\"/>");
   EXPECT_NO_THROW(load(xml, &rep));
   for (const char* what : {"<visual>", "<asset>", "<statistic>", "<light>", "<camera name=\"c\">"})
@@ -551,7 +568,8 @@ TEST(MjcfImport, ExportThenImportGivesTheSameModel) {
   for (int j = 0; j < orig.nrod(); ++j) {
     EXPECT_FALSE(back.rods[static_cast<std::size_t>(j)].general_inertia);
     EXPECT_NEAR(back.rods[static_cast<std::size_t>(j)].com_ratio, orig.rods[static_cast<std::size_t>(j)].com_ratio, 1e-12);
-    EXPECT_NEAR(back.rods[static_cast<std::size_t>(j)].inertia_transverse_kgm2, orig.rods[static_cast<std::size_t>(j)].inertia_transverse_kgm2, 1e-15);
+    EXPECT_NEAR(back.rods[static_cast<std::size_t>(j)].inertia_transverse_kgm2,
+                orig.rods[static_cast<std::size_t>(j)].inertia_transverse_kgm2, 1e-15);
   }
   const Eigen::MatrixX3d P2 = positions(back);
   EXPECT_LE((P2 - P1).cwiseAbs().maxCoeff(), 1e-12);

@@ -111,15 +111,25 @@ double reference_distance(const std::string& csv_a, const std::string& csv_b) {
 }  // namespace
 
 // Against MuJoCo 2.2.2 (Debian).
-TEST(MjcfReferenceMotion, ThreeBarGlobalFollowsMujoco222) { EXPECT_LE(largest_site_distance("three_bar_global.xml", "three_bar_global.mujoco.csv"), 1e-3); }
-TEST(MjcfReferenceMotion, ThreeBarLocalFollowsMujoco222) { EXPECT_LE(largest_site_distance("three_bar_local.xml", "three_bar_local.mujoco.csv"), 1e-3); }
+TEST(MjcfReferenceMotion, ThreeBarGlobalFollowsMujoco222) {
+  EXPECT_LE(largest_site_distance("three_bar_global.xml", "three_bar_global.mujoco.csv"), 1e-3);
+}
+TEST(MjcfReferenceMotion, ThreeBarLocalFollowsMujoco222) {
+  EXPECT_LE(largest_site_distance("three_bar_local.xml", "three_bar_local.mujoco.csv"), 1e-3);
+}
 TEST(MjcfReferenceMotion, SixBarFollowsMujoco222) { EXPECT_LE(largest_site_distance("six_bar.xml", "six_bar.mujoco.csv"), 1e-3); }
-TEST(MjcfReferenceMotion, DefaultsIncludeFollowsMujoco222) { EXPECT_LE(largest_site_distance("defaults_include.xml", "defaults_include.mujoco.csv"), 1e-3); }
+TEST(MjcfReferenceMotion, DefaultsIncludeFollowsMujoco222) {
+  EXPECT_LE(largest_site_distance("defaults_include.xml", "defaults_include.mujoco.csv"), 1e-3);
+}
 
 // Against MuJoCo 3.12.0, for the files it loads.
-TEST(MjcfReferenceMotion, ThreeBarLocalFollowsMujoco312) { EXPECT_LE(largest_site_distance("three_bar_local.xml", "three_bar_local.mujoco3.csv"), 1e-3); }
+TEST(MjcfReferenceMotion, ThreeBarLocalFollowsMujoco312) {
+  EXPECT_LE(largest_site_distance("three_bar_local.xml", "three_bar_local.mujoco3.csv"), 1e-3);
+}
 TEST(MjcfReferenceMotion, SixBarFollowsMujoco312) { EXPECT_LE(largest_site_distance("six_bar.xml", "six_bar.mujoco3.csv"), 1e-3); }
-TEST(MjcfReferenceMotion, DefaultsIncludeFollowsMujoco312) { EXPECT_LE(largest_site_distance("defaults_include.xml", "defaults_include.mujoco3.csv"), 1e-3); }
+TEST(MjcfReferenceMotion, DefaultsIncludeFollowsMujoco312) {
+  EXPECT_LE(largest_site_distance("defaults_include.xml", "defaults_include.mujoco3.csv"), 1e-3);
+}
 
 // MuJoCo 3 refuses three_bar_global.xml ("global coordinates no longer supported"), so it has no
 // *.mujoco3.csv; tendyn's import of the global file follows 3.12 on its local twin.

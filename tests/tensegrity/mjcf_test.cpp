@@ -148,7 +148,8 @@ TEST(Mjcf, DrivesBecomeActuatorsOrAreDropped) {
   EXPECT_TRUE(has(ex.xml, "<motor name=\"s4\" tendon=\"s4\" gear=\"1\"/>"));
   const auto c = leading_comment(ex.xml);
   EXPECT_TRUE(has(c, "actuator s2: ctrl(t) = 100 N/m * u(t), u(t) = 0.02 sin(3.14 t + 0.5) + -0.01 m")) << c;
-  EXPECT_TRUE(has(c, "actuator s4: ctrl(t) = 100 N/m * u(t), u(t) piecewise linear through 2 points (t [s], u [m]): (0, 0) (1, 0.05)")) << c;
+  EXPECT_TRUE(has(c, "actuator s4: ctrl(t) = 100 N/m * u(t), u(t) piecewise linear through 2 points (t [s], u [m]): (0, 0) (1, 0.05)"))
+      << c;
 
   ts::MjcfOptions o;
   o.drives_as_actuators = false;
@@ -181,7 +182,9 @@ TEST(Mjcf, ImpulseGroundBecomesPlaneWithContact) {
   EXPECT_TRUE(has(n, "restitution e = 0.3 cannot be matched")) << n;
   EXPECT_TRUE(has(ex.xml, "<flag contact=\"enable\""));
   EXPECT_TRUE(has(ex.xml, "cone=\"elliptic\""));
-  EXPECT_TRUE(has(ex.xml, "<geom name=\"ground\" type=\"plane\" pos=\"0 0 0.08\" size=\"0 0 1\" contype=\"0\" conaffinity=\"1\" condim=\"3\" friction=\"0.7\"/>"))
+  EXPECT_TRUE(has(
+      ex.xml,
+      "<geom name=\"ground\" type=\"plane\" pos=\"0 0 0.08\" size=\"0 0 1\" contype=\"0\" conaffinity=\"1\" condim=\"3\" friction=\"0.7\"/>"))
       << ex.xml;
   // rods touch the plane only (contype 1, conaffinity 0), with the ground's friction
   EXPECT_EQ(count(ex.xml, "size=\"0.02\" mass=\"0\" contype=\"1\" conaffinity=\"0\" condim=\"3\" friction=\"0.7\"/>"), 2u) << ex.xml;
@@ -219,7 +222,9 @@ TEST(Mjcf, ThinRodInertiaRaisedAndNoted) {
   m.rods[1].node[0] = 2;
   m.rods[1].node[1] = 3;
   const auto ex = ts::export_mjcf(m);
-  EXPECT_TRUE(has(only_note(ex), "1 rod has an axial inertia below 1e-06 I_t (thin rods: 0), which MuJoCo rejects: exported as I_a = 1e-06 I_t (smallest 5e-08 kg m^2)"))
+  EXPECT_TRUE(has(
+      only_note(ex),
+      "1 rod has an axial inertia below 1e-06 I_t (thin rods: 0), which MuJoCo rejects: exported as I_a = 1e-06 I_t (smallest 5e-08 kg m^2)"))
       << only_note(ex);
   EXPECT_TRUE(has(ex.xml, "diaginertia=\"0.05 0.05 5e-08\""));
   ts::MjcfOptions o;
@@ -275,9 +280,9 @@ TEST(Mjcf, CommentIsWellFormedWhateverTheNames) {
 
 TEST(Mjcf, BadOptionsThrow) {
   const auto m = exact_model();
-  for (auto set : std::initializer_list<void (*)(ts::MjcfOptions&)>{
-           [](ts::MjcfOptions& o) { o.timestep_s = 0; },
-           [](ts::MjcfOptions& o) { o.rod_radius_m = -1; }, [](ts::MjcfOptions& o) { o.min_axial_inertia_ratio = 0; }}) {
+  for (auto set : std::initializer_list<void (*)(ts::MjcfOptions&)>{[](ts::MjcfOptions& o) { o.timestep_s = 0; },
+                                                                    [](ts::MjcfOptions& o) { o.rod_radius_m = -1; },
+                                                                    [](ts::MjcfOptions& o) { o.min_axial_inertia_ratio = 0; }}) {
     ts::MjcfOptions o;
     set(o);
     EXPECT_THROW(ts::export_mjcf(m, o), tendyn::Error);

@@ -84,8 +84,7 @@ TEST(Model, ControllerCallbackAndItsLimits) {
   const auto msg = message_of([&] { ts::simulate(m, o, nullptr, {}, nullptr, fast); });
   EXPECT_NE(msg.find("cable 'side1' at 0.1"), std::string::npos) << msg;
   auto too_short = [](double, const ts::State&, ts::Data& d) { d.cable_rest_length_m[2] = 0.05; };
-  EXPECT_NE(message_of([&] { ts::simulate(m, o, nullptr, {}, nullptr, too_short); }).find("outside its limits"),
-            std::string::npos);
+  EXPECT_NE(message_of([&] { ts::simulate(m, o, nullptr, {}, nullptr, too_short); }).find("outside its limits"), std::string::npos);
 }
 
 TEST(Model, DrivesFromModelFileAndCsvTable) {

@@ -21,8 +21,9 @@ TEST(PlanStudy, VariantListsOfTheSixStudies) {
     ts::plan_study_variants("nope");
     ADD_FAILURE() << "no error";
   } catch (const tendyn::Error& e) {
-    EXPECT_STREQ(e.what(),
-                 "study: unknown study 'nope' (valid: drive-cables, middle-cables, stiffness, distributions, drive-vs-passive, configuration)");
+    EXPECT_STREQ(
+        e.what(),
+        "study: unknown study 'nope' (valid: drive-cables, middle-cables, stiffness, distributions, drive-vs-passive, configuration)");
   }
 }
 
@@ -45,10 +46,10 @@ TEST(PlanStudy, EveryStudyDrivesTheDocumentsCables) {
                                   {"c1", "c2", "c3", "c4", "c5", "c6", "c7", "c8", "c9"}};
   EXPECT_EQ(drives("drive-cables"), count);  // 4.2.1: 7 cables hold 1 middle cable, 8 hold 2, 9 hold 3
   const std::vector<Ids> middle = {c1_c4, {"c4", "c5", "c6", "c7"}, {"c5", "c6", "c7", "c8"}, {"c6", "c7", "c8", "c9"}};
-  EXPECT_EQ(drives("middle-cables"), middle);                              // 4.2.2
-  EXPECT_EQ(drives("stiffness"), std::vector<Ids>(5, c1_c4));              // 4.3.1
-  EXPECT_EQ(drives("distributions"), std::vector<Ids>(5, c2_c5));          // 4.3.2
-  EXPECT_EQ(drives("drive-vs-passive"), std::vector<Ids>(3, c2_c5));       // 4.3.3
+  EXPECT_EQ(drives("middle-cables"), middle);                         // 4.2.2
+  EXPECT_EQ(drives("stiffness"), std::vector<Ids>(5, c1_c4));         // 4.3.1
+  EXPECT_EQ(drives("distributions"), std::vector<Ids>(5, c2_c5));     // 4.3.2
+  EXPECT_EQ(drives("drive-vs-passive"), std::vector<Ids>(3, c2_c5));  // 4.3.3
   const std::vector<Ids> config = {c2_c5, c2_c5, {"c4", "c5", "c6", "c7"}, {"c5", "c6", "c7", "c8"}, {"c6", "c7", "c8", "c9"}};
   EXPECT_EQ(drives("configuration"), config);  // 4.4.1 (standing, lying), then 4.4.2 (lying)
   const auto cfg = ts::plan_study_variants("configuration");

@@ -264,7 +264,9 @@ TEST(Planner, StepIncrementIsFullAfterTheFirstStepAndRampIsUnchanged) {
   // in a simulation of the planned model the rest length after the first step is the full increment
   struct Rest : ts::Observer {
     std::vector<Eigen::VectorXd> rest;
-    void on_output(const ts::Model&, const ts::State&, const ts::Data& d, const ts::Energy&) override { rest.push_back(d.cable_rest_length_m); }
+    void on_output(const ts::Model&, const ts::State&, const ts::Data& d, const ts::Energy&) override {
+      rest.push_back(d.cable_rest_length_m);
+    }
   } obs;
   auto m = f.model;
   m.drives = drives;
@@ -423,8 +425,8 @@ TEST(PlannerHelpers, ScheduleCsvHasOneRowPerKnotWithThePathError) {
   const std::string row0 = num(r.period_start_s[0]) + ",0,0," + num(r.centroid_m[0].x()) + "," + num(r.centroid_m[0].y()) + ",0," +
                            num(r.path_error_m[0]) + "," + num(r.tension_N[0][0]) + "," + num(r.tension_N[0][1]);
   EXPECT_EQ(csv.substr(first_nl + 1, row0.size() + 1), row0 + "\n");
-  EXPECT_THROW(ts::plan_schedule_csv(f.model, {0}, r), tendyn::Error);       // not this run's cables
-  EXPECT_THROW(ts::plan_schedule_csv(f.model, {0, 99}, r), tendyn::Error);   // no such cable
+  EXPECT_THROW(ts::plan_schedule_csv(f.model, {0}, r), tendyn::Error);      // not this run's cables
+  EXPECT_THROW(ts::plan_schedule_csv(f.model, {0, 99}, r), tendyn::Error);  // no such cable
 }
 
 // Before: plan() ran whole periods whatever the duration (period 100 s for a duration of 0.2 s
@@ -447,8 +449,9 @@ TEST(PlannerHelpers, WorkBoundsAreCheckedBeforeAnyRollout) {
   double rollouts = 0.0;
   EXPECT_DOUBLE_EQ(ts::plan_step_bound(o, &rollouts), 81.0 * 2e7);
   EXPECT_EQ(rollouts, 81.0);
-  EXPECT_EQ(message(), "plan: 1 periods (duration / period = 20 / 20 s) x 81 rollouts x 2e+07 steps (period / dt = 20 / 1e-06 s) = "
-                       "1.62e+09 simulated steps is above the limit 1e+09");
+  EXPECT_EQ(message(),
+            "plan: 1 periods (duration / period = 20 / 20 s) x 81 rollouts x 2e+07 steps (period / dt = 20 / 1e-06 s) = "
+            "1.62e+09 simulated steps is above the limit 1e+09");
   o.planner = ts::Planner::kCoordinateSearch;  // (2m + 1) rounds = 27 rollouts: 5.4e8 steps, allowed
   EXPECT_DOUBLE_EQ(ts::plan_step_bound(o), 27.0 * 2e7);
   EXPECT_NO_THROW(ts::check_plan_bounds(o));

@@ -42,9 +42,7 @@ extern "C" void* malloc(std::size_t n) noexcept {
 
 namespace {
 
-ts::Model model_file(const std::string& name) {
-  return ts::load_model_file(std::string(TENDYN_SOURCE_DIR) + "/models/" + name).model;
-}
+ts::Model model_file(const std::string& name) { return ts::load_model_file(std::string(TENDYN_SOURCE_DIR) + "/models/" + name).model; }
 // Document 001's 3-bar robot standing on its impulse ground, with its four sinusoidal drives.
 ts::Model three_bar() { return model_file("three_bar.yaml"); }
 // The same robot lying on the ground in the document's printed pose (4-1), which is not at rest
@@ -175,8 +173,10 @@ TEST(Step, NeedsNoPreparatoryCall) {
     ts::step(m, de, e, 1e-3, {});
     ts::step(m, df, f, 1e-3, {});
     for (ts::Data* x : {&de, &df}) {
-      if (which == 0) x->cable_rest_length_m[4] *= 0.97;  // cable 4 has no drive
-      else x->f_W_ext_node[1] += Eigen::Vector3d(0.0, 0.0, 3.0);
+      if (which == 0)
+        x->cable_rest_length_m[4] *= 0.97;  // cable 4 has no drive
+      else
+        x->f_W_ext_node[1] += Eigen::Vector3d(0.0, 0.0, 3.0);
     }
     ts::compute_derivative(m, f, df);  // the old protocol
     ts::step(m, de, e, 1e-3, {});
@@ -396,11 +396,9 @@ TEST(StepCount, RefusesNoStepAndTooManyStepsWithTheNumbers) {
   ts::SimulationOptions o;
   o.dt_s = 3.0;
   o.duration_s = 1.0;
-  EXPECT_EQ(error_of([&] { ts::validate(o); }),
-            "simulation option duration (1 s) is shorter than half a step dt (3 s): no step would run");
+  EXPECT_EQ(error_of([&] { ts::validate(o); }), "simulation option duration (1 s) is shorter than half a step dt (3 s): no step would run");
   o.dt_s = 1e-300;
-  EXPECT_EQ(error_of([&] { ts::validate(o); }),
-            "simulation option duration / dt = 1 / 1e-300 = 1e+300 steps is above the limit 1e+09");
+  EXPECT_EQ(error_of([&] { ts::validate(o); }), "simulation option duration / dt = 1 / 1e-300 = 1e+300 steps is above the limit 1e+09");
   o.dt_s = 0.4;  // 2.5 steps: rounded half away from zero (the step becomes duration / 3)
   EXPECT_EQ(ts::fixed_step_count(o), 3);
   o.duration_s = 0.0;
@@ -427,8 +425,7 @@ TEST(Simulate, ObserverTimeIsPartOfTheWallTime) {
     void on_output(const ts::Model&, const ts::State&, const ts::Data&, const ts::Energy&) override {
       ++calls;
       const auto t0 = std::chrono::steady_clock::now();
-      while (std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(2)) {
-      }
+      while (std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(2)) {}
     }
   } slow;
   const ts::Model m = tendyn::test::doc000_prism(50.0, 0.5);

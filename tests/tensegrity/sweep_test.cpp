@@ -85,7 +85,8 @@ TEST(Sweep, BadSpecsAreRefusedWithTheirPlace) {
       {"model: " + kModelsDir + "/prism3.yaml\ngrid: {psi_deg: [1, 2]}\n",
        "s.yaml:2:8: grid name 'psi_deg' is a prism parameter, but 'model' is the file"},
       {"model: " + kModelsDir + "/prism3.yaml\nprism: {n: 3}\ngrid: {duration_s: [1]}\n", "s.yaml:2:8: prism: 'prism' is given but"},
-      {"prism: {damping_law: sideways}\ngrid: {psi_deg: [1]}\n", "prism.damping_law: unknown damping law 'sideways' (valid: axial, relative_velocity)"},
+      {"prism: {damping_law: sideways}\ngrid: {psi_deg: [1]}\n",
+       "prism.damping_law: unknown damping law 'sideways' (valid: axial, relative_velocity)"},
       {"grid: {integrator: [rk5]}\n", "s.yaml:1:21: grid.integrator[0]: "},
       {"prism: {layout: centered}\ngrid: {psi_deg: [1]}\n", "prism.layout: unknown prism layout 'centered' (valid: pivot, centred)"},
       {"grid: {layout: [pivot, 3]}\n", "grid.layout[1]: must be text"},
@@ -175,8 +176,8 @@ TEST(Sweep, LayoutIsAPrismFieldAndAGridName) {
 TEST(Sweep, ResultsFileIsTheSameForAnyThreadCountAndAfterAResume) {
   const auto d = fresh_dir("run");
   // the first points are the slowest, so with 2 threads later points finish first
-  const auto spec = ts::sweep_spec_from_string(
-      "simulation: {duration_s: 0.02}\ngrid:\n  duration_s: [0.3, 0.02]\n  psi_deg: [30, 45, 60]\n", "s.yaml");
+  const auto spec =
+      ts::sweep_spec_from_string("simulation: {duration_s: 0.02}\ngrid:\n  duration_s: [0.3, 0.02]\n  psi_deg: [30, 45, 60]\n", "s.yaml");
   ts::SweepRunOptions o;
   o.out = (d / "j1.jsonl").string();
   o.threads = 1;

@@ -143,9 +143,11 @@ TEST(Winch, ModelFileRoundTripAndErrors) {
   EXPECT_EQ(again.winches[0].gear_ratio, 20.0);
   EXPECT_EQ(again.winches[0].kp_per_m, 20.0);
   const auto err = [](const std::string& w) {
-    const std::string y = "nodes:\n  - {id: h, position: [0, 0, 1], fixed: true}\n  - {id: a, position: [0, 0, 0.5]}\n"
-                          "  - {id: b, position: [0, 0, 0]}\nrods:\n  - {id: A, mass: 1, length: 0.5, nodes: [b, a]}\n"
-                          "cables:\n  - {id: c, nodes: [h, a], stiffness: 10, rest_length: 0.4}\nwinches:\n" + w;
+    const std::string y =
+        "nodes:\n  - {id: h, position: [0, 0, 1], fixed: true}\n  - {id: a, position: [0, 0, 0.5]}\n"
+        "  - {id: b, position: [0, 0, 0]}\nrods:\n  - {id: A, mass: 1, length: 0.5, nodes: [b, a]}\n"
+        "cables:\n  - {id: c, nodes: [h, a], stiffness: 10, rest_length: 0.4}\nwinches:\n" +
+        w;
     try {
       ts::load_model_string(y, "w.yaml");
     } catch (const tendyn::Error& e) {
@@ -233,7 +235,8 @@ TEST(Winch, RateLimitBoundsThePositionLoopsSpeed) {
     ts::load_model_string(base + "winches:\n  - {cable: c, control: voltage, rate_limit: 0.02}\n", "w.yaml");
     ADD_FAILURE() << "no error";
   } catch (const tendyn::Error& e) {
-    EXPECT_NE(std::string(e.what()).find("w.yaml:10:46: winches[0].rate_limit: is a limit of the position loop"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("w.yaml:10:46: winches[0].rate_limit: is a limit of the position loop"), std::string::npos)
+        << e.what();
   }
 }
 

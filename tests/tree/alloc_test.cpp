@@ -54,8 +54,7 @@ TEST(TreeAllocation, RecursiveAlgorithmsDoNotAllocate) {
   for (BaseMode mode : {BaseMode::kFree, BaseMode::kFictitious}) {
     const Model m = load_model(testing::model_path("humanoid35.urdf"), mode);
     Data d(m);
-    const Eigen::VectorXd q = m.random_configuration(1), v = testing::random_vector(m.nv, 2),
-                          a = testing::random_vector(m.nv, 3);
+    const Eigen::VectorXd q = m.random_configuration(1), v = testing::random_vector(m.nv, 2), a = testing::random_vector(m.nv, 3);
     std::vector<LinkWrench> fext(m.nlinks());
     g_allocs = 0;
     g_armed = true;
@@ -79,9 +78,7 @@ TEST(TreeAllocation, SimulateAllocatesOnlyBeforeTheLoop) {
   // The allocation count of a run does not depend on its number of steps or samples.
   const Model m = load_model(testing::model_path("biped.urdf"), BaseMode::kFree);
   const TorqueSchedule sched({0.0, 1.0}, {testing::random_vector(m.nv, 1), testing::random_vector(m.nv, 2)});
-  const TorqueFn torque = [&sched](double t, const Eigen::VectorXd&, const Eigen::VectorXd&, Eigen::VectorXd& tau) {
-    sched.eval(t, tau);
-  };
+  const TorqueFn torque = [&sched](double t, const Eigen::VectorXd&, const Eigen::VectorXd&, Eigen::VectorXd& tau) { sched.eval(t, tau); };
   struct Nop : Observer {
     void on_step(long, long, double, const Eigen::VectorXd&, const Eigen::VectorXd&) override {}
   } observer;

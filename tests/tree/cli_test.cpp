@@ -37,8 +37,8 @@ TEST(TreeCli, InfoJsonHasReachability) {
 }
 
 TEST(TreeCli, InverseRecursiveAndBlockAgree) {
-  const std::string args = "tree inverse " + model("arm6.yaml") +
-                           " --q 0.1,0.2,-0.3,0.4,0.5,-0.6 --v 1,-1,0.5,0.2,0.1,2 --a 0.3,0.2,0.1,0,-1,1 --format json";
+  const std::string args =
+      "tree inverse " + model("arm6.yaml") + " --q 0.1,0.2,-0.3,0.4,0.5,-0.6 --v 1,-1,0.5,0.2,0.1,2 --a 0.3,0.2,0.1,0,-1,1 --format json";
   const CliRun a = run(args + " --method recursive");
   const CliRun b = run(args + " --method block");
   ASSERT_EQ(a.code, 0) << a.out;
@@ -49,8 +49,8 @@ TEST(TreeCli, InverseRecursiveAndBlockAgree) {
   std::ostringstream tau;
   tau.precision(17);
   for (int k = 0; k < 6; ++k) tau << (k ? "," : "") << ja["tau"][k].get<double>();
-  const CliRun f = run("tree forward " + model("arm6.yaml") + " --q 0.1,0.2,-0.3,0.4,0.5,-0.6 --v 1,-1,0.5,0.2,0.1,2 --tau " +
-                    tau.str() + " --format json");
+  const CliRun f = run("tree forward " + model("arm6.yaml") + " --q 0.1,0.2,-0.3,0.4,0.5,-0.6 --v 1,-1,0.5,0.2,0.1,2 --tau " + tau.str() +
+                       " --format json");
   ASSERT_EQ(f.code, 0) << f.out;
   const auto jf = nlohmann::json::parse(f.out);
   EXPECT_NEAR(jf["ddq"][4].get<double>(), -1.0, 1e-9);
@@ -64,7 +64,7 @@ TEST(TreeCli, SimulateWritesCsv) {
   const auto out = dir / "run" / "results.csv";  // -o: the output directory
   std::filesystem::remove_all(dir / "run");
   const CliRun r = run("tree simulate " + model("double_pendulum.yaml") + " --q 0.3,0 --duration 0.2 --dt 0.001 --every 10 --torque " +
-                    sched.string() + " -o " + (dir / "run").string());
+                       sched.string() + " -o " + (dir / "run").string());
   ASSERT_EQ(r.code, 0) << r.out;
   std::ifstream in(out);
   std::string line;
@@ -103,8 +103,10 @@ TEST(TreeCli, SimulateRefusesRunsAboveTheBudgetBeforeWriting) {
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.out.find("--max-memory-mb"), std::string::npos) << r.out;
   EXPECT_FALSE(std::filesystem::exists(dir / "run"));
-  EXPECT_EQ(run("tree simulate " + model("double_pendulum.yaml") + " --duration 0.1 --max-output-mb 0.001 -o " + (dir / "run").string()).code, 2);
-  EXPECT_EQ(run("tree simulate " + model("double_pendulum.yaml") + " --duration 0.1 --max-output-mb 1 -o " + (dir / "run").string()).code, 0);
+  EXPECT_EQ(
+      run("tree simulate " + model("double_pendulum.yaml") + " --duration 0.1 --max-output-mb 0.001 -o " + (dir / "run").string()).code, 2);
+  EXPECT_EQ(run("tree simulate " + model("double_pendulum.yaml") + " --duration 0.1 --max-output-mb 1 -o " + (dir / "run").string()).code,
+            0);
   std::filesystem::remove_all(dir);
 }
 

@@ -34,16 +34,14 @@ void crosscheck(const Model& m, const char* label) {
     skel->setVelocities(v);
     skel->setAccelerations(a);
     EXPECT_TRUE(testing::near(skel->getMassMatrix(), crba(m, d, q), 1e-8)) << "M, seed " << s;
-    EXPECT_TRUE(testing::near(skel->getCoriolisAndGravityForces(), nonlinear_effects(m, d, q, v), 1e-8))
-        << "bias, seed " << s;
+    EXPECT_TRUE(testing::near(skel->getCoriolisAndGravityForces(), nonlinear_effects(m, d, q, v), 1e-8)) << "bias, seed " << s;
     skel->computeInverseDynamics();
     EXPECT_TRUE(testing::near(skel->getForces(), rnea(m, d, q, v, a), 1e-8)) << "tau, seed " << s;
     worst[0] = std::max(worst[0], rel(crba(m, d, q), skel->getMassMatrix()));
     worst[1] = std::max(worst[1], rel(nonlinear_effects(m, d, q, v), skel->getCoriolisAndGravityForces()));
     worst[2] = std::max(worst[2], rel(rnea(m, d, q, v, a), skel->getForces()));
   }
-  std::printf("[tree] DART cross-check, %s, 20 states: max rel err M %.1e C+g %.1e tau %.1e\n", label, worst[0],
-              worst[1], worst[2]);
+  std::printf("[tree] DART cross-check, %s, 20 states: max rel err M %.1e C+g %.1e tau %.1e\n", label, worst[0], worst[1], worst[2]);
 }
 
 TEST(TreeDart, MassMatrixAndInverseDynamics) {

@@ -115,8 +115,8 @@ TEST(TreeBlockVsRecursive, MassMatrixBiasTauAndAcceleration) {
       EXPECT_TRUE(near(dd_block, dd, 1e-10)) << "ddq, seed " << s;
       worst[3] = std::max(worst[3], rel_err(dd, dd_block));
     }
-    std::printf("[tree] block vs recursive, %s, 20 states: max rel err M %.1e b %.1e tau %.1e ddq %.1e\n",
-                c.label, worst[0], worst[1], worst[2], worst[3]);
+    std::printf("[tree] block vs recursive, %s, 20 states: max rel err M %.1e b %.1e tau %.1e ddq %.1e\n", c.label, worst[0], worst[1],
+                worst[2], worst[3]);
   }
 }
 
@@ -183,8 +183,7 @@ TEST(TreeAnalytic, DoublePendulumClosedForm) {
   const double m1 = 1.0, m2 = 2.0, l1 = 1.0, lc1 = 0.5, lc2 = 0.35, I1 = 0.0833, I2 = 0.06, g = 9.81;
   Data d(m);
   for (unsigned s = 0; s < 10; ++s) {
-    const Eigen::VectorXd q = random_vector(2, 10 + s, 3.0), v = random_vector(2, 20 + s, 3.0),
-                          a = random_vector(2, 30 + s, 3.0);
+    const Eigen::VectorXd q = random_vector(2, 10 + s, 3.0), v = random_vector(2, 20 + s, 3.0), a = random_vector(2, 30 + s, 3.0);
     const double c2 = std::cos(q[1]), s2 = std::sin(q[1]);
     Eigen::Matrix2d M;
     M(0, 0) = m1 * lc1 * lc1 + m2 * (l1 * l1 + lc2 * lc2 + 2 * l1 * lc2 * c2) + I1 + I2;
@@ -289,8 +288,7 @@ TEST(TreeAlgorithms, FixedClustersMergedEqualTheLinkByLinkSums) {
         const Eigen::VectorXd q = m.random_configuration(40 + s);
         const Eigen::MatrixXd M = crba(m, d, q);
         Eigen::MatrixXd M_rnea(m.nv, m.nv);
-        for (int k = 0; k < m.nv; ++k)
-          M_rnea.col(k) = rnea(m, d, q, zero, Eigen::VectorXd::Unit(m.nv, k), no_wrench);
+        for (int k = 0; k < m.nv; ++k) M_rnea.col(k) = rnea(m, d, q, zero, Eigen::VectorXd::Unit(m.nv, k), no_wrench);
         EXPECT_TRUE(near(M, M_rnea, 1e-13)) << "M, state " << s;
         m.gravity_W = Eigen::Vector3d(0.3, -1.1, -9.81);
         const Eigen::VectorXd v = random_vector(m.nv, 50 + s, 2.0), a = random_vector(m.nv, 60 + s, 3.0);
@@ -333,9 +331,7 @@ TEST(TreeAnalytic, PowerBalance) {
   const Eigen::VectorXd tau = random_vector(m.nv, 13, 4.0);
   const Eigen::VectorXd dd = aba(m, d, q, v, tau);
   const double h = 1e-5;
-  auto E = [&](const Eigen::VectorXd& qq, const Eigen::VectorXd& vv) {
-    return kinetic_energy(m, d, qq, vv) + potential_energy(m, d, qq);
-  };
+  auto E = [&](const Eigen::VectorXd& qq, const Eigen::VectorXd& vv) { return kinetic_energy(m, d, qq, vv) + potential_energy(m, d, qq); };
   const double dE = (E(q + h * v + 0.5 * h * h * dd, v + h * dd) - E(q - h * v + 0.5 * h * h * dd, v - h * dd)) / (2 * h);
   EXPECT_NEAR(dE, tau.dot(v), 1e-6 * std::max(1.0, std::abs(tau.dot(v))));
 }
@@ -389,9 +385,7 @@ TEST(TreeAlgorithms, SizeErrors) {
   Data d(m);
   EXPECT_THROW(rnea(m, d, Eigen::VectorXd::Zero(3), Eigen::VectorXd::Zero(6), Eigen::VectorXd::Zero(6)), Error);
   EXPECT_THROW(aba(m, d, Eigen::VectorXd::Zero(6), Eigen::VectorXd::Zero(6), Eigen::VectorXd::Zero(5)), Error);
-  EXPECT_THROW(rnea(m, d, Eigen::VectorXd::Zero(6), Eigen::VectorXd::Zero(6), Eigen::VectorXd::Zero(6),
-                    std::vector<LinkWrench>(2)),
-               Error);
+  EXPECT_THROW(rnea(m, d, Eigen::VectorXd::Zero(6), Eigen::VectorXd::Zero(6), Eigen::VectorXd::Zero(6), std::vector<LinkWrench>(2)), Error);
 }
 
 }  // namespace

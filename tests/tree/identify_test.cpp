@@ -106,8 +106,7 @@ TEST(TreeIdentify, BaseParameterMapHoldsOnNewStates) {
       Eigen::VectorXd pi = random_vector(b.nparam, 40 + s);
       for (int i = 0; i < m.nlinks(); ++i)  // the fictitious chain's links have no parameters
         if (!has_inertial_parameters(m, i)) pi.segment<10>(10 * i).setZero();
-      const Eigen::VectorXd q = m.random_configuration(900 + s), v = random_vector(m.nv, 50 + s),
-                            a = random_vector(m.nv, 60 + s);
+      const Eigen::VectorXd q = m.random_configuration(900 + s), v = random_vector(m.nv, 50 + s), a = random_vector(m.nv, 60 + s);
       const Eigen::MatrixXd Y = joint_torque_regressor(m, d, q, v, a);
       Eigen::MatrixXd Y1(m.nv, b.rank);
       for (int k = 0; k < b.rank; ++k) Y1.col(k) = Y.col(b.independent[static_cast<std::size_t>(k)]);
@@ -227,8 +226,8 @@ TEST(TreeIdentify, BipedBaseParametersFromExcitingDataNoiseFree) {
   // The minimum-norm standard parameters reproduce the torques and are physically consistent here.
   EXPECT_LE((id.base.K * id.pi - id.beta).norm(), 1e-9 * id.beta.norm());
   EXPECT_EQ(id.nsample, 1000);
-  std::printf("biped: %d base parameters of %d, cond %.3g, worst relative error %.3g (%s)\n", id.base.rank,
-              id.base.nparam, id.condition_number, err, id.base.names[static_cast<std::size_t>(worst)].c_str());
+  std::printf("biped: %d base parameters of %d, cond %.3g, worst relative error %.3g (%s)\n", id.base.rank, id.base.nparam,
+              id.condition_number, err, id.base.names[static_cast<std::size_t>(worst)].c_str());
 }
 
 // Same with Gaussian torque noise of 0.1 % of each coordinate's torque rms (40 s at 100 Hz): with
@@ -256,8 +255,8 @@ TEST(TreeIdentify, BipedBaseParametersFromExcitingDataWithTorqueNoise) {
       EXPECT_GT(z_rms, 0.7);
       EXPECT_LT(z_rms, 1.4);
     }
-    std::printf("biped, 0.1%% torque noise, weighting %s: worst relative error %.3g (%s), z rms %.3g\n", to_string(w),
-                err, id.base.names[static_cast<std::size_t>(worst)].c_str(), z_rms);
+    std::printf("biped, 0.1%% torque noise, weighting %s: worst relative error %.3g (%s), z rms %.3g\n", to_string(w), err,
+                id.base.names[static_cast<std::size_t>(worst)].c_str(), z_rms);
   }
 }
 
@@ -326,7 +325,8 @@ TEST(TreeIdentify, LogWithPositionsOnlyIsDifferentiated) {
     }
   }
   const Identification id_v = identify_inertial_parameters(m, read_motion_log(path_v.string(), m, 1));
-  std::printf("pendulum: q only %.3g, q and v %.3g\n", worst_relative_error(id.beta, beta_true), worst_relative_error(id_v.beta, beta_true));
+  std::printf("pendulum: q only %.3g, q and v %.3g\n", worst_relative_error(id.beta, beta_true),
+              worst_relative_error(id_v.beta, beta_true));
   EXPECT_LE(worst_relative_error(id_v.beta, beta_true), 1e-2);
 }
 
@@ -398,14 +398,14 @@ TEST(TreeIdentify, LogErrorsNameThePlace) {
     }
   };
   const std::string path = temp_file("bad.csv").string();
-  expect_error("t_s,q:link1_joint_rad,tau:link1_joint_Nm,tau:link2_joint_Nm\n0,0,0,0\n",
-               path + ":1: missing column 'q:link2_joint'");
+  expect_error("t_s,q:link1_joint_rad,tau:link1_joint_Nm,tau:link2_joint_Nm\n0,0,0,0\n", path + ":1: missing column 'q:link2_joint'");
   expect_error(motion_log_header(m) + "\n0,0,0,0,0,0,0,0,0\n0.01,0,0,0,x,0,0,0,0\n", path + ":3:");
   expect_error(motion_log_header(m) + "\n0,0,0,0,0,0,0,0,0\n0,0,0,0,0,0,0,0,0\n", path + ":3:");
   expect_error(motion_log_header(m) + "\n0,0,0,0,0,0,0,,0\n", path + ":2:");
-  expect_error("t_s,q:link1_joint_rad,q:link2_joint_rad,v:link1_joint_radps,tau:link1_joint_Nm,tau:link2_joint_Nm\n"
-               "0,0,0,0,0,0\n",
-               "has some v columns but not 'v:link2_joint'");
+  expect_error(
+      "t_s,q:link1_joint_rad,q:link2_joint_rad,v:link1_joint_radps,tau:link1_joint_Nm,tau:link2_joint_Nm\n"
+      "0,0,0,0,0,0\n",
+      "has some v columns but not 'v:link2_joint'");
   EXPECT_THROW((void)weighting_from_string("joints"), Error);
   EXPECT_EQ(weighting_from_string("joint"), Weighting::kJoint);
 }

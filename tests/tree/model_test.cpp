@@ -35,8 +35,10 @@ TEST(TreeReachability, BipedMatchesDocument003) {
     for (int j = 0; j < 18; ++j) {
       const int bi = i / 6, bj = j / 6;
       int expect = 0;
-      if (bi == bj) expect = (j <= i);
-      else if (bj == 0) expect = 1;
+      if (bi == bj)
+        expect = (j <= i);
+      else if (bj == 0)
+        expect = 1;
       EXPECT_EQ(m.reachability(i, j), expect) << i << "," << j;
     }
   EXPECT_EQ(parents_from_reachability(m.reachability), m.parent);
@@ -214,12 +216,10 @@ TEST(TreeModel, EnumNamesRoundTripAndUnknownNamesListTheAccepted) {
   EXPECT_EQ(joint_type_from_string("Revolute"), JointType::kRevolute);  // any case (tendyn/core/enum_names.hpp)
   EXPECT_EQ(error_of([] { (void)joint_type_from_string("hinge"); }),
             "unknown joint type 'hinge' (valid: fixed, revolute (also continuous), prismatic, free (also floating))");
-  for (BaseMode m : {BaseMode::kAsWritten, BaseMode::kFictitious, BaseMode::kFree})
-    EXPECT_EQ(base_mode_from_string(to_string(m)), m);
+  for (BaseMode m : {BaseMode::kAsWritten, BaseMode::kFictitious, BaseMode::kFree}) EXPECT_EQ(base_mode_from_string(to_string(m)), m);
   EXPECT_STREQ(to_string(BaseMode::kAsWritten), "as-written");
   EXPECT_EQ(base_mode_from_string("as_written"), BaseMode::kAsWritten);  // '_' reads as '-'
-  EXPECT_EQ(error_of([] { (void)base_mode_from_string("written"); }),
-            "unknown base mode 'written' (valid: as-written, fictitious, free)");
+  EXPECT_EQ(error_of([] { (void)base_mode_from_string("written"); }), "unknown base mode 'written' (valid: as-written, fictitious, free)");
 }
 
 // validate() accepts every built model and names the broken invariant of a hand-edited one.
@@ -243,7 +243,10 @@ TEST(TreeModel, ValidateNamesTheBrokenInvariant) {
   EXPECT_NE(e.find("origin and axis must be finite"), std::string::npos) << e;
   e = broken([](Model& m) { m.parent[1] = 1; });
   EXPECT_NE(e.find("parent 1 must be -1 or < 1"), std::string::npos) << e;
-  e = broken([](Model& m) { m.joints[1].type = JointType::kPrismatic; m.joints[1].nv = 0; });
+  e = broken([](Model& m) {
+    m.joints[1].type = JointType::kPrismatic;
+    m.joints[1].nv = 0;
+  });
   EXPECT_NE(e.find("do not match its type prismatic"), std::string::npos) << e;
   e = broken([](Model& m) { m.nv = 3; });
   EXPECT_NE(e.find("nq = 2, nv = 3 do not match the joints (2, 2)"), std::string::npos) << e;
@@ -255,7 +258,10 @@ TEST(TreeModel, ValidateNamesTheBrokenInvariant) {
   EXPECT_NE(e.find("duplicate joint name 'link1_joint'"), std::string::npos) << e;
   e = broken([](Model& m) { m.links.pop_back(); });
   EXPECT_NE(e.find("must be sized nlinks = 1"), std::string::npos) << e;
-  e = broken([](Model& m) { m.links[1].mass_kg = 0.0; m.links[1].inertia_C_kgm2.setZero(); });
+  e = broken([](Model& m) {
+    m.links[1].mass_kg = 0.0;
+    m.links[1].inertia_C_kgm2.setZero();
+  });
   EXPECT_NE(e.find("joint 'link2_joint' moves a massless subtree"), std::string::npos) << e;
 }
 
@@ -278,8 +284,7 @@ TEST(TreeModel, DerivedConstantsAreTheModelsAndValidateNamesStaleOnes) {
   Model edited = good;
   edited.links[1].mass_kg *= 2.0;  // valid mass, stale I_L / I_cluster
   std::string e = error_of([&] { validate(edited); });
-  EXPECT_NE(e.find("tree model '" + good.name + "': derived constant I_L does not match the links and joints"),
-            std::string::npos) << e;
+  EXPECT_NE(e.find("tree model '" + good.name + "': derived constant I_L does not match the links and joints"), std::string::npos) << e;
   EXPECT_NE(e.find("call tree::finalize(model)"), std::string::npos) << e;
   finalize(edited);
   EXPECT_NO_THROW(validate(edited));
@@ -289,7 +294,9 @@ TEST(TreeModel, DerivedConstantsAreTheModelsAndValidateNamesStaleOnes) {
   ModelBuilder b(good.name);
   for (int i = 0; i < good.nlinks(); ++i)
     b.add_link(edited.links[static_cast<std::size_t>(i)],
-               good.parent[static_cast<std::size_t>(i)] >= 0 ? good.links[static_cast<std::size_t>(good.parent[static_cast<std::size_t>(i)])].name : "",
+               good.parent[static_cast<std::size_t>(i)] >= 0
+                   ? good.links[static_cast<std::size_t>(good.parent[static_cast<std::size_t>(i)])].name
+                   : "",
                good.joints[static_cast<std::size_t>(i)]);
   const Model built = b.build();
   EXPECT_EQ(built.crba_links, edited.crba_links);
@@ -311,8 +318,8 @@ TEST(TreeUrdf, Errors) {
   const std::string j_ab = "  <joint name=\"j1\" type=\"revolute\"><parent link=\"a\"/><child link=\"b\"/><axis xyz=\"0 0 1\"/></joint>\n";
   // Closed loop: c is the child of two joints.
   const std::string loop = j_ab +
-      "  <joint name=\"j2\" type=\"revolute\"><parent link=\"a\"/><child link=\"c\"/></joint>\n"
-      "  <joint name=\"j3\" type=\"revolute\"><parent link=\"b\"/><child link=\"c\"/></joint>\n";
+                           "  <joint name=\"j2\" type=\"revolute\"><parent link=\"a\"/><child link=\"c\"/></joint>\n"
+                           "  <joint name=\"j3\" type=\"revolute\"><parent link=\"b\"/><child link=\"c\"/></joint>\n";
   std::string e = urdf_error(loop);
   EXPECT_NE(e.find("closed kinematic loop"), std::string::npos) << e;
   EXPECT_NE(e.find("bad.urdf:"), std::string::npos) << e;
@@ -322,13 +329,13 @@ TEST(TreeUrdf, Errors) {
   EXPECT_NE(e.find("unknown joint type 'screw'"), std::string::npos) << e;
   // "free" is tendyn's name, not a URDF type (URDF: "floating")
   e = urdf_error(j_ab + "  <joint name=\"j2\" type=\"free\"><parent link=\"b\"/><child link=\"c\"/></joint>\n");
-  EXPECT_NE(e.find("unknown joint type 'free' (valid: fixed, revolute, continuous, prismatic, floating)"),
-            std::string::npos) << e;
+  EXPECT_NE(e.find("unknown joint type 'free' (valid: fixed, revolute, continuous, prismatic, floating)"), std::string::npos) << e;
   e = urdf_error(j_ab + "  <joint name=\"j2\" type=\"revolute\"><parent link=\"b\"/><child link=\"zz\"/></joint>\n");
   EXPECT_NE(e.find("unknown link 'zz'"), std::string::npos) << e;
   e = urdf_error(j_ab + "  <joint name=\"j2\" type=\"revolute\"><parent link=\"b\"/><child link=\"c\"/><mimic joint=\"j1\"/></joint>\n");
   EXPECT_NE(e.find("mimic"), std::string::npos) << e;
-  e = urdf_error(j_ab + "  <joint name=\"j2\" type=\"revolute\"><parent link=\"b\"/><child link=\"c\"/><origin xyz=\"0 nan 0\"/></joint>\n");
+  e = urdf_error(j_ab +
+                 "  <joint name=\"j2\" type=\"revolute\"><parent link=\"b\"/><child link=\"c\"/><origin xyz=\"0 nan 0\"/></joint>\n");
   EXPECT_NE(e.find("finite"), std::string::npos) << e;
   e = urdf_error(j_ab);  // c is disconnected
   EXPECT_NE(e.find("not connected"), std::string::npos) << e;
@@ -342,7 +349,8 @@ TEST(TreeUrdf, ErrorsNameLineAndColumn) {
   const std::string j_ab = "  <joint name=\"j1\" type=\"revolute\"><parent link=\"a\"/><child link=\"b\"/><axis xyz=\"0 0 1\"/></joint>\n";
   std::string e = urdf_error(j_ab);  // c (line 5 of the text) is not connected
   EXPECT_NE(e.find("bad.urdf:5:3: <link>: link 'c' is not connected"), std::string::npos) << e;
-  e = urdf_error(j_ab + "  <joint name=\"j2\" type=\"revolute\"><parent link=\"b\"/><child link=\"c\"/><origin xyz=\"0 nan 0\"/></joint>\n");
+  e = urdf_error(j_ab +
+                 "  <joint name=\"j2\" type=\"revolute\"><parent link=\"b\"/><child link=\"c\"/><origin xyz=\"0 nan 0\"/></joint>\n");
   EXPECT_NE(e.find("bad.urdf:7:71: <origin>: attribute 'xyz' is not a finite number"), std::string::npos) << e;
   e = urdf_error(j_ab + "  <joint name=\"j2\" type=\"screw\"><parent link=\"b\"/><child link=\"c\"/></joint>\n");
   EXPECT_NE(e.find("bad.urdf:7:3: <joint>: joint 'j2': unknown joint type 'screw'"), std::string::npos) << e;
@@ -356,8 +364,8 @@ std::string urdf_chain(int n) {
          "\"><inertial><mass value=\"1\"/><inertia ixx=\"1\" iyy=\"1\" izz=\"1\" ixy=\"0\" "
          "ixz=\"0\" iyz=\"0\"/></inertial></link>\n";
   for (int i = 1; i < n; ++i)
-    s += "<joint name=\"j" + std::to_string(i) + "\" type=\"revolute\"><parent link=\"l" +
-         std::to_string(i - 1) + "\"/><child link=\"l" + std::to_string(i) + "\"/></joint>\n";
+    s += "<joint name=\"j" + std::to_string(i) + "\" type=\"revolute\"><parent link=\"l" + std::to_string(i - 1) + "\"/><child link=\"l" +
+         std::to_string(i) + "\"/></joint>\n";
   return s + "</robot>\n";
 }
 
@@ -394,9 +402,7 @@ TEST(TreeLimits, DirectoryIsNamedAsSuch) {
 }
 
 TEST(TreeYaml, Errors) {
-  auto yerr = [](const std::string& text) {
-    return error_of([&] { (void)model_from_yaml_string(text, "m.yaml"); });
-  };
+  auto yerr = [](const std::string& text) { return error_of([&] { (void)model_from_yaml_string(text, "m.yaml"); }); };
   const std::string ok_link = "  - {name: a, joint: {type: revolute, axis: [0, 0, 1]}, mass: 1.0, inertia: {ixx: 1, iyy: 1, izz: 1}}\n";
   EXPECT_NO_THROW((void)model_from_yaml_string("links:\n" + ok_link, "m.yaml"));
   std::string e = yerr("links:\n  - {name: a, joint: {type: hinge}, mass: 1.0}\n");

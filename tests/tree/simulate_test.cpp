@@ -33,8 +33,8 @@ TEST(TreeSimulate, ZeroTorqueConservesEnergy) {
   ASSERT_EQ(r.t_s.size(), 201);
   const double E0 = r.energy_J[0];
   Data d(m);
-  EXPECT_DOUBLE_EQ(E0, kinetic_energy(m, d, Eigen::Vector2d(1.0, -0.5), Eigen::Vector2d(0.3, 0.0)) +
-                           potential_energy(m, d, Eigen::Vector2d(1.0, -0.5)));
+  EXPECT_DOUBLE_EQ(
+      E0, kinetic_energy(m, d, Eigen::Vector2d(1.0, -0.5), Eigen::Vector2d(0.3, 0.0)) + potential_energy(m, d, Eigen::Vector2d(1.0, -0.5)));
   const double drift = (r.energy_J.array() - E0).abs().maxCoeff();
   EXPECT_LT(drift, 1e-8 * std::abs(E0)) << "E0 = " << E0;
   EXPECT_GT((r.q.row(200) - r.q.row(0)).norm(), 0.1);  // it did swing
@@ -45,11 +45,8 @@ TEST(TreeSimulate, EqualsTheHandWrittenRk4LoopBitForBit) {
   // The loop `tendyn tree simulate` ran before the driver existed: Rk4 steps at t = k dt with a
   // torque schedule, a sample every `every` steps and at the end.
   const Model m = load_model(model_path("arm6.yaml"));
-  const TorqueSchedule sched({0.0, 0.05, 0.1},
-                             {testing::random_vector(6, 1), testing::random_vector(6, 2), testing::random_vector(6, 3)});
-  const TorqueFn torque = [&sched](double t, const Eigen::VectorXd&, const Eigen::VectorXd&, Eigen::VectorXd& tau) {
-    sched.eval(t, tau);
-  };
+  const TorqueSchedule sched({0.0, 0.05, 0.1}, {testing::random_vector(6, 1), testing::random_vector(6, 2), testing::random_vector(6, 3)});
+  const TorqueFn torque = [&sched](double t, const Eigen::VectorXd&, const Eigen::VectorXd&, Eigen::VectorXd& tau) { sched.eval(t, tau); };
   const Eigen::VectorXd q0 = m.random_configuration(4), v0 = testing::random_vector(6, 5);
   SimulationOptions o;
   o.duration_s = 0.123;

@@ -13,16 +13,13 @@
 
 namespace tendyn::tree::testing {
 
-inline std::string model_path(const std::string& name) {
-  return std::string(TENDYN_SOURCE_DIR) + "/models/tree/" + name;
-}
+inline std::string model_path(const std::string& name) { return std::string(TENDYN_SOURCE_DIR) + "/models/tree/" + name; }
 
 /// Random tree of `n` links: parent uniform among earlier links (or world for link 0), joint
 /// revolute (r < rev_below, default 60%), prismatic (r < fixed_from, 25%) or fixed (15%) for a
 /// uniform r in [0, 1), link 0 revolute (fixed if fixed_root), random unit axes, placements and
 /// mass properties (positive definite inertias satisfying the triangle inequality).
-inline Model random_tree(int n, unsigned seed, double rev_below = 0.6, double fixed_from = 0.85,
-                         bool fixed_root = false) {
+inline Model random_tree(int n, unsigned seed, double rev_below = 0.6, double fixed_from = 0.85, bool fixed_root = false) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> u(-1.0, 1.0), pos(0.1, 1.0);
   ModelBuilder b(std::string("random").append(std::to_string(n)));
@@ -38,8 +35,7 @@ inline Model random_tree(int n, unsigned seed, double rev_below = 0.6, double fi
     Joint j;
     const double r = 0.5 * (u(rng) + 1.0);
     j.type = i == 0 ? (fixed_root ? JointType::kFixed : JointType::kRevolute)
-                    : (r < rev_below ? JointType::kRevolute
-                                     : (r < fixed_from ? JointType::kPrismatic : JointType::kFixed));
+                    : (r < rev_below ? JointType::kRevolute : (r < fixed_from ? JointType::kPrismatic : JointType::kFixed));
     j.axis = Eigen::Vector3d(u(rng), u(rng), u(rng)).normalized();
     j.p_PJ_m = 0.5 * Eigen::Vector3d(u(rng), u(rng), u(rng));
     j.R_PJ = Eigen::Quaterniond(u(rng), u(rng), u(rng), u(rng)).normalized().toRotationMatrix();
@@ -60,8 +56,7 @@ inline Eigen::VectorXd random_vector(int n, unsigned seed, double scale = 1.0) {
 
 /// max |a - b| <= tol * max(1, max|a|).
 inline ::testing::AssertionResult near(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b, double tol) {
-  if (a.rows() != b.rows() || a.cols() != b.cols())
-    return ::testing::AssertionFailure() << "size mismatch";
+  if (a.rows() != b.rows() || a.cols() != b.cols()) return ::testing::AssertionFailure() << "size mismatch";
   const double err = (a - b).cwiseAbs().maxCoeff();
   const double scale = std::max(1.0, a.cwiseAbs().maxCoeff());
   if (err <= tol * scale) return ::testing::AssertionSuccess();

@@ -52,7 +52,8 @@ TEST(LiveFrame, FilledFromTheRunAndWrittenExactly) {
   const json j = json::parse(live_frame_json(f));
   EXPECT_EQ(j["t_s"].get<double>(), 0.25);
   for (int i = 0; i < r.model.nnode(); ++i)
-    for (int c = 0; c < 3; ++c) EXPECT_EQ(j["positions_m"][static_cast<std::size_t>(3 * i + c)].get<double>(), r.data.p_W_node(c, i));  // bit-exact
+    for (int c = 0; c < 3; ++c)
+      EXPECT_EQ(j["positions_m"][static_cast<std::size_t>(3 * i + c)].get<double>(), r.data.p_W_node(c, i));  // bit-exact
   for (int k = 0; k < r.model.ncable(); ++k) {
     EXPECT_EQ(j["cable_tension_N"][static_cast<std::size_t>(k)].get<double>(), r.data.cable_tension_N[k]);
     EXPECT_EQ(j["cable_strain"][static_cast<std::size_t>(k)].get<double>(), ts::cable_strain(r.data, k));
@@ -76,7 +77,8 @@ TEST(LiveFrame, FilledFromTheRunAndWrittenExactly) {
   EXPECT_TRUE(json::parse(live_frame_json(f))["positions_m"][4].is_null());
   // data of another model
   ts::Data other = ts::make_data(ts::load_model_file(std::string(TENDYN_SOURCE_DIR) + "/models/tower.yaml").model);
-  EXPECT_NE(test::error_of([&] { fill_live_frame(f, 0.0, r.model, other); }).find("the data was not made for this model"), std::string::npos);
+  EXPECT_NE(test::error_of([&] { fill_live_frame(f, 0.0, r.model, other); }).find("the data was not made for this model"),
+            std::string::npos);
 }
 
 TEST(LiveStore, SessionsFramesAndThePagesAnswer) {
@@ -163,8 +165,8 @@ TEST(LiveStore, RefusesMalformedFramesNamingTheField) {
   };
   auto [s1, m1] = frame([](json& j) { j["positions_m"].erase(0); });
   EXPECT_EQ(s1, 422);
-  EXPECT_EQ(m1, "frame.positions_m: " + std::to_string(3 * np - 1) + " numbers, expected 3 x " + std::to_string(np) + " points = " +
-                    std::to_string(3 * np));
+  EXPECT_EQ(m1, "frame.positions_m: " + std::to_string(3 * np - 1) + " numbers, expected 3 x " + std::to_string(np) +
+                    " points = " + std::to_string(3 * np));
   auto [s2, m2] = frame([](json& j) { j["cable_tension_N"][2] = nullptr; });
   EXPECT_EQ(s2, 422);
   EXPECT_EQ(m2, "frame.cable_tension_N[2]: not a finite number (null)");
@@ -224,8 +226,9 @@ TEST(LiveClient, ClearErrorsWithoutAServer) {
   LiveClient c;
   EXPECT_FALSE(c.connected());
   EXPECT_FALSE(c.send_frame(LiveFrame{}));  // not connected: nothing stored, no throw
-  EXPECT_EQ(test::error_of([&] { c.connect("192.0.2.1", 8787); }),
-            "live view: host '192.0.2.1' is not a loopback address (127.0.0.1, localhost or ::1): tendyn serve takes live frames from this machine only");
+  EXPECT_EQ(
+      test::error_of([&] { c.connect("192.0.2.1", 8787); }),
+      "live view: host '192.0.2.1' is not a loopback address (127.0.0.1, localhost or ::1): tendyn serve takes live frames from this machine only");
   EXPECT_NE(test::error_of([&] { c.connect("127.0.0.1", 0); }).find("port must be in 1..65535"), std::string::npos);
   // a free loopback port: nothing listens there
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);

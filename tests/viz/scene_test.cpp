@@ -88,15 +88,16 @@ TEST(Scene, PathsJointsAndAxesJsonText) {
     s.paths[1].points_m.insert(s.paths[1].points_m.end(), {0.25 * f, 0.0, 0.0});
     s.plots[0].series[0].second.push_back(0.5 * f);
   }
-  EXPECT_EQ(scene_json(s),
-            R"({"format":"tendyn-scene","version":1,"title":"pair","kind":"tensegrity","ground_z_m":0,"points":["p","q"],)"
-            R"("rods":[{"name":"r","a":0,"b":1,"radius_m":0.01,"shape":"cylinder"}],"cables":[],"faces":[],)"
-            R"("joints":[{"name":"hinge","type":"revolute","point":1,"q_index":0,"v_index":0}],)"
-            R"("paths":[{"name":"target path","points_m":[[0,0,0],[1.5,0,0]]},{"name":"track","per_frame":true,"points_m":[[0,0,0],[0.25,0,0]]}],)"
-            R"("plots":[{"title":"q","y_label":"rad","id":"q","series":[{"name":"hinge","values":[0,0.5]}]}],)"
-            R"("frames":{"t_s":[0,0.01],"positions_m":[[0,0,0,1,0,0],[0,0,0,1,0,0.5]],"cable_tension_N":[[],[]],"cable_strain":[[],[]],)"
-            R"("joint_axes_W":[[0,0,1],[0,1,0]]}})"
-            "\n");
+  EXPECT_EQ(
+      scene_json(s),
+      R"({"format":"tendyn-scene","version":1,"title":"pair","kind":"tensegrity","ground_z_m":0,"points":["p","q"],)"
+      R"("rods":[{"name":"r","a":0,"b":1,"radius_m":0.01,"shape":"cylinder"}],"cables":[],"faces":[],)"
+      R"("joints":[{"name":"hinge","type":"revolute","point":1,"q_index":0,"v_index":0}],)"
+      R"("paths":[{"name":"target path","points_m":[[0,0,0],[1.5,0,0]]},{"name":"track","per_frame":true,"points_m":[[0,0,0],[0.25,0,0]]}],)"
+      R"("plots":[{"title":"q","y_label":"rad","id":"q","series":[{"name":"hinge","values":[0,0.5]}]}],)"
+      R"("frames":{"t_s":[0,0.01],"positions_m":[[0,0,0,1,0,0],[0,0,0,1,0,0.5]],"cable_tension_N":[[],[]],"cable_strain":[[],[]],)"
+      R"("joint_axes_W":[[0,0,1],[0,1,0]]}})"
+      "\n");
   // a per-frame path with a point missing, an axis missing, a joint on no point: named errors
   Scene bad = s;
   bad.paths[1].points_m.resize(3);

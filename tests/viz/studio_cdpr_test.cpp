@@ -53,12 +53,14 @@ TEST(StudioCdpr, ModelEditsRoundTripAndRun) {
   const auto m1 = cdpr::parse_model(r1.yaml, "edited").model;
   EXPECT_DOUBLE_EQ(m1.platform_mass_kg, 3.0);
   EXPECT_DOUBLE_EQ(m1.p_WA(0, 1), 1.2);
-  EXPECT_NE(error_of([&] { edit_model(yaml, R"([{"op":"set","element":"cable","id":"c1","field":"anchor_z_m","value":1}])"); }).find("no z"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of([&] { edit_model(yaml, R"([{"op":"set","element":"cable","id":"c1","field":"anchor_z_m","value":1}])"); }).find("no z"),
+      std::string::npos);
   EXPECT_NE(error_of([&] { edit_model(yaml, R"([{"op":"set","element":"platform","field":"mass_kg","value":-1}])"); }).find("edits[0]"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { edit_model(yaml, R"([{"op":"set","element":"cable","id":"c1","field":"anchor_x_m","value":1}])"); })
-                .find("after the edits"),
+  EXPECT_NE(error_of([&] {
+              edit_model(yaml, R"([{"op":"set","element":"cable","id":"c1","field":"anchor_x_m","value":1}])");
+            }).find("after the edits"),
             std::string::npos);  // on c2's anchor (1, 1)
   // runs: 0.2 m/s along the default path; tensions balance gravity, and scale with the mass
   const auto run = [&](const std::string& y, Job& job) {
@@ -73,8 +75,9 @@ TEST(StudioCdpr, ModelEditsRoundTripAndRun) {
   EXPECT_EQ(s1["mode"], "cdpr");
   EXPECT_EQ(s1["not_ok_poses"], 0);
   const auto path = j0["default_path_m"];
-  const double length = std::hypot(path[1][0].get<double>() - path[0][0].get<double>(), path[1][1].get<double>() - path[0][1].get<double>()) +
-                        std::hypot(path[2][0].get<double>() - path[1][0].get<double>(), path[2][1].get<double>() - path[1][1].get<double>());
+  const double length =
+      std::hypot(path[1][0].get<double>() - path[0][0].get<double>(), path[1][1].get<double>() - path[0][1].get<double>()) +
+      std::hypot(path[2][0].get<double>() - path[1][0].get<double>(), path[2][1].get<double>() - path[1][1].get<double>());
   EXPECT_NEAR(s1["duration_s"].get<double>(), length / 0.2, 1e-12);
   EXPECT_EQ(j1.scene.nframe(), static_cast<int>(std::ceil(length / 0.2 / 0.05 - 1e-9)) + 1);
   EXPECT_NEAR(j1.scene.t_s.back(), length / 0.2, 1e-12);
@@ -100,11 +103,17 @@ TEST(StudioCdpr, ModelEditsRoundTripAndRun) {
   EXPECT_DOUBLE_EQ(s3["platform_mass_kg"].get<double>(), 3.0);
   EXPECT_NEAR(s1["com"]["travelled_m"].get<double>(), length, 1e-9);  // the COM is at P
   // request errors: a path point of the wrong size, a path beyond the time limit, a bad method
-  EXPECT_NE(error_of([&] { parse_run_request(json{{"yaml", yaml}, {"cdpr", {{"path", {{0, 0, 0}, {1, 0, 0}}}}}}.dump(), {}); }).find("[x, y]"),
+  EXPECT_NE(error_of([&] {
+              parse_run_request(json{{"yaml", yaml}, {"cdpr", {{"path", {{0, 0, 0}, {1, 0, 0}}}}}}.dump(), {});
+            }).find("[x, y]"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { parse_run_request(json{{"yaml", yaml}, {"cdpr", {{"speed_mps", 1e-4}}}}.dump(), {}); }).find("limit"),
+  EXPECT_NE(error_of([&] {
+              parse_run_request(json{{"yaml", yaml}, {"cdpr", {{"speed_mps", 1e-4}}}}.dump(), {});
+            }).find("limit"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { parse_run_request(json{{"yaml", yaml}, {"cdpr", {{"method", "magic"}}}}.dump(), {}); }).find("request.cdpr.method"),
+  EXPECT_NE(error_of([&] {
+              parse_run_request(json{{"yaml", yaml}, {"cdpr", {{"method", "magic"}}}}.dump(), {});
+            }).find("request.cdpr.method"),
             std::string::npos);
   Limits small;
   small.max_yaml_bytes = 100;

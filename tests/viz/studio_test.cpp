@@ -90,14 +90,17 @@ TEST(Studio, RemovingADrivenCableRemovesItsDrive) {
 
 TEST(Studio, BadEditsAndBadYamlGiveMessagesWithThePlace) {
   const std::string y = default_yaml();
-  EXPECT_NE(error_of([&] { edit_model(y, R"([{"op":"set","element":"cable","id":"nope","field":"stiffness_Npm","value":1}])"); })
-                .find("no cable 'nope'"),
+  EXPECT_NE(error_of([&] {
+              edit_model(y, R"([{"op":"set","element":"cable","id":"nope","field":"stiffness_Npm","value":1}])");
+            }).find("no cable 'nope'"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { edit_model(y, R"([{"op":"set","element":"cable","id":"side1","field":"stiffness_Npm","value":-1}])"); })
-                .find("edits[0]: cable 'side1' stiffness_Npm = -1: must be >= 0"),
+  EXPECT_NE(error_of([&] {
+              edit_model(y, R"([{"op":"set","element":"cable","id":"side1","field":"stiffness_Npm","value":-1}])");
+            }).find("edits[0]: cable 'side1' stiffness_Npm = -1: must be >= 0"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { edit_model(y, R"([{"op":"set","element":"rod","id":"I","field":"mass_kg","value":0}])"); })
-                .find("edits[0]: rod 'I' mass_kg = 0: must be > 0"),
+  EXPECT_NE(error_of([&] {
+              edit_model(y, R"([{"op":"set","element":"rod","id":"I","field":"mass_kg","value":0}])");
+            }).find("edits[0]: rod 'I' mass_kg = 0: must be > 0"),
             std::string::npos);
   EXPECT_NE(error_of([&] { edit_model(y, R"([{"op":"explode"}])"); }).find("edits[0].op"), std::string::npos);
   const std::string msg = error_of([&] { edit_model("tendyn: tensegrity\nname: x\nrods: [oops\n", ""); });
@@ -127,8 +130,9 @@ TEST(Studio, PostedModelsAreBoundedInYamlNodes) {
 // "-9223372036854775808 frames").
 TEST(Studio, FrameCountInMessagesIsAShortNumber) {
   const std::string body = json{{"yaml", default_yaml()}, {"duration_s", 60.0}, {"output_interval_s", 1e-300}}.dump();
-  EXPECT_NE(error_of([&] { (void)parse_run_request(body, Limits{}); })
-                .find("request: duration_s / output_interval_s = 6e+301 frames, more than the limit of 10000"),
+  EXPECT_NE(error_of([&] {
+              (void)parse_run_request(body, Limits{});
+            }).find("request: duration_s / output_interval_s = 6e+301 frames, more than the limit of 10000"),
             std::string::npos);
 }
 
@@ -140,12 +144,15 @@ TEST(Studio, RunRequestsAreCheckedAgainstTheLimits) {
   };
   EXPECT_NE(error_of([&] { parse_run_request("{", {}); }).find("not valid JSON"), std::string::npos);
   EXPECT_NE(error_of([&] { parse_run_request(req({{"duration_s", 1000.0}}), {}); }).find("duration_s"), std::string::npos);
-  EXPECT_NE(error_of([&] { parse_run_request(req({{"duration_s", 50.0}, {"output_interval_s", 0.001}}), {}); }).find("frames"),
-            std::string::npos);
   EXPECT_NE(error_of([&] {
-              parse_run_request(req({{"forward", {{"drives", json::array({{{"cable", "zz"}, {"a", 0}, {"b", 0}, {"c", 0}, {"d", 0}}})}}}}), {});
-            }).find("no cable 'zz'"),
+              parse_run_request(req({{"duration_s", 50.0}, {"output_interval_s", 0.001}}), {});
+            }).find("frames"),
             std::string::npos);
+  EXPECT_NE(
+      error_of([&] {
+        parse_run_request(req({{"forward", {{"drives", json::array({{{"cable", "zz"}, {"a", 0}, {"b", 0}, {"c", 0}, {"d", 0}}})}}}}), {});
+      }).find("no cable 'zz'"),
+      std::string::npos);
   EXPECT_NE(error_of([&] {
               parse_run_request(req({{"mode", "inverse"},
                                      {"inverse", {{"drive_cables", {"top1", "top2", "top3", "side1", "side2", "side3", "bottom1"}}}}}),
@@ -155,7 +162,10 @@ TEST(Studio, RunRequestsAreCheckedAgainstTheLimits) {
   Limits small;
   small.max_body_bytes = 100;
   EXPECT_NE(error_of([&] { parse_run_request(req({}), small); }).find("larger than"), std::string::npos);
-  const auto ok = parse_run_request(req({{"duration_s", 0.5}, {"forward", {{"drives", json::array({{{"cable", "side1"}, {"a", 0.01}, {"b", 6.0}, {"c", 0.0}, {"d", 0.0}}})}}}}), {});
+  const auto ok = parse_run_request(
+      req({{"duration_s", 0.5},
+           {"forward", {{"drives", json::array({{{"cable", "side1"}, {"a", 0.01}, {"b", 6.0}, {"c", 0.0}, {"d", 0.0}}})}}}}),
+      {});
   EXPECT_FALSE(ok.inverse);
   EXPECT_EQ(ok.file.model.drives.size(), 1u);
   EXPECT_DOUBLE_EQ(ok.file.simulation.duration_s, 0.5);
@@ -178,9 +188,7 @@ std::string bad_request_of(F&& f) {
 // 1e400) ended in nlohmann exceptions, i.e. HTTP 500. They are BadRequest (400) naming the field.
 TEST(Studio, WrongJsonTypesAreBadRequestsNamingTheField) {
   const std::string y = json(default_yaml()).dump();
-  const auto run = [&](const std::string& rest) {
-    return bad_request_of([&] { parse_run_request("{\"yaml\": " + y + rest + "}", {}); });
-  };
+  const auto run = [&](const std::string& rest) { return bad_request_of([&] { parse_run_request("{\"yaml\": " + y + rest + "}", {}); }); };
   const std::vector<std::pair<std::string, std::string>> cases = {
       {", \"mode\": 5", "request.mode: must be a string"},
       {", \"duration_s\": 1e400", "request.duration_s: number outside the range of a double"},
@@ -198,8 +206,7 @@ TEST(Studio, WrongJsonTypesAreBadRequestsNamingTheField) {
       {", \"mode\": \"inverse\", \"inverse\": []", "request.inverse: must be a JSON object"},
       {", \"mode\": \"inverse\", \"inverse\": {\"drive_cables\": \"top1\"}", "request.inverse.drive_cables: must be an array"},
       {", \"mode\": \"inverse\", \"inverse\": {\"drive_cables\": [1]}", "request.inverse.drive_cables[0]: must be a string"},
-      {", \"mode\": \"inverse\", \"inverse\": {\"drive_cables\": [\"top1\"], \"planner\": 7}",
-       "request.inverse.planner: must be a string"},
+      {", \"mode\": \"inverse\", \"inverse\": {\"drive_cables\": [\"top1\"], \"planner\": 7}", "request.inverse.planner: must be a string"},
       {", \"mode\": \"inverse\", \"inverse\": {\"drive_cables\": [\"top1\"], \"path\": [[0, 0], [1, \"x\"]]}",
        "request.inverse.path[1]: must be [x, y]"},
   };
@@ -210,14 +217,11 @@ TEST(Studio, WrongJsonTypesAreBadRequestsNamingTheField) {
   EXPECT_NE(bad_request_of([] { parse_run_request("{\"yaml\": 3}", {}); }).find("request.yaml: must be a string"), std::string::npos);
   EXPECT_NE(bad_request_of([] { parse_run_request("[1, 2]", {}); }).find("request: must be a JSON object"), std::string::npos);
   EXPECT_NE(bad_request_of([] { parse_run_request("{\"yaml\": ", {}); }).find("request: not valid JSON"), std::string::npos);
-  EXPECT_NE(bad_request_of([&] { edit_model(default_yaml(), "{\"op\": \"set\"}"); }).find("edits: must be an array"),
-            std::string::npos);
-  EXPECT_NE(bad_request_of([&] { edit_model(default_yaml(), "[{\"op\": 3}]"); }).find("edits[0].op: must be a string"),
-            std::string::npos);
+  EXPECT_NE(bad_request_of([&] { edit_model(default_yaml(), "{\"op\": \"set\"}"); }).find("edits: must be an array"), std::string::npos);
+  EXPECT_NE(bad_request_of([&] { edit_model(default_yaml(), "[{\"op\": 3}]"); }).find("edits[0].op: must be a string"), std::string::npos);
   // Content errors stay tendyn::Error (HTTP 422), not BadRequest.
   EXPECT_EQ(run(", \"duration_s\": 1000"), "");
-  EXPECT_NE(error_of([&] { parse_run_request("{\"yaml\": " + y + ", \"duration_s\": 1000}", {}); }).find("duration_s"),
-            std::string::npos);
+  EXPECT_NE(error_of([&] { parse_run_request("{\"yaml\": " + y + ", \"duration_s\": 1000}", {}); }).find("duration_s"), std::string::npos);
   EXPECT_EQ(run(", \"mode\": \"sideways\""), "");
 }
 
@@ -338,10 +342,7 @@ TEST(Studio, InverseRunAppliesThePlanningPolicies) {
   const auto at = yaml.find("integrator: rk4");
   ASSERT_NE(at, std::string::npos);
   yaml.replace(at, 15, "integrator: dopri5");
-  const json body = {{"yaml", yaml},
-                     {"mode", "inverse"},
-                     {"duration_s", 0.1},
-                     {"inverse", {{"drive_cables", {"c2"}}, {"period_s", 0.1}}}};
+  const json body = {{"yaml", yaml}, {"mode", "inverse"}, {"duration_s", 0.1}, {"inverse", {{"drive_cables", {"c2"}}, {"period_s", 0.1}}}};
   const auto r = parse_run_request(body.dump(), {});
   EXPECT_EQ(r.file.simulation.integrator, ts::Integrator::kDormandPrince45);
   EXPECT_EQ(r.plan.rollout.integrator, ts::Integrator::kRK4);
@@ -372,9 +373,10 @@ TEST(Studio, JobJsonKeepsItsKeyOrder) {
   failed.cancel = true;
   run_job(r, failed);
   const std::string e = job_json(failed, 3);
-  EXPECT_EQ(e.rfind("{\"status\":\"cancelled\",\"progress\":0.0,\"frame_count\":1,\"error\":\"run cancelled\",\"from\":3,\"frames\":", 0), 0u) << e;
+  EXPECT_EQ(e.rfind("{\"status\":\"cancelled\",\"progress\":0.0,\"frame_count\":1,\"error\":\"run cancelled\",\"from\":3,\"frames\":", 0),
+            0u)
+      << e;
 }
-
 
 // Issue 17: node positions are edited in a table, not only as YAML text. Moving a rod end moves
 // that node only, the rod's length follows the new node distance (mass kept, inertia rebuilt),
@@ -390,7 +392,8 @@ TEST(Studio, NodeEditMovesTheNodeAndSetsTheRodLength) {
   EXPECT_EQ(j0["node_positions"][0]["fixed"], false);
   const std::string id = before.node_ids[0];
   const double x_new = P0(0, 0) + 0.02;
-  const auto r = edit_model(yaml, json::array({{{"op", "set"}, {"element", "node"}, {"id", id}, {"field", "x_m"}, {"value", x_new}}}).dump());
+  const auto r =
+      edit_model(yaml, json::array({{{"op", "set"}, {"element", "node"}, {"id", id}, {"field", "x_m"}, {"value", x_new}}}).dump());
   const auto after = ts::load_model_string(r.yaml).model;
   const Eigen::MatrixX3d P1 = ts::node_positions(after, after.initial_state);
   EXPECT_NEAR(P1(0, 0), x_new, 1e-9);
@@ -406,16 +409,20 @@ TEST(Studio, NodeEditMovesTheNodeAndSetsTheRodLength) {
   EXPECT_DOUBLE_EQ(rod.inertia_transverse_kgm2, rod.mass_kg * rod.length_m * rod.length_m / 12.0);  // thin rod
   EXPECT_NEAR(json::parse(r.model_json)["node_positions"][0]["x_m"].get<double>(), x_new, 1e-9);
   // errors name the edit: unknown node, unknown field, both ends of a rod on one point
-  EXPECT_NE(error_of([&] { edit_model(yaml, R"([{"op":"set","element":"node","id":"zz","field":"x_m","value":0}])"); }).find("no node 'zz'"),
-            std::string::npos);
-  EXPECT_NE(error_of([&] { edit_model(yaml, R"([{"op":"set","element":"node","id":"t1","field":"w_m","value":0}])"); }).find("not a node field"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of([&] { edit_model(yaml, R"([{"op":"set","element":"node","id":"zz","field":"x_m","value":0}])"); }).find("no node 'zz'"),
+      std::string::npos);
+  EXPECT_NE(
+      error_of([&] { edit_model(yaml, R"([{"op":"set","element":"node","id":"t1","field":"w_m","value":0}])"); }).find("not a node field"),
+      std::string::npos);
   const auto& r0 = before.rods[0];
   const std::string a = before.node_ids[static_cast<std::size_t>(r0.node[0])], b = before.node_ids[static_cast<std::size_t>(r0.node[1])];
   json onto = json::array();
   for (int ax = 0; ax < 3; ++ax)
-    onto.push_back({{"op", "set"}, {"element", "node"}, {"id", a}, {"field", std::string(1, "xyz"[ax]) + "_m"}, {"value", P0(r0.node[1], ax)}});
-  EXPECT_NE(error_of([&] { edit_model(yaml, onto.dump()); }).find("edits[2]: rod"), std::string::npos) << error_of([&] { edit_model(yaml, onto.dump()); });
+    onto.push_back(
+        {{"op", "set"}, {"element", "node"}, {"id", a}, {"field", std::string(1, "xyz"[ax]) + "_m"}, {"value", P0(r0.node[1], ax)}});
+  EXPECT_NE(error_of([&] { edit_model(yaml, onto.dump()); }).find("edits[2]: rod"), std::string::npos)
+      << error_of([&] { edit_model(yaml, onto.dump()); });
 }
 
 TEST(Studio, NodeEditMovesAnAnchor) {
@@ -528,9 +535,9 @@ TEST(Studio, RunCsvAndJsonHoldTheFrames) {
   const auto col = static_cast<std::size_t>(std::find(header.begin(), header.end(), "side1.tension_N") - header.begin());
   ASSERT_LT(col, header.size());
   const auto row = io::split_fields(lines[11]);  // frame 10
-  const auto k = static_cast<std::size_t>(std::find_if(job.scene.cables.begin(), job.scene.cables.end(),
-                                                       [](const SceneCable& c) { return c.name == "side1"; }) -
-                                          job.scene.cables.begin());
+  const auto k = static_cast<std::size_t>(
+      std::find_if(job.scene.cables.begin(), job.scene.cables.end(), [](const SceneCable& c) { return c.name == "side1"; }) -
+      job.scene.cables.begin());
   EXPECT_NEAR(std::stod(row[col]), job.scene.tension_N[10 * 9 + k], 1e-8 * std::max(1.0, job.scene.tension_N[10 * 9 + k]));
   EXPECT_NEAR(std::stod(row[0]), 0.1, 1e-12);
   const std::string text = run_json(job);
@@ -547,26 +554,27 @@ TEST(Studio, ModelKindTellsCdprFromTensegrity) {
   EXPECT_EQ(model_kind("name: x\n  kind: cdpr\n"), "tensegrity");  // not top level
 }
 
-
 // The table's values travel with the run: a value out of range refuses the run naming the
 // element and field; the model is never run with its previous value instead.
 TEST(Studio, RunRequestEditsApplyTheTableValuesAndRefuseInvalidOnes) {
-  const auto body = [](const json& edits) {
-    return json{{"yaml", default_yaml()}, {"duration_s", 0.1}, {"edits", edits}}.dump();
-  };
-  const auto ok = parse_run_request(body(json::array({{{"op", "set"}, {"element", "cable"}, {"id", "side1"}, {"field", "stiffness_Npm"}, {"value", 42.0}}})));
+  const auto body = [](const json& edits) { return json{{"yaml", default_yaml()}, {"duration_s", 0.1}, {"edits", edits}}.dump(); };
+  const auto ok = parse_run_request(
+      body(json::array({{{"op", "set"}, {"element", "cable"}, {"id", "side1"}, {"field", "stiffness_Npm"}, {"value", 42.0}}})));
   const auto& m = ok.file.model;
   const auto k = static_cast<std::size_t>(std::find(m.cable_ids.begin(), m.cable_ids.end(), "side1") - m.cable_ids.begin());
   EXPECT_DOUBLE_EQ(m.cables[k].stiffness_Npm, 42.0);
   const std::string msg = error_of([&] {
-    parse_run_request(body(json::array({{{"op", "set"}, {"element", "cable"}, {"id", "side1"}, {"field", "stiffness_Npm"}, {"value", -5.0}}})));
+    parse_run_request(
+        body(json::array({{{"op", "set"}, {"element", "cable"}, {"id", "side1"}, {"field", "stiffness_Npm"}, {"value", -5.0}}})));
   });
   EXPECT_NE(msg.find("request.edits[0]: cable 'side1' stiffness_Npm = -5: must be >= 0"), std::string::npos) << msg;
   const std::string rod = error_of([&] {
     parse_run_request(body(json::array({{{"op", "set"}, {"element", "rod"}, {"id", "I"}, {"field", "length_m"}, {"value", -0.3}}})));
   });
   EXPECT_NE(rod.find("request.edits[0]: rod 'I' length_m = -0.3: must be > 0"), std::string::npos) << rod;
-  EXPECT_NE(error_of([&] { parse_run_request(json{{"yaml", default_yaml()}, {"edits", 3}}.dump()); }).find("request.edits: must be an array"),
+  EXPECT_NE(error_of([&] {
+              parse_run_request(json{{"yaml", default_yaml()}, {"edits", 3}}.dump());
+            }).find("request.edits: must be an array"),
             std::string::npos);
 }
 
@@ -638,11 +646,13 @@ TEST(Studio, ModelJsonShowsBodyPointsEndCapsAndWinchesAndRefusesEditsOfRealRods)
   }
   EXPECT_TRUE(point);
   // the studio's rod reshaping and node moves are for the documents' rods: refused, not wrong
-  EXPECT_NE(error_of([&] { edit_model(yaml, R"([{"op":"set","element":"rod","id":"rod1","field":"mass_kg","value":1}])"); })
-                .find("rod 'rod1' has a full inertia tensor"),
+  EXPECT_NE(error_of([&] {
+              edit_model(yaml, R"([{"op":"set","element":"rod","id":"rod1","field":"mass_kg","value":1}])");
+            }).find("rod 'rod1' has a full inertia tensor"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { edit_model(yaml, R"([{"op":"set","element":"node","id":"n1","field":"x_m","value":0}])"); })
-                .find("edit it in the YAML"),
+  EXPECT_NE(error_of([&] {
+              edit_model(yaml, R"([{"op":"set","element":"node","id":"n1","field":"x_m","value":0}])");
+            }).find("edit it in the YAML"),
             std::string::npos);
   // removing a winch's cable removes its winch (and its three state numbers); later winches move down
   const auto r = edit_model(yaml, R"([{"op":"remove_cable","id":"c2"}])");

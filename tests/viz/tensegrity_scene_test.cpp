@@ -42,7 +42,8 @@ TEST(TensegrityScene, SignedForcesUnderThePaperLaw) {
   for (auto sign : {ts::CableForceSign::kClampTension, ts::CableForceSign::kPaperLaw}) {
     auto m = test::doc000_prism(50.0, 5.0);
     m.cable_force_sign = sign;
-    for (int j = 0; j < m.nrod(); ++j) m.initial_state.v_WC(j) = -2.0 * Eigen::Vector3d(m.initial_state.p_WC(j).x(), m.initial_state.p_WC(j).y(), 0.0);
+    for (int j = 0; j < m.nrod(); ++j)
+      m.initial_state.v_WC(j) = -2.0 * Eigen::Vector3d(m.initial_state.p_WC(j).x(), m.initial_state.p_WC(j).y(), 0.0);
     Scene s = make_scene(m);
     TensegritySceneRecorder rec(s);
     ts::SimulationOptions o;
@@ -89,8 +90,7 @@ TEST(TensegrityScene, RecorderMatchesTheSimulationAndDecimates) {
     st.x = ref.x[i];
     ts::forward_kinematics(m, st, d);
     for (int n = 0; n < m.nnode(); ++n)
-      for (int c = 0; c < 3; ++c)
-        EXPECT_EQ(s.positions_m[static_cast<std::size_t>(3 * (m.nnode() * f + n) + c)], d.p_W_node(c, n));
+      for (int c = 0; c < 3; ++c) EXPECT_EQ(s.positions_m[static_cast<std::size_t>(3 * (m.nnode() * f + n) + c)], d.p_W_node(c, n));
     EXPECT_EQ(s.total_J[static_cast<std::size_t>(f)], ref.energy[i].total());
     EXPECT_EQ(s.kinetic_J[static_cast<std::size_t>(f)], ref.energy[i].kinetic_J);
     EXPECT_EQ(s.tension_N[static_cast<std::size_t>(f * m.ncable())], ref.tension_N[i][0]);

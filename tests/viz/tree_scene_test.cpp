@@ -71,7 +71,8 @@ TEST(TreeScene, JointPlotsAxesAndFloor) {
   ASSERT_EQ(static_cast<int>(s.plots[0].series.size()), m.nq);
   ASSERT_EQ(static_cast<int>(s.plots[2].series.size()), m.nv);
   int one_dof = 0;
-  for (const auto& j : m.joints) one_dof += (j.type == tree::JointType::kRevolute || j.type == tree::JointType::kPrismatic) && !j.fictitious;
+  for (const auto& j : m.joints)
+    one_dof += (j.type == tree::JointType::kRevolute || j.type == tree::JointType::kPrismatic) && !j.fictitious;
   ASSERT_EQ(static_cast<int>(s.joints.size()), one_dof);
   ASSERT_GT(one_dof, 0);
   tree::Data d(m);
@@ -122,12 +123,14 @@ TEST(TreeScene, TheFictitiousBaseChainIsNotDrawn) {
   // the trunk (carried by the chain) is a body of its own: a capsule from its origin to its COM
   const auto trunk = std::find(s.points.begin(), s.points.end(), "trunk") - s.points.begin();
   ASSERT_LT(trunk, m.nlinks());
-  const auto body = std::find_if(s.rods.begin(), s.rods.end(), [&](const SceneRod& r) { return r.a == trunk && r.b == m.nlinks() + trunk; });
+  const auto body =
+      std::find_if(s.rods.begin(), s.rods.end(), [&](const SceneRod& r) { return r.a == trunk && r.b == m.nlinks() + trunk; });
   ASSERT_NE(body, s.rods.end());
   EXPECT_EQ(body->name, "trunk");
   EXPECT_TRUE(body->capsule);
   // no capsule on the massless links of the chain
-  for (const auto& r : s.rods) EXPECT_FALSE(m.joints[static_cast<std::size_t>(r.a)].fictitious && m.links[static_cast<std::size_t>(r.a)].mass_kg == 0.0) << r.name;
+  for (const auto& r : s.rods)
+    EXPECT_FALSE(m.joints[static_cast<std::size_t>(r.a)].fictitious && m.links[static_cast<std::size_t>(r.a)].mass_kg == 0.0) << r.name;
 }
 
 }  // namespace

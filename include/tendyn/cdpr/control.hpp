@@ -67,15 +67,15 @@ inline LowerProfile lower_profile_from_string(const std::string& name) { return 
 inline const char* to_string(LowerProfile profile) { return enum_to_string(profile); }
 
 struct ControllerConfig {
-  double kp_pos_Npm = 5.5e4;     ///< position stiffness [N/m]
-  double kd_pos_Nspm = 8.8e3;    ///< position damping [N s/m]
-  double kp_rot_Nmprad = 8.0e3;  ///< orientation stiffness [N m/rad]
-  double kd_rot_Nmsprad = 1.3e3; ///< orientation damping [N m s/rad]
-  double tau_winch_s = 0.01;     ///< rest-length tracking time constant [s]
-  double period_s = 0.002;       ///< control period T [s] (winch rates are held over it)
-  double tau_tension_s = 0.1;    ///< tension (null-space) regulator time constant [s]
+  double kp_pos_Npm = 5.5e4;             ///< position stiffness [N/m]
+  double kd_pos_Nspm = 8.8e3;            ///< position damping [N s/m]
+  double kp_rot_Nmprad = 8.0e3;          ///< orientation stiffness [N m/rad]
+  double kd_rot_Nmsprad = 1.3e3;         ///< orientation damping [N m s/rad]
+  double tau_winch_s = 0.01;             ///< rest-length tracking time constant [s]
+  double period_s = 0.002;               ///< control period T [s] (winch rates are held over it)
+  double tau_tension_s = 0.1;            ///< tension (null-space) regulator time constant [s]
   double tension_rate_max_Nps = 1000.0;  ///< limit of its correction rate per cable [N/s]
-  double tau_filter_s = 0.0;     ///< low-pass of the readings it uses (0 = off) [s]
+  double tau_filter_s = 0.0;             ///< low-pass of the readings it uses (0 = off) [s]
   /// Tension bounds [N] of the full and upper solves (the lower system (4) keeps f >= 0 and the
   /// upper bound). Unset (the default): the model's, DynamicModel::geometry.f_min_N / f_max_N
   /// (tension.min / tension.max of the model file); set: an explicit override.
@@ -91,7 +91,7 @@ struct ControllerConfig {
   /// lawson-hanson solve f >= 0 only: an answer above f_max_N is reported as
   /// Controller::lower_solution().status == Status::kOutOfBounds, not enforced).
   Method lower_method = Method::kExhaustive;
-  bool tension_control = true;   ///< lower-cable (null-space) tension regulator on/off
+  bool tension_control = true;  ///< lower-cable (null-space) tension regulator on/off
   std::string upper_group = "upper";
   std::string lower_group = "lower";
 };
@@ -104,20 +104,20 @@ struct Reference {
 };
 
 struct Measurement {
-  Pose pose;                                         ///< pose tracker
-  Eigen::Vector3d v_W = Eigen::Vector3d::Zero();     ///< tracker velocity [m/s]
-  Eigen::Vector3d gyro_P = Eigen::Vector3d::Zero();  ///< IMU angular rate [rad/s]
-  Eigen::Vector3d accel_P = Eigen::Vector3d::Zero(); ///< IMU specific force [m/s^2]
-  Eigen::VectorXd lower_force_N;                     ///< lower-cable force sensors
-  Eigen::VectorXd lower_inclination_rad;             ///< lower-cable inclination sensors
-  Eigen::VectorXd rest_length_m;                     ///< winch encoders (all cables)
+  Pose pose;                                          ///< pose tracker
+  Eigen::Vector3d v_W = Eigen::Vector3d::Zero();      ///< tracker velocity [m/s]
+  Eigen::Vector3d gyro_P = Eigen::Vector3d::Zero();   ///< IMU angular rate [rad/s]
+  Eigen::Vector3d accel_P = Eigen::Vector3d::Zero();  ///< IMU specific force [m/s^2]
+  Eigen::VectorXd lower_force_N;                      ///< lower-cable force sensors
+  Eigen::VectorXd lower_inclination_rad;              ///< lower-cable inclination sensors
+  Eigen::VectorXd rest_length_m;                      ///< winch encoders (all cables)
 };
 
 struct SensorConfig {
   double force_sigma_N = 0.0;
   double inclination_sigma_rad = 0.0;
-  double accel_sigma = 0.0;       ///< [m/s^2]
-  double gyro_sigma = 0.0;        ///< [rad/s]
+  double accel_sigma = 0.0;  ///< [m/s^2]
+  double gyro_sigma = 0.0;   ///< [rad/s]
   double position_sigma_m = 0.0;
   double velocity_sigma_m_s = 0.0;
   std::uint64_t seed = 1;
@@ -131,8 +131,7 @@ SensorConfig typical_sensor_noise(std::uint64_t seed);
 class Sensors {
  public:
   Sensors(const DynamicModel& model, const SensorConfig& config, const std::string& lower_group = "lower");
-  void measure(const DynamicModel& model, const StateVector& x, const DynamicData& data,
-               Measurement& out);
+  void measure(const DynamicModel& model, const StateVector& x, const DynamicData& data, Measurement& out);
   [[nodiscard]] const std::vector<int>& lower() const { return lower_; }
 
  private:
@@ -180,7 +179,7 @@ class Controller {
   ControllerConfig cfg_;
   SolverOptions opt_;
   std::vector<int> upper_, lower_;
-  Model geo_;             // geometry with the controller's mass properties
+  Model geo_;  // geometry with the controller's mass properties
   Data data_, ref_data_;
   Workspace ws_, ws_up_, ws_low_;  // one per problem size (no resizing in the loop)
   TensionResult res_full_, res_up_, res_low_;

@@ -42,7 +42,7 @@ struct DesignScore {
 DesignScore design_score(const Model& model, const Eigen::MatrixXd& poses);
 
 struct DesignResult {
-  Model start, best;            ///< the starting and the best design (anchors changed only)
+  Model start, best;  ///< the starting and the best design (anchors changed only)
   DesignScore start_score, best_score;
   int evaluations = 0;
 };

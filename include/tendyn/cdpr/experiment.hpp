@@ -42,18 +42,18 @@ std::string to_string(const StageStart& start);
 
 struct ExperimentConfig {
   double speed_m_s = 0.15;
-  double accel_m_s2 = 0.5;        ///< acceleration at the direction changes
-  double layer_z_m = 3.0;         ///< height of P while printing the layer
-  double carriage_offset_m = 0.0; ///< carriages' z offset from the model's lower anchors
+  double accel_m_s2 = 0.5;         ///< acceleration at the direction changes
+  double layer_z_m = 3.0;          ///< height of P while printing the layer
+  double carriage_offset_m = 0.0;  ///< carriages' z offset from the model's lower anchors
   /// Path corners (x, y) [m] in the layer; default: 6 x 8 m wall outline and a zigzag infill.
   std::vector<Eigen::Vector2d> path;
-  double dt_s = 1e-3;             ///< RK4 step
-  double control_dt_s = 2e-3;     ///< controller period (500 Hz)
-  double sample_dt_s = 0.05;      ///< CSV sample period
-  double settle_s = 2.0;          ///< hold at the first corner before moving
+  double dt_s = 1e-3;                                ///< RK4 step
+  double control_dt_s = 2e-3;                        ///< controller period (500 Hz)
+  double sample_dt_s = 0.05;                         ///< CSV sample period
+  double settle_s = 2.0;                             ///< hold at the first corner before moving
   Eigen::Vector3d wind_N = Eigen::Vector3d::Zero();  ///< constant external force
-  StageStart start_without;  ///< lower-cable start state of stage 1 (no tension control)
-  StageStart start_with;     ///< lower-cable start state of stage 2 (tension control)
+  StageStart start_without;                          ///< lower-cable start state of stage 1 (no tension control)
+  StageStart start_with;                             ///< lower-cable start state of stage 2 (tension control)
   /// Start-up transient [s]: the "after transient" scores use the samples with t >= transient_s
   /// (default: the 2 s settle hold before the platform moves). >= 0, finite.
   double transient_s = 2.0;
@@ -73,7 +73,7 @@ struct Sample {
   double t_s = 0.0;
   Eigen::Vector3d p_ref = Eigen::Vector3d::Zero(), p = Eigen::Vector3d::Zero();
   Eigen::Quaterniond q_WP = Eigen::Quaterniond::Identity();  ///< platform orientation
-  Eigen::Matrix3Xd p_WA;  ///< (3 x n) anchors at this time (carriages moved) [m]
+  Eigen::Matrix3Xd p_WA;                                     ///< (3 x n) anchors at this time (carriages moved) [m]
   double pos_err_m = 0.0, rot_err_rad = 0.0;
   Eigen::VectorXd f_N, f_opt_N;
   double lower_norm_N = 0.0, opt_lower_norm_N = 0.0;
@@ -81,14 +81,14 @@ struct Sample {
 
 struct StageResult {
   bool tension_control = false;
-  StageStart start;                     ///< the start state used
-  double transient_s = 0.0;             ///< start-up transient of the "after" scores [s]
+  StageStart start;          ///< the start state used
+  double transient_s = 0.0;  ///< start-up transient of the "after" scores [s]
   std::vector<Sample> samples;
   double worst_lower_norm_N = 0.0;      ///< max over time of |f_lower|
   double worst_opt_lower_norm_N = 0.0;  ///< max over time of |f*_lower| (optimal profile)
   double peak_lower_tension_N = 0.0, peak_opt_lower_tension_N = 0.0;
   double mean_lower_norm_N = 0.0, mean_opt_lower_norm_N = 0.0;  ///< time averages
-  double max_dev_opt_N = 0.0, rms_dev_opt_N = 0.0;  ///< |f_lower - f*_lower| over time
+  double max_dev_opt_N = 0.0, rms_dev_opt_N = 0.0;              ///< |f_lower - f*_lower| over time
   double max_pos_err_m = 0.0, rms_pos_err_m = 0.0;
   double max_rot_err_rad = 0.0, rms_rot_err_rad = 0.0;
   double max_winch_rate_m_s = 0.0;  ///< largest commanded |dl0/dt| (before the model's clamp)
@@ -102,13 +102,13 @@ struct StageResult {
 /// "At the worst configuration": both stages at the instant t_worst where the uncontrolled stage's
 /// |f_lower| peaks (the stages share their sample times), |f_with(t_worst)| / |f_without(t_worst)|.
 struct StageComparison {
-  double transient_s = 0.0;                 ///< [s]
-  double ratio_worst_norm = 0.0;            ///< max_t |f_with| / max_t |f_without|, whole stage
-  double ratio_worst_norm_after = 0.0;      ///< the same over t >= transient_s
-  double ratio_mean_norm_after = 0.0;       ///< time means over t >= transient_s
-  double t_worst_s = 0.0, ratio_at_worst = 0.0;              ///< whole stage [s], [-]
-  double without_at_worst_N = 0.0, with_at_worst_N = 0.0;    ///< |f_lower| at t_worst_s [N]
-  double t_worst_after_s = 0.0, ratio_at_worst_after = 0.0;  ///< t >= transient_s [s], [-]
+  double transient_s = 0.0;                                            ///< [s]
+  double ratio_worst_norm = 0.0;                                       ///< max_t |f_with| / max_t |f_without|, whole stage
+  double ratio_worst_norm_after = 0.0;                                 ///< the same over t >= transient_s
+  double ratio_mean_norm_after = 0.0;                                  ///< time means over t >= transient_s
+  double t_worst_s = 0.0, ratio_at_worst = 0.0;                        ///< whole stage [s], [-]
+  double without_at_worst_N = 0.0, with_at_worst_N = 0.0;              ///< |f_lower| at t_worst_s [N]
+  double t_worst_after_s = 0.0, ratio_at_worst_after = 0.0;            ///< t >= transient_s [s], [-]
   double without_at_worst_after_N = 0.0, with_at_worst_after_N = 0.0;  ///< at t_worst_after_s [N]
   /// Uncontrolled peak lower tension over the optimum's peak lower tension (both stage 1, whole
   /// stage): the document's "exceed them almost twice".
@@ -129,13 +129,12 @@ struct PretensionRow {
   StageComparison cmp;
   double worst_without_N = 0.0, worst_with_N = 0.0;              ///< whole stage
   double worst_without_after_N = 0.0, worst_with_after_N = 0.0;  ///< t >= transient_s
-  double peak_without_N = 0.0, peak_opt_N = 0.0;  ///< stage 1 peak lower tension, optimum's peak
+  double peak_without_N = 0.0, peak_opt_N = 0.0;                 ///< stage 1 peak lower tension, optimum's peak
 };
 /// The ratio as a function of the uncontrolled stage's pretension: stage 2 once with cfg, stage 1
 /// once per factor (start_without = x factor). Factors >= 0, finite, at least one (tendyn::Error).
 /// Cost: (1 + factors) stages (~4 s each for the default layer).
-std::vector<PretensionRow> pretension_sweep(const DynamicModel& model, const ExperimentConfig& cfg,
-                                            const std::vector<double>& factors);
+std::vector<PretensionRow> pretension_sweep(const DynamicModel& model, const ExperimentConfig& cfg, const std::vector<double>& factors);
 /// CSV (%.12g): pretension_factor, worst_without_N, worst_with_N, ratio_worst_norm,
 /// worst_without_after_N, worst_with_after_N, ratio_worst_norm_after, ratio_mean_norm_after,
 /// t_worst_s, ratio_at_worst, t_worst_after_s, ratio_at_worst_after, peak_without_N, peak_opt_N,

@@ -29,8 +29,12 @@ enum class WrenchRow : int { kFx = 0, kFy = 1, kFz = 2, kMx = 3, kMy = 4, kMz = 
 /// The names of WrenchRow (tendyn/core/enum_names.hpp).
 constexpr EnumNames<WrenchRow, 6> enum_names(WrenchRow) {
   return {"wrench row",
-          {{{WrenchRow::kFx, "fx"}, {WrenchRow::kFy, "fy"}, {WrenchRow::kFz, "fz"}, {WrenchRow::kMx, "mx"},
-           {WrenchRow::kMy, "my"}, {WrenchRow::kMz, "mz"}}}};
+          {{{WrenchRow::kFx, "fx"},
+            {WrenchRow::kFy, "fy"},
+            {WrenchRow::kFz, "fz"},
+            {WrenchRow::kMx, "mx"},
+            {WrenchRow::kMy, "my"},
+            {WrenchRow::kMz, "mz"}}}};
 }
 /// Parses "fx", "fy", "fz", "mx", "my", "mz" (any case, '-' = '_'). Throws tendyn::Error naming the
 /// accepted names otherwise.
@@ -55,11 +59,11 @@ Pose pose_from_vector(const Model& model, const Eigen::VectorXd& q);
 
 /// Mutable geometry of one pose; allocate once with make_data(), refill with update_geometry().
 struct Data {
-  Eigen::Matrix3Xd p_WB;      ///< (3 x n) attachment points in world [m]
-  Eigen::Matrix3Xd l_W;       ///< (3 x n) cable vectors p_WA - p_WB [m]
-  Eigen::VectorXd length_m;   ///< (n) cable lengths |l_W| [m]
-  Eigen::Matrix3Xd u_W;       ///< (3 x n) unit vectors l_W / length (towards the anchor)
-  Eigen::MatrixXd J;          ///< (6 x n) spatial or (3 x n) planar structure matrix
+  Eigen::Matrix3Xd p_WB;     ///< (3 x n) attachment points in world [m]
+  Eigen::Matrix3Xd l_W;      ///< (3 x n) cable vectors p_WA - p_WB [m]
+  Eigen::VectorXd length_m;  ///< (n) cable lengths |l_W| [m]
+  Eigen::Matrix3Xd u_W;      ///< (3 x n) unit vectors l_W / length (towards the anchor)
+  Eigen::MatrixXd J;         ///< (6 x n) spatial or (3 x n) planar structure matrix
 };
 Data make_data(const Model& model);
 

@@ -37,13 +37,13 @@ namespace tendyn::cdpr {
 /// A pose and tension log of a CDPR (N samples, n cables). Columns that the log does not have
 /// are empty matrices (0 columns).
 struct PlatformLog {
-  Eigen::VectorXd t_s;             ///< (N) sample times [s], strictly increasing
-  Eigen::MatrixXd pose;            ///< (N x 6) x, y, z [m], roll, pitch, yaw [rad] of P, or empty
-  Eigen::MatrixXd tension_N;       ///< (N x n) measured cable tensions [N]
-  Eigen::MatrixXd length_m;        ///< (N x n) measured cable lengths [m], or empty (then from the pose)
-  Eigen::MatrixXd rest_length_m;   ///< (N x n) logged rest lengths [m], or empty
-  Eigen::MatrixXd carriage_z_m;    ///< (N x n) carriage offsets along world z [m], or empty (fixed anchors)
-  std::vector<std::string> places; ///< (N) "path:line" of each sample (empty for logs built in code)
+  Eigen::VectorXd t_s;              ///< (N) sample times [s], strictly increasing
+  Eigen::MatrixXd pose;             ///< (N x 6) x, y, z [m], roll, pitch, yaw [rad] of P, or empty
+  Eigen::MatrixXd tension_N;        ///< (N x n) measured cable tensions [N]
+  Eigen::MatrixXd length_m;         ///< (N x n) measured cable lengths [m], or empty (then from the pose)
+  Eigen::MatrixXd rest_length_m;    ///< (N x n) logged rest lengths [m], or empty
+  Eigen::MatrixXd carriage_z_m;     ///< (N x n) carriage offsets along world z [m], or empty (fixed anchors)
+  std::vector<std::string> places;  ///< (N) "path:line" of each sample (empty for logs built in code)
   [[nodiscard]] long nsample() const { return static_cast<long>(t_s.size()); }
 };
 
@@ -58,8 +58,7 @@ struct PlatformLog {
 [[nodiscard]] PlatformLog read_platform_log(const std::string& path, const Model& model);
 
 /// Header of a platform log for `model` with the chosen optional columns (no newline).
-[[nodiscard]] std::string platform_log_header(const Model& model, bool lengths, bool rest_lengths,
-                                              bool carriages = false);
+[[nodiscard]] std::string platform_log_header(const Model& model, bool lengths, bool rest_lengths, bool carriages = false);
 
 /// Which cable parameters are unknown.
 enum class StiffnessFit {
@@ -68,8 +67,7 @@ enum class StiffnessFit {
 };
 /// The names of StiffnessFit (tendyn/core/enum_names.hpp).
 constexpr EnumNames<StiffnessFit, 2> enum_names(StiffnessFit) {
-  return {"stiffness fit",
-          {{{StiffnessFit::kStiffness, "stiffness"}, {StiffnessFit::kStiffnessRestLength, "stiffness-rest-length"}}}};
+  return {"stiffness fit", {{{StiffnessFit::kStiffness, "stiffness"}, {StiffnessFit::kStiffnessRestLength, "stiffness-rest-length"}}}};
 }
 /// "stiffness", "stiffness-rest-length".
 [[nodiscard]] inline const char* to_string(StiffnessFit fit) { return enum_to_string(fit); }
@@ -78,26 +76,26 @@ constexpr EnumNames<StiffnessFit, 2> enum_names(StiffnessFit) {
 
 struct CableFitOptions {
   StiffnessFit fit = StiffnessFit::kStiffness;
-  bool damping = false;   ///< also fit c_i (needs the rates: lengths and rest lengths differentiated)
-  int half_width = 1;     ///< window half width of the rate rule (core/differentiate.hpp)
+  bool damping = false;     ///< also fit c_i (needs the rates: lengths and rest lengths differentiated)
+  int half_width = 1;       ///< window half width of the rate rule (core/differentiate.hpp)
   double taut_min_N = 1.0;  ///< samples with a measured tension at or below this are left out [N]
 };
 
 /// Per-cable result (NaN where a quantity is not part of the fit).
 struct CableFit {
   std::string name;
-  double EA_N = 0.0, EA_std_N = 0.0;                 ///< axial stiffness E A and its standard deviation
-  double k_Npm = 0.0, k_std_Npm = 0.0;               ///< stiffness EA / l0 (kStiffnessRestLength: fitted; else EA / mean l0)
+  double EA_N = 0.0, EA_std_N = 0.0;                    ///< axial stiffness E A and its standard deviation
+  double k_Npm = 0.0, k_std_Npm = 0.0;                  ///< stiffness EA / l0 (kStiffnessRestLength: fitted; else EA / mean l0)
   double rest_length_m = 0.0, rest_length_std_m = 0.0;  ///< constant rest length (kStiffnessRestLength), else mean logged l0
-  double damping_Nspm = 0.0, damping_std_Nspm = 0.0; ///< c and its std (0 when not fitted)
-  double rms_N = 0.0;                                ///< residual rms [N]
-  long nsample = 0;                                  ///< taut samples used
+  double damping_Nspm = 0.0, damping_std_Nspm = 0.0;    ///< c and its std (0 when not fitted)
+  double rms_N = 0.0;                                   ///< residual rms [N]
+  long nsample = 0;                                     ///< taut samples used
 };
 
 struct CableIdentification {
-  std::vector<CableFit> cables;   ///< (n) in model order
-  Eigen::MatrixXd residual_N;     ///< (N' x n) measured - fitted tension, NaN where a sample was left out
-  Eigen::VectorXd t_s;            ///< (N') times of the residual rows (interior samples when rates are used)
+  std::vector<CableFit> cables;  ///< (n) in model order
+  Eigen::MatrixXd residual_N;    ///< (N' x n) measured - fitted tension, NaN where a sample was left out
+  Eigen::VectorXd t_s;           ///< (N') times of the residual rows (interior samples when rates are used)
   /// With damping: noise share of the length rates (core/differentiate.hpp, d1); above
   /// kDerivativeNoiseWarning the damping is biased towards zero by about that share. Else empty.
   DerivativeNoise length_noise;
@@ -111,8 +109,7 @@ struct CableIdentification {
 /// kStiffnessRestLength a log whose rest-length columns vary over a cable's taut samples by more
 /// than 1e-3 of its lengths' spread ("cable c3: fit 'stiffness-rest-length' assumes a constant
 /// rest length, but the logged rest length varies from ... to ...; use fit 'stiffness'").
-[[nodiscard]] CableIdentification identify_cables(const Model& model, const PlatformLog& log,
-                                                  const CableFitOptions& options = {});
+[[nodiscard]] CableIdentification identify_cables(const Model& model, const PlatformLog& log, const CableFitOptions& options = {});
 
 struct PlatformFitOptions {
   int half_width = 1;          ///< window half width for velocities and accelerations of the pose
@@ -126,14 +123,14 @@ struct PlatformIdentification {
   Eigen::Matrix<double, 10, 1> pi_std = Eigen::Matrix<double, 10, 1>::Zero();  ///< standard deviations
   Eigen::Matrix<double, 10, 10> cov = Eigen::Matrix<double, 10, 10>::Zero();   ///< covariance of pi
   double mass_kg = 0.0, mass_std_kg = 0.0;
-  Eigen::Vector3d com_P_m = Eigen::Vector3d::Zero();       ///< p_PC [m]
-  Eigen::Vector3d com_std_m = Eigen::Vector3d::Zero();     ///< first-order std of h / m
-  Eigen::Matrix3d inertia_C_kgm2 = Eigen::Matrix3d::Zero();  ///< about the COM, platform axes
-  Eigen::Matrix3d inertia_P_kgm2 = Eigen::Matrix3d::Zero();  ///< about P, platform axes
+  Eigen::Vector3d com_P_m = Eigen::Vector3d::Zero();                          ///< p_PC [m]
+  Eigen::Vector3d com_std_m = Eigen::Vector3d::Zero();                        ///< first-order std of h / m
+  Eigen::Matrix3d inertia_C_kgm2 = Eigen::Matrix3d::Zero();                   ///< about the COM, platform axes
+  Eigen::Matrix3d inertia_P_kgm2 = Eigen::Matrix3d::Zero();                   ///< about P, platform axes
   Eigen::Matrix<double, 6, 1> rms_row = Eigen::Matrix<double, 6, 1>::Zero();  ///< residual rms of Fx..Fz [N], Mx..Mz [N m]
   Eigen::Matrix<double, 6, 1> row_weight = Eigen::Matrix<double, 6, 1>::Ones();
-  Eigen::MatrixXd residual;   ///< (N' x 6) measured - fitted wrench (force world [N], moment platform [N m])
-  Eigen::VectorXd t_s;        ///< (N') times of the residual rows
+  Eigen::MatrixXd residual;  ///< (N' x 6) measured - fitted wrench (force world [N], moment platform [N m])
+  Eigen::VectorXd t_s;       ///< (N') times of the residual rows
   double condition_number = 0.0;
   long nsample = 0;
   /// Noise share of the accelerations differentiated from the pose columns (x, y, z, roll, pitch,
@@ -148,13 +145,12 @@ struct PlatformIdentification {
 /// The 6 x 10 platform regressor at one sample: rows force (world) and moment about P (platform
 /// axes) of the equations in the header; R = R_WP, w, alpha in platform axes, a_P_W and g in W.
 [[nodiscard]] Eigen::Matrix<double, 6, 10> platform_regressor(const Eigen::Matrix3d& R_WP, const Eigen::Vector3d& w_P,
-                                                              const Eigen::Vector3d& alpha_P,
-                                                              const Eigen::Vector3d& a_P_W, const Eigen::Vector3d& gravity_W);
+                                                              const Eigen::Vector3d& alpha_P, const Eigen::Vector3d& a_P_W,
+                                                              const Eigen::Vector3d& gravity_W);
 
 /// Identifies pi from the log's poses and tensions (model: anchors, attachments, gravity).
 /// Throws tendyn::Error: no pose columns, too few samples for the window, a cable of zero length,
 /// poorly exciting data ("the data do not excite ...: condition number ..."). Cost O(N (n + h)).
-[[nodiscard]] PlatformIdentification identify_platform(const Model& model, const PlatformLog& log,
-                                                       const PlatformFitOptions& options = {});
+[[nodiscard]] PlatformIdentification identify_platform(const Model& model, const PlatformLog& log, const PlatformFitOptions& options = {});
 
 }  // namespace tendyn::cdpr

@@ -43,9 +43,9 @@ SegmentDistance segment_distance(const Eigen::Vector3d& a0, const Eigen::Vector3
 
 /// A convex shape as the intersection of half-spaces normal_k . x <= offset_k.
 struct ConvexShape {
-  Eigen::Matrix3Xd normals;  ///< (3 x K) unit outward normals
-  Eigen::VectorXd offsets_m; ///< (K) offsets [m]
-  std::string description;   ///< e.g. "box 1 x 1 x 0.8 m", "hull of 8 attachment points"
+  Eigen::Matrix3Xd normals;   ///< (3 x K) unit outward normals
+  Eigen::VectorXd offsets_m;  ///< (K) offsets [m]
+  std::string description;    ///< e.g. "box 1 x 1 x 0.8 m", "hull of 8 attachment points"
 };
 
 /// Axis-aligned box in the platform frame: half sizes half_extents_m (each > 0) around centre_m.
@@ -123,8 +123,7 @@ struct TrajectoryInterference {
 /// pose_interference at every row of `trajectory` (its wrench columns are ignored). Throws
 /// tendyn::Error "<place>: ..." for a bad pose or a zero-length cable, and for bad options; an
 /// empty trajectory is an error. O(rows (n^2 + n K)).
-TrajectoryInterference trajectory_interference(const Model& model, const PoseTrajectory& trajectory,
-                                               const InterferenceOptions& options);
+TrajectoryInterference trajectory_interference(const Model& model, const PoseTrajectory& trajectory, const InterferenceOptions& options);
 
 /// CSV of a trajectory result: one line per pair "cable_a,cable_b,min_distance_m,min_row,
 /// first_close_row" then one per cable "cable,,max_penetration_m,,first_penetration_row" under the

@@ -19,9 +19,7 @@ namespace tendyn::cdpr {
 /// the world x-y plane and have 3 rows (Fx, Fy, Mz).
 enum class Motion { kSpatial, kPlanar };
 /// The names of Motion (tendyn/core/enum_names.hpp).
-constexpr EnumNames<Motion, 2> enum_names(Motion) {
-  return {"motion", {{{Motion::kSpatial, "spatial"}, {Motion::kPlanar, "planar"}}}};
-}
+constexpr EnumNames<Motion, 2> enum_names(Motion) { return {"motion", {{{Motion::kSpatial, "spatial"}, {Motion::kPlanar, "planar"}}}}; }
 /// "spatial" or "planar" (as in model files; any case, '-' = '_'). Throws tendyn::Error otherwise.
 inline Motion motion_from_string(const std::string& name) { return enum_from_string<Motion>(name); }
 /// "spatial" or "planar".
@@ -41,9 +39,9 @@ struct Model {
   double f_min_N = 0.0;                   ///< lower tension bound [N] (>= 0)
   /// upper tension bound [N] (> f_min_N); no bound = infinity (a model file without tension.max)
   double f_max_N = std::numeric_limits<double>::infinity();
-  double platform_mass_kg = 0.0;          ///< used only to build a gravity wrench (may be 0)
+  double platform_mass_kg = 0.0;                   ///< used only to build a gravity wrench (may be 0)
   Eigen::Vector3d p_PC = Eigen::Vector3d::Zero();  ///< platform centre of mass in P [m]
-  Eigen::Vector3d gravity_W{0.0, 0.0, -9.81};  ///< [m/s^2]
+  Eigen::Vector3d gravity_W{0.0, 0.0, -9.81};      ///< [m/s^2]
   [[nodiscard]] int ncable() const { return static_cast<int>(p_WA.cols()); }
   /// 6 for spatial, 3 for planar.
   [[nodiscard]] int wrench_dim() const { return motion == Motion::kSpatial ? 6 : 3; }
@@ -53,8 +51,7 @@ struct Model {
 /// n > 64, sizes that differ, non-finite coordinates, planar models with z != 0, two frame anchors
 /// closer than 1e-9 m ("coincident anchors"), bad bounds (f_min < 0, f_max <= f_min, NaN), names
 /// or groups of the wrong count.
-Model make_model(std::string name, Motion motion, Eigen::Matrix3Xd p_WA, Eigen::Matrix3Xd p_PB,
-                 std::vector<std::string> cable_names = {},
+Model make_model(std::string name, Motion motion, Eigen::Matrix3Xd p_WA, Eigen::Matrix3Xd p_PB, std::vector<std::string> cable_names = {},
                  std::vector<std::string> cable_groups = {});
 /// Checks every invariant of a model (the checks of make_model, on an already filled model: the
 /// YAML loader, hand edits). Throws tendyn::Error "cdpr model '<name>': ..." naming the cable and

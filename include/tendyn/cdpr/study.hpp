@@ -49,9 +49,9 @@ struct StudyRow {
 struct StudySummary {
   int problems = 0;
   int a_more_loaded = 0, a_equal_loaded = 0, a_fewer_loaded = 0;
-  int a_smaller_norm = 0;   ///< |f_A| < |f_B| (1 - 1e-9)
-  int a_equal_norm = 0;     ///< within 1e-9 relative
-  double mean_norm_reduction = 0.0;     ///< mean of 1 - |f_A|/|f_B| over a_smaller_norm rows
+  int a_smaller_norm = 0;              ///< |f_A| < |f_B| (1 - 1e-9)
+  int a_equal_norm = 0;                ///< within 1e-9 relative
+  double mean_norm_reduction = 0.0;    ///< mean of 1 - |f_A|/|f_B| over a_smaller_norm rows
   double median_norm_reduction = 0.0;  ///< median of the same
   double min_norm_reduction = 0.0, max_norm_reduction = 0.0;
   double p25_norm_reduction = 0.0, p75_norm_reduction = 0.0;  ///< quartiles (nearest rank)
@@ -61,10 +61,8 @@ struct StudySummary {
 };
 
 /// Solves problems seed, seed + 1, ..., seed + count - 1 of size m x n with every method.
-std::vector<StudyRow> run_random_study(int m, int n, int count, std::uint64_t seed,
-                                       const std::vector<Method>& methods,
-                                       const SolverOptions& options = {},
-                                       WrenchMode mode = WrenchMode::kFeasible);
+std::vector<StudyRow> run_random_study(int m, int n, int count, std::uint64_t seed, const std::vector<Method>& methods,
+                                       const SolverOptions& options = {}, WrenchMode mode = WrenchMode::kFeasible);
 
 /// Summary of method index a against index b of each row's results.
 StudySummary summarize_study(const std::vector<StudyRow>& rows, std::size_t a, std::size_t b);

@@ -78,11 +78,18 @@ enum class Method { kExhaustive, kLawsonHanson, kExact, kClosedForm, kImprovedCl
 /// The names of Method (tendyn/core/enum_names.hpp), aliases after the name.
 constexpr EnumNames<Method, 12> enum_names(Method) {
   return {"tension method",
-          {{{Method::kExhaustive, "exhaustive"}, {Method::kLawsonHanson, "lawson-hanson"},
-           {Method::kLawsonHanson, "nnls"}, {Method::kLawsonHanson, "lsqnonneg"}, {Method::kExact, "exact"},
-           {Method::kClosedForm, "closed-form"}, {Method::kImprovedClosedForm, "improved-closed-form"},
-           {Method::kCentred, "centred"}, {Method::kCentred, "centered"}, {Method::kCentroid, "centroid"},
-           {Method::kCentroid, "barycentre"}, {Method::kCentroid, "barycenter"}}}};
+          {{{Method::kExhaustive, "exhaustive"},
+            {Method::kLawsonHanson, "lawson-hanson"},
+            {Method::kLawsonHanson, "nnls"},
+            {Method::kLawsonHanson, "lsqnonneg"},
+            {Method::kExact, "exact"},
+            {Method::kClosedForm, "closed-form"},
+            {Method::kImprovedClosedForm, "improved-closed-form"},
+            {Method::kCentred, "centred"},
+            {Method::kCentred, "centered"},
+            {Method::kCentroid, "centroid"},
+            {Method::kCentroid, "barycentre"},
+            {Method::kCentroid, "barycenter"}}}};
 }
 /// "exhaustive", "lawson-hanson" (also "nnls", "lsqnonneg"), "exact", "closed-form",
 /// "improved-closed-form", "centred" (also "centered"), "centroid" (also "barycentre",
@@ -94,26 +101,29 @@ inline Method method_from_string(const std::string& name) { return enum_from_str
 inline const char* to_string(Method method) { return enum_to_string(method); }
 
 enum class Status {
-  kOk,             ///< solution found
-  kNearSingular,   ///< J (or the chosen loaded subset) is (near) rank deficient; f is returned
-                   ///< but equilibrium may not hold (see residual_norm)
-  kInfeasible,     ///< no f within the bounds meets the method's target (closed forms), or the
-                   ///< minimal residual is not zero (other methods: f is still the best one)
-  kIterationLimit, ///< the iteration cap was reached; f is the last iterate
-  kNonFinite,      ///< the answer is not representable: a tension, |f| or the residual overflows
-                   ///< the double range (e.g. |w| near 1e300 with |J| ~ 1), or the solver met a
-                   ///< non-finite intermediate. f may hold infinities; never use it.
-  kOutOfBounds     ///< exhaustive and lawson-hanson solve f >= 0 only: the options carry bounds
-                   ///< (f_min_N > 0 or a finite f_max_N) and a tension of the answer lies outside
-                   ///< them. f is the method's answer to f >= 0, not a solution of the bounded
-                   ///< problem (use exact or a closed form for that).
+  kOk,              ///< solution found
+  kNearSingular,    ///< J (or the chosen loaded subset) is (near) rank deficient; f is returned
+                    ///< but equilibrium may not hold (see residual_norm)
+  kInfeasible,      ///< no f within the bounds meets the method's target (closed forms), or the
+                    ///< minimal residual is not zero (other methods: f is still the best one)
+  kIterationLimit,  ///< the iteration cap was reached; f is the last iterate
+  kNonFinite,       ///< the answer is not representable: a tension, |f| or the residual overflows
+                    ///< the double range (e.g. |w| near 1e300 with |J| ~ 1), or the solver met a
+                    ///< non-finite intermediate. f may hold infinities; never use it.
+  kOutOfBounds      ///< exhaustive and lawson-hanson solve f >= 0 only: the options carry bounds
+                    ///< (f_min_N > 0 or a finite f_max_N) and a tension of the answer lies outside
+                    ///< them. f is the method's answer to f >= 0, not a solution of the bounded
+                    ///< problem (use exact or a closed form for that).
 };
 /// The names of Status (tendyn/core/enum_names.hpp).
 constexpr EnumNames<Status, 6> enum_names(Status) {
   return {"tension status",
-          {{{Status::kOk, "ok"}, {Status::kNearSingular, "near_singular"}, {Status::kInfeasible, "infeasible"},
-           {Status::kIterationLimit, "iteration_limit"}, {Status::kNonFinite, "non_finite"},
-           {Status::kOutOfBounds, "out_of_bounds"}}}};
+          {{{Status::kOk, "ok"},
+            {Status::kNearSingular, "near_singular"},
+            {Status::kInfeasible, "infeasible"},
+            {Status::kIterationLimit, "iteration_limit"},
+            {Status::kNonFinite, "non_finite"},
+            {Status::kOutOfBounds, "out_of_bounds"}}}};
 }
 /// "ok", "near_singular", "infeasible", "iteration_limit", "non_finite", "out_of_bounds" (the names
 /// in CSV and JSON outputs).
@@ -170,17 +180,17 @@ struct SolverOptions {
 };
 
 struct TensionResult {
-  Eigen::VectorXd f_N;          ///< (n) tensions [N]
+  Eigen::VectorXd f_N;            ///< (n) tensions [N]
   std::uint64_t loaded_mask = 0;  ///< bit i set when f_i > 0 (n <= 64)
   int loaded_count = 0;
-  double residual_norm = 0.0;   ///< |J f - w| [N, N m mixed, as given]
-  double tension_norm = 0.0;    ///< |f| [N]
+  double residual_norm = 0.0;  ///< |J f - w| [N, N m mixed, as given]
+  double tension_norm = 0.0;   ///< |f| [N]
   Status status = Status::kOk;
   /// Why the status is not ok (a static string, "" when ok), e.g. "a tension overflows the double
   /// range when unscaled".
   const char* reason = "";
-  int iterations = 0;           ///< active-set iterations, or subsets tried (exhaustive)
-  int outliers = 0;             ///< exhaustive: subsets rejected by the IQR rule
+  int iterations = 0;  ///< active-set iterations, or subsets tried (exhaustive)
+  int outliers = 0;    ///< exhaustive: subsets rejected by the IQR rule
 };
 
 /// Preallocated scratch for every method, sized for at most `max_rows` x `max_cols` problems
@@ -219,13 +229,11 @@ class Workspace {
 /// exhaustive_refactor); lawson_hanson O(m n + m^2) per active-set step (typically <= n
 /// steps); exact and centred two such active-set solves plus an O(n m^2) QR; centroid that plus
 /// a second QR and an O(n^2) polygon clipping; closed forms O(n m^2) per pass.
-void solve_tensions(Method method, const Eigen::Ref<const Eigen::MatrixXd>& J,
-                    const Eigen::Ref<const Eigen::VectorXd>& w, const SolverOptions& options,
-                    Workspace& workspace, TensionResult& result);
+void solve_tensions(Method method, const Eigen::Ref<const Eigen::MatrixXd>& J, const Eigen::Ref<const Eigen::VectorXd>& w,
+                    const SolverOptions& options, Workspace& workspace, TensionResult& result);
 
 /// Convenience: allocates a workspace per call.
-TensionResult solve_tensions(Method method, const Eigen::MatrixXd& J, const Eigen::VectorXd& w,
-                             const SolverOptions& options = {});
+TensionResult solve_tensions(Method method, const Eigen::MatrixXd& J, const Eigen::VectorXd& w, const SolverOptions& options = {});
 
 /// Violation of the optimality (KKT) conditions of the exact problem at f, scaled to be
 /// dimensionless:
@@ -235,8 +243,7 @@ TensionResult solve_tensions(Method method, const Eigen::MatrixXd& J, const Eige
 ///  bounds: f_min <= f <= f_max.
 /// Returns the max violation divided by (|J| |J f - w| + |f| + |w| + tiny) as documented in
 /// docs/CDPR.md. Used by tests (target <= 1e-9).
-double kkt_violation(const Eigen::MatrixXd& J, const Eigen::VectorXd& w, const Eigen::VectorXd& f,
-                     double f_min_N = 0.0,
+double kkt_violation(const Eigen::MatrixXd& J, const Eigen::VectorXd& w, const Eigen::VectorXd& f, double f_min_N = 0.0,
                      double f_max_N = std::numeric_limits<double>::infinity());
 
 }  // namespace tendyn::cdpr

@@ -54,8 +54,7 @@ struct TensionProblem {
 /// rows `rows` (empty = every row; a planar model has only fx, fy, mz), bounds from the model.
 /// Throws tendyn::Error for a group with no cable ("cdpr model '<name>': no cable in group 'g'")
 /// and for a row a planar model does not have. Cost O(n m), allocates.
-TensionProblem make_tension_problem(const Model& model, const std::string& group = "",
-                                    const std::vector<WrenchRow>& rows = {});
+TensionProblem make_tension_problem(const Model& model, const std::string& group = "", const std::vector<WrenchRow>& rows = {});
 
 /// Fills problem.geometry, J and w for `pose` (update_geometry, then the row/column restriction;
 /// the entries are copies, bit for bit those of J(x) and of the gravity wrench). No allocation.
@@ -79,8 +78,7 @@ bool method_applicable(Method method, const TensionProblem& problem);
 
 /// Tensions of every model cable [N] from the problem's tensions f_N (n): f_model_N (resized to the
 /// model's cable count, once) holds f_N at the problem's cables and 0 elsewhere.
-void scatter_tensions(const Model& model, const TensionProblem& problem, const Eigen::VectorXd& f_N,
-                      Eigen::VectorXd& f_model_N);
+void scatter_tensions(const Model& model, const TensionProblem& problem, const Eigen::VectorXd& f_N, Eigen::VectorXd& f_model_N);
 
 /// Poses along a trajectory, with optional times and wrenches.
 struct PoseTrajectory {
@@ -107,8 +105,7 @@ PoseTrajectory read_pose_trajectory(const std::string& path, const Model& model)
 
 /// Called after each solved row: row index, its pose, the problem at that pose (geometry, J, w)
 /// and the result.
-using TensionObserver =
-    std::function<void(std::size_t row, const Pose& pose, const TensionProblem& problem, const TensionResult& result)>;
+using TensionObserver = std::function<void(std::size_t row, const Pose& pose, const TensionProblem& problem, const TensionResult& result)>;
 
 /// Solves `problem` with `method` at every pose of `trajectory` (update_tension_problem, then
 /// solve_tensions with the row's wrench or problem.w). Returns one result per row (the tensions
@@ -117,8 +114,7 @@ using TensionObserver =
 /// the errors of solve_tensions (bounds; an inapplicable method). Cost: N times one solve
 /// (tension.hpp) plus O(n m) per row; one workspace for the whole trajectory.
 std::vector<TensionResult> solve_tension_trajectory(const Model& model, TensionProblem& problem, Method method,
-                                                    const PoseTrajectory& trajectory,
-                                                    const TensionObserver& observer = {});
+                                                    const PoseTrajectory& trajectory, const TensionObserver& observer = {});
 
 /// The largest change of one cable's tension between consecutive rows of a trajectory: a measure of
 /// the continuity of a tension distribution (a jump is a jolt on the real robot; it shrinks with the

@@ -62,8 +62,7 @@ enum class WorkspaceKind { kFeasible, kStatic, kClosure };
 /// The names of WorkspaceKind (tendyn/core/enum_names.hpp).
 constexpr EnumNames<WorkspaceKind, 3> enum_names(WorkspaceKind) {
   return {"workspace kind",
-          {{{WorkspaceKind::kFeasible, "feasible"}, {WorkspaceKind::kStatic, "static"},
-           {WorkspaceKind::kClosure, "closure"}}}};
+          {{{WorkspaceKind::kFeasible, "feasible"}, {WorkspaceKind::kStatic, "static"}, {WorkspaceKind::kClosure, "closure"}}}};
 }
 /// "feasible", "static", "closure" (any case, '-' = '_'). Throws tendyn::Error naming the accepted names.
 inline WorkspaceKind workspace_kind_from_string(const std::string& name) { return enum_from_string<WorkspaceKind>(name); }
@@ -97,8 +96,10 @@ enum class PoseClass : std::uint8_t {
 /// The names of PoseClass (tendyn/core/enum_names.hpp).
 constexpr EnumNames<PoseClass, 4> enum_names(PoseClass) {
   return {"pose class",
-          {{{PoseClass::kInside, "inside"}, {PoseClass::kOutside, "outside"}, {PoseClass::kUndefined, "undefined"},
-           {PoseClass::kUndecided, "undecided"}}}};
+          {{{PoseClass::kInside, "inside"},
+            {PoseClass::kOutside, "outside"},
+            {PoseClass::kUndefined, "undefined"},
+            {PoseClass::kUndecided, "undecided"}}}};
 }
 /// "inside", "outside", "undefined", "undecided".
 inline const char* to_string(PoseClass c) { return enum_to_string(c); }
@@ -163,13 +164,13 @@ struct WorkspaceGridResult {
   Eigen::Matrix3Xd p_WP;              ///< (3 x N) grid points, x fastest, then y, then z [m]
   std::vector<PoseVerdict> verdicts;  ///< (N)
   int inside_count = 0;
-  int undefined_count = 0;            ///< poses where a cable has zero length
+  int undefined_count = 0;  ///< poses where a cable has zero length
   int undecided_count = 0;
-  double cell_measure = 0.0;          ///< volume [m^3] (area [m^2] planar) of one cell
-  double measure = 0.0;               ///< inside_count * cell_measure: the workspace's volume (area)
+  double cell_measure = 0.0;  ///< volume [m^3] (area [m^2] planar) of one cell
+  double measure = 0.0;       ///< inside_count * cell_measure: the workspace's volume (area)
   /// indices of inside points with an outside (or undefined) axis neighbour in the grid
   std::vector<int> boundary;
-  int edge_inside_count = 0;          ///< inside points on the grid's outer layer (region clipped)
+  int edge_inside_count = 0;  ///< inside points on the grid's outer layer (region clipped)
 };
 
 /// Evaluates every grid point. Throws tendyn::Error naming the argument: a count < 1 or above
@@ -180,8 +181,8 @@ WorkspaceGridResult evaluate_grid(const Model& model, const WorkspaceOptions& op
 
 /// Evaluates a list of poses (e.g. an orientation workspace at one point, orientation_grid).
 /// Returns one verdict per pose. Throws as evaluate_grid (options) and on a non-finite pose.
-std::vector<PoseVerdict> evaluate_poses(const Model& model, const WorkspaceOptions& options,
-                                        const std::vector<Pose>& poses, const WorkspaceProgress& progress = {});
+std::vector<PoseVerdict> evaluate_poses(const Model& model, const WorkspaceOptions& options, const std::vector<Pose>& poses,
+                                        const WorkspaceProgress& progress = {});
 
 /// Poses at position p_WP_m with roll, pitch, yaw on a (cell-centred, as WorkspaceGrid) grid of
 /// [rpy_lo, rpy_hi] [rad] with counts; a count of 1 with lo == hi fixes that angle. Planar models:
@@ -206,21 +207,20 @@ struct RaySpec {
 };
 
 struct RayResult {
-  Eigen::Matrix3Xd direction;  ///< (3 x count) unit directions
-  Eigen::VectorXd distance_m;  ///< (count) distance from the start to the boundary [m]
-  Eigen::Matrix3Xd boundary_m; ///< (3 x count) start + distance direction: the last inside point [m]
-  std::vector<bool> clipped;   ///< the ray reached max_length_m still inside
+  Eigen::Matrix3Xd direction;         ///< (3 x count) unit directions
+  Eigen::VectorXd distance_m;         ///< (count) distance from the start to the boundary [m]
+  Eigen::Matrix3Xd boundary_m;        ///< (3 x count) start + distance direction: the last inside point [m]
+  std::vector<bool> clipped;          ///< the ray reached max_length_m still inside
   std::vector<PoseVerdict> verdicts;  ///< (count) verdict at each boundary point (inside side)
   /// The region's volume [m^3] (planar: area [m^2]) if it is star-shaped from the start:
   /// spatial (4 pi / 3 count) sum r^3, planar (pi / count) sum r^2.
   double measure = 0.0;
-  int evaluations = 0;          ///< poses evaluated in all
+  int evaluations = 0;  ///< poses evaluated in all
 };
 
 /// Throws tendyn::Error naming the argument: "ray start (x, y, z) m is not inside the <kind>
 /// workspace (outside|undefined...)", count < 1, max_length_m, step_m or tol_m <= 0 or
 /// non-finite, tol_m > step_m, planar start with z != 0; and the options' errors.
-RayResult cast_rays(const Model& model, const WorkspaceOptions& options, const RaySpec& spec,
-                    const WorkspaceProgress& progress = {});
+RayResult cast_rays(const Model& model, const WorkspaceOptions& options, const RaySpec& spec, const WorkspaceProgress& progress = {});
 
 }  // namespace tendyn::cdpr

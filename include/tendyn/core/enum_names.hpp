@@ -48,8 +48,7 @@ constexpr bool enum_name_matches(std::string_view text, std::string_view name) n
 namespace detail {
 /// Throws tendyn::Error "<where>: unknown <what> '<text>' (valid: <valid>)" ("<where>: " only when
 /// where is not empty).
-[[noreturn]] void throw_unknown_enum_name(std::string_view where, std::string_view what, std::string_view text,
-                                          const std::string& valid);
+[[noreturn]] void throw_unknown_enum_name(std::string_view where, std::string_view what, std::string_view text, const std::string& valid);
 }  // namespace detail
 
 /// The accepted names of a table in words: "fixed, revolute (also continuous), prismatic".

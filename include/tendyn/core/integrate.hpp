@@ -22,10 +22,10 @@ namespace tendyn {
 /// Error control of the adaptive Dormand-Prince integration: component i of a step is accepted
 /// when the RMS over i of err_i / (atol + rtol max(|x0_i|, |x1_i|)) is <= 1.
 struct Tolerance {
-  double rtol = 1e-8;     ///< relative tolerance [-]
-  double atol = 1e-10;    ///< absolute tolerance [state units]
-  double h_min_s = 1e-12; ///< smallest step [s]; going below it is a SimulationError (module steps)
-  double h_max_s = 0.1;   ///< largest suggested step [s]
+  double rtol = 1e-8;      ///< relative tolerance [-]
+  double atol = 1e-10;     ///< absolute tolerance [state units]
+  double h_min_s = 1e-12;  ///< smallest step [s]; going below it is a SimulationError (module steps)
+  double h_max_s = 0.1;    ///< largest suggested step [s]
 };
 
 /// Result of one attempted adaptive step.
@@ -41,8 +41,8 @@ struct AdaptiveStep {
 /// must write f(t, stage) into out (it is called at t0 + h/2, t0 + h/2, t0 + h). On return x is
 /// advanced to t0 + h; k4 holds f at the last stage. No allocation.
 template <class Eval>
-void rk4_step(Eigen::VectorXd& x, double t0_s, double h_s, const Eigen::VectorXd& k1, Eigen::VectorXd& k2,
-              Eigen::VectorXd& k3, Eigen::VectorXd& k4, Eigen::VectorXd& stage, Eval&& eval) {
+void rk4_step(Eigen::VectorXd& x, double t0_s, double h_s, const Eigen::VectorXd& k1, Eigen::VectorXd& k2, Eigen::VectorXd& k3,
+              Eigen::VectorXd& k4, Eigen::VectorXd& stage, Eval&& eval) {
   stage = x + (0.5 * h_s) * k1;
   eval(t0_s + 0.5 * h_s, k2);
   stage = x + (0.5 * h_s) * k2;
@@ -60,8 +60,8 @@ void rk4_step(Eigen::VectorXd& x, double t0_s, double h_s, const Eigen::VectorXd
 /// the scaled RMS error sqrt(mean_i (err_i / (atol + rtol max(|x0_i|, |stage_i|)))^2): accept the
 /// step when <= 1 (see dopri5_control). x0 is not changed. No allocation.
 template <class Eval>
-double dopri5_trial(const Eigen::VectorXd& x0, double t0_s, double h_s, Eigen::VectorXd (&k)[7],
-                    Eigen::VectorXd& stage, Eigen::VectorXd& err, double rtol, double atol, Eval&& eval) {
+double dopri5_trial(const Eigen::VectorXd& x0, double t0_s, double h_s, Eigen::VectorXd (&k)[7], Eigen::VectorXd& stage,
+                    Eigen::VectorXd& err, double rtol, double atol, Eval&& eval) {
   constexpr double c2 = 1.0 / 5, c3 = 3.0 / 10, c4 = 4.0 / 5, c5 = 8.0 / 9;
   constexpr double a21 = 1.0 / 5;
   constexpr double a31 = 3.0 / 40, a32 = 9.0 / 40;
@@ -70,8 +70,7 @@ double dopri5_trial(const Eigen::VectorXd& x0, double t0_s, double h_s, Eigen::V
   constexpr double a61 = 9017.0 / 3168, a62 = -355.0 / 33, a63 = 46732.0 / 5247, a64 = 49.0 / 176, a65 = -5103.0 / 18656;
   constexpr double b1 = 35.0 / 384, b3 = 500.0 / 1113, b4 = 125.0 / 192, b5 = -2187.0 / 6784, b6 = 11.0 / 84;
   // e = b (5th order) - b* (4th order)
-  constexpr double e1 = 71.0 / 57600, e3 = -71.0 / 16695, e4 = 71.0 / 1920, e5 = -17253.0 / 339200, e6 = 22.0 / 525,
-                   e7 = -1.0 / 40;
+  constexpr double e1 = 71.0 / 57600, e3 = -71.0 / 16695, e4 = 71.0 / 1920, e5 = -17253.0 / 339200, e6 = 22.0 / 525, e7 = -1.0 / 40;
   const double h = h_s;
   stage = x0 + h * a21 * k[0];
   eval(t0_s + c2 * h, k[1]);

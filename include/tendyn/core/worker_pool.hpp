@@ -73,7 +73,8 @@ class WorkerPool {
   template <class Job>
   void run(int nthread, Job&& job) {
     using J = std::remove_reference_t<Job>;
-    run_erased(nthread, [](void* j, int t) { (*static_cast<J*>(j))(t); }, const_cast<void*>(static_cast<const void*>(&job)));
+    run_erased(
+        nthread, [](void* j, int t) { (*static_cast<J*>(j))(t); }, const_cast<void*>(static_cast<const void*>(&job)));
   }
 
   /// The process-wide pool (created on first use; a child process after fork() gets a new one).
@@ -87,15 +88,15 @@ class WorkerPool {
   void call(int t);  // runs job t, records its exception
 
   std::atomic<bool> busy_{false};  // set by the run() using the workers
-  std::mutex mu_;    // guards the wake-ups below
+  std::mutex mu_;                  // guards the wake-ups below
   std::condition_variable wake_, done_;
-  std::vector<std::thread> workers_;          // worker t is workers_[t - 1]
+  std::vector<std::thread> workers_;  // worker t is workers_[t - 1]
   // (job number << kThreadBits) | its thread count: a new value per job, which workers wait for
   static constexpr int kThreadBits = 16;
   static constexpr std::uint64_t kThreadMask = (std::uint64_t{1} << kThreadBits) - 1;
   std::atomic<std::uint64_t> ticket_{0};
-  std::atomic<int> pending_{0};               // workers still in the current job
-  bool stop_ = false;                         // guarded by mu_
+  std::atomic<int> pending_{0};  // workers still in the current job
+  bool stop_ = false;            // guarded by mu_
   // the current job (written before its ticket is stored, read by its workers after they see it)
   JobFn fn_ = nullptr;
   void* ctx_ = nullptr;

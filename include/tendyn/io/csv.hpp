@@ -92,8 +92,7 @@ class CsvReader {
  public:
   /// Opens `path` and reads its header. Throws tendyn::Error when the path is missing, not a
   /// regular file, larger than the limit, or has no line (no header, no rows).
-  explicit CsvReader(const std::filesystem::path& path, CsvLimits limits = {},
-                     CsvHeader header = CsvHeader::kRequired);
+  explicit CsvReader(const std::filesystem::path& path, CsvLimits limits = {}, CsvHeader header = CsvHeader::kRequired);
 
   /// Column names; empty when an optional header was absent.
   [[nodiscard]] const std::vector<std::string>& header() const { return header_; }

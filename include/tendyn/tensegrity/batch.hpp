@@ -56,10 +56,10 @@ void set_rest_lengths(const Model& model, Batch& batch, const Eigen::Ref<const E
 
 /// Options of step_batch().
 struct BatchStepOptions {
-  double h_s = 1e-3;        ///< [s] fixed step, > 0
-  int nstep = 1;            ///< steps per call, >= 1
-  StepOptions step;         ///< integrator (rk4 or lie-verlet; dopri5 is refused) and slack events
-  int threads = 0;          ///< 0 = all hardware threads; results do not depend on it
+  double h_s = 1e-3;  ///< [s] fixed step, > 0
+  int nstep = 1;      ///< steps per call, >= 1
+  StepOptions step;   ///< integrator (rk4 or lie-verlet; dopri5 is refused) and slack events
+  int threads = 0;    ///< 0 = all hardware threads; results do not depend on it
 };
 
 /// Advances every running robot by options.nstep steps of options.h_s: robot r's step k ends at
@@ -92,14 +92,12 @@ int step_batch(const std::vector<const Model*>& models, Batch& batch, const Batc
 /// length. Each value must lie within models[r]'s cable limits (tendyn::Error naming the robot,
 /// the cable and the value; nothing changed then). Refreshes each running robot's derivative.
 /// Cost: N evaluations, no allocation.
-void command_rest_lengths(const std::vector<const Model*>& models, Batch& batch,
-                          const Eigen::Ref<const Eigen::MatrixXd>& command_m);
+void command_rest_lengths(const std::vector<const Model*>& models, Batch& batch, const Eigen::Ref<const Eigen::MatrixXd>& command_m);
 
 /// External forces on the nodes of every robot from the rows of `f_W_ext_N` (N x 3 nnode) [N],
 /// row r = (f_x, f_y, f_z) of node 0, node 1, ... (they replace the models' constant forces in
 /// each robot's Data until set again). Non-finite values throw tendyn::Error naming the robot
 /// (nothing changed then). Refreshes each running robot's derivative with models[r].
-void set_external_forces(const std::vector<const Model*>& models, Batch& batch,
-                         const Eigen::Ref<const Eigen::MatrixXd>& f_W_ext_N);
+void set_external_forces(const std::vector<const Model*>& models, Batch& batch, const Eigen::Ref<const Eigen::MatrixXd>& f_W_ext_N);
 
 }  // namespace tendyn::tensegrity

@@ -63,10 +63,10 @@ struct PrismParams {
   double rod_length_m = 0.3;
   double rod_radius_outer_m = 0.0;  ///< 0: thin rod
   double rod_radius_inner_m = 0.0;
-  double stiffness_Npm = 10.0;      ///< all cables unless the per-class values below are > 0
+  double stiffness_Npm = 10.0;  ///< all cables unless the per-class values below are > 0
   double stiffness_top_Npm = -1.0, stiffness_bottom_Npm = -1.0, stiffness_side_Npm = -1.0;
   double damping_Nspm = 0.0;
-  double rest_length_m = 0.2;       ///< all cables unless the per-class values below are > 0
+  double rest_length_m = 0.2;  ///< all cables unless the per-class values below are > 0
   double rest_top_m = -1.0, rest_bottom_m = -1.0, rest_side_m = -1.0;
   double psi_rad = 0.87266462599716477;  ///< tilt from the vertical, default 50 deg
   PrismLayout layout = PrismLayout::kPivot;
@@ -75,8 +75,8 @@ struct PrismParams {
   /// calibrated to document 000's normal-mode range, docs/VALIDATION.md), L/8 for kCentred (the
   /// authors' `Offset` = 0.3/8 m). prism_radius_m() gives the value used.
   double radius_m = -1.0;
-  double pivot = 0.7;               ///< kPivot only: 0 = bottom end on the circle, 1 = top end
-  double height_m = 0.0;            ///< height of the circle [m]
+  double pivot = 0.7;     ///< kPivot only: 0 = bottom end on the circle, 1 = top end
+  double height_m = 0.0;  ///< height of the circle [m]
   DampingLaw damping_law = DampingLaw::kAxial;
 };
 /// The kPivot layout's default radius [m] (radius_m < 0).
@@ -107,7 +107,7 @@ struct OctahedronParams {
   double stiffness_Npm = 100.0;
   double damping_Nspm = 0.0;
   double rest_length_m = 0.5;
-  double spacing_scale = 1.0;     ///< pair spacing = spacing_scale * L/2 initially
+  double spacing_scale = 1.0;  ///< pair spacing = spacing_scale * L/2 initially
   double perturbation_m = 0.0;
   DampingLaw damping_law = DampingLaw::kAxial;
 };

@@ -82,9 +82,9 @@ void set_parameter_values(Model& model, const std::vector<ParameterGroup>& param
 /// A rollout of N steps and its per-step Jacobians: states.row(k) = x_k (k = 0..N, x_0 the start),
 /// x_{k+1} = step(x_k, controls.row(k)).
 struct RolloutDerivatives {
-  Eigen::MatrixXd states;             ///< (N + 1 x nx)
+  Eigen::MatrixXd states;                ///< (N + 1 x nx)
   std::vector<Eigen::MatrixXd> A, B, P;  ///< N each: (nx x nx), (nx x nu), (nx x np)
-  int slack_crossings = 0;            ///< steps with StepDerivatives::slack_crossing
+  int slack_crossings = 0;               ///< steps with StepDerivatives::slack_crossing
 };
 
 /// Runs `controls` (N x ncable rest lengths [m], one row per step) from `state0` with steps of
@@ -95,11 +95,11 @@ RolloutDerivatives rollout_derivatives(const Model& model, const State& state0, 
 
 /// Gradients of a scalar loss with respect to the rollout's inputs.
 struct RolloutGradient {
-  double loss = 0.0;                 ///< the loss value (rollout_grad; 0 from backpropagate)
-  Eigen::MatrixXd dL_dcontrols;      ///< (N x nu)
-  Eigen::VectorXd dL_dstate0;        ///< (nx)
-  Eigen::VectorXd dL_dparameters;    ///< (np)
-  Eigen::MatrixXd states;            ///< (N + 1 x nx) the rollout
+  double loss = 0.0;               ///< the loss value (rollout_grad; 0 from backpropagate)
+  Eigen::MatrixXd dL_dcontrols;    ///< (N x nu)
+  Eigen::VectorXd dL_dstate0;      ///< (nx)
+  Eigen::VectorXd dL_dparameters;  ///< (np)
+  Eigen::MatrixXd states;          ///< (N + 1 x nx) the rollout
 };
 
 /// Reverse accumulation through stored Jacobians: given dL/dx_k for every state of the rollout
@@ -120,16 +120,16 @@ RolloutGradient backpropagate(const RolloutDerivatives& rollout, const Eigen::Ma
 struct RolloutLoss {
   int target_node = -1;
   Eigen::Vector3d target_m = Eigen::Vector3d::Zero();
-  double target_weight = 0.0;          ///< [1/m^2]
-  double running_target_weight = 0.0;  ///< [1/m^2]
-  double control_weight = 0.0;         ///< [1/m^2]
-  Eigen::VectorXd control_reference_m; ///< (ncable) [m]; empty: the model's rest lengths
+  double target_weight = 0.0;           ///< [1/m^2]
+  double running_target_weight = 0.0;   ///< [1/m^2]
+  double control_weight = 0.0;          ///< [1/m^2]
+  Eigen::VectorXd control_reference_m;  ///< (ncable) [m]; empty: the model's rest lengths
 };
 
 /// The loss of the rollout of `controls` from `state0` and its gradients (rollout_derivatives then
 /// backpropagate). Errors as rollout_derivatives, plus a target node outside the model or an
 /// anchor, negative weights, a control reference of the wrong size.
-RolloutGradient rollout_grad(const Model& model, const State& state0, const Eigen::MatrixXd& controls, double h_s,
-                             const RolloutLoss& loss, const std::vector<ParameterGroup>& parameters = {});
+RolloutGradient rollout_grad(const Model& model, const State& state0, const Eigen::MatrixXd& controls, double h_s, const RolloutLoss& loss,
+                             const std::vector<ParameterGroup>& parameters = {});
 
 }  // namespace tendyn::tensegrity

@@ -32,11 +32,11 @@ struct Data {
   Eigen::Matrix3Xd f_W_rod;    // (3 x nrod) total force on each rod [N], gravity included
   Eigen::Matrix3Xd tau_W_rod;  // (3 x nrod) torque about each rod's COM [N m]
 
-  Eigen::VectorXd cable_rest_length_m;  // (ncable) current rest lengths (actuation changes these)
-  Eigen::VectorXd cable_length_m;       // (ncable)
-  Eigen::VectorXd cable_rate_mps;       // (ncable) dl/dt
-  Eigen::VectorXd cable_tension_N;      // (ncable) axial force, > 0 pulls; 0 when slack (< 0 only
-                                        // under CableForceSign::kPaperLaw, model.hpp)
+  Eigen::VectorXd cable_rest_length_m;    // (ncable) current rest lengths (actuation changes these)
+  Eigen::VectorXd cable_length_m;         // (ncable)
+  Eigen::VectorXd cable_rate_mps;         // (ncable) dl/dt
+  Eigen::VectorXd cable_tension_N;        // (ncable) axial force, > 0 pulls; 0 when slack (< 0 only
+                                          // under CableForceSign::kPaperLaw, model.hpp)
   std::vector<std::uint8_t> cable_slack;  // (ncable) 1 if a tension-only element carries no force:
                                           // l <= l0, or its damped force was clamped (kClampTension)
 
@@ -73,28 +73,28 @@ struct Data {
   struct Evaluated {
     const void* model = nullptr;
     double time_s = 0.0;
-    Eigen::VectorXd x;                        // (Model::nx())
-    Eigen::VectorXd cable_rest_length_m;      // (ncable)
-    Eigen::VectorXd winch_target_m;           // (nwinch)
+    Eigen::VectorXd x;                          // (Model::nx())
+    Eigen::VectorXd cable_rest_length_m;        // (ncable)
+    Eigen::VectorXd winch_target_m;             // (nwinch)
     std::vector<Eigen::Vector3d> f_W_ext_node;  // (nnode)
   } evaluated;
 
   // Integrator scratch (sized once).
   Eigen::VectorXd stage[7];
-  State tmp;              // stage state
-  Eigen::VectorXd x_err;  // (13 nrod) embedded error estimate
-  State saved;            // step start, for redoing a step split at a slack event
+  State tmp;                        // stage state
+  Eigen::VectorXd x_err;            // (13 nrod) embedded error estimate
+  State saved;                      // step start, for redoing a step split at a slack event
   Eigen::VectorXd stretch_start_m;  // (ncable) l - l0 at the step start
 
   // Models with body points, end-caps or rods of general inertia (Model::has_body_geometry()) run
   // a general kinematics/acceleration path; the documents' models keep the kernel (all empty then).
   bool body_geometry = false;
-  Eigen::Matrix3Xd r_W_node;           // (3 x nnode) node offset from its rod's centre of mass [m]
+  Eigen::Matrix3Xd r_W_node;                          // (3 x nnode) node offset from its rod's centre of mass [m]
   Eigen::Matrix<double, 9, Eigen::Dynamic> R_WB_rod;  // (9 x nrod) rotation R_WB, row-major
-  Eigen::Matrix3Xd tau_W_contact_rod;  // (3 x nrod) torque about C of end-cap contact forces
-                                       // beyond their node's lever [N m]
-  std::vector<int> rod_node_start, rod_nodes;  // nodes of rod j: rod_nodes[rod_node_start[j] ..
-                                               // rod_node_start[j + 1]) (topology, from make_data)
+  Eigen::Matrix3Xd tau_W_contact_rod;                 // (3 x nrod) torque about C of end-cap contact forces
+                                                      // beyond their node's lever [N m]
+  std::vector<int> rod_node_start, rod_nodes;         // nodes of rod j: rod_nodes[rod_node_start[j] ..
+                                                      // rod_node_start[j + 1]) (topology, from make_data)
 };
 
 /// Allocates and initialises a Data for `model` (rest lengths and external forces from the model).

@@ -30,7 +30,7 @@ struct FormFindingResult {
   double max_node_residual_N = 0;  ///< max over nodes of |residual force|
   int slack_cables = 0;            ///< tension-only elements slack at the equilibrium
   int newton_iterations = 0;
-  bool converged = false;          ///< max_node_residual_N <= tolerance_N
+  bool converged = false;  ///< max_node_residual_N <= tolerance_N
 };
 
 /// Finds an equilibrium near model.initial_state. Throws SimulationError if the relaxation blows up.
@@ -67,34 +67,34 @@ double max_node_residual(const Model& model, const State& state);
 // holds the contacts on their pins to tolerance_N / k_max [m] (k_max: the stiffest cable).
 
 struct SettleOptions {
-  bool place_on_ground = true;       ///< first translate the model so its lowest rod end is on the ground
-  double dt_s = -1.0;                ///< RK4 step; < 0: 0.05 sqrt(m_min / (4 k_max)) (as find_equilibrium)
-  double max_duration_s = 60.0;      ///< simulated-time limit of the damped settle [s]
-  double speed_tolerance_mps = 1e-4; ///< the settle ends when every rod end is slower than this ...
-  double quiet_time_s = 0.1;         ///< ... for this long (simulated) [s]
-  double contact_tolerance_m = 1e-3; ///< rod ends at most this far above the ground are contacts [m]
-  double tolerance_N = 1e-9;         ///< the polish stops when the residual is below this [N]
+  bool place_on_ground = true;        ///< first translate the model so its lowest rod end is on the ground
+  double dt_s = -1.0;                 ///< RK4 step; < 0: 0.05 sqrt(m_min / (4 k_max)) (as find_equilibrium)
+  double max_duration_s = 60.0;       ///< simulated-time limit of the damped settle [s]
+  double speed_tolerance_mps = 1e-4;  ///< the settle ends when every rod end is slower than this ...
+  double quiet_time_s = 0.1;          ///< ... for this long (simulated) [s]
+  double contact_tolerance_m = 1e-3;  ///< rod ends at most this far above the ground are contacts [m]
+  double tolerance_N = 1e-9;          ///< the polish stops when the residual is below this [N]
   int max_newton_iterations = 30;
-  bool allow_slack = false;          ///< false: a slack tension-only cable at rest is an error
-  bool keep_centroid_xy = true;      ///< translate the rest state back over the start's centroid (x, y)
+  bool allow_slack = false;      ///< false: a slack tension-only cable at rest is an error
+  bool keep_centroid_xy = true;  ///< translate the rest state back over the start's centroid (x, y)
 };
 
 struct SettleResult {
-  State state;                          ///< the rest state (velocities zero, time 0)
-  double max_residual_N = 0.0;          ///< residual of `state` (see above) [N]
-  double max_node_speed_mps = 0.0;      ///< fastest rod end at the end of the damped settle [m/s]
-  double min_cable_tension_N = 0.0;     ///< smallest tension of a tension-only cable at rest [N] (inf: none)
-  int slack_cables = 0;                 ///< tension-only cables slack at rest (0 unless allow_slack)
-  long steps = 0;                       ///< RK4 steps of the damped settle
-  int kinetic_resets = 0;               ///< times the velocities were set to zero
-  double settle_time_s = 0.0;           ///< simulated time of the damped settle [s]
-  int newton_iterations = 0;            ///< polish iterations (all rounds)
-  std::vector<int> contact_nodes;       ///< node indices resting on the ground
+  State state;                                     ///< the rest state (velocities zero, time 0)
+  double max_residual_N = 0.0;                     ///< residual of `state` (see above) [N]
+  double max_node_speed_mps = 0.0;                 ///< fastest rod end at the end of the damped settle [m/s]
+  double min_cable_tension_N = 0.0;                ///< smallest tension of a tension-only cable at rest [N] (inf: none)
+  int slack_cables = 0;                            ///< tension-only cables slack at rest (0 unless allow_slack)
+  long steps = 0;                                  ///< RK4 steps of the damped settle
+  int kinetic_resets = 0;                          ///< times the velocities were set to zero
+  double settle_time_s = 0.0;                      ///< simulated time of the damped settle [s]
+  int newton_iterations = 0;                       ///< polish iterations (all rounds)
+  std::vector<int> contact_nodes;                  ///< node indices resting on the ground
   std::vector<Eigen::Vector3d> contact_force_W_N;  ///< reaction of the ground on each contact [N]
-  double min_normal_force_N = 0.0;      ///< smallest normal reaction [N]
-  double max_friction_ratio = 0.0;      ///< max |tangential| / normal reaction (<= ground.friction)
-  double min_stiffness_eigenvalue = 0.0;  ///< smallest eigenvalue of the rest state's tangent stiffness (>= 0: stable)
-  int unstable_pushes = 0;              ///< unstable balances found and pushed off before the stable one
+  double min_normal_force_N = 0.0;                 ///< smallest normal reaction [N]
+  double max_friction_ratio = 0.0;                 ///< max |tangential| / normal reaction (<= ground.friction)
+  double min_stiffness_eigenvalue = 0.0;           ///< smallest eigenvalue of the rest state's tangent stiffness (>= 0: stable)
+  int unstable_pushes = 0;                         ///< unstable balances found and pushed off before the stable one
 };
 
 /// Puts `model` at rest on its ground (see the method above) and returns the rest state.

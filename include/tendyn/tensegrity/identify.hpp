@@ -50,14 +50,14 @@ namespace tendyn::tensegrity {
 
 /// Recorded motion of a model (all positions in W [m], times [s]).
 struct MotionData {
-  std::vector<double> t_s;           ///< (nsample) strictly increasing sample times
-  std::vector<int> marker_nodes;     ///< node index of each marker (no anchor, no repeat)
+  std::vector<double> t_s;        ///< (nsample) strictly increasing sample times
+  std::vector<int> marker_nodes;  ///< node index of each marker (no anchor, no repeat)
   /// (nsample x 3 nmarker) marker positions, columns (x, y, z) per marker; NaN = missing.
   Eigen::MatrixXd p_W_marker_m;
-  std::vector<int> length_cables;    ///< cables with a measured length
-  Eigen::MatrixXd cable_length_m;    ///< (nsample x nlength) NaN = missing
-  std::vector<int> tension_cables;   ///< cables with a measured tension
-  Eigen::MatrixXd cable_tension_N;   ///< (nsample x ntension) NaN = missing
+  std::vector<int> length_cables;   ///< cables with a measured length
+  Eigen::MatrixXd cable_length_m;   ///< (nsample x nlength) NaN = missing
+  std::vector<int> tension_cables;  ///< cables with a measured tension
+  Eigen::MatrixXd cable_tension_N;  ///< (nsample x ntension) NaN = missing
   [[nodiscard]] int nsample() const { return static_cast<int>(t_s.size()); }
   [[nodiscard]] int nmarker() const { return static_cast<int>(marker_nodes.size()); }
 };
@@ -100,10 +100,14 @@ enum class ParameterKind {
 /// The names of ParameterKind (tendyn/core/enum_names.hpp).
 constexpr EnumNames<ParameterKind, 8> enum_names(ParameterKind) {
   return {"parameter",
-          {{{ParameterKind::kStiffness, "stiffness"}, {ParameterKind::kDamping, "damping"},
-           {ParameterKind::kRestLength, "rest_length"}, {ParameterKind::kMass, "mass"},
-           {ParameterKind::kFriction, "friction"}, {ParameterKind::kGroundStiffness, "ground_stiffness"},
-           {ParameterKind::kGroundDamping, "ground_damping"}, {ParameterKind::kInitialState, "initial_state"}}}};
+          {{{ParameterKind::kStiffness, "stiffness"},
+            {ParameterKind::kDamping, "damping"},
+            {ParameterKind::kRestLength, "rest_length"},
+            {ParameterKind::kMass, "mass"},
+            {ParameterKind::kFriction, "friction"},
+            {ParameterKind::kGroundStiffness, "ground_stiffness"},
+            {ParameterKind::kGroundDamping, "ground_damping"},
+            {ParameterKind::kInitialState, "initial_state"}}}};
 }
 /// "stiffness" | "damping" | "rest_length" | "mass" | "friction" | "ground_stiffness" |
 /// "ground_damping" | "initial_state". Throws tendyn::Error "unknown parameter 'x' (valid: ...)".
@@ -133,32 +137,31 @@ std::vector<ParameterGroup> parse_fit_spec(const Model& model, const std::string
 enum class RobustLoss { kNone, kHuber, kCauchy };
 /// The names of RobustLoss (tendyn/core/enum_names.hpp).
 constexpr EnumNames<RobustLoss, 3> enum_names(RobustLoss) {
-  return {"robust loss",
-          {{{RobustLoss::kNone, "none"}, {RobustLoss::kHuber, "huber"}, {RobustLoss::kCauchy, "cauchy"}}}};
+  return {"robust loss", {{{RobustLoss::kNone, "none"}, {RobustLoss::kHuber, "huber"}, {RobustLoss::kCauchy, "cauchy"}}}};
 }
 /// "none" | "huber" | "cauchy"; tendyn::Error "unknown robust loss 'x' (valid: none, huber, cauchy)".
 inline RobustLoss robust_loss_from_string(const std::string& name) { return enum_from_string<RobustLoss>(name); }
 inline const char* to_string(RobustLoss loss) { return enum_to_string(loss); }
 
 struct IdentifyOptions {
-  double dt_s = 1e-3;                ///< largest integration step (RK4) [s]
-  double segment_s = 1.0;            ///< multiple-shooting segment length [s] (>= one sample interval)
-  double marker_sigma_m = 1e-3;      ///< marker noise (residual weight 1/sigma) [m]
-  double length_sigma_m = 1e-3;      ///< cable-length noise [m]
-  double tension_sigma_N = 0.1;      ///< tension noise [N]
+  double dt_s = 1e-3;            ///< largest integration step (RK4) [s]
+  double segment_s = 1.0;        ///< multiple-shooting segment length [s] (>= one sample interval)
+  double marker_sigma_m = 1e-3;  ///< marker noise (residual weight 1/sigma) [m]
+  double length_sigma_m = 1e-3;  ///< cable-length noise [m]
+  double tension_sigma_N = 0.1;  ///< tension noise [N]
   /// Continuity residuals: position and axis difference / continuity_sigma_m, velocity
   /// difference / (continuity_sigma_m * 10 /s), angular velocity difference / (continuity_sigma_m * 100 /s).
   double continuity_sigma_m = 1e-4;
   RobustLoss loss = RobustLoss::kNone;
-  double loss_scale = 3.0;           ///< where the robust loss starts, in sigmas
-  int max_iterations = 100;          ///< Levenberg-Marquardt iterations
+  double loss_scale = 3.0;   ///< where the robust loss starts, in sigmas
+  int max_iterations = 100;  ///< Levenberg-Marquardt iterations
   /// Ceres: stop when an iteration changes the cost by less (relative). The cost is in squared
   /// sigmas: 1e-5 of a cost near nresidual/2 is far below what the data can tell apart.
   double function_tolerance = 1e-5;
   double parameter_tolerance = 1e-8;  ///< Ceres: stop when the step is smaller (relative)
   double gradient_tolerance = 1e-10;  ///< Ceres: stop when the max gradient is smaller (relative)
-  int threads = 1;                   ///< segment evaluation threads (results do not depend on it: see Determinism)
-  bool covariance = true;            ///< compute standard deviations and correlations
+  int threads = 1;                    ///< segment evaluation threads (results do not depend on it: see Determinism)
+  bool covariance = true;             ///< compute standard deviations and correlations
   /// Restarts after a fit that stopped in a local minimum (variance factor above
   /// restart_variance_factor, or a continuity gap above restart_gap_sigmas * continuity_sigma_m):
   /// restart k (1..restarts) first fits with continuity_sigma_m * 10^(k+1) from the same start
@@ -170,7 +173,7 @@ struct IdentifyOptions {
   /// count, variance_factor_bound(nresidual - nunknown) (the 99.9 % quantile of chi^2 / dof);
   /// a value >= 1 is used as it is.
   double restart_variance_factor = 0.0;
-  double restart_gap_sigmas = 5.0;       ///< a gap above this many continuity_sigma_m marks a failed fit
+  double restart_gap_sigmas = 5.0;  ///< a gap above this many continuity_sigma_m marks a failed fit
   /// A restart that does not lower the best cost by at least this fraction stops the restarts
   /// (the misfit is then the model's, not the start's: more restarts give the same answer).
   double restart_min_improvement = 0.05;
@@ -204,9 +207,11 @@ enum class FitVerdict {
 /// The names of FitVerdict (tendyn/core/enum_names.hpp).
 constexpr EnumNames<FitVerdict, 5> enum_names(FitVerdict) {
   return {"fit verdict",
-          {{{FitVerdict::kGood, "good"}, {FitVerdict::kPoorFit, "poor fit"},
-           {FitVerdict::kLocalMinimum, "local minimum suspected"}, {FitVerdict::kNotConverged, "not converged"},
-           {FitVerdict::kNotIdentifiable, "not identifiable"}}}};
+          {{{FitVerdict::kGood, "good"},
+            {FitVerdict::kPoorFit, "poor fit"},
+            {FitVerdict::kLocalMinimum, "local minimum suspected"},
+            {FitVerdict::kNotConverged, "not converged"},
+            {FitVerdict::kNotIdentifiable, "not identifiable"}}}};
 }
 /// "good" | "poor fit" | "local minimum suspected" | "not converged" | "not identifiable".
 inline const char* to_string(FitVerdict verdict) { return enum_to_string(verdict); }
@@ -228,28 +233,28 @@ struct FittedParameter {
   std::string name;
   ParameterKind kind = ParameterKind::kStiffness;
   std::vector<int> elements;
-  double nominal = 0.0;  ///< the model's value (mean over the group's elements) [SI]
-  double fitted = 0.0;   ///< [SI]
+  double nominal = 0.0;                                   ///< the model's value (mean over the group's elements) [SI]
+  double fitted = 0.0;                                    ///< [SI]
   double std = std::numeric_limits<double>::quiet_NaN();  ///< standard deviation [SI]; NaN without covariance
 };
 
 struct IdentifyResult {
-  Model model;  ///< the model with the fitted values (and fitted initial state if selected)
+  Model model;                              ///< the model with the fitted values (and fitted initial state if selected)
   std::vector<FittedParameter> parameters;  ///< one per group except initial_state
-  Eigen::MatrixXd correlation;  ///< (nparameter^2) correlations; empty without covariance
+  Eigen::MatrixXd correlation;              ///< (nparameter^2) correlations; empty without covariance
   bool covariance_ok = false;
-  std::string covariance_message;  ///< why the covariance is missing (rank-deficient Jacobian, ...)
+  std::string covariance_message;                                     ///< why the covariance is missing (rank-deficient Jacobian, ...)
   double variance_factor = std::numeric_limits<double>::quiet_NaN();  ///< s^2 = 2 cost / dof
   // solver
   std::string solver_report;  ///< Ceres' FullReport() (with wall times)
   std::string solver_brief;   ///< Ceres' BriefReport() (deterministic: for files)
   std::string termination;    ///< CONVERGENCE, NO_CONVERGENCE, ...
   bool converged = false;
-  int iterations = 0;       ///< Levenberg-Marquardt iterations, all starts together
-  int starts = 1;           ///< fits tried: 1 + the restarts run (IdentifyOptions::restarts)
-  int winning_start = 0;    ///< the start of the result: 0 the model's values, k restart k
+  int iterations = 0;                           ///< Levenberg-Marquardt iterations, all starts together
+  int starts = 1;                               ///< fits tried: 1 + the restarts run (IdentifyOptions::restarts)
+  int winning_start = 0;                        ///< the start of the result: 0 the model's values, k restart k
   double initial_cost = 0.0, final_cost = 0.0;  ///< 1/2 |r|^2 with weighted residuals
-  double solve_time_s = 0.0;  ///< wall time (not for files: outputs stay deterministic)
+  double solve_time_s = 0.0;                    ///< wall time (not for files: outputs stay deterministic)
   int nsegment = 0, nresidual = 0, nunknown = 0;
   // fit quality
   /// (nsample x 3 nmarker) simulated marker positions of the fitted multiple-shooting solution
@@ -258,20 +263,20 @@ struct IdentifyResult {
   /// (nsample x 3 nmarker) one run of the fitted model from the fitted first state over the whole
   /// data (no restart), and the same run of the nominal model: the prediction quality.
   Eigen::MatrixXd p_W_free_fitted_m, p_W_free_nominal_m;
-  double marker_rms_m = 0.0;              ///< RMS over present marker coordinates, fit
-  double marker_rms_free_fitted_m = 0.0;  ///< same, one free run of the fitted model
-  double marker_rms_free_nominal_m = 0.0; ///< same, one free run of the nominal model
-  double max_continuity_gap_m = 0.0;      ///< largest position gap between segments at the optimum
+  double marker_rms_m = 0.0;               ///< RMS over present marker coordinates, fit
+  double marker_rms_free_fitted_m = 0.0;   ///< same, one free run of the fitted model
+  double marker_rms_free_nominal_m = 0.0;  ///< same, one free run of the nominal model
+  double max_continuity_gap_m = 0.0;       ///< largest position gap between segments at the optimum
   // verdict
   double variance_factor_bound = std::numeric_limits<double>::quiet_NaN();  ///< the bound used (see restart_variance_factor)
-  double continuity_gap_bound_m = 0.0;    ///< restart_gap_sigmas * continuity_sigma_m
+  double continuity_gap_bound_m = 0.0;                                      ///< restart_gap_sigmas * continuity_sigma_m
   FitVerdict verdict = FitVerdict::kGood;
-  std::string verdict_reason;             ///< one sentence: the numbers behind the verdict
+  std::string verdict_reason;  ///< one sentence: the numbers behind the verdict
   /// Parameters the data do not determine (their names, each with why), also when the verdict is
   /// another one: no effect on the residuals, a rank-deficient Jacobian, a standard deviation larger
   /// than the value, a correlation above 0.999 in magnitude.
   std::vector<std::string> unidentifiable;
-  std::vector<std::string> restart_log;   ///< the IdentifyOptions::notice lines, in order
+  std::vector<std::string> restart_log;  ///< the IdentifyOptions::notice lines, in order
 };
 
 /// Fits the selected parameters of `model` to `data` (see the file comment). The model's values
@@ -300,9 +305,9 @@ struct IdentifyEvaluation {
   Eigen::MatrixXd jacobian;   ///< d residuals / d unknowns (dense)
   int nparameter = 0;         ///< the leading parameter entries of `unknowns`
 };
-IdentifyEvaluation evaluate_identification(const Model& model, const MotionData& data,
-                                           const std::vector<ParameterGroup>& parameters, const IdentifyOptions& options = {},
-                                           const Eigen::VectorXd* unknowns = nullptr, bool jacobian = true);
+IdentifyEvaluation evaluate_identification(const Model& model, const MotionData& data, const std::vector<ParameterGroup>& parameters,
+                                           const IdentifyOptions& options = {}, const Eigen::VectorXd* unknowns = nullptr,
+                                           bool jacobian = true);
 
 /// Simulates `model` over the times of `data` with the identification's integrator (RK4 steps of
 /// at most dt_s between samples) from model.initial_state at data.t_s[0], and returns the node

@@ -16,19 +16,21 @@
 namespace tendyn::tensegrity {
 
 enum class Integrator {
-  kRK4,             ///< classical Runge-Kutta, 4th order, 4 evaluations per step
-  kDormandPrince45, ///< Dormand-Prince 5(4), adaptive step with error control, 7 evaluations per step
-  kLieVerlet,       ///< symplectic splitting (kick-drift-kick) with the exact free motion of an
-                    ///< axisymmetric rigid body in the drift (Dullweber, Leimkuhler, McLachlan 1997);
-                    ///< 2nd order, no energy drift in long conservative runs, 2 evaluations per step
+  kRK4,              ///< classical Runge-Kutta, 4th order, 4 evaluations per step
+  kDormandPrince45,  ///< Dormand-Prince 5(4), adaptive step with error control, 7 evaluations per step
+  kLieVerlet,        ///< symplectic splitting (kick-drift-kick) with the exact free motion of an
+                     ///< axisymmetric rigid body in the drift (Dullweber, Leimkuhler, McLachlan 1997);
+                     ///< 2nd order, no energy drift in long conservative runs, 2 evaluations per step
 };
 
 /// The names of Integrator (tendyn/core/enum_names.hpp), aliases after the name.
 constexpr EnumNames<Integrator, 5> enum_names(Integrator) {
   return {"integrator",
-          {{{Integrator::kRK4, "rk4"}, {Integrator::kDormandPrince45, "dopri5"},
-           {Integrator::kDormandPrince45, "dormand-prince"}, {Integrator::kLieVerlet, "lie-verlet"},
-           {Integrator::kLieVerlet, "symplectic"}}}};
+          {{{Integrator::kRK4, "rk4"},
+            {Integrator::kDormandPrince45, "dopri5"},
+            {Integrator::kDormandPrince45, "dormand-prince"},
+            {Integrator::kLieVerlet, "lie-verlet"},
+            {Integrator::kLieVerlet, "symplectic"}}}};
 }
 /// "rk4", "dopri5", "lie-verlet". Throws tendyn::Error on an unknown name (listing the valid ones).
 inline Integrator integrator_from_string(const std::string& name) { return enum_from_string<Integrator>(name); }

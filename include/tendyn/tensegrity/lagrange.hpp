@@ -68,12 +68,15 @@ enum class QuaternionStabilisation {
 /// The names of QuaternionStabilisation (tendyn/core/enum_names.hpp).
 constexpr EnumNames<QuaternionStabilisation, 3> enum_names(QuaternionStabilisation) {
   return {"quaternion stabilisation",
-          {{{QuaternionStabilisation::kProjection, "projection"}, {QuaternionStabilisation::kBaumgarte, "baumgarte"},
-           {QuaternionStabilisation::kNone, "none"}}}};
+          {{{QuaternionStabilisation::kProjection, "projection"},
+            {QuaternionStabilisation::kBaumgarte, "baumgarte"},
+            {QuaternionStabilisation::kNone, "none"}}}};
 }
 /// "projection" | "baumgarte" | "none" -> QuaternionStabilisation (any case, '-' = '_'). Throws
 /// tendyn::Error "unknown quaternion stabilisation '<name>' (valid: projection, baumgarte, none)".
-inline QuaternionStabilisation quaternion_stabilisation_from_string(const std::string& name) { return enum_from_string<QuaternionStabilisation>(name); }
+inline QuaternionStabilisation quaternion_stabilisation_from_string(const std::string& name) {
+  return enum_from_string<QuaternionStabilisation>(name);
+}
 /// "projection", "baumgarte", "none".
 inline const char* to_string(QuaternionStabilisation stabilisation) { return enum_to_string(stabilisation); }
 
@@ -91,10 +94,16 @@ struct LagrangeState {
   Eigen::VectorXd y;
   static constexpr int kNq = 7;  ///< coordinates per rod
   [[nodiscard]] int nrod() const { return static_cast<int>(y.size() / 14); }
-  [[nodiscard]] Eigen::Map<const Eigen::Matrix<double, 7, 1>> q(int rod) const { return Eigen::Map<const Eigen::Matrix<double, 7, 1>>(y.data() + kNq * rod); }
+  [[nodiscard]] Eigen::Map<const Eigen::Matrix<double, 7, 1>> q(int rod) const {
+    return Eigen::Map<const Eigen::Matrix<double, 7, 1>>(y.data() + kNq * rod);
+  }
   [[nodiscard]] Eigen::Map<Eigen::Matrix<double, 7, 1>> q(int rod) { return Eigen::Map<Eigen::Matrix<double, 7, 1>>(y.data() + kNq * rod); }
-  [[nodiscard]] Eigen::Map<const Eigen::Matrix<double, 7, 1>> qdot(int rod) const { return Eigen::Map<const Eigen::Matrix<double, 7, 1>>(y.data() + y.size() / 2 + kNq * rod); }
-  [[nodiscard]] Eigen::Map<Eigen::Matrix<double, 7, 1>> qdot(int rod) { return Eigen::Map<Eigen::Matrix<double, 7, 1>>(y.data() + y.size() / 2 + kNq * rod); }
+  [[nodiscard]] Eigen::Map<const Eigen::Matrix<double, 7, 1>> qdot(int rod) const {
+    return Eigen::Map<const Eigen::Matrix<double, 7, 1>>(y.data() + y.size() / 2 + kNq * rod);
+  }
+  [[nodiscard]] Eigen::Map<Eigen::Matrix<double, 7, 1>> qdot(int rod) {
+    return Eigen::Map<Eigen::Matrix<double, 7, 1>>(y.data() + y.size() / 2 + kNq * rod);
+  }
 };
 
 /// Scratch and results of the Lagrange formulation. Made once by make_lagrange_data (allocates).
@@ -173,8 +182,8 @@ void constraint_jacobian(const Model& model, const Eigen::VectorXd& q, Eigen::Ma
 /// The augmented system (2-50) of one rod, 8x8 matrix and right-hand side, as solved by
 /// lagrange_derivative (with the solver's I_a,eff); requires lagrange_derivative (or
 /// cable_generalized_forces + external forces) to have filled data.Q for this state.
-void augmented_system(const Model& model, const LagrangeState& state, const LagrangeData& data, int rod,
-                      Eigen::Matrix<double, 8, 8>& A, Eigen::Matrix<double, 8, 1>& rhs);
+void augmented_system(const Model& model, const LagrangeState& state, const LagrangeData& data, int rod, Eigen::Matrix<double, 8, 8>& A,
+                      Eigen::Matrix<double, 8, 1>& rhs);
 
 // ---- evaluation and integration -------------------------------------------------------------
 /// Y' = (q', q'') of (2-54) into data.ydot (and lambda, Q, node kinematics): rest lengths from the
@@ -199,9 +208,9 @@ AdaptiveStep lagrange_step_dopri5(const Model& model, LagrangeData& data, Lagran
 /// Result of lagrange_simulate.
 struct LagrangeRun {
   LagrangeState final_state;
-  long steps = 0;           ///< accepted steps
-  long rejected_steps = 0;  ///< dopri5
-  long split_steps = 0;     ///< rk4 steps split at slack events
+  long steps = 0;                         ///< accepted steps
+  long rejected_steps = 0;                ///< dopri5
+  long split_steps = 0;                   ///< rk4 steps split at slack events
   double max_constraint_violation = 0.0;  ///< max over steps and rods of | |s_i| - 1 |
 };
 /// Integrates from `initial` (model.initial_state, if null) for opt.duration_s with the Lagrange
@@ -230,7 +239,7 @@ LagrangeRun lagrange_simulate(const Model& model, double duration_s, double dt_s
 /// held fixed (open loop); the slack set is the one of the state (the force law is piecewise
 /// smooth). Exact derivatives by forward-mode automatic differentiation of the same evaluation
 /// (Eigen AutoDiff); allocates; cost about (14n + ncols) evaluations.
-void linearize(const Model& model, const LagrangeState& state, LagrangeData& data, Eigen::MatrixXd& A,
-               Eigen::MatrixXd& B, const std::vector<int>& cables = {});
+void linearize(const Model& model, const LagrangeState& state, LagrangeData& data, Eigen::MatrixXd& A, Eigen::MatrixXd& B,
+               const std::vector<int>& cables = {});
 
 }  // namespace tendyn::tensegrity

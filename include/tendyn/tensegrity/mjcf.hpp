@@ -39,13 +39,13 @@ inline MjcfIntegrator mjcf_integrator_from_string(const std::string& name) { ret
 inline const char* to_string(MjcfIntegrator integrator) { return enum_to_string(integrator); }
 
 struct MjcfOptions {
-  double timestep_s = 1e-3;        ///< MuJoCo option timestep [s], > 0
+  double timestep_s = 1e-3;                          ///< MuJoCo option timestep [s], > 0
   MjcfIntegrator integrator = MjcfIntegrator::kRK4;  ///< MuJoCo integrator
-  double min_axial_inertia_ratio = 1e-6;  ///< I_a is exported as at least this times I_t, > 0
+  double min_axial_inertia_ratio = 1e-6;             ///< I_a is exported as at least this times I_t, > 0
   /// true: a model with a ground gets a plane and rod capsules with contact; false (or a model
   /// without ground): contacts are disabled (flag contact="disable") and capsules only draw.
   bool ground = true;
-  double rod_radius_m = 0.005;     ///< capsule radius of every rod [m], > 0 (contact geometry)
+  double rod_radius_m = 0.005;  ///< capsule radius of every rod [m], > 0 (contact geometry)
   /// true: each cable drive becomes a motor actuator on its tendon; false: drives are dropped.
   bool drives_as_actuators = true;
 };

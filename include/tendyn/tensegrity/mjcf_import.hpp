@@ -29,19 +29,19 @@ struct MjcfImportOptions {
 
 /// A tendon actuator as read from the file (kept for the report; not imported yet).
 struct MjcfActuator {
-  std::string kind;      ///< element name: general, motor, position, velocity, ...
-  std::string name;      ///< its name attribute ("" if none)
-  std::string tendon;    ///< the tendon it drives ("" if it drives something else)
-  std::string where;     ///< file:line:col
-  std::string dyntype, gaintype, biastype;  ///< as written or defaulted ("" for shortcuts)
+  std::string kind;                                    ///< element name: general, motor, position, velocity, ...
+  std::string name;                                    ///< its name attribute ("" if none)
+  std::string tendon;                                  ///< the tendon it drives ("" if it drives something else)
+  std::string where;                                   ///< file:line:col
+  std::string dyntype, gaintype, biastype;             ///< as written or defaulted ("" for shortcuts)
   std::vector<double> gainprm, biasprm, dynprm, gear;  ///< as written (empty when absent)
-  double kp = 0.0;       ///< `position` / `velocity` gain (kv) when given
+  double kp = 0.0;                                     ///< `position` / `velocity` gain (kv) when given
 };
 
 /// What the import did, in words, for `tendyn import` and for users checking a model.
 struct MjcfImportReport {
-  std::vector<std::string> mapped;   ///< one line per element mapped ("body 'b' -> rod 'b' ...")
-  std::vector<std::string> skipped;  ///< one line per element or attribute ignored, and why
+  std::vector<std::string> mapped;      ///< one line per element mapped ("body 'b' -> rod 'b' ...")
+  std::vector<std::string> skipped;     ///< one line per element or attribute ignored, and why
   std::vector<MjcfActuator> actuators;  ///< the actuators found (skipped or refused)
 };
 
@@ -55,8 +55,8 @@ struct MjcfImportReport {
 ModelFile load_mjcf_file(const std::string& path, const MjcfImportOptions& options = {}, MjcfImportReport* report = nullptr);
 
 /// Same, from text; `name` stands for the file in messages and its directory resolves includes.
-ModelFile load_mjcf_string(const std::string& text, const std::string& name = "<string>",
-                           const MjcfImportOptions& options = {}, MjcfImportReport* report = nullptr);
+ModelFile load_mjcf_string(const std::string& text, const std::string& name = "<string>", const MjcfImportOptions& options = {},
+                           MjcfImportReport* report = nullptr);
 
 /// Whether `path` names an MJCF file by its extension (".xml", any case), the rule by which
 /// load_model_file and the CLI pick the MJCF reader.

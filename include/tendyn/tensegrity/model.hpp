@@ -52,9 +52,9 @@ Rod make_hollow_rod(double mass_kg, double length_m, double radius_outer_m, doub
 /// A node is an end of a rod, another point fixed on a rod's body (a cable attachment off the
 /// axis, an end-cap centre), or a fixed point of the world (an anchor).
 struct Node {
-  static constexpr int kBodyPoint = -1;  ///< `end` of a point that is not a rod end
-  int rod = -1;  ///< rod index, or -1 for a world anchor
-  int end = 0;   ///< 0 or 1 for rod ends, kBodyPoint for other points on the rod
+  static constexpr int kBodyPoint = -1;                  ///< `end` of a point that is not a rod end
+  int rod = -1;                                          ///< rod index, or -1 for a world anchor
+  int end = 0;                                           ///< 0 or 1 for rod ends, kBodyPoint for other points on the rod
   Eigen::Vector3d p_W_anchor = Eigen::Vector3d::Zero();  ///< anchor position [m] (anchors only)
   /// Position relative to the rod's centre of mass C in the body frame B [m]: body points, and
   /// both ends of a rod with `general_inertia` (the ends of the documents' rods sit on the axis).
@@ -106,8 +106,7 @@ enum class CableForceSign {
 };
 /// The names of CableForceSign (tendyn/core/enum_names.hpp).
 constexpr EnumNames<CableForceSign, 2> enum_names(CableForceSign) {
-  return {"cable force sign",
-          {{{CableForceSign::kClampTension, "clamp_tension"}, {CableForceSign::kPaperLaw, "paper_law"}}}};
+  return {"cable force sign", {{{CableForceSign::kClampTension, "clamp_tension"}, {CableForceSign::kPaperLaw, "paper_law"}}}};
 }
 /// "clamp_tension" | "paper_law" -> CableForceSign (any case, '-' = '_'). Throws tendyn::Error
 /// "unknown cable force sign '<name>' (valid: clamp_tension, paper_law)" for any other text.
@@ -119,9 +118,9 @@ inline const char* to_string(CableForceSign sign) { return enum_to_string(sign);
 /// with tension_only = false, a spring that also pushes (the document's "relaxation" elements).
 struct Cable {
   int node[2] = {-1, -1};
-  double stiffness_Npm = 0.0;   ///< s >= 0
-  double damping_Nspm = 0.0;    ///< gamma >= 0
-  double rest_length_m = 0.0;   ///< rho >= 0
+  double stiffness_Npm = 0.0;  ///< s >= 0
+  double damping_Nspm = 0.0;   ///< gamma >= 0
+  double rest_length_m = 0.0;  ///< rho >= 0
   bool tension_only = true;
   /// Actuation limits on the current rest length and its rate (document 001 chapter 3: a winch
   /// cannot pay out or reel in without bound). Checked for drives at model validation and for
@@ -188,11 +187,11 @@ struct Winch {
   double coulomb_friction_Nm = 0.0;       ///< motor side
   double viscous_friction_Nmsprad = 0.0;  ///< motor side
   double friction_speed_radps = 0.1;      ///< regularisation of the Coulomb friction
-  bool backdrivable = true;  ///< false: the gear holds the load (worm); the tension does not turn the motor
+  bool backdrivable = true;               ///< false: the gear holds the load (worm); the tension does not turn the motor
   Control control = Control::kPosition;
-  double kp_per_m = 200.0;   ///< command fraction per metre of error
-  double ki_per_ms = 0.0;    ///< per metre second
-  double kd_s_per_m = 0.0;   ///< per metre per second (on the measured length)
+  double kp_per_m = 200.0;     ///< command fraction per metre of error
+  double ki_per_ms = 0.0;      ///< per metre second
+  double kd_s_per_m = 0.0;     ///< per metre per second (on the measured length)
   double command_limit = 1.0;  ///< |u| <= command_limit <= 1
   /// Position loop only: the largest unloaded speed of the reeled-out length it commands [m/s] > 0
   /// (infinity: none; the command limit alone).
@@ -212,8 +211,7 @@ struct Winch {
 /// The names of Winch::Control (tendyn/core/enum_names.hpp).
 constexpr EnumNames<Winch::Control, 3> enum_names(Winch::Control) {
   return {"winch control",
-          {{{Winch::Control::kPosition, "position"}, {Winch::Control::kVoltage, "voltage"},
-           {Winch::Control::kTorque, "torque"}}}};
+          {{{Winch::Control::kPosition, "position"}, {Winch::Control::kVoltage, "voltage"}, {Winch::Control::kTorque, "torque"}}}};
 }
 /// "position" | "voltage" | "torque" -> Winch::Control. Throws tendyn::Error naming the valid names.
 inline Winch::Control winch_control_from_string(const std::string& name) { return enum_from_string<Winch::Control>(name); }
@@ -227,7 +225,9 @@ struct State {
   Eigen::VectorXd x;  // (Model::nx() = 13 * nrod + 3 * nwinch)
 
   static constexpr int kStride = 13;
-  [[nodiscard]] Eigen::Map<const Eigen::Vector3d> p_WC(int rod) const { return Eigen::Map<const Eigen::Vector3d>(x.data() + kStride * rod); }
+  [[nodiscard]] Eigen::Map<const Eigen::Vector3d> p_WC(int rod) const {
+    return Eigen::Map<const Eigen::Vector3d>(x.data() + kStride * rod);
+  }
   [[nodiscard]] Eigen::Map<Eigen::Vector3d> p_WC(int rod) { return Eigen::Map<Eigen::Vector3d>(x.data() + kStride * rod); }
   [[nodiscard]] Eigen::Quaterniond q_WB(int rod) const {
     const double* d = x.data() + kStride * rod + 3;
@@ -235,11 +235,18 @@ struct State {
   }
   void set_q_WB(int rod, const Eigen::Quaterniond& q) {
     double* d = x.data() + kStride * rod + 3;
-    d[0] = q.w(); d[1] = q.x(); d[2] = q.y(); d[3] = q.z();
+    d[0] = q.w();
+    d[1] = q.x();
+    d[2] = q.y();
+    d[3] = q.z();
   }
-  [[nodiscard]] Eigen::Map<const Eigen::Vector3d> v_WC(int rod) const { return Eigen::Map<const Eigen::Vector3d>(x.data() + kStride * rod + 7); }
+  [[nodiscard]] Eigen::Map<const Eigen::Vector3d> v_WC(int rod) const {
+    return Eigen::Map<const Eigen::Vector3d>(x.data() + kStride * rod + 7);
+  }
   [[nodiscard]] Eigen::Map<Eigen::Vector3d> v_WC(int rod) { return Eigen::Map<Eigen::Vector3d>(x.data() + kStride * rod + 7); }
-  [[nodiscard]] Eigen::Map<const Eigen::Vector3d> w_W(int rod) const { return Eigen::Map<const Eigen::Vector3d>(x.data() + kStride * rod + 10); }
+  [[nodiscard]] Eigen::Map<const Eigen::Vector3d> w_W(int rod) const {
+    return Eigen::Map<const Eigen::Vector3d>(x.data() + kStride * rod + 10);
+  }
   [[nodiscard]] Eigen::Map<Eigen::Vector3d> w_W(int rod) { return Eigen::Map<Eigen::Vector3d>(x.data() + kStride * rod + 10); }
 };
 
@@ -261,7 +268,7 @@ struct Ground {
   Type type = Type::kNone;
   FrictionLaw friction_law = FrictionLaw::kCoulomb;
   double height_m = 0.0;
-  double friction = 0.5;            ///< Coulomb coefficient mu >= 0
+  double friction = 0.5;  ///< Coulomb coefficient mu >= 0
   // impulse model
   double restitution = 0.0;         ///< e in [0, 1]
   double max_penetration_m = 1e-4;  ///< impacts are located so that no end sinks deeper
@@ -273,9 +280,7 @@ struct Ground {
 };
 /// The names of Ground::Type (tendyn/core/enum_names.hpp).
 constexpr EnumNames<Ground::Type, 3> enum_names(Ground::Type) {
-  return {"ground type",
-          {{{Ground::Type::kNone, "none"}, {Ground::Type::kImpulse, "impulse"},
-           {Ground::Type::kCompliant, "compliant"}}}};
+  return {"ground type", {{{Ground::Type::kNone, "none"}, {Ground::Type::kImpulse, "impulse"}, {Ground::Type::kCompliant, "compliant"}}}};
 }
 /// "none" | "impulse" | "compliant" -> Ground::Type (any case, '-' = '_'). Throws tendyn::Error
 /// "unknown ground type '<name>' (valid: none, impulse, compliant)" for any other text.
@@ -351,8 +356,8 @@ State state_from_node_positions(const Model& model, const Eigen::MatrixX3d& p_W_
 /// order and must match the non-zero pattern of S. Nodes not in R are world anchors at their
 /// p_W_nodes position. Every element is tension-only unless listed in `compression_elements`
 /// (pairs of node indices: the document's "relaxation" entries added to S and P).
-Model model_from_matrices(const Eigen::MatrixX2i& R, const Eigen::MatrixXd& S, const Eigen::MatrixXd& Gamma,
-                          const Eigen::MatrixXd& P, const Eigen::MatrixX3d& p_W_nodes, const std::vector<Rod>& rods,
+Model model_from_matrices(const Eigen::MatrixX2i& R, const Eigen::MatrixXd& S, const Eigen::MatrixXd& Gamma, const Eigen::MatrixXd& P,
+                          const Eigen::MatrixX3d& p_W_nodes, const std::vector<Rod>& rods,
                           const Eigen::MatrixX2i& E = Eigen::MatrixX2i(0, 2),
                           const std::vector<std::pair<int, int>>& compression_elements = {});
 

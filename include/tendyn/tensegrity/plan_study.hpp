@@ -32,11 +32,11 @@ const std::vector<std::string>& plan_study_names();
 std::vector<PlanStudyVariant> plan_study_variants(const std::string& name);
 
 struct PlanStudySettings {
-  double duration_s = 2.0;  ///< planned time per variant
-  double period_s = 0.1;    ///< control period
-  double u0_m = 0.005;      ///< increment per period
+  double duration_s = 2.0;                           ///< planned time per variant
+  double period_s = 0.1;                             ///< control period
+  double u0_m = 0.005;                               ///< increment per period
   IncrementShape increment = IncrementShape::kRamp;  ///< PlannerOptions::increment (document: open)
-  int threads = 0;          ///< rollout threads (0 = all cores); results do not depend on it
+  int threads = 0;                                   ///< rollout threads (0 = all cores); results do not depend on it
 };
 
 /// Plans one variant on `file` (the variant's model file, loaded by the caller): the file's drives

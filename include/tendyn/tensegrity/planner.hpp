@@ -68,8 +68,8 @@
 namespace tendyn::tensegrity {
 
 struct PlanPath {
-  std::vector<Eigen::Vector2d> points;  ///< polyline on the floor [m], >= 2 points
-  static PlanPath straight_x();          ///< (3-3)
+  std::vector<Eigen::Vector2d> points;                  ///< polyline on the floor [m], >= 2 points
+  static PlanPath straight_x();                         ///< (3-3)
   static PlanPath right_angle(double x_turn_m = 0.01);  ///< (3-4)/(3-5)
 };
 
@@ -77,8 +77,10 @@ enum class Planner { kExhaustive, kCoordinateSearch, kLookahead, kScreened };
 /// The names of Planner (tendyn/core/enum_names.hpp).
 constexpr EnumNames<Planner, 4> enum_names(Planner) {
   return {"planner",
-          {{{Planner::kExhaustive, "exhaustive"}, {Planner::kCoordinateSearch, "coordinate"},
-           {Planner::kLookahead, "lookahead"}, {Planner::kScreened, "screened"}}}};
+          {{{Planner::kExhaustive, "exhaustive"},
+            {Planner::kCoordinateSearch, "coordinate"},
+            {Planner::kLookahead, "lookahead"},
+            {Planner::kScreened, "screened"}}}};
 }
 /// "exhaustive" | "coordinate" | "lookahead" | "screened" -> Planner (any case, '-' = '_'). Throws
 /// tendyn::Error "unknown planner '<name>' (valid: exhaustive, coordinate, lookahead, screened)"
@@ -114,40 +116,40 @@ inline IncrementShape increment_shape_from_string(const std::string& name) { ret
 inline const char* to_string(IncrementShape shape) { return enum_to_string(shape); }
 
 struct PlannerOptions {
-  std::vector<int> drive_cables;   ///< cable indices (m of them)
-  double u0_m = 0.005;             ///< increment per period
-  double period_s = 0.1;           ///< control period dt
-  double duration_s = 3.0;         ///< planned time
+  std::vector<int> drive_cables;  ///< cable indices (m of them)
+  double u0_m = 0.005;            ///< increment per period
+  double period_s = 0.1;          ///< control period dt
+  double duration_s = 3.0;        ///< planned time
   PlanPath path = PlanPath::straight_x();
   Planner planner = Planner::kExhaustive;
-  int max_rounds = 3;              ///< coordinate search rounds per period (screened: linearisation rounds)
-  int beam_width = 3;              ///< lookahead: candidates expanded into a second period
-  int screen_count = 32;           ///< screened: candidates rolled out per linearisation round (the best predicted), >= 1
-  double lateral_weight = 5.0;     ///< lookahead: w in the path metric w d - s (5 as in (3-3))
-  double lateral_tolerance_m = 0.002;  ///< lookahead: d beyond this is penalised 100 w
+  int max_rounds = 3;                                ///< coordinate search rounds per period (screened: linearisation rounds)
+  int beam_width = 3;                                ///< lookahead: candidates expanded into a second period
+  int screen_count = 32;                             ///< screened: candidates rolled out per linearisation round (the best predicted), >= 1
+  double lateral_weight = 5.0;                       ///< lookahead: w in the path metric w d - s (5 as in (3-3))
+  double lateral_tolerance_m = 0.002;                ///< lookahead: d beyond this is penalised 100 w
   IncrementShape increment = IncrementShape::kRamp;  ///< shape of the increment within a period (document: open)
-  double ramp_fraction = 1.0;      ///< kRamp: the increment ramps over this fraction of the period, then holds; (0, 1]
-  double threshold_start_m = 1e-10;  ///< n_0, the first cost threshold [m]
-  SimulationOptions rollout;       ///< integrator and step of every rollout (duration is set per period)
-  int threads = 0;                 ///< 0 = all cores
+  double ramp_fraction = 1.0;                        ///< kRamp: the increment ramps over this fraction of the period, then holds; (0, 1]
+  double threshold_start_m = 1e-10;                  ///< n_0, the first cost threshold [m]
+  SimulationOptions rollout;                         ///< integrator and step of every rollout (duration is set per period)
+  int threads = 0;                                   ///< 0 = all cores
 };
 
 struct PlanResult {
-  std::vector<double> period_start_s;          ///< (nperiod + 1) knot times
-  std::vector<Eigen::VectorXd> offset_m;       ///< (nperiod + 1) drive offsets u at the knots
-  std::vector<Eigen::Vector2d> centroid_m;     ///< (nperiod + 1) (Cx, Cy) at the knots
-  std::vector<Eigen::VectorXd> tension_N;      ///< (nperiod + 1) drive-cable tensions at the knots [N]
-  std::vector<double> path_error_m;            ///< (nperiod + 1) distance of centroid_m from the path [m]
-  std::vector<double> cost_m;                  ///< (nperiod) cost of the executed candidate [m]
+  std::vector<double> period_start_s;       ///< (nperiod + 1) knot times
+  std::vector<Eigen::VectorXd> offset_m;    ///< (nperiod + 1) drive offsets u at the knots
+  std::vector<Eigen::Vector2d> centroid_m;  ///< (nperiod + 1) (Cx, Cy) at the knots
+  std::vector<Eigen::VectorXd> tension_N;   ///< (nperiod + 1) drive-cable tensions at the knots [N]
+  std::vector<double> path_error_m;         ///< (nperiod + 1) distance of centroid_m from the path [m]
+  std::vector<double> cost_m;               ///< (nperiod) cost of the executed candidate [m]
   int threshold_misses = 0;
   int forced_periods = 0;  ///< periods in which every candidate let a taut cable go slack (fewest chosen)
   long rollouts = 0;
   long rejected = 0;
   double wall_time_s = 0.0;
-  double max_path_error_m = 0.0;  ///< max lateral distance of the knots from the path
-  double progress_m = 0.0;        ///< arc length along the path at the end
-  double speed_mps = 0.0;         ///< progress / duration
-  double ramp_fraction = 1.0;     ///< copied from the options (as_drives adds the end-of-ramp knots)
+  double max_path_error_m = 0.0;                     ///< max lateral distance of the knots from the path
+  double progress_m = 0.0;                           ///< arc length along the path at the end
+  double speed_mps = 0.0;                            ///< progress / duration
+  double ramp_fraction = 1.0;                        ///< copied from the options (as_drives adds the end-of-ramp knots)
   IncrementShape increment = IncrementShape::kRamp;  ///< copied from the options (as_drives adds the step knots)
   State final_state;
   /// The executed schedule as drives (one TableDrive per drive cable) for Model::drives.

@@ -24,9 +24,9 @@ struct PsiStudyOptions {
   /// Everything but psi (n must be 3). Default: PrismParams' defaults with layout kCentred (the
   /// authors' own construction, radius L/8; ISSUE18 item 1); set layout = kPivot for ours.
   PrismParams prism = centred_prism();
-  std::vector<double> psi_deg;      ///< the tilt angles to run
-  SimulationOptions simulation;     ///< duration, step, strain limit, ...
-  int threads = 0;                  ///< 0 = all hardware threads; results do not depend on it
+  std::vector<double> psi_deg;   ///< the tilt angles to run
+  SimulationOptions simulation;  ///< duration, step, strain limit, ...
+  int threads = 0;               ///< 0 = all hardware threads; results do not depend on it
   /// The study reproduces document 000, so it runs the document's damping law as written (a taut
   /// cable's damped force may push; "slack" = strain < 0, the document's normal mode), not the
   /// models' default clamp (model.hpp; docs/VALIDATION.md, "Cable force sign").
@@ -58,10 +58,10 @@ struct PsiStudyRow {
   std::string first_slack_cable;
   double first_overstrain_time_s = -1.0;
   std::string first_overstrain_cable;
-  double max_strain[3] = {0, 0, 0};    ///< per triple, over the run
+  double max_strain[3] = {0, 0, 0};  ///< per triple, over the run
   double min_strain[3] = {0, 0, 0};
   double final_strain[3] = {0, 0, 0};
-  double triple_spread = 0.0;          ///< max over time and triples of (max - min strain within a triple)
+  double triple_spread = 0.0;  ///< max over time and triples of (max - min strain within a triple)
   /// Transient shape per triple: "rises", "falls", "rises-then-falls", "falls-then-rises".
   std::string shape[3];
   double kinetic_final_J = 0.0;
@@ -71,15 +71,14 @@ struct PsiStudyResult {
   std::vector<PsiStudyRow> rows;
   bool has_range = false;
   double range_min_deg = 0.0, range_max_deg = 0.0;  ///< longest run of normal psi values
-  int resumed = 0;  ///< rows read from the journal (options.journal_path), not run
+  int resumed = 0;                                  ///< rows read from the journal (options.journal_path), not run
 };
 
 /// Runs the study (in parallel; identical results for any thread count). `progress(done, total)`
 /// is called from worker threads under a lock (`done` counts journaled rows too). Throws
 /// tendyn::Error for bad options (no angle, more than kPsiStudyMaxAngles, an angle outside
 /// [-90, 90] deg) or a journal of another run.
-PsiStudyResult run_psi_study(const PsiStudyOptions& options,
-                             const std::function<void(int, int)>& progress = {});
+PsiStudyResult run_psi_study(const PsiStudyOptions& options, const std::function<void(int, int)>& progress = {});
 
 /// Classifies a sampled transient: where its extreme lies relative to start and end.
 std::string transient_shape(const std::vector<double>& samples);

@@ -17,17 +17,17 @@ namespace tendyn::tensegrity {
 struct SimulationOptions {
   double duration_s = 5.0;
   Integrator integrator = Integrator::kRK4;
-  double dt_s = 1e-3;                ///< fixed step (rk4, lie-verlet) or first trial step (dopri5)
-  Tolerance tolerance;               ///< dopri5 error control
-  double output_interval_s = 0.01;   ///< observer call interval; <= 0 means every step
-  double strain_limit = 1.0;         ///< over-strain threshold on (l - l0)/l0 (1.0 = 100 %)
+  double dt_s = 1e-3;               ///< fixed step (rk4, lie-verlet) or first trial step (dopri5)
+  Tolerance tolerance;              ///< dopri5 error control
+  double output_interval_s = 0.01;  ///< observer call interval; <= 0 means every step
+  double strain_limit = 1.0;        ///< over-strain threshold on (l - l0)/l0 (1.0 = 100 %)
   /// A tension-only cable is slack when its strain < -slack_tolerance, or (under
   /// CableForceSign::kClampTension, model.hpp) when the clamp has unloaded it although l > l0.
   double slack_tolerance = 0.0;
   /// Blow-up guard: the run stops with SimulationError when the total energy exceeds its initial
   /// value by more than energy_growth_limit * max(|E0|, kinetic0 + elastic0, 1e-9 J).
   double energy_growth_limit = 1e3;
-  bool stop_on_abnormal = false;     ///< stop at the first slack or over-strain event
+  bool stop_on_abnormal = false;  ///< stop at the first slack or over-strain event
   /// Fixed-step integrators: when a tension-only cable goes slack or taut inside a step, redo the
   /// step split at the (linearly interpolated) crossing time, so the kink of the force law falls on
   /// a step boundary and RK4 keeps its order (up to 3 splits per step).
@@ -99,8 +99,8 @@ struct MonitorReport {
   int first_slack_cable = -1;
   double first_overstrain_time_s = -1.0;
   int first_overstrain_cable = -1;
-  Eigen::VectorXd max_strain;  ///< (ncable) over the run
-  Eigen::VectorXd min_strain;  ///< (ncable) over the run
+  Eigen::VectorXd max_strain;              ///< (ncable) over the run
+  Eigen::VectorXd min_strain;              ///< (ncable) over the run
   std::vector<double> slack_first_time_s;  ///< (ncable) first time slack, -1 if never
 };
 
@@ -118,7 +118,7 @@ struct SimulationSummary {
   long split_steps = 0;  ///< fixed steps split at slack events
   double wall_time_s = 0.0;
   double observer_time_s = 0.0;  ///< part of wall_time_s spent in the observer (writing outputs) [s]
-  bool stopped_early = false;  ///< stop_on_abnormal triggered
+  bool stopped_early = false;    ///< stop_on_abnormal triggered
   State final_state;
   Eigen::VectorXd final_length_m, final_strain, final_tension_N;
 };

@@ -82,7 +82,7 @@ struct SweepSpec {
   std::vector<SweepField> simulation;  ///< SimulationOptions names, integrator by name
   std::vector<SweepAxis> grid;         ///< first axis slowest
   std::string out = "out/sweep/results.jsonl";
-  int threads = 0;                     ///< 0: all hardware threads
+  int threads = 0;  ///< 0: all hardware threads
 };
 
 /// Parses a spec from YAML or JSON text; `name` stands for the file in messages. Checks the
@@ -125,11 +125,11 @@ SweepSetup make_sweep_setup(const SweepSpec& spec, const SweepPoint& point);
 
 /// The 13 metrics of one run.
 struct SweepMetrics {
-  bool normal_mode = true;                   ///< no slack, no over-strain during the run
-  double first_slack_time_s = -1.0;          ///< [s]; < 0: never (null in the results file)
-  std::string first_slack_cable;             ///< id; empty: never
-  double first_overstrain_time_s = -1.0;     ///< [s]; < 0: never
-  std::string first_overstrain_cable;        ///< id; empty: never
+  bool normal_mode = true;                     ///< no slack, no over-strain during the run
+  double first_slack_time_s = -1.0;            ///< [s]; < 0: never (null in the results file)
+  std::string first_slack_cable;               ///< id; empty: never
+  double first_overstrain_time_s = -1.0;       ///< [s]; < 0: never
+  std::string first_overstrain_cable;          ///< id; empty: never
   std::vector<double> max_strain, min_strain;  ///< (ncable) over the run [-]
   double kinetic_final_J = 0.0, elastic_final_J = 0.0, energy_final_J = 0.0;
   double max_abs_energy_drift_J = 0.0;
@@ -186,8 +186,8 @@ class SweepJournal {
 
 /// Options of run_sweep.
 struct SweepRunOptions {
-  std::string out;   ///< the results file; empty: spec.out
-  int threads = 0;   ///< > 0 wins over spec.threads; both 0: all hardware threads
+  std::string out;  ///< the results file; empty: spec.out
+  int threads = 0;  ///< > 0 wins over spec.threads; both 0: all hardware threads
   /// Called once before the first point runs: points in the grid, points already in the file,
   /// the threads used.
   std::function<void(std::size_t npoint, std::size_t nresumed, int threads)> on_start;

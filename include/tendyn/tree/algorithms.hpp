@@ -28,14 +28,12 @@ void forward_kinematics(const Model& model, Data& data, const Eigen::VectorXd& q
 
 /// Inverse dynamics: tau = M(q) a + b(q, v) - J^T fext (RNEA). Returns data.tau (nv) [N m | N].
 /// Cost O(n).
-const Eigen::VectorXd& rnea(const Model& model, Data& data, const Eigen::VectorXd& q,
-                            const Eigen::VectorXd& v, const Eigen::VectorXd& a,
+const Eigen::VectorXd& rnea(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v, const Eigen::VectorXd& a,
                             const std::vector<LinkWrench>& fext = {});
 
 /// Bias forces b(q, v) = C(q, v) v + g(q) - J^T fext = rnea(q, v, 0). Returns data.tau.
 /// Uses data.ddq as its zero acceleration (sets it to zero).
-const Eigen::VectorXd& nonlinear_effects(const Model& model, Data& data, const Eigen::VectorXd& q,
-                                         const Eigen::VectorXd& v,
+const Eigen::VectorXd& nonlinear_effects(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
                                          const std::vector<LinkWrench>& fext = {});
 
 /// Joint-space mass matrix M(q) (nv x nv, symmetric positive definite for a model whose every
@@ -58,13 +56,11 @@ const Eigen::MatrixXd& crba_upper(const Model& model, Data& data, const Eigen::V
 /// Forward dynamics: solves M(q) ddq = tau - b(q, v) with the articulated-body algorithm.
 /// Returns data.ddq (nv). Cost O(n). Throws tendyn::Error if an articulated inertia is singular
 /// (a massless subtree on a movable joint).
-const Eigen::VectorXd& aba(const Model& model, Data& data, const Eigen::VectorXd& q,
-                           const Eigen::VectorXd& v, const Eigen::VectorXd& tau,
+const Eigen::VectorXd& aba(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v, const Eigen::VectorXd& tau,
                            const std::vector<LinkWrench>& fext = {});
 
 /// Kinetic energy T = 1/2 sum_i V_i^T I_i V_i [J]. Cost O(n).
-double kinetic_energy(const Model& model, Data& data, const Eigen::VectorXd& q,
-                      const Eigen::VectorXd& v);
+double kinetic_energy(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v);
 
 /// Potential energy of gravity U = -sum_i m_i g . p_WC_i [J] (zero at the world origin).
 double potential_energy(const Model& model, Data& data, const Eigen::VectorXd& q);
@@ -73,17 +69,14 @@ double potential_energy(const Model& model, Data& data, const Eigen::VectorXd& q
 Eigen::Vector3d center_of_mass(const Model& model, Data& data, const Eigen::VectorXd& q);
 
 /// Centre-of-mass Jacobian J_com (3 x nv): dp_WCoM/dt = J_com v. Returns data.J_com. Cost O(n d).
-const Eigen::MatrixXd& jacobian_center_of_mass(const Model& model, Data& data,
-                                               const Eigen::VectorXd& q);
+const Eigen::MatrixXd& jacobian_center_of_mass(const Model& model, Data& data, const Eigen::VectorXd& q);
 
 /// Total momentum about the world origin, world coordinates: (angular L_O [N m s]; linear P [N s]).
-Vector6d momentum_world(const Model& model, Data& data, const Eigen::VectorXd& q,
-                        const Eigen::VectorXd& v);
+Vector6d momentum_world(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v);
 
 /// Time derivative of q for velocity v (free joints: dp_PL/dt = R v_L, quaternion
 /// dq/dt = 1/2 q (0, w_L)). qdot has size nq. Cost O(n).
-void velocity_to_qdot(const Model& model, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
-                      Eigen::VectorXd& qdot);
+void velocity_to_qdot(const Model& model, const Eigen::VectorXd& q, const Eigen::VectorXd& v, Eigen::VectorXd& qdot);
 
 /// Normalises the quaternions of free joints in place.
 void normalize_configuration(const Model& model, Eigen::VectorXd& q);

@@ -42,61 +42,56 @@ struct BlockData {
   /// (checked before anything is allocated).
   explicit BlockData(const Model& model);
 
-  Data fk;                 ///< poses from forward kinematics
-  Eigen::MatrixXd D3;      ///< (3N x 3N) D (x) I3
-  Eigen::MatrixXd P3;      ///< (3N x 3N) (E - D^-1) (x) I3: selects the parent's block
-  Eigen::VectorXd sigma;   ///< (nv) 1 revolute, 0 prismatic
-  Eigen::MatrixXd Z;       ///< (3N x nv) joint axes z_i in W at block row of the link
-  Eigen::MatrixXd Zs, Zt;  ///< (3N x nv) Z sigma, Z (E - sigma)
-  Eigen::MatrixXd Zdot;    ///< (3N x nv) dz_i/dt = w_f(i) x z_i
-  Eigen::MatrixXd Lc;      ///< (3N x 3N) blocks d_ik Lambda(c_i - o_k)
-  Eigen::MatrixXd Ll;      ///< (3N x 3N) blocks d_ik Lambda(o_i - o_k)
-  Eigen::MatrixXd Lcdot;   ///< (3N x 3N) blocks d_ik Lambda(v_c,i - v_o,k)
-  Eigen::MatrixXd Lldot;   ///< (3N x 3N) blocks d_ik Lambda(v_o,i - v_o,k) (block_accelerations)
-  Eigen::MatrixXd Bw, Bv, Bc;  ///< (3N x nv)
-  Eigen::MatrixXd Jw;      ///< (3N x 3N) block diagonal inertia about the COMs in W
-  Eigen::VectorXd m3;      ///< (3N) link masses repeated
-  Eigen::VectorXd o, c;    ///< (3N) link origins, COMs in W [m]
-  Eigen::VectorXd w, vo, vc, wf;  ///< (3N) velocities [rad/s, m/s]
+  Data fk;                             ///< poses from forward kinematics
+  Eigen::MatrixXd D3;                  ///< (3N x 3N) D (x) I3
+  Eigen::MatrixXd P3;                  ///< (3N x 3N) (E - D^-1) (x) I3: selects the parent's block
+  Eigen::VectorXd sigma;               ///< (nv) 1 revolute, 0 prismatic
+  Eigen::MatrixXd Z;                   ///< (3N x nv) joint axes z_i in W at block row of the link
+  Eigen::MatrixXd Zs, Zt;              ///< (3N x nv) Z sigma, Z (E - sigma)
+  Eigen::MatrixXd Zdot;                ///< (3N x nv) dz_i/dt = w_f(i) x z_i
+  Eigen::MatrixXd Lc;                  ///< (3N x 3N) blocks d_ik Lambda(c_i - o_k)
+  Eigen::MatrixXd Ll;                  ///< (3N x 3N) blocks d_ik Lambda(o_i - o_k)
+  Eigen::MatrixXd Lcdot;               ///< (3N x 3N) blocks d_ik Lambda(v_c,i - v_o,k)
+  Eigen::MatrixXd Lldot;               ///< (3N x 3N) blocks d_ik Lambda(v_o,i - v_o,k) (block_accelerations)
+  Eigen::MatrixXd Bw, Bv, Bc;          ///< (3N x nv)
+  Eigen::MatrixXd Jw;                  ///< (3N x 3N) block diagonal inertia about the COMs in W
+  Eigen::VectorXd m3;                  ///< (3N) link masses repeated
+  Eigen::VectorXd o, c;                ///< (3N) link origins, COMs in W [m]
+  Eigen::VectorXd w, vo, vc, wf;       ///< (3N) velocities [rad/s, m/s]
   Eigen::VectorXd wdot_bias, ac_bias;  ///< (3N) accelerations at q'' = 0
-  Eigen::VectorXd wdot, ac;  ///< (3N) accelerations for the last inverse dynamics / block_accelerations
-  Eigen::VectorXd ao;        ///< (3N) accelerations of the link origins (block_accelerations) [m/s^2]
-  Eigen::VectorXd F, N;      ///< (3N) d'Alembert forces/moments per link (m a - m g - f_ext, ...)
-  Eigen::VectorXd f, n;      ///< (3N) force/moment on each link from its parent, (19)/(22)
-  Eigen::MatrixXd K, Kw, Nm, Fm;  ///< (3N x nv) scratch for A
-  Eigen::MatrixXd A;       ///< (nv x nv) mass matrix
-  Eigen::VectorXd b;       ///< (nv) bias b(q, q')
-  Eigen::VectorXd tau;     ///< (nv) drive forces (24)
-  Eigen::VectorXd ddq;     ///< (nv) forward dynamics result
+  Eigen::VectorXd wdot, ac;            ///< (3N) accelerations for the last inverse dynamics / block_accelerations
+  Eigen::VectorXd ao;                  ///< (3N) accelerations of the link origins (block_accelerations) [m/s^2]
+  Eigen::VectorXd F, N;                ///< (3N) d'Alembert forces/moments per link (m a - m g - f_ext, ...)
+  Eigen::VectorXd f, n;                ///< (3N) force/moment on each link from its parent, (19)/(22)
+  Eigen::MatrixXd K, Kw, Nm, Fm;       ///< (3N x nv) scratch for A
+  Eigen::MatrixXd A;                   ///< (nv x nv) mass matrix
+  Eigen::VectorXd b;                   ///< (nv) bias b(q, q')
+  Eigen::VectorXd tau;                 ///< (nv) drive forces (24)
+  Eigen::VectorXd ddq;                 ///< (nv) forward dynamics result
 };
 
 /// Block kinematics (8)-(18): fills Z, L matrices, B_w, B_v, B_c, w, v_o, v_c and the bias
 /// accelerations. q (nq), qd (nv).
-void block_kinematics(const Model& model, BlockData& bd, const Eigen::VectorXd& q,
-                      const Eigen::VectorXd& qd);
+void block_kinematics(const Model& model, BlockData& bd, const Eigen::VectorXd& q, const Eigen::VectorXd& qd);
 
 /// Block accelerations of all links for q'' (nv): angular w' (16), link origins a_o (17)
 ///   a_o = B_v q'' - L(l'_D) Z sigma q' - L(l_D) Z' sigma q' + D3 Z' (E - sigma) q',
 /// l'_D blocks v_o,i - v_o,k, and COMs a_c (18). Fills bd.wdot, bd.ao, bd.ac (W, absolute).
-void block_accelerations(const Model& model, BlockData& bd, const Eigen::VectorXd& q,
-                         const Eigen::VectorXd& qd, const Eigen::VectorXd& qdd);
+void block_accelerations(const Model& model, BlockData& bd, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                         const Eigen::VectorXd& qdd);
 
 /// Inverse dynamics by d'Alembert through D, (19), (22), (24). Returns bd.tau; bd.f and bd.n hold
 /// the force and moment (about the parent-joint origin o_i) exerted on each link by its parent.
-const Eigen::VectorXd& block_inverse_dynamics(const Model& model, BlockData& bd,
-                                              const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
-                                              const Eigen::VectorXd& qdd,
-                                              const std::vector<LinkWrench>& fext = {});
+const Eigen::VectorXd& block_inverse_dynamics(const Model& model, BlockData& bd, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                                              const Eigen::VectorXd& qdd, const std::vector<LinkWrench>& fext = {});
 
 /// Equation of motion A(q) q'' + b(q, q') = tau: fills bd.A and bd.b (gravity and fext in b).
-void block_eom(const Model& model, BlockData& bd, const Eigen::VectorXd& q,
-               const Eigen::VectorXd& qd, const std::vector<LinkWrench>& fext = {});
+void block_eom(const Model& model, BlockData& bd, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+               const std::vector<LinkWrench>& fext = {});
 
 /// Forward dynamics: q'' = A^-1 (tau - b) by Cholesky. Returns bd.ddq. Throws tendyn::Error if A
 /// is not positive definite.
-const Eigen::VectorXd& block_forward_dynamics(const Model& model, BlockData& bd,
-                                              const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
-                                              const Eigen::VectorXd& tau,
-                                              const std::vector<LinkWrench>& fext = {});
+const Eigen::VectorXd& block_forward_dynamics(const Model& model, BlockData& bd, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                                              const Eigen::VectorXd& tau, const std::vector<LinkWrench>& fext = {});
 
 }  // namespace tendyn::tree

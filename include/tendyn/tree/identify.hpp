@@ -58,11 +58,11 @@ constexpr int kInertialParametersPerLink = 10;
 /// the model's own pi (tested to 1e-12). External wrenches are not part of Y. Uses data's
 /// kinematics (X_PL, V, A); Y must be sized nv x 10 nlinks. Sizes of q, v, a checked
 /// (tendyn::Error). Cost O(nlinks depth) plus one RNEA; no allocation.
-void joint_torque_regressor(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
-                            const Eigen::VectorXd& a, Eigen::Ref<Eigen::MatrixXd> Y);
+void joint_torque_regressor(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v, const Eigen::VectorXd& a,
+                            Eigen::Ref<Eigen::MatrixXd> Y);
 /// Same, returning a new matrix.
-[[nodiscard]] Eigen::MatrixXd joint_torque_regressor(const Model& model, Data& data, const Eigen::VectorXd& q,
-                                                     const Eigen::VectorXd& v, const Eigen::VectorXd& a);
+[[nodiscard]] Eigen::MatrixXd joint_torque_regressor(const Model& model, Data& data, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
+                                                     const Eigen::VectorXd& a);
 
 /// False for the massless links of a fictitious floating-base chain (Joint::fictitious, zero mass
 /// and inertia: document 003's chain, ModelBuilder::add_floating6): their parameters are known
@@ -98,11 +98,11 @@ struct BaseParameters {
 
 /// A joint-torque and motion log: N samples with q, v, a and the measured torques.
 struct MotionLog {
-  Eigen::VectorXd t_s;     ///< (N) sample times [s]
-  Eigen::MatrixXd q;       ///< (N x nq) [rad | m; free joint: p [m], quaternion w, x, y, z]
-  Eigen::MatrixXd v;       ///< (N x nv) [rad/s | m/s]
-  Eigen::MatrixXd a;       ///< (N x nv) [rad/s^2 | m/s^2]
-  Eigen::MatrixXd tau;     ///< (N x nv) measured torques [N m | N]
+  Eigen::VectorXd t_s;              ///< (N) sample times [s]
+  Eigen::MatrixXd q;                ///< (N x nq) [rad | m; free joint: p [m], quaternion w, x, y, z]
+  Eigen::MatrixXd v;                ///< (N x nv) [rad/s | m/s]
+  Eigen::MatrixXd a;                ///< (N x nv) [rad/s^2 | m/s^2]
+  Eigen::MatrixXd tau;              ///< (N x nv) measured torques [N m | N]
   std::vector<std::string> places;  ///< (N) "path:line" of each sample (empty for logs built in code)
   /// 0: v and a were logged; 1: a differentiated from v (or v from q with a logged); 2: v and a from q.
   int differentiated_order = 0;
@@ -151,8 +151,8 @@ constexpr EnumNames<Weighting, 2> enum_names(Weighting) {
 /// Options of identify_inertial_parameters().
 struct IdentifyOptions {
   Weighting weighting = Weighting::kNone;
-  BaseParameterOptions base;        ///< how the base parameters are found (from the model, not the data)
-  double max_condition = 1e8;       ///< larger cond(W_1) (column-scaled) = data not exciting enough: error
+  BaseParameterOptions base;   ///< how the base parameters are found (from the model, not the data)
+  double max_condition = 1e8;  ///< larger cond(W_1) (column-scaled) = data not exciting enough: error
 };
 
 /// Result of identify_inertial_parameters().
@@ -166,13 +166,13 @@ struct Identification {
   /// K^+ (beta - K pi_nominal) (minimum-norm correction; the unidentifiable part stays nominal).
   Eigen::VectorXd pi;
   bool physically_consistent = false;  ///< with_inertial_parameters(model, pi) succeeds
-  std::string consistency_note;         ///< why not (empty when consistent)
-  Eigen::MatrixXd residual;             ///< (N x nv) tau - Y pi, unweighted [N m | N]
-  Eigen::VectorXd rms_joint;            ///< (nv) residual rms per coordinate [N m | N]
-  Eigen::VectorXd joint_weight;         ///< (nv) row weights used (1 without weighting)
-  double rms_total = 0.0;               ///< over every row [N m | N]
-  double sigma = 0.0;                   ///< rms of the weighted residual with (rows - r) degrees of freedom
-  double condition_number = 0.0;        ///< of the column-scaled weighted base regressor
+  std::string consistency_note;        ///< why not (empty when consistent)
+  Eigen::MatrixXd residual;            ///< (N x nv) tau - Y pi, unweighted [N m | N]
+  Eigen::VectorXd rms_joint;           ///< (nv) residual rms per coordinate [N m | N]
+  Eigen::VectorXd joint_weight;        ///< (nv) row weights used (1 without weighting)
+  double rms_total = 0.0;              ///< over every row [N m | N]
+  double sigma = 0.0;                  ///< rms of the weighted residual with (rows - r) degrees of freedom
+  double condition_number = 0.0;       ///< of the column-scaled weighted base regressor
   long nsample = 0, nrow = 0;
 };
 
@@ -181,7 +181,6 @@ struct Identification {
 /// rows than base parameters, data that do not excite every base parameter (condition number
 /// above options.max_condition: "data do not excite ...: condition number ..."), non-finite data.
 /// Cost O(N nv nparam r) plus the base-parameter QR.
-[[nodiscard]] Identification identify_inertial_parameters(const Model& nominal, const MotionLog& log,
-                                                          const IdentifyOptions& options = {});
+[[nodiscard]] Identification identify_inertial_parameters(const Model& nominal, const MotionLog& log, const IdentifyOptions& options = {});
 
 }  // namespace tendyn::tree

@@ -69,8 +69,12 @@ enum class JointType { kFixed, kRevolute, kPrismatic, kFree };
 /// The names of JointType (tendyn/core/enum_names.hpp), aliases after the name.
 constexpr EnumNames<JointType, 6> enum_names(JointType) {
   return {"joint type",
-          {{{JointType::kFixed, "fixed"}, {JointType::kRevolute, "revolute"}, {JointType::kRevolute, "continuous"},
-           {JointType::kPrismatic, "prismatic"}, {JointType::kFree, "free"}, {JointType::kFree, "floating"}}}};
+          {{{JointType::kFixed, "fixed"},
+            {JointType::kRevolute, "revolute"},
+            {JointType::kRevolute, "continuous"},
+            {JointType::kPrismatic, "prismatic"},
+            {JointType::kFree, "free"},
+            {JointType::kFree, "floating"}}}};
 }
 /// "fixed", "revolute", "prismatic", "free".
 [[nodiscard]] inline const char* to_string(JointType type) { return enum_to_string(type); }
@@ -82,30 +86,30 @@ constexpr EnumNames<JointType, 6> enum_names(JointType) {
 struct Joint {
   std::string name;
   JointType type = JointType::kFixed;
-  Eigen::Vector3d axis = Eigen::Vector3d::UnitZ();        ///< unit axis in the joint frame
-  Eigen::Matrix3d R_PJ = Eigen::Matrix3d::Identity();     ///< joint frame in parent frame
-  Eigen::Vector3d p_PJ_m = Eigen::Vector3d::Zero();       ///< joint frame origin in parent frame [m]
-  int nq = 0, nv = 0;   ///< 0 fixed, 1 revolute/prismatic, 7/6 free
-  int idx_q = 0, idx_v = 0;  ///< first coordinate in q and in v
-  bool fictitious = false;   ///< part of a fictitious floating-base chain (document 003)
+  Eigen::Vector3d axis = Eigen::Vector3d::UnitZ();     ///< unit axis in the joint frame
+  Eigen::Matrix3d R_PJ = Eigen::Matrix3d::Identity();  ///< joint frame in parent frame
+  Eigen::Vector3d p_PJ_m = Eigen::Vector3d::Zero();    ///< joint frame origin in parent frame [m]
+  int nq = 0, nv = 0;                                  ///< 0 fixed, 1 revolute/prismatic, 7/6 free
+  int idx_q = 0, idx_v = 0;                            ///< first coordinate in q and in v
+  bool fictitious = false;                             ///< part of a fictitious floating-base chain (document 003)
 };
 
 struct Link {
   std::string name;
-  double mass_kg = 0.0;                                     ///< [kg]
-  Eigen::Vector3d p_LC_m = Eigen::Vector3d::Zero();         ///< centre of mass, link frame [m]
-  Eigen::Matrix3d inertia_C_kgm2 = Eigen::Matrix3d::Zero(); ///< about the COM, link axes [kg m^2]
+  double mass_kg = 0.0;                                      ///< [kg]
+  Eigen::Vector3d p_LC_m = Eigen::Vector3d::Zero();          ///< centre of mass, link frame [m]
+  Eigen::Matrix3d inertia_C_kgm2 = Eigen::Matrix3d::Zero();  ///< about the COM, link axes [kg m^2]
 };
 
 class Model {
  public:
   std::string name;
-  std::vector<Link> links;     ///< (nlinks)
-  std::vector<Joint> joints;   ///< (nlinks) joint i attaches link i to parent[i]
-  std::vector<int> parent;     ///< (nlinks) parent link index or -1 for the world
-  std::vector<std::vector<int>> children;  ///< (nlinks)
-  Eigen::MatrixXi reachability;            ///< D (nlinks x nlinks), d_ij = 1 iff j is i or an ancestor of i
-  std::vector<int> v_to_link;              ///< (nv) link owning each velocity coordinate
+  std::vector<Link> links;                     ///< (nlinks)
+  std::vector<Joint> joints;                   ///< (nlinks) joint i attaches link i to parent[i]
+  std::vector<int> parent;                     ///< (nlinks) parent link index or -1 for the world
+  std::vector<std::vector<int>> children;      ///< (nlinks)
+  Eigen::MatrixXi reachability;                ///< D (nlinks x nlinks), d_ij = 1 iff j is i or an ancestor of i
+  std::vector<int> v_to_link;                  ///< (nv) link owning each velocity coordinate
   Eigen::Vector3d gravity_W{0.0, 0.0, -9.81};  ///< g_W [m/s^2]
   int nq = 0, nv = 0;
 
@@ -191,8 +195,7 @@ class ModelBuilder {
   void add_link(const Link& link, const std::string& parent, const Joint& joint);
   /// Adds a floating body as the document's fictitious chain: links <name>_fict_{px,py,pz,rz,ry}
   /// (massless) and the body itself on the last revolute joint (about x).
-  void add_floating6(const Link& link, const std::string& parent, const Eigen::Matrix3d& R_PJ,
-                     const Eigen::Vector3d& p_PJ_m);
+  void add_floating6(const Link& link, const std::string& parent, const Eigen::Matrix3d& R_PJ, const Eigen::Vector3d& p_PJ_m);
   /// Gravity g_W [m/s^2] of the built model (default (0, 0, -9.81)).
   void set_gravity(const Eigen::Vector3d& gravity_W) { gravity_ = gravity_W; }
   /// Numbers links depth-first (pre-order, children in insertion order), validates and computes the
@@ -215,8 +218,7 @@ class ModelBuilder {
 enum class BaseMode { kAsWritten, kFictitious, kFree };
 /// The names of BaseMode (tendyn/core/enum_names.hpp).
 constexpr EnumNames<BaseMode, 3> enum_names(BaseMode) {
-  return {"base mode",
-          {{{BaseMode::kAsWritten, "as-written"}, {BaseMode::kFictitious, "fictitious"}, {BaseMode::kFree, "free"}}}};
+  return {"base mode", {{{BaseMode::kAsWritten, "as-written"}, {BaseMode::kFictitious, "fictitious"}, {BaseMode::kFree, "free"}}}};
 }
 /// "as-written", "fictitious", "free" (the CLI's --base values).
 [[nodiscard]] inline const char* to_string(BaseMode mode) { return enum_to_string(mode); }

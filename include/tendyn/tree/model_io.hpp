@@ -17,8 +17,7 @@ namespace tendyn::tree {
 /// `reachability` matrix in the file must equal the D of the tree built from the parents (after
 /// expanding floating6 joints), else tendyn::Error.
 [[nodiscard]] Model load_model_yaml(const std::string& file, BaseMode mode = BaseMode::kAsWritten);
-[[nodiscard]] Model model_from_yaml_string(const std::string& text, const std::string& name,
-                                           BaseMode mode = BaseMode::kAsWritten);
+[[nodiscard]] Model model_from_yaml_string(const std::string& text, const std::string& name, BaseMode mode = BaseMode::kAsWritten);
 
 /// URDF from a file / from text. The root link attaches to the world by a fixed joint, except a
 /// root named "world" (massless), whose child joints attach to the world directly (type
@@ -26,8 +25,7 @@ namespace tendyn::tree {
 /// link that is the child of two joints), joint types planar and unknown ones, <mimic>.
 /// <visual>, <collision>, <limit>, <dynamics>, <material>, <transmission>, <gazebo> are ignored.
 [[nodiscard]] Model load_urdf(const std::string& file, BaseMode mode = BaseMode::kAsWritten);
-[[nodiscard]] Model urdf_from_string(const std::string& text, const std::string& name,
-                                     BaseMode mode = BaseMode::kAsWritten);
+[[nodiscard]] Model urdf_from_string(const std::string& text, const std::string& name, BaseMode mode = BaseMode::kAsWritten);
 
 /// URDF text of a model (fictitious chains are written as one "floating" joint from "world").
 [[nodiscard]] std::string to_urdf(const Model& model);

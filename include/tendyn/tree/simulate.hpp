@@ -21,8 +21,7 @@ namespace tendyn::tree {
 /// tau(t [s], q (nq), v (nv)) -> tau (nv) [N m | N], written into the last argument (already sized
 /// nv and set to zero before the call). Called at every RK4 stage (4 times per step) with the
 /// stage's (t, q, v), and once per output sample; it should be a function of its arguments.
-using TorqueFn = std::function<void(double, const Eigen::VectorXd&, const Eigen::VectorXd&,
-                                    Eigen::VectorXd&)>;
+using TorqueFn = std::function<void(double, const Eigen::VectorXd&, const Eigen::VectorXd&, Eigen::VectorXd&)>;
 
 /// Piecewise-linear joint-torque schedule: rows (t [s], tau_1..tau_nv), strictly increasing t;
 /// constant before the first and after the last row.
@@ -58,16 +57,15 @@ class Rk4 {
   explicit Rk4(const Model& model);
   /// Advances (q, v) from t by h [s]. Throws tendyn::SimulationError (with the time) on a
   /// non-finite torque or state.
-  void step(double t, double h, Eigen::VectorXd& q, Eigen::VectorXd& v, const TorqueFn& torque,
-            const std::vector<LinkWrench>& fext = {});
+  void step(double t, double h, Eigen::VectorXd& q, Eigen::VectorXd& v, const TorqueFn& torque, const std::vector<LinkWrench>& fext = {});
 
  private:
   const Model& model_;
   Data data_;
   // RK4 (core/integrate.hpp) on x = [q; v]; qs_, vs_, dq_, dv_ unpack one stage
   Eigen::VectorXd x_, k_[4], stage_, qs_, vs_, dq_, dv_, tau_;
-  void deriv(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& v, const TorqueFn& torque,
-             const std::vector<LinkWrench>& fext, Eigen::VectorXd& dq, Eigen::VectorXd& dv);
+  void deriv(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& v, const TorqueFn& torque, const std::vector<LinkWrench>& fext,
+             Eigen::VectorXd& dq, Eigen::VectorXd& dv);
 };
 
 /// Options of simulate().
@@ -134,8 +132,7 @@ class Observer {
 /// unchanged (no partial result).
 /// Cost: 4 ABA + 4 torque calls per step, O(nlinks) each, plus one torque call and the energies
 /// per sample; all storage is allocated before the loop (no allocation per step).
-SimulationResult simulate(const Model& model, const SimulationOptions& options, const Eigen::VectorXd& q0,
-                          const Eigen::VectorXd& v0, const TorqueFn& torque = {}, Observer* observer = nullptr,
-                          const std::function<void(double)>& progress = {});
+SimulationResult simulate(const Model& model, const SimulationOptions& options, const Eigen::VectorXd& q0, const Eigen::VectorXd& v0,
+                          const TorqueFn& torque = {}, Observer* observer = nullptr, const std::function<void(double)>& progress = {});
 
 }  // namespace tendyn::tree

@@ -19,8 +19,8 @@ Scene make_scene(const cdpr::Model& model);
 /// tensions f [N] (n values), `p_WA` the anchors [m] (3 x n, e.g. with carriages moved; null: the
 /// model's), `strain` (n values, may be empty: zeros), optional energies.
 void add_cdpr_frame(Scene& scene, const cdpr::Model& model, const cdpr::Data& geometry, const cdpr::Pose& pose, double t_s,
-                    std::span<const double> tension_N, std::span<const double> strain = {},
-                    const Eigen::Matrix3Xd* p_WA = nullptr, const FrameEnergy* energy = nullptr);
+                    std::span<const double> tension_N, std::span<const double> strain = {}, const Eigen::Matrix3Xd* p_WA = nullptr,
+                    const FrameEnergy* energy = nullptr);
 
 /// The scene of a workspace evaluation: the robot (make_scene) in one frame at `pose` (cables at
 /// zero tension) and one cloud "workspace" of the grid points: every inside point with its

@@ -37,7 +37,7 @@ struct LiveFrame {
   std::vector<double> strain;       ///< ncable, (l - l0) / l0
   bool has_com = false;             ///< com_m is sent
   double com_m[3] = {0.0, 0.0, 0.0};
-  bool has_energy = false;          ///< energy is sent
+  bool has_energy = false;  ///< energy is sent
   FrameEnergy energy;
 };
 
@@ -130,12 +130,12 @@ class LiveStore {
   mutable std::mutex mutex_;
   mutable std::condition_variable changed_;
   int capacity_;
-  long session_ = 0;   ///< 0: no scene yet
-  long base_ = 0;      ///< index (in the session) of scene_'s first kept frame
-  Scene scene_;        ///< header + the kept frames
+  long session_ = 0;  ///< 0: no scene yet
+  long base_ = 0;     ///< index (in the session) of scene_'s first kept frame
+  Scene scene_;       ///< header + the kept frames
   std::string header_json_;
-  bool paused_ = false;   ///< the page paused the program (a new scene resumes it)
-  long steps_left_ = 0;   ///< frames still let through while paused
+  bool paused_ = false;  ///< the page paused the program (a new scene resumes it)
+  long steps_left_ = 0;  ///< frames still let through while paused
 };
 
 /// The most frames a keep_all LiveClient queues before send_frame waits for the sender.
@@ -176,10 +176,10 @@ std::string find_serve_token(int port, const std::string& given = "");
 
 /// What a LiveClient did so far.
 struct LiveStats {
-  long given = 0;      ///< send_frame calls that stored a frame
-  long sent = 0;       ///< frames delivered (HTTP 200)
-  long replaced = 0;   ///< frames replaced by a newer one before being posted (dropped by the rate limit)
-  long failed = 0;     ///< posts that failed (no server, an error answer)
+  long given = 0;          ///< send_frame calls that stored a frame
+  long sent = 0;           ///< frames delivered (HTTP 200)
+  long replaced = 0;       ///< frames replaced by a newer one before being posted (dropped by the rate limit)
+  long failed = 0;         ///< posts that failed (no server, an error answer)
   std::string last_error;  ///< the reason of the last failure ("" after a success)
 };
 

@@ -24,7 +24,7 @@ inline constexpr const char* kCentroidTrackName = "executed centroid track";
 /// to the current frame).
 /// Throws tendyn::Error for a bad model, options or path (fewer than 2 points, coinciding
 /// points), SimulationError as simulate does. Cost: one simulation plus O(nrod + path points) per frame.
-Scene simulate_plan_scene(const tensegrity::Model& planned, const tensegrity::SimulationOptions& options,
-                          const tensegrity::PlanPath& path, double frame_interval_s);
+Scene simulate_plan_scene(const tensegrity::Model& planned, const tensegrity::SimulationOptions& options, const tensegrity::PlanPath& path,
+                          double frame_interval_s);
 
 }  // namespace tendyn::viz

@@ -91,10 +91,10 @@ struct Scene {
 
   // Frames, flat: frame f of positions is positions_m[3 * npoint * f ...].
   std::vector<double> t_s;
-  std::vector<double> positions_m;  ///< 3 * npoint per frame
-  std::vector<double> tension_N;    ///< ncable per frame
-  std::vector<double> strain;       ///< ncable per frame
-  std::vector<double> com_m;        ///< 3 per frame (empty: no COM track)
+  std::vector<double> positions_m;                                     ///< 3 * npoint per frame
+  std::vector<double> tension_N;                                       ///< ncable per frame
+  std::vector<double> strain;                                          ///< ncable per frame
+  std::vector<double> com_m;                                           ///< 3 per frame (empty: no COM track)
   std::vector<double> kinetic_J, elastic_J, gravitational_J, total_J;  ///< empty: no energies
   std::vector<double> joint_axes_W;  ///< 3 * joints.size() per frame: unit axes, world frame (empty: none)
   /// Ground contact force on every point [N], 3 * npoint per frame (0 off the ground; empty: none).
@@ -146,8 +146,7 @@ std::string page_scene_json(std::string_view text, std::size_t max_bytes, std::s
 
 /// One self-contained HTML page: the viewer's JavaScript and CSS inlined, the scene JSON in a
 /// <script type="application/json"> element ("</" escaped). Template: docs/VIEWER.md.
-std::string viewer_html(std::string_view scene_json_text, std::string_view title, std::string_view js,
-                        std::string_view css);
+std::string viewer_html(std::string_view scene_json_text, std::string_view title, std::string_view js, std::string_view css);
 /// The studio page served by `tendyn serve` (same bundle, mode "studio").
 std::string studio_html(std::string_view js, std::string_view css);
 /// The live-view page served by `tendyn serve` at /live (same bundle, mode "live"; live.hpp).

@@ -36,16 +36,16 @@ struct Limits {
   /// per node, so 256 KB of "[0,0,...]" (128,000 nodes) took about 45 MB per request; at the limit
   /// about 10 MB. A model of 1,000 cables has about 12,000 nodes.
   std::size_t max_yaml_nodes = 20000;
-  double max_duration_s = 60.0;          ///< simulated time of one run [s]
-  int max_frames = 10000;                ///< duration / output interval
-  double max_wall_s = 60.0;              ///< wall time of one job [s]; the job then ends with an error
-  int max_drive_cables = 6;              ///< inverse mode: 3^6 = 729 rollouts per period
-  int max_connections = 64;              ///< open connections; when full, the oldest connection waiting for a
-                                         ///< request (idle, or slow to send its headers) of the client with the
-                                         ///< most connections is closed for the new one; none: HTTP 503
-  int max_connections_per_client = 48;   ///< open connections of one client (peer_client_key)
-  double request_timeout_s = 10.0;       ///< wall time to receive one request (headers and body)
-  double keep_alive_timeout_s = 5.0;     ///< an idle connection is closed after this
+  double max_duration_s = 60.0;         ///< simulated time of one run [s]
+  int max_frames = 10000;               ///< duration / output interval
+  double max_wall_s = 60.0;             ///< wall time of one job [s]; the job then ends with an error
+  int max_drive_cables = 6;             ///< inverse mode: 3^6 = 729 rollouts per period
+  int max_connections = 64;             ///< open connections; when full, the oldest connection waiting for a
+                                        ///< request (idle, or slow to send its headers) of the client with the
+                                        ///< most connections is closed for the new one; none: HTTP 503
+  int max_connections_per_client = 48;  ///< open connections of one client (peer_client_key)
+  double request_timeout_s = 10.0;      ///< wall time to receive one request (headers and body)
+  double keep_alive_timeout_s = 5.0;    ///< an idle connection is closed after this
 };
 
 /// Where the server listens, for the Host/Origin checks.
@@ -68,9 +68,8 @@ struct HeaderVerdict {
   int status = 0;
   std::string message;
 };
-HeaderVerdict check_request_headers(std::string_view method, const std::string* host,
-                                    const std::string* origin, const std::string* content_type,
-                                    const Listen& listen);
+HeaderVerdict check_request_headers(std::string_view method, const std::string* host, const std::string* origin,
+                                    const std::string* content_type, const Listen& listen);
 
 /// Who is at the other end of a connected TCP socket `fd`, for the server's per-client limits:
 /// "uid:N" for a connection from this machine (N: the user owning the peer's socket, read from
@@ -110,8 +109,8 @@ std::string model_json(const tensegrity::Model& model);
 std::string model_kind(std::string_view yaml);
 
 struct EditResult {
-  std::string yaml;        ///< canonical YAML of the edited model (tensegrity::to_yaml; CDPR: see edit_model)
-  std::string model_json;  ///< model_json of it (CDPR: the CDPR MODEL JSON, docs/VIEWER.md)
+  std::string yaml;                 ///< canonical YAML of the edited model (tensegrity::to_yaml; CDPR: see edit_model)
+  std::string model_json;           ///< model_json of it (CDPR: the CDPR MODEL JSON, docs/VIEWER.md)
   std::string kind = "tensegrity";  ///< "tensegrity" | "cdpr"
 };
 /// Parses `yaml` (messages name "model.yaml:line:col"), applies `edits` (JSON array text, may be
@@ -135,7 +134,7 @@ struct CdprRun;
 struct RunRequest {
   tensegrity::ModelFile file;  ///< with forward drives added and duration/output interval set
   bool inverse = false;
-  tensegrity::PlannerOptions plan;  ///< inverse mode
+  tensegrity::PlannerOptions plan;      ///< inverse mode
   std::shared_ptr<const CdprRun> cdpr;  ///< set for a CDPR model (then `file` is unused)
 };
 /// Parses and checks a POST /api/run body: JSON shape and types, the model, cable ids, finite
@@ -155,10 +154,10 @@ RunRequest parse_run_request(std::string_view body, const Limits& limits = {});
 /// to read any field but `cancel`.
 struct Job {
   std::mutex mutex;
-  Scene scene;                 ///< fixed part set before status becomes "running"
+  Scene scene;                    ///< fixed part set before status becomes "running"
   std::string status = "queued";  ///< queued | running | done | error | cancelled
-  double progress = 0.0;       ///< 0..1
-  std::string error;           ///< when status is "error"
+  double progress = 0.0;          ///< 0..1
+  std::string error;              ///< when status is "error"
   /// when done: the run summary (docs/VIEWER.md, "Run summary"): mode, duration_s, frames,
   /// first_slack {cable, t_s} or null, slack_cables, normal_mode, COM travel [m], energies [J]
   /// (tensegrity), tension extremes (CDPR), planner figures (inverse).

@@ -9,7 +9,7 @@
 
 #include "bind_util.hpp"
 
-namespace tendyn::cdpr {}  // declared by the public headers each binding file includes
+namespace tendyn::cdpr {}  // namespace tendyn::cdpr
 
 namespace tendyn::python::cdpr_bind {
 

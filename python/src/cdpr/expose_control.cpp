@@ -27,7 +27,8 @@ void expose_control(py::module_& m) {
       .def_readwrite("kd_rot_Nmsprad", &ControllerConfig::kd_rot_Nmsprad, "orientation damping [N m s/rad]")
       .def_readwrite("tau_tension_s", &ControllerConfig::tau_tension_s, "tension regulator time constant [s]")
       .def_readwrite("tau_filter_s", &ControllerConfig::tau_filter_s, "low-pass of its readings [s] (0 = off)")
-      .def_readwrite("f_min_N", &ControllerConfig::f_min_N, "lower tension bound of the full and upper solves [N]; None (default) = the model's tension.min")
+      .def_readwrite("f_min_N", &ControllerConfig::f_min_N,
+                     "lower tension bound of the full and upper solves [N]; None (default) = the model's tension.min")
       .def_readwrite("f_max_N", &ControllerConfig::f_max_N, "upper tension bound [N]; None (default) = the model's tension.max")
       .def_readwrite("method", &ControllerConfig::method, "solver of the full 6 x n distribution")
       .def_readwrite("lower_profile", &ControllerConfig::lower_profile, "source of the optimal lower-group profile")

@@ -51,8 +51,8 @@ void expose_design(py::module_& m) {
         d.max_evaluations = max_evaluations;
         return optimise_anchors(model, poses, d);
       },
-      py::arg("model"), py::arg("poses"), py::kw_only(), py::arg("frame_min_m"), py::arg("frame_max_m"),
-      py::arg("initial_step_m") = 0.1, py::arg("max_evaluations") = 300,
+      py::arg("model"), py::arg("poses"), py::kw_only(), py::arg("frame_min_m"), py::arg("frame_max_m"), py::arg("initial_step_m") = 0.1,
+      py::arg("max_evaluations") = 300,
       "optimise_anchors(model, poses, frame_min_m=[x, y, z], frame_max_m=[x, y, z], initial_step_m=0.1, max_evaluations=300).");
 }
 

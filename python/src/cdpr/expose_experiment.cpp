@@ -60,28 +60,48 @@ void expose_experiment(py::module_& m) {
       .def_readonly("rms_pos_err_m", &StageResult::rms_pos_err_m, "[m]")
       .def_readonly("max_rot_err_rad", &StageResult::max_rot_err_rad, "[rad]")
       .def_readonly("rms_rot_err_rad", &StageResult::rms_rot_err_rad, "[rad]")
-      .def_property_readonly("t_s", [](const StageResult& r) {
-        Eigen::VectorXd v(static_cast<Eigen::Index>(r.samples.size()));
-        for (std::size_t i = 0; i < r.samples.size(); ++i) v[static_cast<Eigen::Index>(i)] = r.samples[i].t_s;
-        return v; }, "(samples) sample times [s]")
-      .def_property_readonly("lower_norm_N", [](const StageResult& r) {
-        Eigen::VectorXd v(static_cast<Eigen::Index>(r.samples.size()));
-        for (std::size_t i = 0; i < r.samples.size(); ++i) v[static_cast<Eigen::Index>(i)] = r.samples[i].lower_norm_N;
-        return v; }, "(samples) |f_lower| [N]")
-      .def_property_readonly("opt_lower_norm_N", [](const StageResult& r) {
-        Eigen::VectorXd v(static_cast<Eigen::Index>(r.samples.size()));
-        for (std::size_t i = 0; i < r.samples.size(); ++i) v[static_cast<Eigen::Index>(i)] = r.samples[i].opt_lower_norm_N;
-        return v; }, "(samples) |f*_lower| [N]")
-      .def_property_readonly("f_N", [](const StageResult& r) {
-        const Eigen::Index n = r.samples.empty() ? 0 : r.samples[0].f_N.size();
-        Eigen::MatrixXd v(static_cast<Eigen::Index>(r.samples.size()), n);
-        for (std::size_t i = 0; i < r.samples.size(); ++i) v.row(static_cast<Eigen::Index>(i)) = r.samples[i].f_N.transpose();
-        return v; }, "(samples x n) cable tensions [N]")
-      .def_property_readonly("f_opt_N", [](const StageResult& r) {
-        const Eigen::Index n = r.samples.empty() ? 0 : r.samples[0].f_opt_N.size();
-        Eigen::MatrixXd v(static_cast<Eigen::Index>(r.samples.size()), n);
-        for (std::size_t i = 0; i < r.samples.size(); ++i) v.row(static_cast<Eigen::Index>(i)) = r.samples[i].f_opt_N.transpose();
-        return v; }, "(samples x n) optimal tension profile [N]");
+      .def_property_readonly(
+          "t_s",
+          [](const StageResult& r) {
+            Eigen::VectorXd v(static_cast<Eigen::Index>(r.samples.size()));
+            for (std::size_t i = 0; i < r.samples.size(); ++i) v[static_cast<Eigen::Index>(i)] = r.samples[i].t_s;
+            return v;
+          },
+          "(samples) sample times [s]")
+      .def_property_readonly(
+          "lower_norm_N",
+          [](const StageResult& r) {
+            Eigen::VectorXd v(static_cast<Eigen::Index>(r.samples.size()));
+            for (std::size_t i = 0; i < r.samples.size(); ++i) v[static_cast<Eigen::Index>(i)] = r.samples[i].lower_norm_N;
+            return v;
+          },
+          "(samples) |f_lower| [N]")
+      .def_property_readonly(
+          "opt_lower_norm_N",
+          [](const StageResult& r) {
+            Eigen::VectorXd v(static_cast<Eigen::Index>(r.samples.size()));
+            for (std::size_t i = 0; i < r.samples.size(); ++i) v[static_cast<Eigen::Index>(i)] = r.samples[i].opt_lower_norm_N;
+            return v;
+          },
+          "(samples) |f*_lower| [N]")
+      .def_property_readonly(
+          "f_N",
+          [](const StageResult& r) {
+            const Eigen::Index n = r.samples.empty() ? 0 : r.samples[0].f_N.size();
+            Eigen::MatrixXd v(static_cast<Eigen::Index>(r.samples.size()), n);
+            for (std::size_t i = 0; i < r.samples.size(); ++i) v.row(static_cast<Eigen::Index>(i)) = r.samples[i].f_N.transpose();
+            return v;
+          },
+          "(samples x n) cable tensions [N]")
+      .def_property_readonly(
+          "f_opt_N",
+          [](const StageResult& r) {
+            const Eigen::Index n = r.samples.empty() ? 0 : r.samples[0].f_opt_N.size();
+            Eigen::MatrixXd v(static_cast<Eigen::Index>(r.samples.size()), n);
+            for (std::size_t i = 0; i < r.samples.size(); ++i) v.row(static_cast<Eigen::Index>(i)) = r.samples[i].f_opt_N.transpose();
+            return v;
+          },
+          "(samples x n) optimal tension profile [N]");
   py::class_<StageComparison>(m, "StageComparison", "Controlled / uncontrolled ratios of the lower-group norm (experiment.hpp).")
       .def_readonly("transient_s", &StageComparison::transient_s, "[s]")
       .def_readonly("ratio_worst_norm", &StageComparison::ratio_worst_norm, "whole stage")
@@ -106,18 +126,23 @@ void expose_experiment(py::module_& m) {
       .def_readonly("worst_with_after_N", &PretensionRow::worst_with_after_N, "[N]")
       .def_readonly("peak_without_N", &PretensionRow::peak_without_N, "[N]")
       .def_readonly("peak_opt_N", &PretensionRow::peak_opt_N, "[N]");
-  m.def("run_stage", [](const DynamicModel& model, const ExperimentConfig& cfg, bool tension_control) {
-          py::gil_scoped_release release;
-          return run_stage(model, cfg, tension_control);
-        }, py::arg("model"), py::arg("config"), py::arg("tension_control"),
-        "One stage of the experiment (GIL released).");
+  m.def(
+      "run_stage",
+      [](const DynamicModel& model, const ExperimentConfig& cfg, bool tension_control) {
+        py::gil_scoped_release release;
+        return run_stage(model, cfg, tension_control);
+      },
+      py::arg("model"), py::arg("config"), py::arg("tension_control"), "One stage of the experiment (GIL released).");
   m.def("compare_stages", &compare_stages, py::arg("without"), py::arg("with_control"),
         "Controlled / uncontrolled ratios (whole stage, after the transient, at the worst configuration).");
-  m.def("pretension_sweep", [](const DynamicModel& model, const ExperimentConfig& cfg, const std::vector<double>& f) {
-          py::gil_scoped_release release;
-          return pretension_sweep(model, cfg, f);
-        }, py::arg("model"), py::arg("config"), py::arg("factors"),
-        "Stage 2 once, stage 1 from each pretension factor of the optimum (GIL released).");
+  m.def(
+      "pretension_sweep",
+      [](const DynamicModel& model, const ExperimentConfig& cfg, const std::vector<double>& f) {
+        py::gil_scoped_release release;
+        return pretension_sweep(model, cfg, f);
+      },
+      py::arg("model"), py::arg("config"), py::arg("factors"),
+      "Stage 2 once, stage 1 from each pretension factor of the optimum (GIL released).");
   m.def("pretension_sweep_csv", &pretension_sweep_csv, py::arg("rows"), "The pretension_sweep.csv text of the CLI.");
   m.def("stage_csv", &stage_csv, py::arg("model"), py::arg("stage"), "The stage CSV text of the CLI.");
 }

@@ -23,8 +23,12 @@ void expose_geometry(py::module_& m) {
   m.def("motion_from_string", &motion_from_string, py::arg("name"), "'spatial' or 'planar' -> Motion (tendyn.Error otherwise).");
   m.def("to_string", py::overload_cast<Motion>(&to_string), py::arg("motion"), "'spatial' or 'planar'.");
   py::enum_<WrenchRow>(m, "WrenchRow", "A wrench row: fx fy fz mx my mz.")
-      .value("kFx", WrenchRow::kFx).value("kFy", WrenchRow::kFy).value("kFz", WrenchRow::kFz)
-      .value("kMx", WrenchRow::kMx).value("kMy", WrenchRow::kMy).value("kMz", WrenchRow::kMz);
+      .value("kFx", WrenchRow::kFx)
+      .value("kFy", WrenchRow::kFy)
+      .value("kFz", WrenchRow::kFz)
+      .value("kMx", WrenchRow::kMx)
+      .value("kMy", WrenchRow::kMy)
+      .value("kMz", WrenchRow::kMz);
   m.def("wrench_row_from_string", &wrench_row_from_string, py::arg("name"), "'fx' .. 'mz' -> WrenchRow (tendyn.Error otherwise).");
   m.def("to_string", py::overload_cast<WrenchRow>(&to_string), py::arg("row"), "'fx' .. 'mz'.");
 
@@ -44,8 +48,8 @@ void expose_geometry(py::module_& m) {
       .def("ncable", &Model::ncable, "Number of cables n.")
       .def("wrench_dim", &Model::wrench_dim, "6 (spatial) or 3 (planar).")
       .def("__repr__", [](const Model& mo) {
-        return "Model(name=" + py::repr(py::str(mo.name)).cast<std::string>() + ", motion=" +
-               to_string(mo.motion) + ", cables=" + std::to_string(mo.ncable()) + ")";
+        return "Model(name=" + py::repr(py::str(mo.name)).cast<std::string>() + ", motion=" + to_string(mo.motion) +
+               ", cables=" + std::to_string(mo.ncable()) + ")";
       });
   // Point arrays in either layout: (3 x n) as in C++, or (n x 3), one row per point, as the other
   // node arrays of the Python API; a 3 x 3 array is read as (3 x n), columns = points.
@@ -63,16 +67,18 @@ void expose_geometry(py::module_& m) {
     for (py::ssize_t i = 0; i < a.ndim(); ++i) shape += (i ? ", " : "") + std::to_string(a.shape(i));
     throw Error(std::string("make_model: ") + what + " must be (3, n) or (n, 3) points [m], got shape " + shape + ")");
   };
-  m.def("make_model", [points](std::string name, Motion motion, const py::array_t<double, py::array::forcecast>& p_WA,
-                               const py::array_t<double, py::array::forcecast>& p_PB, std::vector<std::string> cable_names,
-                               std::vector<std::string> cable_groups) {
-          return make_model(std::move(name), motion, points(p_WA, "p_WA"), points(p_PB, "p_PB"), std::move(cable_names),
-                            std::move(cable_groups));
-        },
-        py::arg("name"), py::arg("motion"), py::arg("p_WA"), py::arg("p_PB"),
-        py::arg("cable_names") = std::vector<std::string>{}, py::arg("cable_groups") = std::vector<std::string>{},
-        "Build and validate a model from anchors p_WA and attachments p_PB [m], each (3, n) as in C++ or (n, 3), one\n"
-        "row per cable (a 3 x 3 array is read as (3, n)). Model.p_WA / p_PB are (3, n).");
+  m.def(
+      "make_model",
+      [points](std::string name, Motion motion, const py::array_t<double, py::array::forcecast>& p_WA,
+               const py::array_t<double, py::array::forcecast>& p_PB, std::vector<std::string> cable_names,
+               std::vector<std::string> cable_groups) {
+        return make_model(std::move(name), motion, points(p_WA, "p_WA"), points(p_PB, "p_PB"), std::move(cable_names),
+                          std::move(cable_groups));
+      },
+      py::arg("name"), py::arg("motion"), py::arg("p_WA"), py::arg("p_PB"), py::arg("cable_names") = std::vector<std::string>{},
+      py::arg("cable_groups") = std::vector<std::string>{},
+      "Build and validate a model from anchors p_WA and attachments p_PB [m], each (3, n) as in C++ or (n, 3), one\n"
+      "row per cable (a 3 x 3 array is read as (3, n)). Model.p_WA / p_PB are (3, n).");
   m.def("validate", py::overload_cast<const Model&>(&validate), py::arg("model"),
         "Check every invariant of the model (after editing it); raises tendyn.Error naming the cable and the reason.");
   m.def("validate_model", &validate_model, py::arg("model"), "The same as validate(model) (its former name).");
@@ -83,8 +89,7 @@ void expose_geometry(py::module_& m) {
   def_kw_init(pose);
   m.def("pose_from_xyz_rpy", &pose_from_xyz_rpy, py::arg("p_WP_m"), py::arg("rpy_rad"), "Pose from position and roll-pitch-yaw.");
   m.def("pose_planar", &pose_planar, py::arg("x_m"), py::arg("y_m"), py::arg("phi_rad"), "Planar pose.");
-  m.def("pose_from_vector", &pose_from_vector, py::arg("model"), py::arg("q"),
-        "Pose from (x,y,z,roll,pitch,yaw) or planar (x,y,phi).");
+  m.def("pose_from_vector", &pose_from_vector, py::arg("model"), py::arg("q"), "Pose from (x,y,z,roll,pitch,yaw) or planar (x,y,phi).");
 
   py::class_<Data>(m, "Data", "Geometry at a pose (make_data, update_geometry); J is the structure matrix.")
       .def_readonly("p_WB", &Data::p_WB, "(3 x n) attachment points in world [m]")
@@ -100,8 +105,8 @@ void expose_geometry(py::module_& m) {
         "Cable vectors, lengths and the structure matrix at the pose.");
   m.def("select_rows", &select_rows, py::arg("J"), py::arg("rows"), "Keep the given wrench rows of J.");
   m.def("cables_in_group", &cables_in_group, py::arg("model"), py::arg("group"), "Indices of the cables of a group.");
-  m.def("gravity_compensation_wrench", py::overload_cast<const Model&, const Pose&>(&gravity_compensation_wrench), py::arg("model"), py::arg("pose"),
-        "The wrench the cables must apply to hold the platform against gravity.");
+  m.def("gravity_compensation_wrench", py::overload_cast<const Model&, const Pose&>(&gravity_compensation_wrench), py::arg("model"),
+        py::arg("pose"), "The wrench the cables must apply to hold the platform against gravity.");
 }
 
 }  // namespace tendyn::python::cdpr_bind

@@ -97,43 +97,46 @@ void expose_identify(py::module_& m) {
       });
   m.def("platform_regressor", &platform_regressor, py::arg("R_WP"), py::arg("w_P"), py::arg("alpha_P"), py::arg("a_P_W"),
         py::arg("gravity_W"), "6 x 10 Newton-Euler regressor of the platform (force in W; moment about P, platform axes).");
-  m.def("identify_platform", &identify_platform, py::arg("model"), py::arg("log"),
-        py::arg("options") = PlatformFitOptions{}, "Identify the platform's mass, COM and inertia from poses and tensions.");
+  m.def("identify_platform", &identify_platform, py::arg("model"), py::arg("log"), py::arg("options") = PlatformFitOptions{},
+        "Identify the platform's mass, COM and inertia from poses and tensions.");
 
-  m.def("identify",
-        [](const Model& model, const py::object& data, const std::string& fit, bool damping, bool inertia, int smooth) {
-          PlatformLog log;
-          if (py::isinstance<PlatformLog>(data)) log = data.cast<PlatformLog>();
-          else log = read_platform_log(data.cast<std::filesystem::path>().string(), model);
-          py::dict out;
-          if (!fit.empty()) {
-            CableFitOptions co;
-            co.fit = stiffness_fit_from_string(fit);
-            co.damping = damping;
-            co.half_width = smooth;
-            CableIdentification c;
-            {
-              py::gil_scoped_release nogil;
-              c = identify_cables(model, log, co);
-            }
-            out["cables"] = c;
+  m.def(
+      "identify",
+      [](const Model& model, const py::object& data, const std::string& fit, bool damping, bool inertia, int smooth) {
+        PlatformLog log;
+        if (py::isinstance<PlatformLog>(data))
+          log = data.cast<PlatformLog>();
+        else
+          log = read_platform_log(data.cast<std::filesystem::path>().string(), model);
+        py::dict out;
+        if (!fit.empty()) {
+          CableFitOptions co;
+          co.fit = stiffness_fit_from_string(fit);
+          co.damping = damping;
+          co.half_width = smooth;
+          CableIdentification c;
+          {
+            py::gil_scoped_release nogil;
+            c = identify_cables(model, log, co);
           }
-          if (inertia) {
-            PlatformFitOptions po;
-            po.half_width = smooth;
-            PlatformIdentification p;
-            {
-              py::gil_scoped_release nogil;
-              p = identify_platform(model, log, po);
-            }
-            out["platform"] = p;
+          out["cables"] = c;
+        }
+        if (inertia) {
+          PlatformFitOptions po;
+          po.half_width = smooth;
+          PlatformIdentification p;
+          {
+            py::gil_scoped_release nogil;
+            p = identify_platform(model, log, po);
           }
-          if (out.empty()) throw tendyn::Error("cdpr.identify: nothing to identify (give fit= and/or inertia=True)");
-          return out;
-        },
-        py::arg("model"), py::arg("data"), py::kw_only(), py::arg("fit") = "stiffness", py::arg("damping") = false,
-        py::arg("inertia") = false, py::arg("smooth") = 1,
-        R"doc(Identify a CDPR's cables and/or platform from a pose and tension log.
+          out["platform"] = p;
+        }
+        if (out.empty()) throw tendyn::Error("cdpr.identify: nothing to identify (give fit= and/or inertia=True)");
+        return out;
+      },
+      py::arg("model"), py::arg("data"), py::kw_only(), py::arg("fit") = "stiffness", py::arg("damping") = false,
+      py::arg("inertia") = false, py::arg("smooth") = 1,
+      R"doc(Identify a CDPR's cables and/or platform from a pose and tension log.
 
 data: a PlatformLog or the path of a platform-log CSV (docs/CDPR_DYNAMICS.md "Identification").
 fit: 'stiffness' (EA from logged rest lengths), 'stiffness-rest-length' (k and a constant rest

@@ -48,10 +48,10 @@ void expose_interference(py::module_& m) {
   m.def("cable_pairs", &cable_pairs, py::arg("n"), "The (i, j), i < j, pairs of n cables in order.");
   m.def("pose_interference", &pose_interference, py::arg("model"), py::arg("pose"), py::arg("options"),
         "Cable-cable distances and cable-platform lengths at a pose.");
-  m.def("interference_free", py::overload_cast<const Model&, const Pose&, const InterferenceOptions&>(&interference_free),
-        py::arg("model"), py::arg("pose"), py::arg("options"), "True when the pose has no interference.");
-  m.def("interference_free", py::overload_cast<const Model&, const Pose&, double>(&interference_free), py::arg("model"),
-        py::arg("pose"), py::arg("clearance_m"), "Same with a clearance [m] and the hull of the attachment points.");
+  m.def("interference_free", py::overload_cast<const Model&, const Pose&, const InterferenceOptions&>(&interference_free), py::arg("model"),
+        py::arg("pose"), py::arg("options"), "True when the pose has no interference.");
+  m.def("interference_free", py::overload_cast<const Model&, const Pose&, double>(&interference_free), py::arg("model"), py::arg("pose"),
+        py::arg("clearance_m"), "Same with a clearance [m] and the hull of the attachment points.");
   py::class_<TrajectoryInterference>(m, "TrajectoryInterference", "Interference along a trajectory.")
       .def_readonly("pairs", &TrajectoryInterference::pairs, "cable index pairs")
       .def_readonly("min_distance_m", &TrajectoryInterference::min_distance_m, "minimum distance per pair [m]")
@@ -61,11 +61,15 @@ void expose_interference(py::module_& m) {
       .def_readonly("first_penetration_row", &TrajectoryInterference::first_penetration_row, "first row above the tolerance (-1: none)")
       .def_readonly("first_interference_row", &TrajectoryInterference::first_interference_row, "first row with interference (-1: none)")
       .def_readonly("rows", &TrajectoryInterference::rows, "number of poses");
-  m.def("trajectory_interference", [](const Model& model, const PoseTrajectory& t, const InterferenceOptions& o) {
-          py::gil_scoped_release release;
-          return trajectory_interference(model, t, o);
-        }, py::arg("model"), py::arg("trajectory"), py::arg("options"), "Interference at every pose of a trajectory (GIL released).");
-  m.def("interference_csv", &interference_csv, py::arg("model"), py::arg("result"), "The interference.csv text of `tendyn tension interference`.");
+  m.def(
+      "trajectory_interference",
+      [](const Model& model, const PoseTrajectory& t, const InterferenceOptions& o) {
+        py::gil_scoped_release release;
+        return trajectory_interference(model, t, o);
+      },
+      py::arg("model"), py::arg("trajectory"), py::arg("options"), "Interference at every pose of a trajectory (GIL released).");
+  m.def("interference_csv", &interference_csv, py::arg("model"), py::arg("result"),
+        "The interference.csv text of `tendyn tension interference`.");
 }
 
 }  // namespace tendyn::python::cdpr_bind

@@ -21,8 +21,8 @@ void expose_model_io(py::module_& m) {
                     "pose vector of the file ((x, y, z [m], roll, pitch, yaw [rad]) or planar (x, y [m], phi [rad])); empty if none")
       .def_readonly("source", &ModelFile::source, "citation text (may be empty)")
       .def("__repr__", [](const ModelFile& f) {
-        return "ModelFile(model=" + py::repr(py::cast(f.model)).cast<std::string>() + ", default_pose=" +
-               py::repr(py::cast(f.default_pose)).cast<std::string>() + ")";
+        return "ModelFile(model=" + py::repr(py::cast(f.model)).cast<std::string>() +
+               ", default_pose=" + py::repr(py::cast(f.default_pose)).cast<std::string>() + ")";
       });
   m.def("load_model", &load_model, py::arg("file"), "Read a CDPR YAML model file (tendyn.Error on bad input).");
   m.def("parse_model", &parse_model, py::arg("text"), py::arg("name"), "Read a CDPR YAML model from a string.");

@@ -81,10 +81,9 @@ void expose_workspace(py::module_& m) {
   m.def(
       "workspace",
       [](const Model& model, const Eigen::Vector3d& lo_m, const Eigen::Vector3d& hi_m, const std::array<int, 3>& count,
-         const std::string& kind, const std::optional<Eigen::VectorXd>& orientation,
-         const std::optional<Eigen::VectorXd>& wrench_lo, const std::optional<Eigen::VectorXd>& wrench_hi,
-         const std::string& group, const std::vector<std::string>& rows, const std::optional<double>& f_min_N,
-         const std::optional<double>& f_max_N, bool margin, int threads) {
+         const std::string& kind, const std::optional<Eigen::VectorXd>& orientation, const std::optional<Eigen::VectorXd>& wrench_lo,
+         const std::optional<Eigen::VectorXd>& wrench_hi, const std::string& group, const std::vector<std::string>& rows,
+         const std::optional<double>& f_min_N, const std::optional<double>& f_max_N, bool margin, int threads) {
         const WorkspaceOptions o = make_options(kind, wrench_lo, wrench_hi, group, rows, f_min_N, f_max_N, margin, threads);
         WorkspaceGrid g;
         g.lo_m = lo_m;
@@ -121,9 +120,9 @@ void expose_workspace(py::module_& m) {
       "workspace_rays",
       [](const Model& model, const Eigen::Vector3d& start_m, int count, const std::string& kind,
          const std::optional<Eigen::VectorXd>& orientation, double max_length_m, double step_m, double tol_m,
-         const std::optional<Eigen::VectorXd>& wrench_lo, const std::optional<Eigen::VectorXd>& wrench_hi,
-         const std::string& group, const std::vector<std::string>& rows, const std::optional<double>& f_min_N,
-         const std::optional<double>& f_max_N, bool margin, int threads) {
+         const std::optional<Eigen::VectorXd>& wrench_lo, const std::optional<Eigen::VectorXd>& wrench_hi, const std::string& group,
+         const std::vector<std::string>& rows, const std::optional<double>& f_min_N, const std::optional<double>& f_max_N, bool margin,
+         int threads) {
         const WorkspaceOptions o = make_options(kind, wrench_lo, wrench_hi, group, rows, f_min_N, f_max_N, margin, threads);
         RaySpec s;
         s.start_m = start_m;
@@ -147,10 +146,10 @@ void expose_workspace(py::module_& m) {
         return d;
       },
       py::arg("model"), py::arg("start_m"), py::arg("count"), py::kw_only(), py::arg("kind") = "feasible",
-      py::arg("orientation") = py::none(), py::arg("max_length_m") = 10.0, py::arg("step_m") = 0.05,
-      py::arg("tol_m") = 1e-4, py::arg("wrench_lo") = py::none(), py::arg("wrench_hi") = py::none(),
-      py::arg("group") = std::string(), py::arg("rows") = std::vector<std::string>{}, py::arg("f_min_N") = py::none(),
-      py::arg("f_max_N") = py::none(), py::arg("margin") = true, py::arg("threads") = 0,
+      py::arg("orientation") = py::none(), py::arg("max_length_m") = 10.0, py::arg("step_m") = 0.05, py::arg("tol_m") = 1e-4,
+      py::arg("wrench_lo") = py::none(), py::arg("wrench_hi") = py::none(), py::arg("group") = std::string(),
+      py::arg("rows") = std::vector<std::string>{}, py::arg("f_min_N") = py::none(), py::arg("f_max_N") = py::none(),
+      py::arg("margin") = true, py::arg("threads") = 0,
       "Boundary by ray casting from start_m (must be inside): march by step_m, bisect to tol_m. Returns a dict: "
       "direction, boundary_m (count x 3), distance_m, clipped, inside/class/capacity_margin_N at the boundary points, "
       "measure (volume or area if star-shaped), evaluations.");

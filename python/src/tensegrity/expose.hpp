@@ -42,12 +42,11 @@ inline void check_state_arg(const Model& model, const State& state, const char* 
 /// True when `data` has the sizes make_data(model) gives (rods, nodes, cables).
 inline bool data_fits(const Model& model, const Data& data) {
   const Eigen::Index nr = model.nrod(), nn = model.nnode(), nc = model.ncable();
-  return data.e_W_rod.cols() == nr && data.f_W_rod.cols() == nr && data.tau_W_rod.cols() == nr &&
-         data.xdot.size() == model.nx() && data.p_W_node.cols() == nn && data.v_W_node.cols() == nn &&
-         data.f_W_node.cols() == nn && static_cast<Eigen::Index>(data.f_W_ext_node.size()) == nn &&
-         data.cable_rest_length_m.size() == nc && data.cable_length_m.size() == nc && data.cable_rate_mps.size() == nc &&
-         data.cable_tension_N.size() == nc && static_cast<Eigen::Index>(data.cable_slack.size()) == nc &&
-         data.cable_work.rows() == nc;
+  return data.e_W_rod.cols() == nr && data.f_W_rod.cols() == nr && data.tau_W_rod.cols() == nr && data.xdot.size() == model.nx() &&
+         data.p_W_node.cols() == nn && data.v_W_node.cols() == nn && data.f_W_node.cols() == nn &&
+         static_cast<Eigen::Index>(data.f_W_ext_node.size()) == nn && data.cable_rest_length_m.size() == nc &&
+         data.cable_length_m.size() == nc && data.cable_rate_mps.size() == nc && data.cable_tension_N.size() == nc &&
+         static_cast<Eigen::Index>(data.cable_slack.size()) == nc && data.cable_work.rows() == nc;
 }
 
 /// `data` must be made for the model (make_data(model)): tendyn::Error "<fn>(<arg>): the data was made
@@ -56,8 +55,8 @@ inline void check_data_arg(const Model& model, const Data& data, const char* fn,
   if (data_fits(model, data)) return;
   throw tendyn::Error(std::string(fn) + "(" + arg + "): the data was made for another model (it has " +
                       std::to_string(data.e_W_rod.cols()) + " rods, " + std::to_string(data.p_W_node.cols()) + " nodes, " +
-                      std::to_string(data.cable_rest_length_m.size()) + " cables; the model has " + std::to_string(model.nrod()) +
-                      ", " + std::to_string(model.nnode()) + ", " + std::to_string(model.ncable()) + "): use make_data(model)");
+                      std::to_string(data.cable_rest_length_m.size()) + " cables; the model has " + std::to_string(model.nrod()) + ", " +
+                      std::to_string(model.nnode()) + ", " + std::to_string(model.ncable()) + "): use make_data(model)");
 }
 
 /// Every robot of `batch` must fit the model (states of 13 * nrod entries, datas made for it, as
@@ -85,7 +84,8 @@ class ExclusiveUse {
     for (const void* p : objects)
       for (const void* q : in_use())
         if (p == q)
-          throw std::runtime_error(std::string(fn) + ": this data, state or batch is being stepped by another thread right now; "
+          throw std::runtime_error(std::string(fn) +
+                                   ": this data, state or batch is being stepped by another thread right now; "
                                    "give each thread its own (make_data(model), state.copy(), make_batch(model, ...))");
     for (const void* p : objects) in_use().push_back(p);
     objects_.assign(objects.begin(), objects.end());
@@ -106,8 +106,7 @@ class ExclusiveUse {
   /// RuntimeError when `p` is being stepped now (for calls that read or write it under the GIL).
   static void check_free(const void* p, const char* fn) {
     for (const void* q : in_use())
-      if (p == q)
-        throw std::runtime_error(std::string(fn) + ": this data, state or batch is being stepped by another thread right now");
+      if (p == q) throw std::runtime_error(std::string(fn) + ": this data, state or batch is being stepped by another thread right now");
   }
 
  private:
@@ -118,17 +117,17 @@ class ExclusiveUse {
   std::vector<const void*> objects_;
 };
 
-void expose_model(pybind11::module_& m);      // model.hpp: DampingLaw, Rod, Node, Cable, drives, State, Ground, Model
-void expose_builders(pybind11::module_& m);   // builders.hpp: PrismParams, OctahedronParams, make_*
-void expose_integrate(pybind11::module_& m);  // integrate.hpp: Integrator, Tolerance
-void expose_dynamics(pybind11::module_& m);   // dynamics.hpp: Energy, Data, the pipeline, energies, momenta
-void expose_simulate(pybind11::module_& m);   // simulate.hpp: SimulationOptions, step, simulate, summaries
-void expose_output(pybind11::module_& m);     // output.hpp: summary_json
-void expose_model_io(pybind11::module_& m);   // model_io.hpp: ModelFile, load_*, default_model, to_yaml
-void expose_lagrange(pybind11::module_& m);   // lagrange.hpp: the Lagrange formulation
-void expose_psi_study(pybind11::module_& m);  // psi_study.hpp: the psi study
-void expose_planner(pybind11::module_& m);    // planner.hpp: PlanPath, PlannerOptions, PlanResult, plan, planning policies
-void expose_sweep(pybind11::module_& m);      // sweep.hpp: sweep specs, grid, point metrics, run_sweep
+void expose_model(pybind11::module_& m);            // model.hpp: DampingLaw, Rod, Node, Cable, drives, State, Ground, Model
+void expose_builders(pybind11::module_& m);         // builders.hpp: PrismParams, OctahedronParams, make_*
+void expose_integrate(pybind11::module_& m);        // integrate.hpp: Integrator, Tolerance
+void expose_dynamics(pybind11::module_& m);         // dynamics.hpp: Energy, Data, the pipeline, energies, momenta
+void expose_simulate(pybind11::module_& m);         // simulate.hpp: SimulationOptions, step, simulate, summaries
+void expose_output(pybind11::module_& m);           // output.hpp: summary_json
+void expose_model_io(pybind11::module_& m);         // model_io.hpp: ModelFile, load_*, default_model, to_yaml
+void expose_lagrange(pybind11::module_& m);         // lagrange.hpp: the Lagrange formulation
+void expose_psi_study(pybind11::module_& m);        // psi_study.hpp: the psi study
+void expose_planner(pybind11::module_& m);          // planner.hpp: PlanPath, PlannerOptions, PlanResult, plan, planning policies
+void expose_sweep(pybind11::module_& m);            // sweep.hpp: sweep specs, grid, point metrics, run_sweep
 void expose_output_estimate(pybind11::module_& m);  // output_estimate.hpp: OutputEstimate, estimate_*_output
 void expose_form_finding(pybind11::module_& m);     // form_finding.hpp: find_equilibrium, settle_on_ground
 void expose_batch(pybind11::module_& m);            // batch.hpp: Batch, make_batch, set_state, set_rest_lengths, step_batch

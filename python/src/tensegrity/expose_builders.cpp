@@ -22,7 +22,8 @@ void expose_builders(py::module_& m) {
   m.def("prism_radius_m", &prism_radius_m, py::arg("params"),
         "The radius make_prism uses [m]: radius_m if > 0, else the layout's default (0.12 m pivot, rod_length_m / 8 centred).");
 
-  py::class_<PrismParams> prism(m, "PrismParams", "Parameters of the n-prism builder (document 000); per-class values < 0 mean 'use the common value'.");
+  py::class_<PrismParams> prism(m, "PrismParams",
+                                "Parameters of the n-prism builder (document 000); per-class values < 0 mean 'use the common value'.");
   prism.def_readwrite("n", &PrismParams::n, "number of rods (>= 3)")
       .def_readwrite("rod_mass_kg", &PrismParams::rod_mass_kg, "rod mass [kg]")
       .def_readwrite("rod_length_m", &PrismParams::rod_length_m, "rod length [m]")
@@ -39,15 +40,17 @@ void expose_builders(py::module_& m) {
       .def_readwrite("rest_side_m", &PrismParams::rest_side_m, "side-cable rest length [m] (< 0: rest_length_m)")
       .def_readwrite("psi_rad", &PrismParams::psi_rad, "initial tilt psi [rad] (default 50 deg)")
       .def_readwrite("layout", &PrismParams::layout, "PrismLayout of the initial geometry (default kPivot)")
-      .def_readwrite("radius_m", &PrismParams::radius_m,
-                     "radius [m] of the circle of the pivot points (kPivot) or of the rod centres (kCentred); < 0 (default): the layout's default")
-      .def_readwrite("pivot", &PrismParams::pivot, "kPivot: fraction of the rod from its bottom end that lies on the circle (dimensionless)")
+      .def_readwrite(
+          "radius_m", &PrismParams::radius_m,
+          "radius [m] of the circle of the pivot points (kPivot) or of the rod centres (kCentred); < 0 (default): the layout's default")
+      .def_readwrite("pivot", &PrismParams::pivot,
+                     "kPivot: fraction of the rod from its bottom end that lies on the circle (dimensionless)")
       .def_readwrite("height_m", &PrismParams::height_m, "height of the circle [m]")
       .def_readwrite("damping_law", &PrismParams::damping_law, "DampingLaw of the cables");
   def_kw_init(prism);
   m.def("make_prism", &make_prism, py::arg("params") = PrismParams(), "Build an n-prism (document 000).");
-  m.def("prism_equilibrium_nodes", &prism_equilibrium_nodes, py::arg("n"), py::arg("rod_length_m"),
-        py::arg("ring_radius_m"), "(2n x 3) node positions of the prism's equilibrium [m].");
+  m.def("prism_equilibrium_nodes", &prism_equilibrium_nodes, py::arg("n"), py::arg("rod_length_m"), py::arg("ring_radius_m"),
+        "(2n x 3) node positions of the prism's equilibrium [m].");
 
   py::class_<OctahedronParams> octa(m, "OctahedronParams", "Parameters of the 6-bar expanded octahedron builder (SUPERball topology).");
   octa.def_readwrite("rod_mass_kg", &OctahedronParams::rod_mass_kg, "rod mass [kg]")

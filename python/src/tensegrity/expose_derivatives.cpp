@@ -199,12 +199,14 @@ void expose_derivatives(py::module_& m) {
           throw py::value_error("backpropagate(A): expected shape (N, nx, nx), got " + shape_str(A));
         const py::ssize_t N = A.shape(0), nx = A.shape(1);
         if (B.ndim() != 3 || B.shape(0) != N || B.shape(1) != nx)
-          throw py::value_error("backpropagate(B): expected shape (" + std::to_string(N) + ", " + std::to_string(nx) + ", nu), got " + shape_str(B));
+          throw py::value_error("backpropagate(B): expected shape (" + std::to_string(N) + ", " + std::to_string(nx) + ", nu), got " +
+                                shape_str(B));
         if (P.ndim() != 3 || P.shape(0) != N || P.shape(1) != nx)
-          throw py::value_error("backpropagate(P): expected shape (" + std::to_string(N) + ", " + std::to_string(nx) + ", np), got " + shape_str(P));
+          throw py::value_error("backpropagate(P): expected shape (" + std::to_string(N) + ", " + std::to_string(nx) + ", np), got " +
+                                shape_str(P));
         if (G.ndim() != 2 || G.shape(0) != N + 1 || G.shape(1) != nx)
-          throw py::value_error("backpropagate(dL_dstates): expected shape (" + std::to_string(N + 1) + ", " + std::to_string(nx) + "), got " +
-                                shape_str(G));
+          throw py::value_error("backpropagate(dL_dstates): expected shape (" + std::to_string(N + 1) + ", " + std::to_string(nx) +
+                                "), got " + shape_str(G));
         RolloutDerivatives r;
         auto unstack = [](const py::array_t<double, py::array::forcecast>& a, std::vector<Eigen::MatrixXd>& out) {
           const auto v = a.unchecked<3>();
@@ -226,7 +228,8 @@ void expose_derivatives(py::module_& m) {
         if (!H.is_none()) {
           const auto ha = py::array_t<double, py::array::forcecast>::ensure(H);
           if (!ha || ha.ndim() != 2 || ha.shape(0) != N || ha.shape(1) != B.shape(2))
-            throw py::value_error("backpropagate(dL_dcontrols): expected shape (" + std::to_string(N) + ", " + std::to_string(B.shape(2)) + ")");
+            throw py::value_error("backpropagate(dL_dcontrols): expected shape (" + std::to_string(N) + ", " + std::to_string(B.shape(2)) +
+                                  ")");
           const auto hv = ha.unchecked<2>();
           h.resize(N, B.shape(2));
           for (py::ssize_t i = 0; i < N; ++i)

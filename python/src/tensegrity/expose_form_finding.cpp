@@ -29,17 +29,23 @@ void expose_form_finding(py::module_& m) {
       .def("__repr__", [](const FormFindingResult& r) {
         return "FormFindingResult(max_node_residual_N=" + float_repr(r.max_node_residual_N) + ", converged=" + bool_repr(r.converged) + ")";
       });
-  m.def("find_equilibrium", [](const Model& mo, const FormFindingOptions& o) {
-          py::gil_scoped_release release;
-          return find_equilibrium(mo, o);
-        }, py::arg("model"), py::arg("options") = FormFindingOptions{},
-        "Equilibrium near model.initial_state (zero gravity, no ground): dynamic relaxation + Newton. SimulationError if the relaxation blows up.");
-  m.def("max_node_residual", [](const Model& mo, const State& s) {
-          check_state_arg(mo, s, "max_node_residual");
-          return max_node_residual(mo, s);
-        }, py::arg("model"), py::arg("state"),
-        "Max node residual force [N] of state with zero velocities (zero gravity, no ground). tendyn.Error when the state "
-        "does not have 13 nrod entries.");
+  m.def(
+      "find_equilibrium",
+      [](const Model& mo, const FormFindingOptions& o) {
+        py::gil_scoped_release release;
+        return find_equilibrium(mo, o);
+      },
+      py::arg("model"), py::arg("options") = FormFindingOptions{},
+      "Equilibrium near model.initial_state (zero gravity, no ground): dynamic relaxation + Newton. SimulationError if the relaxation blows up.");
+  m.def(
+      "max_node_residual",
+      [](const Model& mo, const State& s) {
+        check_state_arg(mo, s, "max_node_residual");
+        return max_node_residual(mo, s);
+      },
+      py::arg("model"), py::arg("state"),
+      "Max node residual force [N] of state with zero velocities (zero gravity, no ground). tendyn.Error when the state "
+      "does not have 13 nrod entries.");
 
   py::class_<SettleOptions> so(m, "SettleOptions", "Options of settle_on_ground (docs: include/tendyn/tensegrity/form_finding.hpp).");
   so.def_readwrite("place_on_ground", &SettleOptions::place_on_ground, "first translate the model so its lowest rod end is on the ground")
@@ -47,11 +53,13 @@ void expose_form_finding(py::module_& m) {
       .def_readwrite("max_duration_s", &SettleOptions::max_duration_s, "simulated-time limit of the damped settle [s]")
       .def_readwrite("speed_tolerance_mps", &SettleOptions::speed_tolerance_mps, "at rest when every rod end is slower than this [m/s] ...")
       .def_readwrite("quiet_time_s", &SettleOptions::quiet_time_s, "... for this long (simulated) [s]")
-      .def_readwrite("contact_tolerance_m", &SettleOptions::contact_tolerance_m, "rod ends at most this far above the ground are contacts [m]")
+      .def_readwrite("contact_tolerance_m", &SettleOptions::contact_tolerance_m,
+                     "rod ends at most this far above the ground are contacts [m]")
       .def_readwrite("tolerance_N", &SettleOptions::tolerance_N, "residual tolerance of the contact polish [N]")
       .def_readwrite("max_newton_iterations", &SettleOptions::max_newton_iterations, "polish iteration limit")
       .def_readwrite("allow_slack", &SettleOptions::allow_slack, "False: a slack tension-only cable at rest is an error")
-      .def_readwrite("keep_centroid_xy", &SettleOptions::keep_centroid_xy, "translate the rest state back over the start's centroid (x, y)");
+      .def_readwrite("keep_centroid_xy", &SettleOptions::keep_centroid_xy,
+                     "translate the rest state back over the start's centroid (x, y)");
   def_kw_init(so);
   py::class_<SettleResult>(m, "SettleResult", "The rest state on the ground and how it was reached.")
       .def_readonly("state", &SettleResult::state, "rest State (velocities zero, time 0)")
@@ -67,25 +75,31 @@ void expose_form_finding(py::module_& m) {
       .def_readonly("contact_force_W_N", &SettleResult::contact_force_W_N, "ground reaction on each contact [N] (list of 3-vectors)")
       .def_readonly("min_normal_force_N", &SettleResult::min_normal_force_N, "smallest normal reaction [N]")
       .def_readonly("max_friction_ratio", &SettleResult::max_friction_ratio, "max |tangential| / normal reaction")
-      .def_readonly("min_stiffness_eigenvalue", &SettleResult::min_stiffness_eigenvalue, "smallest tangent-stiffness eigenvalue (>= 0: stable)")
+      .def_readonly("min_stiffness_eigenvalue", &SettleResult::min_stiffness_eigenvalue,
+                    "smallest tangent-stiffness eigenvalue (>= 0: stable)")
       .def_readonly("unstable_pushes", &SettleResult::unstable_pushes, "unstable balances pushed off before the stable one")
       .def("__repr__", [](const SettleResult& r) {
         return "SettleResult(max_residual_N=" + float_repr(r.max_residual_N) + ", contacts=" + std::to_string(r.contact_nodes.size()) +
                ", min_cable_tension_N=" + float_repr(r.min_cable_tension_N) + ", steps=" + std::to_string(r.steps) + ")";
       });
-  m.def("settle_on_ground", [](const Model& mo, const SettleOptions& o) {
-          py::gil_scoped_release release;
-          return settle_on_ground(mo, o);
-        }, py::arg("model"), py::arg("options") = SettleOptions{},
-        "Rest state of the model on its ground under its gravity (kinetic-damping settle, pinned-contact polish, stability check). "
-        "tendyn.Error without ground or downward gravity and when a cable is slack at rest; SimulationError when it does not settle.");
-  m.def("max_residual_on_ground", [](const Model& mo, const State& s, const std::vector<int>& nodes,
-                                     const std::vector<Eigen::Vector3d>& forces) {
-          check_state_arg(mo, s, "max_residual_on_ground");
-          return max_residual_on_ground(mo, s, nodes, forces);
-        }, py::arg("model"), py::arg("state"), py::arg("contact_nodes"), py::arg("contact_force_W_N"),
-        "Residual [N] of a rest state with the given ground reactions (see settle_on_ground). tendyn.Error when the state "
-        "does not have 13 nrod entries.");
+  m.def(
+      "settle_on_ground",
+      [](const Model& mo, const SettleOptions& o) {
+        py::gil_scoped_release release;
+        return settle_on_ground(mo, o);
+      },
+      py::arg("model"), py::arg("options") = SettleOptions{},
+      "Rest state of the model on its ground under its gravity (kinetic-damping settle, pinned-contact polish, stability check). "
+      "tendyn.Error without ground or downward gravity and when a cable is slack at rest; SimulationError when it does not settle.");
+  m.def(
+      "max_residual_on_ground",
+      [](const Model& mo, const State& s, const std::vector<int>& nodes, const std::vector<Eigen::Vector3d>& forces) {
+        check_state_arg(mo, s, "max_residual_on_ground");
+        return max_residual_on_ground(mo, s, nodes, forces);
+      },
+      py::arg("model"), py::arg("state"), py::arg("contact_nodes"), py::arg("contact_force_W_N"),
+      "Residual [N] of a rest state with the given ground reactions (see settle_on_ground). tendyn.Error when the state "
+      "does not have 13 nrod entries.");
 }
 
 }  // namespace tendyn::python::tensegrity_bind

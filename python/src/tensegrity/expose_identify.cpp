@@ -17,7 +17,8 @@
 namespace tendyn::python::tensegrity_bind {
 
 void expose_identify(py::module_& m) {
-  py::class_<MotionData> md(m, "MotionData", "Recorded motion: marker positions of nodes (NaN = missing), optional cable lengths and tensions.");
+  py::class_<MotionData> md(m, "MotionData",
+                            "Recorded motion: marker positions of nodes (NaN = missing), optional cable lengths and tensions.");
   md.def_readwrite("t_s", &MotionData::t_s, "sample times [s], strictly increasing")
       .def_readwrite("marker_nodes", &MotionData::marker_nodes, "node index of each marker")
       .def_readwrite("p_W_marker_m", &MotionData::p_W_marker_m, "(nsample x 3 nmarker) marker positions [m], NaN = missing")
@@ -28,9 +29,10 @@ void expose_identify(py::module_& m) {
       .def_property_readonly("nsample", &MotionData::nsample, "number of samples")
       .def_property_readonly("nmarker", &MotionData::nmarker, "number of markers");
   def_kw_init(md, false);
-  m.def("load_motion_csv", &load_motion_csv, py::arg("model"), py::arg("path"),
-        "Reads a motion CSV (t_s,<node>_x_m,<node>_y_m,<node>_z_m,..., optional <cable>_length_m / <cable>_tension_N; empty cell = missing). "
-        "tendyn.Error with path:line:col.");
+  m.def(
+      "load_motion_csv", &load_motion_csv, py::arg("model"), py::arg("path"),
+      "Reads a motion CSV (t_s,<node>_x_m,<node>_y_m,<node>_z_m,..., optional <cable>_length_m / <cable>_tension_N; empty cell = missing). "
+      "tendyn.Error with path:line:col.");
   m.def("motion_csv", &motion_csv, py::arg("model"), py::arg("data"), "The CSV text of a MotionData (the format load_motion_csv reads).");
   m.def("validate_motion", py::overload_cast<const Model&, const MotionData&>(&validate), py::arg("model"), py::arg("data"),
         "Checks a MotionData against the model (tendyn.Error naming the problem).");
@@ -44,8 +46,9 @@ void expose_identify(py::module_& m) {
       .value("kGroundStiffness", ParameterKind::kGroundStiffness)
       .value("kGroundDamping", ParameterKind::kGroundDamping)
       .value("kInitialState", ParameterKind::kInitialState);
-  m.def("parameter_kind_from_string", &parameter_kind_from_string, py::arg("name"),
-        "'stiffness', 'damping', 'rest_length', 'mass', 'friction', 'ground_stiffness', 'ground_damping', 'initial_state' -> ParameterKind.");
+  m.def(
+      "parameter_kind_from_string", &parameter_kind_from_string, py::arg("name"),
+      "'stiffness', 'damping', 'rest_length', 'mass', 'friction', 'ground_stiffness', 'ground_damping', 'initial_state' -> ParameterKind.");
   m.def("to_string", py::overload_cast<ParameterKind>(&to_string), py::arg("kind"), "The file name of a ParameterKind.");
   py::enum_<RobustLoss>(m, "RobustLoss", "Per-residual robust loss.")
       .value("kNone", RobustLoss::kNone)
@@ -55,7 +58,9 @@ void expose_identify(py::module_& m) {
   m.def("to_string", py::overload_cast<RobustLoss>(&to_string), py::arg("loss"), "'none', 'huber' or 'cauchy'.");
 
   py::class_<ParameterGroup> pg(m, "ParameterGroup", "One unknown: a kind and the cables (rods for mass) sharing its value.");
-  pg.def_readwrite("kind", &ParameterGroup::kind, "ParameterKind").def_readwrite("elements", &ParameterGroup::elements, "cable indices (rod indices for mass); empty for ground kinds").def_readwrite("name", &ParameterGroup::name, "the --fit name, e.g. stiffness:c1+c2");
+  pg.def_readwrite("kind", &ParameterGroup::kind, "ParameterKind")
+      .def_readwrite("elements", &ParameterGroup::elements, "cable indices (rod indices for mass); empty for ground kinds")
+      .def_readwrite("name", &ParameterGroup::name, "the --fit name, e.g. stiffness:c1+c2");
   def_kw_init(pg);
   m.def("parse_fit_spec", &parse_fit_spec, py::arg("model"), py::arg("spec"),
         "The --fit list ('stiffness:all,damping:c1+c2,friction') -> [ParameterGroup]; tendyn.Error naming the item.");
@@ -70,20 +75,24 @@ void expose_identify(py::module_& m) {
       .def_readwrite("loss", &IdentifyOptions::loss, "RobustLoss")
       .def_readwrite("loss_scale", &IdentifyOptions::loss_scale, "where the robust loss starts [sigmas]")
       .def_readwrite("max_iterations", &IdentifyOptions::max_iterations, "Levenberg-Marquardt iterations")
-      .def_readwrite("function_tolerance", &IdentifyOptions::function_tolerance, "Ceres: stop when an iteration changes the cost by less (relative)")
+      .def_readwrite("function_tolerance", &IdentifyOptions::function_tolerance,
+                     "Ceres: stop when an iteration changes the cost by less (relative)")
       .def_readwrite("parameter_tolerance", &IdentifyOptions::parameter_tolerance, "Ceres: stop when the step is smaller (relative)")
       .def_readwrite("gradient_tolerance", &IdentifyOptions::gradient_tolerance, "Ceres: stop when the max gradient is smaller (relative)")
-      .def_readwrite("threads", &IdentifyOptions::threads, "segment evaluation threads (results do not depend on it: docs/IDENTIFY.md, Determinism)")
+      .def_readwrite("threads", &IdentifyOptions::threads,
+                     "segment evaluation threads (results do not depend on it: docs/IDENTIFY.md, Determinism)")
       .def_readwrite("covariance", &IdentifyOptions::covariance, "compute standard deviations and correlations")
-      .def_readwrite("restarts", &IdentifyOptions::restarts,
-                     "restarts (0..6, default 2) after a fit stuck in a local minimum (variance factor above restart_variance_factor, "
-                     "or a continuity gap above restart_gap_sigmas * continuity_sigma_m): restart k first fits with continuity_sigma_m * 10^(k+1), "
-                     "then the full problem; the lowest cost wins; a restart that does not lower the cost by restart_min_improvement stops "
-                     "them. 0: one fit")
+      .def_readwrite(
+          "restarts", &IdentifyOptions::restarts,
+          "restarts (0..6, default 2) after a fit stuck in a local minimum (variance factor above restart_variance_factor, "
+          "or a continuity gap above restart_gap_sigmas * continuity_sigma_m): restart k first fits with continuity_sigma_m * 10^(k+1), "
+          "then the full problem; the lowest cost wins; a restart that does not lower the cost by restart_min_improvement stops "
+          "them. 0: one fit")
       .def_readwrite("restart_variance_factor", &IdentifyOptions::restart_variance_factor,
                      "variance factor above which a fit counts as failed; 0 (default): the 99.9 % chi-square bound for the residual count "
                      "(variance_factor_bound)")
-      .def_readwrite("restart_gap_sigmas", &IdentifyOptions::restart_gap_sigmas, "continuity gap above which a fit counts as failed [continuity_sigma_m] (default 5)")
+      .def_readwrite("restart_gap_sigmas", &IdentifyOptions::restart_gap_sigmas,
+                     "continuity gap above which a fit counts as failed [continuity_sigma_m] (default 5)")
       .def_readwrite("restart_min_improvement", &IdentifyOptions::restart_min_improvement,
                      "a restart that does not lower the best cost by this fraction stops the restarts (default 0.05)");
   def_kw_init(io);
@@ -96,7 +105,8 @@ void expose_identify(py::module_& m) {
       .def_readonly("fitted", &FittedParameter::fitted, "fitted value [SI]")
       .def_readonly("std", &FittedParameter::std, "standard deviation [SI] (NaN without covariance)")
       .def("__repr__", [](const FittedParameter& p) {
-        return "FittedParameter(" + p.name + ": nominal=" + float_repr(p.nominal) + ", fitted=" + float_repr(p.fitted) + ", std=" + float_repr(p.std) + ")";
+        return "FittedParameter(" + p.name + ": nominal=" + float_repr(p.nominal) + ", fitted=" + float_repr(p.fitted) +
+               ", std=" + float_repr(p.std) + ")";
       });
   py::class_<IdentifyResult>(m, "IdentifyResult", "What identify found (fitted model, parameters, covariance, solver report, fit quality).")
       .def_readonly("model", &IdentifyResult::model, "the model with the fitted values")
@@ -119,13 +129,17 @@ void expose_identify(py::module_& m) {
       .def_readonly("nresidual", &IdentifyResult::nresidual, "residuals")
       .def_readonly("nunknown", &IdentifyResult::nunknown, "unknowns (tangent space)")
       .def_readonly("p_W_fit_m", &IdentifyResult::p_W_fit_m, "(nsample x 3 nmarker) markers of the fitted segments [m]")
-      .def_readonly("p_W_free_fitted_m", &IdentifyResult::p_W_free_fitted_m, "(nsample x 3 nmarker) markers of one run of the fitted model [m]")
-      .def_readonly("p_W_free_nominal_m", &IdentifyResult::p_W_free_nominal_m, "(nsample x 3 nmarker) markers of one run of the nominal model [m]")
+      .def_readonly("p_W_free_fitted_m", &IdentifyResult::p_W_free_fitted_m,
+                    "(nsample x 3 nmarker) markers of one run of the fitted model [m]")
+      .def_readonly("p_W_free_nominal_m", &IdentifyResult::p_W_free_nominal_m,
+                    "(nsample x 3 nmarker) markers of one run of the nominal model [m]")
       .def_readonly("marker_rms_m", &IdentifyResult::marker_rms_m, "marker RMS of the fit [m]")
       .def_readonly("marker_rms_free_fitted_m", &IdentifyResult::marker_rms_free_fitted_m, "marker RMS of one run of the fitted model [m]")
-      .def_readonly("marker_rms_free_nominal_m", &IdentifyResult::marker_rms_free_nominal_m, "marker RMS of one run of the nominal model [m]")
+      .def_readonly("marker_rms_free_nominal_m", &IdentifyResult::marker_rms_free_nominal_m,
+                    "marker RMS of one run of the nominal model [m]")
       .def_readonly("max_continuity_gap_m", &IdentifyResult::max_continuity_gap_m, "largest position gap between segments [m]")
-      .def_readonly("variance_factor_bound", &IdentifyResult::variance_factor_bound, "the variance factor's bound used for the verdict and the restarts")
+      .def_readonly("variance_factor_bound", &IdentifyResult::variance_factor_bound,
+                    "the variance factor's bound used for the verdict and the restarts")
       .def_readonly("continuity_gap_bound_m", &IdentifyResult::continuity_gap_bound_m, "the continuity gap's bound [m]")
       .def_property_readonly(
           "verdict", [](const IdentifyResult& r) { return std::string(to_string(r.verdict)); },

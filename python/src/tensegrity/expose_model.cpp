@@ -68,16 +68,24 @@ void expose_model(py::module_& m) {
       .def_readwrite("general_inertia", &Rod::general_inertia,
                      "True: a rigid body of any inertia (inertia_B_kgm2; its ends placed by their nodes' p_B_m)")
       .def_readwrite("inertia_B_kgm2", &Rod::inertia_B_kgm2, "(3 x 3) inertia tensor about the COM in body axes [kg m^2] (general rods)")
-      .def_property("node", [](const Rod& r) { return std::array<int, 2>{r.node[0], r.node[1]}; },
-                    [](Rod& r, const std::array<int, 2>& n) { r.node[0] = n[0]; r.node[1] = n[1]; },
-                    "(2) node indices of end 0 and end 1");
+      .def_property(
+          "node",
+          [](const Rod& r) {
+            return std::array<int, 2>{r.node[0], r.node[1]};
+          },
+          [](Rod& r, const std::array<int, 2>& n) {
+            r.node[0] = n[0];
+            r.node[1] = n[1];
+          },
+          "(2) node indices of end 0 and end 1");
   def_kw_init(rod);
   m.def("make_thin_rod", &make_thin_rod, py::arg("mass_kg"), py::arg("length_m"),
         "A thin uniform rod: I_t = m L^2 / 12 [kg m^2], I_a = 0.");
-  m.def("make_hollow_rod", &make_hollow_rod, py::arg("mass_kg"), py::arg("length_m"), py::arg("radius_outer_m"),
-        py::arg("radius_inner_m"), "A hollow cylinder (document 001, 2-14): radii [m] r1 >= r2 >= 0.");
+  m.def("make_hollow_rod", &make_hollow_rod, py::arg("mass_kg"), py::arg("length_m"), py::arg("radius_outer_m"), py::arg("radius_inner_m"),
+        "A hollow cylinder (document 001, 2-14): radii [m] r1 >= r2 >= 0.");
 
-  py::class_<Winch> winch(m, "Winch", "A motorised winch on a cable (DC motor, gear, spool, PID on the reeled-out length); see docs/MODEL_FORMAT.md.");
+  py::class_<Winch> winch(m, "Winch",
+                          "A motorised winch on a cable (DC motor, gear, spool, PID on the reeled-out length); see docs/MODEL_FORMAT.md.");
   py::enum_<Winch::Control>(winch, "Control")
       .value("position", Winch::Control::kPosition)
       .value("voltage", Winch::Control::kVoltage)
@@ -105,11 +113,13 @@ void expose_model(py::module_& m) {
       .def("position_command_limit", &Winch::position_command_limit, "the position loop's output limit (command and rate limits)")
       .def("max_rate_mps", &Winch::max_rate_mps, "largest unloaded speed of the rest length [m/s]")
       .def("__repr__", [](const Winch& w) {
-        return "Winch(cable=" + std::to_string(w.cable) + ", control=" + to_string(w.control) + ", spool_radius_m=" +
-               float_repr(w.spool_radius_m) + ", gear_ratio=" + float_repr(w.gear_ratio) + ")";
+        return "Winch(cable=" + std::to_string(w.cable) + ", control=" + to_string(w.control) +
+               ", spool_radius_m=" + float_repr(w.spool_radius_m) + ", gear_ratio=" + float_repr(w.gear_ratio) + ")";
       });
   def_kw_init(winch);
-  py::class_<Node> node(m, "Node", "A rod end (rod >= 0, end 0/1), a body point (rod >= 0, end = -1, p_B_m [m]) or a world anchor (rod = -1, p_W_anchor [m]).");
+  py::class_<Node> node(
+      m, "Node",
+      "A rod end (rod >= 0, end 0/1), a body point (rod >= 0, end = -1, p_B_m [m]) or a world anchor (rod = -1, p_W_anchor [m]).");
   node.def_readwrite("rod", &Node::rod, "rod index, or -1 for a world anchor")
       .def_readwrite("end", &Node::end, "0 or 1: which end of the rod; -1: a body point")
       .def_readwrite("p_W_anchor", &Node::p_W_anchor, "(3) anchor position in the world frame [m] (anchors only)")
@@ -122,9 +132,17 @@ void expose_model(py::module_& m) {
   def_kw_init(node);
 
   py::class_<Cable> cable(m, "Cable", "A tension-only cable or (tension_only = False) a spring between two nodes.");
-  cable.def_property("node", [](const Cable& c) { return std::array<int, 2>{c.node[0], c.node[1]}; },
-                     [](Cable& c, const std::array<int, 2>& n) { c.node[0] = n[0]; c.node[1] = n[1]; },
-                     "(2) node indices")
+  cable
+      .def_property(
+          "node",
+          [](const Cable& c) {
+            return std::array<int, 2>{c.node[0], c.node[1]};
+          },
+          [](Cable& c, const std::array<int, 2>& n) {
+            c.node[0] = n[0];
+            c.node[1] = n[1];
+          },
+          "(2) node indices")
       .def_readwrite("stiffness_Npm", &Cable::stiffness_Npm, "stiffness s >= 0 [N/m]")
       .def_readwrite("damping_Nspm", &Cable::damping_Nspm, "damping gamma >= 0 [N s/m]")
       .def_readwrite("rest_length_m", &Cable::rest_length_m, "rest length rho >= 0 [m]")
@@ -135,8 +153,11 @@ void expose_model(py::module_& m) {
   def_kw_init(cable);
 
   py::class_<SinusoidDrive> sinusoid(m, "SinusoidDrive", "Rest-length offset u(t) = a sin(b t + c) + d [m] (document 001, 2-66).");
-  sinusoid.def(py::init([](double a, double b, double c, double d) { return SinusoidDrive{a, b, c, d}; }),
-               py::arg("a_m"), py::arg("b_radps"), py::arg("c_rad"), py::arg("d_m"))
+  sinusoid
+      .def(py::init([](double a, double b, double c, double d) {
+             return SinusoidDrive{a, b, c, d};
+           }),
+           py::arg("a_m"), py::arg("b_radps"), py::arg("c_rad"), py::arg("d_m"))
       .def_readwrite("a_m", &SinusoidDrive::a_m, "amplitude a [m]")
       .def_readwrite("b_radps", &SinusoidDrive::b_radps, "angular frequency b [rad/s]")
       .def_readwrite("c_rad", &SinusoidDrive::c_rad, "phase c [rad]")
@@ -174,11 +195,14 @@ void expose_model(py::module_& m) {
            "State of `model` from x (exactly model.nx() entries: 13 per rod, then motor angle [rad], speed [rad/s] and "
            "error integral [m s] per winch) at time_s [s].")
       .def_readwrite("time_s", &State::time_s, "time [s]")
-      .def_property("x", [](py::object self) { return vector_view(self.cast<State&>().x, self); }, &set_state_x,
-                    "(13 nrod) per rod [p_WC (3) m, q_WB (4: w x y z), v_WC (3) m/s, w_W (3) rad/s]; a writable view "
-                    "(copy it to keep a snapshot). Assigning an array of another length raises ValueError.")
-      .def_property_readonly("nrod", [](const State& s) { return static_cast<int>(s.x.size() / State::kStride); }, "x.size / 13")
-      .def("copy", [](const State& s) { return s; }, "An independent copy.")
+      .def_property(
+          "x", [](py::object self) { return vector_view(self.cast<State&>().x, self); }, &set_state_x,
+          "(13 nrod) per rod [p_WC (3) m, q_WB (4: w x y z), v_WC (3) m/s, w_W (3) rad/s]; a writable view "
+          "(copy it to keep a snapshot). Assigning an array of another length raises ValueError.")
+      .def_property_readonly(
+          "nrod", [](const State& s) { return static_cast<int>(s.x.size() / State::kStride); }, "x.size / 13")
+      .def(
+          "copy", [](const State& s) { return s; }, "An independent copy.")
       .def("__repr__", &state_repr);
 
   py::class_<Ground> ground(m, "Ground", "The ground plane z = height_m: none, impulse (document 001 2.3) or compliant.");
@@ -210,9 +234,11 @@ void expose_model(py::module_& m) {
 
   py::class_<Model>(m, "Model", "A tensegrity model (rods, nodes, cables, drives, ground); algorithms never change it.")
       .def(py::init<>())
-      .def("copy", [](const Model& mo) { return mo; }, "An independent copy (for per-robot parameters).")
+      .def(
+          "copy", [](const Model& mo) { return mo; }, "An independent copy (for per-robot parameters).")
       .def("__copy__", [](const Model& mo) { return mo; })
-      .def("__deepcopy__", [](const Model& mo, py::dict) { return mo; }, py::arg("memo"))
+      .def(
+          "__deepcopy__", [](const Model& mo, py::dict) { return mo; }, py::arg("memo"))
       .def_readwrite("name", &Model::name, "model name")
       .def_property("rods", copy_of(&Model::rods), assign_to(&Model::rods), "list of Rod (a copy: assign a new list to change)")
       .def_property("nodes", copy_of(&Model::nodes), assign_to(&Model::nodes), "list of Node (a copy: assign a new list to change)")
@@ -223,36 +249,39 @@ void expose_model(py::module_& m) {
       .def_readwrite("gravity_W", &Model::gravity_W, "(3) gravity in the world frame [m/s^2]")
       .def_readwrite("damping_law", &Model::damping_law, "DampingLaw of all cables")
       .def_readwrite("cable_force_sign", &Model::cable_force_sign, "CableForceSign of all tension-only cables (default kClampTension)")
-      .def_property("drives", copy_of(&Model::drives), assign_to(&Model::drives), "list of CableDrive (a copy: assign a new list to change)")
+      .def_property("drives", copy_of(&Model::drives), assign_to(&Model::drives),
+                    "list of CableDrive (a copy: assign a new list to change)")
       .def_property("winches", copy_of(&Model::winches), assign_to(&Model::winches), "list of Winch (a copy: assign a new list to change)")
       .def("nx", &Model::nx, "state size: 13 per rod + 3 per winch")
       .def_readwrite("ground", &Model::ground, "the Ground")
-      .def_property("f_W_ext_node",
-                    [](const Model& mo) {
-                      Eigen::MatrixX3d f = Eigen::MatrixX3d::Zero(mo.nnode(), 3);
-                      for (int i = 0; i < mo.nnode() && i < static_cast<int>(mo.f_W_ext_node.size()); ++i)
-                        f.row(i) = mo.f_W_ext_node[static_cast<std::size_t>(i)].transpose();
-                      return f;
-                    },
-                    [](Model& mo, const py::array_t<double, py::array::forcecast>& f) {
-                      mo.f_W_ext_node.assign(static_cast<std::size_t>(mo.nnode()), Eigen::Vector3d::Zero());
-                      assign_rows3(mo.f_W_ext_node, f, "Model.f_W_ext_node", "one row per node");
-                    },
-                    "(nnode x 3) constant external force on each node [N] (a copy; assign to change)")
-      .def_property("initial_state", [](const Model& mo) { return mo.initial_state; },
-                    [](Model& mo, const State& s) {
-                      if (s.x.size() != mo.nx())
-                        throw py::value_error("Model.initial_state: expected x of shape (" + std::to_string(mo.nx()) +
-                                              ",) (13 per rod, " + std::to_string(mo.nrod()) + " rods), got (" +
-                                              std::to_string(s.x.size()) + ",)");
-                      mo.initial_state = s;
-                    },
-                    "State a run starts from (time_s [s], x: 13 nrod). A copy: stepping it or writing into its x leaves the "
-                    "model unchanged; assign a State to change it.")
+      .def_property(
+          "f_W_ext_node",
+          [](const Model& mo) {
+            Eigen::MatrixX3d f = Eigen::MatrixX3d::Zero(mo.nnode(), 3);
+            for (int i = 0; i < mo.nnode() && i < static_cast<int>(mo.f_W_ext_node.size()); ++i)
+              f.row(i) = mo.f_W_ext_node[static_cast<std::size_t>(i)].transpose();
+            return f;
+          },
+          [](Model& mo, const py::array_t<double, py::array::forcecast>& f) {
+            mo.f_W_ext_node.assign(static_cast<std::size_t>(mo.nnode()), Eigen::Vector3d::Zero());
+            assign_rows3(mo.f_W_ext_node, f, "Model.f_W_ext_node", "one row per node");
+          },
+          "(nnode x 3) constant external force on each node [N] (a copy; assign to change)")
+      .def_property(
+          "initial_state", [](const Model& mo) { return mo.initial_state; },
+          [](Model& mo, const State& s) {
+            if (s.x.size() != mo.nx())
+              throw py::value_error("Model.initial_state: expected x of shape (" + std::to_string(mo.nx()) + ",) (13 per rod, " +
+                                    std::to_string(mo.nrod()) + " rods), got (" + std::to_string(s.x.size()) + ",)");
+            mo.initial_state = s;
+          },
+          "State a run starts from (time_s [s], x: 13 nrod). A copy: stepping it or writing into its x leaves the "
+          "model unchanged; assign a State to change it.")
       .def_property_readonly("nrod", &Model::nrod, "number of rods")
       .def_property_readonly("nnode", &Model::nnode, "number of nodes (rod ends and anchors)")
       .def_property_readonly("ncable", &Model::ncable, "number of cables and springs")
-      .def_property_readonly("ndrive", [](const Model& mo) { return static_cast<int>(mo.drives.size()); }, "number of driven cables")
+      .def_property_readonly(
+          "ndrive", [](const Model& mo) { return static_cast<int>(mo.drives.size()); }, "number of driven cables")
       .def("total_mass", &Model::total_mass, "Total mass of the rods [kg].")
       .def("p_BN", &Model::p_BN, py::arg("node"), "Node position in its rod's body frame [m].")
       .def("__repr__", [](const Model& mo) {
@@ -262,8 +291,8 @@ void expose_model(py::module_& m) {
       });
   m.def("validate", py::overload_cast<const Model&>(&validate), py::arg("model"),
         "Check every model invariant; raises tendyn.Error naming the element.");
-  m.def("state_from_node_positions", &state_from_node_positions, py::arg("model"), py::arg("p_W_nodes"),
-        py::arg("length_tol") = 1e-6, "State at rest from (nnode x 3) node positions [m]; rod lengths must match (relative length_tol).");
+  m.def("state_from_node_positions", &state_from_node_positions, py::arg("model"), py::arg("p_W_nodes"), py::arg("length_tol") = 1e-6,
+        "State at rest from (nnode x 3) node positions [m]; rod lengths must match (relative length_tol).");
 }
 
 }  // namespace tendyn::python::tensegrity_bind

@@ -11,8 +11,7 @@
 namespace tendyn::python::tensegrity_bind {
 
 void expose_output(py::module_& m) {
-  m.def("summary_json", &summary_json, py::arg("model"), py::arg("options"), py::arg("summary"),
-        "The CLI's summary.json text for a run.");
+  m.def("summary_json", &summary_json, py::arg("model"), py::arg("options"), py::arg("summary"), "The CLI's summary.json text for a run.");
 }
 
 }  // namespace tendyn::python::tensegrity_bind

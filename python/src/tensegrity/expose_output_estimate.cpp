@@ -18,8 +18,8 @@ void expose_output_estimate(py::module_& m) {
       .def_readonly("memory_what", &OutputEstimate::memory_what, "the memory estimate in words");
   m.def("estimate_simulate_output", &estimate_simulate_output, py::arg("model"), py::arg("options"), py::arg("frame_interval_s"),
         py::arg("files") = true, "What `tendyn simulate` would write (results.csv, scene.json) and hold (viewer frames).");
-  m.def("estimate_plan_output", &estimate_plan_output, py::arg("model"), py::arg("options"), py::arg("replay"),
-        py::arg("frame_interval_s"), "What `tendyn plan` would write (schedule.csv, planned.yaml, scene.json) and hold.");
+  m.def("estimate_plan_output", &estimate_plan_output, py::arg("model"), py::arg("options"), py::arg("replay"), py::arg("frame_interval_s"),
+        "What `tendyn plan` would write (schedule.csv, planned.yaml, scene.json) and hold.");
 }
 
 }  // namespace tendyn::python::tensegrity_bind

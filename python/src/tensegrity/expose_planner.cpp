@@ -15,9 +15,11 @@ namespace tendyn::python::tensegrity_bind {
 
 void expose_planner(py::module_& m) {
   py::class_<PlanPath> path(m, "PlanPath", "Polyline on the floor [m] the planner follows.");
-  path.def_property("points", copy_of(&PlanPath::points), assign_to(&PlanPath::points), "list of (2) points (x, y) [m], >= 2 (a copy: assign a new list to change)")
+  path.def_property("points", copy_of(&PlanPath::points), assign_to(&PlanPath::points),
+                    "list of (2) points (x, y) [m], >= 2 (a copy: assign a new list to change)")
       .def_static("straight_x", &PlanPath::straight_x, "Document 001 (3-3): along +x.")
-      .def_static("right_angle", &PlanPath::right_angle, py::arg("x_turn_m") = 0.01, "Document 001 (3-4)/(3-5): +x, then +y at x_turn_m [m].");
+      .def_static("right_angle", &PlanPath::right_angle, py::arg("x_turn_m") = 0.01,
+                  "Document 001 (3-4)/(3-5): +x, then +y at x_turn_m [m].");
   def_kw_init(path);
   py::enum_<Planner>(m, "Planner", "Planner algorithm.")
       .value("kExhaustive", Planner::kExhaustive)
@@ -27,7 +29,8 @@ void expose_planner(py::module_& m) {
   m.def("planner_from_string", &planner_from_string, py::arg("name"),
         "'exhaustive', 'coordinate' or 'lookahead' -> Planner (tendyn.Error otherwise).");
   m.def("to_string", py::overload_cast<Planner>(&to_string), py::arg("planner"), "'exhaustive', 'coordinate' or 'lookahead'.");
-  py::enum_<IncrementShape>(m, "IncrementShape", "Shape of a drive cable's increment within a control period (document 001 leaves it open).")
+  py::enum_<IncrementShape>(m, "IncrementShape",
+                            "Shape of a drive cable's increment within a control period (document 001 leaves it open).")
       .value("kRamp", IncrementShape::kRamp, "linear over ramp_fraction of the period, then held (default)")
       .value("kStep", IncrementShape::kStep, "the whole increment at the start of the period");
   m.def("increment_shape_from_string", &increment_shape_from_string, py::arg("name"),
@@ -40,13 +43,17 @@ void expose_planner(py::module_& m) {
       .def_readwrite("duration_s", &PlannerOptions::duration_s, "planned time [s]")
       .def_readwrite("path", &PlannerOptions::path, "PlanPath to follow")
       .def_readwrite("planner", &PlannerOptions::planner, "Planner algorithm")
-      .def_readwrite("max_rounds", &PlannerOptions::max_rounds, "coordinate search: rounds per period; screened: linearisation rounds per period")
+      .def_readwrite("max_rounds", &PlannerOptions::max_rounds,
+                     "coordinate search: rounds per period; screened: linearisation rounds per period")
       .def_readwrite("beam_width", &PlannerOptions::beam_width, "lookahead: candidates expanded into a second period")
-      .def_readwrite("screen_count", &PlannerOptions::screen_count, "screened: candidates rolled out per linearisation round after the single-cable screening (>= 1)")
+      .def_readwrite("screen_count", &PlannerOptions::screen_count,
+                     "screened: candidates rolled out per linearisation round after the single-cable screening (>= 1)")
       .def_readwrite("lateral_weight", &PlannerOptions::lateral_weight, "lookahead: w in the path metric w d - s (dimensionless)")
-      .def_readwrite("lateral_tolerance_m", &PlannerOptions::lateral_tolerance_m, "lookahead: distance from the path beyond which it is penalised [m]")
+      .def_readwrite("lateral_tolerance_m", &PlannerOptions::lateral_tolerance_m,
+                     "lookahead: distance from the path beyond which it is penalised [m]")
       .def_readwrite("increment", &PlannerOptions::increment, "IncrementShape: ramp (default) or step (document 001: open)")
-      .def_readwrite("ramp_fraction", &PlannerOptions::ramp_fraction, "kRamp: the increment ramps over this fraction of the period, then holds (dimensionless, (0, 1]; 1 with kStep)")
+      .def_readwrite("ramp_fraction", &PlannerOptions::ramp_fraction,
+                     "kRamp: the increment ramps over this fraction of the period, then holds (dimensionless, (0, 1]; 1 with kStep)")
       .def_readwrite("threshold_start_m", &PlannerOptions::threshold_start_m, "exhaustive: initial cost threshold n_0 [m]")
       .def_readwrite("rollout", &PlannerOptions::rollout, "SimulationOptions of every rollout (its duration is set per period)")
       .def_readwrite("threads", &PlannerOptions::threads, "worker threads (0 = all cores); results do not depend on it");
@@ -70,14 +77,16 @@ void expose_planner(py::module_& m) {
       .def_readonly("increment", &PlanResult::increment, "IncrementShape of the plan (as_drives follows it)")
       .def("as_drives", &PlanResult::as_drives, py::arg("drive_cables"), "The executed schedule as table drives.")
       .def("__repr__", [](const PlanResult& r) {
-        return "PlanResult(periods=" + std::to_string(r.cost_m.size()) + ", progress_m=" +
-               float_repr(r.progress_m) + ", max_path_error_m=" +
-               float_repr(r.max_path_error_m) + ", rollouts=" + std::to_string(r.rollouts) + ")";
+        return "PlanResult(periods=" + std::to_string(r.cost_m.size()) + ", progress_m=" + float_repr(r.progress_m) +
+               ", max_path_error_m=" + float_repr(r.max_path_error_m) + ", rollouts=" + std::to_string(r.rollouts) + ")";
       });
-  m.def("plan", [](const Model& mo, const PlannerOptions& o) {
-          py::gil_scoped_release release;
-          return plan(mo, o);
-        }, py::arg("model"), py::arg("options"), "Document 001's planner (parallel, GIL released).");
+  m.def(
+      "plan",
+      [](const Model& mo, const PlannerOptions& o) {
+        py::gil_scoped_release release;
+        return plan(mo, o);
+      },
+      py::arg("model"), py::arg("options"), "Document 001's planner (parallel, GIL released).");
   // the planner's centroid and the planning policies shared with `tendyn plan` and the studio
   m.def("plan_centroid_m", &plan_centroid_m, py::arg("model"), py::arg("state"),
         "The point the planner steers: mean over the rods of the (x, y) of each rod's centre of mass [m] "

@@ -33,16 +33,23 @@ void expose_psi_study(py::module_& m) {
       .def_readonly("first_slack_cable", &PsiStudyRow::first_slack_cable, "id of the first slack cable ('' if none)")
       .def_readonly("first_overstrain_time_s", &PsiStudyRow::first_overstrain_time_s, "first over-strain time [s] (-1: never)")
       .def_readonly("first_overstrain_cable", &PsiStudyRow::first_overstrain_cable, "id of the first over-strained cable ('' if none)")
-      .def_property_readonly("max_strain", [](const PsiStudyRow& r) { return arr3(r.max_strain); }, "(3) per triple, over the run (dimensionless)")
-      .def_property_readonly("min_strain", [](const PsiStudyRow& r) { return arr3(r.min_strain); }, "(3) per triple, over the run (dimensionless)")
-      .def_property_readonly("final_strain", [](const PsiStudyRow& r) { return arr3(r.final_strain); }, "(3) per triple at the end (dimensionless)")
-      .def_readonly("triple_spread", &PsiStudyRow::triple_spread, "max over time and triples of the strain spread within a triple (dimensionless)")
-      .def_property_readonly("shape", [](const PsiStudyRow& r) { return std::array<std::string, 3>{r.shape[0], r.shape[1], r.shape[2]}; },
-                             "(3) transient shape per triple: 'rises', 'falls', 'rises-then-falls', 'falls-then-rises'")
+      .def_property_readonly(
+          "max_strain", [](const PsiStudyRow& r) { return arr3(r.max_strain); }, "(3) per triple, over the run (dimensionless)")
+      .def_property_readonly(
+          "min_strain", [](const PsiStudyRow& r) { return arr3(r.min_strain); }, "(3) per triple, over the run (dimensionless)")
+      .def_property_readonly(
+          "final_strain", [](const PsiStudyRow& r) { return arr3(r.final_strain); }, "(3) per triple at the end (dimensionless)")
+      .def_readonly("triple_spread", &PsiStudyRow::triple_spread,
+                    "max over time and triples of the strain spread within a triple (dimensionless)")
+      .def_property_readonly(
+          "shape",
+          [](const PsiStudyRow& r) {
+            return std::array<std::string, 3>{r.shape[0], r.shape[1], r.shape[2]};
+          },
+          "(3) transient shape per triple: 'rises', 'falls', 'rises-then-falls', 'falls-then-rises'")
       .def_readonly("kinetic_final_J", &PsiStudyRow::kinetic_final_J, "kinetic energy at the end [J]")
-      .def("__repr__", [](const PsiStudyRow& r) {
-        return "PsiStudyRow(psi_deg=" + float_repr(r.psi_deg) + ", normal=" + bool_repr(r.normal) + ")";
-      });
+      .def("__repr__",
+           [](const PsiStudyRow& r) { return "PsiStudyRow(psi_deg=" + float_repr(r.psi_deg) + ", normal=" + bool_repr(r.normal) + ")"; });
   py::class_<PsiStudyResult>(m, "PsiStudyResult", "Rows and the longest run of normal-mode angles.")
       .def_readonly("rows", &PsiStudyResult::rows, "list of PsiStudyRow")
       .def_readonly("has_range", &PsiStudyResult::has_range, "True when at least one angle is normal")
@@ -50,15 +57,16 @@ void expose_psi_study(py::module_& m) {
       .def_readonly("range_max_deg", &PsiStudyResult::range_max_deg, "end of the longest run of normal angles [deg]")
       .def("__repr__", [](const PsiStudyResult& r) {
         std::string s = "PsiStudyResult(rows=" + std::to_string(r.rows.size());
-        if (r.has_range)
-          s += ", range_deg=[" + float_repr(r.range_min_deg) + ", " +
-               float_repr(r.range_max_deg) + "]";
+        if (r.has_range) s += ", range_deg=[" + float_repr(r.range_min_deg) + ", " + float_repr(r.range_max_deg) + "]";
         return s + ")";
       });
-  m.def("run_psi_study", [](const PsiStudyOptions& o) {
-          py::gil_scoped_release release;
-          return run_psi_study(o);
-        }, py::arg("options"), "Run the psi study (parallel, GIL released; results independent of threads).");
+  m.def(
+      "run_psi_study",
+      [](const PsiStudyOptions& o) {
+        py::gil_scoped_release release;
+        return run_psi_study(o);
+      },
+      py::arg("options"), "Run the psi study (parallel, GIL released; results independent of threads).");
 }
 
 }  // namespace tendyn::python::tensegrity_bind

@@ -97,7 +97,8 @@ class PyController {
     // in set_rest_lengths and the planners.
     data.winch_target_m = data_->winch_target_m;
     for (Eigen::Index k = 0; k < data.cable_rest_length_m.size(); ++k)
-      if (data_->cable_rest_length_m[k] != data.cable_rest_length_m[k]) command_rest_length(data, static_cast<int>(k), data_->cable_rest_length_m[k]);
+      if (data_->cable_rest_length_m[k] != data.cable_rest_length_m[k])
+        command_rest_length(data, static_cast<int>(k), data_->cable_rest_length_m[k]);
     data.f_W_ext_node = data_->f_W_ext_node;
   }
 
@@ -157,16 +158,19 @@ py::dict run_simulate(const Model& mo, SimulationOptions opt, const std::optiona
 }  // namespace
 
 void expose_simulate(py::module_& m) {
-  py::class_<SimulationOptions> so(m, "SimulationOptions", "Options of simulate(): duration, integrator, step, output interval, monitor limits.");
+  py::class_<SimulationOptions> so(m, "SimulationOptions",
+                                   "Options of simulate(): duration, integrator, step, output interval, monitor limits.");
   so.def_readwrite("duration_s", &SimulationOptions::duration_s, "simulated time [s]")
-      .def_property("integrator", [](const SimulationOptions& o) { return o.integrator; },
-                    [](SimulationOptions& o, py::handle v) { o.integrator = integrator_arg(v); },
-                    "Integrator, or its name 'rk4', 'dopri5', 'lie-verlet'")
+      .def_property(
+          "integrator", [](const SimulationOptions& o) { return o.integrator; },
+          [](SimulationOptions& o, py::handle v) { o.integrator = integrator_arg(v); },
+          "Integrator, or its name 'rk4', 'dopri5', 'lie-verlet'")
       .def_readwrite("dt_s", &SimulationOptions::dt_s, "fixed step (rk4, lie-verlet) or first trial step (dopri5) [s]")
       .def_readwrite("tolerance", &SimulationOptions::tolerance, "Tolerance of dopri5")
       .def_readwrite("output_interval_s", &SimulationOptions::output_interval_s, "interval of the recorded samples [s] (<= 0: every step)")
       .def_readwrite("strain_limit", &SimulationOptions::strain_limit, "over-strain threshold on (l - l0)/l0 (dimensionless; 1.0 = 100 %)")
-      .def_readwrite("slack_tolerance", &SimulationOptions::slack_tolerance, "a cable is slack when its strain < -slack_tolerance (dimensionless)")
+      .def_readwrite("slack_tolerance", &SimulationOptions::slack_tolerance,
+                     "a cable is slack when its strain < -slack_tolerance (dimensionless)")
       .def_readwrite("energy_growth_limit", &SimulationOptions::energy_growth_limit,
                      "blow-up guard: stop when the energy grows by more than this times the initial energy scale (dimensionless)")
       .def_readwrite("stop_on_abnormal", &SimulationOptions::stop_on_abnormal, "stop at the first slack or over-strain event")
@@ -177,9 +181,9 @@ void expose_simulate(py::module_& m) {
   def_kw_init(so);
 
   py::class_<StepOptions> sto(m, "StepOptions", "The part of SimulationOptions one step() needs.");
-  sto.def_property("integrator", [](const StepOptions& o) { return o.integrator; },
-                   [](StepOptions& o, py::handle v) { o.integrator = integrator_arg(v); },
-                   "Integrator, or its name 'rk4', 'dopri5', 'lie-verlet'")
+  sto.def_property(
+         "integrator", [](const StepOptions& o) { return o.integrator; },
+         [](StepOptions& o, py::handle v) { o.integrator = integrator_arg(v); }, "Integrator, or its name 'rk4', 'dopri5', 'lie-verlet'")
       .def_readwrite("tolerance", &StepOptions::tolerance, "Tolerance of dopri5")
       .def_readwrite("locate_slack_events", &StepOptions::locate_slack_events,
                      "fixed steps: split a step where a cable goes slack or taut");
@@ -196,48 +200,53 @@ void expose_simulate(py::module_& m) {
                ", rejected=" + std::to_string(r.rejected) + ")";
       });
 
-  m.def("step", [](const Model& mo, Data& d, State& s, double dt_s, py::handle integrator, const std::optional<Tolerance>& tolerance,
-                   bool locate_slack_events, const std::optional<double>& t_end_s) {
-          if (s.x.size() != mo.nx())
-            throw py::value_error("step: the state has " + std::to_string(s.x.size()) + " entries, the model needs " + state_size_text(mo));
-          if (!data_fits(mo, d)) throw py::value_error("step: the data was not made for this model (use make_data(model))");
-          StepOptions o;
-          o.integrator = integrator_arg(integrator);
-          if (tolerance) o.tolerance = *tolerance;
-          o.locate_slack_events = locate_slack_events;
-          const double t_end = t_end_s ? *t_end_s : std::nan("");
-          // two threads stepping one data or state would race (lost steps): the second raises
-          const ExclusiveUse in_use({&d, &s}, "step");  // destroyed after the GIL is back
-          py::gil_scoped_release release;
-          return step(mo, d, s, dt_s, o, t_end);
-        },
-        py::arg("model"), py::arg("data"), py::arg("state"), py::arg("dt_s"), py::arg("integrator") = "rk4",
-        py::arg("tolerance") = py::none(), py::arg("locate_slack_events") = true, py::arg("t_end_s") = py::none(),
-        "Advance `state` by one step in place (the C++ step(): the very code simulate() runs per step) and return a\n"
-        "StepResult. rk4 / lie-verlet: a step of dt_s [s], split at slack events and ground impacts; dopri5: one\n"
-        "accepted step, trying dt_s first (use the result's h_next_s for the next one).\n"
-        "No preparatory call: the step evaluates f(state) first unless data already holds it for this model, this\n"
-        "state and data's current inputs (rest lengths, external forces, winch targets), as after the previous\n"
-        "step; a state or input changed by hand between steps is evaluated again. After editing the model in\n"
-        "place or replacing data.controller, call prepare_step(model, state, data). Afterwards data holds f(new state).\n"
-        "t_end_s (fixed steps): the time stamped on the state after the step instead of start + dt_s; simulate()\n"
-        "stamps t0 + (k + 1) dt, so stepping with t_end_s=(k + 1) * dt reproduces simulate() bit for bit.\n"
-        "Raises tendyn.SimulationError on a blow-up, tendyn.Error on bad arguments. Releases the GIL.\n"
-        "Threads: step different (data, state) pairs from different threads freely (the model is only read); a data or\n"
-        "state that another thread is stepping at that moment raises RuntimeError (the steps would race and be lost).");
+  m.def(
+      "step",
+      [](const Model& mo, Data& d, State& s, double dt_s, py::handle integrator, const std::optional<Tolerance>& tolerance,
+         bool locate_slack_events, const std::optional<double>& t_end_s) {
+        if (s.x.size() != mo.nx())
+          throw py::value_error("step: the state has " + std::to_string(s.x.size()) + " entries, the model needs " + state_size_text(mo));
+        if (!data_fits(mo, d)) throw py::value_error("step: the data was not made for this model (use make_data(model))");
+        StepOptions o;
+        o.integrator = integrator_arg(integrator);
+        if (tolerance) o.tolerance = *tolerance;
+        o.locate_slack_events = locate_slack_events;
+        const double t_end = t_end_s ? *t_end_s : std::nan("");
+        // two threads stepping one data or state would race (lost steps): the second raises
+        const ExclusiveUse in_use({&d, &s}, "step");  // destroyed after the GIL is back
+        py::gil_scoped_release release;
+        return step(mo, d, s, dt_s, o, t_end);
+      },
+      py::arg("model"), py::arg("data"), py::arg("state"), py::arg("dt_s"), py::arg("integrator") = "rk4",
+      py::arg("tolerance") = py::none(), py::arg("locate_slack_events") = true, py::arg("t_end_s") = py::none(),
+      "Advance `state` by one step in place (the C++ step(): the very code simulate() runs per step) and return a\n"
+      "StepResult. rk4 / lie-verlet: a step of dt_s [s], split at slack events and ground impacts; dopri5: one\n"
+      "accepted step, trying dt_s first (use the result's h_next_s for the next one).\n"
+      "No preparatory call: the step evaluates f(state) first unless data already holds it for this model, this\n"
+      "state and data's current inputs (rest lengths, external forces, winch targets), as after the previous\n"
+      "step; a state or input changed by hand between steps is evaluated again. After editing the model in\n"
+      "place or replacing data.controller, call prepare_step(model, state, data). Afterwards data holds f(new state).\n"
+      "t_end_s (fixed steps): the time stamped on the state after the step instead of start + dt_s; simulate()\n"
+      "stamps t0 + (k + 1) dt, so stepping with t_end_s=(k + 1) * dt reproduces simulate() bit for bit.\n"
+      "Raises tendyn.SimulationError on a blow-up, tendyn.Error on bad arguments. Releases the GIL.\n"
+      "Threads: step different (data, state) pairs from different threads freely (the model is only read); a data or\n"
+      "state that another thread is stepping at that moment raises RuntimeError (the steps would race and be lost).");
 
-  m.def("prepare_step", [](const Model& mo, const State& s, Data& d) {
-          if (s.x.size() != mo.nx())
-            throw py::value_error("prepare_step: the state has " + std::to_string(s.x.size()) + " entries, the model needs " + state_size_text(mo));
-          if (!data_fits(mo, d)) throw py::value_error("prepare_step: the data was not made for this model (use make_data(model))");
-          const ExclusiveUse in_use({&d}, "prepare_step");
-          py::gil_scoped_release release;
-          prepare_step(mo, s, d);
-        },
-        py::arg("model"), py::arg("state"), py::arg("data"),
-        "data.xdot = f(state) and a record of it that the next step() reuses (C++ prepare_step). Optional: step()\n"
-        "evaluates by itself when the state or data's inputs changed; call it after editing the model in place or\n"
-        "replacing data.controller. Raises tendyn.SimulationError like compute_derivative.");
+  m.def(
+      "prepare_step",
+      [](const Model& mo, const State& s, Data& d) {
+        if (s.x.size() != mo.nx())
+          throw py::value_error("prepare_step: the state has " + std::to_string(s.x.size()) + " entries, the model needs " +
+                                state_size_text(mo));
+        if (!data_fits(mo, d)) throw py::value_error("prepare_step: the data was not made for this model (use make_data(model))");
+        const ExclusiveUse in_use({&d}, "prepare_step");
+        py::gil_scoped_release release;
+        prepare_step(mo, s, d);
+      },
+      py::arg("model"), py::arg("state"), py::arg("data"),
+      "data.xdot = f(state) and a record of it that the next step() reuses (C++ prepare_step). Optional: step()\n"
+      "evaluates by itself when the state or data's inputs changed; call it after editing the model in place or\n"
+      "replacing data.controller. Raises tendyn.SimulationError like compute_derivative.");
 
   py::class_<MonitorReport>(m, "MonitorReport", "Slack / over-strain monitor of a run.")
       .def_readonly("normal_mode", &MonitorReport::normal_mode, "True when no cable went slack and no strain exceeded the limit")
@@ -249,8 +258,9 @@ void expose_simulate(py::module_& m) {
       .def_readonly("min_strain", &MonitorReport::min_strain, "(ncable) smallest strain over the run (dimensionless)")
       .def_readonly("slack_first_time_s", &MonitorReport::slack_first_time_s, "(ncable) first time each cable was slack [s] (-1: never)")
       .def("__repr__", [](const MonitorReport& r) {
-        return "MonitorReport(normal_mode=" + std::string(bool_repr(r.normal_mode)) + ", first_slack_time_s=" +
-               float_repr(r.first_slack_time_s) + ", first_overstrain_time_s=" + float_repr(r.first_overstrain_time_s) + ")";
+        return "MonitorReport(normal_mode=" + std::string(bool_repr(r.normal_mode)) +
+               ", first_slack_time_s=" + float_repr(r.first_slack_time_s) +
+               ", first_overstrain_time_s=" + float_repr(r.first_overstrain_time_s) + ")";
       });
 
   py::class_<SimulationSummary>(m, "SimulationSummary", "What simulate() reports besides the recorded samples.")
@@ -264,13 +274,16 @@ void expose_simulate(py::module_& m) {
       .def_readonly("com_floor_path_m", &SimulationSummary::com_floor_path_m, "length of the COM track projected on the floor [m]")
       .def_readonly("linear_momentum_initial_kgmps", &SimulationSummary::linear_momentum_initial_kgmps, "(3) [kg m/s]")
       .def_readonly("linear_momentum_final_kgmps", &SimulationSummary::linear_momentum_final_kgmps, "(3) [kg m/s]")
-      .def_readonly("angular_momentum_initial_kgm2ps", &SimulationSummary::angular_momentum_initial_kgm2ps, "(3) about the world origin [kg m^2/s]")
-      .def_readonly("angular_momentum_final_kgm2ps", &SimulationSummary::angular_momentum_final_kgm2ps, "(3) about the world origin [kg m^2/s]")
+      .def_readonly("angular_momentum_initial_kgm2ps", &SimulationSummary::angular_momentum_initial_kgm2ps,
+                    "(3) about the world origin [kg m^2/s]")
+      .def_readonly("angular_momentum_final_kgm2ps", &SimulationSummary::angular_momentum_final_kgm2ps,
+                    "(3) about the world origin [kg m^2/s]")
       .def_readonly("steps", &SimulationSummary::steps, "accepted steps")
       .def_readonly("rejected_steps", &SimulationSummary::rejected_steps, "dopri5: rejected trials")
       .def_readonly("split_steps", &SimulationSummary::split_steps, "fixed steps split at slack events or impacts")
       .def_readonly("wall_time_s", &SimulationSummary::wall_time_s, "wall-clock time of the run [s]")
-      .def_readonly("observer_time_s", &SimulationSummary::observer_time_s, "part of wall_time_s spent in the observer (writing outputs) [s]")
+      .def_readonly("observer_time_s", &SimulationSummary::observer_time_s,
+                    "part of wall_time_s spent in the observer (writing outputs) [s]")
       .def_readonly("stopped_early", &SimulationSummary::stopped_early, "True when stop_on_abnormal ended the run")
       .def_readonly("final_state", &SimulationSummary::final_state, "State at the end")
       .def_readonly("final_length_m", &SimulationSummary::final_length_m, "(ncable) lengths at the end [m]")
@@ -278,8 +291,7 @@ void expose_simulate(py::module_& m) {
       .def_readonly("final_tension_N", &SimulationSummary::final_tension_N, "(ncable) tensions at the end [N]")
       .def("__repr__", [](const SimulationSummary& s) {
         return "SimulationSummary(final_time_s=" + float_repr(s.final_state.time_s) + ", steps=" + std::to_string(s.steps) +
-               ", normal_mode=" + bool_repr(s.monitor.normal_mode) + ", stopped_early=" +
-               bool_repr(s.stopped_early) + ")";
+               ", normal_mode=" + bool_repr(s.monitor.normal_mode) + ", stopped_early=" + bool_repr(s.stopped_early) + ")";
       });
 
   m.def("simulate", &run_simulate, py::arg("model"), py::arg("options") = SimulationOptions(), py::arg("initial") = py::none(),

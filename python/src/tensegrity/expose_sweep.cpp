@@ -67,7 +67,8 @@ py::dict as_mapping(py::handle v, const std::string& where) {
 
 std::vector<ts::SweepField> fields_from_py(py::handle section, const std::string& name, const std::string& what) {
   std::vector<ts::SweepField> out;
-  for (const auto item : as_mapping(section, name + ": " + what)) out.push_back({key_of(item.first, name + ": " + what), value_from_py(item.second), ""});
+  for (const auto item : as_mapping(section, name + ": " + what))
+    out.push_back({key_of(item.first, name + ": " + what), value_from_py(item.second), ""});
   return out;
 }
 
@@ -116,7 +117,8 @@ ts::SweepSpec spec_from_dict(py::handle spec_obj, const std::string& name) {
 
 ts::SweepPoint point_from_dict(py::handle point, const std::string& name) {
   ts::SweepPoint p;
-  for (const auto item : as_mapping(point, name + ": grid point")) p.push_back({key_of(item.first, name + ": grid point"), value_from_py(item.second), ""});
+  for (const auto item : as_mapping(point, name + ": grid point"))
+    p.push_back({key_of(item.first, name + ": grid point"), value_from_py(item.second), ""});
   return p;
 }
 
@@ -157,10 +159,11 @@ void expose_sweep(py::module_& m) {
       .def_readonly("model", &ts::SweepSpec::model, "\"prism\" or a model file path")
       .def_readonly("out", &ts::SweepSpec::out, "the results file (JSON lines)")
       .def_readonly("threads", &ts::SweepSpec::threads, "0: all hardware threads")
-      .def_property_readonly("npoint", [](const ts::SweepSpec& s) { return static_cast<long long>(ts::sweep_npoint(s)); },
-                             "number of grid points")
+      .def_property_readonly(
+          "npoint", [](const ts::SweepSpec& s) { return static_cast<long long>(ts::sweep_npoint(s)); }, "number of grid points")
       .def("__repr__", [](const ts::SweepSpec& s) {
-        return "SweepSpec(name='" + s.name + "', model='" + s.model + "', npoint=" + std::to_string(static_cast<long long>(ts::sweep_npoint(s))) + ")";
+        return "SweepSpec(name='" + s.name + "', model='" + s.model +
+               "', npoint=" + std::to_string(static_cast<long long>(ts::sweep_npoint(s))) + ")";
       });
 
   m.def("sweep_spec_from_dict", &spec_from_dict, py::arg("spec"), py::arg("name") = "sweep spec",
@@ -171,7 +174,8 @@ void expose_sweep(py::module_& m) {
         "A spec from YAML or JSON text (as `tendyn sweep --spec`); errors name name:line:col.");
   m.def("load_sweep_spec", &ts::load_sweep_spec, py::arg("path"), "A spec from a YAML or JSON file.");
   m.def(
-      "grid_points", [](const ts::SweepSpec& s) {
+      "grid_points",
+      [](const ts::SweepSpec& s) {
         py::list out;
         for (const auto& p : ts::grid_points(s)) out.append(point_to_py(p));
         return out;

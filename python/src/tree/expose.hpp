@@ -40,8 +40,8 @@ using DoubleArray = pybind11::array_t<double, pybind11::array::c_style | pybind1
 /// x as a vector of n numbers (size_name: "nq" or "nv"). Throws tendyn::Error (tendyn.Error, a
 /// ValueError) naming `what`, the expected shape (n,) and the given one.
 inline V vec_arg(const pybind11::handle& x, Eigen::Index n, const char* what, const char* size_name, const Model& m) {
-  const std::string expected = "expected shape (" + std::to_string(n) + ",) (" + size_name + " = " +
-                               std::to_string(n) + " of model '" + m.name + "')";
+  const std::string expected =
+      "expected shape (" + std::to_string(n) + ",) (" + size_name + " = " + std::to_string(n) + " of model '" + m.name + "')";
   if (x.is_none()) throw tendyn::Error(std::string(what) + ": " + expected + ", got None");
   DoubleArray a = DoubleArray::ensure(x);
   if (!a) throw tendyn::Error(std::string(what) + ": " + expected + ", got a " + type_name(x) + " (not numbers)");
@@ -55,8 +55,8 @@ inline V v_arg(const pybind11::handle& x, const Model& m, const char* what = "v"
 inline void check_data(const Model& m, const Data& d) {
   if (static_cast<int>(d.X_PL.size()) != m.nlinks() || d.tau.size() != m.nv)
     throw tendyn::Error("tree: data was made for another model (it has " + std::to_string(d.X_PL.size()) +
-                        " links, nv = " + std::to_string(d.tau.size()) + "; model '" + m.name + "' has " +
-                        std::to_string(m.nlinks()) + " links, nv = " + std::to_string(m.nv) + ")");
+                        " links, nv = " + std::to_string(d.tau.size()) + "; model '" + m.name + "' has " + std::to_string(m.nlinks()) +
+                        " links, nv = " + std::to_string(m.nv) + ")");
 }
 inline void check_data(const Model& m, const BlockData& d) {
   check_data(m, d.fk);

@@ -25,20 +25,22 @@ void expose_identify(py::module_& m) {
         "Names of the 10 nlinks parameters, e.g. 'trunk.m_kg', 'trunk.mcx_kgm', 'trunk.Ixx_kgm2'.");
   m.def("with_inertial_parameters", &with_inertial_parameters, py::arg("model"), py::arg("pi"),
         "A copy of the model with the links' mass properties from pi; tendyn.Error when pi is not physically consistent.");
-  m.def("joint_torque_regressor",
-        [](const Model& model, Data& data, const py::object& q, const py::object& v, const py::object& a) {
-          check_data(model, data);
-          return joint_torque_regressor(model, data, q_arg(q, model), v_arg(v, model), v_arg(a, model, "a"));
-        },
-        py::arg("model"), py::arg("data"), py::arg("q"), py::arg("v"), py::arg("a"),
-        "Y (nv x 10 nlinks) with tau = Y pi = rnea(q, v, a) for the model's pi (no external forces).");
-  m.def("regressor",
-        [](const Model& model, const py::object& q, const py::object& v, const py::object& a) {
-          Data data(model);
-          return joint_torque_regressor(model, data, q_arg(q, model), v_arg(v, model), v_arg(a, model, "a"));
-        },
-        py::arg("model"), py::arg("q"), py::arg("v"), py::arg("a"),
-        "joint_torque_regressor with its own Data: Y (nv x 10 nlinks), tau = Y pi.");
+  m.def(
+      "joint_torque_regressor",
+      [](const Model& model, Data& data, const py::object& q, const py::object& v, const py::object& a) {
+        check_data(model, data);
+        return joint_torque_regressor(model, data, q_arg(q, model), v_arg(v, model), v_arg(a, model, "a"));
+      },
+      py::arg("model"), py::arg("data"), py::arg("q"), py::arg("v"), py::arg("a"),
+      "Y (nv x 10 nlinks) with tau = Y pi = rnea(q, v, a) for the model's pi (no external forces).");
+  m.def(
+      "regressor",
+      [](const Model& model, const py::object& q, const py::object& v, const py::object& a) {
+        Data data(model);
+        return joint_torque_regressor(model, data, q_arg(q, model), v_arg(v, model), v_arg(a, model, "a"));
+      },
+      py::arg("model"), py::arg("q"), py::arg("v"), py::arg("a"),
+      "joint_torque_regressor with its own Data: Y (nv x 10 nlinks), tau = Y pi.");
 
   py::class_<BaseParameterOptions> bo(m, "BaseParameterOptions", "How base_parameters stacks random states.");
   bo.def_readwrite("samples", &BaseParameterOptions::samples, "random states stacked")
@@ -113,18 +115,21 @@ void expose_identify(py::module_& m) {
   m.def("identify_inertial_parameters", &identify_inertial_parameters, py::arg("model"), py::arg("log"),
         py::arg("options") = IdentifyOptions{}, py::call_guard<py::gil_scoped_release>(),
         "Least-squares identification of the base parameters from a MotionLog.");
-  m.def("identify",
-        [](const Model& model, const py::object& data, const std::string& weighting, int smooth) {
-          IdentifyOptions o;
-          o.weighting = weighting_from_string(weighting);
-          MotionLog log;
-          if (py::isinstance<MotionLog>(data)) log = data.cast<MotionLog>();
-          else log = read_motion_log(data.cast<std::filesystem::path>().string(), model, smooth);
-          py::gil_scoped_release nogil;
-          return identify_inertial_parameters(model, log, o);
-        },
-        py::arg("model"), py::arg("data"), py::kw_only(), py::arg("weighting") = "none", py::arg("smooth") = 1,
-        R"doc(Identify the model's inertial (base) parameters from joint torques and motion.
+  m.def(
+      "identify",
+      [](const Model& model, const py::object& data, const std::string& weighting, int smooth) {
+        IdentifyOptions o;
+        o.weighting = weighting_from_string(weighting);
+        MotionLog log;
+        if (py::isinstance<MotionLog>(data))
+          log = data.cast<MotionLog>();
+        else
+          log = read_motion_log(data.cast<std::filesystem::path>().string(), model, smooth);
+        py::gil_scoped_release nogil;
+        return identify_inertial_parameters(model, log, o);
+      },
+      py::arg("model"), py::arg("data"), py::kw_only(), py::arg("weighting") = "none", py::arg("smooth") = 1,
+      R"doc(Identify the model's inertial (base) parameters from joint torques and motion.
 
 data: a MotionLog or the path of a motion-log CSV (columns t_s, q:..., optional v:... and a:...,
 tau:...; docs/TREE.md "Identification"); smooth: half width of the differentiation window when

@@ -16,10 +16,14 @@ namespace tendyn::python::tree_bind {
 
 void expose_model(py::module_& m) {
   py::enum_<JointType>(m, "JointType", "Joint type: kFixed (0 dof), kRevolute, kPrismatic (1 dof), kFree (nq 7, nv 6).")
-      .value("kFixed", JointType::kFixed).value("kRevolute", JointType::kRevolute)
-      .value("kPrismatic", JointType::kPrismatic).value("kFree", JointType::kFree);
+      .value("kFixed", JointType::kFixed)
+      .value("kRevolute", JointType::kRevolute)
+      .value("kPrismatic", JointType::kPrismatic)
+      .value("kFree", JointType::kFree);
   py::enum_<BaseMode>(m, "BaseMode", "Base treatment when loading: as written, fictitious 6-joint chain, or free joint.")
-      .value("kAsWritten", BaseMode::kAsWritten).value("kFictitious", BaseMode::kFictitious).value("kFree", BaseMode::kFree);
+      .value("kAsWritten", BaseMode::kAsWritten)
+      .value("kFictitious", BaseMode::kFictitious)
+      .value("kFree", BaseMode::kFree);
 
   m.def("to_string", py::overload_cast<JointType>(&to_string), py::arg("type"), "'fixed', 'revolute', 'prismatic' or 'free'.");
   m.def("joint_type_from_string", &joint_type_from_string, py::arg("name"),
@@ -47,7 +51,8 @@ void expose_model(py::module_& m) {
       .def_readonly("mass_kg", &Link::mass_kg, "Mass [kg].")
       .def_readonly("p_LC_m", &Link::p_LC_m, "(3) centre of mass p_LC in the link frame [m].")
       .def_readonly("inertia_C_kgm2", &Link::inertia_C_kgm2, "(3 x 3) rotational inertia about the COM, link axes [kg m^2].")
-      .def("__repr__", [](const Link& l) { return "Link(name='" + l.name + "', mass_kg=" + fmt(l.mass_kg) + ", p_LC_m=" + fmt(l.p_LC_m) + ")"; });
+      .def("__repr__",
+           [](const Link& l) { return "Link(name='" + l.name + "', mass_kg=" + fmt(l.mass_kg) + ", p_LC_m=" + fmt(l.p_LC_m) + ")"; });
   py::class_<Model>(m, "Model", "A tree-structured robot (links, joints, parents, reachability matrix D). Immutable except gravity_W.")
       .def_readonly("name", &Model::name, "Model name.")
       .def_readonly("links", &Model::links, "(nlinks) Link, parent before child.")

@@ -57,14 +57,23 @@ void expose_simulate(py::module_& m) {
            "TorqueSchedule(t_s=[...] (rows) [s], tau=(rows x nv) array [N m | N]); tendyn.Error if t_s does not increase.")
       .def_static("load_csv", &TorqueSchedule::load_csv, py::arg("file"), py::arg("nv"),
                   "Read a CSV schedule: optional header, rows t,tau_1..tau_nv (the format of `tendyn tree simulate --torque`).")
-      .def("eval", [](const TorqueSchedule& s, double t) { V out = V::Zero(s.width()); s.eval(t, out); return out; },
-           py::arg("t_s"), "tau(t) (nv) [N m | N], linear interpolation.")
+      .def(
+          "eval",
+          [](const TorqueSchedule& s, double t) {
+            V out = V::Zero(s.width());
+            s.eval(t, out);
+            return out;
+          },
+          py::arg("t_s"), "tau(t) (nv) [N m | N], linear interpolation.")
       .def_property_readonly("t_s", &TorqueSchedule::times_s, "(rows) times [s].")
-      .def_property_readonly("tau", [](const TorqueSchedule& s) {
-        Eigen::MatrixXd M(static_cast<Eigen::Index>(s.rows()), s.width());
-        for (std::size_t r = 0; r < s.rows(); ++r) M.row(static_cast<Eigen::Index>(r)) = s.torques()[r].transpose();
-        return M;
-      }, "(rows x nv) torques [N m | N].")
+      .def_property_readonly(
+          "tau",
+          [](const TorqueSchedule& s) {
+            Eigen::MatrixXd M(static_cast<Eigen::Index>(s.rows()), s.width());
+            for (std::size_t r = 0; r < s.rows(); ++r) M.row(static_cast<Eigen::Index>(r)) = s.torques()[r].transpose();
+            return M;
+          },
+          "(rows x nv) torques [N m | N].")
       .def("__len__", &TorqueSchedule::rows)
       .def("__repr__", [](const TorqueSchedule& s) {
         std::string r = "TorqueSchedule(rows=" + std::to_string(s.rows()) + ", nv=" + std::to_string(s.width());
@@ -72,11 +81,9 @@ void expose_simulate(py::module_& m) {
         return r + ")";
       });
 
-  py::class_<SimulationResult>(m, "SimulationResult",
-                               "Samples of tree.simulate, one row per output time (read-only NumPy arrays).")
+  py::class_<SimulationResult>(m, "SimulationResult", "Samples of tree.simulate, one row per output time (read-only NumPy arrays).")
       .def_readonly("t_s", &SimulationResult::t_s, "(n) sample times [s].")
-      .def_readonly("q", &SimulationResult::q,
-                    "(n x nq) joint positions [rad | m; free joint: position [m], unit quaternion w,x,y,z].")
+      .def_readonly("q", &SimulationResult::q, "(n x nq) joint positions [rad | m; free joint: position [m], unit quaternion w,x,y,z].")
       .def_readonly("v", &SimulationResult::v,
                     "(n x nv) joint velocities [rad/s | m/s; free joint: body angular velocity [rad/s], velocity [m/s]].")
       .def_readonly("tau", &SimulationResult::tau, "(n x nv) joint torques at each sample, torque(t, q, v) [N m | N].")
@@ -86,43 +93,43 @@ void expose_simulate(py::module_& m) {
       .def_readonly("output_stride", &SimulationResult::output_stride, "A sample every output_stride steps (and the last step).")
       .def("__len__", [](const SimulationResult& r) { return r.t_s.size(); })
       .def("__repr__", [](const SimulationResult& r) {
-        return "SimulationResult(samples=" + std::to_string(r.t_s.size()) + ", steps=" + std::to_string(r.steps) +
-               ", dt_s=" + fmt(r.dt_s) + ", t_end_s=" + fmt(r.t_s.size() ? r.t_s[r.t_s.size() - 1] : 0.0) +
-               ", nq=" + std::to_string(r.q.cols()) + ", nv=" + std::to_string(r.v.cols()) + ")";
+        return "SimulationResult(samples=" + std::to_string(r.t_s.size()) + ", steps=" + std::to_string(r.steps) + ", dt_s=" + fmt(r.dt_s) +
+               ", t_end_s=" + fmt(r.t_s.size() ? r.t_s[r.t_s.size() - 1] : 0.0) + ", nq=" + std::to_string(r.q.cols()) +
+               ", nv=" + std::to_string(r.v.cols()) + ")";
       });
 
-  m.def("simulate",
-        [](const Model& model, const py::object& q0, const py::object& v0, double duration_s, double dt_s,
-           const py::object& torque, double output_interval_s) {
-          const V q = q0.is_none() ? model.neutral() : q_arg(q0, model, "q0");
-          const V v = v0.is_none() ? V(V::Zero(model.nv)) : v_arg(v0, model, "v0");
-          SimulationOptions o;
-          o.duration_s = duration_s;
-          o.dt_s = dt_s;
-          o.output_interval_s = output_interval_s;
-          TorqueFn fn;  // built and destroyed with the GIL held
-          const TorqueSchedule* sched = nullptr;
-          if (!torque.is_none()) {
-            if (py::isinstance<TorqueSchedule>(torque)) {
-              sched = &torque.cast<const TorqueSchedule&>();
-              if (!sched->empty() && sched->width() != model.nv)
-                throw tendyn::Error("tree.simulate: the torque schedule has " + std::to_string(sched->width()) +
-                                    " torques per row, model '" + model.name + "' needs nv = " + std::to_string(model.nv));
-              fn = [sched](double t, const V&, const V&, V& tau) { sched->eval(t, tau); };
-            } else if (PyCallable_Check(torque.ptr())) {
-              fn = PyTorque{&torque, &model};
-            } else {
-              throw py::type_error("tree.simulate: torque must be None, a TorqueSchedule or a callable(t, q, v) -> tau, got a " +
-                                   type_name(torque));
-            }
+  m.def(
+      "simulate",
+      [](const Model& model, const py::object& q0, const py::object& v0, double duration_s, double dt_s, const py::object& torque,
+         double output_interval_s) {
+        const V q = q0.is_none() ? model.neutral() : q_arg(q0, model, "q0");
+        const V v = v0.is_none() ? V(V::Zero(model.nv)) : v_arg(v0, model, "v0");
+        SimulationOptions o;
+        o.duration_s = duration_s;
+        o.dt_s = dt_s;
+        o.output_interval_s = output_interval_s;
+        TorqueFn fn;  // built and destroyed with the GIL held
+        const TorqueSchedule* sched = nullptr;
+        if (!torque.is_none()) {
+          if (py::isinstance<TorqueSchedule>(torque)) {
+            sched = &torque.cast<const TorqueSchedule&>();
+            if (!sched->empty() && sched->width() != model.nv)
+              throw tendyn::Error("tree.simulate: the torque schedule has " + std::to_string(sched->width()) + " torques per row, model '" +
+                                  model.name + "' needs nv = " + std::to_string(model.nv));
+            fn = [sched](double t, const V&, const V&, V& tau) { sched->eval(t, tau); };
+          } else if (PyCallable_Check(torque.ptr())) {
+            fn = PyTorque{&torque, &model};
+          } else {
+            throw py::type_error("tree.simulate: torque must be None, a TorqueSchedule or a callable(t, q, v) -> tau, got a " +
+                                 type_name(torque));
           }
-          py::gil_scoped_release nogil;
-          return simulate(model, o, q, v, fn);
-        },
-        py::arg("model"), py::arg("q0") = py::none(), py::arg("v0") = py::none(), py::kw_only(),
-        py::arg("duration_s") = 1.0, py::arg("dt_s") = 1e-3, py::arg("torque") = py::none(),
-        py::arg("output_interval_s") = 0.0,
-        R"doc(Simulate the model with RK4 (ABA accelerations) and return a SimulationResult.
+        }
+        py::gil_scoped_release nogil;
+        return simulate(model, o, q, v, fn);
+      },
+      py::arg("model"), py::arg("q0") = py::none(), py::arg("v0") = py::none(), py::kw_only(), py::arg("duration_s") = 1.0,
+      py::arg("dt_s") = 1e-3, py::arg("torque") = py::none(), py::arg("output_interval_s") = 0.0,
+      R"doc(Simulate the model with RK4 (ABA accelerations) and return a SimulationResult.
 
 - q0: (nq) initial positions (default model.neutral(); free-joint quaternions are normalised),
   v0: (nv) initial velocities (default zero).

@@ -41,9 +41,9 @@ void expose_live(py::module_& m) {
       .def_readonly("failed", &LiveStats::failed, "posts that failed")
       .def_readonly("last_error", &LiveStats::last_error, "reason of the last failure ('' after a success)")
       .def("__repr__", [](const LiveStats& s) {
-        return "LiveStats(given=" + std::to_string(s.given) + ", sent=" + std::to_string(s.sent) + ", replaced=" +
-               std::to_string(s.replaced) + ", failed=" + std::to_string(s.failed) + ", last_error=" +
-               py::repr(py::str(s.last_error)).cast<std::string>() + ")";
+        return "LiveStats(given=" + std::to_string(s.given) + ", sent=" + std::to_string(s.sent) +
+               ", replaced=" + std::to_string(s.replaced) + ", failed=" + std::to_string(s.failed) +
+               ", last_error=" + py::repr(py::str(s.last_error)).cast<std::string>() + ")";
       });
 
   py::class_<LiveClient>(m, "LiveClient",
@@ -59,25 +59,27 @@ void expose_live(py::module_& m) {
       .def("send_scene", py::overload_cast<const ts::Model&>(&LiveClient::send_scene), py::arg("model"),
            "Start a session with the model's scene (nodes, rods, cables, ground). Raises tendyn.Error with the server's message.",
            py::call_guard<py::gil_scoped_release>())
-      .def("send_frame",
-           [](LiveClient& c, double t_s, const ts::Model& model, const ts::State& state, const ts::Data* data) {
-             if (data && !tendyn::python::tensegrity_bind::data_fits(model, *data))
-               throw tendyn::Error("send_frame(data): the data was made for another model (use make_data(model))");
-             return data ? c.send_frame(t_s, model, state, *data) : c.send_frame(t_s, model, state);
-           },
-           py::arg("t_s"), py::arg("model"), py::arg("state"), py::arg("data") = nullptr,
-           "Store the frame at time t_s [s] as the next one to post (replacing one not yet posted): node positions,\n"
-           "tensions and strains from `data` (evaluated at `state`, as in a controller or after step()), or, without data,\n"
-           "from the client's own evaluation of `state` with the model's rest lengths; COM and energies from state.\n"
-           "Never blocks on the network. False when not connected or the last post failed (stats.last_error).")
-      .def("send_frame_data",
-           [](LiveClient& c, double t_s, const ts::Model& model, const ts::Data& data) {
-             tendyn::viz::LiveFrame f;
-             tendyn::viz::fill_live_frame(f, t_s, model, data);
-             return c.send_frame(f);
-           },
-           py::arg("t_s"), py::arg("model"), py::arg("data"),
-           "As send_frame from `data` alone (no COM, no energies: do not mix with send_frame in one session).")
+      .def(
+          "send_frame",
+          [](LiveClient& c, double t_s, const ts::Model& model, const ts::State& state, const ts::Data* data) {
+            if (data && !tendyn::python::tensegrity_bind::data_fits(model, *data))
+              throw tendyn::Error("send_frame(data): the data was made for another model (use make_data(model))");
+            return data ? c.send_frame(t_s, model, state, *data) : c.send_frame(t_s, model, state);
+          },
+          py::arg("t_s"), py::arg("model"), py::arg("state"), py::arg("data") = nullptr,
+          "Store the frame at time t_s [s] as the next one to post (replacing one not yet posted): node positions,\n"
+          "tensions and strains from `data` (evaluated at `state`, as in a controller or after step()), or, without data,\n"
+          "from the client's own evaluation of `state` with the model's rest lengths; COM and energies from state.\n"
+          "Never blocks on the network. False when not connected or the last post failed (stats.last_error).")
+      .def(
+          "send_frame_data",
+          [](LiveClient& c, double t_s, const ts::Model& model, const ts::Data& data) {
+            tendyn::viz::LiveFrame f;
+            tendyn::viz::fill_live_frame(f, t_s, model, data);
+            return c.send_frame(f);
+          },
+          py::arg("t_s"), py::arg("model"), py::arg("data"),
+          "As send_frame from `data` alone (no COM, no energies: do not mix with send_frame in one session).")
       .def("flush", &LiveClient::flush, py::arg("timeout_s") = 2.0,
            "Wait until the last frame given has been posted (at most timeout_s [s]); True when delivered.",
            py::call_guard<py::gil_scoped_release>())
