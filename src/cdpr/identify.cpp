@@ -173,6 +173,38 @@ PlatformLog read_platform_log(const std::string& path, const Model& model) {
 }
 
 // ---------------------------------------------------------------------------------- cables
+namespace {
+// The cable fit 'stiffness-rest-length' assumes a constant rest length: a logged one that varies
+// over the taut samples `rows` (from sample `first`) of cable i would be ignored, so it is refused.
+void check_constant_rest_length(const PlatformLog& log, const Eigen::MatrixXd& L_all, Eigen::Index first,
+                                const std::vector<Eigen::Index>& rows, int i, const std::string& name) {
+  // The fit assumes a constant rest length; a logged one that varies would be ignored.
+  // Allowed spread: 1e-3 of the spread of the lengths (a model error below 0.1 % of the
+  // fitted stretch signal) plus rounding of the logged numbers.
+  double r_lo = std::numeric_limits<double>::infinity(), r_hi = -r_lo, l_lo = r_lo, l_hi = -r_lo;
+  Eigen::Index s_lo = 0, s_hi = 0;
+  for (const Eigen::Index k : rows) {
+    const double r0 = log.rest_length_m(first + k, i), l = L_all(first + k, i);
+    if (r0 < r_lo) {
+      r_lo = r0;
+      s_lo = first + k;
+    }
+    if (r0 > r_hi) {
+      r_hi = r0;
+      s_hi = first + k;
+    }
+    l_lo = std::min(l_lo, l);
+    l_hi = std::max(l_hi, l);
+  }
+  if (!rows.empty() && r_hi - r_lo > 1e-3 * (l_hi - l_lo) + 1e-12 * std::abs(r_hi))
+    throw Error("cdpr identify: cable " + name +
+                ": fit 'stiffness-rest-length' assumes a constant rest length, "
+                "but the logged rest length varies from " +
+                format_number(r_lo) + " m (" + sample_place(log, s_lo) + ") to " + format_number(r_hi) + " m (" + sample_place(log, s_hi) +
+                "); use fit 'stiffness' (it uses the logged rest length of every sample)");
+}
+}  // namespace
+
 CableIdentification identify_cables(const Model& model, const PlatformLog& log, const CableFitOptions& o) {
   check_sizes(model, log);
   if (o.half_width < 1) throw Error("cdpr identify: half width must be >= 1, got " + std::to_string(o.half_width));
@@ -210,32 +242,7 @@ CableIdentification identify_cables(const Model& model, const PlatformLog& log, 
     for (Eigen::Index k = 0; k < N; ++k)
       if (log.tension_N(first + k, i) > o.taut_min_N) rows.push_back(k);
     const auto m = static_cast<Eigen::Index>(rows.size());
-    if (!with_rest && log.rest_length_m.cols() != 0) {
-      // The fit assumes a constant rest length; a logged one that varies would be ignored.
-      // Allowed spread: 1e-3 of the spread of the lengths (a model error below 0.1 % of the
-      // fitted stretch signal) plus rounding of the logged numbers.
-      double r_lo = std::numeric_limits<double>::infinity(), r_hi = -r_lo, l_lo = r_lo, l_hi = -r_lo;
-      Eigen::Index s_lo = 0, s_hi = 0;
-      for (const Eigen::Index k : rows) {
-        const double r0 = log.rest_length_m(first + k, i), l = L_all(first + k, i);
-        if (r0 < r_lo) {
-          r_lo = r0;
-          s_lo = first + k;
-        }
-        if (r0 > r_hi) {
-          r_hi = r0;
-          s_hi = first + k;
-        }
-        l_lo = std::min(l_lo, l);
-        l_hi = std::max(l_hi, l);
-      }
-      if (m > 0 && r_hi - r_lo > 1e-3 * (l_hi - l_lo) + 1e-12 * std::abs(r_hi))
-        throw Error("cdpr identify: cable " + name +
-                    ": fit 'stiffness-rest-length' assumes a constant rest length, "
-                    "but the logged rest length varies from " +
-                    format_number(r_lo) + " m (" + sample_place(log, s_lo) + ") to " + format_number(r_hi) + " m (" +
-                    sample_place(log, s_hi) + "); use fit 'stiffness' (it uses the logged rest length of every sample)");
-    }
+    if (!with_rest && log.rest_length_m.cols() != 0) check_constant_rest_length(log, L_all, first, rows, i, name);
     if (m <= p)
       throw Error("cdpr identify: cable " + name + ": " + std::to_string(m) + " taut samples (tension > " + format_number(o.taut_min_N) +
                   " N) for " + std::to_string(p) + " unknowns");

@@ -71,6 +71,25 @@ void validate(const Model& model, const MotionData& d) {
   check_values(d.tension_cables, d.cable_tension_N, "tension", kMaxMotionTension_N, "N");
 }
 
+namespace {
+// The rows read from a motion file (markers 3 per node, lengths, tensions; one vector per sample)
+// as d's matrices (nsample x columns); at least 2 samples.
+void store_rows(const std::string& path, const std::vector<std::vector<double>>& rows_m, const std::vector<std::vector<double>>& rows_l,
+                const std::vector<std::vector<double>>& rows_t, MotionData& d) {
+  const int N = static_cast<int>(d.t_s.size());
+  if (N < 2) throw Error(path + ": at least 2 samples are needed (have " + std::to_string(N) + ")");
+  auto store = [N](const std::vector<std::vector<double>>& rows, Eigen::MatrixXd& M) {
+    M.resize(N, static_cast<int>(rows.front().size()));
+    for (int s = 0; s < N; ++s)
+      for (std::size_t i = 0; i < rows[static_cast<std::size_t>(s)].size(); ++i)
+        M(s, static_cast<int>(i)) = rows[static_cast<std::size_t>(s)][i];
+  };
+  store(rows_m, d.p_W_marker_m);
+  store(rows_l, d.cable_length_m);
+  store(rows_t, d.cable_tension_N);
+}
+}  // namespace
+
 MotionData load_motion_csv(const Model& model, const std::string& path) {
   io::CsvReader in(path);
   const auto& h = in.header();
@@ -183,17 +202,7 @@ MotionData load_motion_csv(const Model& model, const std::string& path) {
     rows_l.push_back(std::move(rl));
     rows_t.push_back(std::move(rt));
   }
-  const int N = static_cast<int>(d.t_s.size());
-  if (N < 2) throw Error(path + ": at least 2 samples are needed (have " + std::to_string(N) + ")");
-  d.p_W_marker_m.resize(N, static_cast<int>(3 * mcols.size()));
-  d.cable_length_m.resize(N, static_cast<int>(lcols.size()));
-  d.cable_tension_N.resize(N, static_cast<int>(tcols.size()));
-  for (int s = 0; s < N; ++s) {
-    for (std::size_t i = 0; i < rows_m[static_cast<std::size_t>(s)].size(); ++i)
-      d.p_W_marker_m(s, static_cast<int>(i)) = rows_m[static_cast<std::size_t>(s)][i];
-    for (std::size_t i = 0; i < lcols.size(); ++i) d.cable_length_m(s, static_cast<int>(i)) = rows_l[static_cast<std::size_t>(s)][i];
-    for (std::size_t i = 0; i < tcols.size(); ++i) d.cable_tension_N(s, static_cast<int>(i)) = rows_t[static_cast<std::size_t>(s)][i];
-  }
+  store_rows(path, rows_m, rows_l, rows_t, d);
   validate(model, d);
   return d;
 }
