@@ -489,10 +489,8 @@ Model read_builder(const YamlNode& b) {
       if (auto v = b.get(key)) {
         const double x = std::abs(v->as_double()), limit = kMaxBuilderExtent * p.rod_length_m;
         if (x > limit) {
-          char buf[160];
-          std::snprintf(buf, sizeof buf, "must be at most %g rod lengths in magnitude (%g m; got %g m)", kMaxBuilderExtent, limit,
-                        v->as_double());
-          v->fail(buf);
+          v->fail("must be at most " + format_number(kMaxBuilderExtent, 6) + " rod lengths in magnitude (" + format_number(limit, 6) +
+                  " m; got " + format_number(v->as_double(), 6) + " m)");
         }
       }
     try {

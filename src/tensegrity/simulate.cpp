@@ -1,3 +1,4 @@
+#include <tendyn/core/format.hpp>
 #include <tendyn/core/error.hpp>
 #include <tendyn/core/integrate.hpp>
 #include <tendyn/tensegrity/contact.hpp>
@@ -27,19 +28,14 @@ void validate(const SimulationOptions& o) {
 }
 
 long fixed_step_count(const SimulationOptions& o) {
-  char buf[200];
   const double ratio = o.duration_s / o.dt_s;
-  if (ratio > kMaxSteps) {
-    std::snprintf(buf, sizeof buf, "simulation option duration / dt = %g / %g = %g steps is above the limit %g", o.duration_s, o.dt_s,
-                  ratio, kMaxSteps);
-    throw Error(buf);
-  }
+  if (ratio > kMaxSteps)
+    throw Error("simulation option duration / dt = " + format_number(o.duration_s, 6) + " / " + format_number(o.dt_s, 6) + " = " +
+                format_number(ratio, 6) + " steps is above the limit " + format_number(kMaxSteps, 6));
   const long n = std::lround(ratio);
-  if (o.duration_s > 0.0 && n == 0) {
-    std::snprintf(buf, sizeof buf, "simulation option duration (%g s) is shorter than half a step dt (%g s): no step would run",
-                  o.duration_s, o.dt_s);
-    throw Error(buf);
-  }
+  if (o.duration_s > 0.0 && n == 0)
+    throw Error("simulation option duration (" + format_number(o.duration_s, 6) + " s) is shorter than half a step dt (" +
+                format_number(o.dt_s, 6) + " s): no step would run");
   return n;
 }
 
@@ -161,11 +157,9 @@ void apply_sampled_controller(const Model& m, const std::function<void(double, c
   controller(s.time_s, s, d);
   for (const auto& dr : m.drives) {
     if (d.cable_rest_length_m[dr.cable] != rest_before[dr.cable]) {
-      std::ostringstream os;
-      os << "sampled controller (control period > 0) changed the rest length of cable '" << m.cable_ids[static_cast<std::size_t>(dr.cable)]
-         << "' at t = " << s.time_s
-         << " s, but the cable has a drive, which sets it at every evaluation: remove the drive, or use a control period of 0";
-      throw Error(os.str());
+      throw Error("sampled controller (control period > 0) changed the rest length of cable '" +
+                  m.cable_ids[static_cast<std::size_t>(dr.cable)] + "' at t = " + format_number(s.time_s, 6) +
+                  " s, but the cable has a drive, which sets it at every evaluation: remove the drive, or use a control period of 0");
     }
   }
   check_rest_length_limits(m, d, s.time_s);
@@ -313,10 +307,8 @@ const char* const kImpulseNeedsFixedStep =
 long control_step_count(const SimulationOptions& opt) {
   const long control_every = std::lround(opt.control_period_s / opt.dt_s);
   if (control_every < 1 || std::abs(static_cast<double>(control_every) * opt.dt_s - opt.control_period_s) > 1e-9 * opt.control_period_s) {
-    std::ostringstream os;
-    os << "simulation option control period (" << opt.control_period_s << " s) must be a whole number of steps dt (" << opt.dt_s
-       << " s) with " << to_string(opt.integrator);
-    throw Error(os.str());
+    throw Error("simulation option control period (" + format_number(opt.control_period_s, 6) + " s) must be a whole number of steps dt (" +
+                format_number(opt.dt_s, 6) + " s) with " + to_string(opt.integrator));
   }
   return control_every;
 }
@@ -347,10 +339,10 @@ void check_energy(const SimulationOptions& opt, const State& state, const Energy
   const double drift = std::abs(en.total() - E0);
   sum.max_abs_energy_drift_J = std::max(sum.max_abs_energy_drift_J, drift);
   if (en.total() - E0 > opt.energy_growth_limit * E_scale) {
-    std::ostringstream os;
-    os << "energy blow-up at t = " << state.time_s << " s: total energy " << en.total() << " J from " << E0 << " J (limit "
-       << opt.energy_growth_limit << " x " << E_scale << " J); reduce the time step";
-    throw SimulationError(os.str(), state.time_s);
+    throw SimulationError("energy blow-up at t = " + format_number(state.time_s, 6) + " s: total energy " + format_number(en.total(), 6) +
+                              " J from " + format_number(E0, 6) + " J (limit " + format_number(opt.energy_growth_limit, 6) + " x " +
+                              format_number(E_scale, 6) + " J); reduce the time step",
+                          state.time_s);
   }
 }
 
