@@ -35,14 +35,6 @@ struct RenderArgs {
   bool quiet = false;
 };
 
-std::string read_text(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) throw Error(p.string() + ": cannot read");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 /// The bytes of a data URL ("data:TYPE;base64,...").
 std::string decode_data_url(const std::string& url, const std::string& what) {
   const auto comma = url.find(',');
@@ -126,7 +118,7 @@ std::filesystem::path page_for(const RenderArgs& a, const std::filesystem::path&
   }
   if (!page.empty()) return std::filesystem::absolute(page);
   require_viewer();
-  const std::string text = read_text(scene);
+  const std::string text = read_file_bytes(scene);
   std::string title = viz::check_scene_json(text, scene.string());
   if (title.empty()) title = scene.parent_path().filename().string();
   const auto out = tmp / "page.html";

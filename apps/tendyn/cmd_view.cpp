@@ -32,14 +32,6 @@ std::filesystem::path scene_path(const std::string& input) {
   return p;
 }
 
-std::string read_text(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) throw Error(p.string() + ": cannot read");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 struct ViewArgs {
   std::vector<std::string> inputs;
   std::string out;
@@ -61,7 +53,7 @@ void run_compare(const ViewArgs& a) {
   std::vector<std::string> texts, titles;
   for (const auto& in : a.inputs) {
     srcs.push_back(scene_path(in));
-    texts.push_back(read_text(srcs.back()));
+    texts.push_back(read_file_bytes(srcs.back()));
     std::string t = viz::check_scene_json(texts.back(), srcs.back().string());
     titles.push_back(t.empty() ? srcs.back().parent_path().filename().string() : t);
   }
@@ -107,7 +99,7 @@ void run_view(const ViewArgs& a) {
     return;
   }
   const auto src = scene_path(a.inputs.at(0));
-  const std::string text = read_text(src);
+  const std::string text = read_file_bytes(src);
   std::string title = viz::check_scene_json(text, src.string());
   if (title.empty()) title = src.parent_path().filename().string();
   const std::filesystem::path out = (a.out.empty() ? src.parent_path() : std::filesystem::path(a.out)) / "view.html";
@@ -132,7 +124,7 @@ struct PlotArgs {
 
 void run_plot(const PlotArgs& a) {
   const auto src = scene_path(a.input);
-  viz::check_scene_json(read_text(src), src.string());
+  viz::check_scene_json(read_file_bytes(src), src.string());
   const std::filesystem::path out = a.out.empty() ? src.parent_path() / "plots" : std::filesystem::path(a.out);
   if (a.format != "png" && a.format != "svg" && a.format != "png,svg" && a.format != "svg,png")
     throw Error("plot: --format must be png, svg or png,svg");
