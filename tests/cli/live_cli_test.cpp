@@ -29,14 +29,13 @@
 
 namespace {
 
+using tendyn::test::built_with_viewer;
 using tendyn::test::fresh_dir;
 using tendyn::test::run;
 using tendyn::test::slurp;
 namespace ts = tendyn::tensegrity;
 namespace viz = tendyn::viz;
 using nlohmann::json;
-
-bool built_with_viewer() { return run("serve --help").code == 0 && run("view --help").out.find("self-contained") != std::string::npos; }
 
 std::unique_ptr<tendyn::test::ServeProcess> start(const std::string& extra = "") { return tendyn::test::start_serve("live_serve", extra); }
 

@@ -16,6 +16,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
+using tendyn::test::built_with_viewer;
 using tendyn::test::fresh_dir;
 using tendyn::test::kModels;
 using tendyn::test::run;
@@ -36,8 +37,6 @@ fs::path short_run(const std::string& tag) {
   EXPECT_EQ(r.code, 0) << r.out;
   return d;
 }
-
-bool built_with_viewer() { return run("view --help").out.find("self-contained") != std::string::npos; }
 
 /// "W H COLOURS" of a PNG (8-bit RGB or RGBA, not interlaced), decoded by Python's zlib.
 std::string png_stats(const fs::path& png) {

@@ -32,13 +32,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
+using tendyn::test::built_with_viewer;
 using tendyn::test::fresh_dir;
 using tendyn::test::run;
 using tendyn::test::slurp;
 
 using tendyn::test::kModels;
-
-bool built_with_viewer() { return run("view --help").out.find("self-contained") != std::string::npos && run("serve --help").code == 0; }
 
 }  // namespace
 

@@ -39,6 +39,11 @@ inline const std::string kModels = std::string(TENDYN_SOURCE_DIR) + "/models/";
 /// The end-to-end tests' shorthand: run_cli.
 inline CliRun run(const std::string& args) { return run_cli(args); }
 
+// Whether this tendyn was built with the viewer (the `view` page and the `serve` studio/live server).
+inline bool built_with_viewer() {
+  return run("view --help").out.find("self-contained") != std::string::npos && run("serve --help").code == 0;
+}
+
 /// Runs `TENDYN_CLI args` with stdout and stderr captured apart (stderr through a file, so not a
 /// terminal): {exit code, stdout}, and stderr in `err`.
 inline CliRun run_cli_stderr_apart(const std::string& args, std::string& err) {
