@@ -199,7 +199,10 @@ describe('live view', () => {
       done.then(() => { finished = true; }, () => { finished = true; });
       await page.waitForFunction(() => window.tendyn.live().count >= 300, null, { timeout: 30000 });
       await page.click('#live-pause');
-      await page.waitForFunction(() => window.tendyn.live().paused, null, { timeout: 5000 });
+      // (a poll answered before the pause may still arrive and show "running" once: wait for the
+      // state the server holds, which every later answer carries)
+      await page.waitForFunction(() => window.tendyn.live().paused
+        && document.querySelector('#live-control').textContent.includes('paused: the program waits in send_frame'), null, { timeout: 5000 });
       assert.match(await page.textContent('#live-pause'), /resume program/);
       assert.match(await page.textContent('#live-control'), /paused: the program waits in send_frame/);
       const c0 = await settle();
