@@ -54,8 +54,9 @@ def test_increment_shape_step_matches_the_cli(tmp_path):
     assert ts.PlannerOptions().increment == ts.IncrementShape.kRamp
     for v in ts.IncrementShape.__members__.values():
         assert ts.increment_shape_from_string(ts.to_string(v)) == v
-    with pytest.raises(tendyn.Error, match=r"unknown increment shape 'Step' \(valid: ramp, step\)"):
-        ts.increment_shape_from_string("Step")
+    assert ts.increment_shape_from_string("Step") == ts.IncrementShape.kStep  # names read in any case
+    with pytest.raises(tendyn.Error, match=r"unknown increment shape 'stair' \(valid: ramp, step\)"):
+        ts.increment_shape_from_string("stair")
     if not CLI.exists():
         pytest.skip(f"CLI not built at {CLI}")
     subprocess.run([str(CLI), "plan", "--drive", "c1,c2", "--duration", "0.2", "--increment", "step", "-j", "2", "-q", "-o",
