@@ -44,7 +44,7 @@ class TripleRecorder final : public Observer {
         hi = std::max(hi, e);
         mean += e;
       }
-      series[t].push_back(mean / (m.ncable() / 3));
+      series[t].push_back(mean / static_cast<double>(m.ncable() / 3));  // (3 cables per group: a whole number)
       spread = std::max(spread, hi - lo);
     }
   }

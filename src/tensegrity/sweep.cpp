@@ -228,7 +228,7 @@ SweepValue value_of(const YAML::Node& n, const std::string& file) {
     v.text = "null";
     return v;
   }
-  const std::string s = n.Scalar();
+  const std::string& s = n.Scalar();
   try {
     std::size_t used = 0;
     const double d = std::stod(s, &used);

@@ -121,7 +121,7 @@ void validate_link(const Model& m, int i) {
   if ((l.inertia_C_kgm2 - l.inertia_C_kgm2.transpose()).cwiseAbs().maxCoeff() > 1e-12 * (1.0 + l.inertia_C_kgm2.norm()))
     throw Error(where + "inertia must be symmetric");
   Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> es(l.inertia_C_kgm2);
-  const Eigen::Vector3d ev = es.eigenvalues();
+  const Eigen::Vector3d& ev = es.eigenvalues();
   const double tol = 1e-12 * (1.0 + ev.cwiseAbs().maxCoeff());
   if (ev.minCoeff() < -tol) throw Error(where + "inertia must be positive semidefinite");
   if (ev[0] + ev[1] < ev[2] - tol) throw Error(where + "principal moments violate the triangle inequality (Ia + Ib >= Ic)");
