@@ -38,13 +38,14 @@ class TripleRecorder final : public Observer {
   void on_output(const Model& m, const State&, const Data& d, const Energy&) override {
     for (int t = 0; t < 3; ++t) {
       double lo = std::numeric_limits<double>::infinity(), hi = -std::numeric_limits<double>::infinity(), mean = 0.0;
+      const int group_size = m.ncable() / 3;  // the prism's three groups of equal size
       for (int k = t; k < m.ncable(); k += 3) {
         const double e = cable_strain(d, k);
         lo = std::min(lo, e);
         hi = std::max(hi, e);
         mean += e;
       }
-      series[t].push_back(mean / static_cast<double>(m.ncable() / 3));  // (3 cables per group: a whole number)
+      series[t].push_back(mean / group_size);
       spread = std::max(spread, hi - lo);
     }
   }
