@@ -54,12 +54,16 @@ export function startLive(root, { Viewer, hooks, showError, clearError }) {
   const scrub = document.getElementById('scrub');
   if (scrub) scrub.addEventListener('input', () => { follow.checked = false; });
 
-  const st = { session: 0, count: 0, meta: null, loaded: false, polls: 0, error: null, lastNewMs: performance.now(), stale: false, gone: false, paused: false, stepsLeft: 0, serverCount: 0 };
+  const st = { session: 0, count: 0, meta: null, loaded: false, polls: 0, error: null, lastNewMs: performance.now(), stale: false, gone: false, paused: false, stepsLeft: 0, serverCount: 0, controlPending: 0, controlAnswered: 0 };
   const showControl = () => {
     pauseBtn.textContent = st.paused ? 'resume program' : 'pause program';
     ctlState.textContent = st.paused ? `paused: the program waits in send_frame${st.stepsLeft > 0 ? ` (${st.stepsLeft} frames of the step to go)` : ''}` : '';
   };
+  // A poll's pause state is used only if the poll was sent after the last control answer and no
+  // control request is in flight (a poll the server answered before a pause would otherwise show
+  // "running" for one poll after the pause was confirmed).
   const control = async (body) => {
+    st.controlPending++;
     try {
       const res = await fetch('/live/control', { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Tendyn-Token': TOKEN }, body: JSON.stringify(body) });
       const ans = await res.json();
@@ -69,6 +73,9 @@ export function startLive(root, { Viewer, hooks, showError, clearError }) {
       showControl();
     } catch (e) {
       showError(`live view: ${body.action}: ${e && e.message ? e.message : e}`);
+    } finally {
+      st.controlPending--;
+      st.controlAnswered++;
     }
   };
   pauseBtn.addEventListener('click', () => control({ action: st.paused ? 'resume' : 'pause' }));
@@ -110,7 +117,7 @@ export function startLive(root, { Viewer, hooks, showError, clearError }) {
     note.textContent = st.stale && !st.paused ? `no new frame for ${Math.floor(quiet)} s (program stopped or paused?)` : '';
   };
 
-  const handle = (ans) => {
+  const handle = (ans, gen) => {
     const fresh = ans.session !== st.session || ans.scene !== undefined;
     if (fresh || ans.frames.t_s.length) st.lastNewMs = performance.now();
     if (fresh) {
@@ -131,7 +138,7 @@ export function startLive(root, { Viewer, hooks, showError, clearError }) {
       }
     }
     st.serverCount = ans.count;
-    if (typeof ans.paused === 'boolean') {
+    if (typeof ans.paused === 'boolean' && gen === st.controlAnswered && st.controlPending === 0) {
       st.paused = ans.paused;
       st.stepsLeft = ans.steps_left || 0;
       showControl();
@@ -143,6 +150,7 @@ export function startLive(root, { Viewer, hooks, showError, clearError }) {
 
   const poll = async () => {
     const started = performance.now();
+    const gen = st.controlAnswered;
     try {
       let res;
       try {
@@ -159,7 +167,7 @@ export function startLive(root, { Viewer, hooks, showError, clearError }) {
         throw new Error(`the server answered HTTP ${res.status} without JSON (is ${location.host} a tendyn serve?)`, { cause: e });
       }
       if (!res.ok) throw new Error(ans && ans.error ? ans.error : `HTTP ${res.status}`);
-      handle(ans);
+      handle(ans, gen);
       if (st.error) clearError();
       st.error = null;
       st.gone = false;
