@@ -11,7 +11,7 @@
 // --only ROW (0..3) times that row alone (for perf record) and prints its best round.
 //
 // Prints ns per step (best round) and the median over rounds of each variant's ratio to the plain
-// model measured in the same round.
+// model and to the plain model through the general path (row 2), measured in the same round.
 #include <tendyn/tensegrity/dynamics.hpp>
 #include <tendyn/tensegrity/model_io.hpp>
 #include <tendyn/tensegrity/simulate.hpp>
