@@ -75,24 +75,58 @@ Data make_data(const Model& model) {
 namespace {
 
 // Kinematics of models with body points, end-caps or general inertia (Data::body_geometry): every
-// node on a rod at d = R_WB p_BN. The documents' models take the kernel below instead.
+// node on a rod at d = R_WB p_BN. One pass per rod over its nodes (Data::rod_nodes), the rotation
+// in registers, raw restrict pointers as in the kernel below. The body-frame points are read from
+// the model at every evaluation (Model::p_BN's rule inline: a Data outlives changes of the model's
+// parameters), with the same floating-point operations as Model::p_BN and R p_B.
 void body_kinematics(const Model& model, const State& state, Data& data) {
-  for (int j = 0; j < model.nrod(); ++j) {
-    const double* xr = state.x.data() + State::kStride * j;
-    double* R = data.R_WB_rod.col(j).data();
+  const int nr = model.nrod();
+  const double* __restrict x = state.x.data();
+  double* __restrict R_out = data.R_WB_rod.data();
+  double* __restrict r_W = data.r_W_node.data();
+  double* __restrict p_W = data.p_W_node.data();
+  double* __restrict v_W = data.v_W_node.data();
+  double* __restrict e_W = data.e_W_rod.data();
+  const int* __restrict start = data.rod_node_start.data();
+  const int* __restrict rod_nodes = data.rod_nodes.data();
+  const Rod* rods = model.rods.data();
+  const Node* nodes = model.nodes.data();
+  for (int j = 0; j < nr; ++j) {
+    double xr[State::kStride];  // a local copy: the stores below cannot alias it, so it stays in registers
+    for (int c = 0; c < State::kStride; ++c) xr[c] = x[State::kStride * j + c];
+    double R[9];
     law::rotation_matrix(xr + 3, R);
-    const Rod& r = model.rods[static_cast<std::size_t>(j)];
-    for (int s = data.rod_node_start[static_cast<std::size_t>(j)]; s < data.rod_node_start[static_cast<std::size_t>(j) + 1]; ++s) {
-      const int i = data.rod_nodes[static_cast<std::size_t>(s)];
-      const Eigen::Vector3d p_B = model.p_BN(i);
-      double* d = data.r_W_node.col(i).data();
-      for (int c = 0; c < 3; ++c) d[c] = R[3 * c] * p_B.x() + R[3 * c + 1] * p_B.y() + R[3 * c + 2] * p_B.z();
-      law::point_kinematics(xr, d, data.p_W_node.col(i).data(), data.v_W_node.col(i).data());
+    for (int c = 0; c < 9; ++c) R_out[9 * j + c] = R[c];
+    const Rod& r = rods[j];
+    const bool general = r.general_inertia;
+    for (int s = start[j]; s < start[j + 1]; ++s) {
+      const int i = rod_nodes[s];
+      const Node& n = nodes[i];
+      double b[3];  // p_BN
+      if (general || n.end == Node::kBodyPoint) {
+        b[0] = n.p_B_m.x();
+        b[1] = n.p_B_m.y();
+        b[2] = n.p_B_m.z();
+      } else {
+        b[0] = 0.0;
+        b[1] = 0.0;
+        b[2] = law::rod_end_offset(r, n.end);
+      }
+      double d[3];
+      for (int c = 0; c < 3; ++c) d[c] = R[3 * c] * b[0] + R[3 * c + 1] * b[1] + R[3 * c + 2] * b[2];
+      r_W[3 * i] = d[0];
+      r_W[3 * i + 1] = d[1];
+      r_W[3 * i + 2] = d[2];
+      law::point_kinematics(xr, d, p_W + 3 * i, v_W + 3 * i);
     }
-    if (r.general_inertia) {
-      data.e_W_rod.col(j) = (data.p_W_node.col(r.node[1]) - data.p_W_node.col(r.node[0])) / r.length_m;
+    if (general) {
+      const double* p0 = p_W + 3 * r.node[0];
+      const double* p1 = p_W + 3 * r.node[1];
+      for (int c = 0; c < 3; ++c) e_W[3 * j + c] = (p1[c] - p0[c]) / r.length_m;
     } else {
-      data.e_W_rod.col(j) = Eigen::Vector3d(R[2], R[5], R[8]);
+      e_W[3 * j] = R[2];
+      e_W[3 * j + 1] = R[5];
+      e_W[3 * j + 2] = R[8];
     }
   }
   for (const int i : data.anchor_nodes) {
@@ -105,26 +139,38 @@ void body_kinematics(const Model& model, const State& state, Data& data) {
 // each rod's state derivative: the axisymmetric law for the documents' rods, Euler's equations
 // with the full inertia tensor for general ones.
 void body_accelerations(const Model& model, const State& state, Data& data) {
-  const Eigen::Vector3d& g = model.gravity_W;
-  for (int j = 0; j < model.nrod(); ++j) {
-    const Rod& r = model.rods[static_cast<std::size_t>(j)];
-    double F[3] = {r.mass_kg * g.x(), r.mass_kg * g.y(), r.mass_kg * g.z()};
-    double tau[3] = {data.tau_W_contact_rod(0, j), data.tau_W_contact_rod(1, j), data.tau_W_contact_rod(2, j)};
-    for (int s = data.rod_node_start[static_cast<std::size_t>(j)]; s < data.rod_node_start[static_cast<std::size_t>(j) + 1]; ++s) {
-      const int i = data.rod_nodes[static_cast<std::size_t>(s)];
-      law::add_wrench(data.r_W_node.col(i).data(), data.f_W_node.col(i).data(), F, tau);
+  const int nr = model.nrod();
+  const double* __restrict x = state.x.data();
+  const double* __restrict f_W = data.f_W_node.data();
+  const double* __restrict r_W = data.r_W_node.data();
+  const double* __restrict R_W = data.R_WB_rod.data();
+  const double* __restrict e_W = data.e_W_rod.data();
+  const double* __restrict tau_contact = data.tau_W_contact_rod.data();
+  double* __restrict f_rod = data.f_W_rod.data();
+  double* __restrict tau_rod = data.tau_W_rod.data();
+  double* __restrict xdot = data.xdot.data();
+  const int* __restrict start = data.rod_node_start.data();
+  const int* __restrict rod_nodes = data.rod_nodes.data();
+  const Rod* rods = model.rods.data();
+  const double g0 = model.gravity_W.x(), g1 = model.gravity_W.y(), g2 = model.gravity_W.z();
+  for (int j = 0; j < nr; ++j) {
+    const Rod& r = rods[j];
+    double F[3] = {r.mass_kg * g0, r.mass_kg * g1, r.mass_kg * g2};
+    double tau[3] = {tau_contact[3 * j], tau_contact[3 * j + 1], tau_contact[3 * j + 2]};
+    for (int s = start[j]; s < start[j + 1]; ++s) {
+      const int i = rod_nodes[s];
+      law::add_wrench(r_W + 3 * i, f_W + 3 * i, F, tau);
     }
     for (int c = 0; c < 3; ++c) {
-      data.f_W_rod(c, j) = F[c];
-      data.tau_W_rod(c, j) = tau[c];
+      f_rod[3 * j + c] = F[c];
+      tau_rod[3 * j + c] = tau[c];
     }
-    const double* xr = state.x.data() + State::kStride * j;
-    double* dx = data.xdot.data() + State::kStride * j;
+    const double* xr = x + State::kStride * j;
+    double* dx = xdot + State::kStride * j;
     if (r.general_inertia)
-      law::body_rate(xr, F, tau, data.R_WB_rod.col(j).data(), r.inertia_B_kgm2, r.mass_kg, dx);
+      law::body_rate(xr, F, tau, R_W + 9 * j, r.inertia_B_kgm2, r.mass_kg, dx);
     else
-      law::rod_rate(xr, F, tau, data.e_W_rod.col(j).data(), r.mass_kg, r.inertia_transverse_kgm2, r.inertia_axial_kgm2,
-                    r.inertia_axial_kgm2 > 0.0, dx);
+      law::rod_rate(xr, F, tau, e_W + 3 * j, r.mass_kg, r.inertia_transverse_kgm2, r.inertia_axial_kgm2, r.inertia_axial_kgm2 > 0.0, dx);
   }
 }
 

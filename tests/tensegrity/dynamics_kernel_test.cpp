@@ -5,22 +5,27 @@
 // model and the models of the MuJoCo comparison (the kernel is designed to be bit-identical:
 // the last test counts differing bits, so that a change of operation order shows up there first).
 #include <tendyn/tensegrity/integrate.hpp>
+#include <tendyn/tensegrity/mjcf_import.hpp>
 #include <tendyn/tensegrity/model_io.hpp>
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "support/legacy_body_path.hpp"
 #include "support/legacy_dynamics.hpp"
 #include "support/peer_models.hpp"
 #include "support/tensegrity_fixtures.hpp"
 
 namespace ts = tendyn::tensegrity;
 namespace legacy = tendyn::test::legacy;
+namespace legacy_body = tendyn::test::legacy_body;
 
 namespace {
 
@@ -126,4 +131,75 @@ TEST(DynamicsKernel, BitIdenticalToLegacyKernel) {
   }
   EXPECT_GT(total, 100);
   EXPECT_EQ(differing, 0) << "of " << total << " derivative entries";
+}
+
+namespace {
+
+// Entries whose bit patterns differ.
+int differing_bits(const double* a, const double* b, Eigen::Index n) {
+  int k = 0;
+  for (Eigen::Index i = 0; i < n; ++i) k += std::bit_cast<std::uint64_t>(a[i]) != std::bit_cast<std::uint64_t>(b[i]) ? 1 : 0;
+  return k;
+}
+
+// Models of the general-body path (Data::body_geometry): the motorised 3-bar (end-caps, 18 off-axis
+// cable points, full inertia tensors, winches) and without winches, the documents' 3-bar with
+// end-caps only (ideal rods: the axial rule of Model::p_BN inside the general path) and with its
+// rods declared of general inertia, and two imported MJCF robots.
+std::vector<KernelCase> body_cases() {
+  const std::string dir = std::string(TENDYN_SOURCE_DIR);
+  std::vector<KernelCase> c;
+  const ts::Model motorised = ts::load_model_file(dir + "/models/three_bar_motorised.yaml").model;
+  c.push_back({"three_bar_motorised", motorised});
+  ts::Model no_winch = motorised;
+  no_winch.winches.clear();
+  no_winch.initial_state.x.conservativeResize(no_winch.nx());
+  c.push_back({"three_bar_motorised without winches", no_winch});
+  ts::Model caps = ts::load_model_file(dir + "/models/three_bar.yaml").model;
+  caps.ground.type = ts::Ground::Type::kCompliant;
+  ts::Model general = caps;
+  for (const ts::Rod& r : caps.rods)
+    for (int e = 0; e < 2; ++e) caps.nodes[static_cast<std::size_t>(r.node[e])].radius_m = 0.02;
+  c.push_back({"three_bar with end-caps", caps});
+  for (ts::Rod& r : general.rods) {
+    for (int e = 0; e < 2; ++e) general.nodes[static_cast<std::size_t>(r.node[e])].p_B_m = caps.p_BN(r.node[e]);
+    r.inertia_B_kgm2 = Eigen::Vector3d(r.inertia_transverse_kgm2, r.inertia_transverse_kgm2, r.inertia_axial_kgm2).asDiagonal();
+    r.general_inertia = true;
+  }
+  c.push_back({"three_bar of general inertia", general});
+  for (const char* f : {"three_bar_local.xml", "six_bar.xml"})
+    c.push_back({f, ts::load_mjcf_file(dir + "/tests/data/mjcf/" + f).model});
+  return c;
+}
+
+}  // namespace
+
+// The general-body path on raw restrict pointers against its first version (Eigen columns,
+// Model::p_BN per node; tests/support/legacy_body_path.hpp): the same node kinematics, rotations,
+// rod wrenches and rod derivatives, bit for bit, at rest and tumbling (with ground contact).
+TEST(DynamicsKernel, GeneralBodyPathBitIdenticalToItsFirstVersion) {
+  for (const auto& c : body_cases()) {
+    SCOPED_TRACE(c.name);
+    ts::validate(c.model);
+    ASSERT_TRUE(c.model.has_body_geometry());
+    for (unsigned seed : {0u, 1u, 2u, 3u}) {
+      SCOPED_TRACE(seed);
+      const ts::State s = seed == 0 ? c.model.initial_state : shaken(c.model, seed);
+      ts::Data d_new = ts::make_data(c.model), d_old = ts::make_data(c.model);
+      ts::compute_derivative(c.model, s, d_new);
+      legacy_body::body_kinematics(c.model, s, d_old);
+      ts::compute_element_forces(c.model, s, d_old);
+      legacy_body::body_accelerations(c.model, s, d_old);
+      const Eigen::Index nrod13 = ts::State::kStride * c.model.nrod();
+      EXPECT_GT(d_old.xdot.head(nrod13).cwiseAbs().maxCoeff(), 0.0);
+      EXPECT_EQ(differing_bits(d_new.p_W_node.data(), d_old.p_W_node.data(), d_old.p_W_node.size()), 0);
+      EXPECT_EQ(differing_bits(d_new.v_W_node.data(), d_old.v_W_node.data(), d_old.v_W_node.size()), 0);
+      EXPECT_EQ(differing_bits(d_new.r_W_node.data(), d_old.r_W_node.data(), d_old.r_W_node.size()), 0);
+      EXPECT_EQ(differing_bits(d_new.R_WB_rod.data(), d_old.R_WB_rod.data(), d_old.R_WB_rod.size()), 0);
+      EXPECT_EQ(differing_bits(d_new.e_W_rod.data(), d_old.e_W_rod.data(), d_old.e_W_rod.size()), 0);
+      EXPECT_EQ(differing_bits(d_new.f_W_rod.data(), d_old.f_W_rod.data(), d_old.f_W_rod.size()), 0);
+      EXPECT_EQ(differing_bits(d_new.tau_W_rod.data(), d_old.tau_W_rod.data(), d_old.tau_W_rod.size()), 0);
+      EXPECT_EQ(differing_bits(d_new.xdot.data(), d_old.xdot.data(), nrod13), 0);
+    }
+  }
 }

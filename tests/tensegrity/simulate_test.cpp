@@ -239,6 +239,30 @@ TEST(Step, DoesNotAllocate) {
   EXPECT_GT(rejected, 0);  // and dopri5 retried
 }
 
+// The general-body path (end-caps, off-axis cable points, full inertia tensors) and the winches'
+// motor equations allocate nothing either: the motorised 3-bar with RK4 and Dormand-Prince.
+TEST(Step, GeneralBodyPathDoesNotAllocate) {
+#ifndef TENDYN_TS_COUNT_MALLOC
+  GTEST_SKIP() << "malloc interposition needs glibc and no address/thread/memory sanitizer";
+#endif
+  const ts::Model m = model_file("three_bar_motorised.yaml");
+  ASSERT_TRUE(m.has_body_geometry());
+  ASSERT_GT(m.nwinch(), 0);
+  for (const auto integ : {ts::Integrator::kRK4, ts::Integrator::kDormandPrince45}) {
+    ts::Data d = ts::make_data(m);
+    ts::State s = m.initial_state;
+    ts::StepOptions o;
+    o.integrator = integ;
+    ts::step(m, d, s, 2e-4, o);  // warm-up
+    g_allocs = 0;
+    g_armed = true;
+    for (int k = 0; k < 200; ++k) ts::step(m, d, s, 2e-4, o);
+    g_armed = false;
+    EXPECT_EQ(g_allocs.load(), 0) << ts::to_string(integ);
+    EXPECT_GT(s.time_s, 0.0);
+  }
+}
+
 TEST(Step, RejectsBadArguments) {
   ts::Model m = three_bar();
   ts::Data d = ts::make_data(m);
