@@ -46,12 +46,12 @@ inline constexpr int kMaxImpulseContactsPerRod = 16;
 /// positive normal impulse (its denominator n . K a <= 0 at a fast sliding end).
 int apply_ground_impulses(const Model& model, Data& data, State& state, double h);
 
-/// Resting contact, before a step of size h [s]: for ends touching the ground that the forces
-/// would press into it during the step, half of the impulse that keeps them on the ground (no
+/// Resting contact, before a step of size h [s]: for contact points touching the ground that the
+/// forces would press into it during the step, half of the impulse that keeps them on the ground (no
 /// normal approach, Coulomb friction) is applied now and the other half follows at the step end
 /// (apply_ground_impulses), like the two kicks of a Verlet step. This removes the O(h) creep of a
 /// post-step-only impulse scheme (a block under a pull below mu N then does not move). Requires
-/// compute_derivative on `state`. Returns the number of ends that received an impulse (always 0
+/// compute_derivative on `state`. Returns the number of contact points that received an impulse (always 0
 /// under FrictionLaw::kPrinted: the document has no such step).
 int apply_ground_pre_impulses(const Model& model, Data& data, State& state, double h);
 
