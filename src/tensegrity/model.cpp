@@ -1,6 +1,7 @@
 #include <tendyn/core/error.hpp>
 #include <tendyn/core/format.hpp>
 #include <tendyn/core/rotation.hpp>
+#include <tendyn/tensegrity/contact.hpp>
 #include <tendyn/tensegrity/model.hpp>
 
 #include <Eigen/Eigenvalues>
@@ -300,12 +301,19 @@ void validate(const Model& m) {
   const int nr = m.nrod();
   if (nr == 0) throw Error("model '" + m.name + "': no rods");
   if (!m.gravity_W.allFinite()) throw Error("model '" + m.name + "': gravity is not finite");
-  if (m.ground.type == Ground::Type::kImpulse && m.has_body_geometry())
-    throw Error("model '" + m.name +
-                "': end-caps, body points and rods of a general inertia need the compliant ground (ground type: compliant); "
-                "the impulse ground handles the documents' rod ends only");
   validate_nodes(m);
   validate_rods(m);
+  if (m.ground.type == Ground::Type::kImpulse) {
+    // the impulse ground solves all contact points of a rod together, at most a fixed number
+    std::vector<int> points(static_cast<std::size_t>(nr), 0);
+    for (const Node& n : m.nodes)
+      if (n.touches_ground()) ++points[static_cast<std::size_t>(n.rod)];
+    for (int j = 0; j < nr; ++j)
+      if (points[static_cast<std::size_t>(j)] > kMaxImpulseContactsPerRod)
+        throw Error(name_of(m.rod_ids, j, "rod") + ": " + std::to_string(points[static_cast<std::size_t>(j)]) +
+                    " points touch the ground (rod ends and body points with contact: true); the impulse ground takes at most " +
+                    std::to_string(kMaxImpulseContactsPerRod) + " per rod (use the compliant ground)");
+  }
   validate_cables(m);
   validate_drives(m);
   validate_ground(m);

@@ -1,5 +1,10 @@
 // Ground contact of rod ends with the plane z = height (normal n = +z), two models:
 //
+// Both touch the ground with the same points: the documents' rods with their two end points;
+// models with body geometry (Model::has_body_geometry()) with every rod end and every body point
+// marked `contact`, a node with an end-cap radius r > 0 with its sphere's lowest point (the node
+// position - r z), so that a resting end-cap sits with its centre at height r.
+//
 // * Impulse (document 001, section 2.3, eqs. 2-55..2-64): rigid ground, Newton restitution
 //   u_n+ = -e u_n- and Coulomb friction in the impulse (sticking when the sticking impulse lies in
 //   the friction cone |P_t| <= mu P_n, sliding on the cone otherwise). Applied at step boundaries;
@@ -7,6 +12,10 @@
 //   impact) so that no end sinks deeper than `max_penetration_m`. When both ends of a rod touch at
 //   once, their two impulses are solved together (projected Gauss-Seidel on the 2-point impulse
 //   problem, iterated to convergence); with one contact this is exactly the document's law.
+//   The law is that of a rigid body: the contact point's velocity is v_C + w x (p_c - p_C), and an
+//   impulse P at p_c changes v_C by P / m and w by I_W^-1 ((p_c - p_C) x P), with the rod's
+//   inverse inertia in world axes (axisymmetric, or a general tensor R I_B^-1 R^T); all contact
+//   points of one rod (at most kMaxImpulseContactsPerRod) are solved together.
 //   Resting contact: an end at or below the ground that is not approaching but penetrates is pushed
 //   out at the rate baumgarte * depth / h (no energy is added at a located impact, where depth ~ 0).
 //   With Ground::FrictionLaw::kPrinted the velocity impulse is instead eqs. (2-62)-(2-64) as
@@ -25,19 +34,24 @@
 
 namespace tendyn::tensegrity {
 
+/// The most points of one rod that may touch the impulse ground (its rod ends and body points
+/// marked `contact`); validate(Model) refuses more.
+inline constexpr int kMaxImpulseContactsPerRod = 16;
+
 /// Applies the impulse model at the current state for a step of size h [s] (h sets the
-/// resting-contact correction rate). Changes rod velocities only. Returns the number of rod ends
-/// that received an impulse. Requires forward_kinematics on `state` (node positions/velocities
+/// resting-contact correction rate). Changes rod velocities, and the poses of rods whose contact
+/// points penetrate (the depth correction). Returns the number of contact points that received an
+/// impulse. Requires forward_kinematics on `state` (node positions/velocities
 /// in data). O(nrod). Throws SimulationError under FrictionLaw::kPrinted when (2-64) has no
 /// positive normal impulse (its denominator n . K a <= 0 at a fast sliding end).
 int apply_ground_impulses(const Model& model, Data& data, State& state, double h);
 
-/// Resting contact, before a step of size h [s]: for ends touching the ground that the forces
-/// would press into it during the step, half of the impulse that keeps them on the ground (no
+/// Resting contact, before a step of size h [s]: for contact points touching the ground that the
+/// forces would press into it during the step, half of the impulse that keeps them on the ground (no
 /// normal approach, Coulomb friction) is applied now and the other half follows at the step end
 /// (apply_ground_impulses), like the two kicks of a Verlet step. This removes the O(h) creep of a
 /// post-step-only impulse scheme (a block under a pull below mu N then does not move). Requires
-/// compute_derivative on `state`. Returns the number of ends that received an impulse (always 0
+/// compute_derivative on `state`. Returns the number of contact points that received an impulse (always 0
 /// under FrictionLaw::kPrinted: the document has no such step).
 int apply_ground_pre_impulses(const Model& model, Data& data, State& state, double h);
 
@@ -51,7 +65,9 @@ double add_compliant_ground_forces(const Model& model, Data& data, const State* 
 /// Elastic energy stored in the compliant ground at the state in data [J] (0 for other grounds).
 double ground_energy(const Model& model, const Data& data);
 
-/// Lowest rod-end height above the ground [m] (negative: penetration), from data.p_W_node.
+/// Lowest height above the ground [m] of the points that touch it (negative: penetration): rod
+/// ends, and with body geometry also body points marked `contact`, an end-cap's sphere bottom
+/// (node height - radius). From data.p_W_node.
 double lowest_end_height(const Model& model, const Data& data);
 
 }  // namespace tendyn::tensegrity

@@ -335,7 +335,8 @@ struct Model {
 /// (by id) and the reason: indices in range, each rod end owned by exactly one node, positive
 /// mass and length, non-negative stiffness/damping/rest length, finite numbers, unit quaternions,
 /// no cable from a node to itself or between two anchors, drives naming existing cables (once
-/// each) whose rest length stays within the cable's limits and rate. Cost O(nrod + nnode + ncable).
+/// each) whose rest length stays within the cable's limits and rate, at most
+/// kMaxImpulseContactsPerRod (contact.hpp) ground contact points per rod on the impulse ground. Cost O(nrod + nnode + ncable).
 void validate(const Model& model);
 
 /// Throws tendyn::Error "<what>: <why>" when the model has body points, end-caps, rods of general
