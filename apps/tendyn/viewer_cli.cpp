@@ -30,6 +30,41 @@ std::size_t write_viewer_page(const std::filesystem::path& out, std::string_view
   return html.size();
 }
 
+namespace {
+/// scene.json text without its trailing whitespace; it must be a JSON object ("...}").
+std::string_view trimmed(std::string_view v) {
+  while (!v.empty() && (v.back() == '\n' || v.back() == ' ' || v.back() == '\r' || v.back() == '\t')) v.remove_suffix(1);
+  return v;
+}
+}  // namespace
+
+std::size_t write_compare_page(const std::filesystem::path& out, const std::vector<std::string>& scene_texts,
+                               const std::vector<std::string>& sources, std::string_view title, double max_page_mb,
+                               std::vector<int>* strides_out) {
+  require_viewer();
+  const double fixed = static_cast<double>(viewer_js().size() + viewer_css().size()) + 8192.0;
+  const double share = (max_page_mb * 1e6 - fixed) / static_cast<double>(scene_texts.size());
+  if (!(share > 1e4))
+    throw Error("--max-page-mb " + std::to_string(max_page_mb) + ": too small for the viewer and " + std::to_string(scene_texts.size()) +
+                " runs");
+  std::string page;
+  if (strides_out) strides_out->clear();
+  for (std::size_t i = 0; i < scene_texts.size(); ++i) {
+    int stride = 1;
+    std::string t = viz::page_scene_json(trimmed(scene_texts[i]), static_cast<std::size_t>(share), sources.at(i), &stride);
+    if (strides_out) strides_out->push_back(stride);
+    if (i == 0) {
+      t.pop_back();  // the closing brace: the others follow as "compare"
+      page = std::move(t) + ",\"compare\":[";
+    } else {
+      if (i > 1) page += ',';
+      page += t;
+    }
+  }
+  page += "]}";
+  return write_viewer_page(out, page, title, max_page_mb);
+}
+
 std::filesystem::path write_scene_outputs(const std::filesystem::path& dir, const viz::Scene& scene, bool html, double max_page_mb) {
   if (html) require_viewer();  // before writing anything
   const std::string text = viz::scene_json(scene);

@@ -33,6 +33,15 @@ std::filesystem::path write_scene_outputs(const std::filesystem::path& dir, cons
 std::size_t write_viewer_page(const std::filesystem::path& out, std::string_view scene_json_text, std::string_view title,
                               double max_page_mb = kDefaultMaxPageMb, int* stride_out = nullptr);
 
+/// Writes one page comparing runs to `out` (atomically; docs/VIEWER.md "Comparing runs"): the
+/// first scene.json text (run A) with the others in its member "compare" (B, C, ...), each thinned
+/// to an equal share of `max_page_mb` MB; `sources` names each text in messages. Returns the page's
+/// size [bytes]; `strides_out` (optional) receives each run's stride (1 = every frame). Throws
+/// tendyn::Error naming --max-page-mb when the limit is too small for the viewer and the runs.
+std::size_t write_compare_page(const std::filesystem::path& out, const std::vector<std::string>& scene_texts,
+                               const std::vector<std::string>& sources, std::string_view title, double max_page_mb,
+                               std::vector<int>* strides_out = nullptr);
+
 /// Simulates `model` (with its own drives) for `options` and returns its scene, decimated to at
 /// most one frame per `frame_interval_s` (the last state always kept). Used by plan/--html.
 viz::Scene simulate_scene(const tensegrity::Model& model, const tensegrity::SimulationOptions& options, double frame_interval_s = 0.01);
