@@ -243,7 +243,7 @@ void run(const ExpArgs& a) {
   write_summary(results.file("summary.json"), experiment_json(a, model, cfg, s1, s2, cmp), prov);
   const viz::Scene scene = experiment_scene(model, s1, s2);
   const bool wrote_html = !write_scene_outputs(results.staging(), scene, a.html).empty();
-  if (a.html) write_stage_comparison(results.staging() / "compare.html", model, s1, s2);
+  if (a.html) write_stage_comparison(results.file("compare.html"), model, s1, s2);
   results.commit();
   const auto html_path = wrote_html ? dir / "view.html" : std::filesystem::path();
   const bool plotted = !a.no_plot && render_plot("cdpr", dir, dir / "experiment.png");

@@ -79,16 +79,12 @@ void run_view(const ViewArgs& a) {
   if (title.empty()) title = src.parent_path().filename().string();
   const std::filesystem::path out = (a.out.empty() ? src.parent_path() : std::filesystem::path(a.out)) / "view.html";
   if (!a.out.empty()) ensure_directory(a.out);
-  int stride = 1;
-  const auto bytes = write_viewer_page(out, text, title, a.max_page_mb, &stride);
+  int stride = 1, plot_stride = 1;
+  const auto bytes = write_viewer_page(out, text, title, a.max_page_mb, &stride, &plot_stride);
   if (!a.quiet) {
     std::printf("wrote %s (%.2f MB; open it in a browser, it works offline)\n", out.string().c_str(), bytes / 1e6);
     if (stride > 1)
-      std::printf("  every %d%s frame kept to stay under --max-page-mb %g (all frames: %s)\n", stride,
-                  stride == 2   ? "nd"
-                  : stride == 3 ? "rd"
-                                : "th",
-                  a.max_page_mb, src.string().c_str());
+      std::printf("  %s; all frames: %s\n", thinning_note(stride, plot_stride, 0, a.max_page_mb).c_str(), src.string().c_str());
   }
 }
 
