@@ -6,7 +6,8 @@
 //                          [--sweep-pretension F1,F2,...]
 // Writes DIR/stage1_without.csv, DIR/stage2_with.csv, DIR/summary.json, DIR/summary.txt,
 // DIR/scene.json, DIR/pretension_sweep.csv (with --sweep-pretension) and DIR/experiment.png
-// (scripts/plot.py cdpr, when matplotlib is there), prints the summary.
+// (scripts/plot.py cdpr, when matplotlib is there), with --html DIR/view.html (stage 2) and
+// DIR/compare.html (the two stages overlaid, as `tendyn view A B`); prints the summary.
 #include <tendyn/cdpr/dynamics.hpp>
 #include <tendyn/cdpr/experiment.hpp>
 #include <tendyn/cdpr/model_io.hpp>
@@ -150,20 +151,24 @@ nlohmann::json experiment_json(const ExpArgs& a, const cdpr::DynamicModel& model
             {"peak_over_opt_without_after", cmp.peak_over_opt_without_after}}}};
 }
 
-// The viewer scene: stage 2 in 3D, both stages' norms and errors as plots.
-viz::Scene experiment_scene(const cdpr::DynamicModel& model, const cdpr::StageResult& s1, const cdpr::StageResult& s2) {
-  // viewer: stage 2 (with tension control) in 3D at 4 frames per simulated second; the plots
-  // compare both stages at the full sample rate
+// One stage in 3D at 4 frames per simulated second, without plots.
+viz::Scene stage_scene(const cdpr::DynamicModel& model, const cdpr::StageResult& st, const std::string& title) {
   viz::Scene scene = viz::make_scene(model.geometry);
-  scene.title = model.geometry.name + ": stage 2, with tension control";
+  scene.title = title;
   cdpr::Data geometry = cdpr::make_data(model.geometry);
-  for (std::size_t i : cdpr::frame_samples(s2, 0.25)) {
-    const auto& smp = s2.samples[i];
+  for (std::size_t i : cdpr::frame_samples(st, 0.25)) {
+    const auto& smp = st.samples[i];
     const cdpr::Pose pose = cdpr::sample_pose(smp);
     cdpr::update_geometry(model.geometry, pose, geometry);
     viz::add_cdpr_frame(scene, model.geometry, geometry, pose, smp.t_s,
                         std::span<const double>(smp.f_N.data(), static_cast<std::size_t>(smp.f_N.size())), {}, &smp.p_WA);
   }
+  return scene;
+}
+
+// Both stages' norms and errors as plots (over their common samples, at the full sample rate);
+// with `difference` also the position error of stage 2 minus that of stage 1.
+void add_stage_plots(viz::Scene& scene, const cdpr::StageResult& s1, const cdpr::StageResult& s2, bool difference) {
   // plotted series: both stages over their common samples, errors in mm and mrad
   std::vector<double> t_s, norm1, norm2, opt, pos1, pos2, rot1, rot2;
   for (std::size_t i = 0; i < std::min(s1.samples.size(), s2.samples.size()); ++i) {
@@ -180,7 +185,29 @@ viz::Scene experiment_scene(const cdpr::DynamicModel& model, const cdpr::StageRe
   scene.plots.push_back({"lower-group tension norm", "N", t_s, {{"without control", norm1}, {"with control", norm2}, {"optimal", opt}}});
   scene.plots.push_back({"position error", "mm", t_s, {{"without control", pos1}, {"with control", pos2}}});
   scene.plots.push_back({"orientation error", "mrad", t_s, {{"without control", rot1}, {"with control", rot2}}});
+  if (difference) {
+    std::vector<double> diff(pos1.size());
+    for (std::size_t i = 0; i < diff.size(); ++i) diff[i] = pos2[i] - pos1[i];
+    scene.plots.push_back({"position error difference (stage 2 - stage 1)", "mm", t_s, {{"with - without control", diff}}});
+  }
+}
+
+// The viewer scene (scene.json, view.html): stage 2 in 3D, both stages' norms and errors as plots.
+viz::Scene experiment_scene(const cdpr::DynamicModel& model, const cdpr::StageResult& s1, const cdpr::StageResult& s2) {
+  viz::Scene scene = stage_scene(model, s2, model.geometry.name + ": stage 2, with tension control");
+  add_stage_plots(scene, s1, s2, false);
   return scene;
+}
+
+// The comparison page (compare.html, as `tendyn view A B`): stage 1 as run A with the plots of
+// both stages and their position error difference, stage 2 as run B (drawn as a ghost).
+void write_stage_comparison(const std::filesystem::path& out, const cdpr::DynamicModel& model, const cdpr::StageResult& s1,
+                            const cdpr::StageResult& s2) {
+  viz::Scene a = stage_scene(model, s1, "stage 1, without tension control");
+  add_stage_plots(a, s1, s2, true);
+  const viz::Scene b = stage_scene(model, s2, "stage 2, with tension control");
+  write_compare_page(out, {viz::scene_json(a), viz::scene_json(b)}, {"stage 1", "stage 2"},
+                     model.geometry.name + ": stage 1 (A) vs stage 2 (B)", kDefaultMaxPageMb);
 }
 
 void run(const ExpArgs& a) {
@@ -216,6 +243,7 @@ void run(const ExpArgs& a) {
   write_summary(results.file("summary.json"), experiment_json(a, model, cfg, s1, s2, cmp), prov);
   const viz::Scene scene = experiment_scene(model, s1, s2);
   const bool wrote_html = !write_scene_outputs(results.staging(), scene, a.html).empty();
+  if (a.html) write_stage_comparison(results.file("compare.html"), model, s1, s2);
   results.commit();
   const auto html_path = wrote_html ? dir / "view.html" : std::filesystem::path();
   const bool plotted = !a.no_plot && render_plot("cdpr", dir, dir / "experiment.png");
@@ -223,7 +251,9 @@ void run(const ExpArgs& a) {
   std::fputs(summary.c_str(), stdout);
   std::printf("wrote %s/{stage1_without.csv,stage2_with.csv,summary.json,summary.txt,scene.json%s%s}\n", a.out.c_str(),
               sweep.empty() ? "" : ",pretension_sweep.csv", plotted ? ",experiment.png" : "");
-  if (!html_path.empty()) std::printf("viewer: %s\n", html_path.string().c_str());
+  if (!html_path.empty())
+    std::printf("viewer: %s (stage 2)\ncompare: %s (stage 1 as A, stage 2 as B)\n", html_path.string().c_str(),
+                (dir / "compare.html").string().c_str());
   if (!plotted && !a.no_plot) std::printf("(no plot: Debian's python3-matplotlib is needed: scripts/install-deps.sh test)\n");
 }
 
@@ -261,7 +291,8 @@ void register_cdpr_experiment(CLI::App& app) {
   cmd->add_option("--sweep-pretension", a->sweep, "also run stage 1 from each of these factors of the optimum; writes pretension_sweep.csv")
       ->delimiter(',');
   cmd->add_flag("--noise", a->noise, "seeded Gaussian sensor noise");
-  cmd->add_flag("--html", a->html, "also write view.html: stage 2 in the 3D viewer, both stages' norms and errors plotted");
+  cmd->add_flag("--html", a->html, "also write view.html (stage 2 in the 3D viewer, both stages' norms and errors plotted) and compare.html (stage 1 "
+                  "as run A, stage 2 as B drawn as a ghost, the difference plots)");
   cmd->add_option("--seed", a->seed, "noise seed")->capture_default_str();
   cmd->add_flag("--no-plot", a->no_plot, "do not render experiment.png");
   cmd->add_flag("-q,--quiet", a->quiet, "no progress or summary output");

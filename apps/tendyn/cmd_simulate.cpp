@@ -63,7 +63,8 @@ void run_simulate(const SimulateArgs& a) {
   progress.finish();
   scene_rec.finish();
   if (csv) csv->commit();
-  const bool wrote_html = !a.no_csv && !write_scene_outputs(results.staging(), scene, a.html, a.max_page_mb).empty();
+  std::string page_note;
+  const bool wrote_html = !a.no_csv && !write_scene_outputs(results.staging(), scene, a.html, a.max_page_mb, &page_note).empty();
   write_summary(results.file("summary.json"), nlohmann::json::parse(ts::summary_json(file.model, opt, sum)), prov);
   results.commit();
   const auto html_path = wrote_html ? dir / "view.html" : std::filesystem::path();
@@ -131,6 +132,7 @@ void run_simulate(const SimulateArgs& a) {
   std::printf("wrote %s%s\n", a.no_csv ? "" : ((dir / "results.csv").string() + ", scene.json and ").c_str(),
               (dir / "summary.json").string().c_str());
   if (!html_path.empty()) std::printf("viewer: %s (open it in a browser)\n", html_path.string().c_str());
+  if (!html_path.empty() && !page_note.empty()) std::printf("  %s\n", page_note.c_str());
 }
 }  // namespace
 

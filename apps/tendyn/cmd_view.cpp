@@ -39,49 +39,24 @@ struct ViewArgs {
   double max_page_mb = kDefaultMaxPageMb;
 };
 
-/// scene.json text without its trailing whitespace; it must be a JSON object ("...}").
-std::string_view trimmed(const std::string& text) {
-  std::string_view v = text;
-  while (!v.empty() && (v.back() == '\n' || v.back() == ' ' || v.back() == '\r' || v.back() == '\t')) v.remove_suffix(1);
-  return v;
-}
-
 /// Several runs in one page: the first run's scene with the others in its member "compare"
 /// (docs/VIEWER.md "Comparing runs"), each thinned to its share of the page limit.
 void run_compare(const ViewArgs& a) {
   std::vector<std::filesystem::path> srcs;
-  std::vector<std::string> texts, titles;
+  std::vector<std::string> texts, titles, sources;
   for (const auto& in : a.inputs) {
     srcs.push_back(scene_path(in));
+    sources.push_back(srcs.back().string());
     texts.push_back(read_file_bytes(srcs.back()));
     std::string t = viz::check_scene_json(texts.back(), srcs.back().string());
     titles.push_back(t.empty() ? srcs.back().parent_path().filename().string() : t);
   }
-  const double fixed = static_cast<double>(viewer_js().size() + viewer_css().size()) + 8192.0;
-  const double share = (a.max_page_mb * 1e6 - fixed) / static_cast<double>(texts.size());
-  if (!(share > 1e4))
-    throw Error("--max-page-mb " + std::to_string(a.max_page_mb) + ": too small for the viewer and " + std::to_string(texts.size()) +
-                " runs");
-  std::string page;
-  std::vector<int> strides;
-  for (std::size_t i = 0; i < texts.size(); ++i) {
-    int stride = 1;
-    std::string t = viz::page_scene_json(trimmed(texts[i]), static_cast<std::size_t>(share), srcs[i].string(), &stride);
-    strides.push_back(stride);
-    if (i == 0) {
-      t.pop_back();  // the closing brace: the others follow as "compare"
-      page = std::move(t) + ",\"compare\":[";
-    } else {
-      if (i > 1) page += ',';
-      page += t;
-    }
-  }
-  page += "]}";
   std::string title = titles[0];
   for (std::size_t i = 1; i < titles.size(); ++i) title += " vs " + titles[i];
   const std::filesystem::path out = (a.out.empty() ? srcs[0].parent_path() : std::filesystem::path(a.out)) / "compare.html";
   if (!a.out.empty()) ensure_directory(a.out);
-  const auto bytes = write_viewer_page(out, page, title, a.max_page_mb);
+  std::vector<int> strides;
+  const auto bytes = write_compare_page(out, texts, sources, title, a.max_page_mb, &strides);
   if (!a.quiet) {
     std::printf("wrote %s (%.2f MB; %zu runs: A = %s", out.string().c_str(), bytes / 1e6, texts.size(), srcs[0].string().c_str());
     for (std::size_t i = 1; i < srcs.size(); ++i) std::printf(", %c = %s", static_cast<char>('A' + i), srcs[i].string().c_str());
@@ -104,16 +79,12 @@ void run_view(const ViewArgs& a) {
   if (title.empty()) title = src.parent_path().filename().string();
   const std::filesystem::path out = (a.out.empty() ? src.parent_path() : std::filesystem::path(a.out)) / "view.html";
   if (!a.out.empty()) ensure_directory(a.out);
-  int stride = 1;
-  const auto bytes = write_viewer_page(out, text, title, a.max_page_mb, &stride);
+  int stride = 1, plot_stride = 1;
+  const auto bytes = write_viewer_page(out, text, title, a.max_page_mb, &stride, &plot_stride);
   if (!a.quiet) {
     std::printf("wrote %s (%.2f MB; open it in a browser, it works offline)\n", out.string().c_str(), bytes / 1e6);
     if (stride > 1)
-      std::printf("  every %d%s frame kept to stay under --max-page-mb %g (all frames: %s)\n", stride,
-                  stride == 2   ? "nd"
-                  : stride == 3 ? "rd"
-                                : "th",
-                  a.max_page_mb, src.string().c_str());
+      std::printf("  %s; all frames: %s\n", thinning_note(stride, plot_stride, 0, a.max_page_mb).c_str(), src.string().c_str());
   }
 }
 

@@ -122,8 +122,20 @@ of arrays (environments first) holding every key for every environment.
 
 Rendering
 ---------
-``render_mode="live"`` streams environment 0 to a running ``tendyn serve`` (``tendyn.viewer``) at
-every ``render()`` call; otherwise ``render()`` returns None.
+``render_mode`` (given to make/make_vec, Gymnasium's convention; ``metadata["render_modes"]``):
+
+* ``None`` (default): ``render()`` returns None.
+* ``"live"``: streams environment 0 to a running ``tendyn serve`` (``tendyn.viewer``) at every
+  ``render()`` call; returns None.
+* ``"html"``: environment 0 is recorded after every reset and step (its state and the batch's data:
+  node positions, tensions with the commanded rest lengths, strains, COM, energies) and
+  ``render()`` writes the self-contained viewer page of the current episode, the page of
+  ``tendyn view`` (docs/VIEWER.md, at most ``render_max_page_mb`` MB, default 10: long episodes keep
+  every k-th frame), and returns its path. The path is ``render_path=`` given to make/make_vec, else
+  ``tendyn-<task>.html`` in the working directory. An episode is what the page shows: ``reset()``,
+  and the autoreset of environment 0, start a new recording (the frames of the ended episode are
+  dropped; call ``render()`` before resetting to keep them). ``render_frames`` is the number of
+  frames recorded so far.
 
 Models are found as ``models/<file>`` of the source tree (looked up from this file upward) or in
 ``$TENDYN_MODELS``; pass ``model=`` (a path or a ``tendyn.tensegrity.Model``) to use another one.
@@ -138,7 +150,7 @@ from typing import Any, Mapping, Optional, Sequence
 
 import numpy as np
 
-from ._tendyn import Error, tensegrity as _ts
+from ._tendyn import Error, tensegrity as _ts, viz as _viz
 
 __all__ = ["Box", "Env", "VectorEnv", "make", "make_vec", "TASKS", "RANDOMIZATION_KEYS", "load_randomization"]
 
@@ -330,13 +342,14 @@ class VectorEnv:
     randomised Model), ``base_model``, ``actuated`` (cable indices of the action's entries).
     """
 
-    metadata = {"render_modes": ["live"], "autoreset_mode": "next_step"}
+    metadata = {"render_modes": ["live", "html"], "autoreset_mode": "next_step"}
 
     def __init__(self, name: str, num_envs: int = 1, *, threads: int = 0, randomize: Any = None,
                  model: Any = None, motorised: bool = False, obs: Optional[Sequence[str]] = None,
                  reward_weights: Optional[Mapping[str, float]] = None, render_mode: Optional[str] = None,
                  autoreset: bool = True, goal: Optional[Sequence[float]] = None,
-                 goal_angle_range_rad: Sequence[float] = (0.0, 0.0), integrator: str = "rk4", **overrides: Any) -> None:
+                 goal_angle_range_rad: Sequence[float] = (0.0, 0.0), integrator: str = "rk4",
+                 render_path: Any = None, render_max_page_mb: float = 10.0, **overrides: Any) -> None:
         if name not in TASKS:
             raise ValueError(f"name: unknown task '{name}' (valid: {', '.join(TASKS)})")
         if not isinstance(num_envs, numbers.Integral) or isinstance(num_envs, bool) or num_envs < 1:
@@ -352,8 +365,17 @@ class VectorEnv:
         self.name, self.num_envs, self.threads, self.cfg = name, int(num_envs), int(threads), cfg
         self.kind = cfg["kind"]
         self.render_mode = render_mode
-        if render_mode not in (None, "live"):
-            raise ValueError(f"render_mode: expected None or 'live', got {render_mode!r}")
+        if render_mode not in (None, *self.metadata["render_modes"]):
+            choices = ", ".join(repr(m) for m in self.metadata["render_modes"])
+            raise ValueError(f"render_mode: expected None, {choices}; got {render_mode!r}")
+        if render_path is not None and render_mode != "html":
+            raise ValueError(f"render_path: only with render_mode='html' (render_mode is {render_mode!r})")
+        if (not isinstance(render_max_page_mb, numbers.Real) or isinstance(render_max_page_mb, bool)
+                or not math.isfinite(render_max_page_mb) or render_max_page_mb <= 0):
+            raise ValueError(f"render_max_page_mb: expected a number > 0 [MB], got {render_max_page_mb!r}")
+        self.render_path = Path(render_path) if render_path is not None else Path(f"tendyn-{name}.html")
+        self.render_max_page_mb = float(render_max_page_mb)
+        self._page = None
         self.autoreset = bool(autoreset)
         self.randomization = load_randomization(randomize)
         for k in ("control_period_s", "action_span"):
@@ -635,6 +657,16 @@ class VectorEnv:
         P = self.batch.p_W_node
         self._dist[idx] = np.linalg.norm(self._goal[idx] - self._com_xy(X[idx]), axis=1)
         self._last_obs[idx] = self._observe(X[idx], P[idx], idx)
+        if self.render_mode == "html" and np.any(np.asarray(idx) == 0):
+            self._record(new_episode=True)
+
+    def _record(self, new_episode: bool = False) -> None:
+        """render_mode "html": appends environment 0's current state to the page's frames."""
+        if self._page is None:
+            self._page = _viz.ScenePage(self.models[0], f"tendyn.envs {self.name}: environment 0")
+        if new_episode:
+            self._page.clear()
+        self._page.add_batch_frame(self.models[0], self.batch, 0)
 
     def _send_controls(self) -> None:
         cmd = self._rest.copy()
@@ -742,6 +774,8 @@ class VectorEnv:
             reward[r] = 0.0
             terminated[r] = False
             truncated[r] = False
+        if self.render_mode == "html" and ok[0] and not resetting[0]:
+            self._record()
         info = self._info(clipped)
         self._last_obs = obs.copy()
         self._needs_reset = terminated | truncated
@@ -775,8 +809,21 @@ class VectorEnv:
             info["shape_error"] = getattr(self, "_shape", np.zeros(self.num_envs)).copy()
         return info
 
+    @property
+    def render_frames(self) -> int:
+        """render_mode "html": frames of environment 0 recorded in the current episode (else 0)."""
+        return 0 if self._page is None else self._page.frames
+
     def render(self) -> Any:
-        """render_mode "live": streams environment 0 to ``tendyn serve`` (tendyn.viewer); else None."""
+        """render_mode "live": streams environment 0 to ``tendyn serve`` (tendyn.viewer), returns None;
+        "html": writes the viewer page of environment 0's current episode to ``render_path`` and
+        returns that path (a pathlib.Path); None: returns None. See the module's "Rendering"."""
+        self._check_open()
+        if self.render_mode == "html":
+            if self._page is None or self._page.frames == 0:
+                raise RuntimeError("render: nothing recorded yet: call reset() first")
+            self._page.write(str(self.render_path), self.render_max_page_mb)
+            return self.render_path
         if self.render_mode != "live":
             return None
         if self._viewer is None:
@@ -810,7 +857,7 @@ class Env:
     the environment axis, ``reward`` a float, ``terminated``/``truncated`` bools, ``info`` values of
     that environment. step() after the episode ended raises RuntimeError (call reset())."""
 
-    metadata = {"render_modes": ["live"]}
+    metadata = {"render_modes": ["live", "html"]}
 
     def __init__(self, name: str, **kwargs: Any) -> None:
         if "num_envs" in kwargs:
@@ -850,6 +897,14 @@ class Env:
         obs, r, te, tr, info = self.vec.step(a[None, ...])
         return obs[0], float(r[0]), bool(te[0]), bool(tr[0]), self._one(info)
 
+    @property
+    def render_frames(self) -> int:
+        return self.vec.render_frames
+
+    @property
+    def render_path(self) -> Path:
+        return self.vec.render_path
+
     def render(self) -> Any:
         return self.vec.render()
 
@@ -873,7 +928,8 @@ def make_vec(name: str, num_envs: int, **kwargs: Any) -> VectorEnv:
 
     Keywords: ``threads`` (0: all hardware threads; results do not depend on it), ``randomize`` (a
     dict or YAML path), ``model`` (path or Model), ``motorised`` (ThreeBarRoll), ``obs`` (parts),
-    ``reward_weights``, ``render_mode``, ``goal``, ``goal_angle_range_rad``, ``integrator`` ("rk4"
+    ``reward_weights``, ``render_mode`` (None, "live" or "html"), ``render_path`` and
+    ``render_max_page_mb`` (render_mode "html": where render() writes the page, its size limit), ``goal``, ``goal_angle_range_rad``, ``integrator`` ("rk4"
     or "lie-verlet"), ``autoreset`` (True), and the task settings of ``TASKS[name]``
     (``dt_s``, ``control_period_s``, ``max_episode_steps``, ``action_span``, ``goal_distance_m``,
     ``goal_radius_m``, ``settle_s``, ``disturbance_N``, ``disturbance_prob``, ``max_shape_error``).

@@ -54,7 +54,7 @@ def test_single_env_follows_the_gymnasium_contract():
     obs2, _ = env.reset()
     assert obs2.shape == obs.shape
     assert env.render() is None  # no render_mode; "live" streams to tendyn serve
-    with pytest.raises(ValueError, match="render_mode: expected None or 'live'"):
+    with pytest.raises(ValueError, match="render_mode: expected None, 'live', 'html'; got 'human'"):
         envs.make("ThreeBarRoll", render_mode="human")
     env.close()
     with pytest.raises(RuntimeError, match="closed"):
@@ -221,3 +221,77 @@ def test_bad_input_names_the_argument(tmp_path):
         envs.make_vec("ThreeBarRoll", 1, randomize=tmp_path / "missing.yaml")
     with pytest.raises(tendyn.Error, match=r"step_batch_models\(models\): 1 models for 2 robots"):
         tendyn.tensegrity.step_batch_models([e.models[0]], e.batch)
+
+
+def _page_scene(path):
+    """The scene JSON embedded in a viewer page (the <script id="tendyn-scene"> element)."""
+    import json
+    import re
+    html = path.read_text(encoding="utf-8")
+    m = re.search(r'<script type="application/json" id="tendyn-scene">(.*?)</script>', html, re.S)
+    assert m, "no scene in the page"
+    return json.loads(m.group(1).replace("<\\/", "</"))
+
+
+@pytest.mark.skipif(not tendyn.viz.has_viewer, reason="built without the web viewer")
+def test_render_mode_html_writes_the_viewer_page_of_the_episode(tmp_path):
+    out = tmp_path / "episode.html"
+    env = envs.make("ThreeBarRoll", render_mode="html", render_path=out, max_episode_steps=50)
+    assert env.metadata["render_modes"] == ["live", "html"]
+    env.reset(seed=3)
+    rng = np.random.default_rng(0)
+    for _ in range(7):
+        env.step(rng.uniform(env.action_space.low, env.action_space.high))
+    assert env.render_frames == 8  # the reset state and 7 steps
+    path = env.render()
+    assert path == out and out.is_file()
+    scene = _page_scene(out)
+    model = env.model
+    assert scene["format"] == "tendyn-scene" and scene["kind"] == "tensegrity"
+    assert scene["points"] == list(model.node_ids)
+    assert len(scene["rods"]) == model.nrod and len(scene["cables"]) == model.ncable
+    t = scene["frames"]["t_s"]
+    assert len(t) == 8 and t[0] == 0.0
+    assert t[-1] == pytest.approx(7 * env.vec.control_period_s, rel=1e-6)
+    # the last frame is the environment's state: node positions to the page's 7 digits
+    p_last = np.array(scene["frames"]["positions_m"][-1]).reshape(-1, 3)
+    assert np.allclose(p_last, env.vec.batch.p_W_node[0], rtol=1e-6, atol=1e-6)
+    # tensions with the commanded rest lengths (the batch's data)
+    assert np.allclose(scene["frames"]["cable_tension_N"][-1], env.vec.batch.cable_tension_N[0], rtol=1e-6, atol=1e-6)
+    # a reset starts a new episode: the page then holds its frames only
+    env.reset()
+    env.step(env.action_space.sample())
+    env.render()
+    assert len(_page_scene(out)["frames"]["t_s"]) == 2
+    env.close()
+
+
+@pytest.mark.skipif(not tendyn.viz.has_viewer, reason="built without the web viewer")
+def test_render_mode_html_of_the_vector_env_records_environment_0_and_its_autoreset(tmp_path):
+    venv = envs.make_vec("PrismHold", 2, render_mode="html", render_path=tmp_path / "v.html", max_episode_steps=3, threads=1)
+    venv.reset(seed=0)
+    a = np.tile(venv.single_action_space.sample(), (2, 1))
+    for _ in range(3):
+        venv.step(a)
+    assert venv.render_frames == 4
+    assert len(_page_scene(venv.render())["frames"]["t_s"]) == 4
+    venv.step(a)  # the autoreset of environment 0: a new episode
+    assert venv.render_frames == 1
+    venv.close()
+
+
+def test_render_arguments_are_checked(tmp_path):
+    with pytest.raises(ValueError, match="render_path: only with render_mode='html'"):
+        envs.make("ThreeBarRoll", render_path=tmp_path / "x.html")
+    with pytest.raises(ValueError, match="render_max_page_mb"):
+        envs.make("ThreeBarRoll", render_mode="html", render_max_page_mb=0)
+    env = envs.make("ThreeBarRoll", render_mode="html", render_path=tmp_path / "x.html")
+    with pytest.raises(RuntimeError, match="call reset"):
+        env.render()
+    env.close()
+    if tendyn.viz.has_viewer:
+        env = envs.make("ThreeBarRoll", render_mode="html", render_path=tmp_path / "no" / "such" / "dir" / "x.html")
+        env.reset(seed=0)
+        with pytest.raises(tendyn.Error, match="x.html"):
+            env.render()
+        env.close()

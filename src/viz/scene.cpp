@@ -5,11 +5,15 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
+#include <limits>
+#include <vector>
 
 namespace tendyn::viz {
 
@@ -476,12 +480,165 @@ nlohmann::json thin_scene(const nlohmann::json& j, std::size_t stride) {
   return t;
 }
 
+// ---- the plots' data in compact binary form (docs/VIEWER.md "Long runs": "plot_data")
+
+static_assert(std::endian::native == std::endian::little, "plot_data is little-endian: the page's readers assume it");
+
+/// RFC 4648 base64 of `bytes` (with padding).
+std::string base64(const std::string& bytes) {
+  static constexpr char kDigits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string o;
+  o.reserve((bytes.size() + 2) / 3 * 4);
+  std::size_t i = 0;
+  const auto* b = reinterpret_cast<const unsigned char*>(bytes.data());
+  for (; i + 2 < bytes.size(); i += 3) {
+    const std::uint32_t v = (std::uint32_t{b[i]} << 16) | (std::uint32_t{b[i + 1]} << 8) | b[i + 2];
+    o += kDigits[(v >> 18) & 63];
+    o += kDigits[(v >> 12) & 63];
+    o += kDigits[(v >> 6) & 63];
+    o += kDigits[v & 63];
+  }
+  if (i + 1 == bytes.size()) {
+    const std::uint32_t v = std::uint32_t{b[i]} << 16;
+    o += kDigits[(v >> 18) & 63];
+    o += kDigits[(v >> 12) & 63];
+    o += "==";
+  } else if (i + 2 == bytes.size()) {
+    const std::uint32_t v = (std::uint32_t{b[i]} << 16) | (std::uint32_t{b[i + 1]} << 8);
+    o += kDigits[(v >> 18) & 63];
+    o += kDigits[(v >> 12) & 63];
+    o += kDigits[(v >> 6) & 63];
+    o += '=';
+  }
+  return o;
+}
+
+/// The indices keep_every keeps of n elements.
+std::vector<std::size_t> kept_indices(std::size_t n, std::size_t stride) {
+  std::vector<std::size_t> idx;
+  if (n == 0) return idx;
+  stride = std::max<std::size_t>(stride, 1);
+  for (std::size_t i = 0; i < n; i += stride) idx.push_back(i);
+  if ((n - 1) % stride != 0) idx.push_back(n - 1);
+  return idx;
+}
+
+double number_or_nan(const nlohmann::json& v) { return v.is_number() ? v.get<double>() : std::numeric_limits<double>::quiet_NaN(); }
+
+void put_f32(std::string& bytes, double v) {
+  const auto f = static_cast<float>(v);
+  char b[4];
+  std::memcpy(b, &f, 4);
+  bytes.append(b, 4);
+}
+void put_f64(std::string& bytes, double v) {
+  char b[8];
+  std::memcpy(b, &v, 8);
+  bytes.append(b, 8);
+}
+
+/// float32 base64 of a flat per-frame array's kept values (values at idx).
+std::string f32_of(const nlohmann::json& a, const std::vector<std::size_t>& idx) {
+  std::string bytes;
+  bytes.reserve(4 * idx.size());
+  for (std::size_t i : idx) put_f32(bytes, number_or_nan(a[i]));
+  return base64(bytes);
+}
+/// float32 base64 of a per-frame array of rows (nf x width), column by column: the kept values of
+/// column 0, then of column 1, ... (each plot series contiguous).
+std::string f32_columns_of(const nlohmann::json& rows, const std::vector<std::size_t>& idx, std::size_t width) {
+  std::string bytes;
+  bytes.reserve(4 * idx.size() * width);
+  for (std::size_t c = 0; c < width; ++c)
+    for (std::size_t i : idx) {
+      const auto& r = rows[i];
+      put_f32(bytes, r.is_array() && c < r.size() ? number_or_nan(r[c]) : std::numeric_limits<double>::quiet_NaN());
+    }
+  return base64(bytes);
+}
+
+/// The plotted series of scene `j` at every stride-th frame (and the last): the page's "plot_data".
+nlohmann::json plot_data(const nlohmann::json& j, std::size_t stride) {
+  const auto& f = j["frames"];
+  const std::size_t nf = f["t_s"].size();
+  const auto idx = kept_indices(nf, stride);
+  auto per_frame = [nf](const nlohmann::json& a) { return a.is_array() && a.size() == nf; };
+  nlohmann::json pd = {{"encoding", "base64 little-endian: t_s float64, values float32, series after series"},
+                       {"stride", stride},
+                       {"samples", idx.size()},
+                       {"samples_in_run", nf}};
+  std::string t;
+  for (std::size_t i : idx) put_f64(t, number_or_nan(f["t_s"][i]));
+  pd["t_s"] = base64(t);
+  const std::size_t nc = j.contains("cables") && j["cables"].is_array() ? j["cables"].size() : 0;
+  for (const char* key : {"cable_tension_N", "cable_strain"})
+    if (nc && f.contains(key) && per_frame(f[key])) pd[key] = f32_columns_of(f[key], idx, nc);
+  if (f.contains("com_m") && per_frame(f["com_m"])) pd["com_m"] = f32_columns_of(f["com_m"], idx, 3);
+  if (f.contains("energy_J") && f["energy_J"].is_object()) {
+    nlohmann::json e = nlohmann::json::object();
+    for (const auto& [k, v] : f["energy_J"].items())
+      if (per_frame(v)) e[k] = f32_of(v, idx);
+    pd["energy_J"] = std::move(e);
+  }
+  if (j.contains("plots") && j["plots"].is_array()) {
+    nlohmann::json plots = nlohmann::json::array();
+    for (const auto& p : j["plots"]) {
+      if (!p.is_object() || !p.contains("series") || !p["series"].is_array()) {
+        plots.push_back(nullptr);
+        continue;
+      }
+      const bool own = p.contains("t_s") && p["t_s"].is_array();
+      const std::size_t n = own ? p["t_s"].size() : nf;
+      const auto pidx = own ? kept_indices(n, stride) : idx;
+      nlohmann::json out = nlohmann::json::object();
+      if (own) {
+        std::string pt;
+        for (std::size_t i : pidx) put_f64(pt, number_or_nan(p["t_s"][i]));
+        out["t_s"] = base64(pt);
+        out["samples"] = pidx.size();
+      }
+      nlohmann::json series = nlohmann::json::array();
+      for (const auto& se : p["series"])
+        series.push_back(se.is_object() && se.contains("values") && se["values"].is_array() && se["values"].size() == n
+                             ? nlohmann::json(f32_of(se["values"], pidx))
+                             : nlohmann::json(nullptr));
+      out["series"] = std::move(series);
+      plots.push_back(std::move(out));
+    }
+    pd["plots"] = std::move(plots);
+  }
+  return pd;
+}
+
+/// The scene thinned to fit `budget` bytes (every k-th frame, k >= 2), or "" when even its first and
+/// last frames do not fit. `stride` is the first guess in, the stride found out.
+std::string thin_to_fit(const nlohmann::json& j, std::size_t text_size, std::size_t budget, std::size_t& stride_io) {
+  const std::size_t nf = j["frames"]["t_s"].size();
+  // the first guess from the sizes, then larger strides until the text fits
+  auto stride = static_cast<std::size_t>(std::ceil(static_cast<double>(text_size) / static_cast<double>(std::max<std::size_t>(budget, 1))));
+  for (int attempt = 0; attempt < 40; ++attempt) {
+    stride = std::max<std::size_t>(stride, 2);
+    if (nf > 2 && stride > nf - 1) stride = nf - 1;
+    std::string out = thin_scene(j, stride).dump();
+    if (out.size() <= budget) {
+      stride_io = stride;
+      return out;
+    }
+    if (nf <= 2 || stride >= nf - 1) break;
+    const double ratio = static_cast<double>(out.size()) / static_cast<double>(std::max<std::size_t>(budget, 1));
+    stride = std::max(stride + 1, static_cast<std::size_t>(std::ceil(static_cast<double>(stride) * ratio * 1.02)));
+  }
+  return {};
+}
+
 }  // namespace
 
-std::string page_scene_json(std::string_view text, std::size_t max_bytes, std::string_view source, int* stride_out) {
+std::string page_scene_json(std::string_view text, std::size_t max_bytes, std::string_view source, int* stride_out, int* plot_stride_out,
+                            bool plot_data_kept) {
   std::string_view sj = text;
   while (!sj.empty() && (sj.back() == '\n' || sj.back() == ' ')) sj.remove_suffix(1);
   if (stride_out) *stride_out = 1;
+  if (plot_stride_out) *plot_stride_out = 1;
   if (sj.size() <= max_bytes) return std::string(sj);
   nlohmann::json j;
   try {
@@ -492,22 +649,47 @@ std::string page_scene_json(std::string_view text, std::size_t max_bytes, std::s
   if (!j.is_object() || !j.contains("frames") || !j["frames"].is_object() || !j["frames"].contains("t_s") || !j["frames"]["t_s"].is_array())
     throw Error(std::string(source) + ": no frames to thin (\"frames\".\"t_s\" missing)");
   const std::size_t nf = j["frames"]["t_s"].size();
-  // the first guess from the sizes, then larger strides until the text fits
-  auto stride = static_cast<std::size_t>(std::ceil(static_cast<double>(sj.size()) / static_cast<double>(max_bytes)));
-  for (int attempt = 0; attempt < 40; ++attempt) {
-    stride = std::max<std::size_t>(stride, 2);
-    if (nf > 2 && stride > nf - 1) stride = nf - 1;
-    std::string out = thin_scene(j, stride).dump();
-    if (out.size() <= max_bytes) {
-      if (stride_out) *stride_out = static_cast<int>(stride);
-      return out;
+  if (plot_data_kept && nf > 2) {
+    // the plots' data at the smallest stride s whose compact form takes at most 2/3 of the page,
+    // the 3D frames thinned into the rest; worthwhile only when s is below the frames' stride
+    const auto limit = static_cast<std::size_t>(static_cast<double>(max_bytes) * 2.0 / 3.0);
+    std::size_t s = 1;
+    std::string pd_text;
+    nlohmann::json pd;
+    for (int attempt = 0; attempt < 40 && s < nf; ++attempt) {
+      pd = plot_data(j, s);
+      pd_text = pd.dump();
+      if (pd_text.size() <= limit) break;
+      // the size is about proportional to 1 / s: the estimate rounded down, then one more each time
+      const double ratio = static_cast<double>(pd_text.size()) / static_cast<double>(limit);
+      s = std::max(s + 1, static_cast<std::size_t>(std::floor(static_cast<double>(s) * ratio)));
+      pd_text.clear();
     }
-    if (nf <= 2 || stride >= nf - 1) break;
-    const double ratio = static_cast<double>(out.size()) / static_cast<double>(max_bytes);
-    stride = std::max(stride + 1, static_cast<std::size_t>(std::ceil(static_cast<double>(stride) * ratio * 1.02)));
+    if (!pd_text.empty()) {
+      std::size_t stride = 2;
+      const std::size_t overhead = pd_text.size() + 32;  // ,"plot_data": and the object
+      std::string out = max_bytes > overhead ? thin_to_fit(j, sj.size(), max_bytes - overhead, stride) : std::string();
+      if (!out.empty() && s < stride) {
+        out.pop_back();  // the closing brace
+        out += ",\"plot_data\":";
+        out += pd_text;
+        out += '}';
+        if (out.size() <= max_bytes) {
+          if (stride_out) *stride_out = static_cast<int>(stride);
+          if (plot_stride_out) *plot_stride_out = static_cast<int>(s);
+          return out;
+        }
+      }
+    }
   }
-  throw Error(std::string(source) + ": the scene does not fit in a page of " + std::to_string(max_bytes) +
-              " bytes even with its first and last frames only (raise --max-page-mb)");
+  std::size_t stride = 2;
+  std::string out = thin_to_fit(j, sj.size(), max_bytes, stride);
+  if (out.empty())
+    throw Error(std::string(source) + ": the scene does not fit in a page of " + std::to_string(max_bytes) +
+                " bytes even with its first and last frames only (raise --max-page-mb)");
+  if (stride_out) *stride_out = static_cast<int>(stride);
+  if (plot_stride_out) *plot_stride_out = static_cast<int>(stride);
+  return out;
 }
 
 namespace {

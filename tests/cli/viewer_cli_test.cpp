@@ -130,6 +130,67 @@ TEST(ViewerCli, TreeAndTensionHtml) {
   }
 }
 
+namespace {
+/// The scene JSON embedded in a viewer page (<script type="application/json" id="tendyn-scene">).
+nlohmann::json page_scene(const std::string& html) {
+  const std::string open = "<script type=\"application/json\" id=\"tendyn-scene\">";
+  const auto a = html.find(open);
+  if (a == std::string::npos) return {};
+  const auto b = html.find("</script>", a);
+  std::string text = html.substr(a + open.size(), b - a - open.size());
+  for (std::size_t i = 0; (i = text.find("<\\/", i)) != std::string::npos;) text.replace(i, 3, "</");
+  return nlohmann::json::parse(text);
+}
+}  // namespace
+
+// The printer experiment's two stages in one comparison page: stage 1 as run A, stage 2 as run B
+// (a ghost), the plots of both stages and the difference of their position errors.
+TEST(ViewerCli, CdprExperimentHtmlComparesTheTwoStages) {
+  if (!built_with_viewer()) GTEST_SKIP();
+  const auto d = fresh_dir("experiment");
+  const auto r = run("cdpr-experiment --speed 1 --no-plot --html -o " + d.string());
+  if (r.code != 0 && r.out.find("cdpr-experiment") != std::string::npos && r.out.find("CDPR") != std::string::npos)
+    GTEST_SKIP() << "built without the CDPR module";
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("compare: " + (d / "compare.html").string() + " (stage 1 as A, stage 2 as B)"), std::string::npos) << r.out;
+  ASSERT_TRUE(fs::exists(d / "compare.html"));
+  EXPECT_TRUE(fs::exists(d / "view.html"));
+  const auto page = page_scene(slurp(d / "compare.html"));
+  ASSERT_TRUE(page.is_object());
+  EXPECT_EQ(page["title"], "stage 1, without tension control");
+  ASSERT_EQ(page["compare"].size(), 1u);
+  const auto& b = page["compare"][0];
+  EXPECT_EQ(b["title"], "stage 2, with tension control");
+  EXPECT_EQ(page["kind"], "cdpr");
+  EXPECT_EQ(b["points"], page["points"]);  // the same points: the viewer's difference plot matches them by name
+  EXPECT_GT(page["frames"]["t_s"].size(), 2u);
+  EXPECT_EQ(b["frames"]["t_s"].size(), page["frames"]["t_s"].size());
+  // the two runs differ (stage 2 tracks better): the platform's positions are not the same
+  EXPECT_NE(b["frames"]["positions_m"], page["frames"]["positions_m"]);
+  // the plots of run A: both stages' position errors and their difference, sample by sample
+  const nlohmann::json* pos = nullptr;
+  const nlohmann::json* diff = nullptr;
+  for (const auto& p : page["plots"]) {
+    if (p["title"] == "position error") pos = &p;
+    if (p["title"] == "position error difference (stage 2 - stage 1)") diff = &p;
+  }
+  ASSERT_TRUE(pos && diff);
+  const auto& e1 = (*pos)["series"][0]["values"];
+  const auto& e2 = (*pos)["series"][1]["values"];
+  const auto& dd = (*diff)["series"][0]["values"];
+  ASSERT_EQ(dd.size(), e1.size());
+  ASSERT_GT(dd.size(), 100u);
+  double mean_diff = 0.0;
+  for (std::size_t i = 0; i < dd.size(); ++i) {
+    EXPECT_NEAR(dd[i].get<double>(), e2[i].get<double>() - e1[i].get<double>(), 1e-5 * (1.0 + std::abs(e1[i].get<double>()))) << i;
+    mean_diff += dd[i].get<double>() / static_cast<double>(dd.size());
+  }
+  EXPECT_LT(mean_diff, 0.0);  // stage 2 (with tension control) tracks better on average
+  // scene.json (the result's data) is still stage 2 alone
+  const auto scene = nlohmann::json::parse(slurp(d / "scene.json"));
+  EXPECT_EQ(scene.count("compare"), 0u);
+}
+
 TEST(ViewerCli, ServeListensOnLoopbackAndAnswersJson) {
   if (!built_with_viewer()) GTEST_SKIP();
   const auto d = fresh_dir("serve");

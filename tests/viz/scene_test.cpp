@@ -5,6 +5,9 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
 
 namespace tendyn::viz {
 namespace {
@@ -273,6 +276,105 @@ TEST(Scene, PageSceneJsonThinsLongRunsUnderTheLimitAndKeepsTheLastFrame) {
     EXPECT_NE(std::string(e.what()).find("out/scene.json"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("--max-page-mb"), std::string::npos) << e.what();
   }
+}
+
+/// The bytes of RFC 4648 base64 text (the test's own decoder).
+std::string unbase64(const std::string& b64) {
+  auto val = [](char c) -> int {
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    return c == '+' ? 62 : c == '/' ? 63 : -1;
+  };
+  std::string out;
+  int bits = 0, acc = 0;
+  for (char c : b64) {
+    const int v = val(c);
+    if (v < 0) break;  // '=' padding
+    acc = (acc << 6) | v;
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out += static_cast<char>((acc >> bits) & 0xff);
+    }
+  }
+  return out;
+}
+std::vector<float> f32s(const nlohmann::json& b64) {
+  const std::string b = unbase64(b64.get<std::string>());
+  std::vector<float> v(b.size() / 4);
+  std::memcpy(v.data(), b.data(), 4 * v.size());
+  return v;
+}
+std::vector<double> f64s(const nlohmann::json& b64) {
+  const std::string b = unbase64(b64.get<std::string>());
+  std::vector<double> v(b.size() / 8);
+  std::memcpy(v.data(), b.data(), 8 * v.size());
+  return v;
+}
+
+// Long runs: the 3D frames thinned, the plotted series kept in compact binary form (float32,
+// base64) at the smallest stride that fits in 2/3 of the page, every frame when they fit.
+TEST(Scene, PageSceneJsonKeepsThePlottedSeriesInCompactFormAtTheSmallestStrideThatFits) {
+  // 40 points (as a robot's nodes: positions dominate the frames), one cable
+  Scene s;
+  s.title = "forty";
+  for (int k = 0; k < 40; ++k) s.points.push_back("p" + std::to_string(k));
+  s.cables = {{"c", 0, 1}};
+  for (int i = 0; i < 3001; ++i) {
+    const double x = 1.0 + 0.001 * i + 1e-4 * std::sin(0.1 * i);
+    std::vector<double> p(120);
+    for (std::size_t k = 0; k < p.size(); ++k) p[k] = x + 0.01 * static_cast<double>(k);
+    const double tension[1] = {2.5 * x}, strain[1] = {0.1 * x}, com[3] = {x / 2, 0, 0.5};
+    const FrameEnergy e{x, 2 * x, 3 * x, 6 * x};
+    add_frame(s, 0.01 * i, p, tension, strain, com, &e);
+  }
+  s.plots.push_back({"per frame", "m", {}, {{"a", std::vector<double>(3001, 0.25)}}});
+  const std::string full = scene_json(s);
+  const auto fj = nlohmann::json::parse(full);
+  for (const std::size_t limit : {full.size() / 2, full.size() / 40}) {
+    int stride = 0, plot_stride = 0;
+    const std::string page = page_scene_json(full, limit, "scene.json", &stride, &plot_stride);
+    EXPECT_LE(page.size(), limit);
+    ASSERT_GE(stride, 2);
+    const auto j = nlohmann::json::parse(page);
+    ASSERT_TRUE(j.contains("plot_data")) << limit;
+    const auto& pd = j["plot_data"];
+    EXPECT_GE(plot_stride, 1);
+    EXPECT_LT(plot_stride, stride);
+    EXPECT_EQ(pd["stride"], plot_stride);
+    EXPECT_EQ(pd["samples_in_run"], 3001);
+    const std::size_t n = (3000 + plot_stride - 1) / static_cast<std::size_t>(plot_stride) + 1;
+    EXPECT_EQ(pd["samples"], n);
+    const auto t = f64s(pd["t_s"]);
+    const auto tension = f32s(pd["cable_tension_N"]);
+    const auto com = f32s(pd["com_m"]);
+    const auto total = f32s(pd["energy_J"]["total"]);
+    const auto extra = f32s(pd["plots"][0]["series"][0]);
+    ASSERT_EQ(t.size(), n);
+    ASSERT_EQ(tension.size(), n);
+    ASSERT_EQ(com.size(), 3 * n);
+    ASSERT_EQ(total.size(), n);
+    ASSERT_EQ(extra.size(), n);
+    for (std::size_t k = 0; k < n; ++k) {
+      const std::size_t i = std::min<std::size_t>(k * static_cast<std::size_t>(plot_stride), 3000);  // the last: the run's last
+      EXPECT_EQ(t[k], fj["frames"]["t_s"][i].get<double>()) << k;
+      EXPECT_EQ(tension[k], static_cast<float>(fj["frames"]["cable_tension_N"][i][0].get<double>())) << k;
+      EXPECT_EQ(com[2 * n + k], static_cast<float>(fj["frames"]["com_m"][i][2].get<double>())) << k;  // column z
+      EXPECT_EQ(total[k], static_cast<float>(fj["frames"]["energy_J"]["total"][i].get<double>())) << k;
+      EXPECT_EQ(extra[k], 0.25f);
+    }
+    EXPECT_NO_THROW(check_scene_json(page, "page"));
+    if (limit == full.size() / 2)
+      EXPECT_EQ(plot_stride, 1) << "every frame of the run fits";
+    else
+      EXPECT_GT(plot_stride, 1) << "the plots' data thinned as little as needed";
+  }
+  // without plot_data (the compared runs of one page): the plots thinned with the frames
+  int stride = 0, plot_stride = 0;
+  const auto j = nlohmann::json::parse(page_scene_json(full, full.size() / 40, "scene.json", &stride, &plot_stride, false));
+  EXPECT_FALSE(j.contains("plot_data"));
+  EXPECT_EQ(plot_stride, stride);
 }
 
 TEST(Scene, HtmlEmbedsSceneSafely) {

@@ -129,6 +129,7 @@ export function normalizeSceneMeta(s) {
   }
   return {
     thinned,
+    plotData: s.plot_data === undefined || s.plot_data === null ? null : decodePlotData(s.plot_data, outCables.length, plots),
     title: typeof s.title === 'string' && s.title ? s.title : 'scene',
     point_radius_m: pointRadius,
     kind: typeof s.kind === 'string' ? s.kind : 'tensegrity',
@@ -150,6 +151,72 @@ export function normalizeSceneMeta(s) {
       series: p.series.map((se, k) => ({ name: String(se.name ?? `series ${k}`), values: se.values })),
     })),
   };
+}
+
+/// The bytes of base64 text as an ArrayBuffer (null when it is not base64).
+function base64Bytes(text) {
+  if (typeof text !== 'string') return null;
+  let bin;
+  try {
+    bin = atob(text);
+  } catch {
+    return null;
+  }
+  const bytes = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+  return bytes.buffer;
+}
+
+/// Plain numbers of a typed array, NaN as null (uPlot's gap).
+function plainValues(a) {
+  const out = new Array(a.length);
+  for (let i = 0; i < a.length; i++) out[i] = Number.isNaN(a[i]) ? null : a[i];
+  return out;
+}
+
+/// A long run's plotted series at full (or less thinned) rate, "plot_data" of a page (docs/VIEWER.md
+/// "Long runs"): base64 of little-endian float64 times and float32 values, series after series.
+/// Returns {stride, samples, samples_in_run, t_s, cable_tension_N: [per cable], cable_strain,
+/// com_m: [x, y, z], energy_J: {key: values}, plots: [null | {t_s, series: [values | null]}]}.
+export function decodePlotData(pd, ncable, plots) {
+  const bad = (what) => fail(`scene.plot_data: ${what}`);
+  if (!pd || typeof pd !== 'object') bad('must be an object');
+  const n = pd.samples;
+  if (!Number.isInteger(n) || n < 1) bad('samples must be an integer >= 1');
+  if (!Number.isInteger(pd.stride) || pd.stride < 1 || !Number.isInteger(pd.samples_in_run)) bad('stride and samples_in_run must be integers');
+  const f64 = (text, count, what) => {
+    const b = base64Bytes(text);
+    if (!b || b.byteLength !== 8 * count) bad(`${what} must hold ${count} float64 values in base64`);
+    return Array.from(new Float64Array(b));
+  };
+  const f32 = (text, count, what) => {
+    const b = base64Bytes(text);
+    if (!b || b.byteLength !== 4 * count) bad(`${what} must hold ${count} float32 values in base64`);
+    return new Float32Array(b);
+  };
+  const columns = (text, width, what) => {
+    const a = f32(text, n * width, what);
+    const out = [];
+    for (let c = 0; c < width; c++) out.push(plainValues(a.subarray(c * n, (c + 1) * n)));
+    return out;
+  };
+  const out = { stride: pd.stride, samples: n, samples_in_run: pd.samples_in_run, t_s: f64(pd.t_s, n, 't_s'), cable_tension_N: null, cable_strain: null, com_m: null, energy_J: {}, plots: [] };
+  for (const key of ['cable_tension_N', 'cable_strain']) if (pd[key] !== undefined) out[key] = columns(pd[key], ncable, key);
+  if (pd.com_m !== undefined) out.com_m = columns(pd.com_m, 3, 'com_m');
+  if (pd.energy_J && typeof pd.energy_J === 'object') for (const [k, v] of Object.entries(pd.energy_J)) out.energy_J[k] = plainValues(f32(v, n, `energy_J.${k}`));
+  if (Array.isArray(pd.plots)) {
+    pd.plots.forEach((p, i) => {
+      if (!p || !plots[i]) { out.plots.push(null); return; }
+      const own = p.t_s !== undefined;
+      const m = own ? p.samples : n;
+      if (!Number.isInteger(m) || m < 1) bad(`plots[${i}].samples must be an integer >= 1`);
+      out.plots.push({
+        t_s: own ? f64(p.t_s, m, `plots[${i}].t_s`) : null,
+        series: (p.series || []).map((se, k) => (se === null ? null : plainValues(f32(se, m, `plots[${i}].series[${k}]`)))),
+      });
+    });
+  }
+  return out;
 }
 
 function emptyFrames() {

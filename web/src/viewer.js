@@ -22,6 +22,12 @@ import { pickMethods } from './viewer_pick.js';
 import { plotMethods } from './viewer_plots.js';
 import { recordMethods } from './viewer_record.js';
 
+/// 1st, 2nd, 3rd, 4th, ..., 11th, 12th, 13th, 21st, ...
+function ordinal(k) {
+  const r = k % 100;
+  return `${k}${r >= 11 && r <= 13 ? 'th' : ['th', 'st', 'nd', 'rd'][k % 10] || 'th'}`;
+}
+
 export class Viewer {
   /// root: the element the viewer fills. options: onError(e), page (true: the viewer is the whole
   /// page and takes its height; false: embedded, e.g. in the studio).
@@ -94,7 +100,9 @@ export class Viewer {
     this.kindEl.textContent = runs.length ? `${meta.kind}; A = this run, ${runs.map((r) => `${r.label} = ${r.meta.title}`).join(', ')} (ghosts)` : meta.kind;
     const th = meta.thinned;
     this.thinnedEl.hidden = !(th && th.stride > 1);
-    this.thinnedEl.textContent = th && th.stride > 1 ? `every ${th.stride}th of ${th.frames_in_run} frames shown (page size limit, --max-page-mb); all frames: results.csv, scene.json` : '';
+    const pd = runs.length ? null : meta.plotData;
+    const plotNote = !pd ? '' : pd.stride === 1 ? `; plots: all ${pd.samples} samples` : `; plots: every ${ordinal(pd.stride)} of ${pd.samples_in_run} samples`;
+    this.thinnedEl.textContent = th && th.stride > 1 ? `every ${ordinal(th.stride)} of ${th.frames_in_run} frames shown${plotNote} (page size limit, --max-page-mb); all frames: results.csv, scene.json` : '';
     this.colorSel.options[0].textContent = meta.cable_force_signed ? 'force' : 'tension';
     // a CDPR scene carries no cable strain (zeros): no strain colouring
     this.colorSel.options[1].hidden = this.colorSel.options[1].disabled = meta.kind === 'cdpr';

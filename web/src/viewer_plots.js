@@ -124,11 +124,21 @@ export const plotMethods = {
     return p;
   },
 
+  /// A long run's page keeps the plotted series at full (or less thinned) rate in "plot_data":
+  /// the cable, energy, COM and the scene's own plots draw those (not with compared runs, whose
+  /// series are matched to this run's frames).
+  fullRateData() {
+    const pd = this.meta.plotData;
+    return pd && !(this.runs && this.runs.length) ? pd : null;
+  },
+
   updatePlotData() {
     const f = this.store.f;
     const n = this.store.n;
     const t = f.t_s;
+    const full = this.fullRateData();
     for (const p of this.plots) {
+      if (full && this.setFullRateData(p, full)) continue;
       if (p.kind === 'cable') {
         const src = this.colorMode === 'tension' ? f.cable_tension_N : f.cable_strain;
         if (!p.cols || p.colsMode !== this.colorMode) {
@@ -218,6 +228,36 @@ export const plotMethods = {
         p.setData([t, ...ys]);
       }
     }
+  },
+
+  /// Draws plot p from the page's plot_data when it holds p's series; false otherwise.
+  setFullRateData(p, full) {
+    const t = full.t_s;
+    if (p.kind === 'cable') {
+      const cols = this.colorMode === 'tension' ? full.cable_tension_N : full.cable_strain;
+      if (!cols) return false;
+      p.setData([t, ...cols]);
+      return true;
+    }
+    if (p.kind === 'energy') {
+      const keys = this.store.energyKeys;
+      if (!keys.every((k) => full.energy_J[k])) return false;
+      p.setData([t, ...keys.map((k) => full.energy_J[k])]);
+      return true;
+    }
+    if (p.kind === 'com') {
+      if (!full.com_m) return false;
+      p.setData([t, ...full.com_m]);
+      return true;
+    }
+    if (p.kind === 'extra') {
+      const i = this.meta.plots.indexOf(p.extra);
+      const xp = i >= 0 ? full.plots[i] : null;
+      if (!xp || p.order.some((k) => !xp.series[k])) return false;
+      p.setData([xp.t_s || t, ...p.order.map((k) => xp.series[k])]);
+      return true;
+    }
+    return false;
   },
 
   setColorMode(mode) {

@@ -536,17 +536,24 @@ describe('forces in 3D', () => {
 });
 
 describe('long runs', () => {
-  test('600 s of the tower: view.html under 10 MB (every k-th frame, said in the page), scene.json keeps every frame; tendyn view --max-page-mb', { timeout: 600000 }, async (t) => {
+  test('600 s of the tower: view.html under 10 MB (3D frames thinned, said in the page), the plots from the compact full-rate plot_data (every sample of results.csv or the fraction said), scene.json keeps every frame; tendyn view --max-page-mb', { timeout: 600000 }, async (t) => {
     if (skipNoBrowser(t)) return;
     if (!cliCaps().html) return t.skip('TENDYN_CLI unset or without simulate --html');
     const out = path.join(dir, 'tower600');
-    execFileSync(CLI, ['simulate', '--html', '-q', '--duration', '600', '--output-interval', '0.01', '-o', out, path.join(SOURCE_DIR, 'models', 'tower.yaml')], { cwd: SOURCE_DIR, stdio: ['ignore', 'ignore', 'pipe'], timeout: 500000 });
+    const said = execFileSync(CLI, ['simulate', '--html', '--duration', '600', '--output-interval', '0.01', '-o', out, path.join(SOURCE_DIR, 'models', 'tower.yaml')], { cwd: SOURCE_DIR, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 500000 });
     const size = fs.statSync(path.join(out, 'view.html')).size;
     const full = JSON.parse(fs.readFileSync(path.join(out, 'scene.json'), 'utf8'));
     const N = full.frames.t_s.length;
-    console.log(`# tower 600 s: page ${(size / 1e6).toFixed(2)} MB, scene.json ${(fs.statSync(path.join(out, 'scene.json')).size / 1e6).toFixed(1)} MB, ${N} frames`);
+    // results.csv: its rows and the first cable's tension column
+    const csv = fs.readFileSync(path.join(out, 'results.csv'), 'utf8').trim().split('\n');
+    const head = csv[0].split(',');
+    const ct = head.indexOf(`${full.cables[0].name}.tension_N`);
+    assert.ok(ct > 0, 'no tension column in results.csv');
+    const rows = csv.slice(1).map((l) => l.split(','));
+    const R = rows.length;
     assert.ok(size < 10e6, `page ${size} bytes`);
     assert.equal(N, 60001);
+    assert.equal(R, N, 'results.csv has one row per frame');
     const errors = [];
     const page = await newPage(browser, errors);
     try {
@@ -554,15 +561,39 @@ describe('long runs', () => {
       await waitReady(page);
       const n = await page.evaluate(() => window.tendyn.nframes());
       const stride = await page.evaluate(() => window.tendyn._viewer.meta.thinned.stride);
+      const ps = await page.evaluate(() => window.tendyn._viewer.meta.plotData && window.tendyn._viewer.meta.plotData.stride);
       assert.ok(stride > 1);
+      assert.ok(ps >= 1 && ps < stride, `plot stride ${ps}, 3D stride ${stride}`);
       assert.equal(n, Math.ceil((N - 1) / stride) + 1);
-      assert.match(await page.textContent('#thinned-note'), new RegExp(`every ${stride}th of ${N} frames`));
+      const samples = Math.ceil((R - 1) / ps) + 1;
+      console.log(`# tower 600 s: page ${(size / 1e6).toFixed(2)} MB, scene.json ${(fs.statSync(path.join(out, 'scene.json')).size / 1e6).toFixed(1)} MB, ${N} frames; 3D every ${stride}th frame, plots ${samples} of ${R} rows of results.csv (every ${ps}: ${(100 * samples / R).toFixed(1)} %)`);
+      const note = await page.textContent('#thinned-note');
+      assert.match(note, new RegExp(`every ${stride}(st|nd|rd|th) of ${N} frames shown`));
+      assert.match(note, ps === 1 ? new RegExp(`plots: all ${R} samples`) : new RegExp(`plots: every ${ps}(st|nd|rd|th) of ${R} samples`));
+      // the terminal says the same
+      assert.match(said, ps === 1 ? /plots: every sample/ : new RegExp(`plots: every ${ps}(st|nd|rd|th) sample`));
       // frame i of the page is frame i * stride of the run; the last is the run's last
       const i = Math.floor(n / 3);
       await page.evaluate((i) => window.tendyn.seek(i), i);
       assert.equal(await page.textContent('#time-readout'), `t = ${full.frames.t_s[i * stride].toFixed(3)} s`);
-      const cable = (await page.evaluate(() => window.tendyn.plotData())).find((p) => p.kind === 'cable');
-      assert.equal(cable.data[1][i], full.frames.cable_tension_N[i * stride][0]);
+      // the plots: every ps-th row of results.csv (and the last), each tension equal to the CSV's to
+      // float32 precision on top of scene.json's 7 significant digits
+      const plots = await page.evaluate(() => window.tendyn.plotData());
+      const cable = plots.find((p) => p.kind === 'cable');
+      assert.equal(cable.data[0].length, samples);
+      assert.ok(cable.data[0].length > n, 'the plots have more samples than the 3D frames');
+      let worst = 0;
+      for (let k = 0; k < samples; k++) {
+        const r = rows[Math.min(k * ps, R - 1)];
+        assert.ok(Math.abs(cable.data[0][k] - Number(r[0])) <= 1e-9 * Math.max(1, Math.abs(Number(r[0]))), `t at sample ${k}`);
+        const want = Number(r[ct]);
+        const err = Math.abs(cable.data[1][k] - want);
+        worst = Math.max(worst, err / Math.max(Math.abs(want), 1e-30));
+        assert.ok(err <= 6e-7 * Math.abs(want) + 1e-12, `tension at sample ${k}: ${cable.data[1][k]} vs ${want}`);
+      }
+      console.log(`# worst relative difference of the plotted tension to results.csv: ${worst.toExponential(2)}`);
+      const energy = plots.find((p) => p.kind === 'energy');
+      assert.equal(energy.data[0].length, samples);
       await page.evaluate((n) => window.tendyn.seek(n - 1), n);
       assert.equal(await page.textContent('#time-readout'), 't = 600.000 s');
       assert.deepEqual(errors, []);
@@ -572,7 +603,7 @@ describe('long runs', () => {
     // tendyn view with a smaller limit
     const small = path.join(dir, 'tower600-small');
     const report = execFileSync(CLI, ['view', out, '-o', small, '--max-page-mb', '3'], { encoding: 'utf8' });
-    assert.match(report, /every \d+th frame kept/);
+    assert.match(report, /every \d+(st|nd|rd|th) frame kept for the 3D view, plots: every (sample|\d+(st|nd|rd|th) sample)/);
     assert.ok(fs.statSync(path.join(small, 'view.html')).size < 3e6);
     // a limit below the viewer's own size: exit 2 naming the option
     let err = null;

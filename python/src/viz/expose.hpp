@@ -9,5 +9,6 @@
 namespace tendyn::python::viz_bind {
 
 void expose_live(pybind11::module_& m);  // live.hpp: LiveClientOptions, LiveStats, LiveClient
+void expose_page(pybind11::module_& m);  // scene.hpp, tensegrity_scene.hpp: ScenePage (the viewer page)
 
 }  // namespace tendyn::python::viz_bind
