@@ -31,7 +31,10 @@ if(BUILD_SHARED_LIBS)
 endif()
 # What a consumer of the library needs to compile and link (Eigen headers; yaml-cpp,
 # nlohmann_json and Ceres CMake packages for the static library), and what `import tendyn` needs.
-set(_tendyn_depends libeigen3-dev libyaml-cpp-dev nlohmann-json3-dev libceres-dev python3-numpy)
+set(_tendyn_depends libeigen3-dev libyaml-cpp-dev nlohmann-json3-dev python3-numpy)
+if(TENDYN_WITH_IDENTIFY)
+  list(APPEND _tendyn_depends libceres-dev)
+endif()
 if(TARGET tendyn_python)
   # The extension module is built for one Python minor version.
   math(EXPR _tendyn_py_next "${Python_VERSION_MINOR} + 1")

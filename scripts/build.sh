@@ -9,8 +9,8 @@ shift || true
 generator=()
 if command -v ninja >/dev/null 2>&1; then generator=(-G Ninja); fi
 if [[ ! -f "$dir/CMakeCache.txt" ]]; then
-  cmake -S . -B "$dir" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DTENDYN_WITH_CDPR=ON -DTENDYN_WITH_TREE=ON "$@"
+  cmake -S . -B "$dir" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DTENDYN_WITH_CDPR=ON -DTENDYN_WITH_TREE=ON -DTENDYN_WITH_IDENTIFY=ON "$@"
 else
-  cmake -S . -B "$dir" -DTENDYN_WITH_CDPR=ON -DTENDYN_WITH_TREE=ON "$@" >/dev/null
+  cmake -S . -B "$dir" -DTENDYN_WITH_CDPR=ON -DTENDYN_WITH_TREE=ON -DTENDYN_WITH_IDENTIFY=ON "$@" >/dev/null
 fi
 cmake --build "$dir" -j"$(nproc)"

@@ -2,7 +2,7 @@
 # Installs the Debian 12 packages tendyn needs, only those missing.
 # Usage: scripts/install-deps.sh [run|build|test|all]
 #        scripts/install-deps.sh mujoco3 [PREFIX]
-#   run  : compiler, CMake and the C++ libraries the library and the program link against.
+#   run  : compiler, CMake and the C++ libraries the library and the program link against (without Ceres).
 #   build: run + test/benchmark libraries, MuJoCo (cross-checks), pybind11 (Python module).
 #   test : build + everything the test suite uses (Octave for lsqnonneg cross-checks, Python, Chromium, ...).
 #   all  : test + benchmark peers (DART) + clang for the libFuzzer runs (fuzz/README.md) + PyTorch + doxygen.
@@ -45,10 +45,11 @@ else
   # run: what the library and the program need, nothing else (scripts/run.sh): g++ and make rather
   # than build-essential, whose dpkg-dev brings Perl (6 packages) that nothing here uses.
   pkgs=(g++ make cmake ninja-build pkg-config
-        libeigen3-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libceres-dev libcpp-httplib-dev)
+        libeigen3-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libcpp-httplib-dev)
 fi
 if [[ "$level" != run && "$level" != mujoco3 ]]; then
-  pkgs+=(build-essential libfmt-dev libgtest-dev libgmock-dev googletest libbenchmark-dev libmujoco-dev
+  pkgs+=(libceres-dev  # identification (run.sh builds without it: ~30 packages less)
+        build-essential libfmt-dev libgtest-dev libgmock-dev googletest libbenchmark-dev libmujoco-dev
          liburdfdom-dev libtinyxml2-dev
          python3 python3-dev pybind11-dev python3-pybind11 python3-numpy)
 fi

@@ -98,7 +98,12 @@ int main(int argc, char** argv) {
   tendyn::cli::register_import(app);
   tendyn::cli::register_plan(app);
   tendyn::cli::register_formfind(app);
+#ifdef TENDYN_WITH_IDENTIFY
   tendyn::cli::register_identify(app);
+#else
+  tendyn::cli::register_missing_module(app, "identify", "identify model parameters from recorded motion", "identification",
+                                       "TENDYN_WITH_IDENTIFY");
+#endif
   tendyn::cli::register_study(app);
   tendyn::cli::register_view(app);
   tendyn::cli::register_render(app);

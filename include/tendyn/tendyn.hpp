@@ -33,10 +33,14 @@
 #include <tendyn/tensegrity/batch.hpp>
 #include <tendyn/tensegrity/builders.hpp>
 #include <tendyn/tensegrity/contact.hpp>
+#ifdef TENDYN_WITH_IDENTIFY
 #include <tendyn/tensegrity/derivatives.hpp>
+#endif
 #include <tendyn/tensegrity/dynamics.hpp>
 #include <tendyn/tensegrity/form_finding.hpp>
+#ifdef TENDYN_WITH_IDENTIFY
 #include <tendyn/tensegrity/identify.hpp>
+#endif
 #include <tendyn/tensegrity/integrate.hpp>
 #include <tendyn/tensegrity/lagrange.hpp>
 #include <tendyn/tensegrity/mjcf.hpp>

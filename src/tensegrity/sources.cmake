@@ -19,14 +19,19 @@ list(APPEND TENDYN_SOURCES
   tensegrity/output_estimate.cpp
   tensegrity/plan_study.cpp
   tensegrity/form_finding.cpp
-  tensegrity/identify.cpp
-  tensegrity/identify_layout.cpp
-  tensegrity/identify_motion.cpp
-  tensegrity/identify_prediction.cpp
-  tensegrity/identify_cost.cpp
-  tensegrity/identify_solve.cpp
-  tensegrity/derivatives.cpp
 )
+# Identification and derivatives: the ceres::Jet code (TENDYN_WITH_IDENTIFY, root CMakeLists.txt).
+if(TENDYN_WITH_IDENTIFY)
+  list(APPEND TENDYN_SOURCES
+    tensegrity/identify.cpp
+    tensegrity/identify_layout.cpp
+    tensegrity/identify_motion.cpp
+    tensegrity/identify_prediction.cpp
+    tensegrity/identify_cost.cpp
+    tensegrity/identify_solve.cpp
+    tensegrity/derivatives.cpp
+  )
+endif()
 
 # Sanitizer build: the dual-number (ceres::Jet) translation units run under AddressSanitizer but
 # not UndefinedBehaviorSanitizer. GCC 12 instruments their inlined Jet arithmetic at -O1 so slowly

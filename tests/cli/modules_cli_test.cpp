@@ -1,5 +1,5 @@
-// The CDPR and tree commands in a build with or without those modules (scripts/run.sh builds the
-// program without them): built in, they answer --help; left out, any use says that this build
+// The CDPR, tree and identify commands in a build with or without those modules (scripts/run.sh
+// builds the program without them): built in, they answer --help; left out, any use says that this build
 // left the module out and how to build it (exit 2), not "unknown command" (exit 1) or a crash.
 #include <gtest/gtest.h>
 
@@ -24,6 +24,11 @@ constexpr bool kWithTree = true;
 #else
 constexpr bool kWithTree = false;
 #endif
+#ifdef TENDYN_WITH_IDENTIFY
+constexpr bool kWithIdentify = true;
+#else
+constexpr bool kWithIdentify = false;
+#endif
 
 struct ModuleCommand {
   std::string args;    // after "tendyn"
@@ -43,6 +48,7 @@ TEST(ModuleCommands, LeftOutModuleSaysSoAndHowToBuildIt) {
       {"cdpr-experiment --help", kWithCdpr, "CDPR", "TENDYN_WITH_CDPR"},
       {"tree --help", kWithTree, "tree", "TENDYN_WITH_TREE"},
       {"tree simulate " + tendyn::test::kModels + "tree/arm6.yaml -q", kWithTree, "tree", "TENDYN_WITH_TREE"},
+      {"identify --help", kWithIdentify, "identification", "TENDYN_WITH_IDENTIFY"},
   };
   for (const auto& c : cmds) {
     SCOPED_TRACE(c.args);
@@ -64,4 +70,5 @@ TEST(ModuleCommands, LeftOutModuleSaysSoAndHowToBuildIt) {
   EXPECT_HAS(help.out, "tension");
   EXPECT_HAS(help.out, "cdpr-experiment");
   EXPECT_HAS(help.out, "tree");
+  EXPECT_HAS(help.out, "identify");
 }
