@@ -7,6 +7,7 @@
 #include <Eigen/Eigenvalues>
 
 #include "io/yaml_util.hpp"
+#include "tensegrity/law.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -90,7 +91,7 @@ Eigen::Vector3d Model::p_BN(int node) const {
   const Node& n = nodes[static_cast<std::size_t>(node)];
   const Rod& r = rods[static_cast<std::size_t>(n.rod)];
   if (n.is_body_point() || r.general_inertia) return n.p_B_m;
-  return n.end == 0 ? Eigen::Vector3d(0, 0, -(1.0 - r.com_ratio) * r.length_m) : Eigen::Vector3d(0, 0, r.com_ratio * r.length_m);
+  return {0.0, 0.0, law::rod_end_offset(r, n.end)};  // (the rule dynamics.cpp's general path reads inline)
 }
 
 bool Model::has_body_geometry() const {
