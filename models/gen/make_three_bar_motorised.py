@@ -7,7 +7,7 @@ c1..c3, bottom triangle c4..c6, the three long cables c7..c9), it adds what a bu
 
   [R2S2R] K. Wang, W. R. Johnson III, S. Lu, X. Huang, J. Booth, R. Kramer-Bottiglio, M. Aanjaneya,
           K. Bekris, "Real2Sim2Real Transfer for Control of Cable-driven Robots via a Differentiable
-          Physics Engine", IROS 2023, arXiv:2209.06261 (a real 3-bar prism: sphere end-caps, six short
+          Physics Engine", arXiv:2209.06261, 2022 (a real 3-bar prism: sphere end-caps, six short
           cables reeled by motors in housings on the rods, three passive long cables). The robot's
           numbers are those of the authors' public simulator configuration,
           github.com/nchen9191/tensegrity_diff_physics_public,
@@ -42,7 +42,8 @@ MOTOR_R = 0.0175         # m, motor (housing) outer radius: "motor_radius": 0.17
 MOTOR_LEN = 0.045        # m, motor length along the rod: "motor_length": 0.45 (upscaled)
 MOTOR_OFFSET = 0.1025    # m, motor centre from the rod middle, one each way: "motor_offset": 1.025 (upscaled)
 SPOOL_R = 0.0035         # m, winch spool radius: "winch_r": 0.035 (upscaled)
-FRICTION = 0.92          # ground friction, fitted to the real robot's motion: "friction": 0.9210786 (upscaled_v2)
+FRICTION = 0.92          # ground friction: "friction": 0.9210786 (upscaled_v2), a value the authors fit to the real robot
+                         # (training/configs/real_3bar_sys_id_config.json lists it as trainable)
 # --- the motor [POLOLU]; tendyn's winch takes motor-side numbers: output values through the gear ---
 GEAR = 75.81                                          # gear ratio 75.81:1
 RPM_NO_LOAD, STALL_KGCM = 450.0, 1.0                  # output shaft, 12 V
