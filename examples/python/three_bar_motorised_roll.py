@@ -60,7 +60,8 @@ def main(argv=None):
     parser.add_argument("--model", default=str(REPO / "models" / "three_bar_motorised.yaml"))
     parser.add_argument("--gait", default=str(REPO / "models" / "three_bar_motorised_roll.csv"))
     parser.add_argument("--duration", type=float, default=20.0, help="simulated time [s] (default 20)")
-    parser.add_argument("--view", metavar="DIR", help="also write DIR/view.html of the shipped gait (models/three_bar_motorised_roll.yaml) with the tendyn program")
+    parser.add_argument("--view", metavar="DIR",
+                        help="also write DIR/view.html of the shipped gait (models/three_bar_motorised_roll.yaml) with tendyn")
     parser.add_argument("--tendyn", default=None, help="the tendyn program for --view (default: build/tendyn, else PATH)")
     args = parser.parse_args(argv)
 
