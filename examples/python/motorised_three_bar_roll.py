@@ -7,11 +7,12 @@
 
 The robot is models/three_bar_motorised.yaml (docs/REAL_ROBOTS.md): document 001's 3-bar with
 sphere end-caps on a compliant ground, cables tied off the rod axis, rods made of parts, and DC
-gear-motor winches on the four drive cables c1..c4 (PID on the reeled-out length). Its own
-sinusoidal drives only rock it in place. Here document 001's planner (chapter 3: every 0.1 s,
-each drive cable's target goes up, down or stays by 2 cm; all 3^4 combinations are simulated
-and the one that moves the centroid furthest along +x with the least drift is executed) plans
-the gait; every rollout simulates the motors, so the plan's command is the winches' target
+gear-motor winches on the six short cables (PID on the reeled-out length), with a published
+robot's numbers. Its own sinusoidal drives only rock it in place. Here document 001's planner
+(chapter 3: every 0.1 s, each drive cable's target goes up, down or stays by 2 cm; all 3^4
+combinations are simulated and the one that moves the centroid furthest along +x with the least
+drift is executed) plans the gait of c1..c4 (c5 and c6 hold their targets); every rollout
+simulates the motors, so the plan's command is the winches' target
 and the motion includes the motors' lag. The executed schedule is then replayed as table drives
 (the targets) by simulate(), the way `tendyn simulate` would run it, and the distance rolled is
 reported with how closely the motors followed their targets.

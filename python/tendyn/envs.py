@@ -18,7 +18,7 @@ Tasks
 -----
 ``ThreeBarRoll``
     Document 001's 3-bar robot (``models/three_bar.yaml``; ``motorised=True``:
-    ``models/three_bar_motorised.yaml`` with its four winches) rolls toward a goal point on the
+    ``models/three_bar_motorised.yaml`` with its six winches) rolls toward a goal point on the
     ground. Physics step: the file's ``dt`` (0.5 ms; 0.2 ms motorised); control period 50 ms.
 ``SixBarRoll``
     The SUPERball-like 6-bar (``models/superball.yaml``, 1 m rods, 24 cables) with gravity and a

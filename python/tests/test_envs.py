@@ -140,7 +140,7 @@ def test_randomization_ranges_are_respected_recorded_and_applied():
 
 def test_winch_model_prism_and_six_bar_step():
     e = envs.make_vec("ThreeBarRoll", 2, motorised=True, randomize={"winch_kp_scale": [0.5, 2.0], "winch_command_limit": [0.5, 1.0]})
-    assert e.single_action_space.shape == (4,)  # the four winch cables
+    assert e.single_action_space.shape == (6,)  # the six winch cables
     _, info = e.reset(seed=0)
     assert np.all(info["randomization"]["winch_command_limit"] >= 0.5)
     assert [w.command_limit for w in e.models[0].winches] == list(info["randomization"]["winch_command_limit"][0])

@@ -90,3 +90,18 @@ def test_motorised_three_bar_roll_quick():
     # quick run: 21.7 mm in 0.5 s (dx +20.0 mm); a gait that does not move the robot, or motors
     # that do not follow, stays far below 10 mm
     assert rolled > 10.0, out
+
+
+def test_three_bar_motorised_roll_short_run_tips_twice():
+    """examples/python/three_bar_motorised_roll.py --duration 4: the gait table's first two phases tip the
+    robot off its bottom triangle and over a second edge (two face changes), 0.25 m along -y."""
+    env = dict(os.environ, PYTHONPATH=str(BUILD / "python"))
+    out = subprocess.run([sys.executable, str(REPO / "examples" / "python" / "three_bar_motorised_roll.py"), "--duration", "4"],
+                         check=True, capture_output=True, text=True, env=env, timeout=120).stdout
+    assert "6 winches in the loop" in out, out
+    assert out.split("end-caps on the ground: ")[1].startswith("{n2,n4,n6} -> "), out  # standing first
+    changes = int(out.split("face changes: ")[1].split()[0])
+    along = float(out.split("along -y: ")[1].split()[0])
+    # measured: 2 changes, 252.6 mm; without the gait (or with motors that do not follow) it stands: 0, ~0 mm
+    assert changes >= 2, out
+    assert along > 200.0, out

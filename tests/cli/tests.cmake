@@ -13,4 +13,5 @@ list(APPEND TENDYN_TESTS_cli
   cli/newcomer_cli_test.cpp
   cli/render_cli_test.cpp
   cli/modules_cli_test.cpp
+  cli/real_robot_cli_test.cpp
 )

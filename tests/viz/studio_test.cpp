@@ -626,16 +626,16 @@ TEST(Studio, PeerClientKeyNamesTheLocalUserOfALoopbackConnection) {
 TEST(Studio, ModelJsonShowsBodyPointsEndCapsAndWinchesAndRefusesEditsOfRealRods) {
   const std::string yaml = file_text("models/three_bar_motorised.yaml");
   const auto j = json::parse(model_json(ts::load_model_string(yaml).model));
-  ASSERT_EQ(j["winches"].size(), 4u);
+  ASSERT_EQ(j["winches"].size(), 6u);
   EXPECT_EQ(j["winches"][0]["cable"], "c1");
   EXPECT_EQ(j["winches"][0]["control"], "position");
-  EXPECT_DOUBLE_EQ(j["winches"][0]["spool_radius_m"].get<double>(), 0.008);
-  EXPECT_NEAR(j["winches"][0]["max_rate_mps"].get<double>(), 1000.0 * 0.008 / 30.0, 1e-15);
+  EXPECT_DOUBLE_EQ(j["winches"][0]["spool_radius_m"].get<double>(), 0.0035);
+  EXPECT_NEAR(j["winches"][0]["max_rate_mps"].get<double>(), 3572.46 * 0.0035 / 75.81, 1e-15);
   EXPECT_TRUE(j["rods"][0]["general_inertia"].get<bool>());
   bool point = false;
   for (const auto& n : j["node_positions"]) {
     if (n["id"] == "n1") {
-      EXPECT_DOUBLE_EQ(n["end_cap_radius_m"].get<double>(), 0.02);
+      EXPECT_DOUBLE_EQ(n["end_cap_radius_m"].get<double>(), 0.0175);
       EXPECT_EQ(n["on"], "");
     }
     if (n["id"] == "c1_n1") {
@@ -657,9 +657,9 @@ TEST(Studio, ModelJsonShowsBodyPointsEndCapsAndWinchesAndRefusesEditsOfRealRods)
   // removing a winch's cable removes its winch (and its three state numbers); later winches move down
   const auto r = edit_model(yaml, R"([{"op":"remove_cable","id":"c2"}])");
   const auto m = ts::load_model_string(r.yaml).model;
-  ASSERT_EQ(m.nwinch(), 3);
+  ASSERT_EQ(m.nwinch(), 5);
   EXPECT_EQ(m.cable_ids[static_cast<std::size_t>(m.winches[1].cable)], "c3");
-  EXPECT_EQ(m.initial_state.x.size(), 3 * 13 + 3 * 3);
+  EXPECT_EQ(m.initial_state.x.size(), 3 * 13 + 5 * 3);
 }
 
 }  // namespace
