@@ -75,6 +75,12 @@ const char* unit_of(ts::ParameterKind k) {
     case ts::ParameterKind::kGroundStiffness: return "N/m";
     case ts::ParameterKind::kGroundDamping: return "N s/m";
     case ts::ParameterKind::kInitialState: return "";
+    case ts::ParameterKind::kWinchCoulombFriction: return "N m";
+    case ts::ParameterKind::kWinchViscousFriction: return "N m s/rad";
+    case ts::ParameterKind::kWinchNoLoadSpeed: return "rad/s";
+    case ts::ParameterKind::kWinchKp: return "1/m";
+    case ts::ParameterKind::kWinchKi: return "1/(m s)";
+    case ts::ParameterKind::kWinchKd: return "s/m";
   }
   return "";
 }

@@ -25,6 +25,7 @@ list(APPEND TENDYN_SOURCES
   tensegrity/identify_prediction.cpp
   tensegrity/identify_cost.cpp
   tensegrity/identify_solve.cpp
+  tensegrity/identify_general.cpp
   tensegrity/derivatives.cpp
 )
 
