@@ -37,7 +37,7 @@ const ts::IdentifyOptions kDefaults;
 struct IdentifyArgs {
   std::string model, data, fit, out, loss = "none";
   double dt = kDefaults.dt_s, segment = kDefaults.segment_s, sigma = kDefaults.marker_sigma_m, length_sigma = kDefaults.length_sigma_m,
-         tension_sigma = kDefaults.tension_sigma_N, loss_scale = kDefaults.loss_scale;
+         tension_sigma = kDefaults.tension_sigma_N, encoder_sigma = kDefaults.encoder_sigma_m, loss_scale = kDefaults.loss_scale;
   int max_iterations = kDefaults.max_iterations, threads = 1, restarts = kDefaults.restarts;
   bool no_covariance = false, no_plot = false, quiet = false, require_good_fit = false;
 };
@@ -95,6 +95,7 @@ ts::IdentifyOptions identify_options(const IdentifyArgs& a) {
   o.marker_sigma_m = a.sigma;
   o.length_sigma_m = a.length_sigma;
   o.tension_sigma_N = a.tension_sigma;
+  o.encoder_sigma_m = a.encoder_sigma;
   o.loss = ts::robust_loss_from_string(a.loss);
   o.loss_scale = a.loss_scale;
   o.max_iterations = a.max_iterations;
@@ -185,6 +186,12 @@ nlohmann::json identify_report(const IdentifyArgs& a, const ts::Model& m, const 
                   {"restart_min_improvement", o.restart_min_improvement},
                   {"require_good_fit", a.require_good_fit},
                   {"fit", a.fit}};
+  if (!data.encoder_cables.empty() || !data.target_cables.empty()) {
+    // models with winches only (the keys are absent otherwise: the reports of the other models stay as they were)
+    j["data"]["encoders"] = data.encoder_cables.size();
+    j["data"]["targets"] = data.target_cables.size();
+    j["options"]["encoder_sigma_m"] = o.encoder_sigma_m;
+  }
   return j;
 }
 
@@ -318,7 +325,8 @@ void register_identify(CLI::App& app) {
       ->check(existing_file());
   cmd->add_option("--fit", a->fit,
                   "parameters to fit, comma-separated; tensegrity: stiffness|damping|rest_length[:all|:ID|:ID+ID...], mass[:...], "
-                  "friction, ground_stiffness, ground_damping, initial_state (e.g. stiffness:all,damping:c1+c2,friction); tree: "
+                  "friction, ground_stiffness, ground_damping, initial_state, winch_coulomb_friction|winch_viscous_friction|"
+                  "winch_no_load_speed|winch_kp|winch_ki|winch_kd[:all|:ID|:ID+ID...] (e.g. stiffness:all,damping:c1+c2,friction); tree: "
                   "inertia[,weighting=joint][,smooth=K]; CDPR: stiffness|stiffness-rest-length[,damping][,inertia][,smooth=K][,taut-min=F]")
       ->required();
   cmd->add_option("-o,--out", a->out, "output directory (default: out/<model name>-identify)");
@@ -327,6 +335,7 @@ void register_identify(CLI::App& app) {
   cmd->add_option("--sigma", a->sigma, "marker noise (weight 1/sigma) [m]")->check(positive());
   cmd->add_option("--length-sigma", a->length_sigma, "cable-length noise [m]")->check(positive());
   cmd->add_option("--tension-sigma", a->tension_sigma, "tension noise [N]")->check(positive());
+  cmd->add_option("--encoder-sigma", a->encoder_sigma, "winch encoder noise (<cable>_encoder_m columns) [m]")->check(positive());
   cmd->add_option("--loss", a->loss, "robust loss per residual: none, huber, cauchy")->check(CLI::IsMember({"none", "huber", "cauchy"}));
   cmd->add_option("--loss-scale", a->loss_scale, "where the robust loss starts [sigmas]")->check(positive());
   cmd->add_option("--max-iterations", a->max_iterations, "Levenberg-Marquardt iterations")->check(CLI::Range(1, 100000));
@@ -351,7 +360,7 @@ void register_identify(CLI::App& app) {
     // least squares (tree/identify.hpp, cdpr/identify.hpp; cmd_identify_linear.cpp).
     const IdentifyModelKind kind = identify_model_kind(a->model);
     if (kind != IdentifyModelKind::kTensegrity) {
-      for (const char* name : {"--dt", "--segment", "--sigma", "--length-sigma", "--tension-sigma", "--loss", "--loss-scale",
+      for (const char* name : {"--dt", "--segment", "--sigma", "--length-sigma", "--tension-sigma", "--encoder-sigma", "--loss", "--loss-scale",
                                "--max-iterations", "--restarts", "--threads", "--no-covariance", "--no-plot", "--require-good-fit"})
         if (cmd->count(name) > 0)
           throw Error(std::string(name) + ": applies to tensegrity models only; " + a->model + " is a " +
