@@ -151,6 +151,19 @@ TEST(IdentifyGeneral, TargetColumnsDriveTheWinches) {
   EXPECT_NEAR(r.parameters[0].fitted / nominal.winches[0].kp_per_m, 1.0, 1e-4);
 }
 
+TEST(IdentifyGeneral, RecoversTheEndCapContactOfTheCompliantGround) {
+  // the end-caps (radius 2 cm, geometry) settle on the ground: its stiffness is fitted
+  const ts::Model nominal = motorised();
+  ts::Model truth = nominal;
+  truth.ground.stiffness_Npm *= 1.5;
+  const ts::MotionData d = ts::simulate_motion(truth, layout(0.5), kDt);
+  ts::IdentifyOptions o;
+  o.dt_s = kDt;
+  const ts::IdentifyResult r = ts::identify(nominal, d, ts::parse_fit_spec(nominal, "ground_stiffness"), o);
+  EXPECT_NEAR(r.parameters[0].fitted / truth.ground.stiffness_Npm, 1.0, 0.01) << r.parameters[0].fitted;
+  EXPECT_EQ(r.verdict, ts::FitVerdict::kGood) << r.verdict_reason;
+}
+
 TEST(IdentifyGeneral, BadSelectionsAreRefusedWithTheirNames) {
   const ts::Model m = motorised();
   EXPECT_NE(error_of([&] { (void)ts::parse_fit_spec(m, "winch_kp:c7"); }).find("cable 'c7' has no winch"), std::string::npos)
