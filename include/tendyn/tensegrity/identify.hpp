@@ -311,7 +311,7 @@ struct IdentifyResult {
 /// Models with winches, end-caps, body points or rods of general inertia (not differentiable by the
 /// Jet path) take a second path: single shooting from model.initial_state over the whole record
 /// by simulate_motion's prediction, derivatives by central differences (Ceres' numeric
-/// differentiation, relative step 1e-6), one thread; residuals: markers and encoder columns (the
+/// differentiation, relative step 1e-3), one thread (options.threads is not used); residuals: markers and encoder columns (the
 /// length and tension columns too); no segments and no restarts (IdentifyResult::nsegment = 1,
 /// starts = 1); initial_state and mass are not fitted there (tendyn::Error). Cost per iteration:
 /// 2 nparameter + 1 simulations of the record in double.
