@@ -164,6 +164,25 @@ TEST(IdentifyGeneral, RecoversTheEndCapContactOfTheCompliantGround) {
   EXPECT_EQ(r.verdict, ts::FitVerdict::kGood) << r.verdict_reason;
 }
 
+TEST(IdentifyGeneral, AFittedRestLengthDoesNotMoveTheRecordedTargets) {
+  // the winch of c1 follows the recorded target; c1's rest length (the zero of its encoder) is 4 mm
+  // longer in the truth: the encoder and the markers tell it apart from the target
+  const ts::Model nominal = motorised();
+  ts::Model truth = nominal;
+  truth.cables[0].rest_length_m += 0.004;
+  ts::MotionData d = layout(0.5);
+  d.target_cables = {0};
+  d.winch_target_m.resize(d.nsample(), 1);
+  for (int s = 0; s < d.nsample(); ++s)
+    d.winch_target_m(s, 0) = nominal.cables[0].rest_length_m + 0.01 * std::sin(6.0 * d.t_s[static_cast<std::size_t>(s)]);
+  d = ts::simulate_motion(truth, d, kDt);
+  ts::IdentifyOptions o;
+  o.dt_s = kDt;
+  const ts::IdentifyResult r = ts::identify(nominal, d, ts::parse_fit_spec(nominal, "rest_length:c1"), o);
+  EXPECT_NEAR(r.parameters[0].fitted, truth.cables[0].rest_length_m, 1e-6);
+  EXPECT_EQ(r.verdict, ts::FitVerdict::kGood) << r.verdict_reason;
+}
+
 TEST(IdentifyGeneral, BadSelectionsAreRefusedWithTheirNames) {
   const ts::Model m = motorised();
   EXPECT_NE(error_of([&] { (void)ts::parse_fit_spec(m, "winch_kp:c7"); }).find("cable 'c7' has no winch"), std::string::npos)
