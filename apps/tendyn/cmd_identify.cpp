@@ -145,8 +145,8 @@ nlohmann::json identify_report(const IdentifyArgs& a, const ts::Model& m, const 
                   {"not_determined", not_determined},
                   {"variance_factor", number_or_null(r.variance_factor)},
                   {"variance_factor_bound", number_or_null(r.variance_factor_bound)},
-                  {"max_continuity_gap_m", r.max_continuity_gap_m},
-                  {"continuity_gap_bound_m", r.continuity_gap_bound_m}};
+                  {"max_continuity_gap_m", number_or_null(r.max_continuity_gap_m)},
+                  {"continuity_gap_bound_m", number_or_null(r.continuity_gap_bound_m)}};
   nlohmann::json restart_log = nlohmann::json::array();
   for (const auto& line : r.restart_log) restart_log.push_back(line);
   j["solver"] = {{"method", "Levenberg-Marquardt (Ceres Solver)"},
@@ -163,7 +163,7 @@ nlohmann::json identify_report(const IdentifyArgs& a, const ts::Model& m, const 
               {"marker_rms_free_fitted_m", number_or_null(r.marker_rms_free_fitted_m)},
               {"marker_rms_free_nominal_m", number_or_null(r.marker_rms_free_nominal_m)},
               {"free_error_ratio", number_or_null(r.marker_rms_free_fitted_m / r.marker_rms_free_nominal_m)},
-              {"max_continuity_gap_m", r.max_continuity_gap_m},
+              {"max_continuity_gap_m", number_or_null(r.max_continuity_gap_m)},
               {"segments", r.nsegment},
               {"residuals", r.nresidual},
               {"unknowns", r.nunknown}};
@@ -297,13 +297,23 @@ void print_identify_report(const ts::IdentifyResult& r, const std::filesystem::p
     std::printf("%-24s %12.6g %12.6g %12.3g %8.2f%%\n", p.name.c_str(), p.nominal, p.fitted, p.std,
                 p.nominal != 0.0 ? 100.0 * (p.fitted - p.nominal) / p.nominal : 0.0);
   if (!r.covariance_ok) std::printf("no covariance: %s\n", r.covariance_message.c_str());
-  std::printf("marker RMS: fit %s m (multiple shooting, %d segments), one free run: fitted %s m, nominal %s m\n",
-              fmt6(r.marker_rms_m).c_str(), r.nsegment, fmt6(r.marker_rms_free_fitted_m).c_str(),
-              fmt6(r.marker_rms_free_nominal_m).c_str());
+  // single shooting (models with winches, end-caps...: identify.hpp) has no continuity gap (NaN)
+  const bool single = std::isnan(r.continuity_gap_bound_m);
+  if (single)
+    std::printf("marker RMS: fit %s m (single shooting, one run of the fitted model), one free run: nominal %s m\n",
+                fmt6(r.marker_rms_m).c_str(), fmt6(r.marker_rms_free_nominal_m).c_str());
+  else
+    std::printf("marker RMS: fit %s m (multiple shooting, %d segments), one free run: fitted %s m, nominal %s m\n",
+                fmt6(r.marker_rms_m).c_str(), r.nsegment, fmt6(r.marker_rms_free_fitted_m).c_str(),
+                fmt6(r.marker_rms_free_nominal_m).c_str());
   if (r.starts > 1) std::printf("starts: %d fits (restarts), the result from start %d\n", r.starts, r.winning_start);
-  std::printf("fit statistics: variance factor %s (99.9 %% bound %s), largest continuity gap %s m (bound %s m)\n",
-              fmt6(r.variance_factor).c_str(), io::format_number(r.variance_factor_bound, 4).c_str(), fmt6(r.max_continuity_gap_m).c_str(),
-              fmt6(r.continuity_gap_bound_m).c_str());
+  if (single)
+    std::printf("fit statistics: variance factor %s (99.9 %% bound %s)\n", fmt6(r.variance_factor).c_str(),
+                io::format_number(r.variance_factor_bound, 4).c_str());
+  else
+    std::printf("fit statistics: variance factor %s (99.9 %% bound %s), largest continuity gap %s m (bound %s m)\n",
+                fmt6(r.variance_factor).c_str(), io::format_number(r.variance_factor_bound, 4).c_str(),
+                fmt6(r.max_continuity_gap_m).c_str(), fmt6(r.continuity_gap_bound_m).c_str());
   std::printf("%s\n  %s\n", verdict.c_str(), r.verdict_reason.c_str());
   std::printf("wrote %s: model.yaml, report.json, residuals.csv, markers.csv%s (%.2f s)\n", dir.string().c_str(),
               no_plot ? "" : ", identify.png", r.solve_time_s);

@@ -251,8 +251,8 @@ IdentifyResult identify_general(const Model& model, const MotionData& data, cons
   const int dof = nres - np;
   R.variance_factor = dof > 0 ? 2.0 * summary.final_cost / dof : kNaN;
   R.variance_factor_bound = options.restart_variance_factor >= 1.0 ? options.restart_variance_factor : variance_factor_bound(dof);
-  R.continuity_gap_bound_m = options.restart_gap_sigmas * options.continuity_sigma_m;
-  R.max_continuity_gap_m = 0.0;
+  R.continuity_gap_bound_m = kNaN;  // single shooting: no segments to join
+  R.max_continuity_gap_m = kNaN;
 
   // the Jacobian at the optimum (central differences, as in the solve)
   Eigen::MatrixXd J(nres, np);

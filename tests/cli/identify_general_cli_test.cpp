@@ -56,6 +56,8 @@ TEST(IdentifyGeneralCli, FitsTheWinchGainsOfTheMotorisedRobot) {
   EXPECT_EQ(j["verdict"]["verdict"], "good") << j["verdict"]["reason"];
   EXPECT_EQ(j["options"]["encoder_sigma_m"].get<double>(), 1e-5);
   EXPECT_EQ(j["data"]["encoders"].get<int>(), 4);
+  EXPECT_TRUE(j["verdict"]["continuity_gap_bound_m"].is_null());  // single shooting: no segments
+  EXPECT_NE(r.out.find("(single shooting, one run of the fitted model)"), std::string::npos) << r.out;
   // the fitted model file carries the gain
   const ts::Model fitted = ts::load_model_file((d / "fit" / "model.yaml").string()).model;
   for (const auto& w : fitted.winches) EXPECT_NEAR(w.kp_per_m, 50.0, 0.5);

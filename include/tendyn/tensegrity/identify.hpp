@@ -313,7 +313,7 @@ struct IdentifyResult {
 /// by simulate_motion's prediction, derivatives by central differences (Ceres' numeric
 /// differentiation, relative step 1e-3), one thread (options.threads is not used); residuals: markers and encoder columns (the
 /// length and tension columns too); no segments and no restarts (IdentifyResult::nsegment = 1,
-/// starts = 1); initial_state and mass are not fitted there (tendyn::Error). Cost per iteration:
+/// starts = 1, max_continuity_gap_m and continuity_gap_bound_m NaN); initial_state and mass are not fitted there (tendyn::Error). Cost per iteration:
 /// 2 nparameter + 1 simulations of the record in double.
 /// Fits the selected parameters of `model` to `data` (see the file comment). The model's values
 /// are the starting point and the nominal values of the report. Throws tendyn::Error on bad
