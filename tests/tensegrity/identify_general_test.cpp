@@ -183,6 +183,23 @@ TEST(IdentifyGeneral, AFittedRestLengthDoesNotMoveTheRecordedTargets) {
   EXPECT_EQ(r.verdict, ts::FitVerdict::kGood) << r.verdict_reason;
 }
 
+TEST(IdentifyGeneral, RecoversOneWinchsIntegralAndDerivativeGains) {
+  // per-winch items: c2's ki x1.5 and kd x2, the other winches as in the file
+  const ts::Model nominal = motorised();
+  ts::Model truth = nominal;
+  truth.winches[1].ki_per_ms *= 1.5;
+  truth.winches[1].kd_s_per_m *= 2.0;
+  const ts::MotionData d = ts::simulate_motion(truth, layout(1.0), kDt);
+  ts::IdentifyOptions o;
+  o.dt_s = kDt;
+  const ts::IdentifyResult r = ts::identify(nominal, d, ts::parse_fit_spec(nominal, "winch_ki:c2,winch_kd:c2"), o);
+  ASSERT_EQ(r.parameters.size(), 2u);
+  EXPECT_NEAR(r.parameters[0].fitted / truth.winches[1].ki_per_ms, 1.0, 0.01) << r.parameters[0].fitted;
+  EXPECT_NEAR(r.parameters[1].fitted / truth.winches[1].kd_s_per_m, 1.0, 0.01) << r.parameters[1].fitted;
+  EXPECT_EQ(r.model.winches[0].ki_per_ms, nominal.winches[0].ki_per_ms);  // the other winches keep theirs
+  EXPECT_EQ(r.verdict, ts::FitVerdict::kGood) << r.verdict_reason;
+}
+
 TEST(IdentifyGeneral, BadSelectionsAreRefusedWithTheirNames) {
   const ts::Model m = motorised();
   EXPECT_NE(error_of([&] { (void)ts::parse_fit_spec(m, "winch_kp:c7"); }).find("cable 'c7' has no winch"), std::string::npos)
