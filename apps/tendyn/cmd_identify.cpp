@@ -370,8 +370,9 @@ void register_identify(CLI::App& app) {
     // least squares (tree/identify.hpp, cdpr/identify.hpp; cmd_identify_linear.cpp).
     const IdentifyModelKind kind = identify_model_kind(a->model);
     if (kind != IdentifyModelKind::kTensegrity) {
-      for (const char* name : {"--dt", "--segment", "--sigma", "--length-sigma", "--tension-sigma", "--encoder-sigma", "--loss", "--loss-scale",
-                               "--max-iterations", "--restarts", "--threads", "--no-covariance", "--no-plot", "--require-good-fit"})
+      for (const char* name :
+           {"--dt", "--segment", "--sigma", "--length-sigma", "--tension-sigma", "--encoder-sigma", "--loss", "--loss-scale",
+            "--max-iterations", "--restarts", "--threads", "--no-covariance", "--no-plot", "--require-good-fit"})
         if (cmd->count(name) > 0)
           throw Error(std::string(name) + ": applies to tensegrity models only; " + a->model + " is a " +
                       (kind == IdentifyModelKind::kCdpr ? "CDPR" : "tree") + " model (its options go into --fit)");

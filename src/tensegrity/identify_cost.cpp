@@ -22,7 +22,6 @@ namespace {
 constexpr int kStride = 8;  // derivative directions per Jet pass
 using Jet = ceres::Jet<double, kStride>;
 
-
 // Residuals of segment `seg`: theta (nparam), own start states (12 nrod), next start states
 // (12 nrod, final segment: none). Writes nresidual numbers; optionally the end state.
 template <class T>

@@ -42,7 +42,8 @@ Model driven_model(const Model& m, const MotionData& d) {
     table.t_s = d.t_s;
     table.u_m.resize(d.t_s.size());
     for (int s = 0; s < d.nsample(); ++s)
-      table.u_m[static_cast<std::size_t>(s)] = d.winch_target_m(s, static_cast<int>(i)) - m.cables[static_cast<std::size_t>(k)].rest_length_m;
+      table.u_m[static_cast<std::size_t>(s)] =
+          d.winch_target_m(s, static_cast<int>(i)) - m.cables[static_cast<std::size_t>(k)].rest_length_m;
     drives.push_back({k, table});
   }
   out.drives = std::move(drives);
@@ -203,8 +204,8 @@ IdentifyResult identify_general(const Model& model, const MotionData& data, cons
   // 1e-3: with 1e-6 the differences on the motorised 3-bar robot were dominated by the run's
   // roughness in the parameters (gradients jumping by 10^4 between iterations) and the fit stalled
   nd.relative_step_size = 1e-3;
-  auto* cost = new ceres::DynamicNumericDiffCostFunction<GeneralCost, ceres::CENTRAL>(
-      new GeneralCost{&model, &L, &data, &options}, ceres::TAKE_OWNERSHIP, nd);
+  auto* cost = new ceres::DynamicNumericDiffCostFunction<GeneralCost, ceres::CENTRAL>(new GeneralCost{&model, &L, &data, &options},
+                                                                                      ceres::TAKE_OWNERSHIP, nd);
   cost->AddParameterBlock(np);
   cost->SetNumResiduals(nres);
   problem.AddResidualBlock(cost, nullptr, theta.data());
@@ -342,8 +343,7 @@ IdentifyResult identify_general(const Model& model, const MotionData& data, cons
                                          : "(not named) rank-deficient Jacobian: a combination of parameters is not determined");
     flag_uncertain(R);
   }
-  if (dof < 1)
-    R.unidentifiable.push_back("all: more unknowns (" + std::to_string(np) + ") than residuals (" + std::to_string(nres) + ")");
+  if (dof < 1) R.unidentifiable.push_back("all: more unknowns (" + std::to_string(np) + ") than residuals (" + std::to_string(nres) + ")");
 
   VerdictFacts f;
   f.cost = summary.final_cost;
@@ -361,7 +361,8 @@ IdentifyResult identify_general(const Model& model, const MotionData& data, cons
 
 MotionData simulate_motion(const Model& model, const MotionData& data, double dt_s) {
   validate(model, data);
-  if (!(dt_s > 0.0) || !std::isfinite(dt_s)) throw Error("simulate_motion: dt_s must be a positive finite number (got " + identify_detail::num(dt_s) + ")");
+  if (!(dt_s > 0.0) || !std::isfinite(dt_s))
+    throw Error("simulate_motion: dt_s must be a positive finite number (got " + identify_detail::num(dt_s) + ")");
   const identify_detail::GeneralRun r = identify_detail::run_general(identify_detail::driven_model(model, data), data.t_s, dt_s);
   MotionData out = data;
   for (int s = 0; s < data.nsample(); ++s) {

@@ -49,7 +49,8 @@ void validate(const Model& model, const MotionData& d) {
       if (w < 0) throw Error("motion data: column '" + col + "': cable '" + id_of(model.cable_ids, k, "cable") + "' has no winch");
       if (model.winches[static_cast<std::size_t>(w)].control != Winch::Control::kPosition)
         throw Error("motion data: column '" + col + "': the winch of cable '" + id_of(model.cable_ids, k, "cable") + "' is under " +
-                    to_string(model.winches[static_cast<std::size_t>(w)].control) + " control (target and encoder columns need position control)");
+                    to_string(model.winches[static_cast<std::size_t>(w)].control) +
+                    " control (target and encoder columns need position control)");
       if (seen_cable[static_cast<std::size_t>(k)]++) throw Error("motion data: column '" + col + "' is repeated");
     }
   };
@@ -180,7 +181,8 @@ MotionData load_motion_csv(const Model& model, const std::string& path) {
       (tgt ? tgt_cols : enc_cols)[k] = i;
       continue;
     }
-    throw herr(i, "expected <node>_x_m, <node>_y_m, <node>_z_m, <cable>_length_m, <cable>_tension_N, <cable>_target_m or <cable>_encoder_m");
+    throw herr(i,
+               "expected <node>_x_m, <node>_y_m, <node>_z_m, <cable>_length_m, <cable>_tension_N, <cable>_target_m or <cable>_encoder_m");
   }
   std::vector<std::array<int, 3>> mcols;
   for (const auto& [node, c3] : marker_cols) {

@@ -90,8 +90,7 @@ std::string fit_statistics(double variance_factor, double vf_bound, int dof, con
   std::string out = "variance factor " + num(variance_factor) + " (bound " + io::format_number(vf_bound, 4) + " for " +
                     std::to_string(dof) + " degrees of freedom)";
   if (gap)
-    out += ", largest continuity gap " + io::format_number(*gap * 1e3, 3) + " mm (bound " + io::format_number(gap_bound * 1e3, 3) +
-           " mm)";
+    out += ", largest continuity gap " + io::format_number(*gap * 1e3, 3) + " mm (bound " + io::format_number(gap_bound * 1e3, 3) + " mm)";
   return out;
 }
 
@@ -120,14 +119,15 @@ void flag_uncertain(IdentifyResult& R) {
   for (int a = 0; a < np; ++a)
     for (int c = a + 1; c < np; ++c)
       if (std::abs(R.correlation(a, c)) > 0.999)
-        R.unidentifiable.push_back(R.parameters[static_cast<std::size_t>(a)].name + " and " + R.parameters[static_cast<std::size_t>(c)].name +
-                                   ": correlation " + io::format_number(R.correlation(a, c), 6) + " (only a combination is determined)");
+        R.unidentifiable.push_back(R.parameters[static_cast<std::size_t>(a)].name + " and " +
+                                   R.parameters[static_cast<std::size_t>(c)].name + ": correlation " +
+                                   io::format_number(R.correlation(a, c), 6) + " (only a combination is determined)");
 }
 
 void judge_fit(const VerdictFacts& f, const IdentifyOptions& options, IdentifyResult& R) {
   const bool vf_ok = R.variance_factor <= f.vf_bound, gap_ok = !f.shooting || f.gap <= f.gap_bound;
-  const std::string stats = fit_statistics(f.dof > 0 ? 2.0 * f.cost / f.dof : kNaN, f.vf_bound, f.dof, f.shooting ? &f.gap : nullptr,
-                                           f.gap_bound);
+  const std::string stats =
+      fit_statistics(f.dof > 0 ? 2.0 * f.cost / f.dof : kNaN, f.vf_bound, f.dof, f.shooting ? &f.gap : nullptr, f.gap_bound);
   std::string not_determined;
   for (const auto& u : R.unidentifiable) not_determined += (not_determined.empty() ? "" : "; ") + u;
   if (!vf_ok || !gap_ok) {

@@ -135,7 +135,8 @@ TEST(IdentifyGeneral, TargetColumnsDriveTheWinches) {
   d.winch_target_m.resize(d.nsample(), 4);
   for (int s = 0; s < d.nsample(); ++s)
     for (int i = 0; i < 4; ++i)
-      d.winch_target_m(s, i) = nominal.cables[static_cast<std::size_t>(i)].rest_length_m - 0.015 * std::sin(4.0 * d.t_s[static_cast<std::size_t>(s)]);
+      d.winch_target_m(s, i) =
+          nominal.cables[static_cast<std::size_t>(i)].rest_length_m - 0.015 * std::sin(4.0 * d.t_s[static_cast<std::size_t>(s)]);
   const ts::MotionData with = ts::simulate_motion(nominal, d, kDt);
   ts::MotionData without = d;
   without.target_cables.clear();
@@ -232,30 +233,22 @@ TEST(IdentifyGeneral, TargetAndEncoderColumnsInTheCsv) {
   const auto dir = std::filesystem::temp_directory_path() / "tendyn_identify_general_test";
   std::filesystem::create_directories(dir);
   const std::string path = (dir / "motion.csv").string();
-  {
-    std::ofstream(path) << ts::motion_csv(m, d);
-  }
+  { std::ofstream(path) << ts::motion_csv(m, d); }
   const ts::MotionData back = ts::load_motion_csv(m, path);
   EXPECT_EQ(back.target_cables, d.target_cables);
   EXPECT_EQ(back.encoder_cables, d.encoder_cables);
   EXPECT_NEAR((back.winch_encoder_m - d.winch_encoder_m).cwiseAbs().maxCoeff(), 0.0, 1e-12);
   EXPECT_NEAR((back.winch_target_m - d.winch_target_m).cwiseAbs().maxCoeff(), 0.0, 1e-12);
   // an encoder column of a cable without a winch, a missing target
-  {
-    std::ofstream(path) << "t_s,n1_x_m,n1_y_m,n1_z_m,c7_encoder_m\n0,0,0,0,0.1\n0.01,0,0,0,0.1\n";
-  }
+  { std::ofstream(path) << "t_s,n1_x_m,n1_y_m,n1_z_m,c7_encoder_m\n0,0,0,0,0.1\n0.01,0,0,0,0.1\n"; }
   std::string e = error_of([&] { (void)ts::load_motion_csv(m, path); });
   EXPECT_NE(e.find(":1:26: column 'c7_encoder_m': cable 'c7' has no winch"), std::string::npos) << e;
-  {
-    std::ofstream(path) << "t_s,n1_x_m,n1_y_m,n1_z_m,c2_target_m\n0,0,0,0,0.1\n0.01,0,0,0,\n";
-  }
+  { std::ofstream(path) << "t_s,n1_x_m,n1_y_m,n1_z_m,c2_target_m\n0,0,0,0,0.1\n0.01,0,0,0,\n"; }
   e = error_of([&] { (void)ts::load_motion_csv(m, path); });
   EXPECT_NE(e.find("(c2_target_m): a target is needed at every sample"), std::string::npos) << e;
   // on a model without winches
   const ts::Model ideal = ts::load_model_file(std::string(TENDYN_SOURCE_DIR) + "/models/three_bar.yaml").model;
-  {
-    std::ofstream(path) << "t_s,n1_x_m,n1_y_m,n1_z_m,c1_encoder_m\n0,0,0,0,0.1\n0.01,0,0,0,0.1\n";
-  }
+  { std::ofstream(path) << "t_s,n1_x_m,n1_y_m,n1_z_m,c1_encoder_m\n0,0,0,0,0.1\n0.01,0,0,0,0.1\n"; }
   e = error_of([&] { (void)ts::load_motion_csv(ideal, path); });
   EXPECT_NE(e.find("column 'c1_encoder_m': cable 'c1' has no winch"), std::string::npos) << e;
   std::filesystem::remove_all(dir);

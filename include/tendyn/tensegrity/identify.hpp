@@ -172,11 +172,11 @@ inline RobustLoss robust_loss_from_string(const std::string& name) { return enum
 inline const char* to_string(RobustLoss loss) { return enum_to_string(loss); }
 
 struct IdentifyOptions {
-  double dt_s = 1e-3;            ///< largest integration step (RK4) [s]
-  double segment_s = 1.0;        ///< multiple-shooting segment length [s] (>= one sample interval)
-  double marker_sigma_m = 1e-3;  ///< marker noise (residual weight 1/sigma) [m]
-  double length_sigma_m = 1e-3;  ///< cable-length noise [m]
-  double tension_sigma_N = 0.1;  ///< tension noise [N]
+  double dt_s = 1e-3;             ///< largest integration step (RK4) [s]
+  double segment_s = 1.0;         ///< multiple-shooting segment length [s] (>= one sample interval)
+  double marker_sigma_m = 1e-3;   ///< marker noise (residual weight 1/sigma) [m]
+  double length_sigma_m = 1e-3;   ///< cable-length noise [m]
+  double tension_sigma_N = 0.1;   ///< tension noise [N]
   double encoder_sigma_m = 1e-4;  ///< winch encoder noise (rest-length columns `<cable>_encoder_m`) [m]
   /// Continuity residuals: position and axis difference / continuity_sigma_m, velocity
   /// difference / (continuity_sigma_m * 10 /s), angular velocity difference / (continuity_sigma_m * 100 /s).
