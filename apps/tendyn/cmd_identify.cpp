@@ -37,7 +37,7 @@ const ts::IdentifyOptions kDefaults;
 struct IdentifyArgs {
   std::string model, data, fit, out, loss = "none";
   double dt = kDefaults.dt_s, segment = kDefaults.segment_s, sigma = kDefaults.marker_sigma_m, length_sigma = kDefaults.length_sigma_m,
-         tension_sigma = kDefaults.tension_sigma_N, loss_scale = kDefaults.loss_scale;
+         tension_sigma = kDefaults.tension_sigma_N, encoder_sigma = kDefaults.encoder_sigma_m, loss_scale = kDefaults.loss_scale;
   int max_iterations = kDefaults.max_iterations, threads = 1, restarts = kDefaults.restarts;
   bool no_covariance = false, no_plot = false, quiet = false, require_good_fit = false;
 };
@@ -75,6 +75,12 @@ const char* unit_of(ts::ParameterKind k) {
     case ts::ParameterKind::kGroundStiffness: return "N/m";
     case ts::ParameterKind::kGroundDamping: return "N s/m";
     case ts::ParameterKind::kInitialState: return "";
+    case ts::ParameterKind::kWinchCoulombFriction: return "N m";
+    case ts::ParameterKind::kWinchViscousFriction: return "N m s/rad";
+    case ts::ParameterKind::kWinchNoLoadSpeed: return "rad/s";
+    case ts::ParameterKind::kWinchKp: return "1/m";
+    case ts::ParameterKind::kWinchKi: return "1/(m s)";
+    case ts::ParameterKind::kWinchKd: return "s/m";
   }
   return "";
 }
@@ -89,6 +95,7 @@ ts::IdentifyOptions identify_options(const IdentifyArgs& a) {
   o.marker_sigma_m = a.sigma;
   o.length_sigma_m = a.length_sigma;
   o.tension_sigma_N = a.tension_sigma;
+  o.encoder_sigma_m = a.encoder_sigma;
   o.loss = ts::robust_loss_from_string(a.loss);
   o.loss_scale = a.loss_scale;
   o.max_iterations = a.max_iterations;
@@ -138,8 +145,8 @@ nlohmann::json identify_report(const IdentifyArgs& a, const ts::Model& m, const 
                   {"not_determined", not_determined},
                   {"variance_factor", number_or_null(r.variance_factor)},
                   {"variance_factor_bound", number_or_null(r.variance_factor_bound)},
-                  {"max_continuity_gap_m", r.max_continuity_gap_m},
-                  {"continuity_gap_bound_m", r.continuity_gap_bound_m}};
+                  {"max_continuity_gap_m", number_or_null(r.max_continuity_gap_m)},
+                  {"continuity_gap_bound_m", number_or_null(r.continuity_gap_bound_m)}};
   nlohmann::json restart_log = nlohmann::json::array();
   for (const auto& line : r.restart_log) restart_log.push_back(line);
   j["solver"] = {{"method", "Levenberg-Marquardt (Ceres Solver)"},
@@ -156,7 +163,7 @@ nlohmann::json identify_report(const IdentifyArgs& a, const ts::Model& m, const 
               {"marker_rms_free_fitted_m", number_or_null(r.marker_rms_free_fitted_m)},
               {"marker_rms_free_nominal_m", number_or_null(r.marker_rms_free_nominal_m)},
               {"free_error_ratio", number_or_null(r.marker_rms_free_fitted_m / r.marker_rms_free_nominal_m)},
-              {"max_continuity_gap_m", r.max_continuity_gap_m},
+              {"max_continuity_gap_m", number_or_null(r.max_continuity_gap_m)},
               {"segments", r.nsegment},
               {"residuals", r.nresidual},
               {"unknowns", r.nunknown}};
@@ -179,6 +186,12 @@ nlohmann::json identify_report(const IdentifyArgs& a, const ts::Model& m, const 
                   {"restart_min_improvement", o.restart_min_improvement},
                   {"require_good_fit", a.require_good_fit},
                   {"fit", a.fit}};
+  if (!data.encoder_cables.empty() || !data.target_cables.empty()) {
+    // models with winches only (the keys are absent otherwise: the reports of the other models stay as they were)
+    j["data"]["encoders"] = data.encoder_cables.size();
+    j["data"]["targets"] = data.target_cables.size();
+    j["options"]["encoder_sigma_m"] = o.encoder_sigma_m;
+  }
   return j;
 }
 
@@ -284,13 +297,23 @@ void print_identify_report(const ts::IdentifyResult& r, const std::filesystem::p
     std::printf("%-24s %12.6g %12.6g %12.3g %8.2f%%\n", p.name.c_str(), p.nominal, p.fitted, p.std,
                 p.nominal != 0.0 ? 100.0 * (p.fitted - p.nominal) / p.nominal : 0.0);
   if (!r.covariance_ok) std::printf("no covariance: %s\n", r.covariance_message.c_str());
-  std::printf("marker RMS: fit %s m (multiple shooting, %d segments), one free run: fitted %s m, nominal %s m\n",
-              fmt6(r.marker_rms_m).c_str(), r.nsegment, fmt6(r.marker_rms_free_fitted_m).c_str(),
-              fmt6(r.marker_rms_free_nominal_m).c_str());
+  // single shooting (models with winches, end-caps...: identify.hpp) has no continuity gap (NaN)
+  const bool single = std::isnan(r.continuity_gap_bound_m);
+  if (single)
+    std::printf("marker RMS: fit %s m (single shooting, one run of the fitted model), one free run: nominal %s m\n",
+                fmt6(r.marker_rms_m).c_str(), fmt6(r.marker_rms_free_nominal_m).c_str());
+  else
+    std::printf("marker RMS: fit %s m (multiple shooting, %d segments), one free run: fitted %s m, nominal %s m\n",
+                fmt6(r.marker_rms_m).c_str(), r.nsegment, fmt6(r.marker_rms_free_fitted_m).c_str(),
+                fmt6(r.marker_rms_free_nominal_m).c_str());
   if (r.starts > 1) std::printf("starts: %d fits (restarts), the result from start %d\n", r.starts, r.winning_start);
-  std::printf("fit statistics: variance factor %s (99.9 %% bound %s), largest continuity gap %s m (bound %s m)\n",
-              fmt6(r.variance_factor).c_str(), io::format_number(r.variance_factor_bound, 4).c_str(), fmt6(r.max_continuity_gap_m).c_str(),
-              fmt6(r.continuity_gap_bound_m).c_str());
+  if (single)
+    std::printf("fit statistics: variance factor %s (99.9 %% bound %s)\n", fmt6(r.variance_factor).c_str(),
+                io::format_number(r.variance_factor_bound, 4).c_str());
+  else
+    std::printf("fit statistics: variance factor %s (99.9 %% bound %s), largest continuity gap %s m (bound %s m)\n",
+                fmt6(r.variance_factor).c_str(), io::format_number(r.variance_factor_bound, 4).c_str(),
+                fmt6(r.max_continuity_gap_m).c_str(), fmt6(r.continuity_gap_bound_m).c_str());
   std::printf("%s\n  %s\n", verdict.c_str(), r.verdict_reason.c_str());
   std::printf("wrote %s: model.yaml, report.json, residuals.csv, markers.csv%s (%.2f s)\n", dir.string().c_str(),
               no_plot ? "" : ", identify.png", r.solve_time_s);
@@ -312,7 +335,8 @@ void register_identify(CLI::App& app) {
       ->check(existing_file());
   cmd->add_option("--fit", a->fit,
                   "parameters to fit, comma-separated; tensegrity: stiffness|damping|rest_length[:all|:ID|:ID+ID...], mass[:...], "
-                  "friction, ground_stiffness, ground_damping, initial_state (e.g. stiffness:all,damping:c1+c2,friction); tree: "
+                  "friction, ground_stiffness, ground_damping, initial_state, winch_coulomb_friction|winch_viscous_friction|"
+                  "winch_no_load_speed|winch_kp|winch_ki|winch_kd[:all|:ID|:ID+ID...] (e.g. stiffness:all,damping:c1+c2,friction); tree: "
                   "inertia[,weighting=joint][,smooth=K]; CDPR: stiffness|stiffness-rest-length[,damping][,inertia][,smooth=K][,taut-min=F]")
       ->required();
   cmd->add_option("-o,--out", a->out, "output directory (default: out/<model name>-identify)");
@@ -321,6 +345,7 @@ void register_identify(CLI::App& app) {
   cmd->add_option("--sigma", a->sigma, "marker noise (weight 1/sigma) [m]")->check(positive());
   cmd->add_option("--length-sigma", a->length_sigma, "cable-length noise [m]")->check(positive());
   cmd->add_option("--tension-sigma", a->tension_sigma, "tension noise [N]")->check(positive());
+  cmd->add_option("--encoder-sigma", a->encoder_sigma, "winch encoder noise (<cable>_encoder_m columns) [m]")->check(positive());
   cmd->add_option("--loss", a->loss, "robust loss per residual: none, huber, cauchy")->check(CLI::IsMember({"none", "huber", "cauchy"}));
   cmd->add_option("--loss-scale", a->loss_scale, "where the robust loss starts [sigmas]")->check(positive());
   cmd->add_option("--max-iterations", a->max_iterations, "Levenberg-Marquardt iterations")->check(CLI::Range(1, 100000));
@@ -345,8 +370,9 @@ void register_identify(CLI::App& app) {
     // least squares (tree/identify.hpp, cdpr/identify.hpp; cmd_identify_linear.cpp).
     const IdentifyModelKind kind = identify_model_kind(a->model);
     if (kind != IdentifyModelKind::kTensegrity) {
-      for (const char* name : {"--dt", "--segment", "--sigma", "--length-sigma", "--tension-sigma", "--loss", "--loss-scale",
-                               "--max-iterations", "--restarts", "--threads", "--no-covariance", "--no-plot", "--require-good-fit"})
+      for (const char* name :
+           {"--dt", "--segment", "--sigma", "--length-sigma", "--tension-sigma", "--encoder-sigma", "--loss", "--loss-scale",
+            "--max-iterations", "--restarts", "--threads", "--no-covariance", "--no-plot", "--require-good-fit"})
         if (cmd->count(name) > 0)
           throw Error(std::string(name) + ": applies to tensegrity models only; " + a->model + " is a " +
                       (kind == IdentifyModelKind::kCdpr ? "CDPR" : "tree") + " model (its options go into --fit)");

@@ -82,3 +82,26 @@ def test_identify_reports_its_verdict():
     assert ts.variance_factor_bound(6900) == pytest.approx(1.0537, abs=1e-3)
     ok = tendyn.identify(truth, d, "stiffness:c1+c2+c3+c4+c5+c6+c7+c8+c9", segment_s=0.2, covariance=False)
     assert ok.verdict == "good" and ok.restart_log == [] and ok.unidentifiable == []
+
+
+def test_identify_fits_the_winches_of_the_motorised_robot():
+    """The general path (winches, end-caps): synthetic encoders and markers by simulate_motion."""
+    nominal = ts.load_model_file(str(REPO / "models/three_bar_motorised.yaml")).model
+    truth = ts.load_model_file(str(REPO / "models/three_bar_motorised.yaml")).model
+    winches = truth.winches  # a copy (std::vector): change it, then assign it back
+    for w in winches:
+        w.kp_per_m *= 0.5
+    truth.winches = winches
+    d = ts.MotionData()
+    d.t_s = [0.01 * k for k in range(51)]
+    d.marker_nodes = list(range(6))
+    d.p_W_marker_m = np.zeros((51, 18))
+    d.encoder_cables = [0, 1, 2, 3]
+    d.winch_encoder_m = np.zeros((51, 4))
+    d = ts.simulate_motion(truth, d, 5e-4)
+    r = tendyn.identify(nominal, d, "winch_kp:c1+c2+c3+c4", dt_s=5e-4, encoder_sigma_m=1e-5)
+    assert r.parameters[0].kind == ts.ParameterKind.kWinchKp
+    assert r.parameters[0].fitted == pytest.approx(50.0, rel=1e-2)
+    assert r.verdict == "good", r.verdict_reason
+    with pytest.raises(tendyn.Error, match="cable 'c7' has no winch"):
+        ts.parse_fit_spec(nominal, "winch_kp:c7")

@@ -48,6 +48,8 @@ void check_parameters(const Model& m, const std::vector<ParameterGroup>& groups,
     const std::string where = f + "(parameters[" + std::to_string(i) + "] '" + g.name + "')";
     if (g.kind == ParameterKind::kRestLength) throw Error(where + ": rest lengths are the controls; their derivatives are d/d(controls)");
     if (g.kind == ParameterKind::kInitialState) throw Error(where + ": the initial state is the state; its derivatives are d/d(state)");
+    if (g.kind >= ParameterKind::kWinchCoulombFriction)
+      throw Error(where + ": a winch parameter; the derivatives handle the documents' ideal rods only (no winch)");
     if (is_ground_kind(g.kind)) {
       if (m.ground.type != Ground::Type::kCompliant)
         throw Error(where + ": needs a compliant ground (the model's ground is " + to_string(m.ground.type) + ")");

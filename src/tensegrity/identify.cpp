@@ -38,6 +38,7 @@ void validate(const IdentifyOptions& o) {
   pos(o.marker_sigma_m, "marker_sigma_m");
   pos(o.length_sigma_m, "length_sigma_m");
   pos(o.tension_sigma_N, "tension_sigma_N");
+  pos(o.encoder_sigma_m, "encoder_sigma_m");
   pos(o.continuity_sigma_m, "continuity_sigma_m");
   pos(o.loss_scale, "loss_scale");
   if (o.max_iterations < 1) throw Error("identify option max_iterations must be >= 1");

@@ -22,29 +22,6 @@ namespace {
 constexpr int kStride = 8;  // derivative directions per Jet pass
 using Jet = ceres::Jet<double, kStride>;
 
-template <class T>
-T robust(const T& r, RobustLoss loss, double scale) {
-  using std::log;
-  using std::sqrt;
-  const double a = std::abs(value_of(r));
-  switch (loss) {
-    case RobustLoss::kNone: return r;
-    case RobustLoss::kHuber: {
-      if (a <= scale) return r;
-      // rho(s) = 2 d sqrt(s) - d^2: r' = sign(r) sqrt(2 d |r| - d^2)
-      const T ar = value_of(r) < 0.0 ? T(-r) : r;
-      const T v = sqrt(2.0 * scale * ar - scale * scale);
-      return value_of(r) < 0.0 ? T(-v) : v;
-    }
-    case RobustLoss::kCauchy: {
-      if (a == 0.0) return r;
-      const T v = scale * sqrt(log(1.0 + r * r / (scale * scale)));
-      return value_of(r) < 0.0 ? T(-v) : v;
-    }
-  }
-  return r;
-}
-
 // Residuals of segment `seg`: theta (nparam), own start states (12 nrod), next start states
 // (12 nrod, final segment: none). Writes nresidual numbers; optionally the end state.
 template <class T>

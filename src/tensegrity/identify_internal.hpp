@@ -53,6 +53,48 @@ inline bool is_ground_kind(ParameterKind k) {
   return k == ParameterKind::kFriction || k == ParameterKind::kGroundStiffness || k == ParameterKind::kGroundDamping;
 }
 
+// Winch parameter kinds: their slot 0..5 in Layout::winch_idx, -1 for the other kinds.
+inline int winch_slot(ParameterKind k) {
+  switch (k) {
+    case ParameterKind::kWinchCoulombFriction: return 0;
+    case ParameterKind::kWinchViscousFriction: return 1;
+    case ParameterKind::kWinchNoLoadSpeed: return 2;
+    case ParameterKind::kWinchKp: return 3;
+    case ParameterKind::kWinchKi: return 4;
+    case ParameterKind::kWinchKd: return 5;
+    default: return -1;
+  }
+}
+constexpr int kWinchSlots = 6;
+
+// The winch parameter of slot `slot` (winch_slot) of winch w.
+inline double& winch_value(Winch& w, int slot);
+inline double winch_value(const Winch& w, int slot) {
+  Winch c = w;
+  return winch_value(c, slot);
+}
+inline double& winch_value(Winch& w, int slot) {
+  switch (slot) {
+    case 0: return w.coulomb_friction_Nm;
+    case 1: return w.viscous_friction_Nmsprad;
+    case 2: return w.no_load_speed_radps;
+    case 3: return w.kp_per_m;
+    case 4: return w.ki_per_ms;
+    default: return w.kd_s_per_m;
+  }
+}
+
+// The winch on cable k, -1 without.
+inline int winch_of(const Model& m, int k) {
+  for (int w = 0; w < m.nwinch(); ++w)
+    if (m.winches[static_cast<std::size_t>(w)].cable == k) return w;
+  return -1;
+}
+
+// Whether the model needs the general identification path (identify_general.cpp): winches,
+// end-caps, body points or rods of general inertia, which the Jet path does not know.
+inline bool needs_general_path(const Model& m) { return m.has_body_geometry() || !m.winches.empty(); }
+
 // ----------------------------------------------------------------------------- layout
 // Where each physical quantity comes from: an index into theta (the fitted parameters), or -1
 // for the model's value.
@@ -62,6 +104,7 @@ struct Layout {
   std::vector<int> k_idx, c_idx, l0_idx;  // per cable
   std::vector<int> mass_idx;              // per rod
   int mu_idx = -1, gk_idx = -1, gc_idx = -1;
+  std::vector<int> winch_idx;          // kWinchSlots per winch (winch_slot)
   std::vector<ParameterGroup> groups;  // the groups with a theta entry, in theta order
 };
 
@@ -70,6 +113,7 @@ struct Layout {
 Layout make_layout(const Model& m, const std::vector<ParameterGroup>& groups);
 
 // The nominal value of a group: the model's, averaged over the group's elements.
+// (Winch kinds: elements are cables with a winch; make_layout refuses others.)
 double nominal_value(const Model& m, const ParameterGroup& g);
 
 // The dynamics in scalar T (Phys, Work, derivative, rk4, advance): src/tensegrity/jet_dynamics.hpp.
@@ -222,5 +266,62 @@ double marker_rms(const MotionData& d, const Eigen::MatrixXd& P_nodes);
 
 // The marker columns (nsample x 3 nmarker) of node positions P_nodes.
 Eigen::MatrixXd marker_columns(const MotionData& d, const Eigen::MatrixXd& P_nodes);
+
+// A weighted residual r through the robust loss (IdentifyOptions::loss, loss_scale in sigmas):
+// r' = sign(r) sqrt(rho(r^2)).
+template <class T>
+T robust(const T& r, RobustLoss loss, double scale) {
+  using std::log;
+  using std::sqrt;
+  const double a = std::abs(value_of(r));
+  switch (loss) {
+    case RobustLoss::kNone: return r;
+    case RobustLoss::kHuber: {
+      if (a <= scale) return r;
+      // rho(s) = 2 d sqrt(s) - d^2: r' = sign(r) sqrt(2 d |r| - d^2)
+      const T ar = value_of(r) < 0.0 ? T(-r) : r;
+      const T v = sqrt(2.0 * scale * ar - scale * scale);
+      return value_of(r) < 0.0 ? T(-v) : v;
+    }
+    case RobustLoss::kCauchy: {
+      if (a == 0.0) return r;
+      const T v = scale * sqrt(log(1.0 + r * r / (scale * scale)));
+      return value_of(r) < 0.0 ? T(-v) : v;
+    }
+  }
+  return r;
+}
+
+// ----------------------------------------------------------------------------- judging a fit
+// "variance factor 4.02 (bound 1.1 for 2051 degrees of freedom), largest continuity gap 1.7 mm
+// (bound 0.5 mm)"; without the gap part when `gap` is null (single shooting).
+std::string fit_statistics(double variance_factor, double vf_bound, int dof, const double* gap, double gap_bound);
+
+// Appends "<name>: no effect on the data" to R.unidentifiable for each parameter whose squared
+// Jacobian column norm sens[i], times its scale max(|fitted|, |nominal|), is below 1e-12 of the largest.
+void flag_no_effect(std::vector<double> sens, IdentifyResult& R);
+
+// Appends the parameters whose standard deviation exceeds their value and the pairs correlated
+// above 0.999 in magnitude (needs R.covariance_ok, R.parameters and R.correlation).
+void flag_uncertain(IdentifyResult& R);
+
+// What the verdict is made from (docs/IDENTIFY.md "Verdict").
+struct VerdictFacts {
+  double cost = 0.0;  // 1/2 |r|^2 at the optimum
+  int dof = 0;
+  double vf_bound = 0.0;
+  bool shooting = true;  // multiple shooting: judge the continuity gap too
+  double gap = 0.0, gap_bound = 0.0;
+  bool iteration_limit = false;  // the solver stopped at max_iterations
+  bool last_restart_improved = false;
+};
+
+// Sets R.verdict and R.verdict_reason from the facts, R.variance_factor, R.starts and R.unidentifiable.
+void judge_fit(const VerdictFacts& facts, const IdentifyOptions& options, IdentifyResult& R);
+
+// The identification of a model with winches, end-caps, body points or general inertia
+// (needs_general_path): single shooting with the simulator's step in double and numeric
+// derivatives (identify_general.cpp).
+IdentifyResult identify_general(const Model& m, const MotionData& d, const std::vector<ParameterGroup>& groups, const IdentifyOptions& o);
 
 }  // namespace tendyn::tensegrity::identify_detail

@@ -16,6 +16,7 @@ Layout make_layout(const Model& m, const std::vector<ParameterGroup>& groups) {
   L.c_idx = L.k_idx;
   L.l0_idx = L.k_idx;
   L.mass_idx.assign(static_cast<std::size_t>(m.nrod()), -1);
+  L.winch_idx.assign(static_cast<std::size_t>(kWinchSlots * m.nwinch()), -1);
   for (const auto& g : groups) {
     if (g.kind == ParameterKind::kInitialState) {
       if (L.fit_initial) throw Error("fit: initial_state is selected twice");
@@ -38,6 +39,31 @@ Layout make_layout(const Model& m, const std::vector<ParameterGroup>& groups) {
       case ParameterKind::kGroundStiffness: L.gk_idx = idx; break;
       case ParameterKind::kGroundDamping: L.gc_idx = idx; break;
       case ParameterKind::kInitialState: break;
+      case ParameterKind::kWinchCoulombFriction:
+      case ParameterKind::kWinchViscousFriction:
+      case ParameterKind::kWinchNoLoadSpeed:
+      case ParameterKind::kWinchKp:
+      case ParameterKind::kWinchKi:
+      case ParameterKind::kWinchKd: break;
+    }
+    if (const int slot = winch_slot(g.kind); slot >= 0) {
+      if (m.winches.empty()) throw Error("fit: '" + g.name + "' is a winch parameter and model '" + m.name + "' has no winch");
+      if (g.elements.empty()) throw Error("fit: '" + g.name + "' has no element");
+      for (int e : g.elements) {
+        if (e < 0 || e >= m.ncable()) throw Error("fit: '" + g.name + "' names element " + std::to_string(e) + " outside the model");
+        const int w = winch_of(m, e);
+        if (w < 0)
+          throw Error("fit: '" + g.name + "': cable '" + id_of(m.cable_ids, e, "cable") + "' has no winch (winches on: " + [&] {
+            std::string list;
+            for (const Winch& wi : m.winches) list += (list.empty() ? "" : ", ") + id_of(m.cable_ids, wi.cable, "cable");
+            return list;
+          }() + ")");
+        int& ws = L.winch_idx[static_cast<std::size_t>(kWinchSlots * w + slot)];
+        if (ws >= 0)
+          throw Error("fit: '" + g.name + "' fits an element already fitted by '" + L.groups[static_cast<std::size_t>(ws)].name + "'");
+        ws = idx;
+      }
+      continue;
     }
     if (is_ground_kind(g.kind)) {
       if (m.ground.type != Ground::Type::kCompliant)
@@ -75,7 +101,12 @@ double nominal_value(const Model& m, const ParameterGroup& g) {
       case ParameterKind::kDamping: s += m.cables[i].damping_Nspm; break;
       case ParameterKind::kRestLength: s += m.cables[i].rest_length_m; break;
       case ParameterKind::kMass: s += m.rods[i].mass_kg; break;
-      default: break;
+      default:
+        if (const int slot = winch_slot(g.kind); slot >= 0) {
+          const int w = winch_of(m, e);
+          if (w >= 0) s += winch_value(m.winches[static_cast<std::size_t>(w)], slot);
+        }
+        break;
     }
   }
   switch (g.kind) {
@@ -117,7 +148,12 @@ void apply_theta(const Layout& L, const double* theta, Model& m) {
           r.mass_kg = v;
           break;
         }
-        default: break;
+        default:
+          if (const int slot = winch_slot(g.kind); slot >= 0) {
+            const int w = winch_of(m, e);
+            if (w >= 0) winch_value(m.winches[static_cast<std::size_t>(w)], slot) = v;
+          }
+          break;
       }
     }
     if (g.kind == ParameterKind::kFriction) m.ground.friction = v;
@@ -157,11 +193,14 @@ std::vector<ParameterGroup> parse_fit_spec(const Model& model, const std::string
       continue;
     }
     const bool rods = kind == ParameterKind::kMass;
+    const bool winch = winch_slot(kind) >= 0;
     const auto& ids = rods ? model.rod_ids : model.cable_ids;
     const int count = rods ? model.nrod() : model.ncable();
+    if (winch && model.winches.empty()) throw Error(where + ": a winch parameter, and model '" + model.name + "' has no winch");
     if (has_sel && sel.empty()) throw Error(where + ": empty selection after ':' (all, an id, or ids joined by '+')");
     if (!has_sel || sel == "all") {
-      for (int e = 0; e < count; ++e) out.push_back({kind, {e}, kname + ":" + id_of(ids, e, rods ? "rod" : "cable")});
+      for (int e = 0; e < count; ++e)
+        if (!winch || winch_of(model, e) >= 0) out.push_back({kind, {e}, kname + ":" + id_of(ids, e, rods ? "rod" : "cable")});
       continue;
     }
     ParameterGroup g{kind, {}, item};

@@ -39,7 +39,25 @@ void validate(const Model& model, const MotionData& d) {
   };
   check_cols(d.length_cables, d.cable_length_m, "length");
   check_cols(d.tension_cables, d.cable_tension_N, "tension");
-  if (d.nmarker() == 0 && d.length_cables.empty() && d.tension_cables.empty()) throw Error("motion data: no marker, length or tension");
+  check_cols(d.target_cables, d.winch_target_m, "target");
+  check_cols(d.encoder_cables, d.winch_encoder_m, "encoder");
+  auto check_winch = [&](const std::vector<int>& cables, const char* what) {
+    std::vector<int> seen_cable(static_cast<std::size_t>(model.ncable()), 0);
+    for (int k : cables) {
+      const std::string col = id_of(model.cable_ids, k, "cable") + "_" + what + "_m";
+      const int w = winch_of(model, k);
+      if (w < 0) throw Error("motion data: column '" + col + "': cable '" + id_of(model.cable_ids, k, "cable") + "' has no winch");
+      if (model.winches[static_cast<std::size_t>(w)].control != Winch::Control::kPosition)
+        throw Error("motion data: column '" + col + "': the winch of cable '" + id_of(model.cable_ids, k, "cable") + "' is under " +
+                    to_string(model.winches[static_cast<std::size_t>(w)].control) +
+                    " control (target and encoder columns need position control)");
+      if (seen_cable[static_cast<std::size_t>(k)]++) throw Error("motion data: column '" + col + "' is repeated");
+    }
+  };
+  check_winch(d.target_cables, "target");
+  check_winch(d.encoder_cables, "encoder");
+  if (d.nmarker() == 0 && d.length_cables.empty() && d.tension_cables.empty() && d.encoder_cables.empty())
+    throw Error("motion data: no marker, length, tension or encoder");
   for (int s = 0; s < N; ++s)
     for (int i = 0; i < d.nmarker(); ++i) {
       const int nn = static_cast<int>(std::isnan(d.p_W_marker_m(s, 3 * i))) + static_cast<int>(std::isnan(d.p_W_marker_m(s, 3 * i + 1))) +
@@ -69,13 +87,21 @@ void validate(const Model& model, const MotionData& d) {
   };
   check_values(d.length_cables, d.cable_length_m, "length", kMaxMotionPosition_m, "m");
   check_values(d.tension_cables, d.cable_tension_N, "tension", kMaxMotionTension_N, "N");
+  check_values(d.target_cables, d.winch_target_m, "target", kMaxMotionPosition_m, "m");
+  check_values(d.encoder_cables, d.winch_encoder_m, "encoder", kMaxMotionPosition_m, "m");
+  for (int s = 0; s < N; ++s)
+    for (int i = 0; i < static_cast<int>(d.target_cables.size()); ++i)
+      if (std::isnan(d.winch_target_m(s, i)))
+        throw Error("motion data: column '" + id_of(model.cable_ids, d.target_cables[static_cast<std::size_t>(i)], "cable") +
+                    "_target_m' at sample " + std::to_string(s) + ": a target is needed at every sample (it drives the winch)");
 }
 
 namespace {
 // The rows read from a motion file (markers 3 per node, lengths, tensions; one vector per sample)
 // as d's matrices (nsample x columns); at least 2 samples.
 void store_rows(const std::string& path, const std::vector<std::vector<double>>& rows_m, const std::vector<std::vector<double>>& rows_l,
-                const std::vector<std::vector<double>>& rows_t, MotionData& d) {
+                const std::vector<std::vector<double>>& rows_t, const std::vector<std::vector<double>>& rows_g,
+                const std::vector<std::vector<double>>& rows_e, MotionData& d) {
   const int N = static_cast<int>(d.t_s.size());
   if (N < 2) throw Error(path + ": at least 2 samples are needed (have " + std::to_string(N) + ")");
   auto store = [N](const std::vector<std::vector<double>>& rows, Eigen::MatrixXd& M) {
@@ -87,6 +113,8 @@ void store_rows(const std::string& path, const std::vector<std::vector<double>>&
   store(rows_m, d.p_W_marker_m);
   store(rows_l, d.cable_length_m);
   store(rows_t, d.cable_tension_N);
+  store(rows_g, d.winch_target_m);
+  store(rows_e, d.winch_encoder_m);
 }
 }  // namespace
 
@@ -110,7 +138,7 @@ MotionData load_motion_csv(const Model& model, const std::string& path) {
   };
   std::vector<Col> cols(h.size());
   std::map<int, std::array<int, 3>> marker_cols;  // node -> column of x, y, z
-  std::map<int, int> len_cols, ten_cols;
+  std::map<int, int> len_cols, ten_cols, tgt_cols, enc_cols;
   std::map<std::string, int> names;
   for (int i = 1; i < static_cast<int>(h.size()); ++i) {
     const std::string& name = h[static_cast<std::size_t>(i)];
@@ -140,7 +168,21 @@ MotionData load_motion_csv(const Model& model, const std::string& path) {
       (len ? len_cols : ten_cols)[k] = i;
       continue;
     }
-    throw herr(i, "expected <node>_x_m, <node>_y_m, <node>_z_m, <cable>_length_m or <cable>_tension_N");
+    if (ends("_target_m") || ends("_encoder_m")) {
+      const bool tgt = ends("_target_m");
+      const std::string id = stem(tgt ? "_target_m" : "_encoder_m");
+      const int k = find_id(model.cable_ids, id);
+      if (k < 0) throw herr(i, "no cable '" + id + "' in the model");
+      const int w = winch_of(model, k);
+      if (w < 0) throw herr(i, "cable '" + id + "' has no winch (target and encoder columns belong to a winch's cable)");
+      if (model.winches[static_cast<std::size_t>(w)].control != Winch::Control::kPosition)
+        throw herr(i, "the winch of cable '" + id + "' is under " + to_string(model.winches[static_cast<std::size_t>(w)].control) +
+                          " control (target and encoder columns need position control)");
+      (tgt ? tgt_cols : enc_cols)[k] = i;
+      continue;
+    }
+    throw herr(i,
+               "expected <node>_x_m, <node>_y_m, <node>_z_m, <cable>_length_m, <cable>_tension_N, <cable>_target_m or <cable>_encoder_m");
   }
   std::vector<std::array<int, 3>> mcols;
   for (const auto& [node, c3] : marker_cols) {
@@ -154,7 +196,15 @@ MotionData load_motion_csv(const Model& model, const std::string& path) {
     mcols.push_back(c3);
   }
   // marker order: node order of the model (std::map) — deterministic
-  std::vector<int> lcols, tcols;
+  std::vector<int> lcols, tcols, gcols, ecols;
+  for (const auto& [k, c] : tgt_cols) {
+    d.target_cables.push_back(k);
+    gcols.push_back(c);
+  }
+  for (const auto& [k, c] : enc_cols) {
+    d.encoder_cables.push_back(k);
+    ecols.push_back(c);
+  }
   for (const auto& [k, c] : len_cols) {
     d.length_cables.push_back(k);
     lcols.push_back(c);
@@ -163,8 +213,9 @@ MotionData load_motion_csv(const Model& model, const std::string& path) {
     d.tension_cables.push_back(k);
     tcols.push_back(c);
   }
-  if (mcols.empty() && lcols.empty() && tcols.empty()) throw Error(hdr + "1: no marker, length or tension column");
-  std::vector<std::vector<double>> rows_m, rows_l, rows_t;
+  if (mcols.empty() && lcols.empty() && tcols.empty() && ecols.empty())
+    throw Error(hdr + "1: no marker, length, tension or encoder column");
+  std::vector<std::vector<double>> rows_m, rows_l, rows_t, rows_g, rows_e;
   // a measured value, bounded in magnitude (a larger one is a unit or export error, and its
   // squared residual would overflow the solver's cost)
   auto value = [&](int col, double limit, const char* unit) {
@@ -179,7 +230,8 @@ MotionData load_motion_csv(const Model& model, const std::string& path) {
     if (!d.t_s.empty() && !(t > d.t_s.back()))
       throw Error(in.where(0) + " (t_s): times must increase strictly (" + num(t) + " s after " + num(d.t_s.back()) + " s)");
     d.t_s.push_back(t);
-    std::vector<double> rm(3 * mcols.size(), kNaN), rl(lcols.size(), kNaN), rt(tcols.size(), kNaN);
+    std::vector<double> rm(3 * mcols.size(), kNaN), rl(lcols.size(), kNaN), rt(tcols.size(), kNaN), rg(gcols.size(), kNaN),
+        re(ecols.size(), kNaN);
     for (std::size_t i = 0; i < mcols.size(); ++i) {
       int nempty = 0;
       for (int c = 0; c < 3; ++c) nempty += in.empty(mcols[i][static_cast<std::size_t>(c)]) ? 1 : 0;
@@ -198,11 +250,21 @@ MotionData load_motion_csv(const Model& model, const std::string& path) {
       if (!in.empty(lcols[i])) rl[i] = value(lcols[i], kMaxMotionPosition_m, "m");
     for (std::size_t i = 0; i < tcols.size(); ++i)
       if (!in.empty(tcols[i])) rt[i] = value(tcols[i], kMaxMotionTension_N, "N");
+    for (std::size_t i = 0; i < gcols.size(); ++i) {
+      if (in.empty(gcols[i]))
+        throw Error(in.where(gcols[i]) + " (" + h[static_cast<std::size_t>(gcols[i])] +
+                    "): a target is needed at every sample (it drives the winch)");
+      rg[i] = value(gcols[i], kMaxMotionPosition_m, "m");
+    }
+    for (std::size_t i = 0; i < ecols.size(); ++i)
+      if (!in.empty(ecols[i])) re[i] = value(ecols[i], kMaxMotionPosition_m, "m");
     rows_m.push_back(std::move(rm));
     rows_l.push_back(std::move(rl));
     rows_t.push_back(std::move(rt));
+    rows_g.push_back(std::move(rg));
+    rows_e.push_back(std::move(re));
   }
-  store_rows(path, rows_m, rows_l, rows_t, d);
+  store_rows(path, rows_m, rows_l, rows_t, rows_g, rows_e, d);
   validate(model, d);
   return d;
 }
@@ -214,6 +276,8 @@ std::string motion_csv(const Model& model, const MotionData& d) {
     for (const char* c : {"_x_m", "_y_m", "_z_m"}) out += "," + id_of(model.node_ids, n, "n") + c;
   for (int k : d.length_cables) out += "," + id_of(model.cable_ids, k, "c") + "_length_m";
   for (int k : d.tension_cables) out += "," + id_of(model.cable_ids, k, "c") + "_tension_N";
+  for (int k : d.target_cables) out += "," + id_of(model.cable_ids, k, "c") + "_target_m";
+  for (int k : d.encoder_cables) out += "," + id_of(model.cable_ids, k, "c") + "_encoder_m";
   out += "\n";
   for (int s = 0; s < d.nsample(); ++s) {
     io::CsvLine line;
@@ -227,6 +291,8 @@ std::string motion_csv(const Model& model, const MotionData& d) {
     for (int i = 0; i < 3 * d.nmarker(); ++i) cell(d.p_W_marker_m(s, i));
     for (int i = 0; i < static_cast<int>(d.length_cables.size()); ++i) cell(d.cable_length_m(s, i));
     for (int i = 0; i < static_cast<int>(d.tension_cables.size()); ++i) cell(d.cable_tension_N(s, i));
+    for (int i = 0; i < static_cast<int>(d.target_cables.size()); ++i) cell(d.winch_target_m(s, i));
+    for (int i = 0; i < static_cast<int>(d.encoder_cables.size()); ++i) cell(d.winch_encoder_m(s, i));
     out += line.str();
     out += "\n";
   }

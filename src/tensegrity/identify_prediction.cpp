@@ -153,6 +153,7 @@ using namespace identify_detail;
 
 Eigen::MatrixXd simulate_samples(const Model& model, const std::vector<double>& t_s, double dt_s) {
   check_model_supported(model);
+  require_ideal_rods(model, "simulate_samples (simulate_motion simulates every model)");
   if (t_s.empty()) throw Error("simulate_samples: no sample time");
   if (!(dt_s > 0.0)) throw Error("simulate_samples: dt_s must be > 0");
   for (std::size_t i = 1; i < t_s.size(); ++i)

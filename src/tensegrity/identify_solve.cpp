@@ -28,6 +28,7 @@ Setup make_setup(const Model& m, const MotionData& d, const std::vector<Paramete
     throw Error("identify option dt_s: " + num(steps) + " integration steps per pass over the data (" + num(d.t_s.back() - d.t_s.front()) +
                 " s of data at dt " + num(o.dt_s) + " s), above the limit " + num(kIdentifyMaxSteps));
   check_model_supported(m);
+  require_ideal_rods(m, "identify (multiple shooting with automatic derivatives)");
   Setup S;
   S.model = &m;
   S.data = &d;
@@ -83,6 +84,85 @@ Setup make_setup(const Model& m, const MotionData& d, const std::vector<Paramete
       throw Error("identify: the data between t = " + num(d.t_s[static_cast<std::size_t>(sg.first)]) + " s and " +
                   num(d.t_s[static_cast<std::size_t>(sg.last)]) + " s have no measured value");
   return S;
+}
+
+std::string fit_statistics(double variance_factor, double vf_bound, int dof, const double* gap, double gap_bound) {
+  std::string out = "variance factor " + num(variance_factor) + " (bound " + io::format_number(vf_bound, 4) + " for " +
+                    std::to_string(dof) + " degrees of freedom)";
+  if (gap)
+    out += ", largest continuity gap " + io::format_number(*gap * 1e3, 3) + " mm (bound " + io::format_number(gap_bound * 1e3, 3) + " mm)";
+  return out;
+}
+
+void flag_no_effect(std::vector<double> sens, IdentifyResult& R) {
+  const int np = static_cast<int>(R.parameters.size());
+  double top = 0.0;
+  for (int i = 0; i < np; ++i) {
+    const FittedParameter& f = R.parameters[static_cast<std::size_t>(i)];
+    double scale = std::max(std::abs(f.fitted), std::abs(f.nominal));
+    if (scale == 0.0) scale = 1.0;
+    sens[static_cast<std::size_t>(i)] = std::sqrt(sens[static_cast<std::size_t>(i)]) * scale;
+    top = std::max(top, sens[static_cast<std::size_t>(i)]);
+  }
+  for (int i = 0; i < np; ++i)
+    if (!(sens[static_cast<std::size_t>(i)] > 1e-12 * top))
+      R.unidentifiable.push_back(R.parameters[static_cast<std::size_t>(i)].name + ": no effect on the data");
+}
+
+void flag_uncertain(IdentifyResult& R) {
+  if (!R.covariance_ok) return;
+  const int np = static_cast<int>(R.parameters.size());
+  // (3) a standard deviation larger than the value, a correlation of magnitude above 0.999
+  for (const auto& f : R.parameters)
+    if (f.std > std::abs(f.fitted))
+      R.unidentifiable.push_back(f.name + ": its standard deviation " + num(f.std) + " is larger than its value " + num(f.fitted));
+  for (int a = 0; a < np; ++a)
+    for (int c = a + 1; c < np; ++c)
+      if (std::abs(R.correlation(a, c)) > 0.999)
+        R.unidentifiable.push_back(R.parameters[static_cast<std::size_t>(a)].name + " and " +
+                                   R.parameters[static_cast<std::size_t>(c)].name + ": correlation " +
+                                   io::format_number(R.correlation(a, c), 6) + " (only a combination is determined)");
+}
+
+void judge_fit(const VerdictFacts& f, const IdentifyOptions& options, IdentifyResult& R) {
+  const bool vf_ok = R.variance_factor <= f.vf_bound, gap_ok = !f.shooting || f.gap <= f.gap_bound;
+  const std::string stats =
+      fit_statistics(f.dof > 0 ? 2.0 * f.cost / f.dof : kNaN, f.vf_bound, f.dof, f.shooting ? &f.gap : nullptr, f.gap_bound);
+  std::string not_determined;
+  for (const auto& u : R.unidentifiable) not_determined += (not_determined.empty() ? "" : "; ") + u;
+  if (!vf_ok || !gap_ok) {
+    const std::string noise =
+        vf_ok ? std::string() : ": the residuals are " + io::format_number(std::sqrt(R.variance_factor), 3) + " times the stated sigmas";
+    if (f.iteration_limit) {
+      R.verdict = FitVerdict::kNotConverged;
+      R.verdict_reason = stats + noise + "; the solver stopped at the iteration limit (" + std::to_string(options.max_iterations) +
+                         " per fit): raise --max-iterations";
+    } else if (R.starts > 1 && f.last_restart_improved) {
+      R.verdict = FitVerdict::kLocalMinimum;
+      R.verdict_reason = stats + noise + "; the last restart still lowered the cost by more than " +
+                         num(100.0 * options.restart_min_improvement) + " %: another start may find a lower minimum (--restarts)";
+    } else if (vf_ok) {
+      R.verdict = FitVerdict::kLocalMinimum;
+      R.verdict_reason = stats +
+                         "; the residuals are at the noise but the segments do not join: a local minimum of the segment states, or a "
+                         "model that fits each segment only with a state of its own";
+    } else {
+      R.verdict = FitVerdict::kPoorFit;
+      R.verdict_reason = stats + noise + "; " +
+                         (R.starts > 1 ? std::to_string(R.starts) + " starts ended within " + num(100.0 * options.restart_min_improvement) +
+                                             " % of the same cost: "
+                                       : std::string("no restart ran (a local minimum is not excluded): ")) +
+                         "the model cannot explain the data (an unmodelled cable, drive or load, a value that is not fitted) or the "
+                         "sigmas are below the real noise";
+    }
+    if (!not_determined.empty()) R.verdict_reason += "; not determined: " + not_determined;
+  } else if (!R.unidentifiable.empty()) {
+    R.verdict = FitVerdict::kNotIdentifiable;
+    R.verdict_reason = stats + "; not determined: " + not_determined;
+  } else {
+    R.verdict = FitVerdict::kGood;
+    R.verdict_reason = stats;
+  }
 }
 
 namespace {
@@ -250,11 +330,7 @@ struct Fitter {
   bool failed(double cost, double gap) const { return !(vf_of(cost) <= vf_bound) || gap > gap_bound; }
   // the statistics of a fit in words: "variance factor 4.02 (bound 1.1 for 2051 degrees of freedom),
   // largest continuity gap 1.7 mm (bound 0.5 mm)"
-  std::string statistics(double cost, double gap) const {
-    return "variance factor " + num(vf_of(cost)) + " (bound " + io::format_number(vf_bound, 4) + " for " + std::to_string(dof) +
-           " degrees of freedom), largest continuity gap " + io::format_number(gap * 1e3, 3) + " mm (bound " +
-           io::format_number(gap_bound * 1e3, 3) + " mm)";
-  }
+  std::string statistics(double cost, double gap) const { return fit_statistics(vf_of(cost), vf_bound, dof, &gap, gap_bound); }
   void say(const std::string& line) {
     restart_log.push_back(line);
     if (options.notice) options.notice(line);
@@ -469,17 +545,7 @@ void Fitter::identifiability(Fit& b, IdentifyResult& R) const {
         const auto c = static_cast<std::size_t>(J.cols[k]);
         sens[c] += J.values[k] * J.values[k];
       }
-      double top = 0.0;
-      for (int i = 0; i < np; ++i) {
-        const FittedParameter& f = R.parameters[static_cast<std::size_t>(i)];
-        double scale = std::max(std::abs(f.fitted), std::abs(f.nominal));
-        if (scale == 0.0) scale = 1.0;
-        sens[static_cast<std::size_t>(i)] = std::sqrt(sens[static_cast<std::size_t>(i)]) * scale;
-        top = std::max(top, sens[static_cast<std::size_t>(i)]);
-      }
-      for (int i = 0; i < np; ++i)
-        if (!(sens[static_cast<std::size_t>(i)] > 1e-12 * top))
-          R.unidentifiable.push_back(R.parameters[static_cast<std::size_t>(i)].name + ": no effect on the data");
+      flag_no_effect(sens, R);
     }
     if (b.rank_deficient && R.unidentifiable.empty()) {
       // (2) a combination: the parameters whose fixing makes the rest determined
@@ -503,18 +569,7 @@ void Fitter::identifiability(Fit& b, IdentifyResult& R) const {
             np == 1 ? R.parameters[0].name + ": rank-deficient Jacobian"
                     : "(not named) rank-deficient Jacobian: a combination of parameters or segment states is not determined");
     }
-    if (R.covariance_ok) {
-      // (3) a standard deviation larger than the value, a correlation of magnitude above 0.999
-      for (const auto& f : R.parameters)
-        if (f.std > std::abs(f.fitted))
-          R.unidentifiable.push_back(f.name + ": its standard deviation " + num(f.std) + " is larger than its value " + num(f.fitted));
-      for (int a = 0; a < np; ++a)
-        for (int c = a + 1; c < np; ++c)
-          if (std::abs(R.correlation(a, c)) > 0.999)
-            R.unidentifiable.push_back(R.parameters[static_cast<std::size_t>(a)].name + " and " +
-                                       R.parameters[static_cast<std::size_t>(c)].name + ": correlation " +
-                                       io::format_number(R.correlation(a, c), 6) + " (only a combination is determined)");
-    }
+    flag_uncertain(R);
   }
   if (dof < 1)
     R.unidentifiable.push_back("all: more unknowns (" + std::to_string(ntangent) + ") than residuals (" + std::to_string(nresidual) + ")");
@@ -522,43 +577,16 @@ void Fitter::identifiability(Fit& b, IdentifyResult& R) const {
 
 // Verdict (docs/IDENTIFY.md "Verdict")
 void Fitter::verdict(const Fit& b, IdentifyResult& R) const {
-  const bool vf_ok = R.variance_factor <= vf_bound, gap_ok = R.max_continuity_gap_m <= gap_bound;
-  const std::string stats = statistics(b.cost, R.max_continuity_gap_m);
-  std::string not_determined;
-  for (const auto& u : R.unidentifiable) not_determined += (not_determined.empty() ? "" : "; ") + u;
-  if (!vf_ok || !gap_ok) {
-    const std::string noise =
-        vf_ok ? std::string() : ": the residuals are " + io::format_number(std::sqrt(R.variance_factor), 3) + " times the stated sigmas";
-    if (b.summary.termination_type == ceres::NO_CONVERGENCE) {
-      R.verdict = FitVerdict::kNotConverged;
-      R.verdict_reason = stats + noise + "; the solver stopped at the iteration limit (" + std::to_string(options.max_iterations) +
-                         " per fit): raise --max-iterations";
-    } else if (R.starts > 1 && b.last_restart_improved) {
-      R.verdict = FitVerdict::kLocalMinimum;
-      R.verdict_reason = stats + noise + "; the last restart still lowered the cost by more than " +
-                         num(100.0 * options.restart_min_improvement) + " %: another start may find a lower minimum (--restarts)";
-    } else if (vf_ok) {
-      R.verdict = FitVerdict::kLocalMinimum;
-      R.verdict_reason = stats +
-                         "; the residuals are at the noise but the segments do not join: a local minimum of the segment states, or a "
-                         "model that fits each segment only with a state of its own";
-    } else {
-      R.verdict = FitVerdict::kPoorFit;
-      R.verdict_reason = stats + noise + "; " +
-                         (R.starts > 1 ? std::to_string(R.starts) + " starts ended within " + num(100.0 * options.restart_min_improvement) +
-                                             " % of the same cost: "
-                                       : std::string("no restart ran (a local minimum is not excluded): ")) +
-                         "the model cannot explain the data (an unmodelled cable, drive or load, a value that is not fitted) or the "
-                         "sigmas are below the real noise";
-    }
-    if (!not_determined.empty()) R.verdict_reason += "; not determined: " + not_determined;
-  } else if (!R.unidentifiable.empty()) {
-    R.verdict = FitVerdict::kNotIdentifiable;
-    R.verdict_reason = stats + "; not determined: " + not_determined;
-  } else {
-    R.verdict = FitVerdict::kGood;
-    R.verdict_reason = stats;
-  }
+  VerdictFacts f;
+  f.cost = b.cost;
+  f.dof = dof;
+  f.vf_bound = vf_bound;
+  f.gap = R.max_continuity_gap_m;
+  f.gap_bound = gap_bound;
+  f.shooting = true;
+  f.iteration_limit = b.summary.termination_type == ceres::NO_CONVERGENCE;
+  f.last_restart_improved = b.last_restart_improved;
+  judge_fit(f, options, R);
 }
 
 }  // namespace
@@ -635,7 +663,7 @@ IdentifyEvaluation evaluate_identification(const Model& model, const MotionData&
 IdentifyResult identify(const Model& model, const MotionData& data, const std::vector<ParameterGroup>& parameters,
                         const IdentifyOptions& options) {
   const auto t_start = std::chrono::steady_clock::now();
-  require_ideal_rods(model, "identify");
+  if (needs_general_path(model)) return identify_general(model, data, parameters, options);
   const Setup S = make_setup(model, data, parameters, options);
   const Start st = start_values(S);
   Fitter F(model, data, parameters, options, S);

@@ -29,6 +29,7 @@ if(TENDYN_WITH_IDENTIFY)
     tensegrity/identify_prediction.cpp
     tensegrity/identify_cost.cpp
     tensegrity/identify_solve.cpp
+    tensegrity/identify_general.cpp
     tensegrity/derivatives.cpp
   )
 endif()

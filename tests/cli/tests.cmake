@@ -9,6 +9,7 @@ list(APPEND TENDYN_TESTS_cli
   cli/import_cli_test.cpp
   cli/identify_linear_cli_test.cpp
   cli/identify_cli_test.cpp
+  cli/identify_general_cli_test.cpp
   cli/live_cli_test.cpp
   cli/newcomer_cli_test.cpp
   cli/render_cli_test.cpp

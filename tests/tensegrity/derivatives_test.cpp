@@ -314,6 +314,11 @@ TEST(StepDerivatives, BadInputIsRefusedWithTheReason) {
       std::string::npos);
   ts::ParameterGroup g{ts::ParameterKind::kMass, {7}, "mass:x"};
   EXPECT_NE(error_of([&] { ts::step_derivatives(prism, s, u, 1e-3, {g}); }).find("element 7 is outside"), std::string::npos);
+  // a winch parameter (built in code; parse_fit_spec refuses it on a model without winches)
+  EXPECT_NE(error_of([&] {
+              ts::step_derivatives(prism, s, u, 1e-3, {{ts::ParameterKind::kWinchKp, {0}, "winch_kp:c"}});
+            }).find("a winch parameter"),
+            std::string::npos);
   EXPECT_NE(error_of([&] {
               ts::step_derivatives(prism, s, u, 1e-3, {{ts::ParameterKind::kFriction, {}, "friction"}});
             }).find("needs a compliant ground"),

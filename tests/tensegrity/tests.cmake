@@ -24,5 +24,6 @@ list(APPEND TENDYN_TESTS_tensegrity
   tensegrity/simulate_test.cpp
   tensegrity/batch_test.cpp
   tensegrity/identify_test.cpp
+  tensegrity/identify_general_test.cpp
   tensegrity/derivatives_test.cpp
 )

@@ -58,16 +58,28 @@ struct MotionData {
   Eigen::MatrixXd cable_length_m;   ///< (nsample x nlength) NaN = missing
   std::vector<int> tension_cables;  ///< cables with a measured tension
   Eigen::MatrixXd cable_tension_N;  ///< (nsample x ntension) NaN = missing
+  /// Cables whose winch (position control) received a recorded target (`<cable>_target_m`).
+  std::vector<int> target_cables;
+  /// (nsample x ntarget) the recorded target rest lengths [m] (no missing value): they replace the
+  /// model's drive of the cable, linearly interpolated between samples, held outside.
+  Eigen::MatrixXd winch_target_m;
+  std::vector<int> encoder_cables;  ///< cables whose winch's encoder was recorded (`<cable>_encoder_m`)
+  /// (nsample x nencoder) the rest length the winch's encoder reads [m] (rest_length + reeled-out
+  /// length, what the position loop compares with the target); NaN = missing.
+  Eigen::MatrixXd winch_encoder_m;
   [[nodiscard]] int nsample() const { return static_cast<int>(t_s.size()); }
   [[nodiscard]] int nmarker() const { return static_cast<int>(marker_nodes.size()); }
 };
 
 /// Reads a motion CSV (docs/IDENTIFY.md): header `t_s,<node>_x_m,<node>_y_m,<node>_z_m,...`
 /// (node ids of the model, the three columns of a node together in any order of nodes), and
-/// optional `<cable>_length_m` / `<cable>_tension_N` columns. An empty cell is a missing value (a
+/// optional `<cable>_length_m` / `<cable>_tension_N` columns, and on a model with winches
+/// `<cable>_target_m` (the position loop's recorded target, every sample present) and
+/// `<cable>_encoder_m` (the encoder's rest length) of a position-controlled winch's cable. An empty cell is a missing value (a
 /// marker must be missing in all three coordinates or none). Throws tendyn::Error with
 /// "path:line:col" and the reason: unknown node or cable, a column that is neither, a repeated
-/// column, a partial marker, times not strictly increasing, fewer than 2 samples, no marker and
+/// column, a partial marker, a target or encoder column of a cable without a position-controlled
+/// winch, a missing target value, times not strictly increasing, fewer than 2 samples, no marker and
 /// no length or tension column, a value above kMaxMotionPosition_m (markers, lengths) or
 /// kMaxMotionTension_N (tensions) in magnitude. Cost O(file size).
 MotionData load_motion_csv(const Model& model, const std::string& path);
@@ -96,9 +108,16 @@ enum class ParameterKind {
   kGroundStiffness,  ///< compliant-ground stiffness [N/m]
   kGroundDamping,    ///< compliant-ground damping [N s/m]
   kInitialState,     ///< the first segment's start state (13 numbers per rod, 11 unknowns per rod)
+  // Winch parameters (Winch, model.hpp), elements: cables with a winch; models with winches only.
+  kWinchCoulombFriction,  ///< Winch::coulomb_friction_Nm [N m, motor side]
+  kWinchViscousFriction,  ///< Winch::viscous_friction_Nmsprad [N m s/rad, motor side]
+  kWinchNoLoadSpeed,      ///< Winch::no_load_speed_radps [rad/s] (the speed limit of the DC line)
+  kWinchKp,               ///< Winch::kp_per_m [1/m]
+  kWinchKi,               ///< Winch::ki_per_ms [1/(m s)]
+  kWinchKd,               ///< Winch::kd_s_per_m [s/m]
 };
 /// The names of ParameterKind (tendyn/core/enum_names.hpp).
-constexpr EnumNames<ParameterKind, 8> enum_names(ParameterKind) {
+constexpr EnumNames<ParameterKind, 14> enum_names(ParameterKind) {
   return {"parameter",
           {{{ParameterKind::kStiffness, "stiffness"},
             {ParameterKind::kDamping, "damping"},
@@ -107,15 +126,22 @@ constexpr EnumNames<ParameterKind, 8> enum_names(ParameterKind) {
             {ParameterKind::kFriction, "friction"},
             {ParameterKind::kGroundStiffness, "ground_stiffness"},
             {ParameterKind::kGroundDamping, "ground_damping"},
-            {ParameterKind::kInitialState, "initial_state"}}}};
+            {ParameterKind::kInitialState, "initial_state"},
+            {ParameterKind::kWinchCoulombFriction, "winch_coulomb_friction"},
+            {ParameterKind::kWinchViscousFriction, "winch_viscous_friction"},
+            {ParameterKind::kWinchNoLoadSpeed, "winch_no_load_speed"},
+            {ParameterKind::kWinchKp, "winch_kp"},
+            {ParameterKind::kWinchKi, "winch_ki"},
+            {ParameterKind::kWinchKd, "winch_kd"}}}};
 }
 /// "stiffness" | "damping" | "rest_length" | "mass" | "friction" | "ground_stiffness" |
-/// "ground_damping" | "initial_state". Throws tendyn::Error "unknown parameter 'x' (valid: ...)".
+/// "ground_damping" | "initial_state" | "winch_coulomb_friction" | "winch_viscous_friction" |
+/// "winch_no_load_speed" | "winch_kp" | "winch_ki" | "winch_kd". Throws tendyn::Error "unknown parameter 'x' (valid: ...)".
 inline ParameterKind parameter_kind_from_string(const std::string& name) { return enum_from_string<ParameterKind>(name); }
 inline const char* to_string(ParameterKind kind) { return enum_to_string(kind); }
 
 /// One unknown (or, for kInitialState, the set of start-state unknowns). Elements: cable indices
-/// (stiffness, damping, rest length) or rod indices (mass), empty for ground parameters and the
+/// (stiffness, damping, rest length, winch parameters: cables with a winch) or rod indices (mass), empty for ground parameters and the
 /// initial state. A group of several elements has ONE value shared by all of them (its nominal
 /// value is their mean).
 struct ParameterGroup {
@@ -129,8 +155,10 @@ struct ParameterGroup {
 /// joined by `+` (one unknown shared by them); ground kinds and `initial_state` take none. An id
 /// may itself contain `+` (the 6-bar builder's `rod_x+`): the selection is read left to right,
 /// each time taking the longest id of the model that ends at a `+` or at the end.
+/// Winch kinds select among the cables with a winch (`all`: every winch's cable).
 /// Throws tendyn::Error "--fit: ..." naming the item and the reason (unknown kind, unknown id,
-/// an element fitted twice, a ground parameter without a compliant ground, empty list).
+/// an element fitted twice, a ground parameter without a compliant ground, a winch parameter on a
+/// cable without a winch or a model without winches, empty list).
 std::vector<ParameterGroup> parse_fit_spec(const Model& model, const std::string& spec);
 
 /// Per-residual robust loss (applied as r' = sign(r) sqrt(rho(r^2)) on each weighted residual).
@@ -144,11 +172,12 @@ inline RobustLoss robust_loss_from_string(const std::string& name) { return enum
 inline const char* to_string(RobustLoss loss) { return enum_to_string(loss); }
 
 struct IdentifyOptions {
-  double dt_s = 1e-3;            ///< largest integration step (RK4) [s]
-  double segment_s = 1.0;        ///< multiple-shooting segment length [s] (>= one sample interval)
-  double marker_sigma_m = 1e-3;  ///< marker noise (residual weight 1/sigma) [m]
-  double length_sigma_m = 1e-3;  ///< cable-length noise [m]
-  double tension_sigma_N = 0.1;  ///< tension noise [N]
+  double dt_s = 1e-3;             ///< largest integration step (RK4) [s]
+  double segment_s = 1.0;         ///< multiple-shooting segment length [s] (>= one sample interval)
+  double marker_sigma_m = 1e-3;   ///< marker noise (residual weight 1/sigma) [m]
+  double length_sigma_m = 1e-3;   ///< cable-length noise [m]
+  double tension_sigma_N = 0.1;   ///< tension noise [N]
+  double encoder_sigma_m = 1e-4;  ///< winch encoder noise (rest-length columns `<cable>_encoder_m`) [m]
   /// Continuity residuals: position and axis difference / continuity_sigma_m, velocity
   /// difference / (continuity_sigma_m * 10 /s), angular velocity difference / (continuity_sigma_m * 100 /s).
   double continuity_sigma_m = 1e-4;
@@ -279,6 +308,13 @@ struct IdentifyResult {
   std::vector<std::string> restart_log;  ///< the IdentifyOptions::notice lines, in order
 };
 
+/// Models with winches, end-caps, body points or rods of general inertia (not differentiable by the
+/// Jet path) take a second path: single shooting from model.initial_state over the whole record
+/// by simulate_motion's prediction, derivatives by central differences (Ceres' numeric
+/// differentiation, relative step 1e-3), one thread (options.threads is not used); residuals: markers and encoder columns (the
+/// length and tension columns too); no segments and no restarts (IdentifyResult::nsegment = 1,
+/// starts = 1, max_continuity_gap_m and continuity_gap_bound_m NaN); initial_state and mass are not fitted there (tendyn::Error). Cost per iteration:
+/// 2 nparameter + 1 simulations of the record in double.
 /// Fits the selected parameters of `model` to `data` (see the file comment). The model's values
 /// are the starting point and the nominal values of the report. Throws tendyn::Error on bad
 /// input (data not matching the model, impulse ground, bad options, no parameter, more than
@@ -314,5 +350,16 @@ IdentifyEvaluation evaluate_identification(const Model& model, const MotionData&
 /// positions at the samples (nsample x 3 nnode). For synthetic data and tests. Throws like
 /// identify().
 Eigen::MatrixXd simulate_samples(const Model& model, const std::vector<double>& t_s, double dt_s);
+
+/// The prediction of the identification of a model with winches, end-caps, body points or rods
+/// of general inertia (docs/IDENTIFY.md "Models with winches and end-caps"): `model` simulated by
+/// the simulator's step() (RK4, steps of at most dt_s between samples, no slack-event splitting)
+/// from model.initial_state at t_s[0], the winch targets of data's target columns replacing the
+/// drives of their cables. Returns `data` with its marker and encoder columns replaced by the
+/// simulated values (markers at every sample; length and tension columns by the simulated cable
+/// lengths and tensions); its target columns are kept. For synthetic data and tests; works for
+/// every model (the ideal ones too). Throws tendyn::Error for data not matching the model or
+/// dt_s <= 0, SimulationError when the run fails.
+MotionData simulate_motion(const Model& model, const MotionData& data, double dt_s);
 
 }  // namespace tendyn::tensegrity

@@ -26,6 +26,10 @@ void expose_identify(py::module_& m) {
       .def_readwrite("cable_length_m", &MotionData::cable_length_m, "(nsample x nlength) [m], NaN = missing")
       .def_readwrite("tension_cables", &MotionData::tension_cables, "cables with a measured tension")
       .def_readwrite("cable_tension_N", &MotionData::cable_tension_N, "(nsample x ntension) [N], NaN = missing")
+      .def_readwrite("target_cables", &MotionData::target_cables, "cables whose winch received a recorded target")
+      .def_readwrite("winch_target_m", &MotionData::winch_target_m, "(nsample x ntarget) target rest lengths [m], no missing value")
+      .def_readwrite("encoder_cables", &MotionData::encoder_cables, "cables whose winch encoder was recorded")
+      .def_readwrite("winch_encoder_m", &MotionData::winch_encoder_m, "(nsample x nencoder) encoder rest lengths [m], NaN = missing")
       .def_property_readonly("nsample", &MotionData::nsample, "number of samples")
       .def_property_readonly("nmarker", &MotionData::nmarker, "number of markers");
   def_kw_init(md, false);
@@ -45,10 +49,16 @@ void expose_identify(py::module_& m) {
       .value("kFriction", ParameterKind::kFriction)
       .value("kGroundStiffness", ParameterKind::kGroundStiffness)
       .value("kGroundDamping", ParameterKind::kGroundDamping)
-      .value("kInitialState", ParameterKind::kInitialState);
+      .value("kInitialState", ParameterKind::kInitialState)
+      .value("kWinchCoulombFriction", ParameterKind::kWinchCoulombFriction)
+      .value("kWinchViscousFriction", ParameterKind::kWinchViscousFriction)
+      .value("kWinchNoLoadSpeed", ParameterKind::kWinchNoLoadSpeed)
+      .value("kWinchKp", ParameterKind::kWinchKp)
+      .value("kWinchKi", ParameterKind::kWinchKi)
+      .value("kWinchKd", ParameterKind::kWinchKd);
   m.def(
       "parameter_kind_from_string", &parameter_kind_from_string, py::arg("name"),
-      "'stiffness', 'damping', 'rest_length', 'mass', 'friction', 'ground_stiffness', 'ground_damping', 'initial_state' -> ParameterKind.");
+      "'stiffness', 'damping', 'rest_length', 'mass', 'friction', 'ground_stiffness', 'ground_damping', 'initial_state', 'winch_coulomb_friction', 'winch_viscous_friction', 'winch_no_load_speed', 'winch_kp', 'winch_ki', 'winch_kd' -> ParameterKind.");
   m.def("to_string", py::overload_cast<ParameterKind>(&to_string), py::arg("kind"), "The file name of a ParameterKind.");
   py::enum_<RobustLoss>(m, "RobustLoss", "Per-residual robust loss.")
       .value("kNone", RobustLoss::kNone)
@@ -71,6 +81,7 @@ void expose_identify(py::module_& m) {
       .def_readwrite("marker_sigma_m", &IdentifyOptions::marker_sigma_m, "marker noise [m]")
       .def_readwrite("length_sigma_m", &IdentifyOptions::length_sigma_m, "cable-length noise [m]")
       .def_readwrite("tension_sigma_N", &IdentifyOptions::tension_sigma_N, "tension noise [N]")
+      .def_readwrite("encoder_sigma_m", &IdentifyOptions::encoder_sigma_m, "winch encoder noise [m]")
       .def_readwrite("continuity_sigma_m", &IdentifyOptions::continuity_sigma_m, "continuity weight scale [m]")
       .def_readwrite("loss", &IdentifyOptions::loss, "RobustLoss")
       .def_readwrite("loss_scale", &IdentifyOptions::loss_scale, "where the robust loss starts [sigmas]")
@@ -179,6 +190,9 @@ void expose_identify(py::module_& m) {
         "The 99.9 % upper bound of the variance factor chi^2 / dof (Wilson-Hilferty), about 1 + 3.09 sqrt(2 / dof); NaN for dof < 1.");
   m.def("simulate_samples", &simulate_samples, py::arg("model"), py::arg("t_s"), py::arg("dt_s"),
         "Node positions (nsample x 3 nnode) at the times t_s with the identification's integrator (RK4 steps <= dt_s).");
+  m.def("simulate_motion", &simulate_motion, py::arg("model"), py::arg("data"), py::arg("dt_s"),
+        "The data with its marker, length, tension and encoder columns replaced by the prediction of the general "
+        "identification path (the simulator's step, RK4 <= dt_s, target columns driving the winches); any model.");
 }
 
 }  // namespace tendyn::python::tensegrity_bind

@@ -1,0 +1,257 @@
+// Identification of a model with winches, end-caps and off-axis cable points (the general path of
+// identify(): single shooting with the simulator's step, numeric derivatives): synthetic data of
+// models/three_bar_motorised.yaml with changed winch and cable parameters, recovered with and
+// without noise; a model that cannot explain the data gets the "poor fit" verdict; bad selections
+// and columns are refused with their names.
+#include <tendyn/core/error.hpp>
+#include <tendyn/tensegrity/identify.hpp>
+#include <tendyn/tensegrity/model_io.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+
+#include "support/error_of.hpp"
+
+namespace ts = tendyn::tensegrity;
+using tendyn::test::error_of;
+
+namespace {
+
+ts::Model motorised() { return ts::load_model_file(std::string(TENDYN_SOURCE_DIR) + "/models/three_bar_motorised.yaml").model; }
+
+constexpr double kDt = 5e-4;
+
+// The layout of a record: 100 Hz over `duration` s, markers on the six rod ends, the encoders of
+// the four winches (values filled by simulate_motion).
+ts::MotionData layout(double duration) {
+  ts::MotionData d;
+  const int n = static_cast<int>(std::lround(duration / 0.01));
+  for (int s = 0; s <= n; ++s) d.t_s.push_back(0.01 * s);
+  for (int k = 0; k < 6; ++k) d.marker_nodes.push_back(k);
+  d.p_W_marker_m = Eigen::MatrixXd::Zero(n + 1, 18);
+  d.encoder_cables = {0, 1, 2, 3};
+  d.winch_encoder_m = Eigen::MatrixXd::Zero(n + 1, 4);
+  return d;
+}
+
+// The truth: every winch with Coulomb friction x2, no-load speed x0.7, kp x0.5; the bars' struts
+// c7..c9 stiffer by 30 %.
+ts::Model changed_truth() {
+  ts::Model m = motorised();
+  for (auto& w : m.winches) {
+    w.coulomb_friction_Nm *= 2.0;
+    w.no_load_speed_radps *= 0.7;
+    w.kp_per_m *= 0.5;
+  }
+  for (int k = 6; k < 9; ++k) m.cables[static_cast<std::size_t>(k)].stiffness_Npm *= 1.3;
+  return m;
+}
+
+const char* kFit = "winch_coulomb_friction:c1+c2+c3+c4,winch_no_load_speed:c1+c2+c3+c4,winch_kp:c1+c2+c3+c4,stiffness:c7+c8+c9";
+
+void add_noise(ts::MotionData& d, double marker_sigma, double encoder_sigma, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<double> g(0.0, 1.0);
+  for (int s = 0; s < d.nsample(); ++s) {
+    for (int i = 0; i < d.p_W_marker_m.cols(); ++i) d.p_W_marker_m(s, i) += marker_sigma * g(rng);
+    for (int i = 0; i < d.winch_encoder_m.cols(); ++i) d.winch_encoder_m(s, i) += encoder_sigma * g(rng);
+  }
+}
+
+// The truth's value of each fitted group, in the order of kFit.
+std::vector<double> truth_values() {
+  const ts::Model nominal = motorised();
+  const auto& w = nominal.winches.front();
+  return {2.0 * w.coulomb_friction_Nm, 0.7 * w.no_load_speed_radps, 0.5 * w.kp_per_m, 1.3 * nominal.cables[6].stiffness_Npm};
+}
+
+TEST(IdentifyGeneral, RecoversWinchAndCableParametersWithoutNoise) {
+  const ts::Model nominal = motorised();
+  const ts::MotionData d = ts::simulate_motion(changed_truth(), layout(1.0), kDt);
+  ts::IdentifyOptions o;
+  o.dt_s = kDt;
+  const ts::IdentifyResult r = ts::identify(nominal, d, ts::parse_fit_spec(nominal, kFit), o);
+  const std::vector<double> truth = truth_values();
+  ASSERT_EQ(r.parameters.size(), 4u);
+  for (std::size_t i = 0; i < truth.size(); ++i)
+    EXPECT_NEAR(r.parameters[i].fitted / truth[i], 1.0, 0.01) << r.parameters[i].name << " fitted " << r.parameters[i].fitted;
+  EXPECT_NE(r.parameters[0].nominal, r.parameters[0].fitted);
+  EXPECT_EQ(r.verdict, ts::FitVerdict::kGood) << r.verdict_reason;
+  EXPECT_EQ(r.nsegment, 1);
+  EXPECT_LT(r.marker_rms_m, 1e-5);
+  EXPECT_GT(r.marker_rms_free_nominal_m, 1e-4);  // the nominal model does not explain the data
+  // the fitted model carries the values
+  EXPECT_NEAR(r.model.winches[2].kp_per_m, r.parameters[2].fitted, 0.0);
+  EXPECT_NEAR(r.model.cables[8].stiffness_Npm, r.parameters[3].fitted, 0.0);
+}
+
+TEST(IdentifyGeneral, RecoversParametersWithNoiseWithinTheirUncertainty) {
+  const ts::Model nominal = motorised();
+  ts::MotionData d = ts::simulate_motion(changed_truth(), layout(1.0), kDt);
+  add_noise(d, 1e-3, 2e-5, 11);
+  ts::IdentifyOptions o;
+  o.dt_s = kDt;
+  o.marker_sigma_m = 1e-3;
+  o.encoder_sigma_m = 2e-5;
+  const ts::IdentifyResult r = ts::identify(nominal, d, ts::parse_fit_spec(nominal, kFit), o);
+  const std::vector<double> truth = truth_values();
+  ASSERT_TRUE(r.covariance_ok) << r.covariance_message;
+  for (std::size_t i = 0; i < truth.size(); ++i) {
+    const auto& p = r.parameters[i];
+    EXPECT_LT(std::abs(p.fitted - truth[i]), 4.0 * p.std) << p.name << " fitted " << p.fitted << " std " << p.std;
+    EXPECT_NEAR(p.fitted / truth[i], 1.0, 0.05) << p.name;
+  }
+  EXPECT_EQ(r.verdict, ts::FitVerdict::kGood) << r.verdict_reason;
+  EXPECT_LT(r.variance_factor, r.variance_factor_bound);
+}
+
+TEST(IdentifyGeneral, AWrongGearIsAPoorFitNotConvergence) {
+  // the data of winches with a gear of 24 instead of 30: no value of the fitted parameters explains them
+  ts::Model truth = motorised();
+  for (auto& w : truth.winches) w.gear_ratio = 24.0;
+  const ts::Model nominal = motorised();
+  ts::MotionData d = ts::simulate_motion(truth, layout(1.0), kDt);
+  add_noise(d, 1e-3, 2e-5, 5);
+  ts::IdentifyOptions o;
+  o.dt_s = kDt;
+  o.encoder_sigma_m = 2e-5;
+  const ts::IdentifyResult r = ts::identify(nominal, d, ts::parse_fit_spec(nominal, "winch_kp:c1+c2+c3+c4,stiffness:c7+c8+c9"), o);
+  EXPECT_EQ(r.verdict, ts::FitVerdict::kPoorFit) << r.verdict_reason;
+  EXPECT_GT(r.variance_factor, 3.0 * r.variance_factor_bound);
+  EXPECT_NE(r.verdict_reason.find("cannot explain the data"), std::string::npos) << r.verdict_reason;
+  EXPECT_EQ(r.verdict_reason.find("continuity gap"), std::string::npos) << r.verdict_reason;  // single shooting: no segments
+}
+
+TEST(IdentifyGeneral, TargetColumnsDriveTheWinches) {
+  // the recorded targets differ from the model's drive: with them the nominal model explains the data
+  const ts::Model nominal = motorised();
+  ts::MotionData d = layout(1.0);
+  d.target_cables = {0, 1, 2, 3};
+  d.winch_target_m.resize(d.nsample(), 4);
+  for (int s = 0; s < d.nsample(); ++s)
+    for (int i = 0; i < 4; ++i)
+      d.winch_target_m(s, i) =
+          nominal.cables[static_cast<std::size_t>(i)].rest_length_m - 0.015 * std::sin(4.0 * d.t_s[static_cast<std::size_t>(s)]);
+  const ts::MotionData with = ts::simulate_motion(nominal, d, kDt);
+  ts::MotionData without = d;
+  without.target_cables.clear();
+  without.winch_target_m.resize(0, 0);
+  without = ts::simulate_motion(nominal, without, kDt);
+  // the targets reach the winches: the encoders follow them, not the model's drive
+  EXPECT_GT((with.winch_encoder_m - without.winch_encoder_m).cwiseAbs().maxCoeff(), 5e-3);
+  EXPECT_LT(std::abs(with.winch_encoder_m(d.nsample() - 1, 0) - d.winch_target_m(d.nsample() - 1, 0)), 2e-3);
+  ts::IdentifyOptions o;
+  o.dt_s = kDt;
+  const ts::IdentifyResult r = ts::identify(nominal, with, ts::parse_fit_spec(nominal, "winch_kp:c1+c2+c3+c4"), o);
+  EXPECT_EQ(r.verdict, ts::FitVerdict::kGood) << r.verdict_reason;
+  EXPECT_NEAR(r.parameters[0].fitted / nominal.winches[0].kp_per_m, 1.0, 1e-4);
+}
+
+TEST(IdentifyGeneral, RecoversTheEndCapContactOfTheCompliantGround) {
+  // the end-caps (radius 2 cm, geometry) settle on the ground: its stiffness is fitted
+  const ts::Model nominal = motorised();
+  ts::Model truth = nominal;
+  truth.ground.stiffness_Npm *= 1.5;
+  const ts::MotionData d = ts::simulate_motion(truth, layout(0.5), kDt);
+  ts::IdentifyOptions o;
+  o.dt_s = kDt;
+  const ts::IdentifyResult r = ts::identify(nominal, d, ts::parse_fit_spec(nominal, "ground_stiffness"), o);
+  EXPECT_NEAR(r.parameters[0].fitted / truth.ground.stiffness_Npm, 1.0, 0.01) << r.parameters[0].fitted;
+  EXPECT_EQ(r.verdict, ts::FitVerdict::kGood) << r.verdict_reason;
+}
+
+TEST(IdentifyGeneral, AFittedRestLengthDoesNotMoveTheRecordedTargets) {
+  // the winch of c1 follows the recorded target; c1's rest length (the zero of its encoder) is 4 mm
+  // longer in the truth: the encoder and the markers tell it apart from the target
+  const ts::Model nominal = motorised();
+  ts::Model truth = nominal;
+  truth.cables[0].rest_length_m += 0.004;
+  ts::MotionData d = layout(0.5);
+  d.target_cables = {0};
+  d.winch_target_m.resize(d.nsample(), 1);
+  for (int s = 0; s < d.nsample(); ++s)
+    d.winch_target_m(s, 0) = nominal.cables[0].rest_length_m + 0.01 * std::sin(6.0 * d.t_s[static_cast<std::size_t>(s)]);
+  d = ts::simulate_motion(truth, d, kDt);
+  ts::IdentifyOptions o;
+  o.dt_s = kDt;
+  const ts::IdentifyResult r = ts::identify(nominal, d, ts::parse_fit_spec(nominal, "rest_length:c1"), o);
+  EXPECT_NEAR(r.parameters[0].fitted, truth.cables[0].rest_length_m, 1e-6);
+  EXPECT_EQ(r.verdict, ts::FitVerdict::kGood) << r.verdict_reason;
+}
+
+TEST(IdentifyGeneral, RecoversOneWinchsIntegralAndDerivativeGains) {
+  // per-winch items: c2's ki x1.5 and kd x2, the other winches as in the file
+  const ts::Model nominal = motorised();
+  ts::Model truth = nominal;
+  truth.winches[1].ki_per_ms *= 1.5;
+  truth.winches[1].kd_s_per_m *= 2.0;
+  const ts::MotionData d = ts::simulate_motion(truth, layout(1.0), kDt);
+  ts::IdentifyOptions o;
+  o.dt_s = kDt;
+  const ts::IdentifyResult r = ts::identify(nominal, d, ts::parse_fit_spec(nominal, "winch_ki:c2,winch_kd:c2"), o);
+  ASSERT_EQ(r.parameters.size(), 2u);
+  EXPECT_NEAR(r.parameters[0].fitted / truth.winches[1].ki_per_ms, 1.0, 0.01) << r.parameters[0].fitted;
+  EXPECT_NEAR(r.parameters[1].fitted / truth.winches[1].kd_s_per_m, 1.0, 0.01) << r.parameters[1].fitted;
+  EXPECT_EQ(r.model.winches[0].ki_per_ms, nominal.winches[0].ki_per_ms);  // the other winches keep theirs
+  EXPECT_EQ(r.verdict, ts::FitVerdict::kGood) << r.verdict_reason;
+}
+
+TEST(IdentifyGeneral, BadSelectionsAreRefusedWithTheirNames) {
+  const ts::Model m = motorised();
+  EXPECT_NE(error_of([&] { (void)ts::parse_fit_spec(m, "winch_kp:c7"); }).find("cable 'c7' has no winch"), std::string::npos)
+      << error_of([&] { (void)ts::parse_fit_spec(m, "winch_kp:c7"); });
+  EXPECT_NE(error_of([&] { (void)ts::parse_fit_spec(m, "winch_kp:c1+c9"); }).find("'c9' has no winch"), std::string::npos);
+  const ts::Model ideal = ts::load_model_file(std::string(TENDYN_SOURCE_DIR) + "/models/three_bar.yaml").model;
+  const std::string e = error_of([&] { (void)ts::parse_fit_spec(ideal, "stiffness,winch_coulomb_friction"); });
+  EXPECT_NE(e.find("--fit: item 2 'winch_coulomb_friction'"), std::string::npos) << e;
+  EXPECT_NE(e.find("has no winch"), std::string::npos) << e;
+  // `all` selects the winches' cables only
+  const auto all = ts::parse_fit_spec(m, "winch_ki:all");
+  ASSERT_EQ(all.size(), 4u);
+  EXPECT_EQ(all[3].name, "winch_ki:c4");
+  // what the single-shooting path does not fit
+  const ts::MotionData d = ts::simulate_motion(m, layout(0.1), kDt);
+  EXPECT_NE(error_of([&] { (void)ts::identify(m, d, ts::parse_fit_spec(m, "mass:rod1")); }).find("'mass:rod1' is not fitted"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { (void)ts::identify(m, d, ts::parse_fit_spec(m, "initial_state")); }).find("'initial_state' is not fitted"),
+            std::string::npos);
+  // the Jet path's entry points refuse such models instead of simulating them wrongly
+  EXPECT_NE(error_of([&] { (void)ts::simulate_samples(m, d.t_s, kDt); }).find("simulate_samples"), std::string::npos);
+}
+
+TEST(IdentifyGeneral, TargetAndEncoderColumnsInTheCsv) {
+  const ts::Model m = motorised();
+  ts::MotionData d = layout(0.05);
+  d.target_cables = {1};
+  d.winch_target_m = Eigen::MatrixXd::Constant(d.nsample(), 1, 0.15);
+  d = ts::simulate_motion(m, d, kDt);
+  const auto dir = std::filesystem::temp_directory_path() / "tendyn_identify_general_test";
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "motion.csv").string();
+  { std::ofstream(path) << ts::motion_csv(m, d); }
+  const ts::MotionData back = ts::load_motion_csv(m, path);
+  EXPECT_EQ(back.target_cables, d.target_cables);
+  EXPECT_EQ(back.encoder_cables, d.encoder_cables);
+  EXPECT_NEAR((back.winch_encoder_m - d.winch_encoder_m).cwiseAbs().maxCoeff(), 0.0, 1e-12);
+  EXPECT_NEAR((back.winch_target_m - d.winch_target_m).cwiseAbs().maxCoeff(), 0.0, 1e-12);
+  // an encoder column of a cable without a winch, a missing target
+  { std::ofstream(path) << "t_s,n1_x_m,n1_y_m,n1_z_m,c7_encoder_m\n0,0,0,0,0.1\n0.01,0,0,0,0.1\n"; }
+  std::string e = error_of([&] { (void)ts::load_motion_csv(m, path); });
+  EXPECT_NE(e.find(":1:26: column 'c7_encoder_m': cable 'c7' has no winch"), std::string::npos) << e;
+  { std::ofstream(path) << "t_s,n1_x_m,n1_y_m,n1_z_m,c2_target_m\n0,0,0,0,0.1\n0.01,0,0,0,\n"; }
+  e = error_of([&] { (void)ts::load_motion_csv(m, path); });
+  EXPECT_NE(e.find("(c2_target_m): a target is needed at every sample"), std::string::npos) << e;
+  // on a model without winches
+  const ts::Model ideal = ts::load_model_file(std::string(TENDYN_SOURCE_DIR) + "/models/three_bar.yaml").model;
+  { std::ofstream(path) << "t_s,n1_x_m,n1_y_m,n1_z_m,c1_encoder_m\n0,0,0,0,0.1\n0.01,0,0,0,0.1\n"; }
+  e = error_of([&] { (void)ts::load_motion_csv(ideal, path); });
+  EXPECT_NE(e.find("column 'c1_encoder_m': cable 'c1' has no winch"), std::string::npos) << e;
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
