@@ -274,11 +274,13 @@ class Monitor {
 // differs counts as a change, which only costs a re-evaluation.
 template <class A, class B>
 bool same_bits(const A& a, const B& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), sizeof(double) * static_cast<std::size_t>(a.size())) == 0;
+  // (empty arrays may have null data(), which memcmp must not be given: UBSan's nonnull-attribute)
+  return a.size() == b.size() &&
+         (a.size() == 0 || std::memcmp(a.data(), b.data(), sizeof(double) * static_cast<std::size_t>(a.size())) == 0);
 }
 
 bool same_bits(const std::vector<Eigen::Vector3d>& a, const std::vector<Eigen::Vector3d>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), sizeof(Eigen::Vector3d) * a.size()) == 0;
+  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), sizeof(Eigen::Vector3d) * a.size()) == 0);
 }
 
 // Whether data.xdot is f(state) for this model and data's current inputs (Data::evaluated).
