@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-"""A synthetic record of the rolling motorised 3-bar for `tendyn identify` (docs/IDENTIFY.md,
+r"""A synthetic record of the rolling motorised 3-bar for `tendyn identify` (docs/IDENTIFY.md,
 "Ground friction and end-cap contact from a rolling record").
 
   sed 's/friction: 0.92/friction: 0.6/' models/three_bar_motorised_roll.yaml > out/roll_truth.yaml
-  tendyn simulate out/roll_truth.yaml --duration 2 --dt 0.0005 --output-interval 0.01 -q -o out/roll-truth
+  tendyn simulate out/roll_truth.yaml --duration 1.2 --dt 0.0001 --output-interval 0.01 -q -o out/roll-truth
   python3 models/identify/make_roll_motion.py out/roll-truth/results.csv out/roll_motion.csv
+  tendyn identify models/three_bar_motorised_roll.yaml --data out/roll_motion.csv --fit friction \
+      --dt 0.0001 --sigma 0.001 --encoder-sigma 2e-5 -o out/roll-fit
 
 Takes every row of a `tendyn simulate` run (the output interval is the record's rate) and writes the
 motion CSV `tendyn identify --data` reads: markers on the end-caps n1..n6 (`<node>_x_m`, ... with
