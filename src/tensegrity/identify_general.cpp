@@ -180,7 +180,8 @@ void check_ground_step(const Model& model, const std::vector<ParameterGroup>& gr
                 " s (the ground's slip_velocity " + num(model.ground.slip_velocity_mps) + " m/s, friction " + num(model.ground.friction) +
                 ", |g| " + num(g) + " m/s^2) and '" + ground_item->name +
                 "' is fitted: with a larger step the regularised friction of end-caps in stick chatters, the run is rough in the "
-                "ground's parameters and their fit stalls; use --dt " + num(bound) + " or less");
+                "ground's parameters and their fit stalls; use --dt " +
+                num(bound) + " or less");
 }
 
 }  // namespace

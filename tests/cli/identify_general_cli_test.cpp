@@ -101,7 +101,8 @@ std::string rolling_motion(const fs::path& path) {
   d.winch_target_m.resize(121, 6);
   for (const auto& dr : truth.drives)
     for (int s = 0; s <= 120; ++s)
-      d.winch_target_m(s, dr.cable) = truth.cables[static_cast<std::size_t>(dr.cable)].rest_length_m + ts::drive_offset(dr, d.t_s[static_cast<std::size_t>(s)]);
+      d.winch_target_m(s, dr.cable) =
+          truth.cables[static_cast<std::size_t>(dr.cable)].rest_length_m + ts::drive_offset(dr, d.t_s[static_cast<std::size_t>(s)]);
   d = ts::simulate_motion(truth, d, 1e-4);
   std::mt19937 rng(4);
   std::normal_distribution<double> g(0.0, 1e-3);
@@ -134,8 +135,8 @@ TEST(IdentifyGeneralCli, FitsTheGroundFrictionOfTheRollingRobot) {
 TEST(IdentifyGeneralCli, FrictionWithAStepTooLargeForItsRegularisationExitsTwo) {
   const auto d = fresh_dir("identify-general-friction-dt");
   const std::string model = rolling_motion(d / "motion.csv");
-  const auto r = run("identify " + model + " --data " + (d / "motion.csv").string() + " --fit friction --dt 0.0005 -o " +
-                     (d / "fit").string());
+  const auto r =
+      run("identify " + model + " --data " + (d / "motion.csv").string() + " --fit friction --dt 0.0005 -o " + (d / "fit").string());
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.out.find("identify option dt_s: 0.0005 s is above slip_velocity / (friction |g|)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("use --dt 0.000110"), std::string::npos) << r.out;

@@ -26,6 +26,15 @@ namespace {
 
 ts::Model motorised() { return ts::load_model_file(std::string(TENDYN_SOURCE_DIR) + "/models/three_bar_motorised.yaml").model; }
 
+// The same robot on a ground whose friction is regularised over 1 cm/s instead of 1 mm/s: its
+// end-caps in stick then take the 0.5 ms steps of these tests (slip_velocity / (mu g) = 1.1 ms;
+// with 1 mm/s the runs chatter at the end-caps and the winch fits stalled 1.5 % off, noise-free).
+ts::Model motorised_creeping() {
+  ts::Model m = motorised();
+  m.ground.slip_velocity_mps = 0.01;
+  return m;
+}
+
 constexpr double kDt = 5e-4;
 
 // The layout of a record: 100 Hz over `duration` s, markers on the six rod ends, the encoders of
@@ -41,11 +50,12 @@ ts::MotionData layout(double duration) {
   return d;
 }
 
-// The truth: every winch with Coulomb friction x2, no-load speed x0.7, kp x0.5; the bars' struts
-// c7..c9 stiffer by 30 %.
+// The truth: the winches of c1..c4 (the fitted ones; the model has six) with Coulomb friction x2,
+// no-load speed x0.7, kp x0.5; the bars' struts c7..c9 stiffer by 30 %.
 ts::Model changed_truth() {
-  ts::Model m = motorised();
+  ts::Model m = motorised_creeping();
   for (auto& w : m.winches) {
+    if (w.cable >= 4) continue;
     w.coulomb_friction_Nm *= 2.0;
     w.no_load_speed_radps *= 0.7;
     w.kp_per_m *= 0.5;
@@ -73,7 +83,7 @@ std::vector<double> truth_values() {
 }
 
 TEST(IdentifyGeneral, RecoversWinchAndCableParametersWithoutNoise) {
-  const ts::Model nominal = motorised();
+  const ts::Model nominal = motorised_creeping();
   const ts::MotionData d = ts::simulate_motion(changed_truth(), layout(1.0), kDt);
   ts::IdentifyOptions o;
   o.dt_s = kDt;
@@ -93,7 +103,7 @@ TEST(IdentifyGeneral, RecoversWinchAndCableParametersWithoutNoise) {
 }
 
 TEST(IdentifyGeneral, RecoversParametersWithNoiseWithinTheirUncertainty) {
-  const ts::Model nominal = motorised();
+  const ts::Model nominal = motorised_creeping();
   ts::MotionData d = ts::simulate_motion(changed_truth(), layout(1.0), kDt);
   add_noise(d, 1e-3, 2e-5, 11);
   ts::IdentifyOptions o;
@@ -146,7 +156,8 @@ TEST(IdentifyGeneral, TargetColumnsDriveTheWinches) {
   without = ts::simulate_motion(nominal, without, kDt);
   // the targets reach the winches: the encoders follow them, not the model's drive
   EXPECT_GT((with.winch_encoder_m - without.winch_encoder_m).cwiseAbs().maxCoeff(), 5e-3);
-  EXPECT_LT(std::abs(with.winch_encoder_m(d.nsample() - 1, 0) - d.winch_target_m(d.nsample() - 1, 0)), 2e-3);
+  // (the R2S2R gear motor lags the 15 mm, 4 rad/s sine by 2.6 mm at the end)
+  EXPECT_LT(std::abs(with.winch_encoder_m(d.nsample() - 1, 0) - d.winch_target_m(d.nsample() - 1, 0)), 3e-3);
   ts::IdentifyOptions o;
   o.dt_s = kDt;
   const ts::IdentifyResult r = ts::identify(nominal, with, ts::parse_fit_spec(nominal, "winch_kp:c1+c2+c3+c4"), o);
@@ -327,10 +338,10 @@ TEST(IdentifyGeneral, BadSelectionsAreRefusedWithTheirNames) {
   const std::string e = error_of([&] { (void)ts::parse_fit_spec(ideal, "stiffness,winch_coulomb_friction"); });
   EXPECT_NE(e.find("--fit: item 2 'winch_coulomb_friction'"), std::string::npos) << e;
   EXPECT_NE(e.find("has no winch"), std::string::npos) << e;
-  // `all` selects the winches' cables only
+  // `all` selects the winches' cables only (c1..c6)
   const auto all = ts::parse_fit_spec(m, "winch_ki:all");
-  ASSERT_EQ(all.size(), 4u);
-  EXPECT_EQ(all[3].name, "winch_ki:c4");
+  ASSERT_EQ(all.size(), 6u);
+  EXPECT_EQ(all[5].name, "winch_ki:c6");
   // what the single-shooting path does not fit
   const ts::MotionData d = ts::simulate_motion(m, layout(0.1), kDt);
   EXPECT_NE(error_of([&] { (void)ts::identify(m, d, ts::parse_fit_spec(m, "mass:rod1")); }).find("'mass:rod1' is not fitted"),
