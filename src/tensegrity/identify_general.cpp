@@ -165,7 +165,7 @@ class GeneralProgress : public ceres::IterationCallback {
 // the order of the end's share of the weight, the end's share of the mass). RK4 steps above about
 // v_s / (mu |g|) make it chatter: the run is then rough in the ground's parameters at the 1 % level
 // and their fit stalls far from the truth (motorised 3-bar, v_s 1 mm/s, mu 0.92: rolling, mu 0.6
-// fitted from 0.92 stalled at 0.89 with 0.5 ms steps and at 0.71 with 0.2 ms, came to 0.4 % with
+// fitted from 0.92 stalled at 0.89 with 0.5 ms steps and at 0.71 with 0.2 ms, came within 1 % with
 // 0.1 ms; settling, the ground stiffness x1.5 stalled at 0.79 of the truth with 0.5 ms and came to
 // 1 % with 0.1 ms). Fitting a ground parameter with a larger step is refused.
 void check_ground_step(const Model& model, const std::vector<ParameterGroup>& groups, double dt_s) {
