@@ -246,11 +246,13 @@ void register_cdpr_design(CLI::App& app) {
                   "capacity-margin, volume: external wrenches ROW=LO:HI,... [N, N m] (as cdpr workspace; default: the weight alone)");
   cmd->add_option(
       "--wrench-set", a->wrench_set,
-      "capacity-margin, volume: box:... or ellipsoid:ROW=CENTRE:SEMI_AXIS,... or ellipsoid:centre=..,shape=.. (as cdpr workspace)");
+      "capacity-margin, volume: box:... or ellipsoid:ROW=CENTRE:SEMI_AXIS,... or ellipsoid:centre=..,shape=.. (as cdpr workspace; "
+      "default: the weight alone)");
   cmd->add_flag("--attachments", a->attachments, "also move the platform attachment points (within --attachment-min/-max)");
   cmd->add_option("--attachment-min", a->attachment_min,
                   "lower corner of the attachment box x,y,z [m] in the platform frame (default: the attachments' bounding box)");
-  cmd->add_option("--attachment-max", a->attachment_max, "upper corner of the attachment box x,y,z [m] in the platform frame");
+  cmd->add_option("--attachment-max", a->attachment_max,
+                  "upper corner of the attachment box x,y,z [m] in the platform frame (default: the attachments' bounding box)");
   cmd->add_option("--evaluations", a->evaluations, "score evaluations of the Nelder-Mead search (>= 1)")->capture_default_str();
   cmd->add_option("--step", a->step, "initial simplex step [m] (default: a tenth of the frame box's smallest side)");
   cmd->add_option("-o,--out", a->out, "output directory: model.yaml, summary.json")->capture_default_str();

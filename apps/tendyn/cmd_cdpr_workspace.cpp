@@ -483,7 +483,7 @@ void register_cdpr_workspace(CLI::App& app) {
                   "external wrench set [N, N m]: box:ROW=LO:HI,... (as --wrench-box), ellipsoid:ROW=CENTRE:SEMI_AXIS,... "
                   "(axis-aligned, rows not named 0:0) or ellipsoid:centre=C1:..:Cm,shape=E11:..:Emm (symmetric positive "
                   "semi-definite, row-major, rows as --rows); the ellipsoid {centre + shape u : |u| <= 1} is tested exactly "
-                  "by the facets of the available wrench set (docs/CDPR.md)");
+                  "by the facets of the available wrench set (docs/CDPR.md; default: none)");
   cmd->add_option(
       "--grid", a->grid,
       "X0:X1:NX,Y0:Y1:NY[,Z0:Z1:NZ] cell-centred position grid [m] (default: the box of the anchors and --start, 25^3 or 100^2)");
