@@ -1,7 +1,10 @@
-// tendyn cdpr design: move a CDPR model's frame anchors within a frame box to improve the tension
-// margin over a region of positions. Option parsing and printing only: the optimiser is
+// tendyn cdpr design: move a CDPR model's frame anchors within a frame box (and, with
+// --attachments, its attachment points within a box of the platform frame) to improve an objective
+// over a region of positions. Option parsing and printing only: the optimiser is
 // include/tendyn/cdpr/design.hpp.
 //   tendyn cdpr design MODEL --frame-min X,Y[,Z] --frame-max X,Y[,Z] --region X0:X1:NX,Y0:Y1:NY[,Z0:Z1:NZ]
+//                      [--objective tension-margin|capacity-margin|volume] [--wrench-box ... | --wrench-set ...]
+//                      [--attachments [--attachment-min X,Y[,Z] --attachment-max X,Y[,Z]]]
 //                      [--orientation R,P,Y | PHI] [--evaluations N] [--step S] [-o DIR]
 // Writes DIR/model.yaml (the optimised model, cdpr::to_yaml) and DIR/summary.json as one result set.
 #include <tendyn/cdpr/design.hpp>
@@ -21,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "cdpr_wrench_set.hpp"
 #include "cli_util.hpp"
 #include "commands.hpp"
 
@@ -28,7 +32,9 @@ namespace tendyn::cli {
 namespace {
 
 struct DesignArgs {
-  std::string model, frame_min, frame_max, region, orientation;
+  std::string model, frame_min, frame_max, region, orientation, objective = "tension-margin", wrench_box, wrench_set;
+  std::string attachment_min, attachment_max;
+  bool attachments = false;
   std::string out = "out/cdpr-design";
   int evaluations = 300;
   double step = 0.0;
@@ -57,11 +63,11 @@ std::vector<double> parse_region_axis(const std::string& field, const std::strin
   return x;
 }
 
-nlohmann::json anchors_json(const cdpr::Model& m, bool planar) {
+nlohmann::json points_json(const cdpr::Model& m, const Eigen::Matrix3Xd& P, bool planar) {
   nlohmann::json a = nlohmann::json::object();
   for (int i = 0; i < m.ncable(); ++i) {
-    std::vector<double> p = {m.p_WA(0, i), m.p_WA(1, i)};
-    if (!planar) p.push_back(m.p_WA(2, i));
+    std::vector<double> p = {P(0, i), P(1, i)};
+    if (!planar) p.push_back(P(2, i));
     a[m.cable_names[static_cast<std::size_t>(i)]] = p;
   }
   return a;
@@ -82,6 +88,46 @@ void run(const DesignArgs& a) {
                   " is not below upper " + format_number(o.frame_max_m[d], 6) + " (empty frame box)");
   if (a.evaluations < 1) throw Error("--evaluations: must be >= 1 (got " + std::to_string(a.evaluations) + ")");
   o.max_evaluations = a.evaluations;
+  try {
+    o.objective = cdpr::design_objective_from_string(a.objective);
+  } catch (const Error& e) {
+    throw Error(std::string("--objective: ") + e.what());
+  }
+  if (!a.wrench_box.empty() || !a.wrench_set.empty()) {
+    if (o.objective == cdpr::DesignObjective::kTensionMargin)
+      throw Error(std::string(a.wrench_box.empty() ? "--wrench-set" : "--wrench-box") +
+                  ": only with --objective capacity-margin or volume (the tension margin uses the weight alone)");
+    if (!a.wrench_box.empty() && !a.wrench_set.empty()) throw Error("--wrench-box, --wrench-set: give one wrench set, not both");
+    const std::string option = a.wrench_box.empty() ? "--wrench-set" : "--wrench-box";
+    const auto rows = cdpr::WorkspaceEvaluator(model, cdpr::WorkspaceOptions{}).row_names();
+    if (a.wrench_box.empty())
+      parse_wrench_set(a.wrench_set, rows, o.workspace);
+    else
+      parse_wrench_box(a.wrench_box, rows, option, o.workspace);
+    try {
+      cdpr::WorkspaceEvaluator check(model, o.workspace);
+    } catch (const Error& e) {
+      throw Error(option + ": " + e.what());
+    }
+  }
+  if ((!a.attachment_min.empty() || !a.attachment_max.empty()) && !a.attachments)
+    throw Error("--attachment-min/--attachment-max: only with --attachments");
+  o.move_attachments = a.attachments;
+  if (a.attachment_min.empty() != a.attachment_max.empty()) throw Error("--attachment-min/--attachment-max: give both or neither");
+  if (!a.attachment_min.empty()) {
+    o.attachment_min_m = parse_corner(a.attachment_min, "--attachment-min", planar);
+    o.attachment_max_m = parse_corner(a.attachment_max, "--attachment-max", planar);
+    for (int d = 0; d < (planar ? 2 : 3); ++d) {
+      if (o.attachment_min_m[d] > o.attachment_max_m[d])
+        throw Error(std::string("--attachment-min/--attachment-max: ") + "xyz"[d] + ": lower " + format_number(o.attachment_min_m[d], 6) +
+                    " is above upper " + format_number(o.attachment_max_m[d], 6));
+      for (int i = 0; i < model.ncable(); ++i)
+        if (model.p_PB(d, i) < o.attachment_min_m[d] || model.p_PB(d, i) > o.attachment_max_m[d])
+          throw Error(std::string("--attachment-min/--attachment-max: the attachment of cable ") +
+                      model.cable_names[static_cast<std::size_t>(i)] + " lies outside the attachment box (" + "xyz"[d] + " = " +
+                      format_number(model.p_PB(d, i), 6) + " m)");
+    }
+  }
   if (a.step != 0.0 && !(a.step > 0.0 && std::isfinite(a.step))) throw Error("--step: must be > 0 [m]");
   // default step: a tenth of the frame box's smallest side
   o.initial_step_m = a.step > 0.0 ? a.step : 0.1 * (o.frame_max_m - o.frame_min_m).head(planar ? 2 : 3).minCoeff();
@@ -90,7 +136,8 @@ void run(const DesignArgs& a) {
       if (model.p_WA(d, i) < o.frame_min_m[d] || model.p_WA(d, i) > o.frame_max_m[d])
         throw Error(std::string("--frame-min/--frame-max: the anchor of cable ") + model.cable_names[static_cast<std::size_t>(i)] +
                     " lies outside the frame box (" + "xyz"[d] + " = " + format_number(model.p_WA(d, i), 6) + " m)");
-  if (!std::isfinite(model.f_max_N)) throw Error(a.model + ": tension.max: the design score needs a finite upper tension bound");
+  if (o.objective == cdpr::DesignObjective::kTensionMargin && !std::isfinite(model.f_max_N))
+    throw Error(a.model + ": tension.max: the tension-margin score needs a finite upper tension bound");
 
   // the region: a grid of positions at one orientation
   const auto fields = io::split_fields(a.region);
@@ -144,6 +191,8 @@ void run(const DesignArgs& a) {
   };
   nlohmann::json j = {{"command", "cdpr design"},
                       {"model", model.name},
+                      {"objective", cdpr::to_string(o.objective)},
+                      {"move_attachments", o.move_attachments},
                       {"frame_min_m", {o.frame_min_m.x(), o.frame_min_m.y(), o.frame_min_m.z()}},
                       {"frame_max_m", {o.frame_max_m.x(), o.frame_max_m.y(), o.frame_max_m.z()}},
                       {"region_poses", npose},
@@ -153,14 +202,23 @@ void run(const DesignArgs& a) {
                       {"start", score_json(r.start_score)},
                       {"best", score_json(r.best_score)},
                       {"improvement", r.best_score.score - r.start_score.score},
-                      {"anchors_start_m", anchors_json(r.start, planar)},
-                      {"anchors_best_m", anchors_json(r.best, planar)}};
+                      {"anchors_start_m", points_json(r.start, r.start.p_WA, planar)},
+                      {"anchors_best_m", points_json(r.best, r.best.p_WA, planar)}};
+  if (o.move_attachments) {
+    j["attachments_start_m"] = points_json(r.start, r.start.p_PB, planar);
+    j["attachments_best_m"] = points_json(r.best, r.best.p_PB, planar);
+  }
+  if (o.workspace.wrench_lo.size() != 0 || o.workspace.wrench_centre.size() != 0)
+    j["wrench_set"] = wrench_set_json(o.workspace, cdpr::WorkspaceEvaluator(model, o.workspace).row_names());
   write_summary(results.file("summary.json"), j, prov);
   results.commit();
 
   std::printf("tendyn cdpr design: model %s, %ld region poses, %d evaluations\n", model.name.c_str(), static_cast<long>(npose),
               r.evaluations);
-  std::printf("score (mean tension margin) %.6g -> %.6g, feasible poses %d -> %d of %d\n", r.start_score.score, r.best_score.score,
+  const char* score_name = o.objective == cdpr::DesignObjective::kTensionMargin    ? "mean tension margin"
+                           : o.objective == cdpr::DesignObjective::kCapacityMargin ? "worst capacity margin [N, N m]"
+                                                                                   : "feasible fraction of the region";
+  std::printf("score (%s) %.6g -> %.6g, feasible poses %d -> %d of %d\n", score_name, r.start_score.score, r.best_score.score,
               r.start_score.feasible, r.best_score.feasible, r.best_score.poses);
   std::printf("wrote %s (model.yaml, summary.json)\n", dir.string().c_str());
 }
@@ -170,7 +228,9 @@ void run(const DesignArgs& a) {
 void register_cdpr_design(CLI::App& app) {
   auto a = std::make_shared<DesignArgs>();
   auto* cmd = cdpr_group(app)->add_subcommand(
-      "design", "move the frame anchors within a frame box to improve the tension margin over a region (docs/CDPR.md)");
+      "design",
+      "move the frame anchors (and attachments) within boxes to improve the tension margin, capacity margin or workspace "
+      "volume over a region (docs/CDPR.md)");
   cmd->add_option("model", a->model, "CDPR model file (YAML, docs/CDPR.md); needs tension.max")->required()->check(existing_file());
   cmd->add_option("--frame-min", a->frame_min, "lower corner of the frame box x,y,z [m] (planar: x,y)")->required();
   cmd->add_option("--frame-max", a->frame_max, "upper corner of the frame box x,y,z [m] (planar: x,y)")->required();
@@ -178,6 +238,21 @@ void register_cdpr_design(CLI::App& app) {
       ->required();
   cmd->add_option("--orientation", a->orientation,
                   "platform orientation over the region: roll,pitch,yaw (planar: phi) [rad]; default: model's pose");
+  cmd->add_option("--objective", a->objective,
+                  "tension-margin (mean centred tension margin), capacity-margin (worst capacity margin over the region) or "
+                  "volume (fraction of the region in the wrench-feasible workspace)")
+      ->capture_default_str();
+  cmd->add_option("--wrench-box", a->wrench_box,
+                  "capacity-margin, volume: external wrenches ROW=LO:HI,... [N, N m] (as cdpr workspace; default: the weight alone)");
+  cmd->add_option(
+      "--wrench-set", a->wrench_set,
+      "capacity-margin, volume: box:... or ellipsoid:ROW=CENTRE:SEMI_AXIS,... or ellipsoid:centre=..,shape=.. (as cdpr workspace; "
+      "default: the weight alone)");
+  cmd->add_flag("--attachments", a->attachments, "also move the platform attachment points (within --attachment-min/-max)");
+  cmd->add_option("--attachment-min", a->attachment_min,
+                  "lower corner of the attachment box x,y,z [m] in the platform frame (default: the attachments' bounding box)");
+  cmd->add_option("--attachment-max", a->attachment_max,
+                  "upper corner of the attachment box x,y,z [m] in the platform frame (default: the attachments' bounding box)");
   cmd->add_option("--evaluations", a->evaluations, "score evaluations of the Nelder-Mead search (>= 1)")->capture_default_str();
   cmd->add_option("--step", a->step, "initial simplex step [m] (default: a tenth of the frame box's smallest side)");
   cmd->add_option("-o,--out", a->out, "output directory: model.yaml, summary.json")->capture_default_str();

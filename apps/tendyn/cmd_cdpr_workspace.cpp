@@ -1,6 +1,7 @@
 // tendyn cdpr workspace: wrench-feasible, static and wrench-closure workspaces of a CDPR model.
 // Option parsing and printing only: the evaluation is include/tendyn/cdpr/workspace.hpp.
-//   tendyn cdpr workspace MODEL [--kind feasible|static|closure] [--wrench-box fx=-10:10,mz=-1:1]
+//   tendyn cdpr workspace MODEL [--kind feasible|static|closure] [--wrench-box fx=-10:10,mz=-1:1 |
+//                         --wrench-set box:...|ellipsoid:fx=0:10,mz=0:1|ellipsoid:centre=..,shape=..]
 //                         [--grid X0:X1:NX,Y0:Y1:NY[,Z0:Z1:NZ]] [--orientation R,P,Y | PHI]
 //                         [--rays N --start X,Y[,Z]] [--orientation-grid R0:R1:N,P0:P1:N,Y0:Y1:N --at X,Y[,Z]]
 //                         [--group G] [--rows fx,fy,...] [--fmin F] [--fmax F] [--threads T] [-o DIR]
@@ -28,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "cdpr_wrench_set.hpp"
 #include "cli_util.hpp"
 #include "commands.hpp"
 #include "viewer_cli.hpp"
@@ -36,7 +38,7 @@ namespace tendyn::cli {
 namespace {
 
 struct WsArgs {
-  std::string model, kind = "feasible", wrench_box, grid, orientation, start, orientation_grid, at, group, rows;
+  std::string model, kind = "feasible", wrench_box, wrench_set, grid, orientation, start, orientation_grid, at, group, rows;
   std::string out = "out/cdpr-workspace";
   std::optional<double> fmin, fmax;
   int rays = 0;
@@ -83,36 +85,6 @@ Eigen::Vector3d parse_point(const std::string& text, const std::string& option, 
   if (v.size() != n)
     throw Error(option + ": expected " + std::string(planar ? "x,y" : "x,y,z") + " [m], got " + std::to_string(v.size()) + " values");
   return Eigen::Vector3d(v[0], v[1], planar ? 0.0 : v[2]);
-}
-
-// "fx=-10:10,mz=-1:1": rows not named are 0:0
-void parse_wrench_box(const std::string& text, const std::vector<std::string>& row_names, Eigen::VectorXd& lo, Eigen::VectorXd& hi) {
-  const auto m = static_cast<Eigen::Index>(row_names.size());
-  lo = Eigen::VectorXd::Zero(m);
-  hi = Eigen::VectorXd::Zero(m);
-  std::vector<bool> seen(row_names.size(), false);
-  const auto fields = io::split_fields(text);
-  if (fields.empty()) throw Error("--wrench-box: empty (give ROW=LO:HI, e.g. fx=-10:10)");
-  for (const auto& f : fields) {
-    const auto eq = f.find('=');
-    if (eq == std::string::npos) throw Error("--wrench-box: '" + f + "': expected ROW=LO:HI, e.g. fx=-10:10");
-    std::string row = f.substr(0, eq);
-    for (char& c : row) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    const auto it = std::find(row_names.begin(), row_names.end(), row);
-    if (it == row_names.end()) {
-      std::string rows;
-      for (const auto& r : row_names) rows += (rows.empty() ? "" : ", ") + r;
-      throw Error("--wrench-box: row '" + row + "' is not a row of the problem (" + rows + ")");
-    }
-    const auto k = static_cast<std::size_t>(it - row_names.begin());
-    if (seen[k]) throw Error("--wrench-box: row '" + row + "' given twice");
-    seen[k] = true;
-    const auto parts = io::split_fields(f.substr(eq + 1), ':');
-    if (parts.size() != 2) throw Error("--wrench-box: '" + f + "': expected ROW=LO:HI");
-    const std::string where = "--wrench-box " + row;
-    lo[static_cast<Eigen::Index>(k)] = io::parse_finite(parts[0], where);
-    hi[static_cast<Eigen::Index>(k)] = io::parse_finite(parts[1], where);
-  }
 }
 
 nlohmann::json num_or_null(double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr); }
@@ -169,14 +141,19 @@ void Workspace::read_options() {
       throw;
     }
   }
-  if (!a.wrench_box.empty()) {
+  if (!a.wrench_box.empty() && !a.wrench_set.empty()) throw Error("--wrench-box, --wrench-set: give one wrench set, not both");
+  if (!a.wrench_box.empty() || !a.wrench_set.empty()) {
+    const std::string option = a.wrench_box.empty() ? "--wrench-set" : "--wrench-box";
     if (o.kind != cdpr::WorkspaceKind::kFeasible)
-      throw Error(std::string("--wrench-box: only with --kind feasible (got --kind ") + cdpr::to_string(o.kind) + ")");
-    parse_wrench_box(a.wrench_box, row_names, o.wrench_lo, o.wrench_hi);
+      throw Error(option + ": only with --kind feasible (got --kind " + cdpr::to_string(o.kind) + ")");
+    if (a.wrench_box.empty())
+      parse_wrench_set(a.wrench_set, row_names, o);
+    else
+      parse_wrench_box(a.wrench_box, row_names, option, o);
     try {
       cdpr::WorkspaceEvaluator check(model, o);
     } catch (const Error& e) {
-      throw Error(std::string("--wrench-box: ") + e.what());
+      throw Error(option + ": " + e.what());
     }
   }
 }
@@ -386,6 +363,7 @@ nlohmann::json Workspace::summary() const {
                         {"capacity_margin_min_N", num_or_null(margin_min)},
                         {"capacity_margin_max_N", num_or_null(margin_max)}}},
                       {"empty", grid_result.inside_count == 0}};
+  if (o.wrench_centre.size() != 0) j["wrench_ellipsoid"] = wrench_set_json(o, row_names)["ellipsoid"];
   if (a.rays > 0) {
     int clipped = 0;
     for (bool c : rays.clipped) clipped += c;
@@ -501,6 +479,11 @@ void register_cdpr_workspace(CLI::App& app) {
   cmd->add_option(
       "--wrench-box", a->wrench_box,
       "external wrenches on the platform, ROW=LO:HI per row [N, N m], e.g. fx=-10:10,mz=-1:1 (rows not named: 0; default: none)");
+  cmd->add_option("--wrench-set", a->wrench_set,
+                  "external wrench set [N, N m]: box:ROW=LO:HI,... (as --wrench-box), ellipsoid:ROW=CENTRE:SEMI_AXIS,... "
+                  "(axis-aligned, rows not named 0:0) or ellipsoid:centre=C1:..:Cm,shape=E11:..:Emm (symmetric positive "
+                  "semi-definite, row-major, rows as --rows); the ellipsoid {centre + shape u : |u| <= 1} is tested exactly "
+                  "by the facets of the available wrench set (docs/CDPR.md; default: none)");
   cmd->add_option(
       "--grid", a->grid,
       "X0:X1:NX,Y0:Y1:NY[,Z0:Z1:NZ] cell-centred position grid [m] (default: the box of the anchors and --start, 25^3 or 100^2)");

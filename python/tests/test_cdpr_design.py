@@ -38,3 +38,26 @@ def test_optimise_anchors_improves_a_poor_start_within_the_frame():
     assert np.array_equal(np.array(cdpr.optimise_anchors(model, q, o).best.p_WA), best)
     with pytest.raises(tendyn.Error, match="frame box"):
         cdpr.optimise_anchors(model, q, frame_min_m=[1, -1, 0], frame_max_m=[-1, 1, 0])
+
+
+def test_capacity_margin_objective_with_attachments_and_an_ellipsoid():
+    model = cdpr.load_model(PLANAR4).model
+    a = np.array(model.p_WA)
+    a[0, 2], a[0, 3] = 0.2, -0.2
+    model.p_WA = a
+    q = poses()
+    r = cdpr.optimise_anchors(model, q, frame_min_m=[-1, -1, 0], frame_max_m=[1, 1, 0], initial_step_m=0.2, max_evaluations=250,
+                              objective="capacity-margin", move_attachments=True)
+    o = cdpr.DesignOptions(objective="capacity-margin")
+    assert r.best_score.score > r.start_score.score + 0.5
+    assert r.best_score.score == cdpr.design_score(r.best, q, o).score
+    pb = np.array(r.best.p_PB)
+    assert np.all(np.abs(pb[:2]) <= 0.1 + 1e-15)  # within the platform's bounding box
+    # volume with an ellipsoid of wrenches, through DesignOptions
+    v = cdpr.DesignOptions(frame_min_m=[-1, -1, 0], frame_max_m=[1, 1, 0], initial_step_m=0.2, max_evaluations=120, objective="volume")
+    v.set_wrench_ellipsoid([0, 0, 0], np.diag([2.0, 2.0, 0.05]))
+    rv = cdpr.optimise_anchors(model, q, v)
+    assert rv.best_score.score > rv.start_score.score
+    assert rv.best_score.score == cdpr.design_score(rv.best, q, v).score
+    with pytest.raises(tendyn.Error, match="unknown design objective 'speed'"):
+        cdpr.DesignOptions(objective="speed")

@@ -63,3 +63,21 @@ def test_bad_input_raises_with_the_argument():
         cdpr.workspace_rays(model, [5, 0, 0], 8, kind="static")
     with pytest.raises(tendyn.Error, match=r"unknown workspace kind \'wide\' \(valid: feasible, static, closure\)"):
         cdpr.workspace(model, [-1, -1, 0], [1, 1, 0], [5, 5, 1], kind="wide")
+
+
+def test_ellipsoid_of_wrenches_lies_between_its_point_and_its_bounding_box():
+    model = cdpr.load_model(PLANAR4).model
+    c, semi = np.array([1.0, -1.0, 0.0]), np.array([3.0, 2.0, 0.1])
+    args = ([-1, -1, 0], [1, 1, 0], [20, 20, 1])
+    ell = cdpr.workspace(model, *args, wrench_centre=c, wrench_shape=np.diag(semi))
+    box = cdpr.workspace(model, *args, wrench_lo=c - semi, wrench_hi=c + semi)
+    point = cdpr.workspace(model, *args, wrench_centre=c, wrench_shape=np.zeros((3, 3)))
+    same = cdpr.workspace(model, *args, wrench_lo=c, wrench_hi=c)
+    assert np.array_equal(point["inside"], same["inside"])
+    assert np.all(ell["inside"][box["inside"]])  # box inside => ellipsoid inside
+    assert np.all(point["inside"][ell["inside"]])  # ellipsoid inside => centre inside
+    assert box["inside_count"] < ell["inside_count"] < point["inside_count"]
+    with pytest.raises(tendyn.Error, match="not positive semi-definite"):
+        cdpr.workspace(model, *args, wrench_centre=c, wrench_shape=np.diag([1.0, -1.0, 1.0]))
+    with pytest.raises(tendyn.Error, match="give both wrench_centre and wrench_shape"):
+        cdpr.workspace(model, *args, wrench_centre=c)

@@ -3,6 +3,7 @@
 #include <tendyn/cdpr/tension.hpp>
 #include <tendyn/cdpr/tension_problem.hpp>
 #include <tendyn/core/error.hpp>
+#include <tendyn/core/format.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -40,6 +41,29 @@ DesignScore design_score(const Model& model, const Eigen::MatrixXd& poses) {
   return s;
 }
 
+DesignScore design_score(const Model& model, const Eigen::MatrixXd& poses, const DesignOptions& options) {
+  if (options.objective == DesignObjective::kTensionMargin) return design_score(model, poses);
+  if (poses.rows() == 0) throw Error("design: no poses");
+  if (options.workspace.kind == WorkspaceKind::kClosure)
+    throw Error("design: objective " + std::string(to_string(options.objective)) + " needs workspace kind feasible or static, not closure");
+  WorkspaceOptions wo = options.workspace;
+  wo.margin = options.objective == DesignObjective::kCapacityMargin;
+  wo.threads = 1;
+  WorkspaceEvaluator e(model, wo);
+  DesignScore s;
+  s.poses = static_cast<int>(poses.rows());
+  double worst = std::numeric_limits<double>::infinity();
+  for (Eigen::Index k = 0; k < poses.rows(); ++k) {
+    const Pose pose = pose_from_vector(model, poses.row(k).transpose());
+    const PoseVerdict v = e.evaluate(pose);
+    if (v.cls == PoseClass::kUndefined) throw Error("design: a cable has zero length at pose " + std::to_string(k));
+    s.feasible += v.inside();
+    worst = std::min(worst, std::isnan(v.margin) ? -std::numeric_limits<double>::infinity() : v.margin);
+  }
+  s.score = options.objective == DesignObjective::kVolume ? static_cast<double>(s.feasible) / static_cast<double>(s.poses) : worst;
+  return s;
+}
+
 DesignResult optimise_anchors(const Model& model, const Eigen::MatrixXd& poses, const DesignOptions& o) {
   const bool planar = model.motion == Motion::kPlanar;
   const int dims = planar ? 2 : 3;
@@ -53,16 +77,44 @@ DesignResult optimise_anchors(const Model& model, const Eigen::MatrixXd& poses, 
     for (int d = 0; d < dims; ++d)
       if (model.p_WA(d, i) < o.frame_min_m[d] || model.p_WA(d, i) > o.frame_max_m[d])
         throw Error("design: anchor of cable " + model.cable_names[static_cast<std::size_t>(i)] + " lies outside the frame box");
-  const int dim = n * dims;
+  // the design variables: anchor coordinates, then the free attachment coordinates, with their boxes
+  struct Var {
+    bool anchor;
+    int cable, axis;
+    double lo, hi;
+  };
+  std::vector<Var> vars;
+  for (int i = 0; i < n; ++i)
+    for (int d = 0; d < dims; ++d) vars.push_back({true, i, d, o.frame_min_m[d], o.frame_max_m[d]});
+  if (o.move_attachments) {
+    Eigen::Vector3d lo = o.attachment_min_m, hi = o.attachment_max_m;
+    if (lo.head(dims).isZero() && hi.head(dims).isZero()) {
+      lo = model.p_PB.rowwise().minCoeff();
+      hi = model.p_PB.rowwise().maxCoeff();
+    }
+    for (int d = 0; d < dims; ++d) {
+      if (!(hi[d] >= lo[d]) || !std::isfinite(lo[d]) || !std::isfinite(hi[d]))
+        throw Error("design: attachment box axis " + std::to_string(d) + " is inverted or not finite");
+      for (int i = 0; i < n; ++i)
+        if (model.p_PB(d, i) < lo[d] || model.p_PB(d, i) > hi[d])
+          throw Error("design: attachment of cable " + model.cable_names[static_cast<std::size_t>(i)] +
+                      " lies outside the attachment box (" + "xyz"[d] + " = " + format_number(model.p_PB(d, i), 6) + " m)");
+      if (hi[d] > lo[d])
+        for (int i = 0; i < n; ++i) vars.push_back({false, i, d, lo[d], hi[d]});
+    }
+  }
+  const int dim = static_cast<int>(vars.size());
   const auto to_model = [&](const Eigen::VectorXd& x) {
     Model m = model;
-    for (int i = 0; i < n; ++i)
-      for (int d = 0; d < dims; ++d) m.p_WA(d, i) = std::clamp(x[i * dims + d], o.frame_min_m[d], o.frame_max_m[d]);
+    for (int k = 0; k < dim; ++k) {
+      const Var& v = vars[static_cast<std::size_t>(k)];
+      (v.anchor ? m.p_WA : m.p_PB)(v.axis, v.cable) = std::clamp(x[k], v.lo, v.hi);
+    }
     return m;
   };
   DesignResult res;
   res.start = model;
-  res.start_score = design_score(model, poses);
+  res.start_score = design_score(model, poses, o);
   res.best = model;
   res.best_score = res.start_score;
   int evals = 1;
@@ -73,7 +125,7 @@ DesignResult optimise_anchors(const Model& model, const Eigen::MatrixXd& poses, 
     ++evals;
     try {
       validate(m);
-      s = design_score(m, poses);
+      s = design_score(m, poses, o);
     } catch (const Error&) {
       return std::numeric_limits<double>::infinity();  // coincident anchors, zero-length cable
     }
@@ -84,17 +136,20 @@ DesignResult optimise_anchors(const Model& model, const Eigen::MatrixXd& poses, 
     return -s.score;  // minimised
   };
   Eigen::VectorXd x0(dim);
-  for (int i = 0; i < n; ++i)
-    for (int d = 0; d < dims; ++d) x0[i * dims + d] = model.p_WA(d, i);
+  for (int k = 0; k < dim; ++k) {
+    const Var& v = vars[static_cast<std::size_t>(k)];
+    x0[k] = (v.anchor ? model.p_WA : model.p_PB)(v.axis, v.cable);
+  }
   std::vector<Eigen::VectorXd> X(static_cast<std::size_t>(dim + 1), x0);
   std::vector<double> F(static_cast<std::size_t>(dim + 1));
   F[0] = -res.start_score.score;
   for (int k = 0; k < dim && evals < o.max_evaluations; ++k) {
-    // step towards the inside of the frame
-    const int d = k % dims;
-    const double room_hi = o.frame_max_m[d] - x0[k], room_lo = x0[k] - o.frame_min_m[d];
-    X[static_cast<std::size_t>(k + 1)][k] +=
-        room_hi >= room_lo ? std::min(o.initial_step_m, room_hi) : -std::min(o.initial_step_m, room_lo);
+    // step towards the inside of the box
+    // (an attachment: at most half its box, which is about the platform's size)
+    const Var& v = vars[static_cast<std::size_t>(k)];
+    const double room_hi = v.hi - x0[k], room_lo = x0[k] - v.lo;
+    const double step = v.anchor ? o.initial_step_m : std::min(o.initial_step_m, 0.5 * (v.hi - v.lo));
+    X[static_cast<std::size_t>(k + 1)][k] += room_hi >= room_lo ? std::min(step, room_hi) : -std::min(step, room_lo);
     F[static_cast<std::size_t>(k + 1)] = f(X[static_cast<std::size_t>(k + 1)]);
   }
   std::vector<std::size_t> idx(static_cast<std::size_t>(dim + 1));

@@ -4,6 +4,7 @@
 #include <tendyn/core/format.hpp>
 #include <tendyn/core/worker_pool.hpp>
 
+#include <Eigen/Eigenvalues>
 #include <Eigen/SVD>
 
 #include <algorithm>
@@ -34,7 +35,10 @@ struct WorkspaceEvaluator::Impl {
   Eigen::MatrixXd vertices;      // (m x K) required wrenches at the last pose
   std::vector<int> combos;       // (ncombo x (m - 1)) column sets of the facet normals
   int ncombo = 0;
-  bool margin_on = false;
+  bool margin_on = false;       // the facets are enumerated (margin requested or ellipsoid)
+  bool report_margin = false;   // options.margin
+  bool ellipsoid = false;       // the wrench set is an ellipsoid of non-zero shape
+  Eigen::MatrixXd ell_E;        // (m x m) its shape, symmetrised
   bool closed_form_ok = false;  // finite f_max: the closed-form fast path applies
   Eigen::VectorXd w;            // (m) scratch
   Eigen::VectorXd rvec;         // (m) residual scratch
@@ -71,6 +75,8 @@ struct WorkspaceEvaluator::Impl {
     std::string rows_text;
     for (std::size_t i = 0; i < names.size(); ++i) rows_text += (i ? ", " : "") + names[i];
     const bool has_box = options.wrench_lo.size() > 0 || options.wrench_hi.size() > 0;
+    const bool has_ell = options.wrench_centre.size() > 0 || options.wrench_shape.size() > 0;
+    if (has_ell) validate_ellipsoid(has_box, m, names, rows_text);
     if (has_box && options.kind != WorkspaceKind::kFeasible)
       throw Error(std::string("wrench box: kind '") + to_string(options.kind) + "' takes no external wrench set (use kind feasible)");
     if (has_box) {
@@ -93,6 +99,7 @@ struct WorkspaceEvaluator::Impl {
         if (options.wrench_lo[r] < options.wrench_hi[r]) free_rows.push_back(r);
     const int K = 1 << free_rows.size();
     box_vertices = Eigen::MatrixXd::Zero(m, K);
+    if (has_ell) box_vertices.col(0) = options.wrench_centre;
     for (int k = 0; k < K; ++k) {
       if (has_box) box_vertices.col(k) = options.wrench_lo;
       for (std::size_t b = 0; b < free_rows.size(); ++b)
@@ -109,7 +116,8 @@ struct WorkspaceEvaluator::Impl {
     closure_options.f_min_N = 1.0;
     closure_options.f_max_N = std::numeric_limits<double>::infinity();
     // facet normals of the zonotope: every set of m - 1 of the n columns
-    margin_on = options.margin && options.kind != WorkspaceKind::kClosure && m <= 6 && m >= 1;
+    report_margin = options.margin;
+    margin_on = (options.margin || ellipsoid) && options.kind != WorkspaceKind::kClosure && m <= 6 && m >= 1;
     if (margin_on && m > 1) {
       const int k = m - 1;
       if (n < k) {
@@ -118,6 +126,10 @@ struct WorkspaceEvaluator::Impl {
         double count = 1.0;  // C(n, k)
         for (int i = 0; i < k; ++i) count = count * (n - i) / (i + 1);
         if (count > options.max_margin_facets) {
+          if (ellipsoid)
+            throw Error("wrench ellipsoid: the exact test needs the " + format_number(count, 6) + " facet normals of " + std::to_string(n) +
+                        " cables and " + std::to_string(m) + " rows, more than max_margin_facets " +
+                        std::to_string(options.max_margin_facets));
           margin_on = false;
         } else {
           std::vector<int> idx(static_cast<std::size_t>(k));
@@ -138,7 +150,54 @@ struct WorkspaceEvaluator::Impl {
     }
   }
 
-  // signed distance of every vertex to the facet with unit normal c: min over both sides
+  // The ellipsoid's checks; sets `ellipsoid` and `ell_E` (symmetrised) for a non-zero shape.
+  void validate_ellipsoid(bool has_box, int m, const std::vector<std::string>& names, const std::string& rows_text) {
+    const Eigen::VectorXd& c = options.wrench_centre;
+    const Eigen::MatrixXd& E = options.wrench_shape;
+    if (options.kind != WorkspaceKind::kFeasible)
+      throw Error(std::string("wrench ellipsoid: kind '") + to_string(options.kind) + "' takes no external wrench set (use kind feasible)");
+    if (has_box) throw Error("wrench ellipsoid: a box is given too (give one wrench set: a box or an ellipsoid)");
+    if (c.size() != m || E.rows() != m || E.cols() != m)
+      throw Error("wrench ellipsoid: centre of " + std::to_string(c.size()) + " values and shape " + std::to_string(E.rows()) + " x " +
+                  std::to_string(E.cols()) + ", the problem has " + std::to_string(m) + " rows (" + rows_text + ")");
+    for (int r = 0; r < m; ++r) {
+      const std::string row = names[static_cast<std::size_t>(r)];
+      if (!std::isfinite(c[r])) throw Error("wrench ellipsoid: centre row " + row + " is not finite");
+      for (int k = 0; k < m; ++k)
+        if (!std::isfinite(E(r, k)))
+          throw Error("wrench ellipsoid: shape (" + row + ", " + names[static_cast<std::size_t>(k)] + ") is not finite");
+    }
+    const double scale = E.cwiseAbs().maxCoeff();
+    for (int r = 0; r < m; ++r)
+      for (int k = r + 1; k < m; ++k)
+        if (std::abs(E(r, k) - E(k, r)) > 1e-12 * scale)
+          throw Error("wrench ellipsoid: shape is not symmetric: (" + names[static_cast<std::size_t>(r)] + ", " +
+                      names[static_cast<std::size_t>(k)] + ") = " + format_number(E(r, k), 9) + " but (" +
+                      names[static_cast<std::size_t>(k)] + ", " + names[static_cast<std::size_t>(r)] + ") = " + format_number(E(k, r), 9));
+    ell_E = 0.5 * (E + E.transpose());
+    if (scale > 0.0) {
+      const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(ell_E, Eigen::EigenvaluesOnly);
+      const double lo = eig.eigenvalues().minCoeff(), hi = eig.eigenvalues().cwiseAbs().maxCoeff();
+      if (lo < -1e-12 * hi)
+        throw Error("wrench ellipsoid: shape is not positive semi-definite (smallest eigenvalue " + format_number(lo, 6) + ")");
+    }
+    ellipsoid = scale > 0.0;
+  }
+
+  // |E c| by loops (no temporary): the ellipsoid's support along the unit normal c (E symmetric)
+  template <class Vec>
+  [[nodiscard]] double ellipsoid_support(const Vec& c) const {
+    double sum = 0.0;
+    for (Eigen::Index r = 0; r < ell_E.rows(); ++r) {
+      double d = 0.0;
+      for (Eigen::Index k = 0; k < ell_E.cols(); ++k) d += ell_E(r, k) * c[k];
+      sum += d * d;
+    }
+    return std::sqrt(sum);
+  }
+
+  // signed distance of every vertex to the facet with unit normal c: min over both sides (an
+  // ellipsoid: of its centre, less its support along c)
   template <class Vec>
   [[nodiscard]] double facet_margin(const Vec& c, const Eigen::MatrixXd& J) const {
     const double fmin = problem.options.f_min_N, fmax = problem.options.f_max_N;
@@ -158,7 +217,7 @@ struct WorkspaceEvaluator::Impl {
       const double cw = c.dot(vertices.col(k));
       out = std::min({out, dplus - cw, cw - dminus});
     }
-    return out;
+    return ellipsoid ? out - ellipsoid_support(c) : out;
   }
 
   // Unit normal c of the hyperplane spanned by the M - 1 columns `cols` of J: the null vector of
@@ -307,7 +366,29 @@ struct WorkspaceEvaluator::Impl {
         break;
       }
     }
-    if (margin_on) v.margin = capacity_margin(Jmax);
+    if (ellipsoid && v.cls == PoseClass::kInside) {
+      // the centre is inside; the ellipsoid is iff no facet is closer than its support
+      Eigen::JacobiSVD<Eigen::MatrixXd> svd(J, Eigen::ComputeFullU);
+      const auto& s = svd.singularValues();
+      if (s.size() < m || s[0] <= 0.0 || s[m - 1] <= kRankRtol * s[0]) {
+        // Z is flat: outside if the ellipsoid leaves J's column space, else not decided here
+        const int rank = s.size() == 0 || s[0] <= 0.0 ? 0 : static_cast<int>((s.array() > kRankRtol * s[0]).count());
+        const double off = (svd.matrixU().rightCols(m - rank).transpose() * ell_E).norm();
+        v.cls = off > options.feasibility_rtol * ell_E.norm() ? PoseClass::kOutside : PoseClass::kUndecided;
+        return v;
+      }
+      const double margin = capacity_margin(Jmax);
+      const double fscale = std::isfinite(problem.options.f_max_N) ? problem.options.f_max_N : problem.options.f_min_N;
+      const double tol =
+          options.feasibility_rtol * (vertices.col(0).norm() + ell_E.norm() + Jmax * fscale * std::sqrt(static_cast<double>(J.cols())));
+      if (std::isnan(margin))
+        v.cls = PoseClass::kUndecided;
+      else if (margin < -tol)
+        v.cls = PoseClass::kOutside;
+      if (report_margin) v.margin = margin;
+      return v;
+    }
+    if (margin_on && report_margin) v.margin = capacity_margin(Jmax);
     return v;
   }
 };

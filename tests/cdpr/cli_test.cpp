@@ -12,6 +12,7 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cdpr/test_util.hpp"
@@ -317,6 +318,94 @@ TEST(DesignCli, ImprovesAPoorStartAndWritesTheModelAndSummary) {
     const auto bad = dir / "bad";
     std::filesystem::remove_all(bad);
     EXPECT_EQ(test::run_command(cli() + " cdpr design " + test::model_path("planar4.yaml") + " " + c.args + " -o " + bad.string() + " 2>&1",
+                                &out),
+              2)
+        << c.args << "\n"
+        << out;
+    EXPECT_NE(out.find(c.message), std::string::npos) << c.args << "\n" << out;
+    EXPECT_FALSE(std::filesystem::exists(bad / "summary.json")) << c.args;
+  }
+}
+
+// --objective capacity-margin (with --attachments) and volume: a poor start improves, and the
+// written model rescored by the library equals the summary's best score.
+TEST(DesignCli, ObjectivesAndAttachmentsImproveAPoorStartAndRescoreFromTheWrittenModel) {
+  const auto dir = test::temp_dir("design_cli_obj");
+  std::string text;
+  {
+    std::ifstream f(test::model_path("planar4.yaml"));
+    text.assign(std::istreambuf_iterator<char>(f), {});
+  }
+  for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{{"anchor: [1, -1]", "anchor: [0.2, -1]"},
+                                                                                 {"anchor: [-1, -1]", "anchor: [-0.2, -1]"}}) {
+    const auto k = text.find(from);
+    ASSERT_NE(k, std::string::npos) << from;
+    text.replace(k, from.size(), to);
+  }
+  const auto model = dir / "poor.yaml";
+  std::ofstream(model) << text;
+  Eigen::MatrixXd q(36, 3);
+  int k = 0;
+  for (int iy = 0; iy < 6; ++iy)
+    for (int ix = 0; ix < 6; ++ix) q.row(k++) << -0.6 + 1.2 * (ix + 0.5) / 6, -0.6 + 1.2 * (iy + 0.5) / 6, 0.0;
+  struct Run {
+    std::string args;
+    DesignObjective objective;
+    bool attachments;
+  };
+  for (const Run& run : {Run{"--objective capacity-margin --attachments", DesignObjective::kCapacityMargin, true},
+                         Run{"--objective volume --wrench-set ellipsoid:fx=0:2,fy=0:2,mz=0:0.05", DesignObjective::kVolume, false}}) {
+    const auto out_dir = dir / (run.attachments ? "cap" : "vol");
+    std::string out;
+    const int rc = test::run_command(cli() + " cdpr design " + model.string() + " --frame-min -1,-1 --frame-max 1,1" +
+                                         " --region -0.6:0.6:6,-0.6:0.6:6 --evaluations 250 --step 0.2 " + run.args + " -o " +
+                                         out_dir.string() + " 2>&1",
+                                     &out);
+    ASSERT_EQ(rc, 0) << out;
+    std::ifstream sf(out_dir / "summary.json");
+    const auto j = nlohmann::json::parse(sf);
+    EXPECT_EQ(j["objective"], to_string(run.objective));
+    const double before = j["start"]["score"], after = j["best"]["score"];
+    EXPECT_GT(after, before + (run.objective == DesignObjective::kVolume ? 0.1 : 0.5)) << out;
+    const auto best = load_model((out_dir / "model.yaml").string());
+    DesignOptions o;
+    o.objective = run.objective;
+    if (!run.attachments) {
+      o.workspace.wrench_centre = Eigen::Vector3d::Zero();
+      o.workspace.wrench_shape = Eigen::Vector3d(2.0, 2.0, 0.05).asDiagonal();
+    }
+    EXPECT_NEAR(design_score(best.model, q, o).score, after, 1e-12);
+    EXPECT_NEAR(j["improvement"].get<double>(), after - before, 1e-12);
+    EXPECT_EQ(j.contains("attachments_best_m"), run.attachments);
+    const auto start = load_model(model.string());
+    if (run.attachments) {
+      EXPECT_NE(best.model.p_PB, start.model.p_PB);
+      for (int i = 0; i < 4; ++i)
+        for (int d = 0; d < 2; ++d) {
+          EXPECT_GE(best.model.p_PB(d, i), -0.1);  // the platform's 0.2 x 0.2 m box
+          EXPECT_LE(best.model.p_PB(d, i), 0.1);
+        }
+    } else {
+      EXPECT_EQ(best.model.p_PB, start.model.p_PB);
+    }
+  }
+  struct Case {
+    std::string args, message;
+  };
+  const std::vector<Case> cases = {
+      {"--objective speed", "--objective: unknown design objective 'speed'"},
+      {"--attachment-min -1,-1 --attachment-max 1,1", "--attachment-min/--attachment-max: only with --attachments"},
+      {"--attachments --attachment-min 0,0 --attachment-max 1,1",
+       "the attachment of cable c2 lies outside the attachment box (x = -0.1 m)"},
+      {"--wrench-set ellipsoid:fx=0:1", "--wrench-set: only with --objective capacity-margin or volume"},
+      {"--objective volume --wrench-set ellipsoid:fx=0:-1", "--wrench-set ellipsoid fx: semi-axis -1 < 0"},
+  };
+  std::string out;
+  for (const auto& c : cases) {
+    const auto bad = dir / "bad";
+    std::filesystem::remove_all(bad);
+    EXPECT_EQ(test::run_command(cli() + " cdpr design " + test::model_path("planar4.yaml") +
+                                    " --frame-min -1,-1 --frame-max 1,1 --region 0:0:1,0:0:1 " + c.args + " -o " + bad.string() + " 2>&1",
                                 &out),
               2)
         << c.args << "\n"

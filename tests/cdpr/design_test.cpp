@@ -74,5 +74,98 @@ TEST(Design, NelderMeadImprovesAPoorStartWithinTheFrameDeterministically) {
   EXPECT_NE(error_of([&] { (void)optimise_anchors(m, q, bad); }).find("frame box"), std::string::npos);
 }
 
+Model poor_planar4() {
+  Model m = load_model(test::model_path("planar4.yaml")).model;
+  m.p_WA(0, 2) = 0.2;  // the lower anchors pulled in towards the middle of the bottom edge
+  m.p_WA(0, 3) = -0.2;
+  return m;
+}
+
+Eigen::MatrixXd region_poses(int count, double half) {
+  Eigen::MatrixXd q(count * count, 3);
+  int k = 0;
+  for (int j = 0; j < count; ++j)
+    for (int i = 0; i < count; ++i) q.row(k++) << -half + 2.0 * half * (i + 0.5) / count, -half + 2.0 * half * (j + 0.5) / count, 0.0;
+  return q;
+}
+
+DesignOptions frame_options(DesignObjective objective) {
+  DesignOptions o;
+  o.frame_min_m = Eigen::Vector3d(-1, -1, 0);
+  o.frame_max_m = Eigen::Vector3d(1, 1, 0);
+  o.initial_step_m = 0.2;
+  o.max_evaluations = 150;
+  o.objective = objective;
+  return o;
+}
+
+// capacity margin: the worst margin over the region; volume: the fraction of the region inside.
+TEST(Design, CapacityMarginAndVolumeObjectivesImproveAPoorStart) {
+  const Model m = poor_planar4();
+  const Eigen::MatrixXd q = region_poses(6, 0.6);
+  for (const DesignObjective obj : {DesignObjective::kCapacityMargin, DesignObjective::kVolume}) {
+    DesignOptions o = frame_options(obj);
+    o.workspace.wrench_centre = Eigen::Vector3d::Zero();
+    o.workspace.wrench_shape = Eigen::Vector3d(2.0, 2.0, 0.05).asDiagonal();
+    const DesignResult r = optimise_anchors(m, q, o);
+    std::printf("%s: start %.6f (%d/%d inside) -> best %.6f (%d/%d) after %d evaluations\n", to_string(obj), r.start_score.score,
+                r.start_score.feasible, r.start_score.poses, r.best_score.score, r.best_score.feasible, r.best_score.poses, r.evaluations);
+    EXPECT_GT(r.best_score.score, r.start_score.score + (obj == DesignObjective::kVolume ? 0.1 : 1.0)) << to_string(obj);
+    EXPECT_EQ(design_score(r.best, q, o).score, r.best_score.score);
+    EXPECT_EQ(design_score(r.start, q, o).score, r.start_score.score);
+    EXPECT_EQ(r.best.p_PB, m.p_PB);  // attachments not moved
+    // the score by hand: the worst margin / the inside fraction of evaluate_poses
+    WorkspaceOptions wo = o.workspace;
+    std::vector<Pose> poses;
+    for (Eigen::Index k = 0; k < q.rows(); ++k) poses.push_back(pose_from_vector(r.best, q.row(k).transpose()));
+    const auto v = evaluate_poses(r.best, wo, poses);
+    double worst = std::numeric_limits<double>::infinity();
+    int inside = 0;
+    for (const auto& pv : v) {
+      worst = std::min(worst, pv.margin);
+      inside += pv.inside();
+    }
+    EXPECT_EQ(r.best_score.feasible, inside);
+    EXPECT_DOUBLE_EQ(r.best_score.score, obj == DesignObjective::kVolume ? inside / 36.0 : worst);
+    EXPECT_EQ(optimise_anchors(m, q, o).best.p_WA, r.best.p_WA);  // deterministic
+  }
+}
+
+// the attachments as design variables, within the platform's bounding box
+TEST(Design, AttachmentPointsMoveWithinThePlatformAndImproveTheCapacityMargin) {
+  Model m = load_model(test::model_path("planar4.yaml")).model;
+  // poor start: the upper cables' attachments pulled to the platform's lower edge (their moments
+  // about the centre shrink) with the box given explicitly: the 0.2 x 0.2 m platform
+  m.p_PB(1, 0) = -0.1;
+  m.p_PB(1, 1) = -0.1;
+  const Eigen::MatrixXd q = region_poses(5, 0.5);
+  DesignOptions o = frame_options(DesignObjective::kCapacityMargin);
+  o.frame_min_m = Eigen::Vector3d(-1, -1, 0);  // anchors free too
+  o.move_attachments = true;
+  o.attachment_min_m = Eigen::Vector3d(-0.1, -0.1, 0);
+  o.attachment_max_m = Eigen::Vector3d(0.1, 0.1, 0);
+  o.max_evaluations = 300;
+  DesignOptions anchors_only = o;
+  anchors_only.move_attachments = false;
+  const DesignResult r = optimise_anchors(m, q, o), a = optimise_anchors(m, q, anchors_only);
+  std::printf("attachments: start %.6f -> %.6f (anchors only: %.6f)\n", r.start_score.score, r.best_score.score, a.best_score.score);
+  EXPECT_GT(r.best_score.score, r.start_score.score + 0.5);
+  EXPECT_NE(r.best.p_PB, m.p_PB);
+  EXPECT_EQ(design_score(r.best, q, o).score, r.best_score.score);
+  for (int i = 0; i < 4; ++i)
+    for (int d = 0; d < 2; ++d) {
+      EXPECT_GE(r.best.p_PB(d, i), -0.1);
+      EXPECT_LE(r.best.p_PB(d, i), 0.1);
+    }
+  // the default box is the attachments' bounding box; a start outside an explicit box is refused
+  DesignOptions bad = o;
+  bad.attachment_max_m = Eigen::Vector3d(0.05, 0.1, 0);
+  EXPECT_NE(error_of([&] { (void)optimise_anchors(m, q, bad); }).find("attachment of cable c1 lies outside the attachment box (x = 0.1 m)"),
+            std::string::npos);
+  bad = o;
+  bad.workspace.kind = WorkspaceKind::kClosure;
+  EXPECT_NE(error_of([&] { (void)optimise_anchors(m, q, bad); }).find("needs workspace kind feasible or static"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace tendyn::cdpr

@@ -4,17 +4,20 @@
 #include <tendyn/cdpr/workspace.hpp>
 #include <tendyn/core/error.hpp>
 
+#include <Eigen/Geometry>
 #include <Eigen/LU>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <functional>
+#include <numbers>
 #include <random>
 #include <string>
 
@@ -326,6 +329,164 @@ TEST(Workspace, FeasibleWithBoxIsInsideStaticAndZeroBoxIsStatic) {
   }
 }
 
+// ------------------------------------------------------------------ ellipsoids of wrenches
+TEST(WorkspaceEllipsoid, ZeroShapeEqualsThePointWrench) {
+  const Model model = load_model(test::model_path("planar4.yaml")).model;
+  WorkspaceGrid grid;
+  grid.lo_m = Eigen::Vector3d(-1.0, -1.0, 0.0);
+  grid.hi_m = Eigen::Vector3d(1.0, 1.0, 0.0);
+  grid.count = {30, 30, 1};
+  const Eigen::Vector3d w0(2.0, -3.0, 0.1);
+  WorkspaceOptions point;
+  point.wrench_lo = point.wrench_hi = w0;
+  WorkspaceOptions ell;
+  ell.wrench_centre = w0;
+  ell.wrench_shape = Eigen::Matrix3d::Zero();
+  const auto a = evaluate_grid(model, point, grid), b = evaluate_grid(model, ell, grid);
+  EXPECT_GT(a.inside_count, 50);
+  EXPECT_EQ(a.inside_count, b.inside_count);
+  for (std::size_t i = 0; i < a.verdicts.size(); ++i) {
+    EXPECT_EQ(a.verdicts[i].cls, b.verdicts[i].cls);
+    if (std::isfinite(a.verdicts[i].margin)) {
+      EXPECT_EQ(a.verdicts[i].margin, b.verdicts[i].margin);
+    }
+  }
+}
+
+// A disc of radius rho of force on the point mass: inside iff the weight's distance to the
+// boundary of Z (the analytic slack, PointMass) is at least rho; the margin is slack - rho.
+TEST(WorkspaceEllipsoid, SphereOnThePointMassAgainstTheDistanceToTheBoundary) {
+  const PointMass pm;
+  const Model model = pm.model();
+  const double rho = 3.0;
+  WorkspaceOptions o = pm.options();
+  o.kind = WorkspaceKind::kFeasible;
+  o.wrench_centre = Eigen::Vector2d::Zero();
+  o.wrench_shape = rho * Eigen::Matrix2d::Identity();
+  WorkspaceGrid grid;
+  grid.lo_m = Eigen::Vector3d(-0.99, -0.99, 0.0);
+  grid.hi_m = Eigen::Vector3d(0.99, 0.99, 0.0);
+  grid.count = {80, 80, 1};
+  const auto r = evaluate_grid(model, o, grid);
+  int in = 0, out_near = 0, band = 0;
+  for (int i = 0; i < r.p_WP.cols(); ++i) {
+    const double g = pm.slack(r.p_WP(0, i), r.p_WP(1, i));
+    const PoseVerdict& v = r.verdicts[static_cast<std::size_t>(i)];
+    if (std::abs(g - rho) < 1e-6 * pm.F) {
+      ++band;
+      continue;
+    }
+    EXPECT_EQ(v.inside(), g > rho) << "x " << r.p_WP(0, i) << " y " << r.p_WP(1, i) << " slack " << g;
+    (g > rho ? in : out_near) += (g > 0.0);
+    EXPECT_NEAR(v.margin, g - rho, 1e-9 * pm.F);
+  }
+  EXPECT_GT(in, 1000);
+  EXPECT_GT(out_near, 300);  // poses in the static workspace that the disc pushes out
+  EXPECT_LT(band, 10);
+}
+
+// The exact ellipsoid test against its bounding box (box inside => ellipsoid inside) and against
+// 2000 wrenches sampled on its surface (a sampled infeasible wrench => the exact test says outside).
+TEST(WorkspaceEllipsoid, BoundingBoxAndSurfaceSamplingNeverContradictTheExactTest) {
+  const Model model = load_model(test::model_path("planar4.yaml")).model;
+  const Eigen::Vector3d c(1.0, -1.0, 0.05);
+  Eigen::Matrix3d E;  // a tilted ellipsoid: E = R diag(6, 3, 0.3) R^T
+  const Eigen::Matrix3d R = Eigen::AngleAxisd(0.4, Eigen::Vector3d(0.3, 0.5, 1.0).normalized()).toRotationMatrix();
+  E = R * Eigen::Vector3d(6.0, 3.0, 0.3).asDiagonal() * R.transpose();
+  WorkspaceOptions ell;
+  ell.wrench_centre = c;
+  ell.wrench_shape = E;
+  WorkspaceOptions box;  // the bounding box: half-widths |E e_k| along each row
+  box.wrench_lo = c - E.rowwise().norm();
+  box.wrench_hi = c + E.rowwise().norm();
+  WorkspaceGrid grid;
+  grid.lo_m = Eigen::Vector3d(-0.9, -0.9, 0.0);
+  grid.hi_m = Eigen::Vector3d(0.9, 0.9, 0.0);
+  grid.count = {24, 24, 1};
+  const auto a = evaluate_grid(model, ell, grid), b = evaluate_grid(model, box, grid);
+  int box_in = 0, ell_only = 0;
+  for (std::size_t i = 0; i < a.verdicts.size(); ++i) {
+    if (b.verdicts[i].inside()) {
+      ++box_in;
+      EXPECT_TRUE(a.verdicts[i].inside()) << i;
+      EXPECT_GE(a.verdicts[i].margin, b.verdicts[i].margin - 1e-12);
+    } else if (a.verdicts[i].inside()) {
+      ++ell_only;
+    }
+  }
+  EXPECT_GT(box_in, 10);
+  EXPECT_GT(ell_only, 10);  // the box is strictly larger: the ellipsoid test is not the box's
+  // sampling: 2000 points of the unit sphere (Fibonacci), mapped to the surface c + E u
+  const int K = 2000;
+  std::vector<Eigen::Vector3d> u(K);
+  const double golden = std::numbers::pi * (3.0 - std::sqrt(5.0));
+  for (int k = 0; k < K; ++k) {
+    const double z = 1.0 - (2.0 * k + 1.0) / K, rr = std::sqrt(1.0 - z * z);
+    u[static_cast<std::size_t>(k)] = Eigen::Vector3d(rr * std::cos(golden * k), rr * std::sin(golden * k), z);
+  }
+  WorkspaceEvaluator e(model, ell);
+  Workspace ws(3, 4);
+  TensionResult tr;
+  int sampled_out = 0, exact_out_sampling_in = 0, poses = 0;
+  for (int i = 0; i < a.p_WP.cols(); i += 7) {
+    Pose pose;
+    pose.p_WP = a.p_WP.col(i);
+    const PoseVerdict v = e.evaluate(pose);
+    if (v.cls == PoseClass::kUndefined) continue;
+    ++poses;
+    const TensionProblem& p = e.problem();
+    const double Jmax = p.J.cwiseAbs().maxCoeff();
+    bool any_out = false;
+    for (int k = 0; k < K && !any_out; ++k) {
+      const Eigen::VectorXd w = p.w - (c + E * u[static_cast<std::size_t>(k)]);
+      solve_tensions(Method::kExact, p.J, w, p.options, ws, tr);
+      any_out = !(tr.residual_norm <= 1e-9 * (w.norm() + Jmax * tr.tension_norm));
+    }
+    if (any_out) {
+      ++sampled_out;
+      EXPECT_FALSE(v.inside()) << "sampling found an infeasible wrench at pose " << i << ", the exact test said inside";
+    } else if (!v.inside()) {
+      ++exact_out_sampling_in;  // allowed: the sampling misses the worst direction
+    }
+  }
+  std::printf("%d poses: sampling found an infeasible wrench at %d, the exact test alone said outside at %d more\n", poses, sampled_out,
+              exact_out_sampling_in);
+  EXPECT_GT(poses, 50);
+  EXPECT_GT(sampled_out, 10);
+}
+
+TEST(WorkspaceEllipsoid, BadShapeNamesTheReason) {
+  const Model model = load_model(test::model_path("planar4.yaml")).model;
+  WorkspaceOptions o;
+  o.wrench_centre = Eigen::Vector3d::Zero();
+  o.wrench_shape = Eigen::Matrix2d::Identity();
+  EXPECT_NE(tendyn::test::error_of([&] {
+              WorkspaceEvaluator e(model, o);
+            }).find("wrench ellipsoid: centre of 3 values and shape 2 x 2, the problem has 3 rows (fx, fy, mz)"),
+            std::string::npos);
+  o.wrench_shape = Eigen::Vector3d(1.0, -2.0, 1.0).asDiagonal();
+  EXPECT_NE(tendyn::test::error_of([&] { WorkspaceEvaluator e(model, o); }).find("not positive semi-definite (smallest eigenvalue -2)"),
+            std::string::npos);
+  o.wrench_shape = Eigen::Matrix3d::Identity();
+  o.wrench_shape(0, 1) = 0.5;
+  EXPECT_NE(tendyn::test::error_of([&] { WorkspaceEvaluator e(model, o); }).find("shape is not symmetric: (fx, fy) = 0.5 but (fy, fx) = 0"),
+            std::string::npos);
+  o.wrench_shape = Eigen::Matrix3d::Identity();
+  o.wrench_shape(2, 2) = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_NE(tendyn::test::error_of([&] { WorkspaceEvaluator e(model, o); }).find("shape (mz, mz) is not finite"), std::string::npos);
+  o.wrench_shape = Eigen::Matrix3d::Identity();
+  o.wrench_centre[1] = std::numeric_limits<double>::infinity();
+  EXPECT_NE(tendyn::test::error_of([&] { WorkspaceEvaluator e(model, o); }).find("centre row fy is not finite"), std::string::npos);
+  o.wrench_centre = Eigen::Vector3d::Zero();
+  o.wrench_lo = o.wrench_hi = Eigen::Vector3d::Zero();
+  EXPECT_NE(tendyn::test::error_of([&] { WorkspaceEvaluator e(model, o); }).find("a box is given too"), std::string::npos);
+  o.wrench_lo = o.wrench_hi = Eigen::VectorXd();
+  o.kind = WorkspaceKind::kStatic;
+  EXPECT_NE(
+      tendyn::test::error_of([&] { WorkspaceEvaluator e(model, o); }).find("wrench ellipsoid: kind 'static' takes no external wrench set"),
+      std::string::npos);
+}
+
 TEST(Workspace, ClosureOfPointMassIsTheAnchorTriangle) {
   // three cables to a point: they positively span the plane iff the point is inside the triangle
   Eigen::Matrix3Xd A(3, 3);
@@ -403,12 +564,14 @@ TEST(Workspace, BadInputNamesTheArgument) {
       std::string::npos);
   o.wrench_lo = Eigen::Vector3d(0, 5, 0);
   o.wrench_hi = Eigen::Vector3d(1, 3, 0);
-  EXPECT_NE(error_of([&] { WorkspaceEvaluator e(model, o); }).find("row fy: lower bound 5 > upper bound 3 (empty wrench set)"),
-            std::string::npos);
+  EXPECT_NE(
+      tendyn::test::error_of([&] { WorkspaceEvaluator e(model, o); }).find("row fy: lower bound 5 > upper bound 3 (empty wrench set)"),
+      std::string::npos);
   o.kind = WorkspaceKind::kStatic;
   o.wrench_lo = Eigen::Vector3d(0, 0, 0);
   o.wrench_hi = Eigen::Vector3d(1, 1, 0);
-  EXPECT_NE(error_of([&] { WorkspaceEvaluator e(model, o); }).find("kind 'static' takes no external wrench set"), std::string::npos);
+  EXPECT_NE(tendyn::test::error_of([&] { WorkspaceEvaluator e(model, o); }).find("kind 'static' takes no external wrench set"),
+            std::string::npos);
   WorkspaceOptions b;
   b.f_min_N = 50;
   b.f_max_N = 10;
@@ -474,6 +637,60 @@ TEST(WorkspaceCli, WritesGridRaysOrientationsAndSummary) {
   ASSERT_EQ(r2.code, 0) << r2.out;
   EXPECT_EQ(read_text(dir / "out2" / "grid.csv"), grid);
   EXPECT_EQ(read_text(dir / "out2" / "rays.csv"), rays);
+}
+
+// --wrench-set ellipsoid: the CLI's verdicts are the library's; bad shapes exit 2 naming the option
+TEST(WorkspaceCli, WrenchSetEllipsoidMatchesTheLibraryAndBadShapesExit2) {
+  const auto dir = test::temp_dir("ws_cli_ell");
+  std::filesystem::remove_all(dir / "out");
+  const std::string m = test::model_path("planar4.yaml");
+  const auto r = tendyn::test::run_cli(
+      "cdpr workspace " + m + " --wrench-set ellipsoid:fx=1:4,fy=0:3,mz=0:0.1 --grid -1:1:16,-1:1:16 -q -o " + (dir / "out").string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto j = nlohmann::json::parse(read_text(dir / "out" / "summary.json"));
+  const Model model = load_model(m).model;
+  WorkspaceOptions o;
+  o.wrench_centre = Eigen::Vector3d(1.0, 0.0, 0.0);
+  o.wrench_shape = Eigen::Vector3d(4.0, 3.0, 0.1).asDiagonal();
+  WorkspaceGrid g;
+  g.lo_m = Eigen::Vector3d(-1, -1, 0);
+  g.hi_m = Eigen::Vector3d(1, 1, 0);
+  g.count = {16, 16, 1};
+  const auto lib = evaluate_grid(model, o, g);
+  EXPECT_GT(lib.inside_count, 10);
+  EXPECT_EQ(j["grid"]["inside"].get<int>(), lib.inside_count);
+  EXPECT_EQ(j["wrench_ellipsoid"]["centre"]["fx"].get<double>(), 1.0);
+  EXPECT_EQ(j["wrench_ellipsoid"]["shape"][1][1].get<double>(), 3.0);
+  // the full form gives the same
+  const auto r2 = tendyn::test::run_cli("cdpr workspace " + m +
+                                        " --wrench-set ellipsoid:centre=1:0:0,shape=4:0:0:0:3:0:0:0:0.1 --grid -1:1:16,-1:1:16 -q -o " +
+                                        (dir / "out2").string());
+  ASSERT_EQ(r2.code, 0) << r2.out;
+  EXPECT_EQ(read_text(dir / "out2" / "grid.csv"), read_text(dir / "out" / "grid.csv"));
+  struct Case {
+    std::string args, message;
+  };
+  const std::vector<Case> cases = {
+      {"--wrench-set ellipsoid:centre=0:0:0,shape=1:0:0:0:-1:0:0:0:1",
+       "--wrench-set: wrench ellipsoid: shape is not positive semi-definite (smallest eigenvalue -1)"},
+      {"--wrench-set ellipsoid:centre=0:0:0,shape=1:2:0:0:1:0:0:0:1",
+       "--wrench-set: wrench ellipsoid: shape is not symmetric: (fx, fy) = 2"},
+      {"--wrench-set ellipsoid:centre=0:0,shape=1:0:0:1",
+       "--wrench-set: centre has 2 and shape 4 values, the problem's 3 rows need 3 and 9"},
+      {"--wrench-set ellipsoid:fx=nan:1", "--wrench-set ellipsoid fx"},
+      {"--wrench-set ellipsoid:fx=0:-1", "--wrench-set ellipsoid fx: semi-axis -1 < 0"},
+      {"--wrench-set ellipsoid:fz=0:1", "--wrench-set ellipsoid: row 'fz' is not a row of the problem (fx, fy, mz)"},
+      {"--wrench-set sphere:1", "--wrench-set: 'sphere:1': expected box:ROW=LO:HI"},
+      {"--wrench-set box:fx=2:1", "--wrench-set: wrench box: row fx: lower bound 2 > upper bound 1"},
+      {"--wrench-box fx=0:1 --wrench-set ellipsoid:fx=0:1", "--wrench-box, --wrench-set: give one wrench set, not both"},
+      {"--kind static --wrench-set ellipsoid:fx=0:1", "--wrench-set: only with --kind feasible"},
+  };
+  for (const auto& c : cases) {
+    const auto rb = tendyn::test::run_cli("cdpr workspace " + m + " " + c.args + " -q -o " + (dir / "bad").string());
+    EXPECT_EQ(rb.code, 2) << c.args << "\n" << rb.out;
+    EXPECT_NE(rb.out.find(c.message), std::string::npos) << c.args << "\n" << rb.out;
+    EXPECT_FALSE(std::filesystem::exists(dir / "bad")) << c.args;
+  }
 }
 
 TEST(WorkspaceCli, EmptyWorkspaceIsReported) {

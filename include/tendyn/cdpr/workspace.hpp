@@ -10,7 +10,11 @@
 //              {J f : f_min <= f <= f_max}, is convex (a zonotope), so it contains the box shifted
 //              by w_g iff it contains the box's vertices: the test solves one problem per vertex
 //              (2^k for k rows with lo < hi), not a sampling. Without a box it is `static`.
-//              Ellipsoids of wrenches are not supported (enclose one in a box).
+//              Or an ellipsoid of external wrenches {c + E u : |u| <= 1} (E symmetric positive
+//              semi-definite): exact, no sampling, by the facets of Z (below): the required set
+//              {w_g - c - E u} lies in Z iff its centre w_g - c does (the exact solver) and for
+//              every facet normal n with offsets d-, d+: d- + |E n| <= n.(w_g - c) <= d+ - |E n|
+//              (the support function of the ellipsoid along n is |E n|).
 //  * closure   the wrench-closure workspace (Gouttefarde & Gosselin, IEEE T-RO 22(3), 2006):
 //              the columns of J positively span the wrench space, i.e. rank J = m and J f = 0 for
 //              some f > 0. Bounds and gravity play no part.
@@ -30,7 +34,8 @@
 // <= f_max}. Every facet of the zonotope Z is normal to m - 1 linearly independent columns of J;
 // for the unit normal c of such a set the two facet offsets are
 //     d+ = sum_i max(c.a_i f_min, c.a_i f_max),   d- = sum_i min(c.a_i f_min, c.a_i f_max)
-// and margin = min over facets c and vertices w of min(d+ - c.w, c.w - d-). Positive: every
+// and margin = min over facets c and vertices w of min(d+ - c.w, c.w - d-) (for an ellipsoid of
+// wrenches, over its centre w minus |E c|). Positive: every
 // required wrench lies inside Z at least that far from its boundary; negative: some vertex
 // violates a facet by that much. Units: the Euclidean norm of mixed rows [N and N m] (select rows
 // to compare like with like). Defined when rank J = m; NaN for closure, rank-deficient J, a
@@ -76,6 +81,13 @@ struct WorkspaceOptions {
   /// (m) or empty: the box of external wrenches on the platform [N; N m], rows as `rows`
   /// (moments about the platform point P, world axes). kind feasible only; empty = no box.
   Eigen::VectorXd wrench_lo, wrench_hi;
+  /// (m) and (m x m) or empty: the ellipsoid of external wrenches {centre + shape u : |u| <= 1}
+  /// [N; N m], rows as `rows`; shape symmetric positive semi-definite (its eigenvalues are the
+  /// semi-axes; a diagonal shape is an axis-aligned ellipsoid). kind feasible only, not with a box.
+  /// A zero shape is the single wrench `centre`. The exact test needs the facets: more than
+  /// max_margin_facets column sets is an error (not a silent NaN) with a non-zero shape.
+  Eigen::VectorXd wrench_centre;
+  Eigen::MatrixXd wrench_shape;
   /// Tension bounds [N]; NaN = the model's (tension.min, tension.max; max may be infinite).
   double f_min_N = std::numeric_limits<double>::quiet_NaN();
   double f_max_N = std::numeric_limits<double>::quiet_NaN();
@@ -129,13 +141,15 @@ class WorkspaceEvaluator {
   WorkspaceEvaluator& operator=(WorkspaceEvaluator&&) noexcept;
 
   /// Decides one pose (see the file comment). Throws only on a non-finite pose. Cost: one exact
-  /// solve per wrench vertex (stops at the first infeasible one) plus, with the margin,
-  /// C(n, m - 1) QR factorisations of m x (m - 1) matrices.
+  /// solve per wrench vertex (stops at the first infeasible one) plus, with the margin or an
+  /// ellipsoid, C(n, m - 1) eliminations of (m - 1) x m matrices. Ellipsoid at a pose where
+  /// rank J < m: outside when the ellipsoid leaves the column space of J, else undecided.
   PoseVerdict evaluate(const Pose& pose);
   /// The tensions [N] (problem cables, problem.cables order) of the last vertex solved by
   /// evaluate(): for an inside pose the certificate of the last wrench vertex.
   [[nodiscard]] const Eigen::VectorXd& last_tensions() const;
-  /// The problem (cables, rows, bounds) and the required wrench vertices (m x K) at the last pose.
+  /// The problem (cables, rows, bounds) and the required wrench vertices (m x K) at the last pose
+  /// (an ellipsoid: its centre w_g - c, K = 1).
   [[nodiscard]] const TensionProblem& problem() const;
   [[nodiscard]] const Eigen::MatrixXd& wrench_vertices() const;
   /// Names of the problem's rows ("fx", ...), in order.

@@ -21,7 +21,8 @@ namespace py = pybind11;
 namespace {
 
 WorkspaceOptions make_options(const std::string& kind, const std::optional<Eigen::VectorXd>& wrench_lo,
-                              const std::optional<Eigen::VectorXd>& wrench_hi, const std::string& group,
+                              const std::optional<Eigen::VectorXd>& wrench_hi, const std::optional<Eigen::VectorXd>& wrench_centre,
+                              const std::optional<Eigen::MatrixXd>& wrench_shape, const std::string& group,
                               const std::vector<std::string>& rows, const std::optional<double>& f_min_N,
                               const std::optional<double>& f_max_N, bool margin, int threads) {
   WorkspaceOptions o;
@@ -31,6 +32,12 @@ WorkspaceOptions make_options(const std::string& kind, const std::optional<Eigen
   if (wrench_lo) {
     o.wrench_lo = *wrench_lo;
     o.wrench_hi = *wrench_hi;
+  }
+  if (wrench_centre.has_value() != wrench_shape.has_value())
+    throw Error("workspace: give both wrench_centre and wrench_shape (the ellipsoid of external wrenches) or neither");
+  if (wrench_centre) {
+    o.wrench_centre = *wrench_centre;
+    o.wrench_shape = *wrench_shape;
   }
   o.group = group;
   for (const auto& r : rows) o.rows.push_back(wrench_row_from_string(r));
@@ -82,9 +89,11 @@ void expose_workspace(py::module_& m) {
       "workspace",
       [](const Model& model, const Eigen::Vector3d& lo_m, const Eigen::Vector3d& hi_m, const std::array<int, 3>& count,
          const std::string& kind, const std::optional<Eigen::VectorXd>& orientation, const std::optional<Eigen::VectorXd>& wrench_lo,
-         const std::optional<Eigen::VectorXd>& wrench_hi, const std::string& group, const std::vector<std::string>& rows,
+         const std::optional<Eigen::VectorXd>& wrench_hi, const std::optional<Eigen::VectorXd>& wrench_centre,
+         const std::optional<Eigen::MatrixXd>& wrench_shape, const std::string& group, const std::vector<std::string>& rows,
          const std::optional<double>& f_min_N, const std::optional<double>& f_max_N, bool margin, int threads) {
-        const WorkspaceOptions o = make_options(kind, wrench_lo, wrench_hi, group, rows, f_min_N, f_max_N, margin, threads);
+        const WorkspaceOptions o =
+            make_options(kind, wrench_lo, wrench_hi, wrench_centre, wrench_shape, group, rows, f_min_N, f_max_N, margin, threads);
         WorkspaceGrid g;
         g.lo_m = lo_m;
         g.hi_m = hi_m;
@@ -108,11 +117,12 @@ void expose_workspace(py::module_& m) {
       },
       py::arg("model"), py::arg("lo_m"), py::arg("hi_m"), py::arg("count"), py::kw_only(), py::arg("kind") = "feasible",
       py::arg("orientation") = py::none(), py::arg("wrench_lo") = py::none(), py::arg("wrench_hi") = py::none(),
-      py::arg("group") = std::string(), py::arg("rows") = std::vector<std::string>{}, py::arg("f_min_N") = py::none(),
-      py::arg("f_max_N") = py::none(), py::arg("margin") = true, py::arg("threads") = 0,
+      py::arg("wrench_centre") = py::none(), py::arg("wrench_shape") = py::none(), py::arg("group") = std::string(),
+      py::arg("rows") = std::vector<std::string>{}, py::arg("f_min_N") = py::none(), py::arg("f_max_N") = py::none(),
+      py::arg("margin") = true, py::arg("threads") = 0,
       "Workspace on a cell-centred grid of positions lo_m..hi_m [m] with count = (nx, ny, nz) (planar: nz = 1) at one "
       "orientation ([roll, pitch, yaw] or planar [phi], rad). kind: 'feasible' (weight + the box of external wrenches "
-      "wrench_lo..wrench_hi on the platform [N, N m], rows as `rows`), 'static' or 'closure'. Returns a dict: points_m "
+      "wrench_lo..wrench_hi, or the ellipsoid {wrench_centre + wrench_shape u : |u| <= 1} with a symmetric positive semi-definite shape, on the platform [N, N m], rows as `rows`), 'static' or 'closure'. Returns a dict: points_m "
       "(N x 3), inside (N bool), class, capacity_margin_N, residual_norm_N (N), boundary (indices), inside_count, "
       "measure (volume m^3, planar area m^2), cell_measure, undefined_count, undecided_count, inside_on_grid_edge. "
       "Exact test (docs/CDPR.md, Workspaces); the same result for any thread count. GIL released.");
@@ -120,10 +130,12 @@ void expose_workspace(py::module_& m) {
       "workspace_rays",
       [](const Model& model, const Eigen::Vector3d& start_m, int count, const std::string& kind,
          const std::optional<Eigen::VectorXd>& orientation, double max_length_m, double step_m, double tol_m,
-         const std::optional<Eigen::VectorXd>& wrench_lo, const std::optional<Eigen::VectorXd>& wrench_hi, const std::string& group,
+         const std::optional<Eigen::VectorXd>& wrench_lo, const std::optional<Eigen::VectorXd>& wrench_hi,
+         const std::optional<Eigen::VectorXd>& wrench_centre, const std::optional<Eigen::MatrixXd>& wrench_shape, const std::string& group,
          const std::vector<std::string>& rows, const std::optional<double>& f_min_N, const std::optional<double>& f_max_N, bool margin,
          int threads) {
-        const WorkspaceOptions o = make_options(kind, wrench_lo, wrench_hi, group, rows, f_min_N, f_max_N, margin, threads);
+        const WorkspaceOptions o =
+            make_options(kind, wrench_lo, wrench_hi, wrench_centre, wrench_shape, group, rows, f_min_N, f_max_N, margin, threads);
         RaySpec s;
         s.start_m = start_m;
         s.R_WP = orientation_of(model, orientation);
@@ -147,18 +159,20 @@ void expose_workspace(py::module_& m) {
       },
       py::arg("model"), py::arg("start_m"), py::arg("count"), py::kw_only(), py::arg("kind") = "feasible",
       py::arg("orientation") = py::none(), py::arg("max_length_m") = 10.0, py::arg("step_m") = 0.05, py::arg("tol_m") = 1e-4,
-      py::arg("wrench_lo") = py::none(), py::arg("wrench_hi") = py::none(), py::arg("group") = std::string(),
-      py::arg("rows") = std::vector<std::string>{}, py::arg("f_min_N") = py::none(), py::arg("f_max_N") = py::none(),
-      py::arg("margin") = true, py::arg("threads") = 0,
+      py::arg("wrench_lo") = py::none(), py::arg("wrench_hi") = py::none(), py::arg("wrench_centre") = py::none(),
+      py::arg("wrench_shape") = py::none(), py::arg("group") = std::string(), py::arg("rows") = std::vector<std::string>{},
+      py::arg("f_min_N") = py::none(), py::arg("f_max_N") = py::none(), py::arg("margin") = true, py::arg("threads") = 0,
       "Boundary by ray casting from start_m (must be inside): march by step_m, bisect to tol_m. Returns a dict: "
       "direction, boundary_m (count x 3), distance_m, clipped, inside/class/capacity_margin_N at the boundary points, "
       "measure (volume or area if star-shaped), evaluations.");
   m.def(
       "workspace_poses",
       [](const Model& model, const Eigen::MatrixXd& q, const std::string& kind, const std::optional<Eigen::VectorXd>& wrench_lo,
-         const std::optional<Eigen::VectorXd>& wrench_hi, const std::string& group, const std::vector<std::string>& rows,
+         const std::optional<Eigen::VectorXd>& wrench_hi, const std::optional<Eigen::VectorXd>& wrench_centre,
+         const std::optional<Eigen::MatrixXd>& wrench_shape, const std::string& group, const std::vector<std::string>& rows,
          const std::optional<double>& f_min_N, const std::optional<double>& f_max_N, bool margin, int threads) {
-        const WorkspaceOptions o = make_options(kind, wrench_lo, wrench_hi, group, rows, f_min_N, f_max_N, margin, threads);
+        const WorkspaceOptions o =
+            make_options(kind, wrench_lo, wrench_hi, wrench_centre, wrench_shape, group, rows, f_min_N, f_max_N, margin, threads);
         std::vector<Pose> poses;
         for (Eigen::Index i = 0; i < q.rows(); ++i) poses.push_back(pose_from_vector(model, q.row(i).transpose()));
         std::vector<PoseVerdict> v;
@@ -169,8 +183,9 @@ void expose_workspace(py::module_& m) {
         return verdicts_dict(v);
       },
       py::arg("model"), py::arg("q"), py::kw_only(), py::arg("kind") = "feasible", py::arg("wrench_lo") = py::none(),
-      py::arg("wrench_hi") = py::none(), py::arg("group") = std::string(), py::arg("rows") = std::vector<std::string>{},
-      py::arg("f_min_N") = py::none(), py::arg("f_max_N") = py::none(), py::arg("margin") = true, py::arg("threads") = 0,
+      py::arg("wrench_hi") = py::none(), py::arg("wrench_centre") = py::none(), py::arg("wrench_shape") = py::none(),
+      py::arg("group") = std::string(), py::arg("rows") = std::vector<std::string>{}, py::arg("f_min_N") = py::none(),
+      py::arg("f_max_N") = py::none(), py::arg("margin") = true, py::arg("threads") = 0,
       "Verdicts for poses q (N x 3 planar x,y,phi or N x 6 spatial x,y,z,roll,pitch,yaw [m, rad]): e.g. an orientation "
       "workspace at one point. Returns a dict: inside, class, capacity_margin_N, residual_norm_N.");
 }
