@@ -102,7 +102,7 @@ TEST(IdentifyGeneral, RecoversWinchAndCableParametersWithoutNoise) {
   EXPECT_NEAR(r.model.cables[8].stiffness_Npm, r.parameters[3].fitted, 0.0);
 }
 
-TEST(IdentifyGeneral, RecoversParametersWithNoiseWithinTheirUncertainty) {
+TEST(IdentifyGeneral, RecoversParametersWithNoiseToFivePercentWithLowerBoundDeviations) {
   const ts::Model nominal = motorised_creeping();
   ts::MotionData d = ts::simulate_motion(changed_truth(), layout(1.0), kDt);
   add_noise(d, 1e-3, 2e-5, 11);
