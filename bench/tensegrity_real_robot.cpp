@@ -105,10 +105,11 @@ int main(int argc, char** argv) {
     const tt::Model* model;
     std::vector<double> ns, ratio, ratio_general;
   };
-  std::vector<Variant> v{{"documents' 3-bar (ideal rods, point contact, ideal drive)", &plain, {}, {}, {}},
-                         {"the same 3-bar through the general-body path (6 nodes, 9 cables, diagonal inertia tensors)", &plain_general, {}, {}, {}},
-                         {"+ end-caps, 18 off-axis cable points, full inertia tensors", &geometry, {}, {}, {}},
-                         {"+ 4 winches (models/three_bar_motorised.yaml)", &real, {}, {}, {}}};
+  std::vector<Variant> v{
+      {"documents' 3-bar (ideal rods, point contact, ideal drive)", &plain, {}, {}, {}},
+      {"the same 3-bar through the general-body path (6 nodes, 9 cables, diagonal inertia tensors)", &plain_general, {}, {}, {}},
+      {"+ end-caps, 18 off-axis cable points, full inertia tensors", &geometry, {}, {}, {}},
+      {"+ 4 winches (models/three_bar_motorised.yaml)", &real, {}, {}, {}}};
   if (only >= 0) {  // one row alone, for a profiler (perf record)
     double best = 1e300;
     for (int r = 0; r < rounds; ++r) best = std::min(best, ns_per_step(*v[static_cast<std::size_t>(only)].model, steps));
@@ -124,7 +125,8 @@ int main(int argc, char** argv) {
     for (auto& x : v) x.ratio_general.push_back(x.ns[static_cast<std::size_t>(r)] / v[1].ns[static_cast<std::size_t>(r)]);
   std::printf("RK4 step (h = 0.2 ms) incl. the next step's derivative, compliant ground; thread CPU time; %d rounds of %d steps\n\n",
               rounds, steps);
-  std::printf("| model | ns/step (best round) | / plain (median of rounds) | / plain through the general path (median) |\n|---|---|---|---|\n");
+  std::printf(
+      "| model | ns/step (best round) | / plain (median of rounds) | / plain through the general path (median) |\n|---|---|---|---|\n");
   for (auto& x : v) {
     std::sort(x.ratio.begin(), x.ratio.end());
     std::sort(x.ratio_general.begin(), x.ratio_general.end());

@@ -291,8 +291,9 @@ void register_cdpr_experiment(CLI::App& app) {
   cmd->add_option("--sweep-pretension", a->sweep, "also run stage 1 from each of these factors of the optimum; writes pretension_sweep.csv")
       ->delimiter(',');
   cmd->add_flag("--noise", a->noise, "seeded Gaussian sensor noise");
-  cmd->add_flag("--html", a->html, "also write view.html (stage 2 in the 3D viewer, both stages' norms and errors plotted) and compare.html (stage 1 "
-                  "as run A, stage 2 as B drawn as a ghost, the difference plots)");
+  cmd->add_flag("--html", a->html,
+                "also write view.html (stage 2 in the 3D viewer, both stages' norms and errors plotted) and compare.html (stage 1 "
+                "as run A, stage 2 as B drawn as a ghost, the difference plots)");
   cmd->add_option("--seed", a->seed, "noise seed")->capture_default_str();
   cmd->add_flag("--no-plot", a->no_plot, "do not render experiment.png");
   cmd->add_flag("-q,--quiet", a->quiet, "no progress or summary output");

@@ -86,7 +86,8 @@ PYBIND11_MODULE(_tendyn, m) {
     t::expose_identify(tensegrity);
     t::expose_derivatives(tensegrity);
   }
-  py::module_ viz = m.def_submodule("viz", "Viewer: the live view's client (tendyn::viz; tendyn.viewer builds on it) and the viewer page (ScenePage).");
+  py::module_ viz =
+      m.def_submodule("viz", "Viewer: the live view's client (tendyn::viz; tendyn.viewer builds on it) and the viewer page (ScenePage).");
   tendyn::python::viz_bind::expose_live(viz);
   tendyn::python::viz_bind::expose_page(viz);
 #ifdef TENDYN_WITH_CDPR

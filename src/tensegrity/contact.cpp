@@ -21,8 +21,8 @@ namespace {
 struct ImpulseBody {
   double mass_kg = 1.0;
   bool general = false;
-  Eigen::Vector3d e = Eigen::Vector3d::UnitZ();  // axisymmetric: the axis
-  double It = 0.0, Ia = 0.0;                     // axisymmetric: principal moments
+  Eigen::Vector3d e = Eigen::Vector3d::UnitZ();      // axisymmetric: the axis
+  double It = 0.0, Ia = 0.0;                         // axisymmetric: principal moments
   Eigen::Matrix3d Iinv_W = Eigen::Matrix3d::Zero();  // general: the world inverse inertia
 
   // omega change from an angular impulse L about C: I_W^-1 L.

@@ -142,24 +142,6 @@ struct GeneralCost {
   }
 };
 
-class GeneralProgress : public ceres::IterationCallback {
- public:
-  explicit GeneralProgress(const std::function<void(int, double, double)>& f) : f_(f) {}
-  ceres::CallbackReturnType operator()(const ceres::IterationSummary& s) override {
-    try {
-      f_(s.iteration, s.cost, s.gradient_max_norm);
-    } catch (...) {
-      error = std::current_exception();
-      return ceres::SOLVER_ABORT;
-    }
-    return ceres::SOLVER_CONTINUE;
-  }
-  std::exception_ptr error;
-
- private:
-  const std::function<void(int, double, double)>& f_;
-};
-
 // The compliant ground's friction is regularised, f_t = -mu F_n v_t / sqrt(|v_t|^2 + v_s^2): an
 // end-cap in stick sees a tangential damping mu F_n / v_s, about mu |g| / v_s per unit mass (F_n of
 // the order of the end's share of the weight, the end's share of the mass). RK4 steps above about
@@ -250,9 +232,9 @@ IdentifyResult identify_general(const Model& model, const MotionData& data, cons
   so.num_threads = 1;
   so.logging_type = ceres::SILENT;
   so.minimizer_progress_to_stdout = false;
-  std::unique_ptr<GeneralProgress> progress;
+  std::unique_ptr<ProgressCallback> progress;
   if (options.progress) {
-    progress = std::make_unique<GeneralProgress>(options.progress);
+    progress = std::make_unique<ProgressCallback>(options.progress);
     so.callbacks.push_back(progress.get());
   }
   ceres::Solver::Summary summary;
@@ -381,8 +363,9 @@ IdentifyResult identify_general(const Model& model, const MotionData& data, cons
   // stick-slip and motor limits: its cost is rough at small scales, and on noisy synthetic data of
   // the motorised 3-bar the fitted values lay 4-20 standard deviations (1-5 %) from the truth
   // (IdentifyGeneral.RecoversParametersWithNoise...). Said with every result of this path.
-  R.verdict_reason += "; the standard deviations of this path (single shooting, numeric derivatives through contact and "
-                      "motor limits) are lower bounds: the fitted values can lie several of them from the truth";
+  R.verdict_reason +=
+      "; the standard deviations of this path (single shooting, numeric derivatives through contact and "
+      "motor limits) are lower bounds: the fitted values can lie several of them from the truth";
   validate(R.model);
   R.solve_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
   return R;

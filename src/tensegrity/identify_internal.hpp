@@ -18,6 +18,8 @@
 
 #include <cmath>
 #include <cstddef>
+#include <exception>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <string>
@@ -25,6 +27,7 @@
 #include <vector>
 
 #include <ceres/evaluation_callback.h>
+#include <ceres/iteration_callback.h>
 
 namespace ceres {
 class CostFunction;
@@ -227,6 +230,26 @@ Setup make_setup(const Model& m, const MotionData& d, const std::vector<Paramete
 
 // The Ceres cost of segment `seg` of setup `s`, which must outlive it (identify_cost.cpp).
 std::unique_ptr<ceres::CostFunction> make_segment_cost(const Setup* s, int seg);
+
+// Forwards Ceres' iterations to IdentifyOptions::progress (an exception thrown there is kept and
+// rethrown after Solve: Ceres is not exception-safe, so the iteration aborts the solve instead).
+class ProgressCallback : public ceres::IterationCallback {
+ public:
+  explicit ProgressCallback(const std::function<void(int, double, double)>& f) : f_(f) {}
+  ceres::CallbackReturnType operator()(const ceres::IterationSummary& s) override {
+    try {
+      f_(s.iteration, s.cost, s.gradient_max_norm);
+    } catch (...) {
+      error = std::current_exception();
+      return ceres::SOLVER_ABORT;
+    }
+    return ceres::SOLVER_CONTINUE;
+  }
+  std::exception_ptr error;
+
+ private:
+  const std::function<void(int, double, double)>& f_;
+};
 
 // Evaluates every segment in parallel (`threads`) before each evaluation of the problem it is
 // the evaluation callback of; Ceres itself then runs in one thread and only copies the cached

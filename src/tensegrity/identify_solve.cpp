@@ -167,26 +167,6 @@ void judge_fit(const VerdictFacts& f, const IdentifyOptions& options, IdentifyRe
 
 namespace {
 
-// Forwards Ceres' iterations to IdentifyOptions::progress (an exception thrown there is kept and
-// rethrown after Solve: Ceres is not exception-safe, so the iteration aborts the solve instead).
-class ProgressCallback : public ceres::IterationCallback {
- public:
-  explicit ProgressCallback(const std::function<void(int, double, double)>& f) : f_(f) {}
-  ceres::CallbackReturnType operator()(const ceres::IterationSummary& s) override {
-    try {
-      f_(s.iteration, s.cost, s.gradient_max_norm);
-    } catch (...) {
-      error = std::current_exception();
-      return ceres::SOLVER_ABORT;
-    }
-    return ceres::SOLVER_CONTINUE;
-  }
-  std::exception_ptr error;
-
- private:
-  const std::function<void(int, double, double)>& f_;
-};
-
 // The cost at the current values of a problem, summed in residual-block order by one thread
 // (Ceres sums per thread during Solve: its costs differ in the last bits between thread counts).
 double cost_of(ceres::Problem& p) {

@@ -167,8 +167,7 @@ std::vector<KernelCase> body_cases() {
     r.general_inertia = true;
   }
   c.push_back({"three_bar of general inertia", general});
-  for (const char* f : {"three_bar_local.xml", "six_bar.xml"})
-    c.push_back({f, ts::load_mjcf_file(dir + "/tests/data/mjcf/" + f).model});
+  for (const char* f : {"three_bar_local.xml", "six_bar.xml"}) c.push_back({f, ts::load_mjcf_file(dir + "/tests/data/mjcf/" + f).model});
   return c;
 }
 

@@ -121,7 +121,8 @@ void expose_page(py::module_& m) {
           "add_batch_frame",
           [](ScenePage& p, const ts::Model& model, const ts::Batch& batch, int r) {
             p.check_model(model, "ScenePage.add_batch_frame");
-            if (r < 0 || r >= batch.size()) throw py::index_error("ScenePage.add_batch_frame(r): robot " + std::to_string(r) + " out of range");
+            if (r < 0 || r >= batch.size())
+              throw py::index_error("ScenePage.add_batch_frame(r): robot " + std::to_string(r) + " out of range");
             const auto i = static_cast<std::size_t>(r);
             tensegrity_bind::check_state_arg(model, batch.states[i], "ScenePage.add_batch_frame", "batch");
             tensegrity_bind::check_data_arg(model, batch.datas[i], "ScenePage.add_batch_frame", "batch");
@@ -130,7 +131,8 @@ void expose_page(py::module_& m) {
           py::arg("model"), py::arg("batch"), py::arg("r"),
           "Appends robot r of a batch (its state and the data the batch holds for it: tensions with the commanded rest lengths).")
       .def("clear", &ScenePage::clear, "Removes every frame (a new episode).")
-      .def_property_readonly("frames", [](const ScenePage& p) { return static_cast<int>(p.scene->t_s.size()); }, "number of frames")
+      .def_property_readonly(
+          "frames", [](const ScenePage& p) { return static_cast<int>(p.scene->t_s.size()); }, "number of frames")
       .def_property(
           "title", [](const ScenePage& p) { return p.scene->title; }, [](ScenePage& p, const std::string& t) { p.scene->title = t; })
       .def(
