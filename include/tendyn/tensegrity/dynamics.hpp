@@ -56,6 +56,9 @@ struct Data {
   // 7..9 unit vector u = (p_b - p_a) / l, 10 rate u . (v_b - v_a) [m/s].
   Eigen::ArrayXXd cable_work;
   std::vector<int> anchor_nodes;  // indices of the world-anchor nodes (topology, from make_data)
+  std::vector<int> ground_contact_nodes;  // nodes that can touch the ground (Node::touches_ground: rod ends and
+                                          // body points marked `contact`, never anchors), in index order
+                                          // (topology, from make_data)
 
   /// Optional actuation callback through the API, called at every evaluation (every integrator
   /// stage) after the model's drives have set cable_rest_length_m for time t_s. It may change
@@ -76,7 +79,8 @@ struct Data {
     Eigen::VectorXd x;                          // (Model::nx())
     Eigen::VectorXd cable_rest_length_m;        // (ncable)
     Eigen::VectorXd winch_target_m;             // (nwinch)
-    std::vector<Eigen::Vector3d> f_W_ext_node;  // (nnode)
+    std::vector<Eigen::Vector3d> f_W_ext_node;  // (nnode); not written while f_W_ext_zero
+    bool f_W_ext_zero = false;                  // every external force was +0 (all bits zero): no copy kept
   } evaluated;
 
   // Integrator scratch (sized once).
