@@ -102,8 +102,9 @@ struct Data {
 };
 
 /// Allocates and initialises a Data for `model` (rest lengths and external forces from the model).
-/// A Data belongs to the model it was made from: it records which nodes are anchors, so after
-/// changing a model's nodes, rods or cables (not only their parameters) make a new Data.
+/// A Data belongs to the model it was made from: it records which nodes are anchors and which can
+/// touch the ground (Data::ground_contact_nodes), so after changing a model's nodes (a body point's
+/// `contact` flag included), rods or cables (not only their parameters) make a new Data.
 Data make_data(const Model& model);
 
 /// Node positions and velocities and rod axes from the state. O(nnode).
