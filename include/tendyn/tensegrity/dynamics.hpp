@@ -55,7 +55,7 @@ struct Data {
   // every cable k (a -> b), c = 0..2 p_b - p_a [m], 3..5 v_b - v_a [m/s], 6 length l [m],
   // 7..9 unit vector u = (p_b - p_a) / l, 10 rate u . (v_b - v_a) [m/s].
   Eigen::ArrayXXd cable_work;
-  std::vector<int> anchor_nodes;  // indices of the world-anchor nodes (topology, from make_data)
+  std::vector<int> anchor_nodes;          // indices of the world-anchor nodes (topology, from make_data)
   std::vector<int> ground_contact_nodes;  // nodes that can touch the ground (Node::touches_ground: rod ends and
                                           // body points marked `contact`, never anchors), in index order
                                           // (topology, from make_data)
