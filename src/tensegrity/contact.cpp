@@ -108,10 +108,8 @@ void for_each_contact(const Model& model, const Data& data, const State& state, 
 double lowest_end_height(const Model& model, const Data& data) {
   double z = std::numeric_limits<double>::infinity();
   if (data.body_geometry) {
-    for (int nd = 0; nd < model.nnode(); ++nd) {
-      const Node& n = model.nodes[static_cast<std::size_t>(nd)];
-      if (n.touches_ground()) z = std::min(z, (data.p_W_node(2, nd) - n.radius_m) - model.ground.height_m);
-    }
+    for (const int nd : data.ground_contact_nodes)
+      z = std::min(z, (data.p_W_node(2, nd) - model.nodes[static_cast<std::size_t>(nd)].radius_m) - model.ground.height_m);
     return z;
   }
   for (const auto& r : model.rods)
@@ -342,9 +340,36 @@ double add_compliant_ground_forces(const Model& model, Data& data, const State* 
     energy += 0.5 * g.stiffness_Npm * depth * depth;
   };
   if (data.body_geometry) {
+    // only the nodes that can touch (Data::ground_contact_nodes), in index order as touch() above
+    // would visit them: the same operations, the depth first so that a node above the ground costs
+    // no velocity (the law writes nothing for depth <= 0)
     data.tau_W_contact_rod.setZero();
-    for (int nd = 0; nd < model.nnode(); ++nd)
-      if (model.nodes[static_cast<std::size_t>(nd)].touches_ground()) touch(nd);
+    const double* __restrict p_W = data.p_W_node.data();
+    const double* __restrict v_W = data.v_W_node.data();
+    double* __restrict f_W = data.f_W_node.data();
+    double* __restrict tau_contact = data.tau_W_contact_rod.data();
+    const Node* nodes = model.nodes.data();
+    for (const int nd : data.ground_contact_nodes) {
+      const Node& n = nodes[nd];
+      const double r = n.radius_m;
+      const double depth = g.height_m - (p_W[3 * nd + 2] - r);  // contact_depth
+      if (!(depth > 0.0)) continue;
+      double v[3] = {v_W[3 * nd], v_W[3 * nd + 1], v_W[3 * nd + 2]}, f[3];  // contact_point
+      if (r > 0.0 && state != nullptr) {
+        const double* w = state->x.data() + State::kStride * n.rod + 10;
+        v[0] += w[1] * -r;
+        v[1] -= w[0] * -r;
+      }
+      if (!law::compliant_ground_force(depth, v, g.stiffness_Npm, g.damping_Nspm, g.friction, g.slip_velocity_mps, f)) continue;
+      f_W[3 * nd] += f[0];
+      f_W[3 * nd + 1] += f[1];
+      f_W[3 * nd + 2] += f[2];
+      if (r > 0.0) {
+        tau_contact[3 * n.rod] += r * f[1];
+        tau_contact[3 * n.rod + 1] -= r * f[0];
+      }
+      energy += 0.5 * g.stiffness_Npm * depth * depth;
+    }
     return energy;
   }
   for (const auto& rod : model.rods)
@@ -355,8 +380,7 @@ double add_compliant_ground_forces(const Model& model, Data& data, const State* 
 double ground_energy(const Model& model, const Data& data) {
   if (model.ground.type != Ground::Type::kCompliant) return 0.0;
   double energy = 0.0;
-  for (int nd = 0; nd < model.nnode(); ++nd) {
-    if (!model.nodes[static_cast<std::size_t>(nd)].touches_ground()) continue;
+  for (const int nd : data.ground_contact_nodes) {
     const double depth = contact_depth(model, data, nd);
     if (depth > 0.0) energy += 0.5 * model.ground.stiffness_Npm * depth * depth;
   }

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <string>
 
 namespace tendyn::tensegrity {
@@ -30,8 +31,11 @@ Data make_data(const Model& model) {
   d.f_W_ext_node = model.f_W_ext_node;
   d.f_W_ext_node.resize(static_cast<std::size_t>(nn), Eigen::Vector3d::Zero());
   d.cable_work.setZero(nc, 11);
-  for (int i = 0; i < nn; ++i)
-    if (model.nodes[static_cast<std::size_t>(i)].is_anchor()) d.anchor_nodes.push_back(i);
+  for (int i = 0; i < nn; ++i) {
+    const Node& n = model.nodes[static_cast<std::size_t>(i)];
+    if (n.is_anchor()) d.anchor_nodes.push_back(i);
+    if (n.touches_ground()) d.ground_contact_nodes.push_back(i);
+  }
   d.winch_target_m.setZero(model.nwinch());
   d.winch_command.setZero(model.nwinch());
   d.winch_torque_Nm.setZero(model.nwinch());
@@ -246,7 +250,12 @@ void winch_rates(const Model& model, const State& state, Data& data) {
     if (wi.control == Winch::Control::kPosition) {
       e = data.winch_target_m[w] - data.cable_rest_length_m[wi.cable];
       u = wi.kp_per_m * e + wi.ki_per_ms * integral - wi.kd_s_per_m * lpr * omega;
-      limit = wi.position_command_limit();
+      // Winch::position_command_limit() with this lpr; without a rate limit (+infinity) its quotient
+      // is +infinity or NaN for a speed of sign +, never below the command limit: no division then
+      const double speed = wi.no_load_speed_radps * lpr;
+      limit = wi.rate_limit_mps == std::numeric_limits<double>::infinity() && !std::signbit(speed)
+                  ? wi.command_limit
+                  : std::min(wi.command_limit, wi.rate_limit_mps / speed);
     } else {
       u = data.winch_target_m[w];
     }

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <limits>
@@ -283,23 +284,45 @@ bool same_bits(const std::vector<Eigen::Vector3d>& a, const std::vector<Eigen::V
   return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), sizeof(Eigen::Vector3d) * a.size()) == 0);
 }
 
-// Whether data.xdot is f(state) for this model and data's current inputs (Data::evaluated).
+// Whether every external force is +0 in all its bits (a -0 or a NaN is not).
+bool all_bits_zero(const std::vector<Eigen::Vector3d>& f) {
+  std::uint64_t bits = 0;
+  for (const Eigen::Vector3d& v : f)
+    for (int c = 0; c < 3; ++c) {
+      std::uint64_t b;
+      std::memcpy(&b, &v[c], sizeof b);
+      bits |= b;
+    }
+  return bits == 0;
+}
+
+// Whether data.xdot is f(state) for this model and data's current inputs (Data::evaluated). The
+// external forces as recorded: all +0 (Evaluated::f_W_ext_zero, no copy kept), or the copy.
 bool holds_derivative(const Model& model, const State& state, const Data& data) {
   const Data::Evaluated& e = data.evaluated;
   return e.model == &model && e.time_s == state.time_s && same_bits(e.x, state.x) &&
          same_bits(e.cable_rest_length_m, data.cable_rest_length_m) && same_bits(e.winch_target_m, data.winch_target_m) &&
-         same_bits(e.f_W_ext_node, data.f_W_ext_node);
+         (e.f_W_ext_zero ? data.f_W_ext_node.size() == e.f_W_ext_node.size() && all_bits_zero(data.f_W_ext_node)
+                         : same_bits(e.f_W_ext_node, data.f_W_ext_node));
 }
 
 // Records that data.xdot is f(state) with data's current inputs (no allocation once sized).
-void record_evaluation(const Model& model, const State& state, Data& data) {
+// ext_zero: the caller knows that every external force is still +0 (checked at the step's start,
+// and no controller ran that could have changed them), so they need no look.
+void record_evaluation(const Model& model, const State& state, Data& data, bool ext_zero = false) {
   Data::Evaluated& e = data.evaluated;
   e.model = &model;
   e.time_s = state.time_s;
   e.x = state.x;
   e.cable_rest_length_m = data.cable_rest_length_m;
   e.winch_target_m = data.winch_target_m;
-  e.f_W_ext_node = data.f_W_ext_node;
+  e.f_W_ext_zero = ext_zero || all_bits_zero(data.f_W_ext_node);
+  if (e.f_W_ext_zero) {
+    // the copy is not read while f_W_ext_zero; its size is what holds_derivative compares
+    if (e.f_W_ext_node.size() != data.f_W_ext_node.size()) e.f_W_ext_node.resize(data.f_W_ext_node.size());
+  } else {
+    e.f_W_ext_node = data.f_W_ext_node;
+  }
 }
 
 const char* const kImpulseNeedsFixedStep =
@@ -372,6 +395,8 @@ void prepare_step(const Model& model, const State& state, Data& data) {
 StepResult step(const Model& model, Data& data, State& state, double h_s, const StepOptions& options, double t_end_s) {
   if (!(h_s > 0.0) || !std::isfinite(h_s)) throw Error("step: the step h must be > 0 s and finite (got " + std::to_string(h_s) + ")");
   if (!holds_derivative(model, state, data)) prepare_step(model, state, data);
+  // external forces all +0 now, and no controller to change them during the step: still +0 after it
+  const bool ext_zero = data.evaluated.f_W_ext_zero && !data.controller;
   data.evaluated.model = nullptr;  // until the step has evaluated the new state
   StepResult r;
   switch (options.integrator) {
@@ -402,7 +427,7 @@ StepResult step(const Model& model, Data& data, State& state, double h_s, const 
         "state became non-finite at t = " + std::to_string(state.time_s) + " s (blow-up: reduce the time step or check stiffness/damping)",
         state.time_s);
   }
-  record_evaluation(model, state, data);
+  record_evaluation(model, state, data, ext_zero);
   return r;
 }
 

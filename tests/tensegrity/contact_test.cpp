@@ -5,6 +5,9 @@
 
 #include "support/tensegrity_fixtures.hpp"
 
+#include <string>
+#include <vector>
+
 namespace ts = tendyn::tensegrity;
 
 namespace {
@@ -644,4 +647,25 @@ TEST(ContactEndCaps, GeneralBodyPathReproducesTheDocumentsRodOnTheImpulseGround)
   EXPECT_GT(a.split_steps, 2) << "it hits the ground";
   EXPECT_LT((a.final_state.x - b.final_state.x).cwiseAbs().maxCoeff(), 1e-9);  // measured 1.2e-12
   EXPECT_NEAR(a.final_energy.total(), b.final_energy.total(), 1e-9);
+}
+
+// The nodes that can touch the ground are listed once in Data (make_data): rod ends and body points
+// marked `contact`, in index order; plain body points (the motorised robot's 18 cable points) and
+// world anchors never. The compliant ground visits only these.
+TEST(ContactEndCaps, DataListsTheNodesThatCanTouchTheGround) {
+  ts::Model m = ts::load_model_file(std::string(TENDYN_SOURCE_DIR) + "/models/three_bar_motorised.yaml").model;
+  ASSERT_EQ(m.nnode(), 24);
+  EXPECT_EQ(ts::make_data(m).ground_contact_nodes, (std::vector<int>{0, 1, 2, 3, 4, 5}));
+  m.nodes[9].contact = true;  // a cable point on a rod
+  ts::Node anchor;            // a world anchor (rod -1): never on the ground
+  anchor.p_W_anchor = Eigen::Vector3d(0.0, 0.0, -0.1);
+  m.nodes.push_back(anchor);
+  m.node_ids.push_back("anchor");
+  m.f_W_ext_node.push_back(Eigen::Vector3d::Zero());
+  ts::Data d = ts::make_data(m);
+  EXPECT_EQ(d.ground_contact_nodes, (std::vector<int>{0, 1, 2, 3, 4, 5, 9}));
+  EXPECT_EQ(d.anchor_nodes, (std::vector<int>{24}));
+  // the documents' robot: its six rod ends
+  EXPECT_EQ(ts::make_data(ts::load_model_file(std::string(TENDYN_SOURCE_DIR) + "/models/three_bar.yaml").model).ground_contact_nodes,
+            (std::vector<int>{0, 1, 2, 3, 4, 5}));
 }

@@ -4,6 +4,7 @@
 // tensions and slack flags, and the same RK4 trajectory, within 1e-14 relative on every shipped
 // model and the models of the MuJoCo comparison (the kernel is designed to be bit-identical:
 // the last test counts differing bits, so that a change of operation order shows up there first).
+#include <tendyn/tensegrity/contact.hpp>
 #include <tendyn/tensegrity/integrate.hpp>
 #include <tendyn/tensegrity/mjcf_import.hpp>
 #include <tendyn/tensegrity/model_io.hpp>
@@ -14,6 +15,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -199,6 +201,80 @@ TEST(DynamicsKernel, GeneralBodyPathBitIdenticalToItsFirstVersion) {
       EXPECT_EQ(differing_bits(d_new.f_W_rod.data(), d_old.f_W_rod.data(), d_old.f_W_rod.size()), 0);
       EXPECT_EQ(differing_bits(d_new.tau_W_rod.data(), d_old.tau_W_rod.data(), d_old.tau_W_rod.size()), 0);
       EXPECT_EQ(differing_bits(d_new.xdot.data(), d_old.xdot.data(), nrod13), 0);
+    }
+  }
+}
+
+// The general path's compliant ground (only the nodes listed in Data::ground_contact_nodes) and the
+// winches' motor equations (the position loop's limit without a division when it has no rate limit)
+// against their first versions (tests/support/legacy_body_path.hpp): the same contact forces,
+// contact torques, energies and state derivatives, bit for bit, with the end-caps pressed into the
+// ground, a body point marked `contact`, and winches of every control kind, with a rate limit and
+// with a gear that holds the load.
+TEST(DynamicsKernel, GeneralPathGroundAndWinchesBitIdenticalToTheirFirstVersion) {
+  std::vector<KernelCase> cases = body_cases();
+  ts::Model kinds = cases.front().model;  // the motorised 3-bar
+  ASSERT_GE(kinds.nwinch(), 5);
+  kinds.winches[1].rate_limit_mps = 0.05;
+  kinds.winches[2].control = ts::Winch::Control::kVoltage;
+  kinds.winches[3].control = ts::Winch::Control::kTorque;
+  kinds.winches[4].backdrivable = false;
+  kinds.nodes[7].contact = true;  // a cable point that touches the ground too
+  cases.push_back({"three_bar_motorised, winches of every kind, a contact body point", kinds});
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    ts::validate(c.model);
+    ts::Model no_ground = c.model;  // the element forces without the ground, for the reference's own loop
+    no_ground.ground.type = ts::Ground::Type::kImpulse;
+    const bool compliant = c.model.ground.type == ts::Ground::Type::kCompliant;
+    int pressed = 0;
+    for (unsigned seed : {0u, 1u, 2u, 3u}) {
+      for (const double drop_m : {0.0, 0.004}) {
+        SCOPED_TRACE(::testing::Message() << "seed " << seed << ", lowered by " << drop_m << " m");
+        ts::State s = seed == 0 ? c.model.initial_state : shaken(c.model, seed);
+        for (int j = 0; j < c.model.nrod(); ++j) s.p_WC(j).z() -= drop_m;
+        for (int w = 0; w < c.model.nwinch(); ++w) {  // the motors turning, the integrals loaded
+          s.x[c.model.winch_offset(w) + 1] = 40.0 * std::sin(1.0 + w + seed);
+          s.x[c.model.winch_offset(w) + 2] = 1e-4 * std::cos(2.0 * w + seed);
+        }
+        s.time_s = 0.1 * seed;
+        ts::Data d_new = ts::make_data(c.model), d_old = ts::make_data(c.model);
+        for (int w = 0; w < c.model.nwinch(); ++w)
+          if (c.model.winches[static_cast<std::size_t>(w)].control != ts::Winch::Control::kPosition) {
+            d_new.winch_target_m[w] = d_old.winch_target_m[w] = 0.3 - 0.1 * w;  // a command or a torque
+          }
+        ts::compute_derivative(c.model, s, d_new);
+        legacy_body::body_kinematics(c.model, s, d_old);
+        ts::compute_element_forces(no_ground, s, d_old);
+        const double energy_old = compliant ? legacy_body::compliant_ground_forces(c.model, d_old, &s) : 0.0;
+        legacy_body::winch_rates(c.model, s, d_old);
+        legacy_body::body_accelerations(c.model, s, d_old);
+        pressed += energy_old > 0.0 ? 1 : 0;
+        EXPECT_EQ(differing_bits(d_new.f_W_node.data(), d_old.f_W_node.data(), d_old.f_W_node.size()), 0);
+        EXPECT_EQ(differing_bits(d_new.tau_W_contact_rod.data(), d_old.tau_W_contact_rod.data(), d_old.tau_W_contact_rod.size()), 0);
+        EXPECT_EQ(differing_bits(d_new.xdot.data(), d_old.xdot.data(), d_old.xdot.size()), 0);
+        EXPECT_EQ(differing_bits(d_new.winch_command.data(), d_old.winch_command.data(), d_old.winch_command.size()), 0);
+        EXPECT_EQ(differing_bits(d_new.winch_torque_Nm.data(), d_old.winch_torque_Nm.data(), d_old.winch_torque_Nm.size()), 0);
+        if (!compliant) continue;
+        // the energy the loop returns, and the ground's energy and lowest point from the list
+        ts::Data d_again = d_new;
+        d_again.f_W_node.setZero();
+        const double energy_new = ts::add_compliant_ground_forces(c.model, d_again, &s);
+        EXPECT_EQ(std::bit_cast<std::uint64_t>(energy_new), std::bit_cast<std::uint64_t>(energy_old));
+        double energy_all = 0.0, lowest_all = std::numeric_limits<double>::infinity();
+        for (int nd = 0; nd < c.model.nnode(); ++nd) {
+          const ts::Node& n = c.model.nodes[static_cast<std::size_t>(nd)];
+          if (!n.touches_ground()) continue;
+          const double depth = c.model.ground.height_m - (d_old.p_W_node(2, nd) - n.radius_m);
+          if (depth > 0.0) energy_all += 0.5 * c.model.ground.stiffness_Npm * depth * depth;
+          lowest_all = std::min(lowest_all, (d_old.p_W_node(2, nd) - n.radius_m) - c.model.ground.height_m);
+        }
+        EXPECT_EQ(std::bit_cast<std::uint64_t>(ts::ground_energy(c.model, d_new)), std::bit_cast<std::uint64_t>(energy_all));
+        EXPECT_EQ(std::bit_cast<std::uint64_t>(ts::lowest_end_height(c.model, d_new)), std::bit_cast<std::uint64_t>(lowest_all));
+      }
+    }
+    if (compliant) {
+      EXPECT_GT(pressed, 0);  // points pressed into the ground
     }
   }
 }

@@ -55,7 +55,10 @@ struct Data {
   // every cable k (a -> b), c = 0..2 p_b - p_a [m], 3..5 v_b - v_a [m/s], 6 length l [m],
   // 7..9 unit vector u = (p_b - p_a) / l, 10 rate u . (v_b - v_a) [m/s].
   Eigen::ArrayXXd cable_work;
-  std::vector<int> anchor_nodes;  // indices of the world-anchor nodes (topology, from make_data)
+  std::vector<int> anchor_nodes;          // indices of the world-anchor nodes (topology, from make_data)
+  std::vector<int> ground_contact_nodes;  // nodes that can touch the ground (Node::touches_ground: rod ends and
+                                          // body points marked `contact`, never anchors), in index order
+                                          // (topology, from make_data)
 
   /// Optional actuation callback through the API, called at every evaluation (every integrator
   /// stage) after the model's drives have set cable_rest_length_m for time t_s. It may change
@@ -76,7 +79,8 @@ struct Data {
     Eigen::VectorXd x;                          // (Model::nx())
     Eigen::VectorXd cable_rest_length_m;        // (ncable)
     Eigen::VectorXd winch_target_m;             // (nwinch)
-    std::vector<Eigen::Vector3d> f_W_ext_node;  // (nnode)
+    std::vector<Eigen::Vector3d> f_W_ext_node;  // (nnode); not written while f_W_ext_zero
+    bool f_W_ext_zero = false;                  // every external force was +0 (all bits zero): no copy kept
   } evaluated;
 
   // Integrator scratch (sized once).
@@ -98,8 +102,9 @@ struct Data {
 };
 
 /// Allocates and initialises a Data for `model` (rest lengths and external forces from the model).
-/// A Data belongs to the model it was made from: it records which nodes are anchors, so after
-/// changing a model's nodes, rods or cables (not only their parameters) make a new Data.
+/// A Data belongs to the model it was made from: it records which nodes are anchors and which can
+/// touch the ground (Data::ground_contact_nodes), so after changing a model's nodes (a body point's
+/// `contact` flag included), rods or cables (not only their parameters) make a new Data.
 Data make_data(const Model& model);
 
 /// Node positions and velocities and rod axes from the state. O(nnode).
