@@ -73,26 +73,45 @@ nlohmann::json points_json(const cdpr::Model& m, const Eigen::Matrix3Xd& P, bool
   return a;
 }
 
-void run(const DesignArgs& a) {
-  cdpr::ModelFile mf = cdpr::load_model(a.model);
-  const cdpr::Model& model = mf.model;
-  const bool planar = model.motion == cdpr::Motion::kPlanar;
-  const auto prov = provenance(read_file_bytes(a.model), a.model);
-
-  cdpr::DesignOptions o;
-  o.frame_min_m = parse_corner(a.frame_min, "--frame-min", planar);
-  o.frame_max_m = parse_corner(a.frame_max, "--frame-max", planar);
-  for (int d = 0; d < (planar ? 2 : 3); ++d)
-    if (!(o.frame_max_m[d] > o.frame_min_m[d]))
-      throw Error(std::string("--frame-min/--frame-max: ") + "xyz"[d] + ": lower " + format_number(o.frame_min_m[d], 6) +
-                  " is not below upper " + format_number(o.frame_max_m[d], 6) + " (empty frame box)");
-  if (a.evaluations < 1) throw Error("--evaluations: must be >= 1 (got " + std::to_string(a.evaluations) + ")");
-  o.max_evaluations = a.evaluations;
-  try {
-    o.objective = cdpr::design_objective_from_string(a.objective);
-  } catch (const Error& e) {
-    throw Error(std::string("--objective: ") + e.what());
+// The design region of --region (LO:HI:COUNT per axis) at one orientation (--orientation, else
+// the model's default pose): one pose per row (x, y, phi or x, y, z, roll, pitch, yaw).
+Eigen::MatrixXd design_region(const DesignArgs& a, const cdpr::ModelFile& mf, bool planar) {
+  const auto fields = io::split_fields(a.region);
+  const std::size_t naxis = planar ? 2 : 3;
+  if (fields.size() != naxis)
+    throw Error("--region: " + std::to_string(fields.size()) + " axes given, this model needs " + std::to_string(naxis) +
+                " (LO:HI:COUNT for each)");
+  std::vector<std::vector<double>> axes;
+  for (std::size_t k = 0; k < naxis; ++k) axes.push_back(parse_region_axis(fields[k], std::string("--region ") + "xyz"[k]));
+  Eigen::VectorXd rot = Eigen::VectorXd::Zero(planar ? 1 : 3);  // phi, or roll, pitch, yaw
+  if (mf.default_pose.size() != 0) rot = mf.default_pose.tail(rot.size());
+  if (!a.orientation.empty()) {
+    const auto v = io::parse_finite_list(a.orientation, "--orientation");
+    if (static_cast<Eigen::Index>(v.size()) != rot.size())
+      throw Error(std::string("--orientation: expected ") + (planar ? "one angle phi" : "roll,pitch,yaw") + " [rad]");
+    for (Eigen::Index k = 0; k < rot.size(); ++k) rot[k] = v[static_cast<std::size_t>(k)];
   }
+  const std::size_t nz = planar ? 1 : axes[2].size();
+  const auto npose = static_cast<Eigen::Index>(axes[0].size() * axes[1].size() * nz);
+  if (npose > 100000) throw Error("--region: " + std::to_string(npose) + " positions; at most 100000 (use smaller counts)");
+  const Eigen::Index width = planar ? 3 : 6;
+  Eigen::MatrixXd q(npose, width);
+  Eigen::Index row = 0;
+  for (std::size_t iz = 0; iz < nz; ++iz)
+    for (double y : axes[1])
+      for (double x : axes[0]) {
+        q(row, 0) = x;
+        q(row, 1) = y;
+        if (!planar) q(row, 2) = axes[2][iz];
+        q.row(row).tail(rot.size()) = rot.transpose();
+        ++row;
+      }
+  return q;
+}
+
+// --wrench-box / --wrench-set (capacity-margin and volume objectives) and --attachments with its
+// box, into o (o.objective already set).
+void design_wrench_set_and_attachments(const DesignArgs& a, const cdpr::Model& model, bool planar, cdpr::DesignOptions& o) {
   if (!a.wrench_box.empty() || !a.wrench_set.empty()) {
     if (o.objective == cdpr::DesignObjective::kTensionMargin)
       throw Error(std::string(a.wrench_box.empty() ? "--wrench-set" : "--wrench-box") +
@@ -128,6 +147,29 @@ void run(const DesignArgs& a) {
                       format_number(model.p_PB(d, i), 6) + " m)");
     }
   }
+}
+
+void run(const DesignArgs& a) {
+  cdpr::ModelFile mf = cdpr::load_model(a.model);
+  const cdpr::Model& model = mf.model;
+  const bool planar = model.motion == cdpr::Motion::kPlanar;
+  const auto prov = provenance(read_file_bytes(a.model), a.model);
+
+  cdpr::DesignOptions o;
+  o.frame_min_m = parse_corner(a.frame_min, "--frame-min", planar);
+  o.frame_max_m = parse_corner(a.frame_max, "--frame-max", planar);
+  for (int d = 0; d < (planar ? 2 : 3); ++d)
+    if (!(o.frame_max_m[d] > o.frame_min_m[d]))
+      throw Error(std::string("--frame-min/--frame-max: ") + "xyz"[d] + ": lower " + format_number(o.frame_min_m[d], 6) +
+                  " is not below upper " + format_number(o.frame_max_m[d], 6) + " (empty frame box)");
+  if (a.evaluations < 1) throw Error("--evaluations: must be >= 1 (got " + std::to_string(a.evaluations) + ")");
+  o.max_evaluations = a.evaluations;
+  try {
+    o.objective = cdpr::design_objective_from_string(a.objective);
+  } catch (const Error& e) {
+    throw Error(std::string("--objective: ") + e.what());
+  }
+  design_wrench_set_and_attachments(a, model, planar, o);
   if (a.step != 0.0 && !(a.step > 0.0 && std::isfinite(a.step))) throw Error("--step: must be > 0 [m]");
   // default step: a tenth of the frame box's smallest side
   o.initial_step_m = a.step > 0.0 ? a.step : 0.1 * (o.frame_max_m - o.frame_min_m).head(planar ? 2 : 3).minCoeff();
@@ -139,37 +181,8 @@ void run(const DesignArgs& a) {
   if (o.objective == cdpr::DesignObjective::kTensionMargin && !std::isfinite(model.f_max_N))
     throw Error(a.model + ": tension.max: the tension-margin score needs a finite upper tension bound");
 
-  // the region: a grid of positions at one orientation
-  const auto fields = io::split_fields(a.region);
-  const std::size_t naxis = planar ? 2 : 3;
-  if (fields.size() != naxis)
-    throw Error("--region: " + std::to_string(fields.size()) + " axes given, this model needs " + std::to_string(naxis) +
-                " (LO:HI:COUNT for each)");
-  std::vector<std::vector<double>> axes;
-  for (std::size_t k = 0; k < naxis; ++k) axes.push_back(parse_region_axis(fields[k], std::string("--region ") + "xyz"[k]));
-  Eigen::VectorXd rot = Eigen::VectorXd::Zero(planar ? 1 : 3);  // phi, or roll, pitch, yaw
-  if (mf.default_pose.size() != 0) rot = mf.default_pose.tail(rot.size());
-  if (!a.orientation.empty()) {
-    const auto v = io::parse_finite_list(a.orientation, "--orientation");
-    if (static_cast<Eigen::Index>(v.size()) != rot.size())
-      throw Error(std::string("--orientation: expected ") + (planar ? "one angle phi" : "roll,pitch,yaw") + " [rad]");
-    for (Eigen::Index k = 0; k < rot.size(); ++k) rot[k] = v[static_cast<std::size_t>(k)];
-  }
-  const std::size_t nz = planar ? 1 : axes[2].size();
-  const auto npose = static_cast<Eigen::Index>(axes[0].size() * axes[1].size() * nz);
-  if (npose > 100000) throw Error("--region: " + std::to_string(npose) + " positions; at most 100000 (use smaller counts)");
-  const Eigen::Index width = planar ? 3 : 6;
-  Eigen::MatrixXd q(npose, width);
-  Eigen::Index row = 0;
-  for (std::size_t iz = 0; iz < nz; ++iz)
-    for (double y : axes[1])
-      for (double x : axes[0]) {
-        q(row, 0) = x;
-        q(row, 1) = y;
-        if (!planar) q(row, 2) = axes[2][iz];
-        q.row(row).tail(rot.size()) = rot.transpose();
-        ++row;
-      }
+  const Eigen::MatrixXd q = design_region(a, mf, planar);  // the region: a grid of positions at one orientation
+  const Eigen::Index npose = q.rows();
 
   cdpr::DesignResult r;
   try {

@@ -64,9 +64,19 @@ DesignScore design_score(const Model& model, const Eigen::MatrixXd& poses, const
   return s;
 }
 
-DesignResult optimise_anchors(const Model& model, const Eigen::MatrixXd& poses, const DesignOptions& o) {
-  const bool planar = model.motion == Motion::kPlanar;
-  const int dims = planar ? 2 : 3;
+namespace {
+
+// One design variable: a coordinate of a cable's anchor (world) or attachment (platform frame),
+// with its box.
+struct DesignVar {
+  bool anchor;
+  int cable, axis;
+  double lo, hi;
+};
+
+// The design variables, after checking the options: anchor coordinates, then the free attachment
+// coordinates (move_attachments), with their boxes.
+std::vector<DesignVar> design_variables(const Model& model, const DesignOptions& o, int dims) {
   for (int d = 0; d < dims; ++d)
     if (!(o.frame_max_m[d] > o.frame_min_m[d]) || !std::isfinite(o.frame_min_m[d]) || !std::isfinite(o.frame_max_m[d]))
       throw Error("design: frame box axis " + std::to_string(d) + " is empty, inverted or not finite");
@@ -77,13 +87,7 @@ DesignResult optimise_anchors(const Model& model, const Eigen::MatrixXd& poses, 
     for (int d = 0; d < dims; ++d)
       if (model.p_WA(d, i) < o.frame_min_m[d] || model.p_WA(d, i) > o.frame_max_m[d])
         throw Error("design: anchor of cable " + model.cable_names[static_cast<std::size_t>(i)] + " lies outside the frame box");
-  // the design variables: anchor coordinates, then the free attachment coordinates, with their boxes
-  struct Var {
-    bool anchor;
-    int cable, axis;
-    double lo, hi;
-  };
-  std::vector<Var> vars;
+  std::vector<DesignVar> vars;
   for (int i = 0; i < n; ++i)
     for (int d = 0; d < dims; ++d) vars.push_back({true, i, d, o.frame_min_m[d], o.frame_max_m[d]});
   if (o.move_attachments) {
@@ -103,11 +107,20 @@ DesignResult optimise_anchors(const Model& model, const Eigen::MatrixXd& poses, 
         for (int i = 0; i < n; ++i) vars.push_back({false, i, d, lo[d], hi[d]});
     }
   }
+  return vars;
+}
+
+}  // namespace
+
+DesignResult optimise_anchors(const Model& model, const Eigen::MatrixXd& poses, const DesignOptions& o) {
+  const bool planar = model.motion == Motion::kPlanar;
+  const int dims = planar ? 2 : 3;
+  const std::vector<DesignVar> vars = design_variables(model, o, dims);
   const int dim = static_cast<int>(vars.size());
   const auto to_model = [&](const Eigen::VectorXd& x) {
     Model m = model;
     for (int k = 0; k < dim; ++k) {
-      const Var& v = vars[static_cast<std::size_t>(k)];
+      const DesignVar& v = vars[static_cast<std::size_t>(k)];
       (v.anchor ? m.p_WA : m.p_PB)(v.axis, v.cable) = std::clamp(x[k], v.lo, v.hi);
     }
     return m;
@@ -137,7 +150,7 @@ DesignResult optimise_anchors(const Model& model, const Eigen::MatrixXd& poses, 
   };
   Eigen::VectorXd x0(dim);
   for (int k = 0; k < dim; ++k) {
-    const Var& v = vars[static_cast<std::size_t>(k)];
+    const DesignVar& v = vars[static_cast<std::size_t>(k)];
     x0[k] = (v.anchor ? model.p_WA : model.p_PB)(v.axis, v.cable);
   }
   std::vector<Eigen::VectorXd> X(static_cast<std::size_t>(dim + 1), x0);
@@ -146,7 +159,7 @@ DesignResult optimise_anchors(const Model& model, const Eigen::MatrixXd& poses, 
   for (int k = 0; k < dim && evals < o.max_evaluations; ++k) {
     // step towards the inside of the box
     // (an attachment: at most half its box, which is about the platform's size)
-    const Var& v = vars[static_cast<std::size_t>(k)];
+    const DesignVar& v = vars[static_cast<std::size_t>(k)];
     const double room_hi = v.hi - x0[k], room_lo = x0[k] - v.lo;
     const double step = v.anchor ? o.initial_step_m : std::min(o.initial_step_m, 0.5 * (v.hi - v.lo));
     X[static_cast<std::size_t>(k + 1)][k] += room_hi >= room_lo ? std::min(step, room_hi) : -std::min(step, room_lo);

@@ -166,11 +166,10 @@ void check_ground_step(const Model& model, const std::vector<ParameterGroup>& gr
                 num(bound) + " or less");
 }
 
-}  // namespace
-
-IdentifyResult identify_general(const Model& model, const MotionData& data, const std::vector<ParameterGroup>& groups,
-                                const IdentifyOptions& options) {
-  const auto t_start = std::chrono::steady_clock::now();
+// The inputs of identify_general: options, model and data, the step count, the groups this path
+// fits, and the step the ground's regularised friction needs.
+void check_general_inputs(const Model& model, const MotionData& data, const std::vector<ParameterGroup>& groups,
+                          const IdentifyOptions& options) {
   validate(options);
   validate(model, data);
   check_model_supported(model);
@@ -185,6 +184,112 @@ IdentifyResult identify_general(const Model& model, const MotionData& data, cons
                   "fitted there: stiffness, damping, rest_length, the compliant ground's friction, stiffness and damping, and the "
                   "winch parameters)");
   check_ground_step(model, groups, options.dt_s);
+}
+
+ceres::Solver::Options general_solver_options(const IdentifyOptions& options) {
+  ceres::Solver::Options so;
+  so.minimizer_type = ceres::TRUST_REGION;
+  so.trust_region_strategy_type = ceres::LEVENBERG_MARQUARDT;
+  so.linear_solver_type = ceres::DENSE_QR;
+  so.max_num_iterations = options.max_iterations;
+  so.function_tolerance = options.function_tolerance;
+  so.parameter_tolerance = options.parameter_tolerance;
+  so.gradient_tolerance = options.gradient_tolerance;
+  so.num_threads = 1;
+  so.logging_type = ceres::SILENT;
+  so.minimizer_progress_to_stdout = false;
+  return so;
+}
+
+// The Jacobian of the problem's residuals (nres x np) at its current parameters.
+Eigen::MatrixXd jacobian_at(ceres::Problem& problem, int nres, int np, double t0_s) {
+  Eigen::MatrixXd J(nres, np);
+  ceres::Problem::EvaluateOptions eo;
+  eo.num_threads = 1;
+  ceres::CRSMatrix crs;
+  double c = 0.0;
+  if (!problem.Evaluate(eo, &c, nullptr, nullptr, &crs))
+    throw SimulationError("identify: the fitted model cannot be simulated over the data", t0_s);
+  J.setZero();
+  for (int r = 0; r < crs.num_rows; ++r)
+    for (int k = crs.rows[static_cast<std::size_t>(r)]; k < crs.rows[static_cast<std::size_t>(r) + 1]; ++k)
+      J(r, crs.cols[static_cast<std::size_t>(k)]) = crs.values[static_cast<std::size_t>(k)];
+  return J;
+}
+
+// The parameters' covariance s^2 (J^T J)^-1 into R (standard deviations, correlations), with the
+// columns scaled by the parameters' magnitudes for the rank test. Returns whether J is
+// rank-deficient.
+bool general_covariance(const Eigen::MatrixXd& J, const std::vector<double>& theta, const std::vector<double>& theta0,
+                        const IdentifyOptions& options, IdentifyResult& R) {
+  const int np = static_cast<int>(J.cols());
+  bool rank_deficient = false;
+  if (options.covariance && np > 0) {
+    Eigen::VectorXd scale(np);
+    for (int i = 0; i < np; ++i) {
+      const double v = std::max(std::abs(theta[static_cast<std::size_t>(i)]), std::abs(theta0[static_cast<std::size_t>(i)]));
+      scale[i] = v > 0.0 ? v : 1.0;
+    }
+    const Eigen::MatrixXd Js = J * scale.asDiagonal();
+    const Eigen::JacobiSVD<Eigen::MatrixXd> svd(Js);
+    const Eigen::VectorXd sv = svd.singularValues();
+    if (sv.size() < np || !(sv[np - 1] > 1e-10 * sv[0])) {
+      rank_deficient = true;
+      R.covariance_message =
+          "the Jacobian at the optimum is rank-deficient (a parameter or a combination is not identifiable from these data)";
+    } else {
+      const Eigen::MatrixXd Cs = (Js.transpose() * Js).inverse();
+      const Eigen::MatrixXd C = scale.asDiagonal() * Cs * scale.asDiagonal() * R.variance_factor;
+      R.covariance_ok = C.allFinite();
+      if (!R.covariance_ok) R.covariance_message = "covariance is not finite";
+      if (R.covariance_ok) {
+        R.correlation.resize(np, np);
+        for (int a = 0; a < np; ++a) {
+          R.parameters[static_cast<std::size_t>(a)].std = std::sqrt(std::max(0.0, C(a, a)));
+          for (int c = 0; c < np; ++c) {
+            const double den = std::sqrt(C(a, a) * C(c, c));
+            R.correlation(a, c) = den > 0.0 ? C(a, c) / den : (a == c ? 1.0 : 0.0);
+          }
+        }
+      }
+    }
+  } else if (np > 0) {
+    R.covariance_message = "not computed (covariance off)";
+  }
+
+  return rank_deficient;
+}
+
+// The solver's facts of a single-shooting fit in a fresh result: reports, termination, costs, sizes
+// and the variance factor with its bound (no segments: no continuity gap).
+IdentifyResult general_result_of(const ceres::Solver::Summary& summary, int nres, int np, const IdentifyOptions& options) {
+  IdentifyResult R;
+  R.solver_report = summary.FullReport();
+  R.solver_brief = summary.BriefReport();
+  R.termination = ceres::TerminationTypeToString(summary.termination_type);
+  R.converged = summary.termination_type == ceres::CONVERGENCE;
+  R.iterations = static_cast<int>(summary.iterations.size()) - 1;
+  R.starts = 1;
+  R.winning_start = 0;
+  R.initial_cost = summary.initial_cost;
+  R.final_cost = summary.final_cost;
+  R.nsegment = 1;
+  R.nresidual = nres;
+  R.nunknown = np;
+  const int dof = nres - np;
+  R.variance_factor = dof > 0 ? 2.0 * summary.final_cost / dof : kNaN;
+  R.variance_factor_bound = options.restart_variance_factor >= 1.0 ? options.restart_variance_factor : variance_factor_bound(dof);
+  R.continuity_gap_bound_m = kNaN;  // single shooting: no segments to join
+  R.max_continuity_gap_m = kNaN;
+  return R;
+}
+
+}  // namespace
+
+IdentifyResult identify_general(const Model& model, const MotionData& data, const std::vector<ParameterGroup>& groups,
+                                const IdentifyOptions& options) {
+  const auto t_start = std::chrono::steady_clock::now();
+  check_general_inputs(model, data, groups, options);
   const Layout L = make_layout(model, groups);
   const int np = L.nparam;
   const Residuals res{data, options};
@@ -221,17 +326,7 @@ IdentifyResult identify_general(const Model& model, const MotionData& data, cons
     const bool strictly = k == ParameterKind::kRestLength || k == ParameterKind::kGroundStiffness || k == ParameterKind::kWinchNoLoadSpeed;
     problem.SetParameterLowerBound(theta.data(), i, strictly ? 1e-9 : 0.0);
   }
-  ceres::Solver::Options so;
-  so.minimizer_type = ceres::TRUST_REGION;
-  so.trust_region_strategy_type = ceres::LEVENBERG_MARQUARDT;
-  so.linear_solver_type = ceres::DENSE_QR;
-  so.max_num_iterations = options.max_iterations;
-  so.function_tolerance = options.function_tolerance;
-  so.parameter_tolerance = options.parameter_tolerance;
-  so.gradient_tolerance = options.gradient_tolerance;
-  so.num_threads = 1;
-  so.logging_type = ceres::SILENT;
-  so.minimizer_progress_to_stdout = false;
+  ceres::Solver::Options so = general_solver_options(options);
   std::unique_ptr<ProgressCallback> progress;
   if (options.progress) {
     progress = std::make_unique<ProgressCallback>(options.progress);
@@ -243,39 +338,11 @@ IdentifyResult identify_general(const Model& model, const MotionData& data, cons
   if (summary.termination_type == ceres::FAILURE || !std::isfinite(summary.final_cost))
     throw SimulationError("identify: the solver failed: " + summary.message, data.t_s.front());
 
-  IdentifyResult R;
-  R.solver_report = summary.FullReport();
-  R.solver_brief = summary.BriefReport();
-  R.termination = ceres::TerminationTypeToString(summary.termination_type);
-  R.converged = summary.termination_type == ceres::CONVERGENCE;
-  R.iterations = static_cast<int>(summary.iterations.size()) - 1;
-  R.starts = 1;
-  R.winning_start = 0;
-  R.initial_cost = summary.initial_cost;
-  R.final_cost = summary.final_cost;
-  R.nsegment = 1;
-  R.nresidual = nres;
-  R.nunknown = np;
+  IdentifyResult R = general_result_of(summary, nres, np, options);
   const int dof = nres - np;
-  R.variance_factor = dof > 0 ? 2.0 * summary.final_cost / dof : kNaN;
-  R.variance_factor_bound = options.restart_variance_factor >= 1.0 ? options.restart_variance_factor : variance_factor_bound(dof);
-  R.continuity_gap_bound_m = kNaN;  // single shooting: no segments to join
-  R.max_continuity_gap_m = kNaN;
 
   // the Jacobian at the optimum (central differences, as in the solve)
-  Eigen::MatrixXd J(nres, np);
-  {
-    ceres::Problem::EvaluateOptions eo;
-    eo.num_threads = 1;
-    ceres::CRSMatrix crs;
-    double c = 0.0;
-    if (!problem.Evaluate(eo, &c, nullptr, nullptr, &crs))
-      throw SimulationError("identify: the fitted model cannot be simulated over the data", data.t_s.front());
-    J.setZero();
-    for (int r = 0; r < crs.num_rows; ++r)
-      for (int k = crs.rows[static_cast<std::size_t>(r)]; k < crs.rows[static_cast<std::size_t>(r) + 1]; ++k)
-        J(r, crs.cols[static_cast<std::size_t>(k)]) = crs.values[static_cast<std::size_t>(k)];
-  }
+  const Eigen::MatrixXd J = jacobian_at(problem, nres, np, data.t_s.front());
 
   R.model = model;
   apply_theta(L, theta.data(), R.model);
@@ -289,40 +356,7 @@ IdentifyResult identify_general(const Model& model, const MotionData& data, cons
     f.fitted = theta[static_cast<std::size_t>(i)];
     R.parameters.push_back(f);
   }
-  // covariance s^2 (J^T J)^-1, with the columns scaled by the parameters' magnitudes for the rank test
-  bool rank_deficient = false;
-  if (options.covariance && np > 0) {
-    Eigen::VectorXd scale(np);
-    for (int i = 0; i < np; ++i) {
-      const double v = std::max(std::abs(theta[static_cast<std::size_t>(i)]), std::abs(theta0[static_cast<std::size_t>(i)]));
-      scale[i] = v > 0.0 ? v : 1.0;
-    }
-    const Eigen::MatrixXd Js = J * scale.asDiagonal();
-    const Eigen::JacobiSVD<Eigen::MatrixXd> svd(Js);
-    const Eigen::VectorXd sv = svd.singularValues();
-    if (sv.size() < np || !(sv[np - 1] > 1e-10 * sv[0])) {
-      rank_deficient = true;
-      R.covariance_message =
-          "the Jacobian at the optimum is rank-deficient (a parameter or a combination is not identifiable from these data)";
-    } else {
-      const Eigen::MatrixXd Cs = (Js.transpose() * Js).inverse();
-      const Eigen::MatrixXd C = scale.asDiagonal() * Cs * scale.asDiagonal() * R.variance_factor;
-      R.covariance_ok = C.allFinite();
-      if (!R.covariance_ok) R.covariance_message = "covariance is not finite";
-      if (R.covariance_ok) {
-        R.correlation.resize(np, np);
-        for (int a = 0; a < np; ++a) {
-          R.parameters[static_cast<std::size_t>(a)].std = std::sqrt(std::max(0.0, C(a, a)));
-          for (int c = 0; c < np; ++c) {
-            const double den = std::sqrt(C(a, a) * C(c, c));
-            R.correlation(a, c) = den > 0.0 ? C(a, c) / den : (a == c ? 1.0 : 0.0);
-          }
-        }
-      }
-    }
-  } else if (np > 0) {
-    R.covariance_message = "not computed (covariance off)";
-  }
+  const bool rank_deficient = general_covariance(J, theta, theta0, options, R);
 
   // fit curves: single shooting, so the fit is the free run of the fitted model
   GeneralRun fitted;

@@ -116,12 +116,15 @@ void store_rows(const std::string& path, const std::vector<std::vector<double>>&
   store(rows_g, d.winch_target_m);
   store(rows_e, d.winch_encoder_m);
 }
-}  // namespace
-
-MotionData load_motion_csv(const Model& model, const std::string& path) {
-  io::CsvReader in(path);
-  const auto& h = in.header();
-  const std::string hdr = path + ":1:";
+// The columns of a motion CSV's header h (after t_s, checked by the caller): markers (x, y, z
+// columns per node, in node order), cable lengths, tensions, winch targets and encoders; the
+// measured nodes and cables go into d. Errors name the header's column ("FILE:1:COL").
+struct MotionColumns {
+  std::vector<std::array<int, 3>> markers;
+  std::vector<int> lengths, tensions, targets, encoders;
+};
+MotionColumns motion_columns(const Model& model, const std::vector<std::string>& h, const std::string& hdr, MotionData& d) {
+  MotionColumns cols;
   // column positions (1-based) for error places: the header's field starts
   auto col_of = [&](int i) {
     int c = 1;
@@ -131,12 +134,6 @@ MotionData load_motion_csv(const Model& model, const std::string& path) {
   auto herr = [&](int i, const std::string& why) {
     return Error(hdr + std::to_string(col_of(i)) + ": column '" + h[static_cast<std::size_t>(i)] + "': " + why);
   };
-  if (h.empty() || h[0] != "t_s") throw Error(hdr + "1: the first column must be 't_s'");
-  MotionData d;
-  struct Col {
-    int type = 0, index = 0, comp = 0;  // type 0 marker, 1 length, 2 tension
-  };
-  std::vector<Col> cols(h.size());
   std::map<int, std::array<int, 3>> marker_cols;  // node -> column of x, y, z
   std::map<int, int> len_cols, ten_cols, tgt_cols, enc_cols;
   std::map<std::string, int> names;
@@ -184,7 +181,6 @@ MotionData load_motion_csv(const Model& model, const std::string& path) {
     throw herr(i,
                "expected <node>_x_m, <node>_y_m, <node>_z_m, <cable>_length_m, <cable>_tension_N, <cable>_target_m or <cable>_encoder_m");
   }
-  std::vector<std::array<int, 3>> mcols;
   for (const auto& [node, c3] : marker_cols) {
     for (int c = 0; c < 3; ++c)
       if (c3[static_cast<std::size_t>(c)] < 0) {
@@ -193,28 +189,44 @@ MotionData load_motion_csv(const Model& model, const std::string& path) {
             any, std::string("the marker of node '") + model.node_ids[static_cast<std::size_t>(node)] + "' has no " + "xyz"[c] + " column");
       }
     d.marker_nodes.push_back(node);
-    mcols.push_back(c3);
+    cols.markers.push_back(c3);
   }
   // marker order: node order of the model (std::map) — deterministic
-  std::vector<int> lcols, tcols, gcols, ecols;
   for (const auto& [k, c] : tgt_cols) {
     d.target_cables.push_back(k);
-    gcols.push_back(c);
+    cols.targets.push_back(c);
   }
   for (const auto& [k, c] : enc_cols) {
     d.encoder_cables.push_back(k);
-    ecols.push_back(c);
+    cols.encoders.push_back(c);
   }
   for (const auto& [k, c] : len_cols) {
     d.length_cables.push_back(k);
-    lcols.push_back(c);
+    cols.lengths.push_back(c);
   }
   for (const auto& [k, c] : ten_cols) {
     d.tension_cables.push_back(k);
-    tcols.push_back(c);
+    cols.tensions.push_back(c);
   }
-  if (mcols.empty() && lcols.empty() && tcols.empty() && ecols.empty())
+  if (cols.markers.empty() && cols.lengths.empty() && cols.tensions.empty() && cols.encoders.empty())
     throw Error(hdr + "1: no marker, length, tension or encoder column");
+  return cols;
+}
+
+}  // namespace
+
+MotionData load_motion_csv(const Model& model, const std::string& path) {
+  io::CsvReader in(path);
+  const auto& h = in.header();
+  const std::string hdr = path + ":1:";
+  if (h.empty() || h[0] != "t_s") throw Error(hdr + "1: the first column must be 't_s'");
+  MotionData d;
+  const MotionColumns cols = motion_columns(model, h, hdr, d);
+  const auto& mcols = cols.markers;
+  const auto& lcols = cols.lengths;
+  const auto& tcols = cols.tensions;
+  const auto& gcols = cols.targets;
+  const auto& ecols = cols.encoders;
   std::vector<std::vector<double>> rows_m, rows_l, rows_t, rows_g, rows_e;
   // a measured value, bounded in magnitude (a larger one is a unit or export error, and its
   // squared residual would overflow the solver's cost)

@@ -582,7 +582,8 @@ TEST(ContactEndCaps, OffCentreImpactWithFrictionSticksOrSlidesOnTheCone) {
 TEST(ContactEndCaps, MotorisedThreeBarRunsOnTheImpulseGround) {
   // models/three_bar_motorised.yaml (end-caps, off-axis cable points, rods of general inertia,
   // winches) on the impulse ground: 2 s without error, its end-caps never below the located
-  // impacts' bound and resting on their surfaces at the end
+  // impacts' bound (its winches still move at the end, so the end is not a rest: the six-winch
+  // model of cited numbers ends 1.2e-5 m deep, inside the bound; the four-winch one 5.7e-10)
   auto f = ts::load_model_file(std::string(TENDYN_SOURCE_DIR) + "/models/three_bar_motorised.yaml");
   f.model.ground.type = ts::Ground::Type::kImpulse;
   ts::validate(f.model);
@@ -591,7 +592,7 @@ TEST(ContactEndCaps, MotorisedThreeBarRunsOnTheImpulseGround) {
   double lowest = 1.0;
   for (const auto& x : rec.x) lowest = std::min(lowest, lowest_end(f.model, x));
   EXPECT_GE(lowest, -f.model.ground.max_penetration_m);
-  EXPECT_GE(lowest_end(f.model, s.final_state.x), -1e-9);
+  EXPECT_GE(lowest_end(f.model, s.final_state.x), -f.model.ground.max_penetration_m);
   EXPECT_LT(lowest_end(f.model, s.final_state.x), 1e-6) << "it stands on its end-caps";
   EXPECT_TRUE(s.final_state.x.allFinite());
 }
