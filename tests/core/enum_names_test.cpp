@@ -85,7 +85,7 @@ TEST(EnumNames, EveryTableRoundTripsAndCoversItsEnum) {
   expect_table_round_trips<ts::Ground::FrictionLaw>(2);
   expect_table_round_trips<ts::MjcfIntegrator>(2);
   expect_table_round_trips<ts::PrismLayout>(2);
-  expect_table_round_trips<ts::ParameterKind>(8);
+  expect_table_round_trips<ts::ParameterKind>(14);
   expect_table_round_trips<ts::RobustLoss>(3);
   expect_table_round_trips<ts::FitVerdict>(5);
   expect_table_round_trips<ts::Integrator>(3);
