@@ -186,21 +186,6 @@ void check_general_inputs(const Model& model, const MotionData& data, const std:
   check_ground_step(model, groups, options.dt_s);
 }
 
-ceres::Solver::Options general_solver_options(const IdentifyOptions& options) {
-  ceres::Solver::Options so;
-  so.minimizer_type = ceres::TRUST_REGION;
-  so.trust_region_strategy_type = ceres::LEVENBERG_MARQUARDT;
-  so.linear_solver_type = ceres::DENSE_QR;
-  so.max_num_iterations = options.max_iterations;
-  so.function_tolerance = options.function_tolerance;
-  so.parameter_tolerance = options.parameter_tolerance;
-  so.gradient_tolerance = options.gradient_tolerance;
-  so.num_threads = 1;
-  so.logging_type = ceres::SILENT;
-  so.minimizer_progress_to_stdout = false;
-  return so;
-}
-
 // The Jacobian of the problem's residuals (nres x np) at its current parameters.
 Eigen::MatrixXd jacobian_at(ceres::Problem& problem, int nres, int np, double t0_s) {
   Eigen::MatrixXd J(nres, np);
@@ -326,7 +311,8 @@ IdentifyResult identify_general(const Model& model, const MotionData& data, cons
     const bool strictly = k == ParameterKind::kRestLength || k == ParameterKind::kGroundStiffness || k == ParameterKind::kWinchNoLoadSpeed;
     problem.SetParameterLowerBound(theta.data(), i, strictly ? 1e-9 : 0.0);
   }
-  ceres::Solver::Options so = general_solver_options(options);
+  ceres::Solver::Options so = lm_solver_options(options);
+  so.linear_solver_type = ceres::DENSE_QR;
   std::unique_ptr<ProgressCallback> progress;
   if (options.progress) {
     progress = std::make_unique<ProgressCallback>(options.progress);

@@ -28,6 +28,7 @@
 
 #include <ceres/evaluation_callback.h>
 #include <ceres/iteration_callback.h>
+#include <ceres/solver.h>
 
 namespace ceres {
 class CostFunction;
@@ -230,6 +231,10 @@ Setup make_setup(const Model& m, const MotionData& d, const std::vector<Paramete
 
 // The Ceres cost of segment `seg` of setup `s`, which must outlive it (identify_cost.cpp).
 std::unique_ptr<ceres::CostFunction> make_segment_cost(const Setup* s, int seg);
+
+// Levenberg-Marquardt options of both identification paths: the tolerances and iteration limit of
+// `options`, one thread, silent (the caller sets the linear solver).
+ceres::Solver::Options lm_solver_options(const IdentifyOptions& options);
 
 // Forwards Ceres' iterations to IdentifyOptions::progress (an exception thrown there is kept and
 // rethrown after Solve: Ceres is not exception-safe, so the iteration aborts the solve instead).

@@ -165,6 +165,20 @@ void judge_fit(const VerdictFacts& f, const IdentifyOptions& options, IdentifyRe
   }
 }
 
+ceres::Solver::Options lm_solver_options(const IdentifyOptions& options) {
+  ceres::Solver::Options so;
+  so.minimizer_type = ceres::TRUST_REGION;
+  so.trust_region_strategy_type = ceres::LEVENBERG_MARQUARDT;
+  so.max_num_iterations = options.max_iterations;
+  so.function_tolerance = options.function_tolerance;
+  so.parameter_tolerance = options.parameter_tolerance;
+  so.gradient_tolerance = options.gradient_tolerance;
+  so.num_threads = 1;
+  so.logging_type = ceres::SILENT;
+  so.minimizer_progress_to_stdout = false;
+  return so;
+}
+
 namespace {
 
 // The cost at the current values of a problem, summed in residual-block order by one thread
@@ -267,18 +281,10 @@ struct Fitter {
   std::unique_ptr<ceres::Problem> solve(const Setup& Q, std::vector<double>& theta, std::vector<std::vector<double>>& states,
                                         ceres::Solver::Summary& summary) const {
     auto problem = build(Q, theta.data(), [&](int k, int j) { return states[static_cast<std::size_t>(k)].data() + kStateParams * j; });
-    ceres::Solver::Options so;
-    so.minimizer_type = ceres::TRUST_REGION;
-    so.trust_region_strategy_type = ceres::LEVENBERG_MARQUARDT;
+    ceres::Solver::Options so = lm_solver_options(options);  // (one thread: the segments are evaluated in
+                                                             // parallel by the problem's SegmentEvaluation)
     so.linear_solver_type = ceres::SPARSE_NORMAL_CHOLESKY;
     so.sparse_linear_algebra_library_type = ceres::SUITE_SPARSE;
-    so.max_num_iterations = options.max_iterations;
-    so.function_tolerance = options.function_tolerance;
-    so.parameter_tolerance = options.parameter_tolerance;
-    so.gradient_tolerance = options.gradient_tolerance;
-    so.num_threads = 1;  // the segments are evaluated in parallel by the problem's SegmentEvaluation
-    so.logging_type = ceres::SILENT;
-    so.minimizer_progress_to_stdout = false;
     if (callback) so.callbacks.push_back(callback.get());
     const double cost0 = cost_of(*problem);
     ceres::Solve(so, problem.get(), &summary);
