@@ -306,9 +306,9 @@ double contact_depth(const Model& model, const Data& data, int nd) {
   return model.ground.height_m - (data.p_W_node(2, nd) - model.nodes[static_cast<std::size_t>(nd)].radius_m);
 }
 
-// The point of node nd that touches the ground: its depth (contact_depth) and velocity
-// (v_node + w x (-r z) for an end-cap on a rod with angular velocity w).
-double contact_point(const Model& model, const State* state, const Data& data, int nd, double v[3]) {
+// The velocity of node nd's point that touches the ground: v_node + w x (-r z) for an end-cap on a
+// rod with angular velocity w (the node's own velocity without a state or an end-cap).
+void contact_velocity(const Model& model, const State* state, const Data& data, int nd, double v[3]) {
   const Node& n = model.nodes[static_cast<std::size_t>(nd)];
   for (int c = 0; c < 3; ++c) v[c] = data.v_W_node(c, nd);
   if (n.radius_m > 0.0 && state != nullptr) {
@@ -316,7 +316,6 @@ double contact_point(const Model& model, const State* state, const Data& data, i
     v[0] += w[1] * -n.radius_m;  // w x (0, 0, -r)
     v[1] -= w[0] * -n.radius_m;
   }
-  return contact_depth(model, data, nd);
 }
 
 }  // namespace
@@ -325,8 +324,11 @@ double add_compliant_ground_forces(const Model& model, Data& data, const State* 
   const Ground& g = model.ground;
   double energy = 0.0;
   auto touch = [&](int nd) {
+    // the depth first: a point above the ground gets no force (the law writes nothing) and needs no velocity
+    const double depth = contact_depth(model, data, nd);
+    if (!(depth > 0.0)) return;
     double v[3], f[3];
-    const double depth = contact_point(model, state, data, nd, v);
+    contact_velocity(model, state, data, nd, v);
     if (!law::compliant_ground_force(depth, v, g.stiffness_Npm, g.damping_Nspm, g.friction, g.slip_velocity_mps, f)) return;
     data.f_W_node(0, nd) += f[0];
     data.f_W_node(1, nd) += f[1];
@@ -340,36 +342,8 @@ double add_compliant_ground_forces(const Model& model, Data& data, const State* 
     energy += 0.5 * g.stiffness_Npm * depth * depth;
   };
   if (data.body_geometry) {
-    // only the nodes that can touch (Data::ground_contact_nodes), in index order as touch() above
-    // would visit them: the same operations, the depth first so that a node above the ground costs
-    // no velocity (the law writes nothing for depth <= 0)
     data.tau_W_contact_rod.setZero();
-    const double* __restrict p_W = data.p_W_node.data();
-    const double* __restrict v_W = data.v_W_node.data();
-    double* __restrict f_W = data.f_W_node.data();
-    double* __restrict tau_contact = data.tau_W_contact_rod.data();
-    const Node* nodes = model.nodes.data();
-    for (const int nd : data.ground_contact_nodes) {
-      const Node& n = nodes[nd];
-      const double r = n.radius_m;
-      const double depth = g.height_m - (p_W[3 * nd + 2] - r);  // contact_depth
-      if (!(depth > 0.0)) continue;
-      double v[3] = {v_W[3 * nd], v_W[3 * nd + 1], v_W[3 * nd + 2]}, f[3];  // contact_point
-      if (r > 0.0 && state != nullptr) {
-        const double* w = state->x.data() + State::kStride * n.rod + 10;
-        v[0] += w[1] * -r;
-        v[1] -= w[0] * -r;
-      }
-      if (!law::compliant_ground_force(depth, v, g.stiffness_Npm, g.damping_Nspm, g.friction, g.slip_velocity_mps, f)) continue;
-      f_W[3 * nd] += f[0];
-      f_W[3 * nd + 1] += f[1];
-      f_W[3 * nd + 2] += f[2];
-      if (r > 0.0) {
-        tau_contact[3 * n.rod] += r * f[1];
-        tau_contact[3 * n.rod + 1] -= r * f[0];
-      }
-      energy += 0.5 * g.stiffness_Npm * depth * depth;
-    }
+    for (const int nd : data.ground_contact_nodes) touch(nd);  // the nodes that can touch, in index order
     return energy;
   }
   for (const auto& rod : model.rods)
