@@ -76,6 +76,12 @@ void apply_impulse(const ImpulseBody& body, State& s, int j, const Eigen::Vector
 // The most ground contact points one rod may have on the impulse ground (validate() checks it).
 constexpr int kMaxContacts = kMaxImpulseContactsPerRod;
 
+// Depth below the ground [m] of node nd's lowest point: the node itself, or the bottom of its
+// end-cap sphere (radius r: offset -r z from the node).
+double contact_depth(const Model& model, const Data& data, int nd) {
+  return model.ground.height_m - (data.p_W_node(2, nd) - model.nodes[static_cast<std::size_t>(nd)].radius_m);
+}
+
 // Calls f(nd, height [m] of the contact point above the ground, its offset r from the rod's centre
 // of mass) for every point of rod j that touches the ground: the documents' rods their two end
 // points (end 0, then end 1); models with body geometry every node of the rod that touches the
@@ -99,7 +105,7 @@ void for_each_contact(const Model& model, const Data& data, const State& state, 
     if (!n.touches_ground()) continue;
     Eigen::Vector3d r = data.r_W_node.col(nd);
     r.z() -= n.radius_m;
-    f(nd, (data.p_W_node(2, nd) - n.radius_m) - ground, r);
+    f(nd, -contact_depth(model, data, nd), r);
   }
 }
 
@@ -108,8 +114,7 @@ void for_each_contact(const Model& model, const Data& data, const State& state, 
 double lowest_end_height(const Model& model, const Data& data) {
   double z = std::numeric_limits<double>::infinity();
   if (data.body_geometry) {
-    for (const int nd : data.ground_contact_nodes)
-      z = std::min(z, (data.p_W_node(2, nd) - model.nodes[static_cast<std::size_t>(nd)].radius_m) - model.ground.height_m);
+    for (const int nd : data.ground_contact_nodes) z = std::min(z, -contact_depth(model, data, nd));
     return z;
   }
   for (const auto& r : model.rods)
@@ -299,12 +304,6 @@ int apply_ground_pre_impulses(const Model& model, Data& data, State& state, doub
 }
 
 namespace {
-
-// Depth below the ground [m] of node nd's lowest point: the node itself, or the bottom of its
-// end-cap sphere (radius r: offset -r z from the node).
-double contact_depth(const Model& model, const Data& data, int nd) {
-  return model.ground.height_m - (data.p_W_node(2, nd) - model.nodes[static_cast<std::size_t>(nd)].radius_m);
-}
 
 // The velocity of node nd's point that touches the ground: v_node + w x (-r z) for an end-cap on a
 // rod with angular velocity w (the node's own velocity without a state or an end-cap).
