@@ -93,6 +93,20 @@ void parse_wrench_set(const std::string& text, const std::vector<std::string>& r
   o.wrench_shape = semi.asDiagonal();
 }
 
+void read_wrench_set(const std::string& box, const std::string& set, const cdpr::Model& model, const std::vector<std::string>& row_names,
+                     cdpr::WorkspaceOptions& o) {
+  const std::string option = box.empty() ? "--wrench-set" : "--wrench-box";
+  if (box.empty())
+    parse_wrench_set(set, row_names, o);
+  else
+    parse_wrench_box(box, row_names, option, o);
+  try {
+    cdpr::WorkspaceEvaluator check(model, o);
+  } catch (const Error& e) {
+    throw Error(option + ": " + e.what());
+  }
+}
+
 nlohmann::json wrench_set_json(const cdpr::WorkspaceOptions& o, const std::vector<std::string>& row_names) {
   if (o.wrench_lo.size() != 0) {
     nlohmann::json box = nlohmann::json::object();

@@ -23,6 +23,12 @@ void parse_wrench_box(const std::string& text, const std::vector<std::string>& r
 /// naming the field and the reason (the shape's checks are WorkspaceEvaluator's).
 void parse_wrench_set(const std::string& text, const std::vector<std::string>& row_names, cdpr::WorkspaceOptions& o);
 
+/// The wrench set of --wrench-box `box` or --wrench-set `set` (exactly one non-empty: the callers
+/// check) into o, then checked by a WorkspaceEvaluator of `model` (a shape that is not symmetric
+/// positive semi-definite, ...). Throws tendyn::Error starting with the option's name.
+void read_wrench_set(const std::string& box, const std::string& set, const cdpr::Model& model, const std::vector<std::string>& row_names,
+                     cdpr::WorkspaceOptions& o);
+
 /// The wrench set of o for summary.json: null, {"box": {row: [lo, hi]}} or
 /// {"ellipsoid": {"centre": {row: c}, "shape": [[...]]}}.
 nlohmann::json wrench_set_json(const cdpr::WorkspaceOptions& o, const std::vector<std::string>& row_names);

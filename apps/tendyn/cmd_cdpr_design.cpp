@@ -117,17 +117,8 @@ void design_wrench_set_and_attachments(const DesignArgs& a, const cdpr::Model& m
       throw Error(std::string(a.wrench_box.empty() ? "--wrench-set" : "--wrench-box") +
                   ": only with --objective capacity-margin or volume (the tension margin uses the weight alone)");
     if (!a.wrench_box.empty() && !a.wrench_set.empty()) throw Error("--wrench-box, --wrench-set: give one wrench set, not both");
-    const std::string option = a.wrench_box.empty() ? "--wrench-set" : "--wrench-box";
     const auto rows = cdpr::WorkspaceEvaluator(model, cdpr::WorkspaceOptions{}).row_names();
-    if (a.wrench_box.empty())
-      parse_wrench_set(a.wrench_set, rows, o.workspace);
-    else
-      parse_wrench_box(a.wrench_box, rows, option, o.workspace);
-    try {
-      cdpr::WorkspaceEvaluator check(model, o.workspace);
-    } catch (const Error& e) {
-      throw Error(option + ": " + e.what());
-    }
+    read_wrench_set(a.wrench_box, a.wrench_set, model, rows, o.workspace);
   }
   if ((!a.attachment_min.empty() || !a.attachment_max.empty()) && !a.attachments)
     throw Error("--attachment-min/--attachment-max: only with --attachments");

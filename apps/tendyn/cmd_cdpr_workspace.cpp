@@ -146,15 +146,7 @@ void Workspace::read_options() {
     const std::string option = a.wrench_box.empty() ? "--wrench-set" : "--wrench-box";
     if (o.kind != cdpr::WorkspaceKind::kFeasible)
       throw Error(option + ": only with --kind feasible (got --kind " + cdpr::to_string(o.kind) + ")");
-    if (a.wrench_box.empty())
-      parse_wrench_set(a.wrench_set, row_names, o);
-    else
-      parse_wrench_box(a.wrench_box, row_names, option, o);
-    try {
-      cdpr::WorkspaceEvaluator check(model, o);
-    } catch (const Error& e) {
-      throw Error(option + ": " + e.what());
-    }
+    read_wrench_set(a.wrench_box, a.wrench_set, model, row_names, o);
   }
 }
 
