@@ -5,6 +5,7 @@
 #include <tendyn/core/worker_pool.hpp>
 
 #include <Eigen/Eigenvalues>
+#include <Eigen/QR>
 #include <Eigen/SVD>
 
 #include <algorithm>
@@ -40,6 +41,14 @@ struct WorkspaceEvaluator::Impl {
   bool ellipsoid = false;       // the wrench set is an ellipsoid of non-zero shape
   Eigen::MatrixXd ell_E;        // (m x m) its shape, symmetrised
   bool closed_form_ok = false;  // finite f_max: the closed-form fast path applies
+  // The facets through the null space of J (n - m = 1 or 2 redundant cables; see dual_margin)
+  int dual_d = 0;                          // n - m when the dual path applies, else 0
+  std::vector<int> complements;            // (ncombo x (d + 1)) the columns each facet leaves out
+  Eigen::MatrixXd Jt;                      // (n x m) J^T
+  Eigen::HouseholderQR<Eigen::MatrixXd> qr;  // of J^T
+  Eigen::MatrixXd Q;                       // (n x n) its orthogonal factor
+  Eigen::MatrixXd G;                       // (m x n) R^-1 Q1^T: c = G r for r in the row space of J
+  Eigen::MatrixXd GW;                      // (n x K) G^T times each required wrench
   Eigen::VectorXd w;            // (m) scratch
   Eigen::VectorXd rvec;         // (m) residual scratch
   Eigen::VectorXd zero_w;       // (m) closure right-hand side
@@ -147,6 +156,22 @@ struct WorkspaceEvaluator::Impl {
       }
     } else if (margin_on) {
       ncombo = 1;  // m == 1: the normal is +-1
+    }
+    if (margin_on && m >= 2 && (n - m == 1 || n - m == 2) && ncombo > 0) {
+      dual_d = n - m;
+      const int k = m - 1;
+      std::vector<char> in(static_cast<std::size_t>(n));
+      for (int q = 0; q < ncombo; ++q) {
+        std::fill(in.begin(), in.end(), 0);
+        for (int j = 0; j < k; ++j) in[static_cast<std::size_t>(combos[static_cast<std::size_t>(q * k + j)])] = 1;
+        for (int i = 0; i < n; ++i)
+          if (!in[static_cast<std::size_t>(i)]) complements.push_back(i);
+      }
+      Jt = Eigen::MatrixXd::Zero(n, m);
+      qr = Eigen::HouseholderQR<Eigen::MatrixXd>(n, m);
+      Q = Eigen::MatrixXd::Zero(n, n);
+      G = Eigen::MatrixXd::Zero(m, n);
+      GW = Eigen::MatrixXd::Zero(n, box_vertices.cols());
     }
   }
 
@@ -281,7 +306,93 @@ struct WorkspaceEvaluator::Impl {
     return margin;
   }
 
-  [[nodiscard]] double capacity_margin(double Jmax) const {
+  // The capacity margin through the null space of J, for n = m + 1 or m + 2 cables and J of full
+  // rank m. A facet's unit normal c is orthogonal to its m - 1 columns S, so r = J^T c vanishes on
+  // S and lies in J's row space, i.e. it is orthogonal to the null space N (n x d) of J: on the
+  // d + 1 columns T left out, r_T is the null vector of the d x (d + 1) matrix N_T (d = 1: a
+  // perpendicular, d = 2: a cross product), zero when S is dependent. Then c = G r / |G r| with
+  // G = R^-1 Q1^T from J^T = Q R, and c . J_i = r_i / |G r|, c . w = r . (G^T w) / |G r|: per
+  // facet O(m d) work instead of an elimination and n dot products. The same facets as
+  // capacity_margin_fixed (matroid duality: S is independent iff rank N_T = d), equal margins up
+  // to round-off. Returns false (nothing computed) when J is rank deficient.
+  bool dual_margin(double& margin) {
+    const Eigen::MatrixXd& J = problem.J;
+    const int m = problem.nrow(), d = dual_d;
+    Jt = J.transpose();
+    qr.compute(Jt);
+    const auto& QR = qr.matrixQR();
+    double rmax = 0.0, rmin = std::numeric_limits<double>::infinity();
+    for (int i = 0; i < m; ++i) {
+      rmax = std::max(rmax, std::abs(QR(i, i)));
+      rmin = std::min(rmin, std::abs(QR(i, i)));
+    }
+    if (!(rmax > 0.0) || !(rmin > kRankRtol * rmax)) return false;
+    Q = qr.householderQ();
+    G = Q.leftCols(m).transpose();
+    QR.topLeftCorner(m, m).triangularView<Eigen::Upper>().solveInPlace(G);
+    GW.noalias() = G.transpose() * vertices;
+    const double fmin = problem.options.f_min_N, fmax = problem.options.f_max_N;
+    const int* T = complements.data();
+    SmallVec c(m);
+    double r[3];
+    int facets = 0;
+    margin = std::numeric_limits<double>::infinity();
+    for (int q = 0; q < ncombo; ++q, T += d + 1) {
+      if (d == 1) {
+        r[0] = Q(T[1], m);
+        r[1] = -Q(T[0], m);
+      } else {
+        const double a0 = Q(T[0], m), a1 = Q(T[1], m), a2 = Q(T[2], m);
+        const double b0 = Q(T[0], m + 1), b1 = Q(T[1], m + 1), b2 = Q(T[2], m + 1);
+        r[0] = a1 * b2 - a2 * b1;
+        r[1] = a2 * b0 - a0 * b2;
+        r[2] = a0 * b1 - a1 * b0;
+      }
+      double rr = 0.0;
+      for (int j = 0; j <= d; ++j) rr += r[j] * r[j];
+      if (!(rr > 1e-18)) continue;  // the m - 1 columns are dependent: no facet (N's columns are unit)
+      double cc = 0.0;
+      for (int i = 0; i < m; ++i) {
+        double ci = 0.0;
+        for (int j = 0; j <= d; ++j) ci += r[j] * G(i, T[j]);
+        c[i] = ci;
+        cc += ci * ci;
+      }
+      const double inv = 1.0 / std::sqrt(cc);
+      double dplus = 0.0, dminus = 0.0;
+      for (int j = 0; j <= d; ++j) {
+        const double sj = r[j] * inv;
+        if (sj > 0.0) {
+          dplus += sj * fmax;
+          dminus += sj * fmin;
+        } else if (sj < 0.0) {
+          dplus += sj * fmin;
+          dminus += sj * fmax;
+        }
+      }
+      double out = std::numeric_limits<double>::infinity();
+      for (int k = 0; k < GW.cols(); ++k) {
+        double cw = 0.0;
+        for (int j = 0; j <= d; ++j) cw += r[j] * GW(T[j], k);
+        cw *= inv;
+        out = std::min({out, dplus - cw, cw - dminus});
+      }
+      if (ellipsoid) {
+        for (int i = 0; i < m; ++i) c[i] *= inv;
+        out -= ellipsoid_support(c);
+      }
+      margin = std::min(margin, out);
+      ++facets;
+    }
+    if (facets == 0) margin = std::numeric_limits<double>::quiet_NaN();
+    return true;
+  }
+
+  [[nodiscard]] double capacity_margin(double Jmax) {
+    if (dual_d > 0) {
+      double margin = 0.0;
+      if (dual_margin(margin)) return margin;
+    }
     switch (problem.nrow()) {
       case 1: {
         SmallVec c(1);

@@ -329,6 +329,87 @@ TEST(Workspace, FeasibleWithBoxIsInsideStaticAndZeroBoxIsStatic) {
   }
 }
 
+// The capacity margin by brute force, independent of the library's facet enumeration: every set
+// of m - 1 columns of J, its normal from Eigen's FullPivLU kernel, the signed distance of every
+// required wrench to both supporting hyperplanes of the available wrench set.
+double brute_force_margin(const Eigen::MatrixXd& J, const Eigen::MatrixXd& wrenches, double lo, double hi) {
+  const int m = static_cast<int>(J.rows()), n = static_cast<int>(J.cols());
+  double best = std::numeric_limits<double>::infinity();
+  for (unsigned set = 0; set < (1u << n); ++set) {
+    if (__builtin_popcount(set) != m - 1) continue;
+    Eigen::MatrixXd S(m - 1, m);
+    int r = 0;
+    for (int i = 0; i < n; ++i)
+      if (set & (1u << i)) S.row(r++) = J.col(i).transpose();
+    Eigen::FullPivLU<Eigen::MatrixXd> lu(S);
+    lu.setThreshold(1e-9);
+    if (lu.rank() < m - 1) continue;
+    Eigen::VectorXd c = lu.kernel().col(0);
+    c.normalize();
+    double up = 0.0, down = 0.0;  // max and min of c . (J f) over the tension box
+    for (int i = 0; i < n; ++i) {
+      const double s = c.dot(J.col(i));
+      up += s * (s > 0.0 ? hi : lo);
+      down += s * (s > 0.0 ? lo : hi);
+    }
+    for (int k = 0; k < wrenches.cols(); ++k) {
+      const double cw = c.dot(wrenches.col(k));
+      best = std::min({best, up - cw, cw - down});
+    }
+  }
+  return best;
+}
+
+// Every cable number the margin's null-space path takes (n = m + 1, m + 2) and one it does not
+// (n = m + 3, the elimination), spatial and planar, against the brute force above.
+TEST(Workspace, CapacityMarginEqualsTheBruteForceDistanceToEveryFacet) {
+  const Model printer = load_model(test::model_path("printer8.yaml")).model;
+  std::vector<Model> models;
+  for (int n : {8, 7}) {  // 6 rows: 8 cables (n = m + 2), 7 (n = m + 1)
+    models.push_back(make_model("printer" + std::to_string(n), Motion::kSpatial, printer.p_WA.leftCols(n), printer.p_PB.leftCols(n)));
+    models.back().f_min_N = printer.f_min_N;
+    models.back().f_max_N = printer.f_max_N;
+    models.back().platform_mass_kg = printer.platform_mass_kg;
+    models.back().gravity_W = printer.gravity_W;
+  }
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  for (int n : {4, 5, 6}) {  // 3 rows (fx, fy, mz): n = m + 1, m + 2, m + 3
+    Eigen::Matrix3Xd a(3, n), b(3, n);
+    for (int i = 0; i < n; ++i) {
+      const double t = 2.0 * std::numbers::pi * (i + 0.3 * u(rng)) / n;
+      a.col(i) << 2.0 * std::cos(t), 2.0 * std::sin(t), 0.0;
+      b.col(i) << 0.2 * std::cos(t + 0.4 * u(rng)), 0.2 * std::sin(t + 0.4 * u(rng)), 0.0;
+    }
+    models.push_back(planar_model(a, b, 1.0, 100.0, 2.0));
+  }
+  int compared = 0;
+  for (const Model& model : models) {
+    const bool planar = model.motion == Motion::kPlanar;
+    WorkspaceOptions o;
+    const int m = planar ? 3 : 6;
+    o.wrench_lo = Eigen::VectorXd::Constant(m, -2.0);
+    o.wrench_hi = Eigen::VectorXd::Constant(m, 2.0);
+    o.wrench_lo.tail(planar ? 1 : 3).setConstant(-0.1);
+    o.wrench_hi.tail(planar ? 1 : 3).setConstant(0.1);
+    WorkspaceEvaluator ev(model, o);
+    for (int i = 0; i < 60; ++i) {
+      const Pose pose = planar ? pose_from_xyz_rpy(Eigen::Vector3d(0.8 * u(rng), 0.8 * u(rng), 0.0), Eigen::Vector3d(0.0, 0.0, 0.3 * u(rng)))
+                               : pose_from_xyz_rpy(Eigen::Vector3d(6.0 * u(rng), 6.0 * u(rng), 8.0 + 4.0 * u(rng)),
+                                                   Eigen::Vector3d(0.1 * u(rng), 0.1 * u(rng), 0.2 * u(rng)));
+      const PoseVerdict v = ev.evaluate(pose);
+      ASSERT_NE(v.cls, PoseClass::kUndefined);
+      const double want = brute_force_margin(ev.problem().J, ev.wrench_vertices(), model.f_min_N, model.f_max_N);
+      EXPECT_NEAR(v.margin, want, 1e-9 * model.f_max_N) << model.name << " pose " << i;
+      if (std::abs(v.margin) > 1e-7) {
+        EXPECT_EQ(v.margin > 0.0, v.inside()) << model.name << " pose " << i;
+      }
+      ++compared;
+    }
+  }
+  EXPECT_EQ(compared, 300);
+}
+
 // ------------------------------------------------------------------ ellipsoids of wrenches
 TEST(WorkspaceEllipsoid, ZeroShapeEqualsThePointWrench) {
   const Model model = load_model(test::model_path("planar4.yaml")).model;
