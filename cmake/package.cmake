@@ -46,7 +46,7 @@ endif()
 # The static library's exported target names cpp-httplib's shared library (a link-only dependency,
 # lib/cmake/tendyn/tendynTargets.cmake): /usr/lib/<triplet>/libcpp-httplib.so is in the -dev package.
 if(NOT BUILD_SHARED_LIBS)  # src/CMakeLists.txt requires cpp-httplib
-  list(APPEND _tendyn_depends libcpp-httplib-dev)
+  list(APPEND _tendyn_depends libcpp-httplib-dev zlib1g-dev)  # zlib: the same, for viz/scene.cpp
 endif()
 list(JOIN _tendyn_depends ", " CPACK_DEBIAN_PACKAGE_DEPENDS)
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "python3-matplotlib")  # tendyn plot and the PNGs of plan, study, sweep

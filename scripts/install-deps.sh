@@ -45,7 +45,7 @@ else
   # run: what the library and the program need, nothing else (scripts/run.sh): g++ and make rather
   # than build-essential, whose dpkg-dev brings Perl (6 packages) that nothing here uses.
   pkgs=(g++ make cmake ninja-build pkg-config
-        libeigen3-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libcpp-httplib-dev)
+        libeigen3-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libcpp-httplib-dev zlib1g-dev)
 fi
 if [[ "$level" != run && "$level" != mujoco3 ]]; then
   pkgs+=(libceres-dev  # identification (run.sh builds without it: ~30 packages less)

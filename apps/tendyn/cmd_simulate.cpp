@@ -149,7 +149,8 @@ void register_simulate(CLI::App& app) {
   cmd->add_flag("--stop-on-abnormal", args->stop_on_abnormal, "stop at the first slack or over-strain event");
   cmd->add_flag("--html", args->html, "also write view.html: the 3D viewer with plots, one self-contained file (docs/VIEWER.md)");
   cmd->add_option("--max-page-mb", args->max_page_mb,
-                  "largest view.html [MB]: longer runs keep every k-th frame in the page (scene.json and results.csv keep all; default 10)")
+                  "largest view.html [MB]: longer runs keep every k-th frame for the 3D view, the plots every row packed or the min/max "
+                  "of every k rows (scene.json and results.csv keep all; default 10)")
       ->check(positive());
   cmd->add_option("--frame-interval", args->frame_interval, "viewer frames at most every this many seconds (scene.json, view.html)")
       ->check(non_negative());

@@ -79,12 +79,12 @@ void run_view(const ViewArgs& a) {
   if (title.empty()) title = src.parent_path().filename().string();
   const std::filesystem::path out = (a.out.empty() ? src.parent_path() : std::filesystem::path(a.out)) / "view.html";
   if (!a.out.empty()) ensure_directory(a.out);
-  int stride = 1, plot_stride = 1;
-  const auto bytes = write_viewer_page(out, text, title, a.max_page_mb, &stride, &plot_stride);
+  int stride = 1, plot_bucket = 1;
+  const auto bytes = write_viewer_page(out, text, title, a.max_page_mb, &stride, &plot_bucket);
   if (!a.quiet) {
     std::printf("wrote %s (%.2f MB; open it in a browser, it works offline)\n", out.string().c_str(), bytes / 1e6);
     if (stride > 1)
-      std::printf("  %s; all frames: %s\n", thinning_note(stride, plot_stride, 0, a.max_page_mb).c_str(), src.string().c_str());
+      std::printf("  %s; all frames: %s\n", thinning_note(stride, plot_bucket, 0, a.max_page_mb).c_str(), src.string().c_str());
   }
 }
 
@@ -122,7 +122,9 @@ void register_view(CLI::App& app) {
       ->check(existing_path());
   cmd->add_option("-o,--out", a->out, "output directory of view.html / compare.html (default: the (first) result directory)");
   cmd->add_flag("-q,--quiet", a->quiet, "no report");
-  cmd->add_option("--max-page-mb", a->max_page_mb, "largest page [MB]: longer runs keep every k-th frame in the page (default 10)")
+  cmd->add_option("--max-page-mb", a->max_page_mb,
+                  "largest page [MB]: longer runs keep every k-th frame for the 3D view, the plots every row packed or the min/max of "
+                  "every k rows (default 10)")
       ->check(positive());
   cmd->callback([a] { run_view(*a); });
 

@@ -16,7 +16,7 @@ void require_viewer() {
 }
 
 std::size_t write_viewer_page(const std::filesystem::path& out, std::string_view scene_json_text, std::string_view title,
-                              double max_page_mb, int* stride_out, int* plot_stride_out) {
+                              double max_page_mb, int* stride_out, int* plot_bucket_out) {
   require_viewer();
   // the page = the bundle + the scene text (+ the template, under 1 KB; "</" escapes: a few bytes)
   const double fixed = static_cast<double>(viewer_js().size() + viewer_css().size()) + 4096.0;
@@ -25,7 +25,7 @@ std::size_t write_viewer_page(const std::filesystem::path& out, std::string_view
     throw Error("--max-page-mb " + std::to_string(max_page_mb) + ": the viewer itself takes " + std::to_string(fixed / 1e6) +
                 " MB; give a larger limit");
   const std::string scene =
-      viz::page_scene_json(scene_json_text, static_cast<std::size_t>(limit - fixed), out.string(), stride_out, plot_stride_out);
+      viz::page_scene_json(scene_json_text, static_cast<std::size_t>(limit - fixed), out.string(), stride_out, plot_bucket_out);
   const std::string html = viz::viewer_html(scene, title, viewer_js(), viewer_css());
   io::write_file_atomic(out, html);
   return html.size();
@@ -67,7 +67,7 @@ std::size_t write_compare_page(const std::filesystem::path& out, const std::vect
   return write_viewer_page(out, page, title, max_page_mb);
 }
 
-std::string thinning_note(int stride, int plot_stride, std::size_t frames_in_run, double max_page_mb) {
+std::string thinning_note(int stride, int plot_bucket, std::size_t frames_in_run, double max_page_mb) {
   if (stride <= 1) return {};
   auto nth = [](int k) {
     const int r = k % 100;
@@ -76,7 +76,9 @@ std::string thinning_note(int stride, int plot_stride, std::size_t frames_in_run
   };
   std::string o = "every " + nth(stride) + (frames_in_run ? " of " + std::to_string(frames_in_run) + " frames" : std::string(" frame")) +
                   " kept for the 3D view, plots: ";
-  o += plot_stride <= 1 ? std::string("every sample") : "every " + nth(plot_stride) + " sample";
+  o += plot_bucket == 1   ? std::string("every sample")
+       : plot_bucket <= 0 ? std::string("with the 3D frames")
+                          : "min/max of every " + std::to_string(plot_bucket) + " rows (full data: results.csv)";
   char mb[32];
   std::snprintf(mb, sizeof mb, "%g", max_page_mb);
   return o + " (--max-page-mb " + mb + ")";
@@ -89,9 +91,9 @@ std::filesystem::path write_scene_outputs(const std::filesystem::path& dir, cons
   const std::string text = viz::scene_json(scene);
   io::write_file_atomic(dir / "scene.json", text);
   if (!html) return {};
-  int stride = 1, plot_stride = 1;
-  write_viewer_page(dir / "view.html", text, scene.title, max_page_mb, &stride, &plot_stride);
-  if (note_out) *note_out = thinning_note(stride, plot_stride, scene.t_s.size(), max_page_mb);
+  int stride = 1, plot_bucket = 1;
+  write_viewer_page(dir / "view.html", text, scene.title, max_page_mb, &stride, &plot_bucket);
+  if (note_out) *note_out = thinning_note(stride, plot_bucket, scene.t_s.size(), max_page_mb);
   return dir / "view.html";
 }
 

@@ -29,16 +29,19 @@ std::filesystem::path write_scene_outputs(const std::filesystem::path& dir, cons
                                           double max_page_mb = kDefaultMaxPageMb, std::string* note_out = nullptr);
 
 /// The terminal's line about a thinned page: "" for stride 1, else which frames the 3D view keeps
-/// and at which rate the plots are (e.g. "every 19th of 60001 frames kept for the 3D view, plots:
-/// every 3rd sample (--max-page-mb 10)"; frames_in_run 0: "every 19th frame kept ...").
-std::string thinning_note(int stride, int plot_stride, std::size_t frames_in_run, double max_page_mb);
+/// and what the plots hold (plot_bucket: viz::page_scene_json's), e.g. "every 19th of 60001 frames
+/// kept for the 3D view, plots: every sample (--max-page-mb 10)", "... plots: min/max of every 4
+/// rows (full data: results.csv) ...", "... plots: with the 3D frames ..." (bucket 0);
+/// frames_in_run 0: "every 19th frame kept ...").
+std::string thinning_note(int stride, int plot_bucket, std::size_t frames_in_run, double max_page_mb);
 
 /// Writes the viewer page for scene.json text to `out` (atomically), at most `max_page_mb` MB
 /// (frames thinned to fit; `stride_out` receives the stride, 1 = every frame; the plotted series
-/// kept in compact form at `plot_stride_out`, 1 = every sample: viz::page_scene_json), and returns
+/// kept in compact form, `plot_bucket_out` receiving 1 = every sample, k = min/max of every k,
+/// 0 = thinned with the frames: viz::page_scene_json), and returns
 /// its size [bytes]. Throws tendyn::Error when the bundle alone exceeds the limit.
 std::size_t write_viewer_page(const std::filesystem::path& out, std::string_view scene_json_text, std::string_view title,
-                              double max_page_mb = kDefaultMaxPageMb, int* stride_out = nullptr, int* plot_stride_out = nullptr);
+                              double max_page_mb = kDefaultMaxPageMb, int* stride_out = nullptr, int* plot_bucket_out = nullptr);
 
 /// Writes one page comparing runs to `out` (atomically; docs/VIEWER.md "Comparing runs"): the
 /// first scene.json text (run A) with the others in its member "compare" (B, C, ...), each thinned

@@ -4,10 +4,15 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <vector>
+
+#include <zlib.h>
 
 namespace tendyn::viz {
 namespace {
@@ -300,81 +305,158 @@ std::string unbase64(const std::string& b64) {
   }
   return out;
 }
-std::vector<float> f32s(const nlohmann::json& b64) {
-  const std::string b = unbase64(b64.get<std::string>());
-  std::vector<float> v(b.size() / 4);
-  std::memcpy(v.data(), b.data(), 4 * v.size());
+/// A packed block of plot_data (docs/VIEWER.md: delta1+shuffle+deflate) decoded by the test's own
+/// reader: base64, zlib inflate, the bytes un-shuffled, per column of n values the prefix sums of
+/// the bit patterns. Returns the W-byte patterns (count of them expected).
+template <class U>
+std::vector<U> unpack(const nlohmann::json& b64, std::size_t n, std::size_t count) {
+  const std::string z = unbase64(b64.get<std::string>());
+  constexpr std::size_t W = sizeof(U);
+  std::string raw(W * count + 1, '\0');  // one byte more: a longer stream would fill it
+  uLongf size = static_cast<uLongf>(raw.size());
+  EXPECT_EQ(uncompress(reinterpret_cast<Bytef*>(raw.data()), &size, reinterpret_cast<const Bytef*>(z.data()), static_cast<uLong>(z.size())),
+            Z_OK);
+  EXPECT_EQ(size, W * count);
+  std::vector<U> v(count, 0);
+  for (std::size_t i = 0; i < count && W * count == size; ++i)
+    for (std::size_t b = 0; b < W; ++b) v[i] |= static_cast<U>(static_cast<unsigned char>(raw[b * count + i])) << (8 * b);
+  for (std::size_t c0 = 0; c0 + n <= count && n > 0; c0 += n)
+    for (std::size_t i = 1; i < n; ++i) v[c0 + i] += v[c0 + i - 1];
   return v;
 }
-std::vector<double> f64s(const nlohmann::json& b64) {
-  const std::string b = unbase64(b64.get<std::string>());
-  std::vector<double> v(b.size() / 8);
-  std::memcpy(v.data(), b.data(), 8 * v.size());
-  return v;
+std::vector<float> f32s(const nlohmann::json& b64, std::size_t n, std::size_t count) {
+  std::vector<float> out;
+  for (const auto u : unpack<std::uint32_t>(b64, n, count)) out.push_back(std::bit_cast<float>(u));
+  return out;
 }
+std::vector<double> f64s(const nlohmann::json& b64, std::size_t n) {
+  std::vector<double> out;
+  for (const auto u : unpack<std::uint64_t>(b64, n, n)) out.push_back(std::bit_cast<double>(u));
+  return out;
+}
+std::uint32_t bits(float f) { return std::bit_cast<std::uint32_t>(f); }
 
-// Long runs: the 3D frames thinned, the plotted series kept in compact binary form (float32,
-// base64) at the smallest stride that fits in 2/3 of the page, every frame when they fit.
-TEST(Scene, PageSceneJsonKeepsThePlottedSeriesInCompactFormAtTheSmallestStrideThatFits) {
-  // 40 points (as a robot's nodes: positions dominate the frames), one cable
+/// 40 points (as a robot's nodes: positions dominate the frames), one cable, n frames at 100 Hz;
+/// tension(i) gives the cable's tension.
+template <class Tension>
+Scene forty_point_scene(int n, const Tension& tension) {
   Scene s;
   s.title = "forty";
   for (int k = 0; k < 40; ++k) s.points.push_back("p" + std::to_string(k));
   s.cables = {{"c", 0, 1}};
-  for (int i = 0; i < 3001; ++i) {
+  for (int i = 0; i < n; ++i) {
     const double x = 1.0 + 0.001 * i + 1e-4 * std::sin(0.1 * i);
     std::vector<double> p(120);
     for (std::size_t k = 0; k < p.size(); ++k) p[k] = x + 0.01 * static_cast<double>(k);
-    const double tension[1] = {2.5 * x}, strain[1] = {0.1 * x}, com[3] = {x / 2, 0, 0.5};
+    const double t[1] = {tension(i)}, strain[1] = {0.1 * x}, com[3] = {x / 2, 0, 0.5};
     const FrameEnergy e{x, 2 * x, 3 * x, 6 * x};
-    add_frame(s, 0.01 * i, p, tension, strain, com, &e);
+    add_frame(s, 0.01 * i, p, t, strain, com, &e);
   }
-  s.plots.push_back({"per frame", "m", {}, {{"a", std::vector<double>(3001, 0.25)}}});
+  s.plots.push_back({"per frame", "m", {}, {{"a", std::vector<double>(static_cast<std::size_t>(n), 0.25)}}});
+  return s;
+}
+
+// Long runs: the 3D frames thinned, the plotted series kept losslessly packed at every frame of
+// the run (a page whose plain float32 plot data had to keep every 2nd frame only).
+TEST(Scene, PageSceneJsonKeepsEveryFrameOfThePlotsPackedLosslessly) {
+  const Scene s = forty_point_scene(3001, [](int i) { return 2.5 * (1.0 + 0.001 * i + 1e-4 * std::sin(0.1 * i)); });
   const std::string full = scene_json(s);
   const auto fj = nlohmann::json::parse(full);
-  for (const std::size_t limit : {full.size() / 2, full.size() / 40}) {
-    int stride = 0, plot_stride = 0;
-    const std::string page = page_scene_json(full, limit, "scene.json", &stride, &plot_stride);
-    EXPECT_LE(page.size(), limit);
-    ASSERT_GE(stride, 2);
-    const auto j = nlohmann::json::parse(page);
-    ASSERT_TRUE(j.contains("plot_data")) << limit;
-    const auto& pd = j["plot_data"];
-    EXPECT_GE(plot_stride, 1);
-    EXPECT_LT(plot_stride, stride);
-    EXPECT_EQ(pd["stride"], plot_stride);
-    EXPECT_EQ(pd["samples_in_run"], 3001);
-    const std::size_t n = (3000 + plot_stride - 1) / static_cast<std::size_t>(plot_stride) + 1;
-    EXPECT_EQ(pd["samples"], n);
-    const auto t = f64s(pd["t_s"]);
-    const auto tension = f32s(pd["cable_tension_N"]);
-    const auto com = f32s(pd["com_m"]);
-    const auto total = f32s(pd["energy_J"]["total"]);
-    const auto extra = f32s(pd["plots"][0]["series"][0]);
-    ASSERT_EQ(t.size(), n);
-    ASSERT_EQ(tension.size(), n);
-    ASSERT_EQ(com.size(), 3 * n);
-    ASSERT_EQ(total.size(), n);
-    ASSERT_EQ(extra.size(), n);
-    for (std::size_t k = 0; k < n; ++k) {
-      const std::size_t i = std::min<std::size_t>(k * static_cast<std::size_t>(plot_stride), 3000);  // the last: the run's last
-      EXPECT_EQ(t[k], fj["frames"]["t_s"][i].get<double>()) << k;
-      EXPECT_EQ(tension[k], static_cast<float>(fj["frames"]["cable_tension_N"][i][0].get<double>())) << k;
-      EXPECT_EQ(com[2 * n + k], static_cast<float>(fj["frames"]["com_m"][i][2].get<double>())) << k;  // column z
-      EXPECT_EQ(total[k], static_cast<float>(fj["frames"]["energy_J"]["total"][i].get<double>())) << k;
-      EXPECT_EQ(extra[k], 0.25f);
-    }
-    EXPECT_NO_THROW(check_scene_json(page, "page"));
-    if (limit == full.size() / 2)
-      EXPECT_EQ(plot_stride, 1) << "every frame of the run fits";
-    else
-      EXPECT_GT(plot_stride, 1) << "the plots' data thinned as little as needed";
+  const std::size_t limit = full.size() / 16;  // plain float32 base64 at every frame: 0.9 of it
+  int stride = 0, bucket = -1;
+  const std::string page = page_scene_json(full, limit, "scene.json", &stride, &bucket);
+  EXPECT_LE(page.size(), limit);
+  ASSERT_GE(stride, 2);
+  const auto j = nlohmann::json::parse(page);
+  ASSERT_TRUE(j.contains("plot_data"));
+  const auto& pd = j["plot_data"];
+  EXPECT_EQ(bucket, 1) << "every frame of the run";
+  EXPECT_EQ(pd["bucket"], 1);
+  EXPECT_EQ(pd["packing"], "delta1+shuffle+deflate");
+  EXPECT_EQ(pd["samples_in_run"], 3001);
+  const std::size_t n = 3001;
+  ASSERT_EQ(pd["samples"], n);
+  const auto t = f64s(pd["t_s"], n);
+  const auto tension = f32s(pd["cable_tension_N"], n, n);
+  const auto com = f32s(pd["com_m"], n, 3 * n);
+  const auto total = f32s(pd["energy_J"]["total"], n, n);
+  const auto extra = f32s(pd["plots"][0]["series"][0], n, n);
+  ASSERT_EQ(t.size(), n);
+  const auto& ff = fj["frames"];
+  for (std::size_t i = 0; i < n; ++i) {  // bit for bit: float32 of scene.json's numbers (times float64)
+    EXPECT_EQ(t[i], ff["t_s"][i].get<double>()) << i;
+    EXPECT_EQ(bits(tension[i]), bits(static_cast<float>(ff["cable_tension_N"][i][0].get<double>()))) << i;
+    EXPECT_EQ(bits(com[2 * n + i]), bits(static_cast<float>(ff["com_m"][i][2].get<double>()))) << i;  // column z
+    EXPECT_EQ(bits(total[i]), bits(static_cast<float>(ff["energy_J"]["total"][i].get<double>()))) << i;
+    EXPECT_EQ(extra[i], 0.25f);
   }
+  // packed: well under the plain float32 base64 (4/3 x 4 bytes a value)
+  const double plain = 4.0 / 3.0 * (8.0 * n + 4.0 * 10 * n);
+  EXPECT_LT(static_cast<double>(pd.dump().size()), 0.5 * plain);
+  EXPECT_NO_THROW(check_scene_json(page, "page"));
   // without plot_data (the compared runs of one page): the plots thinned with the frames
-  int stride = 0, plot_stride = 0;
-  const auto j = nlohmann::json::parse(page_scene_json(full, full.size() / 40, "scene.json", &stride, &plot_stride, false));
-  EXPECT_FALSE(j.contains("plot_data"));
-  EXPECT_EQ(plot_stride, stride);
+  const auto k = nlohmann::json::parse(page_scene_json(full, full.size() / 40, "scene.json", &stride, &bucket, false));
+  EXPECT_FALSE(k.contains("plot_data"));
+  EXPECT_EQ(bucket, 0);
+}
+
+// When even the packed full rate does not fit: per bucket of k frames the minimum and the maximum
+// of every series, so that a one-frame spike stays in the plots.
+TEST(Scene, PageSceneJsonKeepsTheMinimumAndMaximumOfEveryBucketWhenTheFullRateDoesNotFit) {
+  // a noisy tension (deflates poorly) with a spike at one frame
+  std::uint32_t seed = 12345;
+  std::vector<double> noise(6001);
+  for (auto& v : noise) {
+    seed = seed * 1664525U + 1013904223U;
+    v = 100.0 + static_cast<double>(seed >> 8) / 16777216.0;
+  }
+  constexpr int kSpike = 2347;
+  noise[kSpike] = 250.0;
+  const Scene s = forty_point_scene(6001, [&](int i) { return noise[static_cast<std::size_t>(i)]; });
+  const std::string full = scene_json(s);
+  const std::size_t limit = full.size() / 160;
+  int stride = 0, bucket = 0;
+  const auto j = nlohmann::json::parse(page_scene_json(full, limit, "scene.json", &stride, &bucket));
+  ASSERT_TRUE(j.contains("plot_data"));
+  const auto& pd = j["plot_data"];
+  EXPECT_GE(bucket, 3);
+  EXPECT_EQ(pd["bucket"], bucket);
+  const auto k = static_cast<std::size_t>(bucket);
+  const std::size_t nb = (6001 + k - 1) / k, last = 6001 - (nb - 1) * k;
+  const std::size_t m = 2 * nb - (last == 1 ? 1 : 0);
+  ASSERT_EQ(pd["samples"], m);
+  const auto t = f64s(pd["t_s"], m);
+  const auto tension = f32s(pd["cable_tension_N"], m, m);
+  const auto fj = nlohmann::json::parse(full);
+  const auto& ff = fj["frames"];
+  // bucket b: its first and last time; the smaller and the larger tension in the order they occur
+  for (std::size_t b = 0; b + 1 < nb; ++b) {
+    ASSERT_EQ(t[2 * b], ff["t_s"][b * k].get<double>()) << b;
+    ASSERT_EQ(t[2 * b + 1], ff["t_s"][b * k + k - 1].get<double>()) << b;
+    double lo = 1e300, hi = -1e300;
+    std::size_t ilo = 0, ihi = 0;
+    for (std::size_t i = b * k; i < b * k + k; ++i) {
+      const double v = ff["cable_tension_N"][i][0].get<double>();
+      if (v < lo) {
+        lo = v;
+        ilo = i;
+      }
+      if (v > hi) {
+        hi = v;
+        ihi = i;
+      }
+    }
+    const float first = static_cast<float>(ilo <= ihi ? lo : hi), second = static_cast<float>(ilo <= ihi ? hi : lo);
+    ASSERT_EQ(bits(tension[2 * b]), bits(first)) << b;
+    ASSERT_EQ(bits(tension[2 * b + 1]), bits(second)) << b;
+  }
+  // the spike is in the plots, in its bucket
+  const auto top = std::max_element(tension.begin(), tension.end());
+  EXPECT_EQ(*top, 250.0f);
+  const std::size_t at = static_cast<std::size_t>(top - tension.begin());
+  EXPECT_LE(t[at - at % 2], 0.01 * kSpike + 1e-9);
+  EXPECT_GE(t[at - at % 2 + 1], 0.01 * kSpike - 1e-9);
+  EXPECT_NO_THROW(check_scene_json(j.dump(), "page"));
 }
 
 TEST(Scene, HtmlEmbedsSceneSafely) {

@@ -5,6 +5,7 @@ import 'uplot/dist/uPlot.min.css';
 import { Viewer, createViewer } from './viewer.js';
 import { startStudio } from './studio.js';
 import { startLive } from './live.js';
+import { unpackPlotData } from './scene.js';
 
 function errorBox() {
   let box = document.getElementById('error');
@@ -94,7 +95,7 @@ export function hooks(viewer, extra = {}) {
   };
 }
 
-function startViewer() {
+async function startViewer() {
   const root = document.createElement('div');
   root.id = 'viewer';
   document.body.appendChild(root);
@@ -110,6 +111,8 @@ function startViewer() {
     return;
   }
   try {
+    // a long run's plot data is deflated: inflated before the viewer reads the scene
+    if (scene.value && scene.value.plot_data) scene.value.plot_data = await unpackPlotData(scene.value.plot_data);
     viewer.load(scene.value);
   } catch (e) {
     showError(`Cannot show this scene: ${e.message}`);
@@ -139,7 +142,7 @@ function main() {
       document.body.appendChild(root);
       startLive(root, { Viewer, hooks, showError, clearError });
     } else if (mode === 'viewer' || mode === undefined) {
-      startViewer();
+      startViewer().catch((e) => showError(`tendyn viewer failed to start: ${e && e.message ? e.message : e}`));
     } else {
       showError(`Unknown page mode ${JSON.stringify(mode)} in tendyn-config.`);
     }

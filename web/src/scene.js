@@ -174,23 +174,99 @@ function plainValues(a) {
   return out;
 }
 
-/// A long run's plotted series at full (or less thinned) rate, "plot_data" of a page (docs/VIEWER.md
-/// "Long runs"): base64 of little-endian float64 times and float32 values, series after series.
-/// Returns {stride, samples, samples_in_run, t_s, cable_tension_N: [per cable], cable_strain,
+/// The packing of a page's plot_data blocks (docs/VIEWER.md "plot_data"): per column the IEEE bit
+/// patterns' differences of order d, the block's bytes shuffled, zlib deflate, base64.
+const PLOT_PACKING = /^delta([0-3])\+shuffle\+deflate$/;
+
+async function inflate(bytes) {
+  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('deflate'));
+  return new Uint8Array(await new Response(stream).arrayBuffer());
+}
+
+/// One packed block of plot_data: base64 text -> the raw little-endian values (ArrayBuffer) of
+/// `width`-byte values in columns of n, or null when the text is not a block.
+async function unpackBlock(text, width, n, order) {
+  const packed = base64Bytes(text);
+  if (!packed) return null;
+  let bytes;
+  try {
+    bytes = await inflate(packed);
+  } catch {
+    return null;  // not zlib data
+  }
+  if (bytes.length % (width * Math.max(n, 1)) !== 0) return null;
+  const count = bytes.length / width;
+  const out = new Uint8Array(bytes.length);
+  for (let b = 0; b < width; b++) {
+    const plane = bytes.subarray(b * count, (b + 1) * count);
+    for (let i = 0; i < count; i++) out[i * width + b] = plane[i];
+  }
+  if (width === 4) {
+    const v = new Uint32Array(out.buffer);
+    for (let c0 = 0; c0 < count; c0 += n) for (let d = 0; d < order; d++) for (let i = 1; i < n; i++) v[c0 + i] = (v[c0 + i] + v[c0 + i - 1]) >>> 0;
+  } else {
+    const v = new BigUint64Array(out.buffer);
+    for (let c0 = 0; c0 < count; c0 += n) for (let d = 0; d < order; d++) for (let i = 1; i < n; i++) v[c0 + i] = BigInt.asUintN(64, v[c0 + i] + v[c0 + i - 1]);
+  }
+  return out.buffer;
+}
+
+/// A page's plot_data with its packed blocks inflated (asynchronous: DecompressionStream), ready
+/// for decodePlotData; returned as is when it is not packed. A block that is not valid is left as
+/// its text (decodePlotData then says which).
+export async function unpackPlotData(pd) {
+  if (!pd || typeof pd !== 'object' || pd.packing === undefined) return pd;
+  const m = typeof pd.packing === 'string' ? PLOT_PACKING.exec(pd.packing) : null;
+  if (!m) fail(`scene.plot_data.packing "${pd.packing}" is not known (this viewer reads "delta<d>+shuffle+deflate")`);
+  if (typeof DecompressionStream !== 'function') fail('scene.plot_data is deflated and this browser has no DecompressionStream to inflate it');
+  const order = Number(m[1]);
+  const n = pd.samples;
+  const one = async (text, width, count) => (await unpackBlock(text, width, count, order)) || text;
+  const out = { ...pd, packing: undefined };
+  out.t_s = await one(pd.t_s, 8, n);
+  for (const key of ['cable_tension_N', 'cable_strain', 'com_m']) if (pd[key] !== undefined) out[key] = await one(pd[key], 4, n);
+  if (pd.energy_J && typeof pd.energy_J === 'object') {
+    out.energy_J = {};
+    for (const [k, v] of Object.entries(pd.energy_J)) out.energy_J[k] = await one(v, 4, n);
+  }
+  if (Array.isArray(pd.plots)) {
+    out.plots = [];
+    for (const p of pd.plots) {
+      if (!p || typeof p !== 'object') { out.plots.push(p); continue; }
+      const own = p.t_s !== undefined;
+      const pm = own ? p.samples : n;
+      const q = { ...p };
+      if (own) q.t_s = await one(p.t_s, 8, pm);
+      if (Array.isArray(p.series)) {
+        q.series = [];
+        for (const se of p.series) q.series.push(se === null ? null : await one(se, 4, pm));
+      }
+      out.plots.push(q);
+    }
+  }
+  return out;
+}
+
+/// A long run's plotted series, "plot_data" of a page (docs/VIEWER.md "Long runs"): every sample
+/// (bucket 1) or the minimum and maximum of every `bucket` rows; float64 times and float32 values,
+/// series after series, as base64 text or (after unpackPlotData) the raw bytes.
+/// Returns {bucket, samples, samples_in_run, t_s, cable_tension_N: [per cable], cable_strain,
 /// com_m: [x, y, z], energy_J: {key: values}, plots: [null | {t_s, series: [values | null]}]}.
 export function decodePlotData(pd, ncable, plots) {
   const bad = (what) => fail(`scene.plot_data: ${what}`);
   if (!pd || typeof pd !== 'object') bad('must be an object');
   const n = pd.samples;
   if (!Number.isInteger(n) || n < 1) bad('samples must be an integer >= 1');
-  if (!Number.isInteger(pd.stride) || pd.stride < 1 || !Number.isInteger(pd.samples_in_run)) bad('stride and samples_in_run must be integers');
+  if (pd.packing !== undefined) bad('is packed: unpackPlotData first');
+  if (!Number.isInteger(pd.bucket) || pd.bucket < 1 || !Number.isInteger(pd.samples_in_run)) bad('bucket and samples_in_run must be integers >= 1');
+  const bytesOf = (v) => (v instanceof ArrayBuffer ? v : base64Bytes(v));
   const f64 = (text, count, what) => {
-    const b = base64Bytes(text);
+    const b = bytesOf(text);
     if (!b || b.byteLength !== 8 * count) bad(`${what} must hold ${count} float64 values in base64`);
     return Array.from(new Float64Array(b));
   };
   const f32 = (text, count, what) => {
-    const b = base64Bytes(text);
+    const b = bytesOf(text);
     if (!b || b.byteLength !== 4 * count) bad(`${what} must hold ${count} float32 values in base64`);
     return new Float32Array(b);
   };
@@ -200,7 +276,7 @@ export function decodePlotData(pd, ncable, plots) {
     for (let c = 0; c < width; c++) out.push(plainValues(a.subarray(c * n, (c + 1) * n)));
     return out;
   };
-  const out = { stride: pd.stride, samples: n, samples_in_run: pd.samples_in_run, t_s: f64(pd.t_s, n, 't_s'), cable_tension_N: null, cable_strain: null, com_m: null, energy_J: {}, plots: [] };
+  const out = { bucket: pd.bucket, samples: n, samples_in_run: pd.samples_in_run, t_s: f64(pd.t_s, n, 't_s'), cable_tension_N: null, cable_strain: null, com_m: null, energy_J: {}, plots: [] };
   for (const key of ['cable_tension_N', 'cable_strain']) if (pd[key] !== undefined) out[key] = columns(pd[key], ncable, key);
   if (pd.com_m !== undefined) out.com_m = columns(pd.com_m, 3, 'com_m');
   if (pd.energy_J && typeof pd.energy_J === 'object') for (const [k, v] of Object.entries(pd.energy_J)) out.energy_J[k] = plainValues(f32(v, n, `energy_J.${k}`));

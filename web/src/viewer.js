@@ -101,7 +101,7 @@ export class Viewer {
     const th = meta.thinned;
     this.thinnedEl.hidden = !(th && th.stride > 1);
     const pd = runs.length ? null : meta.plotData;
-    const plotNote = !pd ? '' : pd.stride === 1 ? `; plots: all ${pd.samples} samples` : `; plots: every ${ordinal(pd.stride)} of ${pd.samples_in_run} samples`;
+    const plotNote = !pd ? '' : pd.bucket === 1 ? `; plots: all ${pd.samples} samples` : `; plots: min/max of every ${pd.bucket} rows (full data: results.csv)`;
     this.thinnedEl.textContent = th && th.stride > 1 ? `every ${ordinal(th.stride)} of ${th.frames_in_run} frames shown${plotNote} (page size limit, --max-page-mb); all frames: results.csv, scene.json` : '';
     this.colorSel.options[0].textContent = meta.cable_force_signed ? 'force' : 'tension';
     // a CDPR scene carries no cable strain (zeros): no strain colouring

@@ -124,7 +124,7 @@ export const plotMethods = {
     return p;
   },
 
-  /// A long run's page keeps the plotted series at full (or less thinned) rate in "plot_data":
+  /// A long run's page keeps the plotted series at every row (or the min/max of every k) in "plot_data":
   /// the cable, energy, COM and the scene's own plots draw those (not with compared runs, whose
   /// series are matched to this run's frames).
   fullRateData() {

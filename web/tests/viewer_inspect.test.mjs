@@ -536,7 +536,64 @@ describe('forces in 3D', () => {
 });
 
 describe('long runs', () => {
-  test('600 s of the tower: view.html under 10 MB (3D frames thinned, said in the page), the plots from the compact full-rate plot_data (every sample of results.csv or the fraction said), scene.json keeps every frame; tendyn view --max-page-mb', { timeout: 600000 }, async (t) => {
+  test('60 s of the tower in a 3 MB page: the plots hold every row of results.csv from the packed (deflated) plot_data, each value the CSV\'s to float32', { timeout: 300000 }, async (t) => {
+    if (skipNoBrowser(t)) return;
+    if (!cliCaps().html) return t.skip('TENDYN_CLI unset or without simulate --html');
+    const out = path.join(dir, 'tower60');
+    const said = execFileSync(CLI, ['simulate', '--html', '--duration', '60', '--output-interval', '0.01', '--max-page-mb', '3', '-o', out, path.join(SOURCE_DIR, 'models', 'tower.yaml')], { cwd: SOURCE_DIR, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 250000 });
+    const html = fs.readFileSync(path.join(out, 'view.html'), 'utf8');
+    assert.ok(html.length < 3e6, `page ${html.length} bytes`);
+    assert.ok(html.includes('"packing":"delta1+shuffle+deflate"'), 'the page has no packed plot_data');
+    const full = JSON.parse(fs.readFileSync(path.join(out, 'scene.json'), 'utf8'));
+    const csv = fs.readFileSync(path.join(out, 'results.csv'), 'utf8').trim().split('\n');
+    const head = csv[0].split(',');
+    const cols = full.cables.map((c) => head.indexOf(`${c.name}.tension_N`));
+    assert.ok(cols.every((c) => c > 0), 'tension columns in results.csv');
+    const rows = csv.slice(1).map((l) => l.split(',').map(Number));
+    assert.equal(rows.length, full.frames.t_s.length);
+    assert.match(said, /plots: every sample/);
+    // the packing ratio that makes 600 s (ten times the rows) fit a 10 MB page at every row: the
+    // packed series at most 0.39 of plain float32 base64 (17.6 MB at 600 s; 3/4 of the page's
+    // 9.25 MB of scene is 6.9 MB)
+    const a = html.indexOf('id="tendyn-scene">') + 18;
+    const pageScene = JSON.parse(html.slice(a, html.indexOf('</script>', a)));
+    const nseries = 2 * full.cables.length + 3 + Object.keys(full.frames.energy_J).length + full.plots.reduce((k, p) => k + p.series.length, 0);
+    const plain = (4 / 3) * rows.length * (8 + 4 * nseries);
+    const packedBytes = JSON.stringify(pageScene.plot_data).length;
+    console.log(`# tower 60 s: ${nseries} series x ${rows.length} rows packed into ${(packedBytes / 1e6).toFixed(3)} MB, ${(packedBytes / plain).toFixed(3)} of plain float32 base64 (${(plain / 1e6).toFixed(2)} MB)`);
+    assert.ok(packedBytes < 0.39 * plain, `packed ${packedBytes} of plain ${plain}`);
+    const errors = [];
+    const page = await newPage(browser, errors);
+    try {
+      await page.goto(`file://${path.join(out, 'view.html')}`);
+      await waitReady(page);
+      const pd = await page.evaluate(() => { const d = window.tendyn._viewer.meta.plotData; return { bucket: d.bucket, samples: d.samples }; });
+      const stride = await page.evaluate(() => window.tendyn._viewer.meta.thinned.stride);
+      assert.ok(stride > 1, '3D frames thinned');
+      assert.deepEqual(pd, { bucket: 1, samples: rows.length });
+      assert.match(await page.textContent('#thinned-note'), new RegExp(`plots: all ${rows.length} samples`));
+      const cable = (await page.evaluate(() => window.tendyn.plotData())).find((p) => p.kind === 'cable');
+      assert.equal(cable.data[0].length, rows.length);
+      // every cable at every row: float32 of scene.json's 7 digits, within 6e-7 of the CSV's 17
+      let worst = 0;
+      for (let k = 0; k < rows.length; k++) {
+        assert.equal(cable.data[0][k], full.frames.t_s[k], `t at row ${k}`);
+        cols.forEach((c, i) => {
+          const want = rows[k][c], got = cable.data[1 + i][k];
+          assert.equal(got, Math.fround(full.frames.cable_tension_N[k][i]), `cable ${i} row ${k}: float32 of scene.json`);
+          const err = Math.abs(got - want);
+          worst = Math.max(worst, err / Math.max(Math.abs(want), 1e-30));
+          assert.ok(err <= 6e-7 * Math.abs(want) + 1e-12, `cable ${i} row ${k}: ${got} vs ${want}`);
+        });
+      }
+      console.log(`# tower 60 s, 3 MB page: ${(html.length / 1e6).toFixed(2)} MB, 3D every ${stride}th frame, plots all ${rows.length} rows; worst relative difference to results.csv ${worst.toExponential(2)}`);
+      assert.deepEqual(errors, []);
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('600 s of the tower: view.html under 10 MB (3D frames thinned, said in the page), the plots from the packed plot_data with every row of results.csv, scene.json keeps every frame; tendyn view --max-page-mb: min/max buckets', { timeout: 600000 }, async (t) => {
     if (skipNoBrowser(t)) return;
     if (!cliCaps().html) return t.skip('TENDYN_CLI unset or without simulate --html');
     const out = path.join(dir, 'tower600');
@@ -561,30 +618,29 @@ describe('long runs', () => {
       await waitReady(page);
       const n = await page.evaluate(() => window.tendyn.nframes());
       const stride = await page.evaluate(() => window.tendyn._viewer.meta.thinned.stride);
-      const ps = await page.evaluate(() => window.tendyn._viewer.meta.plotData && window.tendyn._viewer.meta.plotData.stride);
+      const ps = await page.evaluate(() => window.tendyn._viewer.meta.plotData && window.tendyn._viewer.meta.plotData.bucket);
       assert.ok(stride > 1);
-      assert.ok(ps >= 1 && ps < stride, `plot stride ${ps}, 3D stride ${stride}`);
+      assert.equal(ps, 1, 'the plots hold every row');
       assert.equal(n, Math.ceil((N - 1) / stride) + 1);
-      const samples = Math.ceil((R - 1) / ps) + 1;
-      console.log(`# tower 600 s: page ${(size / 1e6).toFixed(2)} MB, scene.json ${(fs.statSync(path.join(out, 'scene.json')).size / 1e6).toFixed(1)} MB, ${N} frames; 3D every ${stride}th frame, plots ${samples} of ${R} rows of results.csv (every ${ps}: ${(100 * samples / R).toFixed(1)} %)`);
+      const samples = R;
+      console.log(`# tower 600 s: page ${(size / 1e6).toFixed(2)} MB, scene.json ${(fs.statSync(path.join(out, 'scene.json')).size / 1e6).toFixed(1)} MB, ${N} frames; 3D every ${stride}th frame, plots ${samples} of ${R} rows of results.csv`);
       const note = await page.textContent('#thinned-note');
       assert.match(note, new RegExp(`every ${stride}(st|nd|rd|th) of ${N} frames shown`));
-      assert.match(note, ps === 1 ? new RegExp(`plots: all ${R} samples`) : new RegExp(`plots: every ${ps}(st|nd|rd|th) of ${R} samples`));
+      assert.match(note, new RegExp(`plots: all ${R} samples`));
       // the terminal says the same
-      assert.match(said, ps === 1 ? /plots: every sample/ : new RegExp(`plots: every ${ps}(st|nd|rd|th) sample`));
+      assert.match(said, /plots: every sample/);
       // frame i of the page is frame i * stride of the run; the last is the run's last
       const i = Math.floor(n / 3);
       await page.evaluate((i) => window.tendyn.seek(i), i);
       assert.equal(await page.textContent('#time-readout'), `t = ${full.frames.t_s[i * stride].toFixed(3)} s`);
-      // the plots: every ps-th row of results.csv (and the last), each tension equal to the CSV's to
-      // float32 precision on top of scene.json's 7 significant digits
+      // the plots: every row of results.csv, each tension equal to the CSV's to float32 precision on
+      // top of scene.json's 7 significant digits
       const plots = await page.evaluate(() => window.tendyn.plotData());
       const cable = plots.find((p) => p.kind === 'cable');
       assert.equal(cable.data[0].length, samples);
-      assert.ok(cable.data[0].length > n, 'the plots have more samples than the 3D frames');
       let worst = 0;
       for (let k = 0; k < samples; k++) {
-        const r = rows[Math.min(k * ps, R - 1)];
+        const r = rows[k];
         assert.ok(Math.abs(cable.data[0][k] - Number(r[0])) <= 1e-9 * Math.max(1, Math.abs(Number(r[0]))), `t at sample ${k}`);
         const want = Number(r[ct]);
         const err = Math.abs(cable.data[1][k] - want);
@@ -600,11 +656,29 @@ describe('long runs', () => {
     } finally {
       await page.close();
     }
-    // tendyn view with a smaller limit
+    // tendyn view with a limit too small for every row: the min and max of every k rows, so the
+    // plotted tensions reach the run's extremes (float32 of scene.json's)
     const small = path.join(dir, 'tower600-small');
-    const report = execFileSync(CLI, ['view', out, '-o', small, '--max-page-mb', '3'], { encoding: 'utf8' });
-    assert.match(report, /every \d+(st|nd|rd|th) frame kept for the 3D view, plots: every (sample|\d+(st|nd|rd|th) sample)/);
-    assert.ok(fs.statSync(path.join(small, 'view.html')).size < 3e6);
+    const report = execFileSync(CLI, ['view', out, '-o', small, '--max-page-mb', '1.2'], { encoding: 'utf8' });
+    const mm = /every \d+(st|nd|rd|th) frame kept for the 3D view, plots: min\/max of every (\d+) rows \(full data: results.csv\)/.exec(report);
+    assert.ok(mm, report);
+    assert.ok(fs.statSync(path.join(small, 'view.html')).size < 1.2e6);
+    const page2 = await newPage(browser, errors);
+    try {
+      await page2.goto(`file://${path.join(small, 'view.html')}`);
+      await waitReady(page2);
+      assert.match(await page2.textContent('#thinned-note'), new RegExp(`plots: min/max of every ${mm[2]} rows \\(full data: results.csv\\)`));
+      const cable = (await page2.evaluate(() => window.tendyn.plotData())).find((p) => p.kind === 'cable');
+      full.cables.forEach((c, i) => {
+        const col = full.frames.cable_tension_N.map((r) => r[i]);
+        const drawn = cable.data[1 + i];
+        assert.equal(Math.max(...drawn), Math.fround(Math.max(...col)), `largest tension of ${c.name}`);
+        assert.equal(Math.min(...drawn), Math.fround(Math.min(...col)), `smallest tension of ${c.name}`);
+      });
+      assert.deepEqual(errors, []);
+    } finally {
+      await page2.close();
+    }
     // a limit below the viewer's own size: exit 2 naming the option
     let err = null;
     try {

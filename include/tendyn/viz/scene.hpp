@@ -141,15 +141,17 @@ std::string check_scene_json(std::string_view text, std::string_view source);
 /// "thinned": {"stride": k, "frames_in_run": N} (the viewer shows it). The full data stays in the
 /// result directory (results.csv, scene.json). `stride_out` (optional) receives k (1: unchanged).
 /// With `plot_data_kept`, the plotted series (cable tensions and strains, COM, energies, the
-/// `plots`) are also kept in compact binary form, member "plot_data" (docs/VIEWER.md: float32
-/// values and float64 times, base64), at every s-th frame, s the smallest stride whose data takes
-/// at most 2/3 of max_bytes (s = 1: every frame of the run); the 3D frames are thinned into the
-/// rest. When s would not be below k the page has no plot_data (plots thinned with the frames).
-/// `plot_stride_out` (optional) receives the plots' stride (1: every sample; k without plot_data).
+/// `plots`) are also kept, losslessly packed, in member "plot_data" (docs/VIEWER.md: float32 values
+/// and float64 times; per column the bit patterns' first differences, bytes shuffled, zlib deflate,
+/// base64): every frame of the run when that takes at most 3/4 of max_bytes, else per bucket of k
+/// frames the minimum and the maximum of each series in time order (at the bucket's first and last
+/// times), k >= 3 the smallest bucket that fits; the 3D frames are thinned into the rest.
+/// `plot_bucket_out` (optional) receives k (1: every sample; 0: no plot_data, the plots thinned
+/// with the frames).
 /// Throws tendyn::Error naming `source` when the text is not valid JSON, or when even the header
 /// and two frames do not fit in max_bytes.
 std::string page_scene_json(std::string_view text, std::size_t max_bytes, std::string_view source, int* stride_out = nullptr,
-                            int* plot_stride_out = nullptr, bool plot_data_kept = true);
+                            int* plot_bucket_out = nullptr, bool plot_data_kept = true);
 
 /// One self-contained HTML page: the viewer's JavaScript and CSS inlined, the scene JSON in a
 /// <script type="application/json"> element ("</" escaped). Template: docs/VIEWER.md.
