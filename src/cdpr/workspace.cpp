@@ -42,16 +42,16 @@ struct WorkspaceEvaluator::Impl {
   Eigen::MatrixXd ell_E;        // (m x m) its shape, symmetrised
   bool closed_form_ok = false;  // finite f_max: the closed-form fast path applies
   // The facets through the null space of J (n - m = 1 or 2 redundant cables; see dual_margin)
-  int dual_d = 0;                          // n - m when the dual path applies, else 0
-  std::vector<int> complements;            // (ncombo x (d + 1)) the columns each facet leaves out
-  Eigen::MatrixXd Jt;                      // (n x m) J^T
+  int dual_d = 0;                            // n - m when the dual path applies, else 0
+  std::vector<int> complements;              // (ncombo x (d + 1)) the columns each facet leaves out
+  Eigen::MatrixXd Jt;                        // (n x m) J^T
   Eigen::HouseholderQR<Eigen::MatrixXd> qr;  // of J^T
-  Eigen::MatrixXd Q;                       // (n x n) its orthogonal factor
-  Eigen::MatrixXd G;                       // (m x n) R^-1 Q1^T: c = G r for r in the row space of J
-  Eigen::MatrixXd GW;                      // (n x K) G^T times each required wrench
-  Eigen::VectorXd w;            // (m) scratch
-  Eigen::VectorXd rvec;         // (m) residual scratch
-  Eigen::VectorXd zero_w;       // (m) closure right-hand side
+  Eigen::MatrixXd Q;                         // (n x n) its orthogonal factor
+  Eigen::MatrixXd G;                         // (m x n) R^-1 Q1^T: c = G r for r in the row space of J
+  Eigen::MatrixXd GW;                        // (n x K) G^T times each required wrench
+  Eigen::VectorXd w;                         // (m) scratch
+  Eigen::VectorXd rvec;                      // (m) residual scratch
+  Eigen::VectorXd zero_w;                    // (m) closure right-hand side
   SolverOptions closure_options;
 
   Impl(const Model& m, const WorkspaceOptions& o)

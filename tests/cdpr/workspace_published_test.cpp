@@ -114,8 +114,8 @@ ClosureGrid closure_grid(const Model& model, double phi, int count) {
     const auto& s = samples[static_cast<std::size_t>(i)];
     cg.conic[static_cast<std::size_t>(i)] = fit_conic(s);
     for (int k = 0; k < N; ++k)
-      cg.worst_conic_residual =
-          std::max(cg.worst_conic_residual, std::abs(conic_value(cg.conic[static_cast<std::size_t>(i)], s(0, k), s(1, k)) - s(2, k)) / cg.g_scale);
+      cg.worst_conic_residual = std::max(
+          cg.worst_conic_residual, std::abs(conic_value(cg.conic[static_cast<std::size_t>(i)], s(0, k), s(1, k)) - s(2, k)) / cg.g_scale);
   }
   return cg;
 }
@@ -134,9 +134,9 @@ double distance_to_conics(const ClosureGrid& cg, const Eigen::Vector3d& p) {
 double triangle_ray_distance(double t) {
   const double c = std::cos(t), s = std::sin(t);
   double r = std::numeric_limits<double>::infinity();
-  if (s < 0.0) r = std::min(r, 0.9 / -s);                          // y = -0.9
-  if (2.0 * c + s > 0.0) r = std::min(r, 0.9 / (2.0 * c + s));     // 2x + y = 0.9
-  if (-2.0 * c + s > 0.0) r = std::min(r, 0.9 / (-2.0 * c + s));   // -2x + y = 0.9
+  if (s < 0.0) r = std::min(r, 0.9 / -s);                         // y = -0.9
+  if (2.0 * c + s > 0.0) r = std::min(r, 0.9 / (2.0 * c + s));    // 2x + y = 0.9
+  if (-2.0 * c + s > 0.0) r = std::min(r, 0.9 / (-2.0 * c + s));  // -2x + y = 0.9
   return r;
 }
 

@@ -394,9 +394,10 @@ TEST(Workspace, CapacityMarginEqualsTheBruteForceDistanceToEveryFacet) {
     o.wrench_hi.tail(planar ? 1 : 3).setConstant(0.1);
     WorkspaceEvaluator ev(model, o);
     for (int i = 0; i < 60; ++i) {
-      const Pose pose = planar ? pose_from_xyz_rpy(Eigen::Vector3d(0.8 * u(rng), 0.8 * u(rng), 0.0), Eigen::Vector3d(0.0, 0.0, 0.3 * u(rng)))
-                               : pose_from_xyz_rpy(Eigen::Vector3d(6.0 * u(rng), 6.0 * u(rng), 8.0 + 4.0 * u(rng)),
-                                                   Eigen::Vector3d(0.1 * u(rng), 0.1 * u(rng), 0.2 * u(rng)));
+      const Pose pose = planar
+                            ? pose_from_xyz_rpy(Eigen::Vector3d(0.8 * u(rng), 0.8 * u(rng), 0.0), Eigen::Vector3d(0.0, 0.0, 0.3 * u(rng)))
+                            : pose_from_xyz_rpy(Eigen::Vector3d(6.0 * u(rng), 6.0 * u(rng), 8.0 + 4.0 * u(rng)),
+                                                Eigen::Vector3d(0.1 * u(rng), 0.1 * u(rng), 0.2 * u(rng)));
       const PoseVerdict v = ev.evaluate(pose);
       ASSERT_NE(v.cls, PoseClass::kUndefined);
       const double want = brute_force_margin(ev.problem().J, ev.wrench_vertices(), model.f_min_N, model.f_max_N);
