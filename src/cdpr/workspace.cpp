@@ -23,6 +23,18 @@ constexpr double kRankRtol = 1e-10;
 
 using SmallVec = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 6, 1>;
 
+// A cable's share of a facet's offsets: with s = c . a_i, the largest of s f over f in [fmin, fmax]
+// goes to d+ and the smallest to d- (the support of the available wrench set along c).
+inline void add_facet_offsets(double s, double fmin, double fmax, double& dplus, double& dminus) {
+  if (s > 0.0) {
+    dplus += s * fmax;
+    dminus += s * fmin;
+  } else if (s < 0.0) {
+    dplus += s * fmin;
+    dminus += s * fmax;
+  }
+}
+
 }  // namespace
 
 struct WorkspaceEvaluator::Impl {
@@ -227,16 +239,7 @@ struct WorkspaceEvaluator::Impl {
   [[nodiscard]] double facet_margin(const Vec& c, const Eigen::MatrixXd& J) const {
     const double fmin = problem.options.f_min_N, fmax = problem.options.f_max_N;
     double dplus = 0.0, dminus = 0.0;
-    for (int i = 0; i < J.cols(); ++i) {
-      const double s = c.dot(J.col(i));
-      if (s > 0.0) {
-        dplus += s * fmax;
-        dminus += s * fmin;
-      } else if (s < 0.0) {
-        dplus += s * fmin;
-        dminus += s * fmax;
-      }
-    }
+    for (int i = 0; i < J.cols(); ++i) add_facet_offsets(c.dot(J.col(i)), fmin, fmax, dplus, dminus);
     double out = std::numeric_limits<double>::infinity();
     for (int k = 0; k < vertices.cols(); ++k) {
       const double cw = c.dot(vertices.col(k));
@@ -360,16 +363,7 @@ struct WorkspaceEvaluator::Impl {
       }
       const double inv = 1.0 / std::sqrt(cc);
       double dplus = 0.0, dminus = 0.0;
-      for (int j = 0; j <= d; ++j) {
-        const double sj = r[j] * inv;
-        if (sj > 0.0) {
-          dplus += sj * fmax;
-          dminus += sj * fmin;
-        } else if (sj < 0.0) {
-          dplus += sj * fmin;
-          dminus += sj * fmax;
-        }
-      }
+      for (int j = 0; j <= d; ++j) add_facet_offsets(r[j] * inv, fmin, fmax, dplus, dminus);
       double out = std::numeric_limits<double>::infinity();
       for (int k = 0; k < GW.cols(); ++k) {
         double cw = 0.0;
