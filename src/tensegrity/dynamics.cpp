@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <limits>
 #include <string>
 
 namespace tendyn::tensegrity {
@@ -250,12 +249,7 @@ void winch_rates(const Model& model, const State& state, Data& data) {
     if (wi.control == Winch::Control::kPosition) {
       e = data.winch_target_m[w] - data.cable_rest_length_m[wi.cable];
       u = wi.kp_per_m * e + wi.ki_per_ms * integral - wi.kd_s_per_m * lpr * omega;
-      // Winch::position_command_limit() with this lpr; without a rate limit (+infinity) its quotient
-      // is +infinity or NaN for a speed of sign +, never below the command limit: no division then
-      const double speed = wi.no_load_speed_radps * lpr;
-      limit = wi.rate_limit_mps == std::numeric_limits<double>::infinity() && !std::signbit(speed)
-                  ? wi.command_limit
-                  : std::min(wi.command_limit, wi.rate_limit_mps / speed);
+      limit = wi.position_command_limit();
     } else {
       u = data.winch_target_m[w];
     }

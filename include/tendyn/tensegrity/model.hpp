@@ -15,6 +15,7 @@
 #include <Eigen/Geometry>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <string>
 #include <variant>
@@ -198,9 +199,13 @@ struct Winch {
   double rate_limit_mps = std::numeric_limits<double>::infinity();
   /// Reeled-out length per motor radian [m/rad].
   [[nodiscard]] double length_per_rad() const { return spool_radius_m / gear_ratio; }
-  /// The position loop's output limit: command_limit, lowered by the rate limit.
+  /// The position loop's output limit: command_limit, lowered by the rate limit. Without a rate
+  /// limit (+infinity) the quotient is +infinity (or NaN) for a speed of sign +, never below
+  /// command_limit: no division then (the winch loop evaluates this at every stage).
   [[nodiscard]] double position_command_limit() const {
-    return std::min(command_limit, rate_limit_mps / (no_load_speed_radps * length_per_rad()));
+    const double speed = no_load_speed_radps * length_per_rad();
+    if (rate_limit_mps == std::numeric_limits<double>::infinity() && !std::signbit(speed)) return command_limit;
+    return std::min(command_limit, rate_limit_mps / speed);
   }
   /// Largest unloaded speed of the rest length [m/s]: the no-load speed at the command limit (at
   /// the position loop's limit under position control).
