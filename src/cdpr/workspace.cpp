@@ -56,7 +56,6 @@ struct WorkspaceEvaluator::Impl {
   // The facets through the null space of J (n - m = 1 or 2 redundant cables; see dual_margin)
   int dual_d = 0;                            // n - m when the dual path applies, else 0
   std::vector<int> complements;              // (ncombo x (d + 1)) the columns each facet leaves out
-  Eigen::MatrixXd Jt;                        // (n x m) J^T
   Eigen::HouseholderQR<Eigen::MatrixXd> qr;  // of J^T
   Eigen::MatrixXd Q;                         // (n x n) its orthogonal factor
   Eigen::MatrixXd G;                         // (m x n) R^-1 Q1^T: c = G r for r in the row space of J
@@ -179,7 +178,6 @@ struct WorkspaceEvaluator::Impl {
         for (int i = 0; i < n; ++i)
           if (!in[static_cast<std::size_t>(i)]) complements.push_back(i);
       }
-      Jt = Eigen::MatrixXd::Zero(n, m);
       qr = Eigen::HouseholderQR<Eigen::MatrixXd>(n, m);
       Q = Eigen::MatrixXd::Zero(n, n);
       G = Eigen::MatrixXd::Zero(m, n);
@@ -321,8 +319,7 @@ struct WorkspaceEvaluator::Impl {
   bool dual_margin(double& margin) {
     const Eigen::MatrixXd& J = problem.J;
     const int m = problem.nrow(), d = dual_d;
-    Jt = J.transpose();
-    qr.compute(Jt);
+    qr.compute(J.transpose());  // into the factorisation's own storage (sized once)
     const auto& QR = qr.matrixQR();
     double rmax = 0.0, rmin = std::numeric_limits<double>::infinity();
     for (int i = 0; i < m; ++i) {
