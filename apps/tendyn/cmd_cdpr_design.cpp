@@ -127,15 +127,12 @@ void design_wrench_set_and_attachments(const DesignArgs& a, const cdpr::Model& m
   if (!a.attachment_min.empty()) {
     o.attachment_min_m = parse_corner(a.attachment_min, "--attachment-min", planar);
     o.attachment_max_m = parse_corner(a.attachment_max, "--attachment-max", planar);
-    for (int d = 0; d < (planar ? 2 : 3); ++d) {
-      if (o.attachment_min_m[d] > o.attachment_max_m[d])
-        throw Error(std::string("--attachment-min/--attachment-max: ") + "xyz"[d] + ": lower " + format_number(o.attachment_min_m[d], 6) +
-                    " is above upper " + format_number(o.attachment_max_m[d], 6));
-      for (int i = 0; i < model.ncable(); ++i)
-        if (model.p_PB(d, i) < o.attachment_min_m[d] || model.p_PB(d, i) > o.attachment_max_m[d])
-          throw Error(std::string("--attachment-min/--attachment-max: the attachment of cable ") +
-                      model.cable_names[static_cast<std::size_t>(i)] + " lies outside the attachment box (" + "xyz"[d] + " = " +
-                      format_number(model.p_PB(d, i), 6) + " m)");
+  }
+  if (o.move_attachments) {
+    try {
+      (void)cdpr::attachment_box(model, o);
+    } catch (const Error& e) {
+      throw Error(std::string("--attachment-min/--attachment-max: ") + e.what());
     }
   }
 }
@@ -149,10 +146,11 @@ void run(const DesignArgs& a) {
   cdpr::DesignOptions o;
   o.frame_min_m = parse_corner(a.frame_min, "--frame-min", planar);
   o.frame_max_m = parse_corner(a.frame_max, "--frame-max", planar);
-  for (int d = 0; d < (planar ? 2 : 3); ++d)
-    if (!(o.frame_max_m[d] > o.frame_min_m[d]))
-      throw Error(std::string("--frame-min/--frame-max: ") + "xyz"[d] + ": lower " + format_number(o.frame_min_m[d], 6) +
-                  " is not below upper " + format_number(o.frame_max_m[d], 6) + " (empty frame box)");
+  try {
+    cdpr::check_frame_box(model, o);
+  } catch (const Error& e) {
+    throw Error(std::string("--frame-min/--frame-max: ") + e.what());
+  }
   if (a.evaluations < 1) throw Error("--evaluations: must be >= 1 (got " + std::to_string(a.evaluations) + ")");
   o.max_evaluations = a.evaluations;
   try {
@@ -164,11 +162,6 @@ void run(const DesignArgs& a) {
   if (a.step != 0.0 && !(a.step > 0.0 && std::isfinite(a.step))) throw Error("--step: must be > 0 [m]");
   // default step: a tenth of the frame box's smallest side
   o.initial_step_m = a.step > 0.0 ? a.step : 0.1 * (o.frame_max_m - o.frame_min_m).head(planar ? 2 : 3).minCoeff();
-  for (int i = 0; i < model.ncable(); ++i)
-    for (int d = 0; d < (planar ? 2 : 3); ++d)
-      if (model.p_WA(d, i) < o.frame_min_m[d] || model.p_WA(d, i) > o.frame_max_m[d])
-        throw Error(std::string("--frame-min/--frame-max: the anchor of cable ") + model.cable_names[static_cast<std::size_t>(i)] +
-                    " lies outside the frame box (" + "xyz"[d] + " = " + format_number(model.p_WA(d, i), 6) + " m)");
   if (o.objective == cdpr::DesignObjective::kTensionMargin && !std::isfinite(model.f_max_N))
     throw Error(a.model + ": tension.max: the tension-margin score needs a finite upper tension bound");
 

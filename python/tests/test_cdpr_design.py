@@ -61,3 +61,14 @@ def test_capacity_margin_objective_with_attachments_and_an_ellipsoid():
     assert rv.best_score.score == cdpr.design_score(rv.best, q, v).score
     with pytest.raises(tendyn.Error, match="unknown design objective 'speed'"):
         cdpr.DesignOptions(objective="speed")
+
+
+def test_box_checks_name_the_axis_and_the_cable():
+    model = cdpr.load_model(PLANAR4).model
+    o = cdpr.DesignOptions(frame_min_m=[-1, -1, 0], frame_max_m=[0.5, 1, 0])
+    with pytest.raises(tendyn.Error, match=r"the anchor of cable c2 lies outside the frame box \(x = 1 m\)"):
+        cdpr.check_frame_box(model, o)
+    o.frame_max_m = [1, 1, 0]
+    cdpr.check_frame_box(model, o)
+    lo, hi = cdpr.attachment_box(model, o)  # the attachments' bounding box
+    assert np.allclose(lo[:2], [-0.1, -0.1]) and np.allclose(hi[:2], [0.1, 0.1])

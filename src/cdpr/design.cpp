@@ -66,6 +66,52 @@ DesignScore design_score(const Model& model, const Eigen::MatrixXd& poses, const
 
 namespace {
 
+// "<what> box x: ..." for an empty, inverted or non-finite axis; strict: the box must have width.
+void check_box_axes(const Eigen::Vector3d& lo, const Eigen::Vector3d& hi, int dims, const char* what, bool strict) {
+  for (int d = 0; d < dims; ++d) {
+    const std::string axis = std::string(what) + " box " + "xyz"[d] + ": ";
+    if (!std::isfinite(lo[d]) || !std::isfinite(hi[d]))
+      throw Error(axis + "lower " + format_number(lo[d], 6) + ", upper " + format_number(hi[d], 6) + ": not finite");
+    if (strict && !(hi[d] > lo[d]))
+      throw Error(axis + "lower " + format_number(lo[d], 6) + " is not below upper " + format_number(hi[d], 6) + " (no width)");
+    if (!strict && hi[d] < lo[d]) throw Error(axis + "lower " + format_number(lo[d], 6) + " is above upper " + format_number(hi[d], 6));
+  }
+}
+
+// "the <point> of cable c lies outside the <what> box (x = v m)" for the first column of P outside.
+void check_points_in_box(const Model& model, const Eigen::Matrix3Xd& P, const Eigen::Vector3d& lo, const Eigen::Vector3d& hi, int dims,
+                         const char* point, const char* what) {
+  for (int i = 0; i < model.ncable(); ++i)
+    for (int d = 0; d < dims; ++d)
+      if (P(d, i) < lo[d] || P(d, i) > hi[d])
+        throw Error(std::string("the ") + point + " of cable " + model.cable_names[static_cast<std::size_t>(i)] + " lies outside the " +
+                    what + " box (" + "xyz"[d] + " = " + format_number(P(d, i), 6) + " m)");
+}
+
+int design_dims(const Model& model) { return model.motion == Motion::kPlanar ? 2 : 3; }
+
+}  // namespace
+
+void check_frame_box(const Model& model, const DesignOptions& o) {
+  const int dims = design_dims(model);
+  check_box_axes(o.frame_min_m, o.frame_max_m, dims, "frame", true);
+  check_points_in_box(model, model.p_WA, o.frame_min_m, o.frame_max_m, dims, "anchor", "frame");
+}
+
+std::pair<Eigen::Vector3d, Eigen::Vector3d> attachment_box(const Model& model, const DesignOptions& o) {
+  const int dims = design_dims(model);
+  Eigen::Vector3d lo = o.attachment_min_m, hi = o.attachment_max_m;
+  if (lo.head(dims).isZero() && hi.head(dims).isZero()) {
+    lo = model.p_PB.rowwise().minCoeff();
+    hi = model.p_PB.rowwise().maxCoeff();
+  }
+  check_box_axes(lo, hi, dims, "attachment", false);
+  check_points_in_box(model, model.p_PB, lo, hi, dims, "attachment", "attachment");
+  return {lo, hi};
+}
+
+namespace {
+
 // One design variable: a coordinate of a cable's anchor (world) or attachment (platform frame),
 // with its box.
 struct DesignVar {
@@ -77,35 +123,18 @@ struct DesignVar {
 // The design variables, after checking the options: anchor coordinates, then the free attachment
 // coordinates (move_attachments), with their boxes.
 std::vector<DesignVar> design_variables(const Model& model, const DesignOptions& o, int dims) {
-  for (int d = 0; d < dims; ++d)
-    if (!(o.frame_max_m[d] > o.frame_min_m[d]) || !std::isfinite(o.frame_min_m[d]) || !std::isfinite(o.frame_max_m[d]))
-      throw Error("design: frame box axis " + std::to_string(d) + " is empty, inverted or not finite");
+  check_frame_box(model, o);
   if (!(o.initial_step_m > 0.0) || !std::isfinite(o.initial_step_m)) throw Error("design: initial_step_m must be > 0");
   if (o.max_evaluations < 1) throw Error("design: max_evaluations must be >= 1");
   const int n = model.ncable();
-  for (int i = 0; i < n; ++i)
-    for (int d = 0; d < dims; ++d)
-      if (model.p_WA(d, i) < o.frame_min_m[d] || model.p_WA(d, i) > o.frame_max_m[d])
-        throw Error("design: anchor of cable " + model.cable_names[static_cast<std::size_t>(i)] + " lies outside the frame box");
   std::vector<DesignVar> vars;
   for (int i = 0; i < n; ++i)
     for (int d = 0; d < dims; ++d) vars.push_back({true, i, d, o.frame_min_m[d], o.frame_max_m[d]});
   if (o.move_attachments) {
-    Eigen::Vector3d lo = o.attachment_min_m, hi = o.attachment_max_m;
-    if (lo.head(dims).isZero() && hi.head(dims).isZero()) {
-      lo = model.p_PB.rowwise().minCoeff();
-      hi = model.p_PB.rowwise().maxCoeff();
-    }
-    for (int d = 0; d < dims; ++d) {
-      if (!(hi[d] >= lo[d]) || !std::isfinite(lo[d]) || !std::isfinite(hi[d]))
-        throw Error("design: attachment box axis " + std::to_string(d) + " is inverted or not finite");
-      for (int i = 0; i < n; ++i)
-        if (model.p_PB(d, i) < lo[d] || model.p_PB(d, i) > hi[d])
-          throw Error("design: attachment of cable " + model.cable_names[static_cast<std::size_t>(i)] +
-                      " lies outside the attachment box (" + "xyz"[d] + " = " + format_number(model.p_PB(d, i), 6) + " m)");
+    const auto [lo, hi] = attachment_box(model, o);
+    for (int d = 0; d < dims; ++d)
       if (hi[d] > lo[d])
         for (int i = 0; i < n; ++i) vars.push_back({false, i, d, lo[d], hi[d]});
-    }
   }
   return vars;
 }

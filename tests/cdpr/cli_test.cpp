@@ -308,7 +308,8 @@ TEST(DesignCli, ImprovesAPoorStartAndWritesTheModelAndSummary) {
   };
   const std::vector<Case> cases = {
       {"--frame-min -1,-1 --frame-max 1 --region 0:0:1,0:0:1", "--frame-max: expected x,y or x,y,z [m], got 1 values"},
-      {"--frame-min 1,-1 --frame-max -1,1 --region 0:0:1,0:0:1", "--frame-min/--frame-max: x: lower"},
+      {"--frame-min 1,-1 --frame-max -1,1 --region 0:0:1,0:0:1",
+       "--frame-min/--frame-max: frame box x: lower 1 is not below upper -1 (no width)"},
       {"--frame-min -0.5,-1 --frame-max 0.5,1 --region 0:0:1,0:0:1", "--frame-min/--frame-max: the anchor of cable c1 lies outside"},
       {"--frame-min -1,-1 --frame-max 1,1 --region 0:0:1", "--region: 1 axes given, this model needs 2"},
       {"--frame-min -1,-1 --frame-max 1,1 --region 0:1:0,0:0:1", "--region x: count '0'"},

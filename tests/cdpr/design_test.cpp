@@ -2,6 +2,8 @@
 // planar4 design within its frame, deterministically.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include <tendyn/cdpr/design.hpp>
 #include <tendyn/cdpr/model_io.hpp>
 #include <tendyn/cdpr/tension.hpp>
@@ -100,6 +102,31 @@ DesignOptions frame_options(DesignObjective objective) {
 }
 
 // capacity margin: the worst margin over the region; volume: the fraction of the region inside.
+TEST(Design, BoxChecksNameTheAxisTheCableAndTheValue) {
+  const Model m = load_model(test::model_path("planar4.yaml")).model;  // anchors at x, y = +-1, attachments at +-0.1
+  DesignOptions o;
+  o.frame_min_m = Eigen::Vector3d(-1, -1, 0);
+  o.frame_max_m = Eigen::Vector3d(1, 1, 0);  // planar: z is not checked (no width there)
+  EXPECT_NO_THROW(check_frame_box(m, o));
+  DesignOptions bad = o;
+  bad.frame_max_m.y() = -1;
+  EXPECT_EQ(error_of([&] { check_frame_box(m, bad); }), "frame box y: lower -1 is not below upper -1 (no width)");
+  bad = o;
+  bad.frame_min_m.x() = std::nan("");
+  EXPECT_EQ(error_of([&] { check_frame_box(m, bad); }), "frame box x: lower nan, upper 1: not finite");
+  bad = o;
+  bad.frame_max_m.x() = 0.5;
+  EXPECT_EQ(error_of([&] { check_frame_box(m, bad); }), "the anchor of cable c2 lies outside the frame box (x = 1 m)");
+  // the attachment box: both corners 0 give the attachments' bounding box
+  const auto [lo, hi] = attachment_box(m, o);
+  EXPECT_EQ(lo, Eigen::Vector3d(m.p_PB.row(0).minCoeff(), m.p_PB.row(1).minCoeff(), m.p_PB.row(2).minCoeff()));
+  EXPECT_EQ(hi, Eigen::Vector3d(m.p_PB.row(0).maxCoeff(), m.p_PB.row(1).maxCoeff(), m.p_PB.row(2).maxCoeff()));
+  bad = o;
+  bad.attachment_min_m = Eigen::Vector3d(0.2, -1, 0);
+  bad.attachment_max_m = Eigen::Vector3d(0.1, 1, 0);
+  EXPECT_EQ(error_of([&] { (void)attachment_box(m, bad); }), "attachment box x: lower 0.2 is above upper 0.1");
+}
+
 TEST(Design, CapacityMarginAndVolumeObjectivesImproveAPoorStart) {
   const Model m = poor_planar4();
   const Eigen::MatrixXd q = region_poses(6, 0.6);

@@ -38,6 +38,7 @@
 #include <Eigen/Core>
 
 #include <string>
+#include <utility>
 
 namespace tendyn::cdpr {
 
@@ -92,10 +93,20 @@ struct DesignResult {
   int evaluations = 0;
 };
 
+/// Checks options' frame box against the model (planar: x and y only): throws tendyn::Error for an
+/// axis that is not finite or has no width ("frame box x: lower 1 is not below upper 1 (no width)")
+/// and for a starting anchor outside it ("the anchor of cable c1 lies outside the frame box
+/// (x = 2 m)"). O(cables).
+void check_frame_box(const Model& model, const DesignOptions& options);
+/// The attachment box of options (move_attachments): attachment_min_m/attachment_max_m, or the
+/// attachments' bounding box when both are 0; returns (lower, upper) corners in the platform frame
+/// [m]. Throws tendyn::Error for an axis that is not finite or inverted ("attachment box x: lower
+/// 0.2 is above upper 0.1") and for a starting attachment outside the box. O(cables).
+std::pair<Eigen::Vector3d, Eigen::Vector3d> attachment_box(const Model& model, const DesignOptions& options);
+
 /// Nelder-Mead over the anchors (and attachments) of `model` within the frame box (attachment box)
-/// for options.objective. Throws tendyn::Error for an empty or inverted frame box, a starting
-/// anchor outside it, an inverted attachment box or a starting attachment outside it, a
-/// non-positive step or evaluation count, and as design_score. A candidate whose anchors coincide
+/// for options.objective. Throws tendyn::Error as check_frame_box and (move_attachments)
+/// attachment_box, for a non-positive step or evaluation count, and as design_score. A candidate whose anchors coincide
 /// or whose cable has zero length at a pose scores -infinity (it is never the best).
 DesignResult optimise_anchors(const Model& model, const Eigen::MatrixXd& poses, const DesignOptions& options);
 

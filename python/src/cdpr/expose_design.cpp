@@ -68,6 +68,12 @@ void expose_design(py::module_& m) {
         py::arg("poses"), py::arg("options"),
         "Score of options.objective over the poses (docs/CDPR.md): mean tension margin, worst capacity margin [N, N m] or "
         "feasible fraction, with options' wrench set.");
+  m.def("check_frame_box", &check_frame_box, py::arg("model"), py::arg("options"),
+        "tendyn.Error naming the axis and values for a frame box without width or not finite, and the cable for a "
+        "starting anchor outside it; nothing otherwise.");
+  m.def("attachment_box", &attachment_box, py::arg("model"), py::arg("options"),
+        "(lower, upper) corners [m, platform frame] of options' attachment box (both 0: the attachments' bounding box); "
+        "tendyn.Error for an inverted or non-finite axis or a starting attachment outside it.");
   m.def("optimise_anchors", &optimise_anchors, py::arg("model"), py::arg("poses"), py::arg("options"),
         "Nelder-Mead over the anchors within options' frame box; returns DesignResult (the score never decreases). "
         "tendyn.Error for an empty or inverted box, a starting anchor outside it, a bad step or budget.");
