@@ -26,7 +26,7 @@ void register_import(CLI::App& app) {
   cmd->add_option("model", a->model, "MJCF file (MuJoCo XML)")->required()->check(existing_file());
   cmd->add_option("-o,--out", a->out, "output directory (model.yaml is written there)")->required();
   cmd->add_flag("--ignore-actuators", a->ignore_actuators,
-                "skip <actuator> elements with a note (tendyn has no actuator model yet; without this flag they are an error)");
+                "skip <actuator> elements with a note (without this flag tendon actuators become force actuators, others are an error)");
   cmd->callback([a] {
     tensegrity::MjcfImportOptions o;
     o.ignore_actuators = a->ignore_actuators;

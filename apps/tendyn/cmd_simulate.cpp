@@ -88,7 +88,7 @@ void run_simulate(const SimulateArgs& a) {
     // a passive model cannot gain energy: a rise above round-off is integration error (the impulse
     // ground's resting contact creeps, docs/MODEL_FORMAT.md), said here rather than left in a column
     const auto& md = file.model;
-    bool passive = md.drives.empty() && md.winches.empty();
+    bool passive = md.drives.empty() && md.winches.empty() && md.force_actuators.empty();
     for (const auto& f : md.f_W_ext_node) passive = passive && f.isZero(0.0);
     const double rise = e1.total() - e0.total();
     if (passive && rise > 1e-5 * s_energy)

@@ -149,7 +149,7 @@ int step_robots(ModelOf model_of, Batch& batch, const BatchStepOptions& options)
   return nfailed;
 }
 
-// Same element counts, element nodes, node kinds and winch cables (what make_data records).
+// Same element counts, element nodes, node kinds, winch and force actuator cables (what make_data records).
 std::string structure_difference(const Model& a, const Model& b) {
   if (a.nrod() != b.nrod() || a.nnode() != b.nnode() || a.ncable() != b.ncable() || a.nwinch() != b.nwinch())
     return "it has " + std::to_string(b.nrod()) + " rods, " + std::to_string(b.nnode()) + " nodes, " + std::to_string(b.ncable()) +
@@ -165,6 +165,10 @@ std::string structure_difference(const Model& a, const Model& b) {
     if (a.nodes[i].rod != b.nodes[i].rod || a.nodes[i].end != b.nodes[i].end) return "node " + std::to_string(i) + " is of another kind";
   for (std::size_t w = 0; w < a.winches.size(); ++w)
     if (a.winches[w].cable != b.winches[w].cable) return "winch " + std::to_string(w) + " is on another cable";
+  if (a.nactuator() != b.nactuator())
+    return "it has " + std::to_string(b.nactuator()) + " force actuators; robot 0's has " + std::to_string(a.nactuator());
+  for (std::size_t k = 0; k < a.force_actuators.size(); ++k)
+    if (a.force_actuators[k].cable != b.force_actuators[k].cable) return "force actuator " + std::to_string(k) + " is on another cable";
   if (a.has_body_geometry() != b.has_body_geometry()) return "one has body geometry, the other not";
   return {};
 }

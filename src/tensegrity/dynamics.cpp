@@ -44,11 +44,20 @@ Data make_data(const Model& model) {
     d.winch_of_cable[static_cast<std::size_t>(wi.cable)] = w;
     if (wi.control == Winch::Control::kPosition) d.winch_target_m[w] = model.cables[static_cast<std::size_t>(wi.cable)].rest_length_m;
   }
+  d.actuator_ctrl.setZero(model.nactuator());
+  d.actuator_force_N.setZero(model.nactuator());
+  d.actuator_of_cable.assign(static_cast<std::size_t>(nc), -1);
+  for (int a = 0; a < model.nactuator(); ++a) {
+    const ForceActuator& fa = model.force_actuators[static_cast<std::size_t>(a)];
+    d.actuator_of_cable[static_cast<std::size_t>(fa.cable)] = a;
+    d.actuator_ctrl[a] = fa.ctrl;
+  }
   const int nx = model.nx();
   d.xdot.setZero(nx);
   d.evaluated.x.setZero(nx);
   d.evaluated.cable_rest_length_m.setZero(nc);
   d.evaluated.winch_target_m.setZero(model.nwinch());
+  d.evaluated.actuator_ctrl.setZero(model.nactuator());
   d.evaluated.f_W_ext_node.assign(static_cast<std::size_t>(nn), Eigen::Vector3d::Zero());
   for (auto& s : d.stage) s.setZero(nx);
   d.tmp.x.setZero(nx);
@@ -218,8 +227,13 @@ void forward_kinematics(const Model& model, const State& state, Data& data) {
 }
 
 void update_rest_lengths(const Model& model, const State& state, Data& data) {
-  const bool winches = !model.winches.empty();
+  const bool winches = !model.winches.empty(), actuators = !model.force_actuators.empty();
   for (const auto& d : model.drives) {
+    if (actuators && data.actuator_of_cable[static_cast<std::size_t>(d.cable)] >= 0) {  // the drive moves the command
+      const int a = data.actuator_of_cable[static_cast<std::size_t>(d.cable)];
+      data.actuator_ctrl[a] = model.force_actuators[static_cast<std::size_t>(a)].ctrl + drive_offset(d, state.time_s);
+      continue;
+    }
     const double l = model.cables[static_cast<std::size_t>(d.cable)].rest_length_m + drive_offset(d, state.time_s);
     if (winches && data.winch_of_cable[static_cast<std::size_t>(d.cable)] >= 0)
       data.winch_target_m[data.winch_of_cable[static_cast<std::size_t>(d.cable)]] = l;
@@ -396,6 +410,19 @@ void compute_element_forces(const Model& model, const State& state, Data& data) 
     f_W[b] -= f[0];
     f_W[b + 1] -= f[1];
     f_W[b + 2] -= f[2];
+  }
+  for (int a = 0; a < model.nactuator(); ++a) {  // MuJoCo's tendon actuators (ForceActuator)
+    const ForceActuator& fa = model.force_actuators[static_cast<std::size_t>(a)];
+    const int k = fa.cable;
+    const double F = law::actuator_force(fa, length[k], rate_out[k], data.actuator_ctrl[a]);
+    data.actuator_force_N[a] = F;
+    const double g = fa.gear * F;  // along u on node b, against it on node a
+    const int ia = 3 * cables[k].node[0], ib = 3 * cables[k].node[1];
+    for (int c = 0; c < 3; ++c) {
+      const double f = g * w[(7 + c) * nc + k];
+      f_W[ia + c] -= f;
+      f_W[ib + c] += f;
+    }
   }
   if (model.ground.type == Ground::Type::kCompliant) add_compliant_ground_forces(model, data, &state);
 }

@@ -97,7 +97,7 @@ inline int winch_of(const Model& m, int k) {
 
 // Whether the model needs the general identification path (identify_general.cpp): winches,
 // end-caps, body points or rods of general inertia, which the Jet path does not know.
-inline bool needs_general_path(const Model& m) { return m.has_body_geometry() || !m.winches.empty(); }
+inline bool needs_general_path(const Model& m) { return m.has_body_geometry() || !m.winches.empty() || !m.force_actuators.empty(); }
 
 // ----------------------------------------------------------------------------- layout
 // Where each physical quantity comes from: an index into theta (the fitted parameters), or -1

@@ -108,6 +108,27 @@ inline bool cable_force(const T& l, const T* u, const T* dv, const T& rate, cons
   return true;
 }
 
+/// Force of a MuJoCo-style tendon actuator (ForceActuator, model.hpp) on an element of length l
+/// and rate l' with command ctrl: L = gear l, V = gear l', ctrl clamped to its range when
+/// limited, F = (g0 + g1 L + g2 V) ctrl + b0 + b1 L + b2 V clamped to the force range when
+/// limited (MuJoCo's mj_fwdActuation for dyntype none, gaintype fixed/affine, biastype
+/// none/affine). The element's nodes get gear F along the length's gradient.
+template <class T>
+inline T actuator_force(const ForceActuator& a, const T& l, const T& rate, const T& ctrl_in) {
+  const T L = a.gear * l, V = a.gear * rate;
+  T ctrl = ctrl_in;
+  if (a.ctrl_limited) {
+    if (value_of(ctrl) < a.ctrl_min) ctrl = T(a.ctrl_min);
+    if (value_of(ctrl) > a.ctrl_max) ctrl = T(a.ctrl_max);
+  }
+  T F = (a.gain[0] + a.gain[1] * L + a.gain[2] * V) * ctrl + (a.bias[0] + a.bias[1] * L + a.bias[2] * V);
+  if (a.force_limited) {
+    if (value_of(F) < a.force_min_N) F = T(a.force_min_N);
+    if (value_of(F) > a.force_max_N) F = T(a.force_max_N);
+  }
+  return F;
+}
+
 /// Compliant ground (contact.hpp): the force f on a contact point at penetration depth > 0 moving
 /// with velocity v: normal F_n = max(0, k depth - c v_z), regularised Coulomb friction
 /// F_t = -mu F_n v_t / sqrt(|v_t|^2 + v_s^2). Returns false (f not written) when depth <= 0.

@@ -68,6 +68,20 @@ struct MjcfWriter {
   void worldbody(std::ostream& x) const;
   void rod_body(std::ostream& x, int j) const;
   void tendons_and_actuators(std::ostream& x) const;
+  [[nodiscard]] bool actuated(int cable) const {
+    for (const ForceActuator& a : m.force_actuators)
+      if (a.cable == cable) return true;
+    return false;
+  }
+  /// Drives that become motors: those on cables without a force actuator.
+  [[nodiscard]] int drive_motor_count() const {
+    int n = 0;
+    for (const auto& d : m.drives) n += actuated(d.cable) ? 0 : 1;
+    return n;
+  }
+  [[nodiscard]] std::string actuator_name(int k) const {
+    return m.actuator_ids.empty() ? "actuator" + std::to_string(k) : m.actuator_ids[static_cast<std::size_t>(k)];
+  }
   void keyframe(std::ostream& x) const;
 };
 
@@ -101,14 +115,19 @@ std::vector<std::string> MjcfWriter::notes() const {
     notes.push_back(
         "relative-velocity damping (document 000 eq. 3) of " + plural(n_rel_damped, "element", "elements") +
         " is approximated by MuJoCo's axial tendon damping with the same coefficient: the part of the relative node velocity across the element is not damped");
-  if (!m.drives.empty()) {
+  const int n_actuated_drives = static_cast<int>(m.drives.size()) - drive_motor_count();
+  if (n_actuated_drives > 0)
+    notes.push_back(
+        plural(n_actuated_drives, "drive moves the command of a force actuator", "drives move the commands of force actuators") +
+        ": MJCF cannot hold u(t), so set ctrl = ctrl0 + u(t) of that actuator each step");
+  if (drive_motor_count() > 0) {
     if (o.drives_as_actuators)
       notes.push_back(
-          plural(static_cast<int>(m.drives.size()), "cable drive becomes a motor actuator on its tendon (named after the cable)",
+          plural(drive_motor_count(), "cable drive becomes a motor actuator on its tendon (named after the cable)",
                  "cable drives become motor actuators on their tendons (named after the cables)") +
           ": MJCF cannot hold u(t), so set ctrl = k u(t) each step (k u(t + h/2) with RK4, listed below); ctrl = 0 leaves the rest lengths unchanged");
     else
-      notes.push_back(plural(static_cast<int>(m.drives.size()), "cable drive is", "cable drives are") +
+      notes.push_back(plural(drive_motor_count(), "cable drive is", "cable drives are") +
                       " dropped (MuJoCo 2.2.2 tendon springs have a fixed rest length): the exported robot is not actuated");
   }
   if (!m.winches.empty())
@@ -173,7 +192,8 @@ void MjcfWriter::header(std::ostream& x, const std::vector<std::string>& notes) 
     for (const auto& n : notes) x << "  * " << comment_safe(n) << "\n";
   }
   if (o.drives_as_actuators)
-    for (const auto& d : m.drives) x << "  " << comment_safe(drive_law(m, d)) << "\n";
+    for (const auto& d : m.drives)
+      if (!actuated(d.cable)) x << "  " << comment_safe(drive_law(m, d)) << "\n";
   x << "-->\n";
   x << "<mujoco model=\"" << io::escape_markup(m.name) << "\">\n";
   x << "  <option timestep=\"" << nums({o.timestep_s}) << "\" integrator=\"" << to_string(o.integrator) << "\" gravity=\""
@@ -252,21 +272,40 @@ void MjcfWriter::tendons_and_actuators(std::ostream& x) const {
     }
     x << "  </tendon>\n";
   }
-  if (o.drives_as_actuators && !m.drives.empty()) {
-    // Tendon force of a drive: -k (l - (l0 + u)) = -k (l - l0) + k u, so a motor (force = ctrl,
-    // gear 1 along the tendon) with ctrl = k u(t) adds exactly the shift of the rest length.
-    x << "  <actuator>\n";
+  const int n_drive_motors = o.drives_as_actuators ? drive_motor_count() : 0;
+  if (m.nactuator() == 0 && n_drive_motors == 0) return;
+  x << "  <actuator>\n";
+  // the force actuators first (MuJoCo's actuator k is tendyn's force actuator k): the same law
+  for (int k = 0; k < m.nactuator(); ++k) {
+    const ForceActuator& a = m.force_actuators[static_cast<std::size_t>(k)];
+    const bool gain_affine = a.gain[1] != 0.0 || a.gain[2] != 0.0, bias_affine = a.bias[0] != 0.0 || a.bias[1] != 0.0 || a.bias[2] != 0.0;
+    x << "    <general name=\"" << io::escape_markup(actuator_name(k)) << "\" tendon=\""
+      << io::escape_markup(m.cable_ids[static_cast<std::size_t>(a.cable)]) << "\" gear=\"" << nums({a.gear}) << "\" gaintype=\""
+      << (gain_affine ? "affine" : "fixed") << "\" gainprm=\"" << nums({a.gain[0], a.gain[1], a.gain[2]}) << "\" biastype=\""
+      << (bias_affine ? "affine" : "none") << "\" biasprm=\"" << nums({a.bias[0], a.bias[1], a.bias[2]}) << "\" ctrllimited=\""
+      << (a.ctrl_limited ? "true" : "false") << "\"";
+    if (a.ctrl_limited) x << " ctrlrange=\"" << nums({a.ctrl_min, a.ctrl_max}) << "\"";
+    x << " forcelimited=\"" << (a.force_limited ? "true" : "false") << "\"";
+    if (a.force_limited) x << " forcerange=\"" << nums({a.force_min_N, a.force_max_N}) << "\"";
+    x << "/>\n";
+  }
+  // Tendon force of a drive: -k (l - (l0 + u)) = -k (l - l0) + k u, so a motor (force = ctrl,
+  // gear 1 along the tendon) with ctrl = k u(t) adds exactly the shift of the rest length. A drive
+  // on a force actuator's cable moves that actuator's ctrl instead (no motor of its own).
+  if (n_drive_motors > 0)
     for (const auto& d : m.drives) {
+      if (actuated(d.cable)) continue;
       const std::string id = io::escape_markup(m.cable_ids[static_cast<std::size_t>(d.cable)]);
       x << "    <motor name=\"" << id << "\" tendon=\"" << id << "\" gear=\"1\"/>\n";
     }
-    x << "  </actuator>\n";
-  }
+  x << "  </actuator>\n";
 }
 
 void MjcfWriter::keyframe(std::ostream& x) const {
   const State& s0 = m.initial_state;
-  if (n_moving > 0 || s0.time_s != 0.0) {
+  bool ctrl = false;
+  for (const ForceActuator& a : m.force_actuators) ctrl = ctrl || a.ctrl != 0.0;
+  if (n_moving > 0 || s0.time_s != 0.0 || ctrl) {
     // free joint: qpos = (p, q w x y z), qvel = (v of the body origin in the world frame, w in the body frame)
     std::string qpos, qvel;
     for (int j = 0; j < m.nrod(); ++j) {
@@ -276,8 +315,14 @@ void MjcfWriter::keyframe(std::ostream& x) const {
       qpos += nums({p.x(), p.y(), p.z(), q.w(), q.x(), q.y(), q.z()});
       qvel += nums({v.x(), v.y(), v.z(), w_B.x(), w_B.y(), w_B.z()});
     }
-    x << "  <keyframe>\n    <key name=\"initial\" time=\"" << nums({s0.time_s}) << "\" qpos=\"" << qpos << "\" qvel=\"" << qvel
-      << "\"/>\n  </keyframe>\n";
+    x << "  <keyframe>\n    <key name=\"initial\" time=\"" << nums({s0.time_s}) << "\" qpos=\"" << qpos << "\" qvel=\"" << qvel << "\"";
+    if (ctrl) {  // the force actuators' commands, then 0 for the drives' motors
+      std::string c;
+      for (const ForceActuator& a : m.force_actuators) c += (c.empty() ? "" : " ") + nums({a.ctrl});
+      for (int k = 0, n = o.drives_as_actuators ? drive_motor_count() : 0; k < n; ++k) c += " 0";
+      x << " ctrl=\"" << c << "\"";
+    }
+    x << "/>\n  </keyframe>\n";
   }
 }
 

@@ -737,7 +737,7 @@ class Importer {
     Nodes N;
     add_bodies(w, contact_on, m, N);
     read_tendons(top, m, N);
-    read_actuators(top);
+    read_actuators(top, m);
     read_initial_state(top, m, N);
     m.f_W_ext_node.assign(static_cast<std::size_t>(m.nnode()), Vector3d::Zero());
     try {
@@ -1045,32 +1045,152 @@ class Importer {
     }
   }
 
-  // actuators: recorded in the report, refused unless ignore_actuators
-  void read_actuators(const Src& top) {
+  // actuators: tendon actuators -> ForceActuator (MuJoCo's gain/bias law, dyntype none), each in
+  // the report; with ignore_actuators each is skipped instead
+  void read_actuators(const Src& top, Model& m) {
     for (const Src& c : top.kids) {
       if (c.name() != "actuator") continue;
+      check_attrs(c, {});
       for (const Src& a : c.kids) {
-        MjcfActuator act;
-        act.kind = a.name();
-        act.name = a.e->attr("name").value_or("");
-        act.tendon = a.e->attr("tendon").value_or("");
-        act.where = where(a);
         const std::string cls = element_class(a, "main");
-        auto list = [&](const char* k) { return nums(a, cls, k, 0, 10).value_or(std::vector<double>{}); };
-        act.gainprm = list("gainprm");
-        act.biasprm = list("biasprm");
-        act.dynprm = list("dynprm");
-        act.gear = list("gear");
-        act.dyntype = get(a, cls, "dyntype").value_or("");
-        act.gaintype = get(a, cls, "gaintype").value_or("");
-        act.biastype = get(a, cls, "biastype").value_or("");
-        act.kp = num(a, cls, "kp").value_or(num(a, cls, "kv").value_or(0.0));
+        const MjcfActuator act = actuator_as_written(a, cls);
         rep_.actuators.push_back(act);
-        if (!opt_.ignore_actuators)
-          fail(a, "actuators are not imported yet (tendyn has no actuator model; ignore_actuators / --ignore-actuators skips them)");
-        skip(a, "actuator ignored on request (ignore_actuators): the imported robot is not actuated");
+        if (opt_.ignore_actuators) {
+          skip(a, "actuator ignored on request (ignore_actuators): the imported robot is not actuated");
+          continue;
+        }
+        check_actuator(a, cls, act);
+        ForceActuator fa;
+        fa.cable = static_cast<int>(std::find(m.cable_ids.begin(), m.cable_ids.end(), act.tendon) - m.cable_ids.begin());
+        if (fa.cable == m.ncable()) fail(a, "tendon '" + act.tendon + "' does not exist");
+        if (!act.gear.empty()) fa.gear = act.gear[0];
+        if (fa.gear == 0.0) fail(a, "gear 0: the actuator does nothing");
+        const std::string law = actuator_law(a, cls, act, fa);
+        fa.ctrl_limited = actuator_range(a, cls, "ctrllimited", "ctrlrange", fa.ctrl_min, fa.ctrl_max);
+        fa.force_limited = actuator_range(a, cls, "forcelimited", "forcerange", fa.force_min_N, fa.force_max_N);
+        const std::string id = act.name.empty() ? "actuator" + std::to_string(m.nactuator()) : act.name;
+        if (std::find(m.actuator_ids.begin(), m.actuator_ids.end(), id) != m.actuator_ids.end())
+          fail(a, "actuator name '" + id + "' used twice");
+        for (const ForceActuator& o : m.force_actuators)
+          if (o.cable == fa.cable) fail(a, "tendon '" + act.tendon + "' already has an actuator (tendyn takes one per tendon)");
+        m.force_actuators.push_back(fa);
+        m.actuator_ids.push_back(id);
+        rep_.mapped.push_back(where(a) + ": <" + act.kind + "> '" + id + "' on tendon '" + act.tendon + "' -> force actuator, gear " +
+                              g(fa.gear) + ", " + law + " (L = gear length, V = gear rate)" +
+                              (fa.ctrl_limited ? ", ctrl in [" + g(fa.ctrl_min) + ", " + g(fa.ctrl_max) + "]" : "") +
+                              (fa.force_limited ? ", F in [" + g(fa.force_min_N) + ", " + g(fa.force_max_N) + "] N" : ""));
       }
     }
+  }
+
+  // the actuator's attributes as written (or defaulted), for the report
+  MjcfActuator actuator_as_written(const Src& a, const std::string& cls) const {
+    MjcfActuator act;
+    act.kind = a.name();
+    act.name = a.e->attr("name").value_or("");
+    act.tendon = a.e->attr("tendon").value_or("");
+    act.where = where(a);
+    auto list = [&](const char* k) { return nums(a, cls, k, 0, 10).value_or(std::vector<double>{}); };
+    act.gainprm = list("gainprm");
+    act.biasprm = list("biasprm");
+    act.dynprm = list("dynprm");
+    act.gear = list("gear");
+    act.dyntype = get(a, cls, "dyntype").value_or("");
+    act.gaintype = get(a, cls, "gaintype").value_or("");
+    act.biastype = get(a, cls, "biastype").value_or("");
+    act.kp = num(a, cls, "kp").value_or(num(a, cls, "kv").value_or(0.0));
+    return act;
+  }
+
+  // the kinds tendyn maps, their defaults, attributes and target (a tendon)
+  void check_actuator(const Src& a, const std::string& cls, const MjcfActuator& act) {
+    static const char* const kinds[] = {"general", "motor",    "position", "velocity", "intvelocity",
+                                        "damper",  "cylinder", "muscle",   "adhesion", "plugin"};
+    const std::string& kind = act.kind;
+    bool known = false;
+    for (const char* k : kinds) known = known || kind == k;
+    if (!known) fail(a, "unknown element in <actuator>");
+    if (kind != "general" && kind != "motor" && kind != "position" && kind != "velocity")
+      fail(a, "actuator <" + kind + "> is not supported (supported: general, motor, position, velocity)");
+    // MuJoCo merges the defaults of every actuator kind into one; tendyn reads each kind's own
+    for (std::string k = cls; !k.empty();) {
+      const auto it = classes_.find(k);
+      if (it == classes_.end()) break;
+      for (const char* other : kinds)
+        if (other != kind && it->second.attrs.count(other))
+          fail(a, "class '" + k + "' has <" + std::string(other) + "> defaults, and this is a <" + kind +
+                      ">: mixed actuator defaults are not supported");
+      k = it->second.parent;
+    }
+    check_attrs(a, {"name",       "class",     "group",      "tendon",     "joint",       "jointinparent", "site",
+                    "body",       "refsite",   "cranksite",  "slidersite", "cranklength", "ctrllimited",   "forcelimited",
+                    "actlimited", "ctrlrange", "forcerange", "actrange",   "lengthrange", "gear",          "user",
+                    "actdim",     "actearly",  "dyntype",    "gaintype",   "biastype",    "dynprm",        "gainprm",
+                    "biasprm",    "kp",        "kv",         "dampratio",  "timeconst",   "inheritrange"});
+    for (const char* k : {"dyntype", "gaintype", "biastype", "dynprm", "gainprm", "biasprm"})
+      if (kind != "general" && get(a, cls, k)) fail(a, "attribute '" + std::string(k) + "' belongs to <general>, not <" + kind + ">");
+    for (const char* k : {"kp", "kv", "dampratio", "timeconst", "inheritrange"}) {
+      const bool ok = kind == "position" || (kind == "velocity" && std::string(k) == "kv");
+      if (!ok && get(a, cls, k)) fail(a, "attribute '" + std::string(k) + "' does not belong to <" + kind + ">");
+    }
+    for (const char* k : {"joint", "jointinparent", "site", "body", "refsite", "cranksite", "slidersite"})
+      if (a.e->attr(k)) fail(a, "only tendon actuators are supported (this one drives a " + std::string(k) + ")");
+    if (act.tendon.empty()) fail(a, "needs a 'tendon' attribute (only tendon actuators are supported)");
+    for (const char* k : {"cranklength", "timeconst", "dampratio"})
+      if (auto v = num(a, cls, k); v && *v != 0.0) fail(a, std::string(k) + " is not supported (an activation or crank)");
+    if (auto v = get(a, cls, "actdim"); v && *v != "-1" && *v != "0") fail(a, "actdim is not supported (activation states)");
+    for (const char* k : {"actlimited", "actrange", "actearly", "lengthrange", "user", "inheritrange"})
+      if (get(a, cls, k)) skip(a, std::string(k) + ": no effect without activation states (dyntype none)");
+  }
+
+  // gain and bias of the kind (MuJoCo's shortcuts), into fa; returns the law in words
+  std::string actuator_law(const Src& a, const std::string& cls, const MjcfActuator& act, ForceActuator& fa) const {
+    const std::string& kind = act.kind;
+    if (kind == "motor") return "F = ctrl";
+    if (kind == "position") {
+      const double kp = num(a, cls, "kp").value_or(1.0), kv = num(a, cls, "kv").value_or(0.0);
+      if (kp < 0.0 || kv < 0.0) fail(a, "kp and kv must be >= 0");
+      fa.gain = {kp, 0.0, 0.0};
+      fa.bias = {0.0, -kp, -kv};
+      return "F = " + g(kp) + " (ctrl - L) - " + g(kv) + " V";
+    }
+    if (kind == "velocity") {
+      const double kv = num(a, cls, "kv").value_or(1.0);
+      if (kv < 0.0) fail(a, "kv must be >= 0");
+      fa.gain = {kv, 0.0, 0.0};
+      fa.bias = {0.0, 0.0, -kv};
+      return "F = " + g(kv) + " (ctrl - V)";
+    }
+    const std::string dyn = keyword(a, cls, "dyntype", "none", {"none", "integrator", "filter", "filterexact", "muscle", "user"});
+    if (dyn != "none") fail(a, "dyntype '" + dyn + "' is not supported (an activation state; only dyntype none)");
+    const std::string gt = keyword(a, cls, "gaintype", "fixed", {"fixed", "affine", "muscle", "user"});
+    const std::string bt = keyword(a, cls, "biastype", "none", {"none", "affine", "muscle", "user"});
+    if (gt != "fixed" && gt != "affine") fail(a, "gaintype '" + gt + "' is not supported (fixed, affine)");
+    if (bt != "none" && bt != "affine") fail(a, "biastype '" + bt + "' is not supported (none, affine)");
+    std::vector<double> gp = act.gainprm, bp = act.biasprm;
+    if (gp.empty()) gp = {1.0};
+    gp.resize(3, 0.0);
+    bp.resize(3, 0.0);
+    fa.gain = {gp[0], gt == "affine" ? gp[1] : 0.0, gt == "affine" ? gp[2] : 0.0};
+    if (bt == "affine") fa.bias = {bp[0], bp[1], bp[2]};
+    return "F = (" + g(fa.gain[0]) + " + " + g(fa.gain[1]) + " L + " + g(fa.gain[2]) + " V) ctrl + " + g(fa.bias[0]) + " + " +
+           g(fa.bias[1]) + " L + " + g(fa.bias[2]) + " V";
+  }
+
+  // a ctrl or force range: limited when `flag` is true, or auto with autolimits and the range given
+  bool actuator_range(const Src& a, const std::string& cls, const char* flag, const char* range, double& lo, double& hi) {
+    const std::string lim = keyword(a, cls, flag, "auto", {"true", "false", "auto"});
+    const auto r = nums(a, cls, range, 2, 2);
+    const bool on = lim == "true" || (lim == "auto" && cc_.autolimits && r);
+    if (!on) {
+      if (r) skip(a, std::string(range) + " without " + flag + ": no effect");
+      return false;
+    }
+    if (!r) fail(a, std::string(flag) + " needs " + range);
+    if (!((*r)[0] <= (*r)[1])) fail(a, std::string(range) + ": lower bound above upper bound");
+    lo = (*r)[0];
+    hi = (*r)[1];
+    return true;
   }
 
   // initial state: compile pose, or the first key
@@ -1114,7 +1234,17 @@ class Importer {
       if (auto t = key->e->attr("act"); t && !numbers(*key, "act", *t).empty()) fail(*key, "act (actuator states) is not supported");
       for (const char* k : {"mpos", "mquat"})
         if (auto t = key->e->attr(k); t && !numbers(*key, k, *t).empty()) fail(*key, std::string(k) + ": the model has no mocap bodies");
-      if (auto t = key->e->attr("ctrl"); t && !numbers(*key, "ctrl", *t).empty()) skip(*key, "ctrl (actuators are not imported)");
+      if (auto t = key->e->attr("ctrl"); t && !numbers(*key, "ctrl", *t).empty()) {
+        const auto v = numbers(*key, "ctrl", *t);
+        if (opt_.ignore_actuators) {
+          skip(*key, "ctrl (actuators ignored on request)");
+        } else {
+          if (v.size() != static_cast<std::size_t>(m.nactuator()))
+            fail(*key, "ctrl has " + std::to_string(v.size()) + " numbers; the model has " + std::to_string(m.nactuator()) + " actuators");
+          for (int k = 0; k < m.nactuator(); ++k) m.force_actuators[static_cast<std::size_t>(k)].ctrl = v[static_cast<std::size_t>(k)];
+          rep_.mapped.push_back(where(*key) + ": first keyframe key's ctrl -> the actuators' commands");
+        }
+      }
       s.time_s = num(*key, "", "time").value_or(0.0);
       rep_.mapped.push_back(
           where(*key) +

@@ -103,11 +103,12 @@ bool Model::has_body_geometry() const {
 }
 
 void require_ideal_rods(const Model& model, const std::string& what) {
-  if (model.has_body_geometry() || !model.winches.empty())
-    throw Error(what + ": model '" + model.name +
-                "' has end-caps, body points, rods of a general inertia or winches; this algorithm handles the documents' ideal "
-                "rods only (two end nodes on the axis, point contact, rest lengths set directly): simulate it with the "
-                "Newton-Euler formulation");
+  if (model.has_body_geometry() || !model.winches.empty() || !model.force_actuators.empty())
+    throw Error(
+        what + ": model '" + model.name +
+        "' has end-caps, body points, rods of a general inertia, winches or force actuators; this algorithm handles the documents' ideal "
+        "rods only (two end nodes on the axis, point contact, rest lengths set directly): simulate it with the "
+        "Newton-Euler formulation");
 }
 
 // the nodes: anchors finite, rod ends unique, end-caps and offsets valid
@@ -215,6 +216,9 @@ static void validate_drives(const Model& m) {
         throw Error(nm + ": sinusoid drive has a non-finite parameter");
     }
     const Cable& c = m.cables[static_cast<std::size_t>(d.cable)];
+    bool actuated = false;  // the drive moves the force actuator's command, not the rest length
+    for (const ForceActuator& a : m.force_actuators) actuated = actuated || a.cable == d.cable;
+    if (actuated) continue;
     const auto [lo, hi] = drive_range(d);
     if (c.rest_length_m + lo < c.rest_length_min_m - 1e-15 || c.rest_length_m + hi > c.rest_length_max_m + 1e-15)
       throw Error(nm + ": drive takes the rest length to [" + format_number(c.rest_length_m + lo, 6) + ", " +
@@ -286,6 +290,34 @@ static void validate_winches(const Model& m) {
   }
 }
 
+// the force actuators: one per cable, not on a winch's cable, finite, ordered ranges, a gear
+static void validate_force_actuators(const Model& m) {
+  const int nc = m.ncable();
+  if (!m.actuator_ids.empty() && m.actuator_ids.size() != m.force_actuators.size())
+    throw Error("model '" + m.name + "': " + std::to_string(m.actuator_ids.size()) + " actuator names for " +
+                std::to_string(m.force_actuators.size()) + " force actuators");
+  std::vector<int> actuated(static_cast<std::size_t>(nc), 0);
+  for (int k = 0; k < m.nactuator(); ++k) {
+    const ForceActuator& a = m.force_actuators[static_cast<std::size_t>(k)];
+    const auto nm = name_of(m.actuator_ids, k, "actuator");
+    if (a.cable < 0 || a.cable >= nc) throw Error(nm + ": names cable #" + std::to_string(a.cable) + " of " + std::to_string(nc));
+    const auto cn = name_of(m.cable_ids, a.cable, "cable");
+    if (actuated[static_cast<std::size_t>(a.cable)]++) throw Error(cn + ": has two force actuators");
+    for (const Winch& w : m.winches)
+      if (w.cable == a.cable) throw Error(nm + ": its cable " + cn + " has a winch (one actuator per cable)");
+    const double v[] = {a.gear, a.gain[0], a.gain[1], a.gain[2], a.bias[0], a.bias[1], a.bias[2], a.ctrl};
+    for (const double x : v)
+      if (!finite(x)) throw Error(nm + ": gear, gain, bias and ctrl must be finite");
+    if (a.gear == 0.0) throw Error(nm + ": gear must not be 0");
+    if (a.ctrl_limited && !(finite(a.ctrl_min) && finite(a.ctrl_max) && a.ctrl_min <= a.ctrl_max))
+      throw Error(nm + ": ctrl range [" + format_number(a.ctrl_min, 6) + ", " + format_number(a.ctrl_max, 6) +
+                  "] must be finite and ordered");
+    if (a.force_limited && !(finite(a.force_min_N) && finite(a.force_max_N) && a.force_min_N <= a.force_max_N))
+      throw Error(nm + ": force range [" + format_number(a.force_min_N, 6) + ", " + format_number(a.force_max_N, 6) +
+                  "] must be finite and ordered");
+  }
+}
+
 // the initial state: its size, finite, unit quaternions
 static void validate_initial_state(const Model& m) {
   const int nr = m.nrod();
@@ -319,6 +351,7 @@ void validate(const Model& m) {
   validate_drives(m);
   validate_ground(m);
   validate_winches(m);
+  validate_force_actuators(m);
   validate_initial_state(m);
 }
 

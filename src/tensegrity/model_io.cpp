@@ -702,10 +702,61 @@ void read_winches(const YamlNode& list, Model& m) {
   m.initial_state.x.tail(3 * m.nwinch()).setZero();  // at rest, nothing reeled out
 }
 
+// actuators: [{name, cable, gear, gain: [g0, g1, g2], bias: [b0, b1, b2], ctrl, ctrl_range: [lo, hi],
+// force_range: [lo, hi]}] (ForceActuator; a range given means limited)
+void read_force_actuators(const YamlNode& list, Model& m) {
+  list.require_sequence(kMaxElements);
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const auto a = list[i];
+    a.require_keys({"name", "cable", "gear", "gain", "bias", "ctrl", "ctrl_range", "force_range"});
+    ForceActuator fa;
+    const auto c = a.at("cable");
+    const auto it = std::find(m.cable_ids.begin(), m.cable_ids.end(), c.as_string());
+    if (it == m.cable_ids.end()) c.fail("names cable '" + c.as_string() + "', which is not defined in 'cables'");
+    fa.cable = static_cast<int>(it - m.cable_ids.begin());
+    for (const ForceActuator& other : m.force_actuators)
+      if (other.cable == fa.cable) c.fail("cable '" + c.as_string() + "' already has a force actuator");
+    for (const Winch& w : m.winches)
+      if (w.cable == fa.cable) c.fail("cable '" + c.as_string() + "' has a winch (one actuator per cable)");
+    const std::string name = a.get_string("name", c.as_string());
+    if (std::find(m.actuator_ids.begin(), m.actuator_ids.end(), name) != m.actuator_ids.end())
+      a.fail("actuator name '" + name + "' used twice");
+    if (auto v = a.get("gear")) {
+      fa.gear = v->as_double();
+      if (fa.gear == 0.0) v->fail("must not be 0");
+    }
+    if (auto v = a.get("gain")) {
+      const Eigen::VectorXd g = v->as_vector(3);
+      fa.gain = {g[0], g[1], g[2]};
+    }
+    if (auto v = a.get("bias")) {
+      const Eigen::VectorXd b = v->as_vector(3);
+      fa.bias = {b[0], b[1], b[2]};
+    }
+    fa.ctrl = a.get_double("ctrl", 0.0);
+    if (auto v = a.get("ctrl_range")) {
+      const Eigen::VectorXd r = v->as_vector(2);
+      if (!(r[0] <= r[1])) v->fail("lower bound above upper bound");
+      fa.ctrl_limited = true;
+      fa.ctrl_min = r[0];
+      fa.ctrl_max = r[1];
+    }
+    if (auto v = a.get("force_range")) {
+      const Eigen::VectorXd r = v->as_vector(2);
+      if (!(r[0] <= r[1])) v->fail("lower bound above upper bound");
+      fa.force_limited = true;
+      fa.force_min_N = r[0];
+      fa.force_max_N = r[1];
+    }
+    m.force_actuators.push_back(fa);
+    m.actuator_ids.push_back(name);
+  }
+}
+
 ModelFile read_root(const YamlNode& root) {
   root.require_map();
   root.require_keys({"tendyn", "name", "gravity", "damping_law", "cable_force_sign", "rods", "nodes", "cables", "builder", "matrices",
-                     "simulation", "description", "drives", "ground", "winches"});
+                     "simulation", "description", "drives", "ground", "winches", "actuators"});
   if (auto k = root.get("tendyn"))
     if (k->as_string() != "tensegrity") k->fail("this reader takes 'tensegrity' models, not '" + k->as_string() + "'");
   ModelFile f;
@@ -726,11 +777,12 @@ ModelFile read_root(const YamlNode& root) {
   if (auto c = root.get("cable_force_sign")) f.model.cable_force_sign = read_enum(*c, &cable_force_sign_from_string);
   if (auto s = root.get("simulation")) read_simulation(*s, f.simulation);
   if (auto g = root.get("ground")) f.model.ground = read_ground(*g);
+  if (auto w = root.get("winches")) read_winches(*w, f.model);
+  if (auto a = root.get("actuators")) read_force_actuators(*a, f.model);
   if (auto d = root.get("drives")) {
     const auto slash = root.file().find_last_of('/');
     read_drives(*d, f.model, slash == std::string::npos ? std::string() : root.file().substr(0, slash));
   }
-  if (auto w = root.get("winches")) read_winches(*w, f.model);
   try {
     validate(f.model);
   } catch (const Error& e) {
@@ -883,6 +935,26 @@ static void emit_winches(YAML::Emitter& out, const Model& m) {
   }
 }
 
+// force actuators (none: nothing); a range only when limited
+static void emit_force_actuators(YAML::Emitter& out, const Model& m) {
+  if (m.force_actuators.empty()) return;
+  out << YAML::Key << "actuators" << YAML::Value << YAML::BeginSeq;
+  for (int k = 0; k < m.nactuator(); ++k) {
+    const ForceActuator& a = m.force_actuators[static_cast<std::size_t>(k)];
+    out << YAML::BeginMap;
+    if (!m.actuator_ids.empty()) out << YAML::Key << "name" << YAML::Value << m.actuator_ids[static_cast<std::size_t>(k)];
+    out << YAML::Key << "cable" << YAML::Value << m.cable_ids[static_cast<std::size_t>(a.cable)];
+    out << YAML::Key << "gear" << YAML::Value << Num{a.gear};
+    out << YAML::Key << "gain" << YAML::Value << YAML::Flow << nums({a.gain[0], a.gain[1], a.gain[2]});
+    out << YAML::Key << "bias" << YAML::Value << YAML::Flow << nums({a.bias[0], a.bias[1], a.bias[2]});
+    out << YAML::Key << "ctrl" << YAML::Value << Num{a.ctrl};
+    if (a.ctrl_limited) out << YAML::Key << "ctrl_range" << YAML::Value << YAML::Flow << nums({a.ctrl_min, a.ctrl_max});
+    if (a.force_limited) out << YAML::Key << "force_range" << YAML::Value << YAML::Flow << nums({a.force_min_N, a.force_max_N});
+    out << YAML::EndMap;
+  }
+  out << YAML::EndSeq;
+}
+
 // ground (none: nothing)
 static void emit_ground(YAML::Emitter& out, const Model& m) {
   if (m.ground.type != Ground::Type::kNone) {
@@ -915,6 +987,7 @@ std::string to_yaml(const Model& m, const SimulationOptions* sim) {
   emit_cables(out, m);
   emit_drives(out, m);
   emit_winches(out, m);
+  emit_force_actuators(out, m);
   emit_ground(out, m);
   if (sim) {
     out << YAML::Key << "simulation" << YAML::Value << YAML::BeginMap;

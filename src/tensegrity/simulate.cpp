@@ -302,6 +302,7 @@ bool holds_derivative(const Model& model, const State& state, const Data& data) 
   const Data::Evaluated& e = data.evaluated;
   return e.model == &model && e.time_s == state.time_s && same_bits(e.x, state.x) &&
          same_bits(e.cable_rest_length_m, data.cable_rest_length_m) && same_bits(e.winch_target_m, data.winch_target_m) &&
+         same_bits(e.actuator_ctrl, data.actuator_ctrl) &&
          (e.f_W_ext_zero ? data.f_W_ext_node.size() == e.f_W_ext_node.size() && all_bits_zero(data.f_W_ext_node)
                          : same_bits(e.f_W_ext_node, data.f_W_ext_node));
 }
@@ -316,6 +317,7 @@ void record_evaluation(const Model& model, const State& state, Data& data, bool 
   e.x = state.x;
   e.cable_rest_length_m = data.cable_rest_length_m;
   e.winch_target_m = data.winch_target_m;
+  e.actuator_ctrl = data.actuator_ctrl;
   e.f_W_ext_zero = ext_zero || all_bits_zero(data.f_W_ext_node);
   if (e.f_W_ext_zero) {
     // the copy is not read while f_W_ext_zero; its size is what holds_derivative compares
@@ -455,7 +457,10 @@ SimulationSummary simulate(const Model& model, const SimulationOptions& opt, Obs
   prepare_step(model, state, data);
   sum.initial_energy = compute_energy(model, state, data);
   const double E0 = sum.initial_energy.total();
-  const double E_scale = std::max({std::abs(E0), sum.initial_energy.kinetic_J + sum.initial_energy.elastic_J, 1e-9});
+  // the growth guard's scale; none with force actuators (their work is not in the energy)
+  const double E_scale = model.force_actuators.empty()
+                             ? std::max({std::abs(E0), sum.initial_energy.kinetic_J + sum.initial_energy.elastic_J, 1e-9})
+                             : std::numeric_limits<double>::infinity();
   sum.com_initial_m = center_of_mass(model, state);
   sum.linear_momentum_initial_kgmps = linear_momentum(model, state);
   sum.angular_momentum_initial_kgm2ps = angular_momentum(model, state);

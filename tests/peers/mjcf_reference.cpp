@@ -3,7 +3,7 @@
 //   mjcf_reference MODEL.xml OUT.csv            (MuJoCo 2.2.2, Debian: writes *.mujoco.csv)
 //   mjcf_reference_mujoco3 MODEL.xml OUT.csv    (MuJoCo 3.x, TENDYN_MUJOCO3_PREFIX: *.mujoco3.csv)
 //
-// Loads MODEL.xml with MuJoCo, starts from its first keyframe, and integrates with RK4 at 0.1 ms
+// Loads MODEL.xml with MuJoCo, starts from its first keyframe (its ctrl held constant), and integrates with RK4 at 0.1 ms
 // for 2 s with gravity 0 and contacts disabled (whatever the file says). Every 10 ms it writes
 // the world position of every site: columns t_s, <site>.x_m, <site>.y_m, <site>.z_m, ... (sites
 // in MuJoCo's order). Built only where MuJoCo is found (tests/peers/tests.cmake), once per MuJoCo
@@ -44,6 +44,7 @@ int main(int argc, char** argv) {
   m->opt.disableflags |= mjDSBL_CONTACT;
   mjData* d = mj_makeData(m);
   mj_resetDataKeyframe(m, d, 0);
+  for (int u = 0; u < m->nu; ++u) d->ctrl[u] = m->key_ctrl[u];  // the key's commands, held (whatever the version copies)
   d->time = 0.0;
   mj_forward(m, d);
   std::FILE* out = std::fopen(argv[2], "w");

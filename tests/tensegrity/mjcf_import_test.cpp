@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
+
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -474,7 +476,25 @@ TEST(MjcfImport, UnsupportedElementsAreErrorsNamingElementAndLine) {
        "frictionloss"},
       {top_doc("<equality><weld body1=\"b\"/></equality>"), "robot.xml:12:11: <weld>", "equality constraints are not supported"},
       {top_doc("<actuator><motor name=\"m\" tendon=\"t\" gear=\"1\"/></actuator>"), "robot.xml:12:11: <motor name=\"m\">",
-       "actuators are not imported yet"},
+       "tendon 't' does not exist"},
+      {top_doc("<tendon><spatial name=\"t\"><site site=\"s0\"/><site site=\"w\"/></spatial></tendon><actuator><general tendon=\"t\" "
+               "dyntype=\"filter\" dynprm=\"0.1\"/></actuator>"),
+       "robot.xml:12:89: <general>", "dyntype 'filter' is not supported"},
+      {top_doc("<actuator><intvelocity joint=\"j\" kp=\"1\"/></actuator>"), "robot.xml:12:11: <intvelocity>",
+       "actuator <intvelocity> is not supported"},
+      {top_doc("<actuator><motor joint=\"j\"/></actuator>"), "robot.xml:12:11: <motor>", "only tendon actuators are supported"},
+      {top_doc("<tendon><spatial name=\"t\"><site site=\"s0\"/><site site=\"w\"/></spatial></tendon><actuator><motor tendon=\"t\" "
+               "ctrllimited=\"true\"/></actuator>"),
+       "robot.xml:12:89: <motor>", "ctrllimited needs ctrlrange"},
+      {top_doc("<tendon><spatial name=\"t\"><site site=\"s0\"/><site site=\"w\"/></spatial></tendon><actuator><motor tendon=\"t\" "
+               "kp=\"3\"/></actuator>"),
+       "robot.xml:12:89: <motor>", "attribute 'kp' does not belong to <motor>"},
+      {top_doc("<tendon><spatial name=\"t\"><site site=\"s0\"/><site site=\"w\"/></spatial></tendon><actuator><position tendon=\"t\" "
+               "timeconst=\"0.1\"/></actuator>"),
+       "robot.xml:12:89: <position>", "timeconst is not supported"},
+      {top_doc("<tendon><spatial name=\"t\"><site site=\"s0\"/><site site=\"w\"/></spatial></tendon><actuator><motor tendon=\"t\"/>"
+               "</actuator><keyframe><key ctrl=\"1 2\"/></keyframe>"),
+       "robot.xml:12:", "ctrl has 2 numbers; the model has 1 actuators"},
       {top_doc("<option density=\"1.2\"/>"), "robot.xml:12:1: <option>", "fluid forces"},
       {top_doc("<option><flag passive=\"disable\"/></option>"), "robot.xml:12:9: <flag>", "disabling passive forces"},
       {top_doc("<compiler settotalmass=\"5\"/>"), "robot.xml:12:1: <compiler>", "settotalmass"},
@@ -515,6 +535,68 @@ TEST(MjcfImport, ActuatorsAreSkippedOnRequestAndListed) {
   EXPECT_EQ(rep.actuators[0].biasprm, (std::vector<double>{0, -5, -1}));
   EXPECT_EQ(rep.actuators[1].kp, 40.0);
   EXPECT_TRUE(contains(rep.skipped, "actuator ignored on request"));
+}
+
+TEST(MjcfImport, TendonActuatorsBecomeForceActuatorsWithMujocosLaw) {
+  ts::MjcfImportReport rep;
+  const auto xml = top_doc(
+      "<tendon><spatial name=\"t0\"><site site=\"s0\"/><site site=\"w\"/></spatial>"
+      "<spatial name=\"t1\"><site site=\"s1\"/><site site=\"w\"/></spatial>"
+      "<spatial name=\"t2\"><site site=\"s2\"/><site site=\"w\"/></spatial>"
+      "<spatial name=\"t3\"><site site=\"s0\"/><site site=\"s2\"/></spatial></tendon>"
+      "<actuator><motor name=\"m\" tendon=\"t0\" gear=\"2\" ctrllimited=\"true\" ctrlrange=\"-1 1\"/>"
+      "<position name=\"p\" tendon=\"t1\" kp=\"40\" kv=\"0.5\"/>"
+      "<velocity name=\"v\" tendon=\"t2\" kv=\"3\"/>"
+      "<general name=\"g\" tendon=\"t3\" gaintype=\"affine\" gainprm=\"5 1 2\" biastype=\"affine\" biasprm=\"1 -5 -1\" "
+      "forcelimited=\"true\" forcerange=\"-3 4\"/></actuator>"
+      "<keyframe><key ctrl=\"0.5 0.3 -0.1 2\"/></keyframe>");
+  const ts::Model m = load(xml, &rep).model;
+  ASSERT_EQ(m.nactuator(), 4);
+  EXPECT_EQ(m.actuator_ids, (std::vector<std::string>{"m", "p", "v", "g"}));
+  const auto& a = m.force_actuators;
+  for (int k = 0; k < 4; ++k) EXPECT_EQ(a[static_cast<std::size_t>(k)].cable, k);
+  // motor: F = ctrl, gear 2, ctrl in [-1, 1]
+  EXPECT_EQ(a[0].gear, 2.0);
+  EXPECT_EQ(a[0].gain, (std::array<double, 3>{1, 0, 0}));
+  EXPECT_EQ(a[0].bias, (std::array<double, 3>{0, 0, 0}));
+  EXPECT_TRUE(a[0].ctrl_limited && !a[0].force_limited);
+  EXPECT_EQ(a[0].ctrl_min, -1.0);
+  EXPECT_EQ(a[0].ctrl_max, 1.0);
+  // position: gain kp, bias (0, -kp, -kv)
+  EXPECT_EQ(a[1].gain, (std::array<double, 3>{40, 0, 0}));
+  EXPECT_EQ(a[1].bias, (std::array<double, 3>{0, -40, -0.5}));
+  // velocity: gain kv, bias (0, 0, -kv)
+  EXPECT_EQ(a[2].gain, (std::array<double, 3>{3, 0, 0}));
+  EXPECT_EQ(a[2].bias, (std::array<double, 3>{0, 0, -3}));
+  // general, affine gain and bias, force range
+  EXPECT_EQ(a[3].gain, (std::array<double, 3>{5, 1, 2}));
+  EXPECT_EQ(a[3].bias, (std::array<double, 3>{1, -5, -1}));
+  EXPECT_TRUE(a[3].force_limited && !a[3].ctrl_limited);
+  EXPECT_EQ(a[3].force_min_N, -3.0);
+  EXPECT_EQ(a[3].force_max_N, 4.0);
+  // the keyframe's ctrl
+  EXPECT_EQ(a[0].ctrl, 0.5);
+  EXPECT_EQ(a[1].ctrl, 0.3);
+  EXPECT_EQ(a[2].ctrl, -0.1);
+  EXPECT_EQ(a[3].ctrl, 2.0);
+  EXPECT_TRUE(contains(rep.mapped, "<position> 'p' on tendon 't1' -> force actuator"));
+  EXPECT_TRUE(contains(rep.mapped, "ctrl -> the actuators' commands"));
+  // exported and imported again: the same actuators
+  const ts::Model back = load(ts::export_mjcf(m).xml).model;
+  ASSERT_EQ(back.nactuator(), 4);
+  for (std::size_t k = 0; k < 4; ++k) {
+    SCOPED_TRACE(k);
+    EXPECT_EQ(back.force_actuators[k].cable, a[k].cable);
+    EXPECT_EQ(back.force_actuators[k].gear, a[k].gear);
+    EXPECT_EQ(back.force_actuators[k].gain, a[k].gain);
+    EXPECT_EQ(back.force_actuators[k].bias, a[k].bias);
+    EXPECT_EQ(back.force_actuators[k].ctrl, a[k].ctrl);
+    EXPECT_EQ(back.force_actuators[k].ctrl_limited, a[k].ctrl_limited);
+    EXPECT_EQ(back.force_actuators[k].force_limited, a[k].force_limited);
+    EXPECT_EQ(back.force_actuators[k].force_min_N, a[k].force_min_N);
+    EXPECT_EQ(back.force_actuators[k].force_max_N, a[k].force_max_N);
+  }
+  EXPECT_EQ(back.actuator_ids, m.actuator_ids);
 }
 
 TEST(MjcfImport, VisualOnlyElementsAreSkippedWithANote) {

@@ -1,5 +1,6 @@
 // Cross-engine motion of the MJCF test robots: tendyn on the imported file against MuJoCo's
-// trajectory of the same file (RK4, 0.1 ms, 2 s, no gravity, no contact): every site within 1 mm.
+// trajectory of the same file (RK4, 0.1 ms, 2 s, no gravity, no contact, the keyframe's actuator
+// commands held): every site within 1 mm.
 // The references are the committed CSVs of tests/data/mjcf/, written by tests/peers/mjcf_reference
 // (MuJoCo 2.2.2: *.mujoco.csv) and mjcf_reference_mujoco3 (MuJoCo 3.12.0: *.mujoco3.csv), so these
 // tests need no MuJoCo. MuJoCo 3 refuses three_bar_global.xml (coordinate="global" is gone since
@@ -122,7 +123,22 @@ TEST(MjcfReferenceMotion, DefaultsIncludeFollowsMujoco222) {
   EXPECT_LE(largest_site_distance("defaults_include.xml", "defaults_include.mujoco.csv"), 1e-3);
 }
 
+// Tendon actuators of every supported kind (position, motor with a clamping ctrl range, general
+// with an affine bias and a clamping force range, velocity), their commands from the keyframe.
+TEST(MjcfReferenceMotion, ActuatedThreeBarFollowsMujoco222) {
+  const ts::Model m = ts::load_mjcf_file(kData + "three_bar_actuated.xml").model;
+  ts::Data d = ts::make_data(m);
+  ts::compute_derivative(m, m.initial_state, d);
+  ASSERT_EQ(m.nactuator(), 4);
+  EXPECT_EQ(d.actuator_force_N[1], -1.0);  // the motor's ctrl -2.5 clamped to -1
+  EXPECT_EQ(d.actuator_force_N[2], -4.0);  // the affine servo's force clamped to -4 N
+  EXPECT_LE(largest_site_distance("three_bar_actuated.xml", "three_bar_actuated.mujoco.csv"), 1e-3);
+}
+
 // Against MuJoCo 3.12.0, for the files it loads.
+TEST(MjcfReferenceMotion, ActuatedThreeBarFollowsMujoco312) {
+  EXPECT_LE(largest_site_distance("three_bar_actuated.xml", "three_bar_actuated.mujoco3.csv"), 1e-3);
+}
 TEST(MjcfReferenceMotion, ThreeBarLocalFollowsMujoco312) {
   EXPECT_LE(largest_site_distance("three_bar_local.xml", "three_bar_local.mujoco3.csv"), 1e-3);
 }

@@ -5,6 +5,7 @@ list(APPEND TENDYN_TESTS_tensegrity
   tensegrity/body_geometry_test.cpp
   tensegrity/mass_parts_test.cpp
   tensegrity/winch_test.cpp
+  tensegrity/force_actuator_test.cpp
   tensegrity/integrate_test.cpp
   tensegrity/builders_test.cpp
   tensegrity/model_io_test.cpp

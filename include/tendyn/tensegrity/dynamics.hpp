@@ -50,6 +50,14 @@ struct Data {
   Eigen::VectorXd winch_torque_Nm;  // (nwinch) motor torque tau_m of the last evaluation (motor side)
   std::vector<int> winch_of_cable;  // (ncable) winch index, -1 without (topology, from make_data)
 
+  // Force actuators (Model::force_actuators; empty without). The command is ForceActuator::ctrl
+  // from make_data, ctrl + u(t) of a drive on the actuator's cable at every evaluation, or what a
+  // controller writes here (it persists); it is clamped to the ctrl range when the force is made.
+  Eigen::VectorXd actuator_ctrl;       // (nactuator) command (units of the actuator: N, m, ...)
+  Eigen::VectorXd actuator_force_N;    // (nactuator) actuator force F of the last evaluation [N]
+                                       // (the element gets gear F, > 0 pushes its nodes apart)
+  std::vector<int> actuator_of_cable;  // (ncable) actuator index, -1 without (topology, from make_data)
+
   // Kernel scratch (compute_element_forces), structure of arrays so that the square roots and
   // divisions of all cables run as SIMD packets: column c of this (ncable x 11) array holds, for
   // every cable k (a -> b), c = 0..2 p_b - p_a [m], 3..5 v_b - v_a [m/s], 6 length l [m],
@@ -79,6 +87,7 @@ struct Data {
     Eigen::VectorXd x;                          // (Model::nx())
     Eigen::VectorXd cable_rest_length_m;        // (ncable)
     Eigen::VectorXd winch_target_m;             // (nwinch)
+    Eigen::VectorXd actuator_ctrl;              // (nactuator)
     std::vector<Eigen::Vector3d> f_W_ext_node;  // (nnode); not written while f_W_ext_zero
     bool f_W_ext_zero = false;                  // every external force was +0 (all bits zero): no copy kept
   } evaluated;
@@ -132,8 +141,9 @@ inline void command_rest_length(Data& data, int k, double rest_length_m) {
 /// update_rest_lengths() runs it after a controller; simulate() after a sampled controller.
 void check_rest_length_limits(const Model& model, const Data& data, double t_s);
 
-/// Element lengths, rates and tensions (eqs. 2-3) and their forces on nodes, plus external node
-/// forces. Requires forward_kinematics. O(ncable + nnode).
+/// Element lengths, rates and tensions (eqs. 2-3) and their forces on nodes, the force actuators'
+/// forces (ForceActuator), plus external node forces. Requires forward_kinematics.
+/// O(ncable + nactuator + nnode).
 /// Throws SimulationError if an element has zero length (direction undefined).
 void compute_element_forces(const Model& model, const State& state, Data& data);
 

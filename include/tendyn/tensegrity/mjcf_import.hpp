@@ -22,12 +22,13 @@
 namespace tendyn::tensegrity {
 
 struct MjcfImportOptions {
-  /// Actuators have no tendyn counterpart yet: false (default) makes any <actuator> child an
-  /// error; true skips them, each with a note in the report.
+  /// false (default): tendon actuators (<general> with dyntype none, gaintype fixed/affine,
+  /// biastype none/affine; <motor>, <position>, <velocity>) become ForceActuator (model.hpp), any
+  /// other actuator is an error; true: every actuator is skipped, each with a note in the report.
   bool ignore_actuators = false;
 };
 
-/// A tendon actuator as read from the file (kept for the report; not imported yet).
+/// An actuator as read from the file (for the report; imported as a ForceActuator, or skipped).
 struct MjcfActuator {
   std::string kind;                                    ///< element name: general, motor, position, velocity, ...
   std::string name;                                    ///< its name attribute ("" if none)
@@ -42,7 +43,7 @@ struct MjcfActuator {
 struct MjcfImportReport {
   std::vector<std::string> mapped;      ///< one line per element mapped ("body 'b' -> rod 'b' ...")
   std::vector<std::string> skipped;     ///< one line per element or attribute ignored, and why
-  std::vector<MjcfActuator> actuators;  ///< the actuators found (skipped or refused)
+  std::vector<MjcfActuator> actuators;  ///< the actuators found (imported or skipped)
 };
 
 /// Reads an MJCF file and returns the tendyn model (validated) with simulation defaults from

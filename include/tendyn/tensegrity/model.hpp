@@ -255,6 +255,30 @@ struct State {
   [[nodiscard]] Eigen::Map<Eigen::Vector3d> w_W(int rod) { return Eigen::Map<Eigen::Vector3d>(x.data() + kStride * rod + 10); }
 };
 
+/// A force actuator on a cable or spring: MuJoCo's tendon actuators (<general> with gaintype fixed
+/// or affine and biastype none or affine, <motor>, <position>, <velocity>; dyntype none), with
+/// MuJoCo's law and sign. With the element's length l and rate l' (dynamics.hpp), the actuator's
+/// length L = gear l and velocity V = gear l', and its command ctrl (clamped to [ctrl_min,
+/// ctrl_max] when ctrl_limited):
+///   F = (gain[0] + gain[1] L + gain[2] V) ctrl + bias[0] + bias[1] L + bias[2] V,
+/// clamped to [force_min_N, force_max_N] when force_limited. The element's nodes get the axial force
+/// gear F, positive pushing them apart (along the gradient of the length, as MuJoCo's
+/// qfrc_actuator = gear J^T F): node b gets gear F u, node a -gear F u, u from a to b. The units
+/// of ctrl, gain and bias follow the actuator (a motor: ctrl in N; a position servo: ctrl in m,
+/// gain[0] = kp in N/m, bias = (0, -kp, -kv)). The command is `ctrl`, or ctrl + u(t) of a drive
+/// on the cable (Model::drives), or what a controller writes to Data::actuator_ctrl.
+struct ForceActuator {
+  int cable = -1;
+  double gear = 1.0;
+  std::array<double, 3> gain{1.0, 0.0, 0.0};
+  std::array<double, 3> bias{0.0, 0.0, 0.0};
+  double ctrl = 0.0;  ///< the command without a drive
+  bool ctrl_limited = false;
+  double ctrl_min = 0.0, ctrl_max = 0.0;
+  bool force_limited = false;
+  double force_min_N = 0.0, force_max_N = 0.0;
+};
+
 /// The ground plane z = height_m under the robot (see contact.hpp). Rod ends touch it.
 struct Ground {
   enum class Type { kNone, kImpulse, kCompliant };
@@ -317,6 +341,10 @@ struct Model {
   /// winch's target (rest_length + u(t)), not the rest length itself.
   std::vector<CableDrive> drives;
   std::vector<Winch> winches;  ///< motorised cables (at most one winch per cable); none: the ideal drive
+  /// Force actuators on cables (at most one per cable, not on a cable with a winch); a drive on such
+  /// a cable moves the actuator's command (ctrl + u(t)), not the rest length.
+  std::vector<ForceActuator> force_actuators;
+  std::vector<std::string> actuator_ids;  ///< names of the force actuators (files, outputs)
   Ground ground;
   State initial_state;  ///< the state a run starts from (like MuJoCo's qpos0/qvel0)
 
@@ -324,6 +352,7 @@ struct Model {
   [[nodiscard]] int nnode() const { return static_cast<int>(nodes.size()); }
   [[nodiscard]] int ncable() const { return static_cast<int>(cables.size()); }
   [[nodiscard]] int nwinch() const { return static_cast<int>(winches.size()); }
+  [[nodiscard]] int nactuator() const { return static_cast<int>(force_actuators.size()); }
   /// Size of the state: 13 per rod + 3 per winch.
   [[nodiscard]] int nx() const { return State::kStride * nrod() + 3 * nwinch(); }
   /// Index in State::x of winch w's motor angle (its speed and error integral follow).
@@ -345,7 +374,7 @@ struct Model {
 void validate(const Model& model);
 
 /// Throws tendyn::Error "<what>: <why>" when the model has body points, end-caps, rods of general
-/// inertia (Model::has_body_geometry()) or winches: for the algorithms written for the documents' ideal rods
+/// inertia (Model::has_body_geometry()), winches or force actuators: for the algorithms written for the documents' ideal rods
 /// only (the Lagrange formulation, form finding, identification).
 void require_ideal_rods(const Model& model, const std::string& what);
 

@@ -25,7 +25,9 @@ struct SimulationOptions {
   /// CableForceSign::kClampTension, model.hpp) when the clamp has unloaded it although l > l0.
   double slack_tolerance = 0.0;
   /// Blow-up guard: the run stops with SimulationError when the total energy exceeds its initial
-  /// value by more than energy_growth_limit * max(|E0|, kinetic0 + elastic0, 1e-9 J).
+  /// value by more than energy_growth_limit * max(|E0|, kinetic0 + elastic0, 1e-9 J). Not applied
+  /// to models with force actuators (Model::force_actuators: their work is not part of the
+  /// energy); a non-finite state stops every run.
   double energy_growth_limit = 1e3;
   bool stop_on_abnormal = false;  ///< stop at the first slack or over-strain event
   /// Fixed-step integrators: when a tension-only cable goes slack or taut inside a step, redo the

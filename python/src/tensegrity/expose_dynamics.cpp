@@ -65,6 +65,13 @@ void expose_dynamics(py::module_& m) {
       .def_readonly("winch_command", &Data::winch_command, "(nwinch) command fraction u of the last evaluation")
       .def_readonly("winch_torque_Nm", &Data::winch_torque_Nm, "(nwinch) motor torque of the last evaluation [N m]")
       .def_property(
+          "actuator_ctrl", [](py::object self) { return vector_view(self.cast<Data&>().actuator_ctrl, self); },
+          [](Data& d, const py::array_t<double, py::array::forcecast>& v) {
+            assign_vector(d.actuator_ctrl, v, "Data.actuator_ctrl", d.actuator_ctrl.size(), "one per force actuator");
+          },
+          "(nactuator) the force actuators' commands; writable (a drive on the actuator's cable overwrites it at every evaluation)")
+      .def_readonly("actuator_force_N", &Data::actuator_force_N, "(nactuator) actuator force F of the last evaluation [N]")
+      .def_property(
           "f_W_ext_node", [](py::object self) { return rows3_view(self.cast<Data&>().f_W_ext_node, self); },
           [](Data& d, const py::array_t<double, py::array::forcecast>& f) {
             assign_rows3(d.f_W_ext_node, f, "Data.f_W_ext_node", "one row per node");

@@ -117,6 +117,27 @@ void expose_model(py::module_& m) {
                ", spool_radius_m=" + float_repr(w.spool_radius_m) + ", gear_ratio=" + float_repr(w.gear_ratio) + ")";
       });
   def_kw_init(winch);
+  py::class_<ForceActuator> force_actuator(
+      m, "ForceActuator",
+      "A force actuator on a cable (MuJoCo's tendon actuators): F = (gain . (1, L, V)) ctrl + bias . (1, L, V), L = gear l, "
+      "V = gear l'; the cable's nodes get gear F, > 0 pushing them apart; see docs/MODEL_FORMAT.md.");
+  force_actuator.def_readwrite("cable", &ForceActuator::cable, "cable index")
+      .def_readwrite("gear", &ForceActuator::gear, "actuator length per cable length (!= 0)")
+      .def_readwrite("gain", &ForceActuator::gain, "(3) gain g0 + g1 L + g2 V multiplying ctrl")
+      .def_readwrite("bias", &ForceActuator::bias, "(3) bias b0 + b1 L + b2 V [N]")
+      .def_readwrite("ctrl", &ForceActuator::ctrl, "command without a drive (units of the actuator)")
+      .def_readwrite("ctrl_limited", &ForceActuator::ctrl_limited, "clamp ctrl to [ctrl_min, ctrl_max]")
+      .def_readwrite("ctrl_min", &ForceActuator::ctrl_min, "lower end of the ctrl range (units of ctrl)")
+      .def_readwrite("ctrl_max", &ForceActuator::ctrl_max, "upper end of the ctrl range (units of ctrl)")
+      .def_readwrite("force_limited", &ForceActuator::force_limited, "clamp F to [force_min_N, force_max_N]")
+      .def_readwrite("force_min_N", &ForceActuator::force_min_N, "[N]")
+      .def_readwrite("force_max_N", &ForceActuator::force_max_N, "[N]")
+      .def("__repr__", [](const ForceActuator& a) {
+        return "ForceActuator(cable=" + std::to_string(a.cable) + ", gear=" + float_repr(a.gear) + ", gain=[" + float_repr(a.gain[0]) +
+               ", " + float_repr(a.gain[1]) + ", " + float_repr(a.gain[2]) + "], bias=[" + float_repr(a.bias[0]) + ", " +
+               float_repr(a.bias[1]) + ", " + float_repr(a.bias[2]) + "], ctrl=" + float_repr(a.ctrl) + ")";
+      });
+  def_kw_init(force_actuator);
   py::class_<Node> node(
       m, "Node",
       "A rod end (rod >= 0, end 0/1), a body point (rod >= 0, end = -1, p_B_m [m]) or a world anchor (rod = -1, p_W_anchor [m]).");
@@ -252,6 +273,9 @@ void expose_model(py::module_& m) {
       .def_property("drives", copy_of(&Model::drives), assign_to(&Model::drives),
                     "list of CableDrive (a copy: assign a new list to change)")
       .def_property("winches", copy_of(&Model::winches), assign_to(&Model::winches), "list of Winch (a copy: assign a new list to change)")
+      .def_property("force_actuators", copy_of(&Model::force_actuators), assign_to(&Model::force_actuators),
+                    "list of ForceActuator (a copy: assign a new list to change)")
+      .def_readwrite("actuator_ids", &Model::actuator_ids, "force actuator names")
       .def("nx", &Model::nx, "state size: 13 per rod + 3 per winch")
       .def_readwrite("ground", &Model::ground, "the Ground")
       .def_property(

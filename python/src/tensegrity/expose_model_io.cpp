@@ -34,7 +34,8 @@ void expose_model_io(py::module_& m) {
         return load_mjcf_file(path, o);
       },
       py::arg("path"), py::arg("ignore_actuators") = false,
-      "Read a MuJoCo MJCF file (docs/MODEL_FORMAT.md, 'MJCF import'); actuators are an error unless ignore_actuators.");
+      "Read a MuJoCo MJCF file (docs/MODEL_FORMAT.md, 'MJCF import'); tendon actuators become force actuators (others "
+      "are an error), every actuator is skipped with ignore_actuators.");
   m.def(
       "import_mjcf",
       [](const std::string& path, bool ignore_actuators) {

@@ -79,6 +79,8 @@ void copy_quantities(const Data& from, Data& to) {
   to.winch_target_m = from.winch_target_m;
   to.winch_command = from.winch_command;
   to.winch_torque_Nm = from.winch_torque_Nm;
+  to.actuator_ctrl = from.actuator_ctrl;
+  to.actuator_force_N = from.actuator_force_N;
 }
 
 // A Python callable controller(t_s, state, data) behind the C++ controller interface. Construct
@@ -96,6 +98,7 @@ class PyController {
     // callable changed on a winch's cable commands the winch's target (command_rest_length), as
     // in set_rest_lengths and the planners.
     data.winch_target_m = data_->winch_target_m;
+    data.actuator_ctrl = data_->actuator_ctrl;
     for (Eigen::Index k = 0; k < data.cable_rest_length_m.size(); ++k)
       if (data_->cable_rest_length_m[k] != data.cable_rest_length_m[k])
         command_rest_length(data, static_cast<int>(k), data_->cable_rest_length_m[k]);

@@ -9,6 +9,9 @@ three_bar_local.xml   the same robot in local coordinates (MuJoCo 3 refuses coor
 six_bar.xml           SUPERball-like expanded octahedron: 6 rods, 24 tendons, local frames.
 defaults_include.xml  3-bar with nested <default> classes, childclass, welded end-cap bodies, an
                       explicit <inertial>, and an <include> (defaults_include_tendons.xml).
+three_bar_actuated.xml three_bar_local.xml with tendon actuators of every supported kind (position,
+                      motor with gear and a ctrl range that clamps, general with an affine bias and a
+                      force range that clamps, velocity) and their commands in the keyframe.
 All: zero gravity, contacts disabled, a keyframe with a velocity kick.
 """
 import math
@@ -220,6 +223,26 @@ def defaults_include():
     return "\n".join(out) + "\n", "\n".join(tendons) + "\n"
 
 
+def three_bar_actuated():
+    """three_bar_local.xml plus four tendon actuators and the keyframe's ctrl (MuJoCo 2.2.2 and 3.x)."""
+    text = three_bar_global(local=True).replace('model="three_bar_local"', 'model="three_bar_actuated"')
+    text = text.replace("<!-- three_bar_global.xml in local coordinates: positions relative to each body -->",
+                        "<!-- three_bar_local.xml with tendon actuators (make_models.py) -->")
+    actuators = "\n".join([
+        '  <actuator>',
+        '    <position name="servo" tendon="c6" kp="40"/>',
+        '    <motor name="motor" tendon="c7" gear="2" ctrllimited="true" ctrlrange="-1 1"/>',
+        '    <general name="affine" tendon="c8" gainprm="100" biastype="affine" biasprm="0 -100 -0.8" '
+        'forcelimited="true" forcerange="-4 4"/>',
+        '    <velocity name="speed" tendon="c0" kv="0.3"/>',
+        '  </actuator>'])
+    text = text.replace("  <keyframe>", actuators + "\n  <keyframe>")
+    # servo: target 0.3 m; motor: -2.5 clamped to -1 (gear 2: 2 N pulling); affine: target 0.33 m,
+    # its force clamped at -4 N; speed: 0.1 m/s
+    text = text.replace('"/>\n  </keyframe>', '" ctrl="0.3 -2.5 0.33 0.1"/>\n  </keyframe>')
+    return text
+
+
 if __name__ == "__main__":
     with open(os.path.join(HERE, "three_bar_global.xml"), "w") as fh:
         fh.write(three_bar_global())
@@ -232,3 +255,5 @@ if __name__ == "__main__":
         fh.write(main)
     with open(os.path.join(HERE, "defaults_include_tendons.xml"), "w") as fh:
         fh.write(inc)
+    with open(os.path.join(HERE, "three_bar_actuated.xml"), "w") as fh:
+        fh.write(three_bar_actuated())
