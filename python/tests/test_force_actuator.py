@@ -27,12 +27,16 @@ actuators:
 
 def test_imported_actuators_keep_mujocos_law():
     m = tendyn.load_model(str(REPO / "tests/data/mjcf/three_bar_actuated.xml")).model
-    assert m.actuator_ids == ["servo", "motor", "affine", "speed"]
+    assert m.actuator_ids == ["servo", "motor", "affine", "speed", "filtered", "integrated"]
     a = m.force_actuators
     assert a[0].gain == [40, 0, 0] and a[0].bias == [0, -40, 0]
     assert a[1].gear == 2 and a[1].ctrl_limited and (a[1].ctrl_min, a[1].ctrl_max) == (-1, 1)
     assert a[2].force_limited and (a[2].force_min_N, a[2].force_max_N) == (-4, 4)
-    assert [x.ctrl for x in a] == [0.3, -2.5, 0.33, 0.1]
+    assert [x.ctrl for x in a] == [0.3, -2.5, 0.33, 0.1, 0.27, -0.02]
+    assert a[4].dynamics == ts.ForceActuator.Dynamics.filter and a[4].time_constant_s == 0.05
+    assert a[5].dynamics == ts.ForceActuator.Dynamics.integrator
+    assert m.nx() == 3 * 13 + 2
+    assert m.initial_state.x[m.activation_offset(4)] == 0.31
     d = ts.make_data(m)
     ts.compute_derivative(m, m.initial_state, d)
     assert d.actuator_force_N[1] == -1.0  # ctrl -2.5 clamped to -1

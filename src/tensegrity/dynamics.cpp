@@ -47,10 +47,12 @@ Data make_data(const Model& model) {
   d.actuator_ctrl.setZero(model.nactuator());
   d.actuator_force_N.setZero(model.nactuator());
   d.actuator_of_cable.assign(static_cast<std::size_t>(nc), -1);
+  d.actuator_state.assign(static_cast<std::size_t>(model.nactuator()), -1);
   for (int a = 0; a < model.nactuator(); ++a) {
     const ForceActuator& fa = model.force_actuators[static_cast<std::size_t>(a)];
     d.actuator_of_cable[static_cast<std::size_t>(fa.cable)] = a;
     d.actuator_ctrl[a] = fa.ctrl;
+    d.actuator_state[static_cast<std::size_t>(a)] = model.activation_offset(a);
   }
   const int nx = model.nx();
   d.xdot.setZero(nx);
@@ -307,6 +309,33 @@ void check_rest_length_limits(const Model& model, const Data& data, double t_s) 
   }
 }
 
+namespace {
+
+// The force actuators' forces (ForceActuator: MuJoCo's tendon actuators) on their cables' nodes,
+// from the lengths, rates and unit vectors compute_element_forces has just written.
+void add_actuator_forces(const Model& model, const State& state, Data& data) {
+  const int nc = model.ncable();
+  const double* w = data.cable_work.data();
+  double* f_W = data.f_W_node.data();
+  for (int a = 0; a < model.nactuator(); ++a) {
+    const ForceActuator& fa = model.force_actuators[static_cast<std::size_t>(a)];
+    const int k = fa.cable;
+    const int xa = data.actuator_state[static_cast<std::size_t>(a)];  // the activation's index in x, or -1
+    const double u = xa >= 0 ? state.x[xa] : law::actuator_ctrl(fa, data.actuator_ctrl[a]);
+    const double F = law::actuator_force(fa, data.cable_length_m[k], data.cable_rate_mps[k], u);
+    data.actuator_force_N[a] = F;
+    const double g = fa.gear * F;  // along u on node b, against it on node a
+    const int ia = 3 * model.cables[static_cast<std::size_t>(k)].node[0], ib = 3 * model.cables[static_cast<std::size_t>(k)].node[1];
+    for (int c = 0; c < 3; ++c) {
+      const double f = g * w[(7 + c) * nc + k];
+      f_W[ia + c] -= f;
+      f_W[ib + c] += f;
+    }
+  }
+}
+
+}  // namespace
+
 void compute_element_forces(const Model& model, const State& state, Data& data) {
   const int nc = model.ncable(), nn = model.nnode();
   if (!model.drives.empty() || data.controller || !model.winches.empty()) update_rest_lengths(model, state, data);
@@ -411,24 +440,18 @@ void compute_element_forces(const Model& model, const State& state, Data& data) 
     f_W[b + 1] -= f[1];
     f_W[b + 2] -= f[2];
   }
-  for (int a = 0; a < model.nactuator(); ++a) {  // MuJoCo's tendon actuators (ForceActuator)
-    const ForceActuator& fa = model.force_actuators[static_cast<std::size_t>(a)];
-    const int k = fa.cable;
-    const double F = law::actuator_force(fa, length[k], rate_out[k], data.actuator_ctrl[a]);
-    data.actuator_force_N[a] = F;
-    const double g = fa.gear * F;  // along u on node b, against it on node a
-    const int ia = 3 * cables[k].node[0], ib = 3 * cables[k].node[1];
-    for (int c = 0; c < 3; ++c) {
-      const double f = g * w[(7 + c) * nc + k];
-      f_W[ia + c] -= f;
-      f_W[ib + c] += f;
-    }
-  }
+  if (!model.force_actuators.empty()) add_actuator_forces(model, state, data);
   if (model.ground.type == Ground::Type::kCompliant) add_compliant_ground_forces(model, data, &state);
 }
 
 void compute_accelerations(const Model& model, const State& state, Data& data) {
   if (!model.winches.empty()) winch_rates(model, state, data);
+  for (int a = 0; a < model.nactuator(); ++a) {  // the force actuators' activations
+    const int xa = data.actuator_state[static_cast<std::size_t>(a)];
+    if (xa < 0) continue;
+    const ForceActuator& fa = model.force_actuators[static_cast<std::size_t>(a)];
+    data.xdot[xa] = law::activation_rate(fa, law::actuator_ctrl(fa, data.actuator_ctrl[a]), state.x[xa]);
+  }
   if (data.body_geometry) {
     body_accelerations(model, state, data);
     return;

@@ -108,25 +108,43 @@ inline bool cable_force(const T& l, const T* u, const T* dv, const T& rate, cons
   return true;
 }
 
-/// Force of a MuJoCo-style tendon actuator (ForceActuator, model.hpp) on an element of length l
-/// and rate l' with command ctrl: L = gear l, V = gear l', ctrl clamped to its range when
-/// limited, F = (g0 + g1 L + g2 V) ctrl + b0 + b1 L + b2 V clamped to the force range when
-/// limited (MuJoCo's mj_fwdActuation for dyntype none, gaintype fixed/affine, biastype
-/// none/affine). The element's nodes get gear F along the length's gradient.
+/// A force actuator's command clamped to its ctrl range when limited (ForceActuator, model.hpp).
 template <class T>
-inline T actuator_force(const ForceActuator& a, const T& l, const T& rate, const T& ctrl_in) {
-  const T L = a.gear * l, V = a.gear * rate;
+inline T actuator_ctrl(const ForceActuator& a, const T& ctrl_in) {
   T ctrl = ctrl_in;
   if (a.ctrl_limited) {
     if (value_of(ctrl) < a.ctrl_min) ctrl = T(a.ctrl_min);
     if (value_of(ctrl) > a.ctrl_max) ctrl = T(a.ctrl_max);
   }
-  T F = (a.gain[0] + a.gain[1] * L + a.gain[2] * V) * ctrl + (a.bias[0] + a.bias[1] * L + a.bias[2] * V);
+  return ctrl;
+}
+
+/// Force of a MuJoCo-style tendon actuator (ForceActuator, model.hpp) on an element of length l
+/// and rate l' with input u (the clamped ctrl, or the activation act): L = gear l, V = gear l',
+/// F = (g0 + g1 L + g2 V) u + b0 + b1 L + b2 V clamped to the force range when limited (MuJoCo's
+/// mj_fwdActuation, gaintype fixed/affine, biastype none/affine). The element's nodes get gear F
+/// along the length's gradient.
+template <class T>
+inline T actuator_force(const ForceActuator& a, const T& l, const T& rate, const T& u) {
+  const T L = a.gear * l, V = a.gear * rate;
+  T F = (a.gain[0] + a.gain[1] * L + a.gain[2] * V) * u + (a.bias[0] + a.bias[1] * L + a.bias[2] * V);
   if (a.force_limited) {
     if (value_of(F) < a.force_min_N) F = T(a.force_min_N);
     if (value_of(F) > a.force_max_N) F = T(a.force_max_N);
   }
   return F;
+}
+
+/// The activation's rate act' from the clamped ctrl: ctrl (integrator), (ctrl - act) / tau
+/// (filter), 0 without dynamics (MuJoCo's mj_fwdActuation act_dot).
+template <class T>
+inline T activation_rate(const ForceActuator& a, const T& ctrl, const T& act) {
+  switch (a.dynamics) {
+    case ForceActuator::Dynamics::kIntegrator: return ctrl;
+    case ForceActuator::Dynamics::kFilter: return (ctrl - act) / a.time_constant_s;
+    case ForceActuator::Dynamics::kNone: break;
+  }
+  return T(0.0);
 }
 
 /// Compliant ground (contact.hpp): the force f on a contact point at penetration depth > 0 moving

@@ -287,6 +287,8 @@ void MjcfWriter::tendons_and_actuators(std::ostream& x) const {
     if (a.ctrl_limited) x << " ctrlrange=\"" << nums({a.ctrl_min, a.ctrl_max}) << "\"";
     x << " forcelimited=\"" << (a.force_limited ? "true" : "false") << "\"";
     if (a.force_limited) x << " forcerange=\"" << nums({a.force_min_N, a.force_max_N}) << "\"";
+    if (a.dynamics != ForceActuator::Dynamics::kNone) x << " dyntype=\"" << to_string(a.dynamics) << "\"";
+    if (a.dynamics == ForceActuator::Dynamics::kFilter) x << " dynprm=\"" << nums({a.time_constant_s}) << "\"";
     x << "/>\n";
   }
   // Tendon force of a drive: -k (l - (l0 + u)) = -k (l - l0) + k u, so a motor (force = ctrl,
@@ -303,9 +305,12 @@ void MjcfWriter::tendons_and_actuators(std::ostream& x) const {
 
 void MjcfWriter::keyframe(std::ostream& x) const {
   const State& s0 = m.initial_state;
-  bool ctrl = false;
-  for (const ForceActuator& a : m.force_actuators) ctrl = ctrl || a.ctrl != 0.0;
-  if (n_moving > 0 || s0.time_s != 0.0 || ctrl) {
+  bool ctrl = false, act = false;
+  for (int k = 0; k < m.nactuator(); ++k) {
+    ctrl = ctrl || m.force_actuators[static_cast<std::size_t>(k)].ctrl != 0.0;
+    act = act || (m.activation_offset(k) >= 0 && s0.x[m.activation_offset(k)] != 0.0);
+  }
+  if (n_moving > 0 || s0.time_s != 0.0 || ctrl || act) {
     // free joint: qpos = (p, q w x y z), qvel = (v of the body origin in the world frame, w in the body frame)
     std::string qpos, qvel;
     for (int j = 0; j < m.nrod(); ++j) {
@@ -321,6 +326,12 @@ void MjcfWriter::keyframe(std::ostream& x) const {
       for (const ForceActuator& a : m.force_actuators) c += (c.empty() ? "" : " ") + nums({a.ctrl});
       for (int k = 0, n = o.drives_as_actuators ? drive_motor_count() : 0; k < n; ++k) c += " 0";
       x << " ctrl=\"" << c << "\"";
+    }
+    if (act) {  // the activations, in actuator order
+      std::string v;
+      for (int k = 0; k < m.nactuator(); ++k)
+        if (m.activation_offset(k) >= 0) v += (v.empty() ? "" : " ") + nums({s0.x[m.activation_offset(k)]});
+      x << " act=\"" << v << "\"";
     }
     x << "/>\n  </keyframe>\n";
   }

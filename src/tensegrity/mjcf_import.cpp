@@ -1136,11 +1136,15 @@ class Importer {
     for (const char* k : {"joint", "jointinparent", "site", "body", "refsite", "cranksite", "slidersite"})
       if (a.e->attr(k)) fail(a, "only tendon actuators are supported (this one drives a " + std::string(k) + ")");
     if (act.tendon.empty()) fail(a, "needs a 'tendon' attribute (only tendon actuators are supported)");
-    for (const char* k : {"cranklength", "timeconst", "dampratio"})
-      if (auto v = num(a, cls, k); v && *v != 0.0) fail(a, std::string(k) + " is not supported (an activation or crank)");
-    if (auto v = get(a, cls, "actdim"); v && *v != "-1" && *v != "0") fail(a, "actdim is not supported (activation states)");
-    for (const char* k : {"actlimited", "actrange", "actearly", "lengthrange", "user", "inheritrange"})
-      if (get(a, cls, k)) skip(a, std::string(k) + ": no effect without activation states (dyntype none)");
+    for (const char* k : {"cranklength", "dampratio"})
+      if (auto v = num(a, cls, k); v && *v != 0.0) fail(a, std::string(k) + " is not supported (a crank, or damping set by ratio)");
+    if (auto v = get(a, cls, "actdim"); v && *v != "-1" && *v != "1") fail(a, "actdim other than 1 is not supported");
+    if (get(a, cls, "actlimited").value_or("false") == "true" ||
+        (get(a, cls, "actlimited").value_or("auto") == "auto" && cc_.autolimits && get(a, cls, "actrange")))
+      fail(a, "a limited activation (actlimited, actrange) is not supported");
+    if (get(a, cls, "actearly").value_or("false") == "true") fail(a, "actearly is not supported (the force from the next activation)");
+    for (const char* k : {"lengthrange", "user", "inheritrange", "actearly", "actlimited", "actrange"})
+      if (get(a, cls, k)) skip(a, std::string(k) + ": no effect here");
   }
 
   // gain and bias of the kind (MuJoCo's shortcuts), into fa; returns the law in words
@@ -1148,10 +1152,15 @@ class Importer {
     const std::string& kind = act.kind;
     if (kind == "motor") return "F = ctrl";
     if (kind == "position") {
-      const double kp = num(a, cls, "kp").value_or(1.0), kv = num(a, cls, "kv").value_or(0.0);
-      if (kp < 0.0 || kv < 0.0) fail(a, "kp and kv must be >= 0");
+      const double kp = num(a, cls, "kp").value_or(1.0), kv = num(a, cls, "kv").value_or(0.0), tc = num(a, cls, "timeconst").value_or(0.0);
+      if (kp < 0.0 || kv < 0.0 || tc < 0.0) fail(a, "kp, kv and timeconst must be >= 0");
       fa.gain = {kp, 0.0, 0.0};
       fa.bias = {0.0, -kp, -kv};
+      if (tc > 0.0) {  // MuJoCo 3: dyntype filterexact with the time constant
+        fa.dynamics = ForceActuator::Dynamics::kFilter;
+        fa.time_constant_s = tc;
+        return "F = " + g(kp) + " (act - L) - " + g(kv) + " V, act' = (ctrl - act) / " + g(tc) + " s";
+      }
       return "F = " + g(kp) + " (ctrl - L) - " + g(kv) + " V";
     }
     if (kind == "velocity") {
@@ -1162,7 +1171,18 @@ class Importer {
       return "F = " + g(kv) + " (ctrl - V)";
     }
     const std::string dyn = keyword(a, cls, "dyntype", "none", {"none", "integrator", "filter", "filterexact", "muscle", "user"});
-    if (dyn != "none") fail(a, "dyntype '" + dyn + "' is not supported (an activation state; only dyntype none)");
+    if (dyn == "muscle" || dyn == "user") fail(a, "dyntype '" + dyn + "' is not supported (none, integrator, filter, filterexact)");
+    std::string act_law;
+    if (dyn == "integrator") {
+      fa.dynamics = ForceActuator::Dynamics::kIntegrator;
+      act_law = ", act' = ctrl";
+    } else if (dyn == "filter" || dyn == "filterexact") {  // the same ODE; MuJoCo's Euler step integrates filterexact exactly
+      fa.dynamics = ForceActuator::Dynamics::kFilter;
+      fa.time_constant_s = act.dynprm.empty() ? 1.0 : act.dynprm[0];
+      if (!(fa.time_constant_s > 0.0)) fail(a, "dynprm[0] (the filter's time constant) must be > 0");
+      act_law = ", act' = (ctrl - act) / " + g(fa.time_constant_s) + " s";
+    }
+    const std::string input = dyn == "none" ? "ctrl" : "act";
     const std::string gt = keyword(a, cls, "gaintype", "fixed", {"fixed", "affine", "muscle", "user"});
     const std::string bt = keyword(a, cls, "biastype", "none", {"none", "affine", "muscle", "user"});
     if (gt != "fixed" && gt != "affine") fail(a, "gaintype '" + gt + "' is not supported (fixed, affine)");
@@ -1173,8 +1193,8 @@ class Importer {
     bp.resize(3, 0.0);
     fa.gain = {gp[0], gt == "affine" ? gp[1] : 0.0, gt == "affine" ? gp[2] : 0.0};
     if (bt == "affine") fa.bias = {bp[0], bp[1], bp[2]};
-    return "F = (" + g(fa.gain[0]) + " + " + g(fa.gain[1]) + " L + " + g(fa.gain[2]) + " V) ctrl + " + g(fa.bias[0]) + " + " +
-           g(fa.bias[1]) + " L + " + g(fa.bias[2]) + " V";
+    return "F = (" + g(fa.gain[0]) + " + " + g(fa.gain[1]) + " L + " + g(fa.gain[2]) + " V) " + input + " + " + g(fa.bias[0]) + " + " +
+           g(fa.bias[1]) + " L + " + g(fa.bias[2]) + " V" + act_law;
   }
 
   // a ctrl or force range: limited when `flag` is true, or auto with autolimits and the range given
@@ -1196,7 +1216,7 @@ class Importer {
   // initial state: compile pose, or the first key
   void read_initial_state(const Src& top, Model& m, const Nodes& N) {
     State& s = m.initial_state;
-    s.x = Eigen::VectorXd::Zero(State::kStride * m.nrod());
+    s.x = Eigen::VectorXd::Zero(m.nx());  // the rods, then the actuators' activations (the key's act, else 0)
     std::vector<Pose> qpos = N.rod_frame;
     std::vector<Vector3d> v_org(static_cast<std::size_t>(m.nrod()), Vector3d::Zero()), w_B = v_org;
     const Src* key = nullptr;
@@ -1231,7 +1251,19 @@ class Importer {
           w_B[j] = Vector3d(v[6 * j + 3], v[6 * j + 4], v[6 * j + 5]);
         }
       }
-      if (auto t = key->e->attr("act"); t && !numbers(*key, "act", *t).empty()) fail(*key, "act (actuator states) is not supported");
+      if (auto t = key->e->attr("act"); t && !numbers(*key, "act", *t).empty()) {
+        const auto v = numbers(*key, "act", *t);
+        if (opt_.ignore_actuators) {
+          skip(*key, "act (actuators ignored on request)");
+        } else {
+          if (v.size() != static_cast<std::size_t>(m.nactivation()))
+            fail(*key, "act has " + std::to_string(v.size()) + " numbers; the model has " + std::to_string(m.nactivation()) +
+                           " actuator activations");
+          for (int k = 0, i = 0; k < m.nactuator(); ++k)
+            if (m.activation_offset(k) >= 0) s.x[m.activation_offset(k)] = v[static_cast<std::size_t>(i++)];
+          rep_.mapped.push_back(where(*key) + ": first keyframe key's act -> the actuators' initial activations");
+        }
+      }
       for (const char* k : {"mpos", "mquat"})
         if (auto t = key->e->attr(k); t && !numbers(*key, k, *t).empty()) fail(*key, std::string(k) + ": the model has no mocap bodies");
       if (auto t = key->e->attr("ctrl"); t && !numbers(*key, "ctrl", *t).empty()) {

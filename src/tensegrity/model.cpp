@@ -309,6 +309,8 @@ static void validate_force_actuators(const Model& m) {
     for (const double x : v)
       if (!finite(x)) throw Error(nm + ": gear, gain, bias and ctrl must be finite");
     if (a.gear == 0.0) throw Error(nm + ": gear must not be 0");
+    if (a.dynamics == ForceActuator::Dynamics::kFilter && !(finite(a.time_constant_s) && a.time_constant_s > 0.0))
+      throw Error(nm + ": filter time constant must be > 0 s (got " + format_number(a.time_constant_s, 6) + ")");
     if (a.ctrl_limited && !(finite(a.ctrl_min) && finite(a.ctrl_max) && a.ctrl_min <= a.ctrl_max))
       throw Error(nm + ": ctrl range [" + format_number(a.ctrl_min, 6) + ", " + format_number(a.ctrl_max, 6) +
                   "] must be finite and ordered");
@@ -324,7 +326,7 @@ static void validate_initial_state(const Model& m) {
   const auto& s = m.initial_state;
   if (s.x.size() != m.nx())
     throw Error("model '" + m.name + "': initial state has " + std::to_string(s.x.size()) + " numbers, expected " + std::to_string(m.nx()) +
-                " (13 per rod + 3 per winch)");
+                " (13 per rod + 3 per winch + 1 per actuator activation)");
   if (!s.x.allFinite()) throw Error("model '" + m.name + "': initial state is not finite");
   for (int j = 0; j < nr; ++j)
     if (std::abs(s.q_WB(j).norm() - 1.0) > 1e-9) throw Error(name_of(m.rod_ids, j, "rod") + ": initial quaternion is not unit length");

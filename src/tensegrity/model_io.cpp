@@ -708,7 +708,7 @@ void read_force_actuators(const YamlNode& list, Model& m) {
   list.require_sequence(kMaxElements);
   for (std::size_t i = 0; i < list.size(); ++i) {
     const auto a = list[i];
-    a.require_keys({"name", "cable", "gear", "gain", "bias", "ctrl", "ctrl_range", "force_range"});
+    a.require_keys({"name", "cable", "gear", "gain", "bias", "ctrl", "ctrl_range", "force_range", "dynamics", "time_constant", "act"});
     ForceActuator fa;
     const auto c = a.at("cable");
     const auto it = std::find(m.cable_ids.begin(), m.cable_ids.end(), c.as_string());
@@ -748,8 +748,19 @@ void read_force_actuators(const YamlNode& list, Model& m) {
       fa.force_min_N = r[0];
       fa.force_max_N = r[1];
     }
+    if (auto v = a.get("dynamics")) fa.dynamics = read_enum(*v, &actuator_dynamics_from_string);
+    if (auto v = a.get("time_constant")) {
+      if (fa.dynamics != ForceActuator::Dynamics::kFilter) v->fail("is the filter's (dynamics: filter)");
+      fa.time_constant_s = positive(*v);
+    }
+    const auto act = a.get("act");
+    if (act && fa.dynamics == ForceActuator::Dynamics::kNone) act->fail("is the initial activation of an actuator with dynamics");
     m.force_actuators.push_back(fa);
     m.actuator_ids.push_back(name);
+    if (fa.dynamics != ForceActuator::Dynamics::kNone) {  // the activation's state number, after the rods' and winches'
+      m.initial_state.x.conservativeResize(m.nx());
+      m.initial_state.x[m.nx() - 1] = act ? act->as_double() : 0.0;
+    }
   }
 }
 
@@ -950,6 +961,11 @@ static void emit_force_actuators(YAML::Emitter& out, const Model& m) {
     out << YAML::Key << "ctrl" << YAML::Value << Num{a.ctrl};
     if (a.ctrl_limited) out << YAML::Key << "ctrl_range" << YAML::Value << YAML::Flow << nums({a.ctrl_min, a.ctrl_max});
     if (a.force_limited) out << YAML::Key << "force_range" << YAML::Value << YAML::Flow << nums({a.force_min_N, a.force_max_N});
+    if (a.dynamics != ForceActuator::Dynamics::kNone) {
+      out << YAML::Key << "dynamics" << YAML::Value << to_string(a.dynamics);
+      if (a.dynamics == ForceActuator::Dynamics::kFilter) out << YAML::Key << "time_constant" << YAML::Value << Num{a.time_constant_s};
+      out << YAML::Key << "act" << YAML::Value << Num{m.initial_state.x[m.activation_offset(k)]};
+    }
     out << YAML::EndMap;
   }
   out << YAML::EndSeq;

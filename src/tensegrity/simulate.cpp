@@ -448,7 +448,8 @@ SimulationSummary simulate(const Model& model, const SimulationOptions& opt, Obs
   Data data = make_data(model);
   if (!sampled) data.controller = controller;
   State state = initial ? *initial : model.initial_state;
-  if (state.x.size() != model.nx()) throw Error("initial state has the wrong size for the model (13 per rod + 3 per winch)");
+  if (state.x.size() != model.nx())
+    throw Error("initial state has the wrong size for the model (13 per rod + 3 per winch + 1 per actuator activation)");
   normalize_quaternions(model, state);
   const double t_end = state.time_s + opt.duration_s;
 

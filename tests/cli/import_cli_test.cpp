@@ -77,7 +77,7 @@ TEST(ImportCli, UnsupportedElementsAndBadXmlExitTwoWithFileLine) {
   write_file(d / "act.xml", body +
                                 "<site name=\"s\"/>\n</body>\n<site name=\"w\" pos=\"0 0 1\"/>\n</worldbody>\n"
                                 "<tendon><spatial name=\"t\"><site site=\"s\"/><site site=\"w\"/></spatial></tendon>\n"
-                                "<actuator><general tendon=\"t\" dyntype=\"filter\"/></actuator>\n</mujoco>\n");
+                                "<actuator><general tendon=\"t\" dyntype=\"muscle\"/></actuator>\n</mujoco>\n");
   auto r = run("import " + (d / "hinge.xml").string() + " -o " + (d / "o1").string());
   EXPECT_EQ(r.code, 2);
   EXPECT_HAS(r.out, (d / "hinge.xml").string() + ":6:1: <joint>: hinge joints are not supported");
@@ -89,14 +89,14 @@ TEST(ImportCli, UnsupportedElementsAndBadXmlExitTwoWithFileLine) {
   EXPECT_HAS(r.out, "broken.xml:6:1: XML error: </worldbody> closes <body>");
   r = run("import " + (d / "act.xml").string() + " -o " + (d / "o3").string());
   EXPECT_EQ(r.code, 2);
-  EXPECT_HAS(r.out, "act.xml:11:11: <general>: dyntype 'filter' is not supported");
+  EXPECT_HAS(r.out, "act.xml:11:11: <general>: dyntype 'muscle' is not supported");
   EXPECT_FALSE(fs::exists(d / "o3" / "model.yaml"));
   r = run("import " + (d / "act.xml").string() + " --ignore-actuators -o " + (d / "o3").string());
   EXPECT_HAS(r.out, "actuator ignored on request");
   EXPECT_FALSE(fs::exists(d / "o1"));
   // a motor on the tendon: imported as a force actuator, written to model.yaml
   std::string motor = slurp(d / "act.xml");
-  const std::string filter = "<general tendon=\"t\" dyntype=\"filter\"/>";
+  const std::string filter = "<general tendon=\"t\" dyntype=\"muscle\"/>";
   motor.replace(motor.find(filter), filter.size(), "<motor name=\"m\" tendon=\"t\" gear=\"2\"/>");
   write_file(d / "motor.xml", motor);
   r = run("import " + (d / "motor.xml").string() + " -o " + (d / "o4").string());

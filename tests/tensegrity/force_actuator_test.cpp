@@ -122,8 +122,9 @@ TEST(ForceActuator, ADriveOnTheCableMovesTheCommandNotTheRestLength) {
 }
 
 TEST(ForceActuator, ModelFileRoundTripAndErrors) {
-  const ts::Model m = with_actuator("{name: servo, cable: c, gear: -2, gain: [3, 0.5, 0.1], bias: [1, -3, -0.2], ctrl: 0.4, "
-                                    "ctrl_range: [0, 1], force_range: [-10, 5]}");
+  const ts::Model m = with_actuator(
+      "{name: servo, cable: c, gear: -2, gain: [3, 0.5, 0.1], bias: [1, -3, -0.2], ctrl: 0.4, "
+      "ctrl_range: [0, 1], force_range: [-10, 5]}");
   const ts::Model back = ts::load_model_string(ts::to_yaml(m), "back.yaml").model;
   ASSERT_EQ(back.nactuator(), 1);
   const ts::ForceActuator &a = m.force_actuators[0], &b = back.force_actuators[0];
@@ -141,8 +142,10 @@ TEST(ForceActuator, ModelFileRoundTripAndErrors) {
   EXPECT_NE(actuator_load_error("{cable: nope}").find("names cable 'nope'"), std::string::npos) << actuator_load_error("{cable: nope}");
   EXPECT_NE(actuator_load_error("{cable: c, gear: 0}").find("must not be 0"), std::string::npos);
   EXPECT_NE(actuator_load_error("{cable: c, ctrl_range: [1, 0]}").find("lower bound above upper bound"), std::string::npos);
-  EXPECT_NE(actuator_load_error("{cable: c, gain: [1, 2]}").find("gain"), std::string::npos) << actuator_load_error("{cable: c, gain: [1, 2]}");
-  EXPECT_NE(actuator_load_error("{cable: c, torque: 1}").find("unknown field 'torque'"), std::string::npos) << actuator_load_error("{cable: c, torque: 1}");
+  EXPECT_NE(actuator_load_error("{cable: c, gain: [1, 2]}").find("gain"), std::string::npos)
+      << actuator_load_error("{cable: c, gain: [1, 2]}");
+  EXPECT_NE(actuator_load_error("{cable: c, torque: 1}").find("unknown field 'torque'"), std::string::npos)
+      << actuator_load_error("{cable: c, torque: 1}");
   // validate(): two on one cable
   ts::Model two = m;
   two.force_actuators.push_back(two.force_actuators[0]);
@@ -153,4 +156,37 @@ TEST(ForceActuator, ModelFileRoundTripAndErrors) {
   } catch (const tendyn::Error& e) {
     EXPECT_NE(std::string(e.what()).find("has two force actuators"), std::string::npos) << e.what();
   }
+}
+
+TEST(ForceActuator, ActivationsFollowTheirClosedForms) {
+  // filter: act = ctrl + (act0 - ctrl) exp(-t / tau); integrator: act = act0 + clamp(ctrl) t; the
+  // force is gain act (no bias), so it follows the activation, not the command
+  ts::Model m = with_actuator("{name: f, cable: c, ctrl: 1.0, dynamics: filter, time_constant: 0.1, act: 0.2}");
+  ts::Model mi = with_actuator("{name: i, cable: c, ctrl: 5.0, ctrl_range: [-2, 2], dynamics: integrator, act: -0.5}");
+  for (ts::Model* model : {&m, &mi}) {
+    ASSERT_EQ(model->nx(), 14);
+    ASSERT_EQ(model->activation_offset(0), 13);
+  }
+  EXPECT_EQ(m.initial_state.x[13], 0.2);
+  ts::Data d = ts::make_data(m), di = ts::make_data(mi);
+  ts::State s = m.initial_state, si = mi.initial_state;
+  for (int k = 0; k < 300; ++k) {
+    ts::step(m, d, s, 1e-3, ts::StepOptions{});
+    ts::step(mi, di, si, 1e-3, ts::StepOptions{});
+  }
+  const double t = s.time_s;
+  EXPECT_NEAR(s.x[13], 1.0 + (0.2 - 1.0) * std::exp(-t / 0.1), 1e-10);  // RK4 at h = tau / 100
+  EXPECT_NEAR(si.x[13], -0.5 + 2.0 * t, 1e-12);
+  ts::compute_derivative(m, s, d);
+  EXPECT_EQ(d.actuator_force_N[0], s.x[13]);
+  // the model file keeps the dynamics and the initial activation
+  const ts::Model back = ts::load_model_string(ts::to_yaml(m), "back.yaml").model;
+  EXPECT_EQ(back.force_actuators[0].dynamics, ts::ForceActuator::Dynamics::kFilter);
+  EXPECT_EQ(back.force_actuators[0].time_constant_s, 0.1);
+  EXPECT_EQ(back.initial_state.x[13], 0.2);
+  EXPECT_NE(actuator_load_error("{cable: c, act: 1}").find("initial activation of an actuator with dynamics"), std::string::npos);
+  EXPECT_NE(actuator_load_error("{cable: c, dynamics: filter, time_constant: 0}").find("must be > 0"), std::string::npos)
+      << actuator_load_error("{cable: c, dynamics: filter, time_constant: 0}");
+  EXPECT_NE(actuator_load_error("{cable: c, dynamics: spring}").find("unknown actuator dynamics 'spring'"), std::string::npos)
+      << actuator_load_error("{cable: c, dynamics: spring}");
 }

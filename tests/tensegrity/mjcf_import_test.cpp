@@ -478,8 +478,8 @@ TEST(MjcfImport, UnsupportedElementsAreErrorsNamingElementAndLine) {
       {top_doc("<actuator><motor name=\"m\" tendon=\"t\" gear=\"1\"/></actuator>"), "robot.xml:12:11: <motor name=\"m\">",
        "tendon 't' does not exist"},
       {top_doc("<tendon><spatial name=\"t\"><site site=\"s0\"/><site site=\"w\"/></spatial></tendon><actuator><general tendon=\"t\" "
-               "dyntype=\"filter\" dynprm=\"0.1\"/></actuator>"),
-       "robot.xml:12:89: <general>", "dyntype 'filter' is not supported"},
+               "dyntype=\"muscle\" dynprm=\"0.1\"/></actuator>"),
+       "robot.xml:12:89: <general>", "dyntype 'muscle' is not supported"},
       {top_doc("<actuator><intvelocity joint=\"j\" kp=\"1\"/></actuator>"), "robot.xml:12:11: <intvelocity>",
        "actuator <intvelocity> is not supported"},
       {top_doc("<actuator><motor joint=\"j\"/></actuator>"), "robot.xml:12:11: <motor>", "only tendon actuators are supported"},
@@ -490,8 +490,8 @@ TEST(MjcfImport, UnsupportedElementsAreErrorsNamingElementAndLine) {
                "kp=\"3\"/></actuator>"),
        "robot.xml:12:89: <motor>", "attribute 'kp' does not belong to <motor>"},
       {top_doc("<tendon><spatial name=\"t\"><site site=\"s0\"/><site site=\"w\"/></spatial></tendon><actuator><position tendon=\"t\" "
-               "timeconst=\"0.1\"/></actuator>"),
-       "robot.xml:12:89: <position>", "timeconst is not supported"},
+               "dampratio=\"1\"/></actuator>"),
+       "robot.xml:12:89: <position>", "dampratio is not supported"},
       {top_doc("<tendon><spatial name=\"t\"><site site=\"s0\"/><site site=\"w\"/></spatial></tendon><actuator><motor tendon=\"t\"/>"
                "</actuator><keyframe><key ctrl=\"1 2\"/></keyframe>"),
        "robot.xml:12:", "ctrl has 2 numbers; the model has 1 actuators"},
@@ -548,8 +548,8 @@ TEST(MjcfImport, TendonActuatorsBecomeForceActuatorsWithMujocosLaw) {
       "<position name=\"p\" tendon=\"t1\" kp=\"40\" kv=\"0.5\"/>"
       "<velocity name=\"v\" tendon=\"t2\" kv=\"3\"/>"
       "<general name=\"g\" tendon=\"t3\" gaintype=\"affine\" gainprm=\"5 1 2\" biastype=\"affine\" biasprm=\"1 -5 -1\" "
-      "forcelimited=\"true\" forcerange=\"-3 4\"/></actuator>"
-      "<keyframe><key ctrl=\"0.5 0.3 -0.1 2\"/></keyframe>");
+      "forcelimited=\"true\" forcerange=\"-3 4\" dyntype=\"filter\" dynprm=\"0.05\"/></actuator>"
+      "<keyframe><key ctrl=\"0.5 0.3 -0.1 2\" act=\"0.7\"/></keyframe>");
   const ts::Model m = load(xml, &rep).model;
   ASSERT_EQ(m.nactuator(), 4);
   EXPECT_EQ(m.actuator_ids, (std::vector<std::string>{"m", "p", "v", "g"}));
@@ -572,6 +572,12 @@ TEST(MjcfImport, TendonActuatorsBecomeForceActuatorsWithMujocosLaw) {
   EXPECT_EQ(a[3].gain, (std::array<double, 3>{5, 1, 2}));
   EXPECT_EQ(a[3].bias, (std::array<double, 3>{1, -5, -1}));
   EXPECT_TRUE(a[3].force_limited && !a[3].ctrl_limited);
+  // its filter: the activation is a state number, from the key's act
+  EXPECT_EQ(a[3].dynamics, ts::ForceActuator::Dynamics::kFilter);
+  EXPECT_EQ(a[3].time_constant_s, 0.05);
+  EXPECT_EQ(m.nactivation(), 1);
+  EXPECT_EQ(m.nx(), 13 + 1);
+  EXPECT_EQ(m.initial_state.x[m.activation_offset(3)], 0.7);
   EXPECT_EQ(a[3].force_min_N, -3.0);
   EXPECT_EQ(a[3].force_max_N, 4.0);
   // the keyframe's ctrl
@@ -595,7 +601,10 @@ TEST(MjcfImport, TendonActuatorsBecomeForceActuatorsWithMujocosLaw) {
     EXPECT_EQ(back.force_actuators[k].force_limited, a[k].force_limited);
     EXPECT_EQ(back.force_actuators[k].force_min_N, a[k].force_min_N);
     EXPECT_EQ(back.force_actuators[k].force_max_N, a[k].force_max_N);
+    EXPECT_EQ(back.force_actuators[k].dynamics, a[k].dynamics);
+    EXPECT_EQ(back.force_actuators[k].time_constant_s, a[k].time_constant_s);
   }
+  EXPECT_EQ(back.initial_state.x[back.activation_offset(3)], 0.7);
   EXPECT_EQ(back.actuator_ids, m.actuator_ids);
 }
 

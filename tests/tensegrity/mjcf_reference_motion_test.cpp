@@ -124,12 +124,14 @@ TEST(MjcfReferenceMotion, DefaultsIncludeFollowsMujoco222) {
 }
 
 // Tendon actuators of every supported kind (position, motor with a clamping ctrl range, general
-// with an affine bias and a clamping force range, velocity), their commands from the keyframe.
+// with an affine bias and a clamping force range, velocity, general with a filter and with an
+// integrator), their commands and activations from the keyframe.
 TEST(MjcfReferenceMotion, ActuatedThreeBarFollowsMujoco222) {
   const ts::Model m = ts::load_mjcf_file(kData + "three_bar_actuated.xml").model;
   ts::Data d = ts::make_data(m);
   ts::compute_derivative(m, m.initial_state, d);
-  ASSERT_EQ(m.nactuator(), 4);
+  ASSERT_EQ(m.nactuator(), 6);
+  ASSERT_EQ(m.nactivation(), 2);
   EXPECT_EQ(d.actuator_force_N[1], -1.0);  // the motor's ctrl -2.5 clamped to -1
   EXPECT_EQ(d.actuator_force_N[2], -4.0);  // the affine servo's force clamped to -4 N
   EXPECT_LE(largest_site_distance("three_bar_actuated.xml", "three_bar_actuated.mujoco.csv"), 1e-3);

@@ -57,6 +57,8 @@ struct Data {
   Eigen::VectorXd actuator_force_N;    // (nactuator) actuator force F of the last evaluation [N]
                                        // (the element gets gear F, > 0 pushes its nodes apart)
   std::vector<int> actuator_of_cable;  // (ncable) actuator index, -1 without (topology, from make_data)
+  std::vector<int> actuator_state;     // (nactuator) index of the activation in State::x, -1 without
+                                       // (Model::activation_offset; topology, from make_data)
 
   // Kernel scratch (compute_element_forces), structure of arrays so that the square roots and
   // divisions of all cables run as SIMD packets: column c of this (ncable x 11) array holds, for
@@ -147,8 +149,9 @@ void check_rest_length_limits(const Model& model, const Data& data, double t_s);
 /// Throws SimulationError if an element has zero length (direction undefined).
 void compute_element_forces(const Model& model, const State& state, Data& data);
 
-/// Rod forces and torques (gravity included), the winches' motor equations (Winch), and the state
-/// derivative into data.xdot. Requires compute_element_forces. O(nrod + nwinch).
+/// Rod forces and torques (gravity included), the winches' motor equations (Winch), the force
+/// actuators' activation rates (ForceActuator::dynamics), and the state derivative into
+/// data.xdot. Requires compute_element_forces. O(nrod + nwinch + nactuator).
 void compute_accelerations(const Model& model, const State& state, Data& data);
 
 /// All three stages: data.xdot = f(state). O(nrod + nnode + ncable), no allocation.

@@ -223,11 +223,12 @@ inline Winch::Control winch_control_from_string(const std::string& name) { retur
 inline const char* to_string(Winch::Control control) { return enum_to_string(control); }
 
 /// Generalised state: per rod 13 numbers [p_WC(3), q_WB(4: w x y z), v_WC(3), w_W(3)],
-/// angular velocity in the world frame, then 3 per winch (Winch). Flat so that integrators can
-/// treat it as one vector (Model::nx() numbers).
+/// angular velocity in the world frame, then 3 per winch (Winch), then 1 per force actuator
+/// activation (ForceActuator::dynamics). Flat so that integrators can treat it as one vector
+/// (Model::nx() numbers).
 struct State {
   double time_s = 0.0;
-  Eigen::VectorXd x;  // (Model::nx() = 13 * nrod + 3 * nwinch)
+  Eigen::VectorXd x;  // (Model::nx() = 13 * nrod + 3 * nwinch + nactivation)
 
   static constexpr int kStride = 13;
   [[nodiscard]] Eigen::Map<const Eigen::Vector3d> p_WC(int rod) const {
@@ -268,7 +269,14 @@ struct State {
 /// gain[0] = kp in N/m, bias = (0, -kp, -kv)). The command is `ctrl`, or ctrl + u(t) of a drive
 /// on the cable (Model::drives), or what a controller writes to Data::actuator_ctrl.
 struct ForceActuator {
+  /// Activation dynamics (MuJoCo's dyntype): kNone, F from ctrl; with an activation act (one
+  /// state number, after the winches', Model::nx()) F uses act in place of ctrl, and
+  /// act' = ctrl (kIntegrator) or (ctrl - act) / time_constant_s (kFilter; MuJoCo's filterexact
+  /// is the same ODE, integrated exactly by MuJoCo's Euler step). ctrl is clamped first.
+  enum class Dynamics { kNone, kIntegrator, kFilter };
   int cable = -1;
+  Dynamics dynamics = Dynamics::kNone;
+  double time_constant_s = 1.0;  ///< kFilter (MuJoCo's dynprm[0]) [s], > 0
   double gear = 1.0;
   std::array<double, 3> gain{1.0, 0.0, 0.0};
   std::array<double, 3> bias{0.0, 0.0, 0.0};
@@ -278,6 +286,19 @@ struct ForceActuator {
   bool force_limited = false;
   double force_min_N = 0.0, force_max_N = 0.0;
 };
+
+/// The names of ForceActuator::Dynamics (tendyn/core/enum_names.hpp).
+constexpr EnumNames<ForceActuator::Dynamics, 3> enum_names(ForceActuator::Dynamics) {
+  return {"actuator dynamics",
+          {{{ForceActuator::Dynamics::kNone, "none"},
+            {ForceActuator::Dynamics::kIntegrator, "integrator"},
+            {ForceActuator::Dynamics::kFilter, "filter"}}}};
+}
+/// "none" | "integrator" | "filter" -> ForceActuator::Dynamics. Throws tendyn::Error naming the valid names.
+inline ForceActuator::Dynamics actuator_dynamics_from_string(const std::string& name) {
+  return enum_from_string<ForceActuator::Dynamics>(name);
+}
+inline const char* to_string(ForceActuator::Dynamics d) { return enum_to_string(d); }
 
 /// The ground plane z = height_m under the robot (see contact.hpp). Rod ends touch it.
 struct Ground {
@@ -353,8 +374,21 @@ struct Model {
   [[nodiscard]] int ncable() const { return static_cast<int>(cables.size()); }
   [[nodiscard]] int nwinch() const { return static_cast<int>(winches.size()); }
   [[nodiscard]] int nactuator() const { return static_cast<int>(force_actuators.size()); }
-  /// Size of the state: 13 per rod + 3 per winch.
-  [[nodiscard]] int nx() const { return State::kStride * nrod() + 3 * nwinch(); }
+  /// Force actuators with an activation (ForceActuator::dynamics not kNone).
+  [[nodiscard]] int nactivation() const {
+    int n = 0;
+    for (const ForceActuator& a : force_actuators) n += a.dynamics != ForceActuator::Dynamics::kNone ? 1 : 0;
+    return n;
+  }
+  /// Size of the state: 13 per rod + 3 per winch + 1 per actuator activation.
+  [[nodiscard]] int nx() const { return State::kStride * nrod() + 3 * nwinch() + nactivation(); }
+  /// Index in State::x of force actuator a's activation (-1: none). O(nactuator).
+  [[nodiscard]] int activation_offset(int a) const {
+    if (force_actuators[static_cast<std::size_t>(a)].dynamics == ForceActuator::Dynamics::kNone) return -1;
+    int k = 0;
+    for (int b = 0; b < a; ++b) k += force_actuators[static_cast<std::size_t>(b)].dynamics != ForceActuator::Dynamics::kNone ? 1 : 0;
+    return State::kStride * nrod() + 3 * nwinch() + k;
+  }
   /// Index in State::x of winch w's motor angle (its speed and error integral follow).
   [[nodiscard]] int winch_offset(int w) const { return State::kStride * nrod() + 3 * w; }
   [[nodiscard]] double total_mass() const;

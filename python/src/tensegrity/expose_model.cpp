@@ -34,7 +34,7 @@ void set_state_x(State& s, const py::array_t<double, py::array::forcecast>& x) {
     throw py::value_error("State.x: expected a 1-D array of 13 * nrod + 3 * nwinch entries (nrod >= 1), got shape " + shape_str(x));
   assign_vector(s.x, x, "State.x", expected,
                 expected % State::kStride == 0 ? "13 per rod, " + std::to_string(expected / State::kStride) + " rods"
-                                               : std::string("13 per rod + 3 per winch"));
+                                               : std::string("13 per rod + 3 per winch + 1 per actuator activation"));
 }
 
 std::string state_repr(const State& s) {
@@ -121,7 +121,14 @@ void expose_model(py::module_& m) {
       m, "ForceActuator",
       "A force actuator on a cable (MuJoCo's tendon actuators): F = (gain . (1, L, V)) ctrl + bias . (1, L, V), L = gear l, "
       "V = gear l'; the cable's nodes get gear F, > 0 pushing them apart; see docs/MODEL_FORMAT.md.");
+  py::enum_<ForceActuator::Dynamics>(force_actuator, "Dynamics")
+      .value("none", ForceActuator::Dynamics::kNone)
+      .value("integrator", ForceActuator::Dynamics::kIntegrator)
+      .value("filter", ForceActuator::Dynamics::kFilter);
   force_actuator.def_readwrite("cable", &ForceActuator::cable, "cable index")
+      .def_readwrite("dynamics", &ForceActuator::dynamics,
+                     "activation: none (F from ctrl), integrator (act' = ctrl), filter (act' = (ctrl - act) / time_constant_s)")
+      .def_readwrite("time_constant_s", &ForceActuator::time_constant_s, "filter time constant [s]")
       .def_readwrite("gear", &ForceActuator::gear, "actuator length per cable length (!= 0)")
       .def_readwrite("gain", &ForceActuator::gain, "(3) gain g0 + g1 L + g2 V multiplying ctrl")
       .def_readwrite("bias", &ForceActuator::bias, "(3) bias b0 + b1 L + b2 V [N]")
@@ -209,7 +216,7 @@ void expose_model(py::module_& m) {
              State s;
              s.time_s = t;
              s.x.setZero(model.nx());
-             assign_vector(s.x, x, "State.x", model.nx(), "Model.nx(): 13 per rod + 3 per winch");
+             assign_vector(s.x, x, "State.x", model.nx(), "Model.nx(): 13 per rod + 3 per winch + 1 per actuator activation");
              return s;
            }),
            py::arg("model"), py::arg("x"), py::arg("time_s") = 0.0,
@@ -276,7 +283,8 @@ void expose_model(py::module_& m) {
       .def_property("force_actuators", copy_of(&Model::force_actuators), assign_to(&Model::force_actuators),
                     "list of ForceActuator (a copy: assign a new list to change)")
       .def_readwrite("actuator_ids", &Model::actuator_ids, "force actuator names")
-      .def("nx", &Model::nx, "state size: 13 per rod + 3 per winch")
+      .def("nx", &Model::nx, "state size: 13 per rod + 3 per winch + 1 per actuator activation")
+      .def("activation_offset", &Model::activation_offset, py::arg("actuator"), "index in State.x of the actuator's activation (-1: none)")
       .def_readwrite("ground", &Model::ground, "the Ground")
       .def_property(
           "f_W_ext_node",

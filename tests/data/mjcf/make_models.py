@@ -11,7 +11,8 @@ defaults_include.xml  3-bar with nested <default> classes, childclass, welded en
                       explicit <inertial>, and an <include> (defaults_include_tendons.xml).
 three_bar_actuated.xml three_bar_local.xml with tendon actuators of every supported kind (position,
                       motor with gear and a ctrl range that clamps, general with an affine bias and a
-                      force range that clamps, velocity) and their commands in the keyframe.
+                      force range that clamps, velocity, general with a filter and with an
+                      integrator) and their commands and activations in the keyframe.
 All: zero gravity, contacts disabled, a keyframe with a velocity kick.
 """
 import math
@@ -235,11 +236,16 @@ def three_bar_actuated():
         '    <general name="affine" tendon="c8" gainprm="100" biastype="affine" biasprm="0 -100 -0.8" '
         'forcelimited="true" forcerange="-4 4"/>',
         '    <velocity name="speed" tendon="c0" kv="0.3"/>',
+        '    <general name="filtered" tendon="c1" dyntype="filter" dynprm="0.05" gainprm="50" biastype="affine" '
+        'biasprm="0 -50 -0.2"/>',
+        '    <general name="integrated" tendon="c2" dyntype="integrator" gainprm="30" biastype="affine" biasprm="0 -30 0"/>',
         '  </actuator>'])
     text = text.replace("  <keyframe>", actuators + "\n  <keyframe>")
     # servo: target 0.3 m; motor: -2.5 clamped to -1 (gear 2: 2 N pulling); affine: target 0.33 m,
-    # its force clamped at -4 N; speed: 0.1 m/s
-    text = text.replace('"/>\n  </keyframe>', '" ctrl="0.3 -2.5 0.33 0.1"/>\n  </keyframe>')
+    # its force clamped at -4 N; speed: 0.1 m/s; filtered: a servo whose target (its activation)
+    # moves from 0.31 m towards 0.27 m with a 50 ms lag; integrated: a target moving from 0.3 m at
+    # ctrl = -0.02 m/s
+    text = text.replace('"/>\n  </keyframe>', '" ctrl="0.3 -2.5 0.33 0.1 0.27 -0.02" act="0.31 0.3"/>\n  </keyframe>')
     return text
 
 
