@@ -22,9 +22,10 @@
 namespace tendyn::tensegrity {
 
 struct MjcfImportOptions {
-  /// false (default): tendon actuators (<general> with dyntype none, gaintype fixed/affine,
-  /// biastype none/affine; <motor>, <position>, <velocity>) become ForceActuator (model.hpp), any
-  /// other actuator is an error; true: every actuator is skipped, each with a note in the report.
+  /// false (default): tendon actuators (<general> with dyntype none, integrator, filter or
+  /// filterexact, gaintype fixed/affine, biastype none/affine; <motor>, <position>, <velocity>)
+  /// become ForceActuator (model.hpp), any other actuator is an error; true: every actuator is
+  /// skipped, each with a note in the report.
   bool ignore_actuators = false;
 };
 
