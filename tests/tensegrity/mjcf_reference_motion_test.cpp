@@ -160,7 +160,7 @@ TEST(MjcfReferenceMotion, ThreeBarGlobalFollowsMujoco312OnItsLocalTwin) {
 // equal or one unit of the last digit apart (1e-10 m; unrounded, 2.5e-15 to 3.2e-13 m over 2 s).
 // The global file and its local twin are the same robot in MuJoCo 2.2.2 too.
 TEST(MjcfReferenceMotion, Mujoco222And312ReferencesAgree) {
-  for (const char* stem : {"three_bar_local", "six_bar", "defaults_include"}) {
+  for (const char* stem : {"three_bar_local", "six_bar", "defaults_include", "three_bar_actuated"}) {
     const std::string s = stem;
     EXPECT_LE(reference_distance(s + ".mujoco.csv", s + ".mujoco3.csv"), 2e-10) << stem;
   }
