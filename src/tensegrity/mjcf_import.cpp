@@ -1251,32 +1251,30 @@ class Importer {
           w_B[j] = Vector3d(v[6 * j + 3], v[6 * j + 4], v[6 * j + 5]);
         }
       }
-      if (auto t = key->e->attr("act"); t && !numbers(*key, "act", *t).empty()) {
-        const auto v = numbers(*key, "act", *t);
+      // the actuators' numbers of the key: `count` of them, each given to `set` (skipped with ignore_actuators)
+      auto actuator_numbers = [&](const char* attr, int count, const char* what, const std::string& mapped, const auto& set) {
+        const auto t = key->e->attr(attr);
+        if (!t || numbers(*key, attr, *t).empty()) return;
+        const auto v = numbers(*key, attr, *t);
         if (opt_.ignore_actuators) {
-          skip(*key, "act (actuators ignored on request)");
-        } else {
-          if (v.size() != static_cast<std::size_t>(m.nactivation()))
-            fail(*key, "act has " + std::to_string(v.size()) + " numbers; the model has " + std::to_string(m.nactivation()) +
-                           " actuator activations");
-          for (int k = 0, i = 0; k < m.nactuator(); ++k)
-            if (m.activation_offset(k) >= 0) s.x[m.activation_offset(k)] = v[static_cast<std::size_t>(i++)];
-          rep_.mapped.push_back(where(*key) + ": first keyframe key's act -> the actuators' initial activations");
+          skip(*key, std::string(attr) + " (actuators ignored on request)");
+          return;
         }
-      }
+        if (v.size() != static_cast<std::size_t>(count))
+          fail(*key,
+               std::string(attr) + " has " + std::to_string(v.size()) + " numbers; the model has " + std::to_string(count) + " " + what);
+        for (std::size_t i = 0; i < v.size(); ++i) set(static_cast<int>(i), v[i]);
+        rep_.mapped.push_back(where(*key) + ": first keyframe key's " + attr + " -> " + mapped);
+      };
+      std::vector<int> activation;  // activation i's index in x
+      for (int k = 0; k < m.nactuator(); ++k)
+        if (m.activation_offset(k) >= 0) activation.push_back(m.activation_offset(k));
+      actuator_numbers("act", m.nactivation(), "actuator activations", "the actuators' initial activations",
+                       [&](int i, double x) { s.x[activation[static_cast<std::size_t>(i)]] = x; });
       for (const char* k : {"mpos", "mquat"})
         if (auto t = key->e->attr(k); t && !numbers(*key, k, *t).empty()) fail(*key, std::string(k) + ": the model has no mocap bodies");
-      if (auto t = key->e->attr("ctrl"); t && !numbers(*key, "ctrl", *t).empty()) {
-        const auto v = numbers(*key, "ctrl", *t);
-        if (opt_.ignore_actuators) {
-          skip(*key, "ctrl (actuators ignored on request)");
-        } else {
-          if (v.size() != static_cast<std::size_t>(m.nactuator()))
-            fail(*key, "ctrl has " + std::to_string(v.size()) + " numbers; the model has " + std::to_string(m.nactuator()) + " actuators");
-          for (int k = 0; k < m.nactuator(); ++k) m.force_actuators[static_cast<std::size_t>(k)].ctrl = v[static_cast<std::size_t>(k)];
-          rep_.mapped.push_back(where(*key) + ": first keyframe key's ctrl -> the actuators' commands");
-        }
-      }
+      actuator_numbers("ctrl", m.nactuator(), "actuators", "the actuators' commands",
+                       [&](int i, double x) { m.force_actuators[static_cast<std::size_t>(i)].ctrl = x; });
       s.time_s = num(*key, "", "time").value_or(0.0);
       rep_.mapped.push_back(
           where(*key) +

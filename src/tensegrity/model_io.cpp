@@ -734,20 +734,17 @@ void read_force_actuators(const YamlNode& list, Model& m) {
       fa.bias = {b[0], b[1], b[2]};
     }
     fa.ctrl = a.get_double("ctrl", 0.0);
-    if (auto v = a.get("ctrl_range")) {
-      const Eigen::VectorXd r = v->as_vector(2);
-      if (!(r[0] <= r[1])) v->fail("lower bound above upper bound");
-      fa.ctrl_limited = true;
-      fa.ctrl_min = r[0];
-      fa.ctrl_max = r[1];
-    }
-    if (auto v = a.get("force_range")) {
-      const Eigen::VectorXd r = v->as_vector(2);
-      if (!(r[0] <= r[1])) v->fail("lower bound above upper bound");
-      fa.force_limited = true;
-      fa.force_min_N = r[0];
-      fa.force_max_N = r[1];
-    }
+    auto range = [&](const char* key, bool& limited, double& lo, double& hi) {  // a range given: limited
+      if (auto v = a.get(key)) {
+        const Eigen::VectorXd r = v->as_vector(2);
+        if (!(r[0] <= r[1])) v->fail("lower bound above upper bound");
+        limited = true;
+        lo = r[0];
+        hi = r[1];
+      }
+    };
+    range("ctrl_range", fa.ctrl_limited, fa.ctrl_min, fa.ctrl_max);
+    range("force_range", fa.force_limited, fa.force_min_N, fa.force_max_N);
     if (auto v = a.get("dynamics")) fa.dynamics = read_enum(*v, &actuator_dynamics_from_string);
     if (auto v = a.get("time_constant")) {
       if (fa.dynamics != ForceActuator::Dynamics::kFilter) v->fail("is the filter's (dynamics: filter)");
