@@ -483,6 +483,16 @@ TEST(MjcfImport, UnsupportedElementsAreErrorsNamingElementAndLine) {
       {top_doc("<actuator><intvelocity joint=\"j\" kp=\"1\"/></actuator>"), "robot.xml:12:11: <intvelocity>",
        "actuator <intvelocity> is not supported"},
       {top_doc("<actuator><motor joint=\"j\"/></actuator>"), "robot.xml:12:11: <motor>", "only tendon actuators are supported"},
+      {top_doc("<actuator><damper tendon=\"t\" kv=\"1\"/></actuator>"), "robot.xml:12:11: <damper>", "actuator <damper> is not supported"},
+      {top_doc("<tendon><spatial name=\"t\"><site site=\"s0\"/><site site=\"w\"/></spatial></tendon><actuator><motor tendon=\"t\"/>"
+               "<motor tendon=\"t\"/></actuator>"),
+       "robot.xml:12:108: <motor>", "tendon 't' already has an actuator"},
+      {top_doc("<default><position kp=\"3\"/></default><tendon><spatial name=\"t\"><site site=\"s0\"/><site site=\"w\"/></spatial>"
+               "</tendon><actuator><motor tendon=\"t\"/></actuator>"),
+       "robot.xml:12:126: <motor>", "mixed actuator defaults are not supported"},
+      {top_doc("<tendon><spatial name=\"t\"><site site=\"s0\"/><site site=\"w\"/></spatial></tendon><actuator><general tendon=\"t\" "
+               "dyntype=\"filter\" actlimited=\"true\" actrange=\"0 1\"/></actuator>"),
+       "robot.xml:12:89: <general>", "a limited activation"},
       {top_doc("<tendon><spatial name=\"t\"><site site=\"s0\"/><site site=\"w\"/></spatial></tendon><actuator><motor tendon=\"t\" "
                "ctrllimited=\"true\"/></actuator>"),
        "robot.xml:12:89: <motor>", "ctrllimited needs ctrlrange"},
