@@ -37,6 +37,7 @@ def test_imported_actuators_keep_mujocos_law():
     assert a[5].dynamics == ts.ForceActuator.Dynamics.integrator
     assert m.nx() == 3 * 13 + 2
     assert m.initial_state.x[m.activation_offset(4)] == 0.31
+    assert m.force_actuator_on(a[1].cable) == 1 and m.actuator_name(1) == "motor"
     d = ts.make_data(m)
     ts.compute_derivative(m, m.initial_state, d)
     assert d.actuator_force_N[1] == -1.0  # ctrl -2.5 clamped to -1

@@ -68,19 +68,12 @@ struct MjcfWriter {
   void worldbody(std::ostream& x) const;
   void rod_body(std::ostream& x, int j) const;
   void tendons_and_actuators(std::ostream& x) const;
-  [[nodiscard]] bool actuated(int cable) const {
-    for (const ForceActuator& a : m.force_actuators)
-      if (a.cable == cable) return true;
-    return false;
-  }
+  [[nodiscard]] bool actuated(int cable) const { return m.force_actuator_on(cable) >= 0; }
   /// Drives that become motors: those on cables without a force actuator.
   [[nodiscard]] int drive_motor_count() const {
     int n = 0;
     for (const auto& d : m.drives) n += actuated(d.cable) ? 0 : 1;
     return n;
-  }
-  [[nodiscard]] std::string actuator_name(int k) const {
-    return m.actuator_ids.empty() ? "actuator" + std::to_string(k) : m.actuator_ids[static_cast<std::size_t>(k)];
   }
   void keyframe(std::ostream& x) const;
 };
@@ -279,7 +272,7 @@ void MjcfWriter::tendons_and_actuators(std::ostream& x) const {
   for (int k = 0; k < m.nactuator(); ++k) {
     const ForceActuator& a = m.force_actuators[static_cast<std::size_t>(k)];
     const bool gain_affine = a.gain[1] != 0.0 || a.gain[2] != 0.0, bias_affine = a.bias[0] != 0.0 || a.bias[1] != 0.0 || a.bias[2] != 0.0;
-    x << "    <general name=\"" << io::escape_markup(actuator_name(k)) << "\" tendon=\""
+    x << "    <general name=\"" << io::escape_markup(m.actuator_name(k)) << "\" tendon=\""
       << io::escape_markup(m.cable_ids[static_cast<std::size_t>(a.cable)]) << "\" gear=\"" << nums({a.gear}) << "\" gaintype=\""
       << (gain_affine ? "affine" : "fixed") << "\" gainprm=\"" << nums({a.gain[0], a.gain[1], a.gain[2]}) << "\" biastype=\""
       << (bias_affine ? "affine" : "none") << "\" biasprm=\"" << nums({a.bias[0], a.bias[1], a.bias[2]}) << "\" ctrllimited=\""

@@ -1045,7 +1045,7 @@ class Importer {
     }
   }
 
-  // actuators: tendon actuators -> ForceActuator (MuJoCo's gain/bias law, dyntype none), each in
+  // actuators: tendon actuators -> ForceActuator (MuJoCo's gain/bias law and activation), each in
   // the report; with ignore_actuators each is skipped instead
   void read_actuators(const Src& top, Model& m) {
     for (const Src& c : top.kids) {
@@ -1071,8 +1071,8 @@ class Importer {
         const std::string id = act.name.empty() ? "actuator" + std::to_string(m.nactuator()) : act.name;
         if (std::find(m.actuator_ids.begin(), m.actuator_ids.end(), id) != m.actuator_ids.end())
           fail(a, "actuator name '" + id + "' used twice");
-        for (const ForceActuator& o : m.force_actuators)
-          if (o.cable == fa.cable) fail(a, "tendon '" + act.tendon + "' already has an actuator (tendyn takes one per tendon)");
+        if (m.force_actuator_on(fa.cable) >= 0)
+          fail(a, "tendon '" + act.tendon + "' already has an actuator (tendyn takes one per tendon)");
         m.force_actuators.push_back(fa);
         m.actuator_ids.push_back(id);
         rep_.mapped.push_back(where(a) + ": <" + act.kind + "> '" + id + "' on tendon '" + act.tendon + "' -> force actuator, gear " +
@@ -1139,8 +1139,8 @@ class Importer {
     for (const char* k : {"cranklength", "dampratio"})
       if (auto v = num(a, cls, k); v && *v != 0.0) fail(a, std::string(k) + " is not supported (a crank, or damping set by ratio)");
     if (auto v = get(a, cls, "actdim"); v && *v != "-1" && *v != "1") fail(a, "actdim other than 1 is not supported");
-    if (get(a, cls, "actlimited").value_or("false") == "true" ||
-        (get(a, cls, "actlimited").value_or("auto") == "auto" && cc_.autolimits && get(a, cls, "actrange")))
+    const std::string act_limited = get(a, cls, "actlimited").value_or("auto");
+    if (act_limited == "true" || (act_limited == "auto" && cc_.autolimits && get(a, cls, "actrange")))
       fail(a, "a limited activation (actlimited, actrange) is not supported");
     if (get(a, cls, "actearly").value_or("false") == "true") fail(a, "actearly is not supported (the force from the next activation)");
     for (const char* k : {"lengthrange", "user", "inheritrange", "actearly", "actlimited", "actrange"})

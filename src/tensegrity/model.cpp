@@ -102,6 +102,18 @@ bool Model::has_body_geometry() const {
   return false;
 }
 
+int Model::force_actuator_on(int cable) const {
+  for (int a = 0; a < nactuator(); ++a)
+    if (force_actuators[static_cast<std::size_t>(a)].cable == cable) return a;
+  return -1;
+}
+
+std::string Model::actuator_name(int a) const {
+  if (!actuator_ids.empty()) return actuator_ids[static_cast<std::size_t>(a)];
+  const int k = force_actuators[static_cast<std::size_t>(a)].cable;
+  return k >= 0 && k < static_cast<int>(cable_ids.size()) ? cable_ids[static_cast<std::size_t>(k)] : "actuator" + std::to_string(a);
+}
+
 void require_ideal_rods(const Model& model, const std::string& what) {
   if (model.has_body_geometry() || !model.winches.empty() || !model.force_actuators.empty())
     throw Error(
@@ -216,9 +228,7 @@ static void validate_drives(const Model& m) {
         throw Error(nm + ": sinusoid drive has a non-finite parameter");
     }
     const Cable& c = m.cables[static_cast<std::size_t>(d.cable)];
-    bool actuated = false;  // the drive moves the force actuator's command, not the rest length
-    for (const ForceActuator& a : m.force_actuators) actuated = actuated || a.cable == d.cable;
-    if (actuated) continue;
+    if (m.force_actuator_on(d.cable) >= 0) continue;  // the drive moves the actuator's command, not the rest length
     const auto [lo, hi] = drive_range(d);
     if (c.rest_length_m + lo < c.rest_length_min_m - 1e-15 || c.rest_length_m + hi > c.rest_length_max_m + 1e-15)
       throw Error(nm + ": drive takes the rest length to [" + format_number(c.rest_length_m + lo, 6) + ", " +

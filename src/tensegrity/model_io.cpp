@@ -714,8 +714,7 @@ void read_force_actuators(const YamlNode& list, Model& m) {
     const auto it = std::find(m.cable_ids.begin(), m.cable_ids.end(), c.as_string());
     if (it == m.cable_ids.end()) c.fail("names cable '" + c.as_string() + "', which is not defined in 'cables'");
     fa.cable = static_cast<int>(it - m.cable_ids.begin());
-    for (const ForceActuator& other : m.force_actuators)
-      if (other.cable == fa.cable) c.fail("cable '" + c.as_string() + "' already has a force actuator");
+    if (m.force_actuator_on(fa.cable) >= 0) c.fail("cable '" + c.as_string() + "' already has a force actuator");
     for (const Winch& w : m.winches)
       if (w.cable == fa.cable) c.fail("cable '" + c.as_string() + "' has a winch (one actuator per cable)");
     const std::string name = a.get_string("name", c.as_string());

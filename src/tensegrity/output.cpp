@@ -31,12 +31,8 @@ CsvWriter::CsvWriter(const Model& m, const std::filesystem::path& path) : file_(
   for (const auto& w : m.winches)  // per winch, named after its cable
     for (const char* c : {".target_m", ".rest_length_m", ".motor_speed_radps", ".motor_torque_Nm", ".command"})
       h += "," + m.cable_ids[static_cast<std::size_t>(w.cable)] + c;
-  for (int a = 0; a < m.nactuator(); ++a)  // per force actuator, by its name (or its cable's)
-    for (const char* c : {".ctrl", ".force_N"})
-      h += "," +
-           (m.actuator_ids.empty() ? m.cable_ids[static_cast<std::size_t>(m.force_actuators[static_cast<std::size_t>(a)].cable)]
-                                   : m.actuator_ids[static_cast<std::size_t>(a)]) +
-           c;
+  for (int a = 0; a < m.nactuator(); ++a)  // per force actuator, by its name
+    for (const char* c : {".ctrl", ".force_N"}) h += "," + m.actuator_name(a) + c;
   h += "\n";
   file_.stream() << h;
   line_.reserve(h.size() * 2);

@@ -139,6 +139,12 @@ TEST(ForceActuator, ModelFileRoundTripAndErrors) {
   EXPECT_EQ(b.ctrl_max, 1.0);
   EXPECT_EQ(b.force_min_N, -10.0);
   EXPECT_EQ(b.force_max_N, 5.0);
+  // names: the file's, or the cable's for a model built without actuator names
+  EXPECT_EQ(m.actuator_name(0), "servo");
+  EXPECT_EQ(m.force_actuator_on(0), 0);
+  ts::Model unnamed = m;
+  unnamed.actuator_ids.clear();
+  EXPECT_EQ(unnamed.actuator_name(0), "c");
   EXPECT_NE(actuator_load_error("{cable: nope}").find("names cable 'nope'"), std::string::npos) << actuator_load_error("{cable: nope}");
   EXPECT_NE(actuator_load_error("{cable: c, gear: 0}").find("must not be 0"), std::string::npos);
   EXPECT_NE(actuator_load_error("{cable: c, ctrl_range: [1, 0]}").find("lower bound above upper bound"), std::string::npos);

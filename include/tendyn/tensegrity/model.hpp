@@ -374,6 +374,11 @@ struct Model {
   [[nodiscard]] int ncable() const { return static_cast<int>(cables.size()); }
   [[nodiscard]] int nwinch() const { return static_cast<int>(winches.size()); }
   [[nodiscard]] int nactuator() const { return static_cast<int>(force_actuators.size()); }
+  /// Index of the force actuator on `cable`, or -1 (at most one per cable: validate()). O(nactuator).
+  [[nodiscard]] int force_actuator_on(int cable) const;
+  /// Force actuator a's name: actuator_ids[a], or, for a model without actuator names, its
+  /// cable's name (the model file's default). Used by outputs and the MJCF export.
+  [[nodiscard]] std::string actuator_name(int a) const;
   /// Force actuators with an activation (ForceActuator::dynamics not kNone).
   [[nodiscard]] int nactivation() const {
     int n = 0;

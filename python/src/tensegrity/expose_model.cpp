@@ -283,6 +283,9 @@ void expose_model(py::module_& m) {
       .def_property("force_actuators", copy_of(&Model::force_actuators), assign_to(&Model::force_actuators),
                     "list of ForceActuator (a copy: assign a new list to change)")
       .def_readwrite("actuator_ids", &Model::actuator_ids, "force actuator names")
+      .def("force_actuator_on", &Model::force_actuator_on, py::arg("cable"), "index of the force actuator on the cable, or -1")
+      .def("actuator_name", &Model::actuator_name, py::arg("actuator"),
+           "the actuator's name: actuator_ids[a], or its cable's name without actuator names")
       .def("nx", &Model::nx, "state size: 13 per rod + 3 per winch + 1 per actuator activation")
       .def("activation_offset", &Model::activation_offset, py::arg("actuator"), "index in State.x of the actuator's activation (-1: none)")
       .def_readwrite("ground", &Model::ground, "the Ground")
